@@ -1,0 +1,159 @@
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import type { ApiConfig } from "./config";
+import type { ApiContext, Logger } from "./context";
+import { type Database, createDatabase, migrateToLatest } from "./db";
+import { seed } from "./db/seed";
+import { type Clock, systemClock } from "./lib/clock";
+import { ApiError, errorBody, sendError } from "./lib/http";
+import { LoginThrottle, RateLimiter } from "./lib/rate-limit";
+import { createTrustFunction } from "./lib/trust-proxy";
+import { registerAccountRoutes } from "./routes/account";
+import { registerPublicRoutes } from "./routes/public";
+import { registerSubscriptionRoutes } from "./routes/subscription";
+import { registerUserRoutes } from "./routes/user";
+
+export type { ApiConfig } from "./config";
+export type { Database } from "./db";
+export type { Clock } from "./lib/clock";
+
+export interface CreateApiOptions {
+  config: ApiConfig;
+  /** An open database; when given, createApi() still migrates and seeds it but close() leaves it open. */
+  db?: Database;
+  /** The product's business time (default: the system clock). */
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface Api {
+  /** Handles /api and /api/...; any other path goes to next() untouched. */
+  app: express.Express;
+  db: Database;
+  /** Closes the database when createApi() opened it. */
+  close(): Promise<void>;
+}
+
+/** The body limit for JSON and form bodies. */
+export const BODY_LIMIT = "64kb";
+
+/**
+ * Builds the product API: opens the database (unless given), migrates it to the latest version,
+ * seeds it, and returns an Express app whose routes use full paths (/api/user/login, ...).
+ * Mount it at the root of the portal's server, before any body parser: `app.use(api.app)`.
+ */
+export async function createApi(opts: CreateApiOptions): Promise<Api> {
+  const { config } = opts;
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? console;
+  const ownsDb = !opts.db;
+  const db = opts.db ?? createDatabase(config.databaseUrl);
+
+  try {
+    await migrateToLatest(db);
+    await seed(db, { config, clock });
+  } catch (error) {
+    if (ownsDb) await db.destroy().catch(() => undefined);
+    throw error;
+  }
+
+  const limiter = new RateLimiter(db);
+  const ctx: ApiContext = {
+    config,
+    db,
+    clock,
+    logger,
+    limiter,
+    loginThrottle: new LoginThrottle(limiter, config.login),
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  // Loopback always (the portal calls over loopback and forwards the browser's address), plus
+  // TRUST_PROXY. req.ip is the client address used for rate limits.
+  app.set("trust proxy", createTrustFunction(config.trustProxy));
+
+  app.use("/api", apiHeaders);
+  app.use(
+    "/api",
+    // strict: false, so that valid JSON that is not an object (null, "text") is a 422 from the
+    // schema and only malformed JSON is a 400.
+    express.json({ limit: BODY_LIMIT, strict: false }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }),
+  );
+
+  registerUserRoutes(app, ctx);
+  registerSubscriptionRoutes(app, ctx);
+  registerAccountRoutes(app, ctx);
+  registerPublicRoutes(app, ctx);
+
+  app.use("/api", notFound);
+  app.use("/api", errorHandler(logger));
+
+  return {
+    app,
+    db,
+    async close() {
+      if (ownsDb) await db.destroy();
+    },
+  };
+}
+
+const apiHeaders: RequestHandler = (_req, res, next) => {
+  // Answers are personal or change with the data: never cache them, never sniff them.
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  next();
+};
+
+const notFound: RequestHandler = (_req, res) => {
+  sendError(res, 404, "Not found.");
+};
+
+interface HttpishError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/** Body-parser failures by their `type`. */
+const BODY_ERRORS: Record<string, [number, string]> = {
+  "entity.parse.failed": [400, "The request body is not valid JSON."],
+  "entity.too.large": [413, "The request body is too large."],
+  "parameters.too.many": [413, "The request body is too large."],
+  "encoding.unsupported": [415, "The request body's encoding is not supported."],
+  "charset.unsupported": [415, "The request body's character set is not supported."],
+  "request.aborted": [400, "The request was aborted."],
+  "request.size.invalid": [400, "The request body does not match its length."],
+  "stream.encoding.set": [500, "Something went wrong."],
+};
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (err instanceof ApiError) {
+      for (const [name, value] of Object.entries(err.options.headers ?? {})) res.setHeader(name, value);
+      res.status(err.status).json(errorBody(err.message, err.options.fields));
+      return;
+    }
+    const e = (err ?? {}) as HttpishError;
+    const known = e.type ? BODY_ERRORS[e.type] : undefined;
+    if (known && known[0] < 500) {
+      sendError(res, known[0], known[1]);
+      return;
+    }
+    const status = e.status ?? e.statusCode;
+    if (!known && typeof status === "number" && status >= 400 && status < 500 && e.expose !== false) {
+      sendError(res, status, status === 404 ? "Not found." : "The request could not be processed.");
+      return;
+    }
+    // Logged without the request body, query string or headers (they may hold passwords or tokens).
+    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    const path = (req.originalUrl || req.url).split("?")[0];
+    logger.error(`API error on ${req.method} ${path}: ${detail}`);
+    sendError(res, 500, "Something went wrong.");
+  };
+}

@@ -1,0 +1,234 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+
+export type IntegrationMode = "live" | "sandbox";
+
+/** How far the API trusts X-Forwarded-For beyond loopback (loopback is always trusted). */
+export type TrustProxySetting =
+  | { kind: "none" }
+  | { kind: "all" }
+  | { kind: "hops"; hops: number }
+  | { kind: "list"; entries: string[] };
+
+export type DatabaseTarget =
+  | { kind: "sqlite"; path: string }
+  | { kind: "postgres"; url: string };
+
+export interface ApiConfig {
+  /** The DATABASE_URL as given (or the default). Pass it to createDatabase(). */
+  databaseUrl: string;
+  database: DatabaseTarget;
+  /** Public origin of the portal, without a trailing slash (used for links in emails). */
+  publicUrl: string;
+  tokenTtlDays: number;
+  login: {
+    maxFailuresPerEmail: number;
+    maxFailuresPerIp: number;
+    failureWindowSeconds: number;
+  };
+  downloads: { windows: string; mac: string };
+  trustProxy: TrustProxySetting;
+  /** Raw integration credentials; read now, used by later issues. Never log them. */
+  credentials: {
+    smtpUrl?: string;
+    stripeSecretKey?: string;
+    bitpayApiToken?: string;
+    googleClientId?: string;
+    appleClientId?: string;
+  };
+  integrations: {
+    mail: IntegrationMode;
+    cards: IntegrationMode;
+    crypto: IntegrationMode;
+    google: IntegrationMode;
+    apple: IntegrationMode;
+  };
+  /** True when every integration is in sandbox mode ("sandbox mode": demo account, test clock). */
+  sandbox: boolean;
+  /** NODE_ENV === "production". */
+  production: boolean;
+  /** Port of the standalone API server (api/server.ts). */
+  apiPort: number;
+}
+
+export const DEFAULT_DATABASE_URL = "./data/portal.sqlite";
+export const DEFAULT_DOWNLOAD_WINDOWS_URL = "https://downloads.example.com/vpn/windows/VPN-Setup.exe";
+export const DEFAULT_DOWNLOAD_MAC_URL = "https://downloads.example.com/vpn/macos/VPN.dmg";
+
+/** Empty strings in the environment (e.g. `SMTP_URL=` in a .env file) count as "not set". */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => {
+    const t = v?.trim();
+    return t ? t : undefined;
+  });
+
+function integer(opts: { min: number; max: number; message: string }) {
+  return optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= opts.min && Number(v) <= opts.max), {
+      message: opts.message,
+    })
+    .transform((v) => (v === undefined ? undefined : Number(v)));
+}
+
+const positiveInteger = integer({ min: 1, max: Number.MAX_SAFE_INTEGER, message: "expected a positive integer" });
+const port = (min: number) =>
+  integer({ min, max: 65535, message: `expected a port number between ${min} and 65535` });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = optionalString.refine((v) => v === undefined || isHttpUrl(v), {
+  message: "expected an http:// or https:// URL",
+});
+
+export function parseDatabaseUrl(url: string): DatabaseTarget | null {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      return null;
+    }
+    return { kind: "postgres", url };
+  }
+  let path = url;
+  if (/^file:/i.test(path)) {
+    path = path.slice(5);
+    // file:///abs/path -> /abs/path ; file://./rel -> ./rel ; file:./rel -> ./rel
+    if (path.startsWith("//")) path = path.slice(2);
+    const q = path.indexOf("?");
+    if (q >= 0) path = path.slice(0, q);
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return null; // some other URL scheme (mysql://, http://, ...)
+  if (!path) return null;
+  return { kind: "sqlite", path };
+}
+
+const NAMED_SUBNETS = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+export function parseTrustProxy(value: string | undefined): TrustProxySetting | null {
+  const v = value?.trim() ?? "";
+  if (v === "" || v.toLowerCase() === "false") return { kind: "none" };
+  if (v.toLowerCase() === "true") return { kind: "all" };
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return hops === 0 ? { kind: "none" } : { kind: "hops", hops };
+  }
+  const entries = v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (NAMED_SUBNETS.has(entry.toLowerCase())) continue;
+    const [address, prefix, extra] = entry.split("/");
+    if (extra !== undefined || !address) return null;
+    const family = isIP(address);
+    if (family === 0) return null;
+    if (prefix !== undefined) {
+      if (!/^\d+$/.test(prefix)) return null;
+      const bits = Number(prefix);
+      if (bits > (family === 4 ? 32 : 128)) return null;
+    }
+  }
+  return entries.length ? { kind: "list", entries } : { kind: "none" };
+}
+
+const envSchema = z.object({
+  DATABASE_URL: optionalString.refine((v) => v === undefined || parseDatabaseUrl(v) !== null, {
+    message: "expected a SQLite file path (optionally prefixed with file:) or a postgres:// URL",
+  }),
+  PORT: port(1),
+  PUBLIC_URL: httpUrl,
+  TOKEN_TTL_DAYS: positiveInteger,
+  LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
+  LOGIN_MAX_FAILURES_PER_IP: positiveInteger,
+  LOGIN_FAILURE_WINDOW_SECONDS: positiveInteger,
+  DOWNLOAD_WINDOWS_URL: httpUrl,
+  DOWNLOAD_MAC_URL: httpUrl,
+  TRUST_PROXY: optionalString.refine((v) => parseTrustProxy(v) !== null, {
+    message:
+      'expected empty, "true", "false", a number of hops, or comma-separated IP addresses/subnets (or loopback, linklocal, uniquelocal)',
+  }),
+  SMTP_URL: optionalString.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return ["smtp:", "smtps:"].includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: "expected an smtp:// or smtps:// URL" },
+  ),
+  STRIPE_SECRET_KEY: optionalString,
+  BITPAY_API_TOKEN: optionalString,
+  GOOGLE_CLIENT_ID: optionalString,
+  APPLE_CLIENT_ID: optionalString,
+  API_PORT: port(0),
+  NODE_ENV: optionalString,
+});
+
+/**
+ * Reads and validates the API's environment. Throws one Error listing every bad variable, e.g.
+ * `Invalid environment: LOGIN_MAX_FAILURES_PER_EMAIL: expected a positive integer`.
+ */
+export function loadApiConfig(
+  env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env,
+): ApiConfig {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
+    throw new Error(`Invalid environment: ${problems.join("; ")}`);
+  }
+  const e = result.data;
+  const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const mode = (v: string | undefined): IntegrationMode => (v ? "live" : "sandbox");
+  const integrations = {
+    mail: mode(e.SMTP_URL),
+    cards: mode(e.STRIPE_SECRET_KEY),
+    crypto: mode(e.BITPAY_API_TOKEN),
+    google: mode(e.GOOGLE_CLIENT_ID),
+    apple: mode(e.APPLE_CLIENT_ID),
+  };
+  return {
+    databaseUrl,
+    database: parseDatabaseUrl(databaseUrl)!,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT ?? 3000}`).replace(/\/+$/, ""),
+    tokenTtlDays: e.TOKEN_TTL_DAYS ?? 30,
+    login: {
+      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL ?? 10,
+      maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP ?? 50,
+      failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS ?? 900,
+    },
+    downloads: {
+      windows: e.DOWNLOAD_WINDOWS_URL ?? DEFAULT_DOWNLOAD_WINDOWS_URL,
+      mac: e.DOWNLOAD_MAC_URL ?? DEFAULT_DOWNLOAD_MAC_URL,
+    },
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
+    credentials: {
+      smtpUrl: e.SMTP_URL,
+      stripeSecretKey: e.STRIPE_SECRET_KEY,
+      bitpayApiToken: e.BITPAY_API_TOKEN,
+      googleClientId: e.GOOGLE_CLIENT_ID,
+      appleClientId: e.APPLE_CLIENT_ID,
+    },
+    integrations,
+    sandbox: Object.values(integrations).every((m) => m === "sandbox"),
+    production: e.NODE_ENV === "production",
+    apiPort: e.API_PORT ?? 3001,
+  };
+}
+
+/** Names of the integrations running as sandboxes (empty when all are live). */
+export function sandboxIntegrations(config: ApiConfig): string[] {
+  return Object.entries(config.integrations)
+    .filter(([, mode]) => mode === "sandbox")
+    .map(([name]) => name);
+}

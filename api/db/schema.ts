@@ -1,0 +1,114 @@
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/*
+ * Kysely table interfaces. Portable conventions (one set of migrations for SQLite and PostgreSQL):
+ * - timestamps are ISO-8601 UTC text with milliseconds ("2026-11-21T05:48:56.000Z"), so text
+ *   comparison orders them;
+ * - booleans are integers 0/1;
+ * - money is integer cents.
+ */
+
+export interface UsersTable {
+  id: Generated<number>;
+  /** Trimmed and lower-cased before it is stored. */
+  email: string;
+  name: string | null;
+  /** Null for accounts without a password (e.g. created by Google/Apple sign-in). */
+  password_hash: string | null;
+  email_verified_at: string | null;
+  agreement_at: string | null;
+  newsletter: Generated<number>;
+  newsletter_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  /** 'Web Browser', 'Desktop', ... */
+  platform: string;
+  device_os: string | null;
+  device_os_version: string | null;
+  device_brand: string | null;
+  device_model: string | null;
+  user_agent: string | null;
+  created_at: string;
+  last_login_at: string;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  device_id: number;
+  /** sha256 hex of the bearer token; the token itself is never stored. */
+  token_hash: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export type BillingType = "recurring" | "single";
+
+export interface PlansTable {
+  /** Explicit ids: 1, 2, 3, 5, 6, 7 (4 is intentionally unused). */
+  id: number;
+  plan_id: string;
+  slug: string;
+  title: string;
+  desktop_label: string;
+  description: string;
+  billing_type: BillingType;
+  regular_price_cents: number;
+  discounted_price_cents: number;
+  discount_tag_label: string;
+  save: string;
+  order_priority: number;
+  duration_months: number;
+  extra_months: Generated<number>;
+  most_popular: Generated<number>;
+}
+
+export type SubscriptionBy = "stripe" | "paypal" | "bitpay";
+
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** References plans.id. */
+  plan_id: number;
+  title: string;
+  subscription_by: SubscriptionBy;
+  subs_status: string;
+  billing_type: BillingType;
+  stripe_sub_id: string | null;
+  sub_start_date: string;
+  sub_exp_date: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  reset_at: string;
+}
+
+export interface DB {
+  users: UsersTable;
+  devices: DevicesTable;
+  tokens: TokensTable;
+  plans: PlansTable;
+  subscriptions: SubscriptionsTable;
+  rate_limits: RateLimitsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type Device = Selectable<DevicesTable>;
+export type Token = Selectable<TokensTable>;
+export type Plan = Selectable<PlansTable>;
+export type NewPlan = Insertable<PlansTable>;
+export type Subscription = Selectable<SubscriptionsTable>;
+export type NewSubscription = Insertable<SubscriptionsTable>;

@@ -1,0 +1,136 @@
+import type { RequestHandler, Response } from "express";
+import type { ApiContext } from "../context";
+import type { Database } from "../db";
+import type { User } from "../db/schema";
+import type { Clock } from "./clock";
+import { ApiError, asyncHandler } from "./http";
+import { bearerToken, generateToken, hashToken, looksLikeToken } from "./tokens";
+import { parseUserAgent } from "./user-agent";
+
+export const WEB_PLATFORM = "Web Browser";
+
+/** Touch last_used_at / last_login_at at most this often (avoids a write per request). */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface DeviceInfo {
+  platform: string;
+  device_os?: string;
+  device_os_version?: string;
+  device_brand?: string;
+  device_model?: string;
+}
+
+/**
+ * The device row for a sign-in. Web sign-ins are described by the browser's User-Agent (the portal
+ * forwards it); other platforms (e.g. 'Desktop') by the fields they send, with the OS taken from the
+ * User-Agent when they do not send one.
+ */
+export function describeDevice(info: DeviceInfo, userAgent: string | undefined) {
+  const ua = parseUserAgent(userAgent);
+  const web = info.platform === WEB_PLATFORM;
+  return {
+    platform: info.platform,
+    device_os: info.device_os ?? ua.os,
+    device_os_version: info.device_os_version ?? (info.device_os ? null : ua.osVersion),
+    device_brand: info.device_brand ?? (web ? ua.browser : null),
+    device_model: info.device_model ?? (web ? ua.model : null),
+    user_agent: userAgent ? userAgent.slice(0, 512) : null,
+  };
+}
+
+/**
+ * Creates a device row and a bearer token for it; returns the token (shown once, stored hashed).
+ * Token times are real time; the device's times are the product's (business) time.
+ */
+export async function issueToken(
+  db: Database,
+  opts: { userId: number; device: ReturnType<typeof describeDevice>; ttlDays: number; clock: Clock },
+): Promise<{ token: string; deviceId: number; tokenId: number }> {
+  const token = generateToken();
+  const now = Date.now();
+  const businessNow = opts.clock.now().toISOString();
+  return db.transaction().execute(async (trx) => {
+    const device = await trx
+      .insertInto("devices")
+      .values({ ...opts.device, user_id: opts.userId, created_at: businessNow, last_login_at: businessNow })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto("tokens")
+      .values({
+        user_id: opts.userId,
+        device_id: device.id,
+        token_hash: hashToken(token),
+        created_at: new Date(now).toISOString(),
+        last_used_at: new Date(now).toISOString(),
+        expires_at: new Date(now + opts.ttlDays * 86_400_000).toISOString(),
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return { token, deviceId: Number(device.id), tokenId: Number(row.id) };
+  });
+}
+
+export interface AuthState {
+  user: User;
+  tokenId: number;
+  deviceId: number;
+}
+
+const UNAUTHENTICATED = "Unauthenticated.";
+
+function unauthenticated(): ApiError {
+  return new ApiError(401, UNAUTHENTICATED, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
+}
+
+/** Bearer authentication: 401 'Unauthenticated.' for a missing, unknown, revoked or expired token. */
+export function requireAuth(ctx: ApiContext): RequestHandler {
+  return asyncHandler(async (req, res, next) => {
+    const token = bearerToken(req.headers.authorization);
+    if (!token || !looksLikeToken(token)) throw unauthenticated();
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
+    const row = await ctx.db
+      .selectFrom("tokens")
+      .innerJoin("users", "users.id", "tokens.user_id")
+      .selectAll("users")
+      .select(["tokens.id as token_id", "tokens.device_id as token_device_id", "tokens.last_used_at as token_last_used_at"])
+      .where("tokens.token_hash", "=", hashToken(token))
+      .where("tokens.revoked_at", "is", null)
+      .where("tokens.expires_at", ">", nowIso)
+      .executeTakeFirst();
+    if (!row) throw unauthenticated();
+    const { token_id, token_device_id, token_last_used_at, ...user } = row;
+    if (now - Date.parse(token_last_used_at) >= TOUCH_INTERVAL_MS) {
+      const touched = await ctx.db
+        .updateTable("tokens")
+        .set({ last_used_at: nowIso })
+        .where("id", "=", token_id)
+        .where("last_used_at", "=", token_last_used_at)
+        .executeTakeFirst();
+      // Only the request that won the conditional update touches the device.
+      if (Number(touched.numUpdatedRows) > 0) {
+        await ctx.db
+          .updateTable("devices")
+          .set({ last_login_at: ctx.clock.now().toISOString() })
+          .where("id", "=", token_device_id)
+          .execute();
+      }
+    }
+    setAuth(res, { user, tokenId: Number(token_id), deviceId: Number(token_device_id) });
+    next();
+  });
+}
+
+const AUTH_KEY = "apiAuth";
+
+function setAuth(res: Response, state: AuthState): void {
+  res.locals[AUTH_KEY] = state;
+}
+
+/** The authenticated user of a request that passed requireAuth. */
+export function getAuth(res: Response): AuthState {
+  const state = res.locals[AUTH_KEY] as AuthState | undefined;
+  if (!state) throw new Error("getAuth() called on a route without requireAuth().");
+  return state;
+}

@@ -1,0 +1,67 @@
+/**
+ * Standalone API server (`npm run api` runs its bundle): loads the config, builds the API and
+ * serves it on API_PORT, with a graceful shutdown on SIGTERM/SIGINT.
+ */
+import { createServer } from "node:http";
+import express from "express";
+import { createApi } from "./app";
+import { loadApiConfig, sandboxIntegrations } from "./config";
+import { sendError } from "./lib/http";
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+async function main(): Promise<void> {
+  const config = loadApiConfig();
+  const api = await createApi({ config });
+
+  const root = express();
+  root.disable("x-powered-by");
+  root.use(api.app);
+  // Outside /api there is nothing here: answer in the API's JSON shape rather than Express's HTML.
+  root.use((_req, res) => sendError(res, 404, "Not found."));
+
+  const server = createServer(root);
+  server.keepAliveTimeout = 65_000;
+  server.listen(config.apiPort, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.apiPort;
+    console.info(`API listening on http://localhost:${port}/api (${config.database.kind}${config.sandbox ? ", sandbox mode" : ""})`);
+  });
+
+  const sandboxes = sandboxIntegrations(config);
+  if (config.production && sandboxes.length > 0) {
+    console.warn(
+      `\n!!!! SANDBOX INTEGRATIONS IN PRODUCTION: ${sandboxes.join(", ")}. ` +
+        "Configure their credentials before taking real customers. !!!!\n",
+    );
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.info(`${signal} received, shutting down.`);
+    const force = setTimeout(() => {
+      console.error("Shutdown timed out; exiting.");
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    server.close(async () => {
+      try {
+        await api.close();
+        process.exit(0);
+      } catch (error) {
+        console.error("Error while closing the database:", error instanceof Error ? error.message : error);
+        process.exit(1);
+      }
+    });
+    server.closeIdleConnections();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

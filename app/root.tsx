@@ -1,0 +1,86 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import {
+  isRouteErrorResponse,
+  Link,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import { useEffect, type ReactNode } from "react";
+import { Toasts } from "./components/toasts";
+import { NotFound } from "./components/not-found";
+import stylesUrl from "./styles/app.css?url";
+import { getToast } from "./utils/toast.server";
+import { useNonce } from "./utils/nonce-provider";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesUrl },
+  { rel: "icon", href: "/favicon.ico", sizes: "any" },
+];
+
+export const meta: MetaFunction = () => [{ title: "VPN Account" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { toast, headers } = await getToast(request);
+  return data({ toast: toast ? { message: toast.message, type: toast.type } : null }, { headers });
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
+  const rootData = useRouteLoaderData<typeof loader>("root");
+  useEffect(() => {
+    // Lets tests (and CSS) know React has taken over the server HTML.
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <Toasts toasts={rootData?.toast ? [rootData.toast] : []} />
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  if (isRouteErrorResponse(error) && error.status === 503) {
+    return (
+      <main className="error-page">
+        <h1>Service unavailable</h1>
+        <p>{typeof error.data === "string" && error.data ? error.data : "Please try again in a moment."}</p>
+        <Link to="/" reloadDocument>
+          Try again
+        </Link>
+      </main>
+    );
+  }
+  // No stack or internal message reaches the page: the server log has them.
+  return (
+    <main className="error-page">
+      <h1>Unexpected Application Error!</h1>
+      <p>Something went wrong on our side. Please try again.</p>
+      <Link to="/" reloadDocument>
+        Back to home
+      </Link>
+    </main>
+  );
+}

@@ -1,0 +1,4 @@
+// The actions' door to the form schemas. Browser bundles replace *.server modules with empty ones,
+// so importing schemas through here keeps zod out of route chunks; the browser loads a schema
+// lazily (utils/client-validation.ts) from its own module when it validates as you type.
+export { LoginSchema } from "./login";

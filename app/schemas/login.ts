@@ -1,0 +1,25 @@
+import * as z from "zod/mini";
+import { EMAIL_PATTERN } from "./email";
+
+// Identity §5: email required and an email; password required; both empty reads 'User and password'.
+export const LoginSchema = z
+  .object({
+    email: z.optional(z.string()),
+    password: z.optional(z.string()),
+    oldurl: z.optional(z.string()),
+  })
+  .check(
+    z.superRefine((value, ctx) => {
+      const email = value.email?.trim();
+      if (!email && !value.password) {
+        ctx.addIssue({ code: "custom", message: "User and password", path: [] });
+        return;
+      }
+      if (!email) ctx.addIssue({ code: "custom", message: "Email is required", path: ["email"] });
+      else if (!EMAIL_PATTERN.test(email))
+        ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: ["email"] });
+      if (!value.password) ctx.addIssue({ code: "custom", message: "Password is required", path: ["password"] });
+    }),
+  );
+
+export type LoginFields = z.input<typeof LoginSchema>;

@@ -1,0 +1,125 @@
+import type { AppLoadContext } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { getEnv } from "./env.server";
+import { loginUrlFor } from "./safe-redirect";
+import { destroySessionCookie } from "./session.server";
+
+// The one client through which the portal reaches the product API: over HTTP, never by importing api/.
+
+export type ApiUser = {
+  id: number;
+  email: string;
+  name: string | null;
+  has_password: boolean;
+  email_verified_at: string | null;
+  created_at: string;
+};
+
+export type ApiSubscription = {
+  id: number;
+  title: string;
+  plan_id: number;
+  subscription_by: "stripe" | "paypal" | "bitpay";
+  subs_status: string;
+  billing_type: "recurring" | "single";
+  stripe_sub_id: string | null;
+  sub_start_date: string;
+  sub_exp_date: string;
+};
+
+export type ApiAccountLink = { id: number; link_type: "GOOGLE" | "APPLE" };
+
+export type ApiResult<T> =
+  | { ok: true; status: number; message: string; data: T }
+  | { ok: false; status: number; message: string; fieldErrors: Record<string, string[]> };
+
+type ErrorBody = {
+  message?: unknown;
+  error?: { message?: unknown };
+  errors?: { message?: unknown; fields?: Record<string, string[]> };
+};
+
+/** The server's message as the spec reads it: errors.message, error.message or message. */
+function messageOf(body: unknown): string | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const b = body as ErrorBody;
+  for (const candidate of [b.errors?.message, b.error?.message, b.message]) {
+    if (typeof candidate === "string" && candidate.trim()) return candidate;
+  }
+  return undefined;
+}
+
+export const SERVICE_UNAVAILABLE_MESSAGE = "We can't reach our servers right now. Please try again in a moment.";
+
+/** A thrown 503 that the root error boundary renders as the "service unavailable" page. */
+export function serviceUnavailable(): Response {
+  return new Response(SERVICE_UNAVAILABLE_MESSAGE, { status: 503, statusText: "Service Unavailable" });
+}
+
+export function createApiClient(request: Request, context: Pick<AppLoadContext, "clientIp">, token?: string | null) {
+  const env = getEnv();
+
+  async function call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<ApiResult<T>> {
+    const headers: Record<string, string> = { Accept: "application/json" };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    // The API keys rate limits and device rows on the browser, not on the portal.
+    if (context.clientIp) headers["X-Forwarded-For"] = context.clientIp;
+    const userAgent = request.headers.get("User-Agent");
+    if (userAgent) headers["User-Agent"] = userAgent;
+
+    let response: Response;
+    try {
+      response = await fetch(`${env.apiBaseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(env.API_TIMEOUT_MS),
+      });
+    } catch {
+      return { ok: false, status: 503, message: SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} };
+    }
+
+    let payload: unknown;
+    try {
+      payload = await response.json();
+    } catch {
+      payload = undefined;
+    }
+
+    if (response.status === 401 && token) {
+      // The API no longer accepts this token (revoked, expired): sign out exactly as logout does.
+      throw await signOutRedirect(request);
+    }
+    const ok = response.ok && (payload as { status?: unknown; success?: unknown } | undefined)?.status !== false;
+    if (!ok) {
+      const fields = (payload as ErrorBody | undefined)?.errors?.fields ?? {};
+      return { ok: false, status: response.status, message: messageOf(payload) ?? "", fieldErrors: fields };
+    }
+    const envelope = payload as { data?: T; message?: string };
+    return { ok: true, status: response.status, message: envelope.message ?? "", data: envelope.data as T };
+  }
+
+  return {
+    login: (credentials: { email: string; password: string }) =>
+      call<{ token: string; user: ApiUser }>("POST", "/api/user/login", credentials),
+    logout: () => call<null>("POST", "/api/user/logout"),
+    me: () => call<ApiUser>("GET", "/api/me"),
+    activeSubscription: () => call<{ subscription: ApiSubscription | null; now?: string }>("POST", "/api/subscription/active"),
+    accountLinks: () => call<{ linked: ApiAccountLink[] }>("POST", "/api/account/link-list"),
+    downloadLinks: () => call<{ windows: string; mac: string }>("GET", "/api/download-links"),
+    health: () => call<{ database: string }>("GET", "/api/health"),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
+
+/** Clears the session and sends the visitor to sign in, coming back to where they were. */
+export async function signOutRedirect(request: Request, to?: string): Promise<Response> {
+  const url = new URL(request.url);
+  // A data request (single fetch, "?_data" / ".data") must send the user back to the page, not to the data URL.
+  const pathname = url.pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/") || "/";
+  return redirect(to ?? loginUrlFor(`${pathname}${url.search}`), {
+    headers: { "Set-Cookie": await destroySessionCookie(request) },
+  });
+}

@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+// The portal's own configuration. The product API validates its own variables (api/config.ts).
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().optional(),
+  PUBLIC_URL: z.url().optional(),
+  // Empty means "embedded": server.ts mounts the product API in-process and the portal calls it over loopback.
+  API_URL: z.union([z.url(), z.literal("")]).optional(),
+  API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  // Comma-separated; the first signs, all verify, so a secret can be rotated without signing anyone out.
+  SESSION_SECRET: z
+    .string()
+    .min(1, "must be set")
+    .refine((value) => value.split(",").every((secret) => secret.trim().length >= 32), {
+      message: "each comma-separated secret must be at least 32 characters",
+    }),
+  TRUST_PROXY: z.string().optional(),
+});
+
+export type PortalEnv = z.infer<typeof envSchema> & {
+  publicUrl: string;
+  apiBaseUrl: string;
+  embeddedApi: boolean;
+  sessionSecrets: string[];
+  secureCookies: boolean;
+};
+
+let cached: PortalEnv | undefined;
+
+export function parsePortalEnv(source: NodeJS.ProcessEnv = process.env): PortalEnv {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const env = result.data;
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
+  return {
+    ...env,
+    publicUrl,
+    apiBaseUrl: (env.API_URL || `http://127.0.0.1:${env.PORT}`).replace(/\/$/, ""),
+    embeddedApi: !env.API_URL,
+    sessionSecrets: env.SESSION_SECRET.split(",").map((secret) => secret.trim()),
+    // Secure cookies whenever the portal is served over https; plain-http localhost keeps working.
+    secureCookies: publicUrl.startsWith("https:"),
+  };
+}
+
+export function getEnv(): PortalEnv {
+  cached ??= parsePortalEnv();
+  return cached;
+}
+
+/** Express's "trust proxy" value from TRUST_PROXY: empty = trust nothing (use the socket address). */
+export function trustProxySetting(value: string | undefined): boolean | number | string {
+  if (!value || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

@@ -1,0 +1,55 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// End-to-end tests drive the built server in sandbox mode on a fresh SQLite database, each flow
+// twice: with JavaScript disabled (plain HTML forms) and enabled (React enhancements).
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+export const E2E_DATABASE = "data/e2e/portal.sqlite";
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  workers: process.env.CI ? 2 : undefined,
+  retries: 0,
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [
+    { name: "no-js", use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
+    { name: "js", use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+  ],
+  webServer: {
+    command: `rm -rf data/e2e && node build/server.js`,
+    url: `http://127.0.0.1:${PORT}/healthz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      PORT: String(PORT),
+      DATABASE_URL: E2E_DATABASE,
+      PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+      SESSION_SECRET: "e2e-session-secret-0123456789abcdef0123456789",
+      // Every test browser comes from 127.0.0.1: keep the per-address limit out of the way here
+      // (the limits themselves are tested against the API in tests/api).
+      LOGIN_MAX_FAILURES_PER_IP: "10000",
+      LOGIN_MAX_FAILURES_PER_EMAIL: "10000",
+    },
+  },
+});

@@ -1,0 +1,202 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import type { Server } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createRequestHandler } from "@remix-run/express";
+import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
+import compression from "compression";
+import express, { type NextFunction, type Request, type Response } from "express";
+import helmet from "helmet";
+import { createApi } from "./api/app";
+import { loadApiConfig } from "./api/config";
+import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
+
+const BUILD_PATH = path.resolve("build/server/index.js");
+const MAX_PORTAL_BODY_BYTES = 1024 * 1024;
+
+const apiConfig = loadApiConfig();
+ensureSessionSecret(apiConfig.sandbox);
+const env = parsePortalEnv();
+const isDev = env.NODE_ENV === "development";
+
+const app = express();
+app.disable("x-powered-by");
+app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
+
+// Security headers and an enforced CSP whose script nonce is new on every request.
+app.use((_req, res, next) => {
+  res.locals.cspNonce = crypto.randomBytes(16).toString("base64");
+  next();
+});
+app.use(
+  helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": isDev ? ["'self'", "ws:"] : ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "base-uri": ["'self'"],
+        "object-src": ["'none'"],
+        ...(env.secureCookies ? { "upgrade-insecure-requests": [] } : {}),
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: "same-origin" },
+    strictTransportSecurity: env.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
+  }),
+);
+app.use(compression());
+
+// Request log: method, path without its query (tokens travel in some queries), status and time.
+app.use((req, res, next) => {
+  const started = process.hrtime.bigint();
+  res.on("finish", () => {
+    if (req.path === "/healthz" || req.path.startsWith("/build/")) return;
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    console.info(`${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)}ms`);
+  });
+  next();
+});
+
+// Fingerprinted build assets never change; everything else in public/ may.
+app.use("/build", express.static("public/build", { immutable: true, maxAge: "1y", index: false }));
+app.use(express.static("public", { maxAge: "1h", index: false }));
+
+let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
+if (env.embeddedApi) {
+  apiHandle = await createApi({ config: apiConfig });
+  app.use(apiHandle.app);
+}
+
+app.get("/healthz", async (_req, res) => {
+  try {
+    const response = await fetch(`${env.apiBaseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
+    res.status(response.ok ? 200 : 503).json({ status: response.ok ? "ok" : "unavailable" });
+  } catch {
+    res.status(503).json({ status: "unavailable" });
+  }
+});
+
+// Paths that verify their posts their own way (bearer tokens, signatures, provider form_post).
+const CROSS_SITE_POST_EXEMPT = [/^\/api(\/|$)/, /^\/dev(\/|$)/, /^\/auth\/apple\/callback$/, /^\/webhooks\//];
+
+/** Refuses cookie-authenticated posts from other origins, on top of SameSite=Lax cookies (DESIGN §4). */
+function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
+  if (CROSS_SITE_POST_EXEMPT.some((pattern) => pattern.test(req.path))) return next();
+  const origin = req.get("Origin");
+  const fetchSite = req.get("Sec-Fetch-Site");
+  const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(env.publicUrl).origin]);
+  const crossSite = origin ? !ownOrigins.has(origin) : fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
+  if (crossSite) {
+    res.status(403).type("text/plain").send("This request came from another site and was refused.");
+    return;
+  }
+  next();
+}
+app.use(sameOriginPosts);
+
+// Remix reads bodies itself; refuse oversized ones before they are buffered.
+app.use((req, res, next) => {
+  if (req.method === "GET" || req.method === "HEAD") return next();
+  const length = req.get("Content-Length");
+  if (length === undefined && req.get("Transfer-Encoding")) {
+    res.status(411).type("text/plain").send("A Content-Length header is required.");
+    return;
+  }
+  if (Number(length ?? 0) > MAX_PORTAL_BODY_BYTES) {
+    res.status(413).type("text/plain").send("The request body is too large.");
+    return;
+  }
+  next();
+});
+
+async function importBuild(): Promise<ServerBuild> {
+  const url = pathToFileURL(BUILD_PATH);
+  if (isDev) url.search = `t=${fs.statSync(BUILD_PATH).mtimeMs}`;
+  return (await import(url.href)) as ServerBuild;
+}
+
+let build = await importBuild();
+const getLoadContext = (req: Request, res: Response) => ({
+  cspNonce: res.locals.cspNonce as string,
+  clientIp: req.ip ?? req.socket.remoteAddress ?? "",
+});
+app.all(
+  "*",
+  isDev
+    ? (req, res, next) => createRequestHandler({ build, mode: "development", getLoadContext })(req, res, next)
+    : createRequestHandler({ build, mode: build.mode, getLoadContext }),
+);
+
+const server: Server = app.listen(env.PORT, env.HOST ?? "", () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  console.info(`Portal listening on http://localhost:${port} (API ${env.embeddedApi ? "embedded at /api" : `at ${env.apiBaseUrl}`})`);
+  if (isDev) void broadcastDevReady(build);
+  const sandboxes = Object.entries(apiConfig.integrations).filter(([, mode]) => mode === "sandbox").map(([name]) => name);
+  if (env.NODE_ENV === "production" && sandboxes.length > 0) {
+    console.warn(
+      [
+        "",
+        "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",
+        `!! SANDBOX INTEGRATIONS IN PRODUCTION: ${sandboxes.join(", ")}`,
+        "!! No real email is sent, no real payment is taken, sign-in uses a stand-in provider.",
+        "!! Configure their credentials (see .env.example) before serving real customers.",
+        "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",
+        "",
+      ].join("\n"),
+    );
+  }
+});
+
+if (isDev) {
+  // `remix dev --manual` rebuilds into build/; pick the new build up without restarting the process.
+  fs.watch(path.dirname(BUILD_PATH), { persistent: false }, async () => {
+    try {
+      build = await importBuild();
+      await broadcastDevReady(build);
+    } catch (error) {
+      console.error("Reloading the build failed:", error);
+    }
+  });
+}
+
+let shuttingDown = false;
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.info(`${signal} received: finishing open requests`);
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  server.close(async () => {
+    await apiHandle?.close();
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
+
+/**
+ * A fresh clone has no SESSION_SECRET. In development, or while every integration is a sandbox,
+ * we make one and keep it in data/ so sessions survive restarts; a live deployment must set its own.
+ */
+function ensureSessionSecret(sandbox: boolean) {
+  if (process.env.SESSION_SECRET) return;
+  if (process.env.NODE_ENV === "production" && !sandbox) {
+    throw new Error("Invalid environment:\n  SESSION_SECRET: must be set when any integration is live (at least 32 characters)");
+  }
+  const file = path.resolve("data/session-secret");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(32).toString("hex"), { mode: 0o600 });
+  process.env.SESSION_SECRET = fs.readFileSync(file, "utf8").trim();
+  console.warn("SESSION_SECRET is not set: using a generated one stored in data/session-secret.");
+}

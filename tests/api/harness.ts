@@ -1,0 +1,257 @@
+/**
+ * Test harness for the product API: a fresh database per test file (per describe block), the API on
+ * an ephemeral loopback port, real HTTP with fetch.
+ *
+ *   describe.each(databases())("login ($name)", (kind) => {
+ *     const t = useApi(kind, { env: { LOGIN_MAX_FAILURES_PER_EMAIL: "3" } });
+ *     it("...", async () => { const res = await t.post("/api/user/login", { json: {...} }); });
+ *   });
+ *
+ * SQLite always (a fresh file in os.tmpdir()); PostgreSQL too when TEST_DATABASE_URL is set (a
+ * fresh `api_test_<random>` database created through that connection and dropped afterwards).
+ */
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { type Api, createApi } from "../../api/app";
+import { type ApiConfig, loadApiConfig } from "../../api/config";
+import { type Database, withDefaultUser } from "../../api/db";
+import type { Clock } from "../../api/lib/clock";
+import { hashPassword } from "../../api/lib/passwords";
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export interface DatabaseKind {
+  name: "sqlite" | "postgres";
+  create(): Promise<TestDatabase>;
+}
+
+const sqlite: DatabaseKind = {
+  name: "sqlite",
+  async create() {
+    const file = join(tmpdir(), `api-test-${process.pid}-${randomBytes(6).toString("hex")}.sqlite`);
+    return {
+      url: file,
+      async drop() {
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+      },
+    };
+  },
+};
+
+function postgres(adminUrl: string): DatabaseKind {
+  return {
+    name: "postgres",
+    async create() {
+      const name = `api_test_${randomBytes(6).toString("hex")}`;
+      const admin = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return {
+        url: url.toString(),
+        async drop() {
+          const client = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
+          await client.connect();
+          try {
+            await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          } finally {
+            await client.end();
+          }
+        },
+      };
+    },
+  };
+}
+
+/** The databases to run every suite against. */
+export function databases(): DatabaseKind[] {
+  const pgUrl = process.env.TEST_DATABASE_URL?.trim();
+  return pgUrl ? [sqlite, postgres(pgUrl)] : [sqlite];
+}
+
+/** A business clock that tests can move. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advanceDays(days: number): void {
+    this.offsetMs += days * 86_400_000;
+  }
+  reset(): void {
+    this.offsetMs = 0;
+  }
+}
+
+/** Collects log lines instead of printing them. */
+export class MemoryLogger {
+  readonly lines: string[] = [];
+  info = (...args: unknown[]) => void this.lines.push(args.map(String).join(" "));
+  warn = (...args: unknown[]) => void this.lines.push(args.map(String).join(" "));
+  error = (...args: unknown[]) => void this.lines.push(args.map(String).join(" "));
+}
+
+export interface RequestOptions {
+  json?: unknown;
+  form?: Record<string, string>;
+  /** A raw body, sent as is (set content-type in headers). */
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body (any: tests inspect it freely), or undefined when the body is not JSON. */
+  body: any;
+}
+
+export interface TestApi {
+  kind: DatabaseKind["name"];
+  baseUrl: string;
+  api: Api;
+  db: Database;
+  config: ApiConfig;
+  clock: TestClock;
+  logger: MemoryLogger;
+  request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  get(path: string, opts?: RequestOptions): Promise<TestResponse>;
+  post(path: string, opts?: RequestOptions): Promise<TestResponse>;
+  /** Signs in and returns the token (fails the test when the sign-in fails). */
+  login(email: string, password: string, headers?: Record<string, string>): Promise<string>;
+  createUser(user: { email: string; password?: string | null; name?: string }): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Extra environment for loadApiConfig (DATABASE_URL is set by the harness). */
+  env?: Record<string, string>;
+  /** Use this database instead of a fresh one (it is not dropped on close). */
+  databaseUrl?: string;
+}
+
+export async function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  let body: string | undefined;
+  if (opts.json !== undefined) {
+    headers["content-type"] ??= "application/json";
+    body = JSON.stringify(opts.json);
+  } else if (opts.form) {
+    headers["content-type"] ??= "application/x-www-form-urlencoded";
+    body = new URLSearchParams(opts.form).toString();
+  } else if (opts.raw !== undefined) {
+    body = opts.raw;
+  }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const res = await fetch(baseUrl + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed as any };
+}
+
+export async function listen(handler: Parameters<typeof createServer>[1], host = "127.0.0.1") {
+  const server: Server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    port,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export async function insertUser(
+  db: Database,
+  user: { email: string; password?: string | null; name?: string },
+): Promise<number> {
+  const now = new Date().toISOString();
+  const row = await db
+    .insertInto("users")
+    .values({
+      email: user.email.toLowerCase(),
+      name: user.name ?? null,
+      password_hash: user.password ? await hashPassword(user.password) : null,
+      email_verified_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function startApi(kind: DatabaseKind, opts: StartOptions = {}): Promise<TestApi> {
+  const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await kind.create();
+  const config = loadApiConfig({ DATABASE_URL: database.url, ...opts.env });
+  const clock = new TestClock();
+  const logger = new MemoryLogger();
+  const api = await createApi({ config, clock, logger });
+  const http = await listen(api.app);
+  const baseUrl = `http://127.0.0.1:${http.port}`;
+  const t: TestApi = {
+    kind: kind.name,
+    baseUrl,
+    api,
+    db: api.db,
+    config,
+    clock,
+    logger,
+    request: (method, path, o) => request(baseUrl, method, path, o),
+    get: (path, o) => request(baseUrl, "GET", path, o),
+    post: (path, o) => request(baseUrl, "POST", path, o),
+    async login(email, password, headers) {
+      const res = await request(baseUrl, "POST", "/api/user/login", { json: { email, password }, headers });
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+      return res.body.data.token as string;
+    },
+    createUser: (user) => insertUser(api.db, user),
+    async close() {
+      try {
+        await http.close();
+        await api.close().catch(() => undefined);
+      } finally {
+        await database.drop();
+      }
+    },
+  };
+  return t;
+}
+
+/**
+ * Starts the API before the tests of the enclosing describe block and stops it after them.
+ * Returns an object whose fields are filled in by beforeAll.
+ */
+export function useApi(kind: DatabaseKind, opts: StartOptions = {}): TestApi {
+  const holder = {} as TestApi;
+  beforeAll(async () => {
+    Object.assign(holder, await startApi(kind, opts));
+  });
+  afterAll(async () => {
+    await holder.close?.();
+  });
+  return holder;
+}

@@ -1,0 +1,152 @@
+import express from "express";
+import { describe, expect, it } from "vitest";
+import { databases, listen, request, startApi, useApi } from "./harness";
+
+describe.each(databases())("HTTP behaviour ($name)", (kind) => {
+  const t = useApi(kind, {
+    env: {
+      DOWNLOAD_WINDOWS_URL: "https://cdn.example.net/win/Setup.exe",
+      DOWNLOAD_MAC_URL: "https://cdn.example.net/mac/App.dmg",
+    },
+  });
+
+  it("answers malformed JSON with 400", async () => {
+    const res = await t.post("/api/user/login", {
+      raw: '{"email": "demo@example.com", ',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      status: false,
+      success: false,
+      message: "The request body is not valid JSON.",
+      errors: { message: "The request body is not valid JSON." },
+    });
+  });
+
+  it("answers bodies over 64 kB with 413 (JSON and form)", async () => {
+    const big = "x".repeat(70 * 1024);
+    const json = await t.post("/api/user/login", { json: { email: "demo@example.com", password: big } });
+    expect(json.status).toBe(413);
+    expect(json.body.message).toBe("The request body is too large.");
+    const form = await t.post("/api/user/login", { form: { email: "demo@example.com", password: big } });
+    expect(form.status).toBe(413);
+    expect(form.body.errors.message).toBe("The request body is too large.");
+  });
+
+  it("refuses bodies that are neither JSON nor form data", async () => {
+    const res = await t.post("/api/user/login", { raw: "email=demo", headers: { "content-type": "text/plain" } });
+    expect(res.status).toBe(415);
+    expect(res.body.success).toBe(false);
+  });
+
+  it("answers unknown /api paths with a JSON 404", async () => {
+    for (const path of ["/api/nope", "/api", "/api/user/login/extra"]) {
+      const res = await t.get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get("content-type")).toMatch(/application\/json/);
+      expect(res.body).toEqual({
+        status: false,
+        success: false,
+        message: "Not found.",
+        errors: { message: "Not found." },
+      });
+    }
+  });
+
+  it("answers a known path with the wrong method with 405 and Allow", async () => {
+    const login = await t.get("/api/user/login");
+    expect(login.status).toBe(405);
+    expect(login.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(login.body.success).toBe(false);
+    expect(login.body.message).toEqual(expect.any(String));
+
+    const me = await t.request("DELETE", "/api/me");
+    expect(me.status).toBe(405);
+    expect(me.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+
+    const options = await t.request("OPTIONS", "/api/health");
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("serves the download links without authentication", async () => {
+    const res = await t.get("/api/download-links");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: true,
+      success: true,
+      message: expect.any(String),
+      data: { windows: "https://cdn.example.net/win/Setup.exe", mac: "https://cdn.example.net/mac/App.dmg" },
+    });
+  });
+
+  it("reports health", async () => {
+    const res = await t.get("/api/health");
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ database: "ok" });
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("leaves paths outside /api to the next handler", async () => {
+    const portal = express();
+    portal.use(t.api.app);
+    portal.use((req, res) => {
+      res.status(200).type("text/plain").send(`portal ${req.method} ${req.path}`);
+    });
+    const server = await listen(portal);
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      for (const path of ["/", "/login", "/apis", "/dev/mailbox", "/api-docs"]) {
+        const res = await request(base, "GET", path);
+        expect(res.status, path).toBe(200);
+        expect(res.text).toBe(`portal GET ${path}`);
+      }
+      const post = await request(base, "POST", "/login", { raw: "{not json", headers: { "content-type": "application/json" } });
+      expect(post.text).toBe("portal POST /login");
+      // And /api still works through the portal's mount.
+      expect((await request(base, "GET", "/api/health")).status).toBe(200);
+      expect((await request(base, "GET", "/api/nope")).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.each(databases())("failures ($name)", (kind) => {
+  it("answers 503 from health and 500 from other routes when the database is gone, logging no secrets", async () => {
+    const t = await startApi(kind);
+    try {
+      const token = await t.login("demo@example.com", "demo-password");
+      await t.db.destroy();
+
+      const health = await t.get("/api/health");
+      expect(health.status).toBe(503);
+      expect(health.body).toEqual({
+        status: false,
+        success: false,
+        message: "Database unavailable.",
+        errors: { message: "Database unavailable." },
+      });
+
+      const secret = "very-secret-password-123";
+      const login = await t.post("/api/user/login", { json: { email: "demo@example.com", password: secret } });
+      expect(login.status).toBe(500);
+      expect(login.body).toEqual({
+        status: false,
+        success: false,
+        message: "Something went wrong.",
+        errors: { message: "Something went wrong." },
+      });
+      const me = await t.get("/api/me", { token });
+      expect(me.status).toBe(500);
+
+      const logs = t.logger.lines.join("\n");
+      expect(logs).toContain("/api/user/login");
+      expect(logs).not.toContain(secret);
+      expect(logs).not.toContain(token);
+    } finally {
+      await t.close().catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import type { NewSubscription } from "../../api/db/schema";
+import { databases, useApi } from "./harness";
+
+const DAY = 86_400_000;
+
+describe.each(databases())("subscriptions and account ($name)", (kind) => {
+  const t = useApi(kind);
+
+  async function insertSubscription(userId: number, values: Partial<NewSubscription> & { sub_exp_date: string }) {
+    const now = t.clock.now().toISOString();
+    const row = await t.db
+      .insertInto("subscriptions")
+      .values({
+        user_id: userId,
+        plan_id: 5,
+        title: "1 Year",
+        subscription_by: "stripe",
+        subs_status: "active",
+        billing_type: "recurring",
+        stripe_sub_id: "sub_test_123",
+        sub_start_date: now,
+        created_at: now,
+        updated_at: now,
+        ...values,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  it("needs a bearer token", async () => {
+    expect((await t.post("/api/subscription/active")).status).toBe(401);
+    expect((await t.post("/api/account/link-list")).status).toBe(401);
+  });
+
+  it("has no active subscription for the demo account", async () => {
+    const token = await t.login("demo@example.com", "demo-password");
+    const res = await t.post("/api/subscription/active", { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { subscription: null, now: expect.any(String) } });
+  });
+
+  it("returns the subscription with the latest expiry still in the future, by the product's clock", async () => {
+    const userId = await t.createUser({ email: "sub@example.com", password: "sub-password" });
+    const other = await t.createUser({ email: "other@example.com", password: "other-password" });
+    const token = await t.login("sub@example.com", "sub-password");
+    const now = t.clock.now().getTime();
+
+    // Expired: not returned.
+    await insertSubscription(userId, {
+      sub_start_date: new Date(now - 40 * DAY).toISOString(),
+      sub_exp_date: new Date(now - 10 * DAY).toISOString(),
+      title: "1 Month",
+      plan_id: 1,
+    });
+    // Someone else's: not returned.
+    await insertSubscription(other, { sub_exp_date: new Date(now + 900 * DAY).toISOString() });
+    expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
+
+    const soonExp = new Date(now + 20 * DAY).toISOString();
+    const laterExp = new Date(now + 365 * DAY).toISOString();
+    await insertSubscription(userId, { sub_exp_date: soonExp, title: "1 Month", plan_id: 1, stripe_sub_id: null });
+    const laterId = await insertSubscription(userId, {
+      sub_exp_date: laterExp,
+      title: "1 Year",
+      plan_id: 5,
+      subscription_by: "bitpay",
+      billing_type: "recurring",
+      stripe_sub_id: null,
+    });
+
+    const res = await t.post("/api/subscription/active", { token });
+    expect(res.status).toBe(200);
+    // `now` is the product's clock, not the caller's: it moves with the (test) clock.
+    expect(Math.abs(Date.parse(res.body.data.now) - t.clock.now().getTime())).toBeLessThan(5_000);
+    expect(res.body.data.subscription).toEqual({
+      id: laterId,
+      title: "1 Year",
+      plan_id: 5,
+      subscription_by: "bitpay",
+      subs_status: "active",
+      billing_type: "recurring",
+      stripe_sub_id: null,
+      sub_start_date: expect.any(String),
+      sub_exp_date: laterExp,
+    });
+
+    // Moving the product's clock past the expiry ends it (and does not sign anyone out).
+    t.clock.advanceDays(366);
+    try {
+      const later = await t.post("/api/subscription/active", { token });
+      expect(later.status).toBe(200);
+      expect(later.body.data.subscription).toBeNull();
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("lists no linked accounts yet", async () => {
+    const token = await t.login("demo@example.com", "demo-password");
+    const res = await t.post("/api/account/link-list", { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { linked: [] } });
+  });
+});

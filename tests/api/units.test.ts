@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import { loadApiConfig, parseDatabaseUrl, parseTrustProxy } from "../../api/config";
+import { tooManyLoginsMessage } from "../../api/lib/rate-limit";
+import { bearerToken, generateToken, hashToken, looksLikeToken } from "../../api/lib/tokens";
+import { clientAddressKey, createTrustFunction } from "../../api/lib/trust-proxy";
+import { parseUserAgent } from "../../api/lib/user-agent";
+
+describe("loadApiConfig", () => {
+  it("has defaults for everything", () => {
+    const config = loadApiConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: "./data/portal.sqlite",
+      database: { kind: "sqlite", path: "./data/portal.sqlite" },
+      publicUrl: "http://localhost:3000",
+      tokenTtlDays: 30,
+      login: { maxFailuresPerEmail: 10, maxFailuresPerIp: 50, failureWindowSeconds: 900 },
+      downloads: {
+        windows: "https://downloads.example.com/vpn/windows/VPN-Setup.exe",
+        mac: "https://downloads.example.com/vpn/macos/VPN.dmg",
+      },
+      trustProxy: { kind: "none" },
+      integrations: { mail: "sandbox", cards: "sandbox", crypto: "sandbox", google: "sandbox", apple: "sandbox" },
+      sandbox: true,
+      apiPort: 3001,
+    });
+  });
+
+  it("derives PUBLIC_URL from PORT and reads every variable", () => {
+    expect(loadApiConfig({ PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
+    const config = loadApiConfig({
+      DATABASE_URL: "postgresql://u:p@db.internal:5432/portal",
+      PUBLIC_URL: "https://vpn.example.com/",
+      TOKEN_TTL_DAYS: "7",
+      LOGIN_MAX_FAILURES_PER_EMAIL: "5",
+      LOGIN_MAX_FAILURES_PER_IP: "20",
+      LOGIN_FAILURE_WINDOW_SECONDS: "60",
+      DOWNLOAD_WINDOWS_URL: "https://a.example/w.exe",
+      DOWNLOAD_MAC_URL: "https://a.example/m.dmg",
+      TRUST_PROXY: "1",
+      STRIPE_SECRET_KEY: "sk_test_123",
+      API_PORT: "4100",
+    });
+    expect(config).toMatchObject({
+      database: { kind: "postgres", url: "postgresql://u:p@db.internal:5432/portal" },
+      publicUrl: "https://vpn.example.com",
+      tokenTtlDays: 7,
+      login: { maxFailuresPerEmail: 5, maxFailuresPerIp: 20, failureWindowSeconds: 60 },
+      downloads: { windows: "https://a.example/w.exe", mac: "https://a.example/m.dmg" },
+      trustProxy: { kind: "hops", hops: 1 },
+      integrations: { mail: "sandbox", cards: "live", crypto: "sandbox", google: "sandbox", apple: "sandbox" },
+      sandbox: false,
+      apiPort: 4100,
+    });
+  });
+
+  it("treats empty variables as unset", () => {
+    const config = loadApiConfig({ SMTP_URL: "", TOKEN_TTL_DAYS: "", TRUST_PROXY: "" });
+    expect(config.sandbox).toBe(true);
+    expect(config.tokenTtlDays).toBe(30);
+  });
+
+  it("lists every bad variable and why", () => {
+    let message = "";
+    try {
+      loadApiConfig({
+        LOGIN_MAX_FAILURES_PER_EMAIL: "0",
+        LOGIN_MAX_FAILURES_PER_IP: "ten",
+        TOKEN_TTL_DAYS: "1.5",
+        PUBLIC_URL: "not a url",
+        TRUST_PROXY: "10.0.0.0/99",
+        DATABASE_URL: "mysql://localhost/x",
+        API_PORT: "70000",
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid environment: /);
+    expect(message).toContain("LOGIN_MAX_FAILURES_PER_EMAIL: expected a positive integer");
+    expect(message).toContain("LOGIN_MAX_FAILURES_PER_IP: expected a positive integer");
+    expect(message).toContain("TOKEN_TTL_DAYS: expected a positive integer");
+    for (const name of ["PUBLIC_URL", "TRUST_PROXY", "DATABASE_URL", "API_PORT"]) expect(message).toContain(`${name}: `);
+  });
+
+  it("parses DATABASE_URL forms", () => {
+    expect(parseDatabaseUrl("./data/x.sqlite")).toEqual({ kind: "sqlite", path: "./data/x.sqlite" });
+    expect(parseDatabaseUrl("file:./data/x.sqlite")).toEqual({ kind: "sqlite", path: "./data/x.sqlite" });
+    expect(parseDatabaseUrl("file:///var/lib/x.sqlite")).toEqual({ kind: "sqlite", path: "/var/lib/x.sqlite" });
+    expect(parseDatabaseUrl("postgres://h/db")).toEqual({ kind: "postgres", url: "postgres://h/db" });
+    expect(parseDatabaseUrl("mysql://h/db")).toBeNull();
+  });
+
+  it("parses TRUST_PROXY forms", () => {
+    expect(parseTrustProxy("")).toEqual({ kind: "none" });
+    expect(parseTrustProxy("false")).toEqual({ kind: "none" });
+    expect(parseTrustProxy("true")).toEqual({ kind: "all" });
+    expect(parseTrustProxy("2")).toEqual({ kind: "hops", hops: 2 });
+    expect(parseTrustProxy("10.0.0.0/8, 192.168.1.5,fd00::/8,uniquelocal")).toEqual({
+      kind: "list",
+      entries: ["10.0.0.0/8", "192.168.1.5", "fd00::/8", "uniquelocal"],
+    });
+    expect(parseTrustProxy("example.com")).toBeNull();
+  });
+});
+
+describe("trust proxy function", () => {
+  it("trusts loopback only by default, so an outside caller's X-Forwarded-For is ignored", () => {
+    const trust = createTrustFunction({ kind: "none" });
+    expect(trust("127.0.0.1", 0)).toBe(true);
+    expect(trust("::1", 0)).toBe(true);
+    expect(trust("::ffff:127.0.0.1", 0)).toBe(true);
+    expect(trust("203.0.113.5", 0)).toBe(false);
+    expect(trust("10.0.0.1", 0)).toBe(false);
+  });
+
+  it("adds TRUST_PROXY subnets and hops", () => {
+    const list = createTrustFunction({ kind: "list", entries: ["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"] });
+    expect(list("10.1.2.3", 1)).toBe(true);
+    expect(list("::ffff:10.1.2.3", 1)).toBe(true);
+    expect(list("2001:db8::1", 1)).toBe(true);
+    expect(list("192.0.2.7", 1)).toBe(true);
+    expect(list("192.0.2.8", 1)).toBe(false);
+    expect(list("127.0.0.1", 2)).toBe(true);
+
+    const hops = createTrustFunction({ kind: "hops", hops: 1 });
+    expect(hops("203.0.113.5", 0)).toBe(true);
+    expect(hops("203.0.113.6", 1)).toBe(false);
+    expect(hops("127.0.0.1", 3)).toBe(true);
+
+    expect(createTrustFunction({ kind: "all" })("203.0.113.5", 5)).toBe(true);
+  });
+
+  it("keys IPv6 clients by their /64", () => {
+    expect(clientAddressKey("203.0.113.5")).toBe("203.0.113.5");
+    expect(clientAddressKey("::ffff:203.0.113.5")).toBe("203.0.113.5");
+    expect(clientAddressKey("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(clientAddressKey("2001:db8:1:2::9")).toBe("2001:db8:1:2::/64");
+    expect(clientAddressKey(undefined)).toBe("unknown");
+  });
+});
+
+describe("tokens", () => {
+  it("are 32 random bytes in base64url, stored as sha256 hex", () => {
+    const token = generateToken();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(looksLikeToken(token)).toBe(true);
+    expect(generateToken()).not.toBe(token);
+    expect(hashToken("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(bearerToken(`Bearer ${token}`)).toBe(token);
+    expect(bearerToken(`bearer ${token}`)).toBe(token);
+    expect(bearerToken(`Basic ${token}`)).toBeNull();
+    expect(bearerToken(undefined)).toBeNull();
+  });
+});
+
+describe("rate-limit message", () => {
+  it("rounds minutes up, at least 1", () => {
+    expect(tooManyLoginsMessage(900)).toBe("Too many failed sign-in attempts. Please try again in 15 minutes.");
+    expect(tooManyLoginsMessage(61)).toBe("Too many failed sign-in attempts. Please try again in 2 minutes.");
+    expect(tooManyLoginsMessage(1)).toBe("Too many failed sign-in attempts. Please try again in 1 minute.");
+  });
+});
+
+describe("parseUserAgent", () => {
+  const cases: Array<[string, Partial<ReturnType<typeof parseUserAgent>>]> = [
+    [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      { os: "Windows", osVersion: "10", browser: "Chrome", model: "Chrome 131" },
+    ],
+    [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86",
+      { os: "Windows", browser: "Edge", model: "Edge 131" },
+    ],
+    [
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+      { os: "macOS", osVersion: "10.15.7", browser: "Safari", model: "Safari 18" },
+    ],
+    [
+      "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+      { os: "Linux", osVersion: null, browser: "Firefox", model: "Firefox 133" },
+    ],
+    [
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1",
+      { os: "iOS", osVersion: "17.5", browser: "Chrome", model: "Chrome 131" },
+    ],
+    [
+      "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+      { os: "Android", osVersion: "14", browser: "Samsung Internet", model: "Samsung Internet 26" },
+    ],
+    [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/116.0.0.0",
+      { os: "Windows", browser: "Opera", model: "Opera 116" },
+    ],
+    ["curl/8.5.0", { os: null, browser: null, model: null }],
+    ["", { os: null, osVersion: null, browser: null, browserVersion: null, model: null }],
+  ];
+  it.each(cases)("%s", (ua, expected) => {
+    expect(parseUserAgent(ua)).toMatchObject(expected);
+  });
+});

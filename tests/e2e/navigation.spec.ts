@@ -1,0 +1,116 @@
+import { expect, test } from "@playwright/test";
+import { createUser, expectHome, hasJavaScript, open, signIn, withDatabase } from "./support";
+
+test.describe("route guard and redirects", () => {
+  test("an anonymous visitor goes to sign in with oldurl and comes back after it", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await open(page, "/billing?tab=history", testInfo);
+    expect(new URL(page.url()).pathname).toBe("/login");
+    expect(new URL(page.url()).searchParams.get("oldurl")).toBe("/billing?tab=history");
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/billing?tab=history");
+  });
+
+  test("the root sends anonymous visitors to /login without oldurl", async ({ page }, testInfo) => {
+    await open(page, "/", testInfo);
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/login");
+  });
+
+  for (const hostile of ["https://evil.example/phish", "//evil.example", "/\\evil.example", "javascript:alert(1)"]) {
+    test(`an open-redirect attempt (${hostile}) lands home`, async ({ page }, testInfo) => {
+      const user = await createUser();
+      await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(hostile)}`);
+      await expectHome(page);
+      expect(new URL(page.url()).host).toBe(new URL(testInfo.project.use.baseURL ?? "http://127.0.0.1:3100").host);
+    });
+  }
+
+  test("/account redirects home", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    await open(page, "/account", testInfo);
+    await expectHome(page);
+  });
+});
+
+test.describe("side navigation and logout", () => {
+  test("moves through the side navigation and logs out", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await nav.getByRole("link", { name: "Billing" }).click();
+    await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+    await nav.getByRole("link", { name: "Connected Devices" }).click();
+    await expect(page.getByRole("heading", { name: "Connected Devices" })).toBeVisible();
+    await nav.getByRole("link", { name: "My Account" }).click();
+    await expectHome(page);
+    await expect(nav.getByRole("link", { name: "My Account" })).toHaveAttribute("aria-current", "page");
+    await page.getByRole("button", { name: "Log Out" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await open(page, "/", testInfo);
+    await expect(page).toHaveURL(/\/login$/);
+  });
+
+  test("logout revokes the API token", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    await page.getByRole("button", { name: "Log Out" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    const live = await withDatabase((db) =>
+      db
+        .selectFrom("tokens")
+        .innerJoin("users", "users.id", "tokens.user_id")
+        .where("users.email", "=", user.email)
+        .where("tokens.revoked_at", "is", null)
+        .select("tokens.id")
+        .execute(),
+    );
+    expect(live).toHaveLength(0);
+  });
+
+  test("a token revoked elsewhere signs the user out on the next request", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    await withDatabase(async (db) => {
+      const row = await db.selectFrom("users").where("email", "=", user.email).select("id").executeTakeFirstOrThrow();
+      await db.updateTable("tokens").set({ revoked_at: new Date().toISOString() }).where("user_id", "=", row.id).execute();
+    });
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing" }).click();
+    await expect(page).toHaveURL(/\/login\?oldurl=%2Fbilling$/);
+    await expect(page.getByRole("button", { name: "Continue", exact: true })).toBeVisible();
+  });
+
+  test("on a small screen the menu is a drawer", async ({ page }, testInfo) => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "Billing" })).toBeHidden();
+    await page.getByRole("checkbox", { name: "Menu" }).check();
+    await expect(nav.getByRole("link", { name: "Billing" })).toBeVisible();
+    await nav.getByRole("link", { name: "Billing" }).click();
+    await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+    if (hasJavaScript(testInfo)) {
+      // With JavaScript the drawer closes itself after navigating.
+      await expect(nav.getByRole("link", { name: "Billing" })).toBeHidden();
+    }
+  });
+});
+
+test.describe("not found", () => {
+  test("an unknown path shows the spec's page with a 404 status", async ({ page }, testInfo) => {
+    const response = await open(page, "/no-such-page", testInfo);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Oops! The page you are looking is not found!" })).toBeVisible();
+    await page.getByRole("link", { name: "Back to home" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+  });
+});

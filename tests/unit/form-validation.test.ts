@@ -1,0 +1,33 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { describe, expect, it } from "vitest";
+import { LoginSchema } from "~/schemas/login";
+import { validateForm } from "~/utils/client-validation";
+
+function form(entries: Record<string, string>) {
+  const data = new FormData();
+  for (const [key, value] of Object.entries(entries)) data.set(key, value);
+  return data;
+}
+
+const cases: Array<[string, Record<string, string>, Record<string, string[]> | null]> = [
+  ["both empty", { email: "", password: "" }, { "": ["User and password"] }],
+  ["nothing posted", {}, { "": ["User and password"] }],
+  ["email missing", { email: "", password: "secret" }, { email: ["Email is required"] }],
+  ["email malformed", { email: "nope", password: "secret" }, { email: ["Please enter a valid email address"] }],
+  ["email with spaces", { email: "a b@c.de", password: "secret" }, { email: ["Please enter a valid email address"] }],
+  ["password missing", { email: "a@b.co", password: "" }, { password: ["Password is required"] }],
+  ["valid", { email: " a@b.co ", password: "secret" }, null],
+];
+
+describe("login schema: the browser and the server agree", () => {
+  it.each(cases)("%s", (_name, entries, expected) => {
+    const server = parseWithZod(form(entries), { schema: LoginSchema });
+    const browser = validateForm(form(entries), LoginSchema);
+    expect(server.status).toBe(expected ? "error" : "success");
+    expect(browser.status).toBe(expected ? "error" : "success");
+    if (expected) {
+      expect(server.status === "error" && server.error).toEqual(expected);
+      expect(browser.status === "error" && browser.error).toEqual(expected);
+    }
+  });
+});
