@@ -18,7 +18,8 @@ const MAX_PORTAL_BODY_BYTES = 1024 * 1024;
 const apiConfig = loadApiConfig();
 ensureSessionSecret(apiConfig.sandbox);
 const env = parsePortalEnv();
-const isDev = env.NODE_ENV === "development";
+// `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
+const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
 
 const app = express();
 app.disable("x-powered-by");
@@ -118,23 +119,13 @@ app.use((req, res, next) => {
   next();
 });
 
-async function importBuild(): Promise<ServerBuild> {
-  const url = pathToFileURL(BUILD_PATH);
-  if (isDev) url.search = `t=${fs.statSync(BUILD_PATH).mtimeMs}`;
-  return (await import(url.href)) as ServerBuild;
-}
-
-let build = await importBuild();
+// Under `npm run dev`, `tsx watch` restarts this process whenever remix rebuilds build/.
+const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",
 });
-app.all(
-  "*",
-  isDev
-    ? (req, res, next) => createRequestHandler({ build, mode: "development", getLoadContext })(req, res, next)
-    : createRequestHandler({ build, mode: build.mode, getLoadContext }),
-);
+app.all("*", createRequestHandler({ build, mode: build.mode, getLoadContext }));
 
 const server: Server = app.listen(env.PORT, env.HOST ?? "", () => {
   const address = server.address();
@@ -156,18 +147,6 @@ const server: Server = app.listen(env.PORT, env.HOST ?? "", () => {
     );
   }
 });
-
-if (isDev) {
-  // `remix dev --manual` rebuilds into build/; pick the new build up without restarting the process.
-  fs.watch(path.dirname(BUILD_PATH), { persistent: false }, async () => {
-    try {
-      build = await importBuild();
-      await broadcastDevReady(build);
-    } catch (error) {
-      console.error("Reloading the build failed:", error);
-    }
-  });
-}
 
 let shuttingDown = false;
 async function shutdown(signal: string) {

@@ -27,7 +27,9 @@ export const meta: MetaFunction = () => [{ title: "VPN Account" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { toast, headers } = await getToast(request);
-  return data({ toast: toast ? { message: toast.message, type: toast.type } : null }, { headers });
+  // getToast re-commits its cookie on every request; only pass it on when a toast was consumed, so
+  // ordinary pages set no cookie (and public ones stay cacheable).
+  return data({ toast: toast ? { message: toast.message, type: toast.type } : null }, toast ? { headers } : undefined);
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -69,6 +71,17 @@ export function ErrorBoundary() {
         <p>{typeof error.data === "string" && error.data ? error.data : "Please try again in a moment."}</p>
         <Link to="/" reloadDocument>
           Try again
+        </Link>
+      </main>
+    );
+  }
+  if (isRouteErrorResponse(error) && error.status >= 400 && error.status < 500) {
+    return (
+      <main className="error-page">
+        <h1>We couldn't handle that request</h1>
+        <p>The page didn't expect what was sent ({error.status}). Please go back and try again.</p>
+        <Link to="/" reloadDocument>
+          Back to home
         </Link>
       </main>
     );

@@ -39,7 +39,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       };
     }
   } else {
-    notices.push({ type: "error", message: subscriptionResult.message || "Failed to fetch active subscriptions" });
+    notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
   }
 
   const linked = linksResult.ok ? linksResult.data.linked : [];

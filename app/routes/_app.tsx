@@ -44,6 +44,10 @@ export default function MenuLayout() {
       <aside className="sidebar">
         <div className="sidebar-logo">
           <Logo />
+          {/* Visible close control for the drawer; the checkbox itself is the accessible one. */}
+          <label htmlFor="drawer-toggle" className="drawer-close" aria-hidden="true">
+            ×
+          </label>
         </div>
         <nav aria-label="Main">
           <ul>

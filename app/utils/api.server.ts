@@ -1,8 +1,8 @@
 import type { AppLoadContext } from "@remix-run/node";
-import { redirect } from "@remix-run/node";
 import { getEnv } from "./env.server";
 import { loginUrlFor } from "./safe-redirect";
 import { destroySessionCookie } from "./session.server";
+import { redirectWithError } from "./toast.server";
 
 // The one client through which the portal reaches the product API: over HTTP, never by importing api/.
 
@@ -114,12 +114,14 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
 
 export type ApiClient = ReturnType<typeof createApiClient>;
 
+export const SESSION_ENDED_MESSAGE = "Your session has ended. Please sign in again.";
+
 /** Clears the session and sends the visitor to sign in, coming back to where they were. */
-export async function signOutRedirect(request: Request, to?: string): Promise<Response> {
+export async function signOutRedirect(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  // A data request (single fetch, "?_data" / ".data") must send the user back to the page, not to the data URL.
+  // A data request (single fetch, "/page.data") must send the user back to the page, not to the data URL.
   const pathname = url.pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/") || "/";
-  return redirect(to ?? loginUrlFor(`${pathname}${url.search}`), {
+  return redirectWithError(loginUrlFor(`${pathname}${url.search}`), SESSION_ENDED_MESSAGE, {
     headers: { "Set-Cookie": await destroySessionCookie(request) },
   });
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, expectHome, hasJavaScript, open, signIn, withDatabase } from "./support";
+import { createUser, expectHome, hasJavaScript, open, signIn, submitSignIn, withDatabase } from "./support";
 
 test.describe("route guard and redirects", () => {
   test("an anonymous visitor goes to sign in with oldurl and comes back after it", async ({ page }, testInfo) => {
@@ -7,9 +7,7 @@ test.describe("route guard and redirects", () => {
     await open(page, "/billing?tab=history", testInfo);
     expect(new URL(page.url()).pathname).toBe("/login");
     expect(new URL(page.url()).searchParams.get("oldurl")).toBe("/billing?tab=history");
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await submitSignIn(page, user);
     await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/billing?tab=history");
   });
@@ -84,6 +82,7 @@ test.describe("side navigation and logout", () => {
     });
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing" }).click();
     await expect(page).toHaveURL(/\/login\?oldurl=%2Fbilling$/);
+    await expect(page.getByRole("alert").filter({ hasText: "Your session has ended. Please sign in again." })).toBeVisible();
     await expect(page.getByRole("button", { name: "Continue", exact: true })).toBeVisible();
   });
 

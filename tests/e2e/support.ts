@@ -79,6 +79,11 @@ export async function createUser(options: { password?: string; subscriptionDays?
 
 export async function signIn(page: Page, testInfo: TestInfo, user: { email: string; password: string }, path = "/login") {
   await open(page, path, testInfo);
+  await submitSignIn(page, user);
+}
+
+/** Fills and sends the sign-in form of the page that is open. */
+export async function submitSignIn(page: Page, user: { email: string; password: string }) {
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Continue", exact: true }).click();

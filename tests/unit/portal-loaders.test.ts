@@ -1,0 +1,136 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The portal's loaders against a stand-in for the product API over real HTTP: the portal must be
+// deployable against any API that speaks the contract, including one that fails.
+type Seen = { path: string; authorization?: string; forwardedFor?: string; userAgent?: string };
+const seen: Seen[] = [];
+const failing = new Set<string>();
+
+const standIn = http.createServer((req, res) => {
+  seen.push({
+    path: req.url ?? "",
+    authorization: req.headers.authorization,
+    forwardedFor: req.headers["x-forwarded-for"] as string | undefined,
+    userAgent: req.headers["user-agent"],
+  });
+  const reply = (status: number, body: unknown) => {
+    res.writeHead(status, { "Content-Type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+  if (failing.has(req.url ?? "")) return reply(500, { status: false, message: "Something went wrong." });
+  if (req.headers.authorization !== "Bearer good-token" && req.url !== "/api/download-links")
+    return reply(401, { status: false, message: "Unauthenticated." });
+  switch (req.url) {
+    case "/api/me":
+      return reply(200, { status: true, data: { id: 1, email: "someone@example.com", name: null, has_password: true } });
+    case "/api/subscription/active":
+      return reply(200, {
+        status: true,
+        data: {
+          now: "2026-11-21T12:00:00.000Z",
+          subscription: { id: 9, title: "1 Year", sub_start_date: "2026-11-01T00:00:00.000Z", sub_exp_date: "2026-12-01T12:00:00.000Z" },
+        },
+      });
+    case "/api/account/link-list":
+      return reply(200, { status: true, data: { linked: [{ id: 3, link_type: "GOOGLE" }] } });
+    case "/api/download-links":
+      return reply(200, { status: true, data: { windows: "https://dl.example/win.exe", mac: "https://dl.example/mac.dmg" } });
+    default:
+      return reply(404, { status: false, message: "Not found." });
+  }
+});
+
+let home: typeof import("~/routes/_app._index");
+let layout: typeof import("~/routes/_app");
+let sessions: typeof import("~/utils/session.server");
+const context = { clientIp: "203.0.113.7", cspNonce: "" };
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
+  process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+  process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
+  process.env.API_TIMEOUT_MS = "2000";
+  home = await import("~/routes/_app._index");
+  layout = await import("~/routes/_app");
+  sessions = await import("~/utils/session.server");
+});
+
+afterAll(() => {
+  standIn.close();
+});
+
+async function signedInRequest(path: string, token = "good-token") {
+  const probe = new Request(`http://portal.test${path}`);
+  const cookie = (await sessions.commitTokenSession(probe, token)).split(";")[0]!;
+  return new Request(`http://portal.test${path}`, { headers: { Cookie: cookie, "User-Agent": "Browser/1.0" } });
+}
+
+describe("account home loader", () => {
+  it("calls the API with the token, the browser's address and user agent, and builds the dashboard", async () => {
+    seen.length = 0;
+    const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+    expect(data.status).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
+    expect(data.accounts).toEqual([
+      { type: "GOOGLE", name: "Google", connected: true },
+      { type: "APPLE", name: "Apple", connected: false },
+    ]);
+    expect(data.downloads.map((d) => d.href)).toContain("https://dl.example/win.exe");
+    expect(data.notices).toEqual([]);
+    expect(seen.map((s) => s.path).sort()).toEqual(["/api/account/link-list", "/api/download-links", "/api/subscription/active"]);
+    for (const request of seen) {
+      expect(request.authorization).toBe("Bearer good-token");
+      expect(request.forwardedFor).toBe("203.0.113.7");
+      expect(request.userAgent).toBe("Browser/1.0");
+    }
+  });
+
+  it("shows each failing call's spec toast while the rest renders", async () => {
+    failing.add("/api/subscription/active");
+    failing.add("/api/download-links");
+    try {
+      const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+      expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
+      expect(data.status).toEqual({ plan: "Free" });
+      expect(data.accounts[0]?.connected).toBe(true);
+      expect(data.downloads.find((d) => d.name === "Windows")?.href).toBeNull();
+      expect(data.downloads.find((d) => d.name === "iOS")?.href).toMatch(/^https:\/\/apps\.apple\.com\//);
+    } finally {
+      failing.clear();
+    }
+    failing.add("/api/account/link-list");
+    try {
+      const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+      expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch account link list"]);
+    } finally {
+      failing.clear();
+    }
+  });
+
+  it("a token the API refuses signs the user out, back to login with oldurl", async () => {
+    const thrown = await home.loader({ request: await signedInRequest("/billing?x=1", "revoked"), context, params: {} }).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(Response);
+    const response = thrown as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/login?oldurl=%2Fbilling%3Fx%3D1");
+    const cookies = response.headers.getSetCookie();
+    expect(cookies.some((c) => c.startsWith("__session=;") || /__session=.*Max-Age=0|Expires=Thu, 01 Jan 1970/.test(c))).toBe(true);
+    expect(cookies.some((c) => c.startsWith("toast-session="))).toBe(true);
+  });
+
+  it("an anonymous visitor is sent to sign in", async () => {
+    const thrown = await layout.loader({ request: new Request("http://portal.test/connected-devices"), context, params: {} }).catch((e: unknown) => e);
+    expect((thrown as Response).headers.get("Location")).toBe("/login?oldurl=%2Fconnected-devices");
+  });
+
+  it("an unreachable API gives a 503 'service unavailable', not a crash", async () => {
+    const request = await signedInRequest("/");
+    await new Promise<void>((resolve) => standIn.close(() => resolve()));
+    standIn.closeAllConnections();
+    const thrown = await layout.loader({ request, context, params: {} }).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(Response);
+    expect((thrown as Response).status).toBe(503);
+    expect(await (thrown as Response).text()).toMatch(/can't reach our servers/);
+  });
+});
