@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import type { Server } from "node:http";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
 import compression from "compression";
@@ -12,12 +12,14 @@ import { createApi } from "./api/app";
 import { loadApiConfig } from "./api/config";
 import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
 
-const BUILD_PATH = path.resolve("build/server/index.js");
+// Paths come from this file's place (server.ts at the root, or its bundle in build/), not from the
+// working directory, so `node /srv/portal/build/server.js` works from anywhere.
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.basename(HERE) === "build" ? path.dirname(HERE) : HERE;
+const BUILD_PATH = path.join(ROOT, "build/server/index.js");
 const MAX_PORTAL_BODY_BYTES = 1024 * 1024;
 
-const apiConfig = loadApiConfig();
-ensureSessionSecret(apiConfig.sandbox);
-const env = parsePortalEnv();
+const { apiConfig, env } = loadConfigurationOrExit();
 // `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
 const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
 
@@ -67,8 +69,10 @@ app.use((req, res, next) => {
 });
 
 // Fingerprinted build assets never change; everything else in public/ may.
-app.use("/build", express.static("public/build", { immutable: true, maxAge: "1y", index: false }));
-app.use(express.static("public", { maxAge: "1h", index: false }));
+app.use("/build", express.static(path.join(ROOT, "public/build"), { immutable: true, maxAge: "1y", index: false }));
+// Other public files (favicon.ico, robots.txt) all have an extension; page paths never stat the disk.
+const publicFiles = express.static(path.join(ROOT, "public"), { maxAge: "1h", index: false });
+app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 
 let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
 if (env.embeddedApi) {
@@ -163,6 +167,26 @@ async function shutdown(signal: string) {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+
+/** Validates the API's and the portal's environment together, and stops with every problem listed. */
+function loadConfigurationOrExit() {
+  const problems: string[] = [];
+  let apiConfig: ReturnType<typeof loadApiConfig> | undefined;
+  try {
+    apiConfig = loadApiConfig();
+    ensureSessionSecret(apiConfig.sandbox);
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  try {
+    const env = parsePortalEnv();
+    if (apiConfig && problems.length === 0) return { apiConfig, env };
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  console.error(`The server cannot start:\n${problems.join("\n")}\nSee .env.example for every variable and its default.`);
+  process.exit(1);
+}
 
 /**
  * A fresh clone has no SESSION_SECRET. In development, or while every integration is a sandbox,
