@@ -50,6 +50,7 @@ export default defineConfig({
       // (the limits themselves are tested against the API in tests/api).
       LOGIN_MAX_FAILURES_PER_IP: "10000",
       LOGIN_MAX_FAILURES_PER_EMAIL: "10000",
+      CODE_MAX_PER_IP_PER_HOUR: "10000",
     },
   },
 });

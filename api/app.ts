@@ -5,10 +5,15 @@ import { type Database, createDatabase, migrateToLatest } from "./db";
 import { seed } from "./db/seed";
 import { type Clock, systemClock } from "./lib/clock";
 import { ApiError, errorBody, sendError } from "./lib/http";
+import { MailService, createMailer } from "./lib/mailer";
 import { LoginThrottle, RateLimiter } from "./lib/rate-limit";
 import { createTrustFunction } from "./lib/trust-proxy";
 import { registerAccountRoutes } from "./routes/account";
+import { registerAnonymousRoutes } from "./routes/anonymous";
+import { registerAuthRoutes } from "./routes/auth";
+import { registerDevMailRoutes } from "./routes/dev";
 import { registerPublicRoutes } from "./routes/public";
+import { registerSignupRoutes } from "./routes/signup";
 import { registerSubscriptionRoutes } from "./routes/subscription";
 import { registerUserRoutes } from "./routes/user";
 
@@ -26,10 +31,13 @@ export interface CreateApiOptions {
 }
 
 export interface Api {
-  /** Handles /api and /api/...; any other path goes to next() untouched. */
+  /**
+   * Handles /api and /api/..., and while mail is a sandbox GET /dev/mailbox and /dev/mailbox.json;
+   * any other path goes to next() untouched.
+   */
   app: express.Express;
   db: Database;
-  /** Closes the database when createApi() opened it. */
+  /** Waits for mail still being sent, closes the SMTP transport, and closes the database when createApi() opened it. */
   close(): Promise<void>;
 }
 
@@ -57,6 +65,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   }
 
   const limiter = new RateLimiter(db);
+  const mailSandbox = config.integrations.mail === "sandbox";
+  const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
   const ctx: ApiContext = {
     config,
     db,
@@ -64,6 +74,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     logger,
     limiter,
     loginThrottle: new LoginThrottle(limiter, config.login),
+    mail,
   };
 
   const app = express();
@@ -82,6 +93,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   );
 
   registerUserRoutes(app, ctx);
+  registerSignupRoutes(app, ctx);
+  registerAuthRoutes(app, ctx);
+  registerAnonymousRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
   registerPublicRoutes(app, ctx);
@@ -89,10 +103,17 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   app.use("/api", notFound);
   app.use("/api", errorHandler(logger));
 
+  // The mail sandbox's pages exist only while mail is a sandbox. Other /dev paths go to next().
+  if (mailSandbox) {
+    registerDevMailRoutes(app, ctx);
+    app.use("/dev", errorHandler(logger));
+  }
+
   return {
     app,
     db,
     async close() {
+      await mail.close().catch(() => undefined);
       if (ownsDb) await db.destroy();
     },
   };

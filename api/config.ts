@@ -27,6 +27,13 @@ export interface ApiConfig {
     failureWindowSeconds: number;
   };
   downloads: { windows: string; mac: string };
+  /** Hourly caps on emailed-code requests (sign-up, sign-in, reset, set-password link), real time. */
+  codes: {
+    maxPerEmailPerHour: number;
+    maxPerIpPerHour: number;
+  };
+  /** The From header of every email (MAIL_FROM). */
+  mailFrom: string;
   trustProxy: TrustProxySetting;
   /** Raw integration credentials; read now, used by later issues. Never log them. */
   credentials: {
@@ -54,6 +61,7 @@ export interface ApiConfig {
 export const DEFAULT_DATABASE_URL = "./data/portal.sqlite";
 export const DEFAULT_DOWNLOAD_WINDOWS_URL = "https://downloads.example.com/vpn/windows/VPN-Setup.exe";
 export const DEFAULT_DOWNLOAD_MAC_URL = "https://downloads.example.com/vpn/macos/VPN.dmg";
+export const DEFAULT_MAIL_FROM = "VPN <no-reply@localhost>";
 
 /** Empty strings in the environment (e.g. `SMTP_URL=` in a .env file) count as "not set". */
 const optionalString = z
@@ -167,6 +175,11 @@ const envSchema = z.object({
     },
     { message: "expected an smtp:// or smtps:// URL" },
   ),
+  MAIL_FROM: optionalString.refine((v) => v === undefined || (/^[^\r\n]*@[^\r\n]*$/.test(v) && v.length <= 320), {
+    message: 'expected an address such as "VPN <no-reply@example.com>"',
+  }),
+  CODE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
+  CODE_MAX_PER_IP_PER_HOUR: positiveInteger,
   STRIPE_SECRET_KEY: optionalString,
   BITPAY_API_TOKEN: optionalString,
   GOOGLE_CLIENT_ID: optionalString,
@@ -211,6 +224,11 @@ export function loadApiConfig(
       windows: e.DOWNLOAD_WINDOWS_URL ?? DEFAULT_DOWNLOAD_WINDOWS_URL,
       mac: e.DOWNLOAD_MAC_URL ?? DEFAULT_DOWNLOAD_MAC_URL,
     },
+    codes: {
+      maxPerEmailPerHour: e.CODE_MAX_PER_EMAIL_PER_HOUR ?? 10,
+      maxPerIpPerHour: e.CODE_MAX_PER_IP_PER_HOUR ?? 30,
+    },
+    mailFrom: e.MAIL_FROM ?? DEFAULT_MAIL_FROM,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     credentials: {
       smtpUrl: e.SMTP_URL,

@@ -1,6 +1,7 @@
 import type { ApiConfig } from "./config";
 import type { Database } from "./db";
 import type { Clock } from "./lib/clock";
+import type { MailService } from "./lib/mailer";
 import type { LoginThrottle, RateLimiter } from "./lib/rate-limit";
 
 export type Logger = Pick<Console, "info" | "warn" | "error">;
@@ -13,4 +14,6 @@ export interface ApiContext {
   logger: Logger;
   limiter: RateLimiter;
   loginThrottle: LoginThrottle;
+  /** Sends the product's emails (sandbox outbox or SMTP); logs only recipient and subject. */
+  mail: MailService;
 }

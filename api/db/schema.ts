@@ -94,6 +94,55 @@ export interface RateLimitsTable {
   reset_at: string;
 }
 
+/** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
+export type CodePurpose = "signup" | "login" | "reset" | "set_password";
+
+/**
+ * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the
+ * 30 s resend rule even when the code is consumed or when no code was emailed (unknown emails get a
+ * code nobody receives, so that every answer is the same as for known ones).
+ */
+export interface VerificationCodesTable {
+  id: Generated<number>;
+  email: string;
+  purpose: CodePurpose;
+  /** sha256 hex of salt + code; null once consumed (or for 'set_password' rows). */
+  code_hash: string | null;
+  code_salt: string | null;
+  /** Wrong tries against the current code. */
+  attempts: Generated<number>;
+  /** Business time of the last send for this email and purpose. */
+  sent_at: string;
+  /** Business time; null when there is no live code. */
+  expires_at: string | null;
+  /** Sign-up context given to temp-signup (for checkout). */
+  is_checkout: number | null;
+  plan_id: string | null;
+}
+
+/** The mail sandbox's outbox (SMTP_URL unset): every email, so that every instance sees it. */
+export interface MailOutboxTable {
+  id: Generated<number>;
+  to_address: string;
+  subject: string;
+  text: string;
+  html: string;
+  sent_at: string;
+}
+
+export type OneTimeTokenPurpose = "reset" | "set_password" | "sso";
+
+/** Single-use tokens (password reset, first password, SSO); only the sha256 is stored. Real time. */
+export interface OneTimeTokensTable {
+  id: Generated<number>;
+  purpose: OneTimeTokenPurpose;
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -101,6 +150,9 @@ export interface DB {
   plans: PlansTable;
   subscriptions: SubscriptionsTable;
   rate_limits: RateLimitsTable;
+  verification_codes: VerificationCodesTable;
+  mail_outbox: MailOutboxTable;
+  one_time_tokens: OneTimeTokensTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -112,3 +164,6 @@ export type Plan = Selectable<PlansTable>;
 export type NewPlan = Insertable<PlansTable>;
 export type Subscription = Selectable<SubscriptionsTable>;
 export type NewSubscription = Insertable<SubscriptionsTable>;
+export type VerificationCode = Selectable<VerificationCodesTable>;
+export type OutboxMail = Selectable<MailOutboxTable>;
+export type OneTimeToken = Selectable<OneTimeTokensTable>;

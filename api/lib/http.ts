@@ -35,9 +35,13 @@ export class ApiError extends Error {
   }
 }
 
-export function sendOk<T>(res: Response, data: T, message = "OK"): void {
+/**
+ * 200 with the success envelope. `extra` adds top-level fields after `data` where a client reads
+ * them there (registration's `token`).
+ */
+export function sendOk<T>(res: Response, data: T, message = "OK", extra?: Record<string, unknown>): void {
   const body: SuccessBody<T> = { status: true, success: true, message, data };
-  res.status(200).json(body);
+  res.status(200).json(extra ? { ...extra, ...body } : body);
 }
 
 export function errorBody(message: string, fields?: FieldErrors): ErrorBody {

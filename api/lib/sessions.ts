@@ -38,6 +38,64 @@ export function describeDevice(info: DeviceInfo, userAgent: string | undefined) 
   };
 }
 
+/** The optional device fields of a sign-in body (see deviceFields() in validation.ts). */
+export interface DeviceInput {
+  platform?: string;
+  device_os?: string;
+  device_os_version?: string;
+  device_brand?: string;
+  device_model?: string;
+}
+
+/** The device row of a sign-in from its body fields (platform defaults to 'Web Browser') and User-Agent. */
+export function signInDevice(input: DeviceInput, userAgent: string | undefined) {
+  return describeDevice(
+    {
+      platform: input.platform ?? WEB_PLATFORM,
+      device_os: input.device_os,
+      device_os_version: input.device_os_version,
+      device_brand: input.device_brand,
+      device_model: input.device_model,
+    },
+    userAgent,
+  );
+}
+
+/**
+ * The id of the live (unrevoked, unexpired) token in an Authorization header when it belongs to
+ * `userId`, else null. For routes that work without a token but treat the caller's own token
+ * specially (a password reset keeps the session that made it).
+ */
+export async function liveTokenIdOf(
+  db: Database,
+  authorization: string | undefined,
+  userId: number,
+): Promise<number | null> {
+  const token = bearerToken(authorization);
+  if (!token || !looksLikeToken(token)) return null;
+  const row = await db
+    .selectFrom("tokens")
+    .select("id")
+    .where("token_hash", "=", hashToken(token))
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", new Date().toISOString())
+    .executeTakeFirst();
+  return row ? Number(row.id) : null;
+}
+
+/** Revokes every live token of a user except `keepTokenId`; returns how many were revoked. */
+export async function revokeUserTokens(db: Database, userId: number, keepTokenId: number | null): Promise<number> {
+  let query = db
+    .updateTable("tokens")
+    .set({ revoked_at: new Date().toISOString() })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null);
+  if (keepTokenId !== null) query = query.where("id", "!=", keepTokenId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /**
  * Creates a device row and a bearer token for it; returns the token (shown once, stored hashed).
  * Token times are real time; the device's times are the product's (business) time.

@@ -1,4 +1,6 @@
+import type { Database } from "../db";
 import type { User } from "../db/schema";
+import { type Clock, systemClock } from "./clock";
 
 /** The user object every endpoint returns. */
 export interface PublicUser {
@@ -21,4 +23,33 @@ export function publicUser(
     email_verified_at: user.email_verified_at,
     created_at: user.created_at,
   };
+}
+
+/**
+ * Creates an account without a password (as Google/Apple sign-in will), email verified now;
+ * returns its id. Such accounts get a password through forgot-password or the set-password email.
+ */
+export async function createUserWithoutPassword(
+  db: Database,
+  user: { email: string; name?: string | null },
+  clock: Clock = systemClock,
+): Promise<number> {
+  const now = clock.now().toISOString();
+  const row = await db
+    .insertInto("users")
+    .values({
+      email: user.email.trim().toLowerCase(),
+      name: user.name ?? null,
+      password_hash: null,
+      email_verified_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<User | undefined> {
+  return db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst();
 }

@@ -8,10 +8,10 @@ import { z } from "zod";
 
 const isMissing = (input: unknown) => input === undefined || input === null;
 
-/** A required text field: 'The {label} field is required.' when missing or blank. */
-export function requiredText(label: string, opts: { max?: number; trim?: boolean } = {}) {
+/** A required text field: 'The {label} field is required.' (or `required`) when missing or blank. */
+export function requiredText(label: string, opts: { max?: number; trim?: boolean; required?: string } = {}) {
   const { max = 255, trim = true } = opts;
-  const required = `The ${label} field is required.`;
+  const required = opts.required ?? `The ${label} field is required.`;
   const base = z.string({
     error: (issue) => (isMissing(issue.input) ? required : `The ${label} field must be text.`),
   });
@@ -20,11 +20,64 @@ export function requiredText(label: string, opts: { max?: number; trim?: boolean
     .max(max, { error: `The ${label} field must not be longer than ${max} characters.`, abort: true });
 }
 
-/** Required email: trimmed, lower-cased, 'Please enter a valid email address' when malformed. */
-export function emailField() {
-  return requiredText("email", { max: 254 })
+export const INVALID_EMAIL = "Please enter a valid email address";
+export const EMAIL_REQUIRED = "Email is required";
+
+/**
+ * Required email: trimmed, lower-cased, 'Please enter a valid email address' when malformed or
+ * longer than 254 characters. `required` replaces 'The email field is required.' (the code and
+ * sign-up endpoints use 'Email is required').
+ */
+export function emailField(opts: { required?: string } = {}) {
+  const required = opts.required ?? "The email field is required.";
+  const base = z.string({ error: (issue) => (isMissing(issue.input) ? required : "The email field must be text.") });
+  return base
+    .trim()
+    .min(1, { error: required, abort: true })
+    .max(254, { error: INVALID_EMAIL, abort: true })
     .toLowerCase()
-    .pipe(z.email({ error: "Please enter a valid email address" }));
+    .pipe(z.email({ error: INVALID_EMAIL }));
+}
+
+export const CODE_FORMAT = "Please enter the 6-digit verification code";
+
+/** A 6-digit code (text; trimmed): 'Please enter the 6-digit verification code' otherwise. */
+export function codeField() {
+  return z
+    .string({ error: CODE_FORMAT })
+    .trim()
+    .regex(/^\d{6}$/, { error: CODE_FORMAT });
+}
+
+/**
+ * A 1/0 flag as HTML forms and JSON clients send it: 1, "1", true, "true", "on", "yes" are 1;
+ * 0, "0", false, "false", "off", "no" are 0; missing, null or "" is undefined; anything else null.
+ */
+export function parseFlag(value: unknown): 0 | 1 | undefined | null {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (value === 1 || value === true) return 1;
+  if (value === 0 || value === false) return 0;
+  if (typeof value === "string") {
+    const v = value.trim().toLowerCase();
+    if (["1", "true", "on", "yes"].includes(v)) return 1;
+    if (["0", "false", "off", "no"].includes(v)) return 0;
+  }
+  return null;
+}
+
+/** An optional 1/0 flag (see parseFlag); missing is 0. */
+export function flagField(label: string) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      const flag = parseFlag(value);
+      if (flag === null) {
+        ctx.addIssue({ code: "custom", message: `The ${label} field must be 1 or 0.` });
+        return z.NEVER;
+      }
+      return flag ?? 0;
+    });
 }
 
 /** Required password, never trimmed. */
@@ -45,4 +98,48 @@ export function optionalText(label: string, max = 255) {
 /** A body schema: an object (unknown keys dropped). */
 export function body<T extends z.ZodRawShape>(shape: T) {
   return z.object(shape, { error: "The request body must be a JSON object or form data." });
+}
+
+/** The optional device fields of every sign-in body (password, code, SSO, registration). */
+export function deviceFields() {
+  return {
+    platform: optionalText("platform", 50),
+    device_os: optionalText("device os", 100),
+    device_os_version: optionalText("device os version", 100),
+    device_brand: optionalText("device brand", 100),
+    device_model: optionalText("device model", 100),
+  };
+}
+
+export const MIN_PASSWORD_LENGTH = 8;
+export const PASSWORD_TOO_SHORT = "Password must be at least 8 characters";
+
+/**
+ * A new password and its confirmation (never trimmed). `required` when either is missing or empty,
+ * 'Password must be at least 8 characters', and `mismatch` (on password_confirmation) when they differ.
+ */
+export function newPasswordFields(messages: { required: string; mismatch: string }) {
+  const field = () =>
+    z
+      .string({ error: messages.required })
+      .min(1, { error: messages.required, abort: true })
+      .max(1024, { error: "The password must not be longer than 1024 characters.", abort: true });
+  return {
+    password: field().min(MIN_PASSWORD_LENGTH, { error: PASSWORD_TOO_SHORT }),
+    password_confirmation: field(),
+  };
+}
+
+/** Adds the "passwords differ" issue to a schema built with newPasswordFields(). */
+export function passwordsMatch(mismatch: string) {
+  return (value: { password?: unknown; password_confirmation?: unknown }, ctx: z.RefinementCtx) => {
+    if (
+      typeof value.password === "string" &&
+      typeof value.password_confirmation === "string" &&
+      value.password_confirmation !== "" &&
+      value.password !== value.password_confirmation
+    ) {
+      ctx.addIssue({ code: "custom", path: ["password_confirmation"], message: mismatch });
+    }
+  };
 }

@@ -4,21 +4,17 @@ import { ApiError, asyncHandler, parseBody, sendOk } from "../lib/http";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../lib/passwords";
 import { tooManyLoginsMessage } from "../lib/rate-limit";
 import { defineRoute } from "../lib/routing";
-import { WEB_PLATFORM, describeDevice, getAuth, issueToken, requireAuth } from "../lib/sessions";
+import { getAuth, issueToken, requireAuth, signInDevice } from "../lib/sessions";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { publicUser } from "../lib/users";
-import { body, emailField, optionalText, passwordField } from "../lib/validation";
+import { body, deviceFields, emailField, passwordField } from "../lib/validation";
 
 export const INVALID_CREDENTIALS = "These credentials do not match our records.";
 
 const loginSchema = body({
   email: emailField(),
   password: passwordField(),
-  platform: optionalText("platform", 50),
-  device_os: optionalText("device os", 100),
-  device_os_version: optionalText("device os version", 100),
-  device_brand: optionalText("device brand", 100),
-  device_model: optionalText("device model", 100),
+  ...deviceFields(),
 });
 
 export function registerUserRoutes(app: Express, ctx: ApiContext): void {
@@ -53,16 +49,7 @@ export function registerUserRoutes(app: Express, ctx: ApiContext): void {
           .execute();
       }
 
-      const device = describeDevice(
-        {
-          platform: input.platform ?? WEB_PLATFORM,
-          device_os: input.device_os,
-          device_os_version: input.device_os_version,
-          device_brand: input.device_brand,
-          device_model: input.device_model,
-        },
-        req.headers["user-agent"],
-      );
+      const device = signInDevice(input, req.headers["user-agent"]);
       const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
       sendOk(res, { token, user: publicUser(user) }, "Login successful.");
     }),

@@ -1,9 +1,18 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteLoaderData } from "@remix-run/react";
+import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
+import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
+import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
 import { createApiClient } from "~/utils/api.server";
-import { requireToken } from "~/utils/auth.server";
+import { requireToken, requireUser } from "~/utils/auth.server";
+import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates.server";
+import { readFlow, writeFlow } from "~/utils/flow.server";
+import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import type { loader as layoutLoader } from "./_app";
 
 export const meta: MetaFunction = () => [{ title: "My Account | VPN Account" }];
 
@@ -49,6 +58,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!downloadsResult.ok) notices.push({ type: "error", message: "Failed to fetch links" });
 
   return {
+    dialog: await changePasswordDialogState(request),
     status,
     accounts: (["GOOGLE", "APPLE"] as const).map((type) => ({
       type,
@@ -65,11 +75,83 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
+const DIALOG_URL = "/?dialog=change-password";
+
+/** The change-password dialog (identity §4) is a server-rendered state of this page: ?dialog=… plus the flow. */
+async function changePasswordDialogState(request: Request) {
+  if (new URL(request.url).searchParams.get("dialog") !== "change-password") return null;
+  const flow = await readFlow(request, "change");
+  if (!flow) return null;
+  if (flow.resetToken) return { step: "password" as const, email: flow.email };
+  return { step: "code" as const, code: codeStepState(flow) };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { user, api } = await requireUser(request, context);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "");
+
+  if (intent === "set-password-email") {
+    const sent = await api.setPasswordEmail();
+    return sent.ok
+      ? redirectWithSuccess("/", sent.message || "We have emailed you a link to set your password.")
+      : redirectWithError("/", sent.message || "An error occurred");
+  }
+
+  if (intent === "change-password-start" || intent === "change-resend") {
+    // The dialog opens once a reset code has been requested for the user's own email.
+    const sent = await api.forgotPassword({ email: user.email });
+    if (!sent.ok) return redirectWithError(intent === "change-resend" ? DIALOG_URL : "/", sent.message || "Failed to send reset password email");
+    const cookie = await writeFlow(request, "change", { email: user.email, sentAt: Date.now() });
+    const message = intent === "change-resend" ? "Verification code resent to your email!" : `We sent a code to ${user.email}.`;
+    return redirectWithSuccess(DIALOG_URL, message, { headers: { "Set-Cookie": cookie } });
+  }
+
+  if (intent === "change-close") {
+    return redirect("/", { headers: { "Set-Cookie": await writeFlow(request, "change", undefined) } });
+  }
+
+  const flow = await readFlow(request, "change");
+  if (!flow || flow.email !== user.email) return redirect("/");
+
+  if (intent === "change-verify") {
+    const submission = parseSubmission(formData, OtpSchema);
+    if (submission.status !== "success") return formFailure("change-verify", submission);
+    const checked = await api.resetPasswordByCode({ email: flow.email, code: submission.value.code!.trim() });
+    if (!checked.ok) return formFailure("change-verify", submission, checked.message || "Failed to reset password!", checked.status);
+    const cookie = await writeFlow(request, "change", { ...flow, resetToken: checked.data.reset_token });
+    return redirect(DIALOG_URL, { headers: { "Set-Cookie": cookie } });
+  }
+
+  if (intent === "change-reset") {
+    const submission = parseSubmission(formData, NewPasswordSchema);
+    if (submission.status !== "success") return formFailure("change-reset", submission);
+    if (!flow.resetToken) return redirect(DIALOG_URL);
+    // With the bearer token, the API keeps this session and signs out every other one.
+    const reset = await api.resetPassword({
+      token: flow.resetToken,
+      email: flow.email,
+      password: submission.value.password!,
+      password_confirmation: submission.value.password_confirmation!,
+    });
+    if (!reset.ok) return formFailure("change-reset", submission, reset.message || "Failed to reset password!", reset.status);
+    const cookie = await writeFlow(request, "change", undefined);
+    return redirectWithSuccess("/", reset.message || "Your password has been reset.", { headers: { "Set-Cookie": cookie } });
+  }
+
+  throw new Response("Unknown form", { status: 400 });
+}
+
 export default function AccountHome() {
-  const { status, accounts, downloads, notices } = useLoaderData<typeof loader>();
+  const { status, accounts, downloads, notices, dialog } = useLoaderData<typeof loader>();
+  const layout = useRouteLoaderData<typeof layoutLoader>("routes/_app");
+  const actionData = useActionData<FormFailure>();
+  const navigation = useNavigation();
+  const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
     <>
-      <Toasts toasts={notices} />
+      <Toasts toasts={serverError ? [...notices, { type: "error", message: serverError }] : notices} />
+      {dialog ? <ChangePasswordDialog state={dialog} /> : null}
       <section className="page home">
         <header className="page-header">
           <h1>Welcome to the product!</h1>
@@ -109,10 +191,27 @@ export default function AccountHome() {
 
           <article className="card" aria-labelledby="password-heading">
             <h2 id="password-heading">Password</h2>
-            <p className="muted">Keep your account safe with a strong password.</p>
-            <Link to="/forget-password" className="button">
-              Change Password
-            </Link>
+            {layout?.hasPassword === false ? (
+              <>
+                <p className="muted">Your account has no password yet. We will email you a link to set one.</p>
+                <Form method="post">
+                  <input type="hidden" name="intent" value="set-password-email" />
+                  <SubmitButton intent="set-password-email" className="button">
+                    Set password
+                  </SubmitButton>
+                </Form>
+              </>
+            ) : (
+              <>
+                <p className="muted">Keep your account safe with a strong password.</p>
+                <Form method="post">
+                  <input type="hidden" name="intent" value="change-password-start" />
+                  <SubmitButton intent="change-password-start" className="button">
+                    Change Password
+                  </SubmitButton>
+                </Form>
+              </>
+            )}
           </article>
 
           <article className="card" aria-labelledby="accounts-heading">
@@ -151,5 +250,33 @@ export default function AccountHome() {
         </div>
       </section>
     </>
+  );
+}
+
+type DialogState = NonNullable<Awaited<ReturnType<typeof changePasswordDialogState>>>;
+
+function ChangePasswordDialog({ state }: { state: DialogState }) {
+  return (
+    <div className="dialog-backdrop">
+      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="change-password-title">
+        <header className="dialog-header">
+          <h2 id="change-password-title">Change Password</h2>
+          <Form method="post">
+            <input type="hidden" name="intent" value="change-close" />
+            <button type="submit" className="button button--link" aria-label="Close">
+              ×
+            </button>
+          </Form>
+        </header>
+        {state.step === "code" ? (
+          <OtpStepForm state={state.code} intent="change-verify" resendIntent="change-resend" button="Next" />
+        ) : (
+          <>
+            <p className="muted">Choose a new password. Your other devices will be signed out.</p>
+            <NewPasswordForm intent="change-reset" button="Submit" email={state.email} />
+          </>
+        )}
+      </section>
+    </div>
   );
 }

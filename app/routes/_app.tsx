@@ -8,7 +8,7 @@ import { requireUser } from "~/utils/auth.server";
 // The signed-in menu layout (identity §2): every child route is protected by this loader.
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { user } = await requireUser(request, context);
-  return { email: user.email };
+  return { email: user.email, hasPassword: user.has_password };
 }
 
 const NAV_ITEMS = [

@@ -2,3 +2,11 @@
 // so importing schemas through here keeps zod out of route chunks; the browser loads a schema
 // lazily (utils/client-validation.ts) from its own module when it validates as you type.
 export { LoginSchema } from "./login";
+export {
+  EmailStepSchema,
+  NewPasswordSchema,
+  OtpSchema,
+  SignupCodeSchema,
+  SignupEmailSchema,
+  SignupPasswordSchema,
+} from "./identity";

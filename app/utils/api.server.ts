@@ -109,6 +109,36 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
     accountLinks: () => call<{ linked: ApiAccountLink[] }>("POST", "/api/account/link-list"),
     downloadLinks: () => call<{ windows: string; mac: string }>("GET", "/api/download-links"),
     health: () => call<{ database: string }>("GET", "/api/health"),
+
+    // Sign-up (identity §7)
+    tempSignup: (body: { email: string; isCheckout?: boolean; plan_id?: string }) => call<null>("POST", "/api/user/temp-signup", body),
+    verifyTempCode: (body: { email: string; verification_code: string }) => call<null>("POST", "/api/user/verify-temp-code", body),
+    registerUser: (body: {
+      email: string;
+      password: string;
+      password_confirmation: string;
+      verification_code: string;
+      agreement: 0 | 1;
+      newsletter: 0 | 1;
+      platform: "Web Browser";
+    }) => call<{ token: string; user: ApiUser }>("POST", "/api/user/register-user", body),
+
+    // Sign-in by emailed code, password reset, first password
+    getLoginCode: (body: { email: string }) => call<null>("POST", "/api/auth/get-login-code", body),
+    codeLogin: (body: { email: string; code: string }) => call<{ token: string; user: ApiUser }>("POST", "/api/auth/code-login", body),
+    forgotPassword: (body: { email: string }) => call<null>("POST", "/api/auth/forgot-password", body),
+    resetPasswordByCode: (body: { email: string; code: string }) =>
+      call<{ reset_token: string }>("POST", "/api/auth/reset-password-by-code", body),
+    resetPassword: (body: { token: string; email: string; password: string; password_confirmation: string }) =>
+      call<null>("POST", "/api/auth/reset-password", body),
+    generateNewPassword: (body: { token: string; password: string; password_confirmation: string }) =>
+      call<null>("POST", "/api/generate/new-password", body),
+    setPasswordEmail: () => call<null>("POST", "/api/user/set-password-email"),
+
+    // Single sign-on
+    ssoToken: () => call<{ access_token: string }>("POST", "/api/auth/sso-token"),
+    ssoLoginWithToken: (body: { access_token: string }) =>
+      call<{ token: string; user: ApiUser }>("POST", "/api/auth/sso-login-with-token", body),
   };
 }
 

@@ -1,4 +1,4 @@
-import { parse } from "@conform-to/dom";
+import { parse, type SubmissionResult } from "@conform-to/dom";
 import { useEffect, useRef } from "react";
 
 /** The Standard Schema interface every zod 4 schema implements; using it keeps zod out of this module. */
@@ -54,4 +54,25 @@ export function useLazySchemaValidation<Output>(loadSchema: () => Promise<Standa
   }, []);
   return ({ formData }: { formData: FormData }) =>
     schema.current ? validateForm<Output>(formData, schema.current) : parse<Output, string[]>(formData, { resolve: () => ({ value: undefined }) });
+}
+
+type FormActionData = { form?: string; result?: unknown; serverError?: string | null } | undefined;
+
+/**
+ * conform's useForm options for one of a page's forms: the server's last result when it was this
+ * form's, and lazy schema validation on blur.
+ */
+export function useFormOptions<Fields extends Record<string, unknown>>(
+  id: string,
+  actionData: FormActionData,
+  loadSchema: () => Promise<StandardSchema>,
+) {
+  const onValidate = useLazySchemaValidation<Fields>(loadSchema);
+  return {
+    id,
+    lastResult: actionData?.form === id ? (actionData.result as SubmissionResult<string[]>) : undefined,
+    shouldValidate: "onBlur" as const,
+    shouldRevalidate: "onInput" as const,
+    onValidate,
+  };
 }

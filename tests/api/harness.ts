@@ -92,6 +92,9 @@ export class TestClock implements Clock {
   advanceDays(days: number): void {
     this.offsetMs += days * 86_400_000;
   }
+  advanceSeconds(seconds: number): void {
+    this.offsetMs += seconds * 1000;
+  }
   reset(): void {
     this.offsetMs = 0;
   }
@@ -136,7 +139,25 @@ export interface TestApi {
   /** Signs in and returns the token (fails the test when the sign-in fails). */
   login(email: string, password: string, headers?: Record<string, string>): Promise<string>;
   createUser(user: { email: string; password?: string | null; name?: string }): Promise<number>;
+  /** GET /dev/mailbox.json (optionally ?to=EMAIL): the sandbox outbox, newest first. */
+  mailbox(to?: string): Promise<MailboxEntry[]>;
+  /** The code in the newest email to `to` (fails unless its text has exactly one 6-digit run). */
+  latestCode(to: string): Promise<string>;
   close(): Promise<void>;
+}
+
+export interface MailboxEntry {
+  to: string;
+  subject: string;
+  text: string;
+  sentAt: string;
+}
+
+/** The one run of six digits in an email's text (throws when there is not exactly one). */
+export function codeIn(text: string): string {
+  const matches = text.match(/\b\d{6}\b/g) ?? [];
+  if (matches.length !== 1) throw new Error(`expected exactly one 6-digit code, found ${matches.length}`);
+  return matches[0]!;
 }
 
 export interface StartOptions {
@@ -229,6 +250,16 @@ export async function startApi(kind: DatabaseKind, opts: StartOptions = {}): Pro
       return res.body.data.token as string;
     },
     createUser: (user) => insertUser(api.db, user),
+    async mailbox(to) {
+      const res = await request(baseUrl, "GET", `/dev/mailbox.json${to ? `?to=${encodeURIComponent(to)}` : ""}`);
+      if (res.status !== 200) throw new Error(`mailbox failed: ${res.status} ${res.text}`);
+      return res.body as MailboxEntry[];
+    },
+    async latestCode(to) {
+      const [mail] = await t.mailbox(to);
+      if (!mail) throw new Error(`no email to ${to}`);
+      return codeIn(mail.text);
+    },
     async close() {
       try {
         await http.close();

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { expect, type Page, type TestInfo } from "@playwright/test";
+import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import { createDatabase } from "../../api/db";
+import { createSetPasswordToken } from "../../api/lib/one-time-tokens";
 import { hashPassword } from "../../api/lib/passwords";
+import { createUserWithoutPassword } from "../../api/lib/users";
 
 // Test fixtures go through the API's own database code, on the e2e server's database file.
 const E2E_DATABASE = "data/e2e/portal.sqlite";
@@ -92,4 +94,52 @@ export async function submitSignIn(page: Page, user: { email: string; password: 
 export async function expectHome(page: Page) {
   await expect(page.getByRole("heading", { name: "Welcome to the product!" })).toBeVisible();
   expect(new URL(page.url()).pathname).toBe("/");
+}
+
+/** An account without a password (as Google/Apple sign-in creates), and a "set your password" token for it. */
+export async function createPasswordlessUser() {
+  const email = uniqueEmail("nopass");
+  return withDatabase(async (db) => {
+    const userId = await createUserWithoutPassword(db, { email, name: "No Password" });
+    const token = await createSetPasswordToken(db, userId);
+    return { email, token };
+  });
+}
+
+type Mail = { to: string; subject: string; text: string; sentAt: string };
+
+/** The newest email to `email` whose subject matches, from the mail sandbox (DESIGN §2). */
+export async function latestMail(request: APIRequestContext, email: string, subject: RegExp, after?: string): Promise<Mail> {
+  let found: Mail | undefined;
+  await expect
+    .poll(
+      async () => {
+        const response = await request.get(`/dev/mailbox.json?to=${encodeURIComponent(email)}`);
+        const mails = (await response.json()) as Mail[];
+        found = mails.find((mail) => subject.test(mail.subject) && (!after || mail.sentAt > after));
+        return Boolean(found);
+      },
+      { message: `an email to ${email} with subject ${subject}`, timeout: 5_000 },
+    )
+    .toBe(true);
+  return found!;
+}
+
+/** The code in the newest matching email: the only run of six digits in its text. */
+export async function latestCode(request: APIRequestContext, email: string, subject = /code/i, after?: string): Promise<string> {
+  const mail = await latestMail(request, email, subject, after);
+  const codes = mail.text.match(/\b\d{6}\b/g) ?? [];
+  expect(codes).toHaveLength(1);
+  return codes[0]!;
+}
+
+/** Types a code into the code field, whichever form it has (one input, or six boxes with JavaScript). */
+export async function enterCode(page: Page, code: string) {
+  await page.getByLabel("Verification code").fill(code);
+}
+
+/** Logs out from the menu and waits until the sign-in page is back. */
+export async function logOut(page: Page) {
+  await page.getByRole("button", { name: "Log Out" }).click();
+  await expect(page).toHaveURL(/\/login$/);
 }

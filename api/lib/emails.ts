@@ -1,0 +1,118 @@
+import { escapeHtml } from "./html";
+import type { Mail } from "./mailer";
+
+/*
+ * The product's emails. Each has a text and an HTML body; interpolated values are HTML-escaped.
+ * An email that carries a code has no other run of six digits in its text (no links, no address,
+ * no numbers but the code), so that clients and tests can take the code with /\b\d{6}\b/.
+ */
+
+const PRODUCT = "VPN";
+
+interface Paragraph {
+  text: string;
+  /** A link shown after the text (href = the URL, also written out in the text body). */
+  link?: string;
+}
+
+function render(to: string, subject: string, opts: { code?: string; paragraphs: Paragraph[] }): Mail {
+  const textParts: string[] = [];
+  const htmlParts: string[] = [];
+  if (opts.code) {
+    textParts.push(opts.code);
+    htmlParts.push(`<p><strong>${escapeHtml(opts.code)}</strong></p>`);
+  }
+  for (const p of opts.paragraphs) {
+    textParts.push(p.link ? `${p.text}\n${p.link}` : p.text);
+    htmlParts.push(
+      p.link
+        ? `<p>${escapeHtml(p.text)}<br><a href="${escapeHtml(p.link)}">${escapeHtml(p.link)}</a></p>`
+        : `<p>${escapeHtml(p.text)}</p>`,
+    );
+  }
+  textParts.push(`— The ${PRODUCT} team`);
+  htmlParts.push(`<p>— The ${escapeHtml(PRODUCT)} team</p>`);
+  const html =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
+    `<body>${htmlParts.join("")}</body></html>`;
+  return { to, subject, text: textParts.join("\n\n") + "\n", html };
+}
+
+export const SUBJECTS = {
+  signupCode: "Your verification code",
+  loginCode: "Your sign-in code",
+  resetCode: "Your password reset code",
+  alreadyRegistered: "You already have an account",
+  passwordChanged: "Your password was changed",
+  passwordSet: "Your password was set",
+  setPasswordLink: "Set your account password",
+} as const;
+
+export function signupCodeEmail(to: string, code: string): Mail {
+  return render(to, SUBJECTS.signupCode, {
+    code,
+    paragraphs: [
+      { text: "This is your verification code. Enter it on the sign-up page to confirm your email address. It expires in five minutes." },
+      { text: "If you did not try to create an account, you can ignore this email." },
+    ],
+  });
+}
+
+export function loginCodeEmail(to: string, code: string): Mail {
+  return render(to, SUBJECTS.loginCode, {
+    code,
+    paragraphs: [
+      { text: "This is your sign-in code. Enter it on the sign-in page. It expires in five minutes." },
+      { text: "If you did not ask to sign in, you can ignore this email: nobody can sign in without this code." },
+    ],
+  });
+}
+
+export function resetCodeEmail(to: string, code: string): Mail {
+  return render(to, SUBJECTS.resetCode, {
+    code,
+    paragraphs: [
+      { text: "This is your password reset code. Enter it to choose a new password. It expires in five minutes." },
+      { text: "If you did not ask to reset your password, you can ignore this email: your password has not changed." },
+    ],
+  });
+}
+
+/** Sent instead of a sign-up code when the email already has an account (no code in it). */
+export function alreadyRegisteredEmail(to: string, publicUrl: string): Mail {
+  return render(to, SUBJECTS.alreadyRegistered, {
+    paragraphs: [
+      { text: "Someone, probably you, tried to create an account with this email address, but you already have one." },
+      { text: "Sign in here:", link: `${publicUrl}/login` },
+      { text: "Forgot your password? Reset it here:", link: `${publicUrl}/forget-password` },
+      { text: "If this was not you, you can ignore this email." },
+    ],
+  });
+}
+
+export function passwordChangedEmail(to: string, publicUrl: string): Mail {
+  return render(to, SUBJECTS.passwordChanged, {
+    paragraphs: [
+      { text: "The password of your account was just changed, and your other sessions were signed out." },
+      { text: "If you did not do this, reset your password now and check your account:", link: `${publicUrl}/forget-password` },
+    ],
+  });
+}
+
+export function passwordSetEmail(to: string, publicUrl: string): Mail {
+  return render(to, SUBJECTS.passwordSet, {
+    paragraphs: [
+      { text: "A password was just set for your account. You can now sign in with your email and password." },
+      { text: "If you did not do this, reset your password now:", link: `${publicUrl}/forget-password` },
+    ],
+  });
+}
+
+export function setPasswordLinkEmail(to: string, link: string): Mail {
+  return render(to, SUBJECTS.setPasswordLink, {
+    paragraphs: [
+      { text: "Choose a password for your account with this link. It works once, for 24 hours:", link },
+      { text: "If you did not ask for this, you can ignore this email." },
+    ],
+  });
+}

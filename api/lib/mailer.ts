@@ -1,0 +1,142 @@
+import nodemailer, { type Transporter } from "nodemailer";
+import type { ApiConfig } from "../config";
+import type { Logger } from "../context";
+import type { Database } from "../db";
+import type { Clock } from "./clock";
+
+/** Every email has a plain-text and an HTML body. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  /** Resolves once the mail is stored (sandbox) or accepted by the SMTP server (live). */
+  send(mail: Mail): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/**
+ * The mail sandbox (SMTP_URL unset): every email goes to the mail_outbox table, so that every
+ * instance sharing the database sees it (GET /dev/mailbox, /dev/mailbox.json).
+ */
+export class OutboxMailer implements Mailer {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async send(mail: Mail): Promise<void> {
+    await this.db
+      .insertInto("mail_outbox")
+      .values({
+        to_address: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        sent_at: this.clock.now().toISOString(),
+      })
+      .execute();
+  }
+}
+
+export interface OutboxEntry {
+  to: string;
+  subject: string;
+  text: string;
+  /** ISO 8601. */
+  sentAt: string;
+}
+
+/** The outbox, newest first, optionally only the emails to one address (matched without regard to case). */
+export async function listOutbox(db: Database, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
+  let query = db
+    .selectFrom("mail_outbox")
+    .select(["to_address", "subject", "text", "sent_at"])
+    .orderBy("id", "desc")
+    .limit(opts.limit ?? 200);
+  if (opts.to) query = query.where((eb) => eb(eb.fn("lower", ["to_address"]), "=", opts.to!.trim().toLowerCase()));
+  const rows = await query.execute();
+  return rows.map((r) => ({ to: r.to_address, subject: r.subject, text: r.text, sentAt: r.sent_at }));
+}
+
+/** Live mail: SMTP through nodemailer, from SMTP_URL (smtp:// or smtps://, credentials in the URL). */
+export class SmtpMailer implements Mailer {
+  private readonly transport: Transporter;
+
+  constructor(
+    smtpUrl: string,
+    private readonly from: string,
+  ) {
+    // Options given in the URL (e.g. ?pool=true) win over these timeouts.
+    this.transport = nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
+  }
+
+  async send(mail: Mail): Promise<void> {
+    await this.transport.sendMail({
+      from: this.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+    });
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}
+
+export function createMailer(config: ApiConfig, deps: { db: Database; clock: Clock }): Mailer {
+  const url = config.credentials.smtpUrl;
+  if (config.integrations.mail === "live" && url) return new SmtpMailer(url, config.mailFrom);
+  return new OutboxMailer(deps.db, deps.clock);
+}
+
+/**
+ * What routes send mail through. It logs only the recipient and the subject (never a body: they
+ * carry codes and links). With live SMTP the send runs in the background (failures are logged): the
+ * answer then takes the same time whether or not an email was sent, which would otherwise tell
+ * which emails have accounts. The sandbox outbox is written before the answer, so that a client
+ * (or a test) can read the code as soon as the request returns.
+ */
+export class MailService {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    readonly mailer: Mailer,
+    private readonly opts: { background: boolean; logger: Logger },
+  ) {}
+
+  async deliver(mail: Mail): Promise<void> {
+    const { logger } = this.opts;
+    logger.info(`Mail to ${mail.to}: ${mail.subject}`);
+    if (!this.opts.background) {
+      await this.mailer.send(mail);
+      return;
+    }
+    const task: Promise<void> = this.mailer
+      .send(mail)
+      .catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        logger.error(`Mail to ${mail.to} (${mail.subject}) could not be sent: ${reason}`);
+      })
+      .finally(() => {
+        this.pending.delete(task);
+      });
+    this.pending.add(task);
+  }
+
+  /** Waits for background sends, then closes the transport. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+    await this.mailer.close?.();
+  }
+}

@@ -1,0 +1,115 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import type { EmailStepFields, NewPasswordFields, OtpFields } from "~/schemas/identity";
+import { useFormOptions } from "~/utils/client-validation";
+import type { FormFailure } from "~/utils/forms.server";
+import { CodeInput } from "./code-input";
+import { formatMinutesSeconds, useCountdown } from "./countdown";
+import { Field } from "./field";
+import { ResendForm } from "./resend-form";
+import { SubmitButton } from "./submit-button";
+
+// The steps shared by sign-in by code, password reset and the change-password dialog.
+
+const loadIdentitySchemas = () => import("~/schemas/identity");
+
+function useLastFailure() {
+  const actionData = useActionData<FormFailure>();
+  const navigation = useNavigation();
+  return navigation.state === "idle" ? actionData : undefined;
+}
+
+export type CodeStepState = { email: string; sentAt: number; resendIn: number; expiresIn: number };
+
+export function EmailStepForm({ intent = "send", button = "Continue" }: { intent?: string; button?: string }) {
+  const [form, fields] = useForm<EmailStepFields>(
+    useFormOptions<EmailStepFields>(intent, useLastFailure(), () => loadIdentitySchemas().then((m) => m.EmailStepSchema)),
+  );
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate>
+      <input type="hidden" name="intent" value={intent} />
+      <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+        <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
+      </Field>
+      <SubmitButton intent={intent}>{button}</SubmitButton>
+    </Form>
+  );
+}
+
+export function OtpStepForm({
+  state,
+  intent = "verify",
+  button = "Continue",
+  resendIntent = "resend",
+  children,
+}: {
+  state: CodeStepState;
+  intent?: string;
+  button?: string;
+  resendIntent?: string;
+  children?: ReactNode;
+}) {
+  const [form, fields] = useForm<OtpFields>(
+    useFormOptions<OtpFields>(intent, useLastFailure(), () => loadIdentitySchemas().then((m) => m.OtpSchema)),
+  );
+  const expiresIn = useCountdown(state.expiresIn, state.sentAt);
+  return (
+    <>
+      <p className="muted">
+        Enter the code we&apos;ve sent to <strong>{state.email}</strong>
+      </p>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value={intent} />
+        <CodeInput id={fields.code.id} name={fields.code.name} errorId={fields.code.errorId} errors={fields.code.errors} />
+        <p className="expiry" aria-live="off">
+          {expiresIn > 0 ? (
+            <>
+              Code expires in <span className="countdown">{formatMinutesSeconds(expiresIn)}</span>
+            </>
+          ) : (
+            "The code has expired. Resend a new one."
+          )}
+        </p>
+        <SubmitButton intent={intent}>{button}</SubmitButton>
+      </Form>
+      <div className="code-actions">
+        <ResendForm secondsLeft={state.resendIn} sentAt={state.sentAt} intent={resendIntent} />
+        {children}
+      </div>
+    </>
+  );
+}
+
+export function NewPasswordForm({
+  intent = "reset",
+  button = "Continue",
+  email,
+  autoFocus = true,
+}: {
+  intent?: string;
+  button?: string;
+  email?: string;
+  autoFocus?: boolean;
+}) {
+  const [form, fields] = useForm<NewPasswordFields>(
+    useFormOptions<NewPasswordFields>(intent, useLastFailure(), () => loadIdentitySchemas().then((m) => m.NewPasswordSchema)),
+  );
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate>
+      <input type="hidden" name="intent" value={intent} />
+      {email ? <input type="text" name="username" value={email} autoComplete="username" readOnly hidden /> : null}
+      <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+        <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" autoFocus={autoFocus} />
+      </Field>
+      <Field
+        label={<label htmlFor={fields.password_confirmation.id}>Confirm Password</label>}
+        errorId={fields.password_confirmation.errorId}
+        errors={fields.password_confirmation.errors}
+      >
+        <input {...getInputProps(fields.password_confirmation, { type: "password" })} autoComplete="new-password" />
+      </Field>
+      <SubmitButton intent={intent}>{button}</SubmitButton>
+    </Form>
+  );
+}

@@ -1,0 +1,25 @@
+import { Form } from "@remix-run/react";
+import { useCountdown } from "./countdown";
+
+/**
+ * 'Resend Code', enabled only when its countdown is 0 and otherwise showing the seconds left. Its own
+ * form, so resending never trips the code field's validation. The server enforces the 30 s rule
+ * whatever the page shows.
+ */
+export function ResendForm({ secondsLeft, sentAt, intent = "resend" }: { secondsLeft: number; sentAt: number; intent?: string }) {
+  const left = useCountdown(secondsLeft, sentAt);
+  return (
+    <Form method="post" className="resend-form">
+      <input type="hidden" name="intent" value={intent} />
+      <button type="submit" className="button button--link" disabled={left > 0}>
+        Resend Code
+        {left > 0 ? <span aria-hidden="true"> ({left}s)</span> : null}
+      </button>
+      {left > 0 ? (
+        <noscript>
+          <span className="muted"> Reload this page after {left} seconds to resend.</span>
+        </noscript>
+      ) : null}
+    </Form>
+  );
+}

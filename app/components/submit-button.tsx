@@ -1,0 +1,18 @@
+import { useNavigation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { Spinner } from "./spinner";
+
+/**
+ * A form's main button. While its form is being sent it shows a spinner and refuses a second
+ * submit (identity §2: submitting while loading is blocked). `intent` tells it which form is its.
+ */
+export function SubmitButton({ intent, children, className = "button button--primary button--block" }: { intent: string; children: ReactNode; className?: string }) {
+  const navigation = useNavigation();
+  const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
+  return (
+    <button type="submit" className={className} disabled={pending} aria-busy={pending || undefined}>
+      {pending ? <Spinner /> : null}
+      {children}
+    </button>
+  );
+}

@@ -1,0 +1,61 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { NewPasswordForm } from "~/components/code-flow";
+import { Logo } from "~/components/logo";
+import { NewPasswordSchema } from "~/schemas/index.server";
+import { createApiClient } from "~/utils/api.server";
+import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { getSessionToken } from "~/utils/session.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+// First password for an account created without one (Google/Apple, or a checkout left early); the
+// token comes from the "set your password" email.
+
+export const meta: MetaFunction = () => [{ title: "Set your password | VPN Account" }];
+
+export async function loader({ params }: LoaderFunctionArgs) {
+  return { hasToken: Boolean(params.token) };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const formData = await readFormData(request);
+  const submission = parseSubmission(formData, NewPasswordSchema);
+  if (!params.token) throw new Response("Not Found", { status: 404 });
+  if (submission.status !== "success") return formFailure("reset", submission);
+  const signedIn = Boolean(await getSessionToken(request));
+  const result = await createApiClient(request, context).generateNewPassword({
+    token: params.token,
+    password: submission.value.password!,
+    password_confirmation: submission.value.password_confirmation!,
+  });
+  // identity §8: shown inline, the server's message first.
+  if (!result.ok) return formFailure("reset", submission, result.message || "Failed to generate new password!", result.status);
+  return redirectWithSuccess(signedIn ? "/" : "/login", result.message || "Password generated successfully!");
+}
+
+export default function GeneratePasswordPage() {
+  const { hasToken } = useLoaderData<typeof loader>();
+  const actionData = useActionData<FormFailure>();
+  const navigation = useNavigation();
+  const inlineError = navigation.state === "idle" ? actionData?.serverError : null;
+  return (
+    <div className="auth-page">
+      <header className="auth-header">
+        <Logo />
+      </header>
+      <main className="auth-card">
+        <h1 className="auth-title">Please set your account password</h1>
+        {hasToken ? (
+          <>
+            <p className="form-error" role={inlineError ? "alert" : undefined}>
+              {inlineError ?? ""}
+            </p>
+            <NewPasswordForm />
+          </>
+        ) : (
+          <p className="muted">This link is missing its token. Open the link from your email again.</p>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Logo } from "~/components/logo";
+import { Toasts } from "~/components/toasts";
+import { LoginSchema } from "~/schemas/index.server";
+import { createApiClient } from "~/utils/api.server";
+import { requireAnonymous } from "~/utils/auth.server";
+import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { safeRedirect } from "~/utils/safe-redirect";
+import { commitTokenSession } from "~/utils/session.server";
+import { SignInForm } from "./sign-in-form";
+import { SignUp } from "./sign-up";
+import { signupAction, signupState } from "./signup.server";
+
+export const meta: MetaFunction = ({ location }) => [
+  { title: `${new URLSearchParams(location.search).get("tab") === "signup" ? "Sign Up" : "Sign In"} | VPN Account` },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAnonymous(request);
+  const tab = new URL(request.url).searchParams.get("tab") === "signup" ? "signup" : "signin";
+  return { signup: tab === "signup" ? await signupState(request) : null };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireAnonymous(request);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "signin");
+  const oldurlField = formData.get("oldurl");
+  const oldurl = typeof oldurlField === "string" && oldurlField ? oldurlField : (new URL(request.url).searchParams.get("oldurl") ?? "");
+  if (intent === "signin") return signIn(request, context, formData, oldurl);
+  return signupAction(intent, { request, context, formData, oldurl });
+}
+
+async function signIn(request: Request, context: ActionFunctionArgs["context"], formData: FormData, oldurl: string) {
+  const submission = parseSubmission(formData, LoginSchema);
+  if (submission.status !== "success") return formFailure("sign-in", submission);
+  const { email, password } = submission.value;
+  const result = await createApiClient(request, context).login({ email: email!.trim(), password: password! });
+  if (!result.ok) return formFailure("sign-in", submission, result.message || "Login failed", result.status);
+  return redirect(safeRedirect(oldurl), { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
+}
+
+export default function LoginPage() {
+  const { signup } = useLoaderData<typeof loader>();
+  const actionData = useActionData<FormFailure>();
+  const navigation = useNavigation();
+  const [searchParams] = useSearchParams();
+  const tab = signup ? "signup" : "signin";
+  const oldurl = searchParams.get("oldurl") ?? "";
+  const tabHref = (name: "signin" | "signup") => {
+    const params = new URLSearchParams();
+    if (name === "signup") params.set("tab", "signup");
+    if (oldurl) params.set("oldurl", oldurl);
+    const query = params.toString();
+    return query ? `/login?${query}` : "/login";
+  };
+  const serverError = navigation.state === "idle" ? actionData?.serverError : null;
+
+  return (
+    <div className="auth-page">
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <header className="auth-header">
+        <Logo />
+      </header>
+      <main className="auth-card">
+        <h1 className="auth-title">{tab === "signin" ? "Welcome back" : "Create your account"}</h1>
+        <div role="tablist" aria-label="Sign in or sign up" className="tabs">
+          <Link role="tab" aria-selected={tab === "signin"} to={tabHref("signin")} className="tab" replace>
+            Sign In
+          </Link>
+          <Link role="tab" aria-selected={tab === "signup"} to={tabHref("signup")} className="tab" replace>
+            Sign Up
+          </Link>
+        </div>
+        <section role="tabpanel" aria-label={tab === "signin" ? "Sign In" : "Sign Up"}>
+          {signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}
+        </section>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Field } from "~/components/field";
+import { SubmitButton } from "~/components/submit-button";
+import type { LoginFields } from "~/schemas/login";
+import { useFormOptions } from "~/utils/client-validation";
+import type { FormFailure } from "~/utils/forms.server";
+
+export function SignInForm({ oldurl }: { oldurl: string }) {
+  const actionData = useActionData<FormFailure>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm<LoginFields>(
+    useFormOptions<LoginFields>("sign-in", navigation.state === "idle" ? actionData : undefined, () =>
+      import("~/schemas/login").then((module) => module.LoginSchema),
+    ),
+  );
+
+  return (
+    <>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="signin" />
+        <input type="hidden" name="oldurl" value={oldurl} />
+        <p className="form-error" id={form.errorId} role={form.errors ? "alert" : undefined}>
+          {form.errors?.[0] ?? ""}
+        </p>
+        <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
+        </Field>
+        <Field
+          label={<label htmlFor={fields.password.id}>Password</label>}
+          errorId={fields.password.errorId}
+          errors={fields.password.errors}
+        >
+          <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
+        </Field>
+        <div className="auth-links">
+          <Link to="/forget-password">Forgot your password?</Link>
+          <Link to="/get-code">Get Sign In Code</Link>
+        </div>
+        <SubmitButton intent="signin">Continue</SubmitButton>
+      </Form>
+      <div className="divider" role="separator">
+        <span>or</span>
+      </div>
+      <div className="social-buttons">
+        <Form method="post" action={`/auth/google${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
+          <button type="submit" className="button button--social">
+            Continue with Google
+          </button>
+        </Form>
+        <Form method="post" action={`/auth/apple${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
+          <button type="submit" className="button button--social">
+            Continue with Apple
+          </button>
+        </Form>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,102 @@
+import type { AppLoadContext } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { SignupCodeSchema, SignupEmailSchema, SignupPasswordSchema } from "~/schemas/index.server";
+import { createApiClient } from "~/utils/api.server";
+import { readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
+import { formFailure, parseSubmission } from "~/utils/forms.server";
+import { safeRedirect } from "~/utils/safe-redirect";
+import { commitTokenSession } from "~/utils/session.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+// The three sign-up steps of identity §2/§4, kept in the __flow cookie between requests.
+
+export type SignupStep =
+  | { step: "email" }
+  | { step: "code"; email: string; secondsLeft: number; sentAt: number }
+  | { step: "password"; email: string };
+
+export async function signupState(request: Request): Promise<SignupStep> {
+  const flow = await readFlow(request, "signup");
+  if (!flow) return { step: "email" };
+  if (flow.code) return { step: "password", email: flow.email };
+  return { step: "code", email: flow.email, sentAt: flow.sentAt, secondsLeft: secondsLeft(flow.sentAt, RESEND_SECONDS) };
+}
+
+export function signupUrl(oldurl: string) {
+  return `/login?tab=signup${oldurl ? `&oldurl=${encodeURIComponent(oldurl)}` : ""}`;
+}
+
+type Args = { request: Request; context: AppLoadContext; formData: FormData; oldurl: string };
+
+export async function signupAction(intent: string, { request, context, formData, oldurl }: Args) {
+  const api = createApiClient(request, context);
+  const here = signupUrl(oldurl);
+
+  if (intent === "signup-restart") {
+    return redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "signup", undefined) } });
+  }
+
+  if (intent === "signup-email") {
+    const submission = parseSubmission(formData, SignupEmailSchema);
+    if (submission.status !== "success") return formFailure("signup-email", submission);
+    const email = submission.value.email!.trim().toLowerCase();
+    const sent = await api.tempSignup({ email, isCheckout: false });
+    if (!sent.ok) return formFailure("signup-email", submission, sent.message || "Failed to send signup token!", sent.status);
+    const cookie = await writeFlow(request, "signup", {
+      email,
+      agreeTerms: true,
+      agreeMarketing: Boolean(submission.value.agree_margeting),
+      sentAt: Date.now(),
+    });
+    return redirectWithSuccess(here, "Verification code sent to your email!", { headers: { "Set-Cookie": cookie } });
+  }
+
+  const flow = await readFlow(request, "signup");
+  // A step posted without its earlier steps (expired cookie, another tab finished): start over.
+  if (!flow) return redirect(here);
+
+  if (intent === "resend") {
+    const sent = await api.tempSignup({ email: flow.email, isCheckout: false });
+    if (!sent.ok) return formFailure("signup-code", parseSubmission(formData, SignupCodeSchema), sent.message || "Failed to send signup token!", sent.status);
+    const cookie = await writeFlow(request, "signup", { ...flow, code: undefined, sentAt: Date.now() });
+    return redirectWithSuccess(here, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
+  }
+
+  if (intent === "signup-code") {
+    const submission = parseSubmission(formData, SignupCodeSchema);
+    if (submission.status !== "success") return formFailure("signup-code", submission);
+    const code = submission.value.verification_code!.trim();
+    const verified = await api.verifyTempCode({ email: flow.email, verification_code: code });
+    if (!verified.ok) {
+      const message = verified.status >= 500 ? "Failed to verify code. Please try again." : verified.message || "Invalid verification code";
+      return formFailure("signup-code", submission, message, verified.status);
+    }
+    return redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "signup", { ...flow, code }) } });
+  }
+
+  if (intent === "signup-password") {
+    const submission = parseSubmission(formData, SignupPasswordSchema);
+    if (submission.status !== "success") return formFailure("signup-password", submission);
+    if (!flow.code) return redirect(here);
+    const registered = await api.registerUser({
+      email: flow.email,
+      password: submission.value.password!,
+      password_confirmation: submission.value.confirmPassword!,
+      verification_code: flow.code,
+      agreement: flow.agreeTerms ? 1 : 0,
+      newsletter: flow.agreeMarketing ? 1 : 0,
+      platform: "Web Browser",
+    });
+    if (!registered.ok) {
+      // identity §8: a rejected registration shows the response message; a failed call a generic one.
+      const message = registered.status >= 500 ? "Registration failed. Please try again." : registered.message || "Registration failed";
+      return formFailure("signup-password", submission, message, registered.status);
+    }
+    const headers = new Headers();
+    headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
+    headers.append("Set-Cookie", await writeFlow(request, "signup", undefined));
+    return redirectWithSuccess(safeRedirect(oldurl), "Verification successful!", { headers });
+  }
+
+  throw new Response("Unknown form", { status: 400 });
+}

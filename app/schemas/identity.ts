@@ -1,0 +1,82 @@
+import * as z from "zod/mini";
+import { EMAIL_PATTERN } from "./email";
+
+// One schema per form of the identity flows, with identity §5's messages. Strings only (see
+// docs/decisions/002): the browser and the action get identical results.
+
+const trimmed = (value: string | undefined) => value?.trim() ?? "";
+
+function emailIssues(value: string | undefined, ctx: z.core.$RefinementCtx, path = "email") {
+  const email = trimmed(value);
+  if (!email) ctx.addIssue({ code: "custom", message: "Email is required", path: [path] });
+  else if (!EMAIL_PATTERN.test(email)) ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: [path] });
+}
+
+/**
+ * Sign-up step 1: email, terms (agree_terms, required) and marketing (agree_margeting, optional).
+ * identity §5 gives sign-up one email message, for a blank email too.
+ */
+export const SignupEmailSchema = z
+  .object({ email: z.optional(z.string()), agree_terms: z.optional(z.string()), agree_margeting: z.optional(z.string()) })
+  .check(
+    z.superRefine((value, ctx) => {
+      if (!EMAIL_PATTERN.test(trimmed(value.email)))
+        ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: ["email"] });
+      if (!value.agree_terms) ctx.addIssue({ code: "custom", message: "You must agree to terms and conditions", path: ["agree_terms"] });
+    }),
+  );
+
+/** Sign-up step 2: the emailed code. */
+export const SignupCodeSchema = z.object({ verification_code: z.optional(z.string()) }).check(
+  z.superRefine((value, ctx) => {
+    if (trimmed(value.verification_code).length !== 6)
+      ctx.addIssue({ code: "custom", message: "Please enter the 6-digit verification code", path: ["verification_code"] });
+  }),
+);
+
+/** Sign-up step 3: Password and Confirm Password. */
+export const SignupPasswordSchema = z.object({ password: z.optional(z.string()), confirmPassword: z.optional(z.string()) }).check(
+  z.superRefine((value, ctx) => {
+    if (!value.password || !value.confirmPassword) {
+      ctx.addIssue({ code: "custom", message: "Please fill in all fields", path: [value.password ? "confirmPassword" : "password"] });
+      return;
+    }
+    if (value.password !== value.confirmPassword)
+      ctx.addIssue({ code: "custom", message: "Passwords do not match", path: ["confirmPassword"] });
+    else if (value.password.length < 8)
+      ctx.addIssue({ code: "custom", message: "Password must be at least 8 characters", path: ["password"] });
+  }),
+);
+
+/** The email step of code sign-in and password reset. */
+export const EmailStepSchema = z.object({ email: z.optional(z.string()) }).check(z.superRefine((value, ctx) => emailIssues(value.email, ctx)));
+
+/** The code step of code sign-in, password reset and the change-password dialog. */
+export const OtpSchema = z.object({ code: z.optional(z.string()) }).check(
+  z.superRefine((value, ctx) => {
+    if (trimmed(value.code).length !== 6) ctx.addIssue({ code: "custom", message: "Please Enter Confirm OTP", path: ["code"] });
+  }),
+);
+
+/** A new password with its confirmation (reset, change, first password). */
+export const NewPasswordSchema = z
+  .object({ password: z.optional(z.string()), password_confirmation: z.optional(z.string()) })
+  .check(
+    z.superRefine((value, ctx) => {
+      if (!value.password) ctx.addIssue({ code: "custom", message: "Please enter password", path: ["password"] });
+      if (!value.password_confirmation)
+        ctx.addIssue({ code: "custom", message: "Please enter password", path: ["password_confirmation"] });
+      if (!value.password || !value.password_confirmation) return;
+      if (value.password !== value.password_confirmation)
+        ctx.addIssue({ code: "custom", message: "Passwords don't match", path: ["password_confirmation"] });
+      else if (value.password.length < 8)
+        ctx.addIssue({ code: "custom", message: "Password must be at least 8 characters", path: ["password"] });
+    }),
+  );
+
+export type SignupEmailFields = z.input<typeof SignupEmailSchema>;
+export type SignupCodeFields = z.input<typeof SignupCodeSchema>;
+export type SignupPasswordFields = z.input<typeof SignupPasswordSchema>;
+export type EmailStepFields = z.input<typeof EmailStepSchema>;
+export type OtpFields = z.input<typeof OtpSchema>;
+export type NewPasswordFields = z.input<typeof NewPasswordSchema>;

@@ -1,0 +1,66 @@
+import { createCookieSessionStorage } from "@remix-run/node";
+import { getEnv } from "./env.server";
+
+// Multi-step flows keep their state on the server side of a signed, httpOnly, short-lived cookie
+// (DESIGN §3): refresh, back and a second tab all see the same step.
+
+export const RESEND_SECONDS = 30;
+export const CODE_TTL_SECONDS = 300;
+
+type SignupFlow = {
+  email: string;
+  agreeTerms: boolean;
+  agreeMarketing: boolean;
+  sentAt: number;
+  /** The verified code; registration presents it once more. */
+  code?: string;
+};
+type CodeFlow = { email: string; sentAt: number };
+type ResetFlow = CodeFlow & { resetToken?: string };
+
+export type Flows = {
+  signup?: SignupFlow;
+  loginCode?: CodeFlow;
+  reset?: ResetFlow;
+  change?: ResetFlow;
+};
+
+let storage: ReturnType<typeof createStorage> | undefined;
+
+function createStorage() {
+  const env = getEnv();
+  return createCookieSessionStorage<Flows>({
+    cookie: {
+      name: "__flow",
+      httpOnly: true,
+      sameSite: "lax",
+      path: "/",
+      secure: env.secureCookies,
+      secrets: env.sessionSecrets,
+      maxAge: 60 * 60,
+    },
+  });
+}
+
+function flowStorage() {
+  storage ??= createStorage();
+  return storage;
+}
+
+export async function readFlow<K extends keyof Flows>(request: Request, key: K): Promise<Flows[K] | undefined> {
+  const session = await flowStorage().getSession(request.headers.get("Cookie"));
+  return session.get(key) as Flows[K] | undefined;
+}
+
+/** Set-Cookie that stores (or, with undefined, clears) one flow's state. */
+export async function writeFlow<K extends keyof Flows>(request: Request, key: K, value: Flows[K] | undefined): Promise<string> {
+  const session = await flowStorage().getSession(request.headers.get("Cookie"));
+  if (value === undefined) session.unset(key);
+  else session.set(key, value as never);
+  return flowStorage().commitSession(session);
+}
+
+/** Seconds left of a countdown that started at `sentAt` (ms) and lasts `total` seconds. */
+export function secondsLeft(sentAt: number, total: number, now = Date.now()): number {
+  return Math.max(0, Math.ceil((sentAt + total * 1000 - now) / 1000));
+}

@@ -1,0 +1,47 @@
+import { expect, test } from "@playwright/test";
+import { createUser, enterCode, expectHome, latestCode, open, uniqueEmail } from "./support";
+
+test.describe("sign in with an emailed code", () => {
+  test("email, then the code: signed in", async ({ page, request }, testInfo) => {
+    const user = await createUser();
+    await open(page, "/login", testInfo);
+    await page.getByRole("link", { name: "Get Sign In Code" }).click();
+    await expect(page).toHaveURL(/\/get-code$/);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Enter the code we've sent to")).toBeVisible();
+    await expect(page.getByText(user.email)).toBeVisible();
+    await expect(page.getByRole("button", { name: "Resend Code" })).toBeDisabled();
+
+    await enterCode(page, await latestCode(request, user.email, /sign-in code/i));
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expectHome(page);
+  });
+
+  test("a short code reads 'Please Enter Confirm OTP'; a wrong one is refused", async ({ page, request }, testInfo) => {
+    const user = await createUser();
+    await open(page, "/get-code", testInfo);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await enterCode(page, "12");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Please Enter Confirm OTP")).toBeVisible();
+
+    const code = await latestCode(request, user.email, /sign-in code/i);
+    await enterCode(page, code === "999999" ? "888888" : "999999");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Invalid verification code" })).toBeVisible();
+  });
+
+  test("an unknown email gets the same answer as a known one", async ({ page }, testInfo) => {
+    await open(page, "/get-code", testInfo);
+    await page.getByLabel("Email").fill(uniqueEmail("nobody"));
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Enter the code we've sent to")).toBeVisible();
+  });
+
+  test("'Log in with password' goes to the root", async ({ page }, testInfo) => {
+    await open(page, "/get-code", testInfo);
+    await expect(page.getByRole("link", { name: "Log in with password" })).toHaveAttribute("href", "/");
+  });
+});

@@ -1,0 +1,110 @@
+import { expect, test, type Page } from "@playwright/test";
+import { enterCode, expectHome, hasJavaScript, latestCode, open, uniqueEmail, withDatabase } from "./support";
+
+const continueButton = (page: Page) => page.getByRole("button", { name: "Continue", exact: true });
+
+async function startSignUp(page: Page, testInfo: Parameters<typeof open>[2], email: string, marketing = false) {
+  await open(page, "/login", testInfo);
+  await page.getByRole("tab", { name: "Sign Up" }).click();
+  await expect(page.getByRole("tab", { name: "Sign Up" })).toHaveAttribute("aria-selected", "true");
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByRole("checkbox", { name: "I agree to the Terms of Service and Privacy Policy" }).check();
+  if (marketing) await page.getByRole("checkbox", { name: "Send me news and offers by email" }).check();
+  await continueButton(page).click();
+  await expect(page.getByRole("heading", { name: "Confirm Code" })).toBeVisible();
+}
+
+test.describe("sign-up", () => {
+  test("the whole sign-up: email and consent, emailed code, password, signed in", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("signup");
+    await startSignUp(page, testInfo, email, true);
+    await expect(page.getByText("Verification code sent to your email!")).toBeVisible();
+    await expect(page.getByText(email)).toBeVisible();
+
+    await enterCode(page, await latestCode(request, email));
+    await continueButton(page).click();
+
+    await page.getByLabel("Password", { exact: true }).fill("a-strong-password");
+    await page.getByLabel("Confirm Password").fill("a-strong-password");
+    await page.getByRole("button", { name: "Finish" }).click();
+    await expectHome(page);
+    await expect(page.getByText("Verification successful!")).toBeVisible();
+    await expect(page.getByText(email)).toBeVisible();
+
+    const stored = await withDatabase((db) => db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirstOrThrow());
+    expect(stored.password_hash).toMatch(/^\$argon2id\$/);
+    expect(stored.agreement_at).not.toBeNull();
+    expect(Number(stored.newsletter)).toBe(1);
+    expect(stored.email_verified_at).not.toBeNull();
+  });
+
+  test("step 1 messages: a bad email and the missing terms", async ({ page }, testInfo) => {
+    await open(page, "/login?tab=signup", testInfo);
+    await page.getByLabel("Email", { exact: true }).fill("not-an-email");
+    await continueButton(page).click();
+    await expect(page.getByText("Please enter a valid email address")).toBeVisible();
+    await expect(page.getByText("You must agree to terms and conditions")).toBeVisible();
+    await expect(page.getByLabel("Email", { exact: true })).toHaveValue("not-an-email");
+  });
+
+  test("step 2: Resend Code is disabled with its countdown, a short or wrong code is refused", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("signup");
+    await startSignUp(page, testInfo, email);
+    const resend = page.getByRole("button", { name: "Resend Code" });
+    await expect(resend).toBeDisabled();
+    await expect(resend).toHaveText(/Resend Code \((30|29|28|27)s\)/);
+
+    await enterCode(page, "123");
+    await continueButton(page).click();
+    await expect(page.getByText("Please enter the 6-digit verification code")).toBeVisible();
+
+    const code = await latestCode(request, email);
+    const wrong = code === "000000" ? "111111" : "000000";
+    await enterCode(page, wrong);
+    await continueButton(page).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Invalid verification code" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Confirm Code" })).toBeVisible();
+
+    if (hasJavaScript(testInfo)) {
+      // React counts down; the server said 30 s, so a few seconds later the number is lower.
+      await expect(resend).toHaveText(/\((2[0-7]|1\d)s\)/, { timeout: 12_000 });
+    }
+  });
+
+  test("step 3 messages: empty, different and short passwords", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("signup");
+    await startSignUp(page, testInfo, email);
+    await enterCode(page, await latestCode(request, email));
+    await continueButton(page).click();
+    const finish = page.getByRole("button", { name: "Finish" });
+
+    await finish.click();
+    await expect(page.getByText("Please fill in all fields")).toBeVisible();
+
+    await page.getByLabel("Password", { exact: true }).fill("a-strong-password");
+    await page.getByLabel("Confirm Password").fill("another-password");
+    await finish.click();
+    await expect(page.getByText("Passwords do not match")).toBeVisible();
+
+    await page.getByLabel("Password", { exact: true }).fill("short");
+    await page.getByLabel("Confirm Password").fill("short");
+    await finish.click();
+    await expect(page.getByText("Password must be at least 8 characters")).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Welcome to the product!" })).toHaveCount(0);
+  });
+
+  test("the step survives a refresh and a second tab", async ({ page, context, request }, testInfo) => {
+    const email = uniqueEmail("signup");
+    await startSignUp(page, testInfo, email);
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Confirm Code" })).toBeVisible();
+    const second = await context.newPage();
+    await second.goto("/login?tab=signup");
+    await expect(second.getByRole("heading", { name: "Confirm Code" })).toBeVisible();
+    await expect(second.getByText(email)).toBeVisible();
+    await second.close();
+    await page.getByRole("button", { name: "Use a different email" }).click();
+    await expect(page.getByRole("checkbox", { name: "I agree to the Terms of Service and Privacy Policy" })).toBeVisible();
+    expect(await latestCode(request, email)).toMatch(/^\d{6}$/);
+  });
+});
