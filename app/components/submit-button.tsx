@@ -8,7 +8,9 @@ import { Spinner } from "./spinner";
  */
 export function SubmitButton({ intent, children, className = "button button--primary button--block" }: { intent: string; children: ReactNode; className?: string }) {
   const navigation = useNavigation();
-  const pending = navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
+  // Busy from the submit until the page it leads to has loaded (a redirect's load keeps formData), so
+  // a second click in between cannot send the form again.
+  const pending = navigation.state !== "idle" && navigation.formData?.get("intent") === intent;
   return (
     <button type="submit" className={className} disabled={pending} aria-busy={pending || undefined}>
       {pending ? <Spinner /> : null}

@@ -1,15 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { EmailStepForm, NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { RestartForm } from "~/components/restart-form";
-import { Logo } from "~/components/logo";
-import { Toasts } from "~/components/toasts";
-import { EmailStepSchema, NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
+import { AuthPage } from "~/components/auth-page";
+import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
 import { createApiClient } from "~/utils/api.server";
-import { codeStepState } from "~/utils/code-flow.server";
+import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 
@@ -29,29 +28,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = String(formData.get("intent") ?? "send");
   const api = createApiClient(request, context, await getSessionToken(request));
 
-  if (intent === "restart") {
-    return redirect("/forget-password", { headers: { "Set-Cookie": await writeFlow(request, "reset", undefined) } });
-  }
-
-  if (intent === "send") {
-    const submission = parseSubmission(formData, EmailStepSchema);
-    if (submission.status !== "success") return formFailure("send", submission);
-    const email = submission.value.email!.trim().toLowerCase();
-    const sent = await api.forgotPassword({ email });
-    if (!sent.ok) return formFailure("send", submission, sent.message || "Failed to send reset password email", sent.status);
-    const cookie = await writeFlow(request, "reset", { email, sentAt: Date.now() });
-    return redirectWithSuccess("/forget-password", sent.message || "We have sent you a reset code.", { headers: { "Set-Cookie": cookie } });
-  }
+  const handled = await handleCodeRequest(intent, {
+    request,
+    formData,
+    flowKey: "reset",
+    pagePath: "/forget-password",
+    send: (email) => api.forgotPassword({ email }),
+    failure: "Failed to send reset password email",
+    sentMessage: "We have sent you a reset code.",
+  });
+  if (handled) return handled;
 
   const flow = await readFlow(request, "reset");
   if (!flow) return redirect("/forget-password");
-
-  if (intent === "resend") {
-    const sent = await api.forgotPassword({ email: flow.email });
-    if (!sent.ok) return formFailure("verify", parseSubmission(formData, OtpSchema), sent.message || "Failed to send reset password email", sent.status);
-    const cookie = await writeFlow(request, "reset", { email: flow.email, sentAt: Date.now() });
-    return redirectWithSuccess("/forget-password", "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
-  }
 
   if (intent === "verify") {
     const submission = parseSubmission(formData, OtpSchema);
@@ -83,43 +72,33 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function ForgetPasswordPage() {
   const state = useLoaderData<typeof loader>();
-  const actionData = useActionData<FormFailure>();
-  const navigation = useNavigation();
-  const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
-    <div className="auth-page">
-      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
-      <header className="auth-header">
-        <Logo />
-      </header>
-      <main className="auth-card">
-        <h1 className="auth-title">Reset your password</h1>
-        {state.step === "email" ? (
-          <>
-            <p className="muted">Enter the email of your account and we will send you a code.</p>
-            <EmailStepForm />
-          </>
-        ) : null}
-        {state.step === "code" ? (
-          <OtpStepForm state={state.code}>
-            <RestartForm />
-          </OtpStepForm>
-        ) : null}
-        {state.step === "password" ? (
-          <>
-            <p className="muted">
-              Choose a new password for <strong>{state.email}</strong>.
-            </p>
-            <NewPasswordForm email={state.email} />
-            <div className="code-actions">
-              <RestartForm label="Start again" />
-            </div>
-          </>
-        ) : null}
-        <p className="auth-footer">
-          <Link to="/login">Back to sign in</Link>
-        </p>
-      </main>
-    </div>
+    <AuthPage title="Reset your password">
+      {state.step === "email" ? (
+        <>
+          <p className="muted">Enter the email of your account and we will send you a code.</p>
+          <EmailStepForm />
+        </>
+      ) : null}
+      {state.step === "code" ? (
+        <OtpStepForm state={state.code}>
+          <RestartForm />
+        </OtpStepForm>
+      ) : null}
+      {state.step === "password" ? (
+        <>
+          <p className="muted">
+            Choose a new password for <strong>{state.email}</strong>.
+          </p>
+          <NewPasswordForm email={state.email} />
+          <div className="code-actions">
+            <RestartForm label="Start again" />
+          </div>
+        </>
+      ) : null}
+      <p className="auth-footer">
+        <Link to="/login">Back to sign in</Link>
+      </p>
+    </AuthPage>
   );
 }

@@ -2,9 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { Logo } from "~/components/logo";
+import { AuthPage } from "~/components/auth-page";
 import { Spinner } from "~/components/spinner";
-import { Toasts } from "~/components/toasts";
 import { createApiClient } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
@@ -28,9 +27,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = String(formData.get("token") ?? "");
   const redirectTo = safeRedirect(formData.get("redirect"));
   if (await getSessionToken(request)) return redirect(redirectTo);
-  if (!token) return data({ error: "Looks like the link is broken, plesae try again!" }, { status: 400 });
+  if (!token) return data({ serverError: "Looks like the link is broken, plesae try again!" }, { status: 400 });
   const result = await createApiClient(request, context).ssoLoginWithToken({ access_token: token });
-  if (!result.ok) return data({ error: result.message || "SSO login failed" }, { status: result.status < 500 ? result.status : 503 });
+  if (!result.ok) return data({ serverError: result.message || "SSO login failed" }, { status: result.status < 500 ? result.status : 503 });
   return redirect(redirectTo, { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
 }
 
@@ -48,12 +47,7 @@ export default function SsoLoginPage() {
   }, [token]);
 
   return (
-    <div className="auth-page">
-      <Toasts toasts={actionData?.error ? [{ type: "error", message: actionData.error }] : []} />
-      <header className="auth-header">
-        <Logo />
-      </header>
-      <main className="auth-card centered">
+    <AuthPage className="auth-card centered">
         {!token ? (
           <>
             <h1 className="auth-title">Looks like the link is broken, plesae try again!</h1>
@@ -61,7 +55,7 @@ export default function SsoLoginPage() {
               Go to sign in
             </Link>
           </>
-        ) : actionData?.error ? (
+        ) : actionData?.serverError ? (
           <>
             <h1 className="auth-title">We couldn&apos;t sign you in</h1>
             <p className="muted">The link may have been used already or expired. Please sign in.</p>
@@ -84,7 +78,6 @@ export default function SsoLoginPage() {
             </Form>
           </>
         )}
-      </main>
-    </div>
+    </AuthPage>
   );
 }

@@ -16,6 +16,7 @@ test.describe("forgot password", () => {
 
     await enterCode(page, await latestCode(request, user.email, /reset/i));
     await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByLabel("Confirm Password")).toBeVisible();
 
     await page.getByRole("button", { name: "Continue", exact: true }).click();
     await expect(page.getByText("Please enter password").first()).toBeVisible();

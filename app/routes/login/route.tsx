@@ -1,12 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
-import { Logo } from "~/components/logo";
-import { Toasts } from "~/components/toasts";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { AuthPage } from "~/components/auth-page";
 import { LoginSchema } from "~/schemas/index.server";
 import { createApiClient } from "~/utils/api.server";
 import { requireAnonymous } from "~/utils/auth.server";
-import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
 import { SignInForm } from "./sign-in-form";
@@ -44,8 +43,6 @@ async function signIn(request: Request, context: ActionFunctionArgs["context"], 
 
 export default function LoginPage() {
   const { signup } = useLoaderData<typeof loader>();
-  const actionData = useActionData<FormFailure>();
-  const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const tab = signup ? "signup" : "signin";
   const oldurl = searchParams.get("oldurl") ?? "";
@@ -56,17 +53,10 @@ export default function LoginPage() {
     const query = params.toString();
     return query ? `/login?${query}` : "/login";
   };
-  const serverError = navigation.state === "idle" ? actionData?.serverError : null;
 
   return (
-    <div className="auth-page">
-      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
-      <header className="auth-header">
-        <Logo />
-      </header>
-      <main className="auth-card">
-        <h1 className="auth-title">{tab === "signin" ? "Welcome back" : "Create your account"}</h1>
-        <div role="tablist" aria-label="Sign in or sign up" className="tabs">
+    <AuthPage title={tab === "signin" ? "Welcome back" : "Create your account"}>
+      <div role="tablist" aria-label="Sign in or sign up" className="tabs">
           <Link role="tab" aria-selected={tab === "signin"} to={tabHref("signin")} className="tab" replace>
             Sign In
           </Link>
@@ -74,10 +64,9 @@ export default function LoginPage() {
             Sign Up
           </Link>
         </div>
-        <section role="tabpanel" aria-label={tab === "signin" ? "Sign In" : "Sign Up"}>
-          {signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}
-        </section>
-      </main>
-    </div>
+      <section role="tabpanel" aria-label={tab === "signin" ? "Sign In" : "Sign Up"}>
+        {signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}
+      </section>
+    </AuthPage>
   );
 }

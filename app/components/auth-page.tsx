@@ -1,0 +1,26 @@
+import { useActionData, useNavigation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { Logo } from "./logo";
+import { Toasts } from "./toasts";
+
+/**
+ * The frame of the signed-out pages: logo, one card, and the toast of the last refused submission
+ * (an action's `serverError`), shown until the next navigation.
+ */
+export function AuthPage({ title, children, className = "auth-card" }: { title?: ReactNode; children: ReactNode; className?: string }) {
+  const actionData = useActionData<{ serverError?: string | null } | undefined>();
+  const navigation = useNavigation();
+  const serverError = navigation.state === "idle" ? actionData?.serverError : null;
+  return (
+    <div className="auth-page">
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <header className="auth-header">
+        <Logo />
+      </header>
+      <main className={className}>
+        {title ? <h1 className="auth-title">{title}</h1> : null}
+        {children}
+      </main>
+    </div>
+  );
+}
