@@ -43,7 +43,8 @@ app.use(
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],
         "connect-src": isDev ? ["'self'", "ws:"] : ["'self'"],
-        "form-action": ["'self'"],
+        // A form post that redirects to a live identity provider is checked against form-action too.
+        "form-action": ["'self'", ...liveIdentityOrigins()],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
@@ -167,6 +168,14 @@ async function shutdown(signal: string) {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+
+/** Origins of the identity providers that are live (sandbox ones are served from this origin). */
+function liveIdentityOrigins(): string[] {
+  const origins: string[] = [];
+  if (env.GOOGLE_CLIENT_ID) origins.push(new URL(env.GOOGLE_ISSUER).origin);
+  if (env.APPLE_CLIENT_ID) origins.push(new URL(env.APPLE_ISSUER).origin);
+  return origins;
+}
 
 /** Validates the API's and the portal's environment together, and stops with every problem listed. */
 function loadConfigurationOrExit() {

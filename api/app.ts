@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
-import type { ApiConfig } from "./config";
+import { APPLE_SANDBOX_PATH, createIdentitySandbox, GOOGLE_SANDBOX_PATH } from "./sandbox/identity";
+import { type ApiConfig, SANDBOX_APPLE_CLIENT, SANDBOX_GOOGLE_CLIENT } from "./config";
 import type { ApiContext, Logger } from "./context";
 import { type Database, createDatabase, migrateToLatest } from "./db";
 import { seed } from "./db/seed";
@@ -103,6 +104,25 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   app.use("/api", notFound);
   app.use("/api", errorHandler(logger));
 
+  // The identity sandbox (an OpenID provider standing in for Google and Apple) exists only for the
+  // providers that are in sandbox mode; a live provider's sandbox paths go to next().
+  const googleSandbox = config.integrations.google === "sandbox";
+  const appleSandbox = config.integrations.apple === "sandbox";
+  let identitySandbox: Awaited<ReturnType<typeof createIdentitySandbox>> | undefined;
+  if (googleSandbox || appleSandbox) {
+    identitySandbox = await createIdentitySandbox({
+      publicUrl: config.publicUrl,
+      google: { ...SANDBOX_GOOGLE_CLIENT, redirectUris: [`${config.publicUrl}/auth/google/callback`] },
+      apple: { ...SANDBOX_APPLE_CLIENT, redirectUris: [`${config.publicUrl}/auth/apple/callback`] },
+    });
+    const sandboxRouter = identitySandbox.router;
+    app.use((req, res, next) => {
+      if (!googleSandbox && req.path.startsWith(GOOGLE_SANDBOX_PATH)) return next();
+      if (!appleSandbox && req.path.startsWith(APPLE_SANDBOX_PATH)) return next();
+      return sandboxRouter(req, res, next);
+    });
+  }
+
   // The mail sandbox's pages exist only while mail is a sandbox. Other /dev paths go to next().
   if (mailSandbox) {
     registerDevMailRoutes(app, ctx);
@@ -114,6 +134,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     db,
     async close() {
       await mail.close().catch(() => undefined);
+      await identitySandbox?.close().catch(() => undefined);
       if (ownsDb) await db.destroy();
     },
   };

@@ -1,3 +1,4 @@
+import { createPrivateKey } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
 
@@ -43,6 +44,21 @@ export interface ApiConfig {
     googleClientId?: string;
     appleClientId?: string;
   };
+  /**
+   * Google and Apple sign-in: where each provider's ID tokens come from (issuer, for discovery and
+   * the `iss` check) and our client at each (the `aud` of its ID tokens). Live when the client id
+   * is set, else the in-process OpenID sandbox at {PUBLIC_URL}/dev/oidc/{google,apple} with its
+   * published test clients. GOOGLE_ISSUER / APPLE_ISSUER are honoured in both modes (tests).
+   */
+  identity: {
+    google: GoogleIdentityConfig;
+    apple: AppleIdentityConfig;
+  };
+  /** Redeeming desktop hand-off codes: attempts per client address per window (real time). */
+  desktopCodes: {
+    maxPerIp: number;
+    windowSeconds: number;
+  };
   integrations: {
     mail: IntegrationMode;
     cards: IntegrationMode;
@@ -57,6 +73,38 @@ export interface ApiConfig {
   /** Port of the standalone API server (api/server.ts). */
   apiPort: number;
 }
+
+export interface GoogleIdentityConfig {
+  issuer: string;
+  clientId: string;
+  /** GOOGLE_CLIENT_SECRET (the portal's code exchange); the API itself only verifies ID tokens. */
+  clientSecret: string | undefined;
+}
+
+export interface AppleIdentityConfig {
+  issuer: string;
+  /** The Services ID: the `aud` of the ID tokens. */
+  clientId: string;
+  teamId: string;
+  keyId: string;
+  /** PEM of the Sign in with Apple key (.p8), `\n` escapes turned into newlines; unset in sandbox. */
+  privateKey?: string;
+}
+
+export const DEFAULT_GOOGLE_ISSUER = "https://accounts.google.com";
+export const DEFAULT_APPLE_ISSUER = "https://appleid.apple.com";
+/** The sandbox provider's published test clients. */
+export const SANDBOX_GOOGLE_CLIENT = {
+  clientId: "sandbox-google-client",
+  clientSecret: "sandbox-google-secret",
+} as const;
+export const SANDBOX_APPLE_CLIENT = {
+  clientId: "sandbox.apple.client",
+  teamId: "SANDBOXTEAM",
+  keyId: "SANDBOXKEY",
+} as const;
+/** Window of DESKTOP_CODE_MAX_PER_IP. */
+export const DESKTOP_CODE_WINDOW_SECONDS = 600;
 
 export const DEFAULT_DATABASE_URL = "./data/portal.sqlite";
 export const DEFAULT_DOWNLOAD_WINDOWS_URL = "https://downloads.example.com/vpn/windows/VPN-Setup.exe";
@@ -148,45 +196,76 @@ export function parseTrustProxy(value: string | undefined): TrustProxySetting | 
   return entries.length ? { kind: "list", entries } : { kind: "none" };
 }
 
-const envSchema = z.object({
-  DATABASE_URL: optionalString.refine((v) => v === undefined || parseDatabaseUrl(v) !== null, {
-    message: "expected a SQLite file path (optionally prefixed with file:) or a postgres:// URL",
-  }),
-  PORT: port(1),
-  PUBLIC_URL: httpUrl,
-  TOKEN_TTL_DAYS: positiveInteger,
-  LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
-  LOGIN_MAX_FAILURES_PER_IP: positiveInteger,
-  LOGIN_FAILURE_WINDOW_SECONDS: positiveInteger,
-  DOWNLOAD_WINDOWS_URL: httpUrl,
-  DOWNLOAD_MAC_URL: httpUrl,
-  TRUST_PROXY: optionalString.refine((v) => parseTrustProxy(v) !== null, {
-    message:
-      'expected empty, "true", "false", a number of hops, or comma-separated IP addresses/subnets (or loopback, linklocal, uniquelocal)',
-  }),
-  SMTP_URL: optionalString.refine(
-    (v) => {
-      if (v === undefined) return true;
-      try {
-        return ["smtp:", "smtps:"].includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    },
-    { message: "expected an smtp:// or smtps:// URL" },
-  ),
-  MAIL_FROM: optionalString.refine((v) => v === undefined || (/^[^\r\n]*@[^\r\n]*$/.test(v) && v.length <= 320), {
-    message: 'expected an address such as "VPN <no-reply@example.com>"',
-  }),
-  CODE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
-  CODE_MAX_PER_IP_PER_HOUR: positiveInteger,
-  STRIPE_SECRET_KEY: optionalString,
-  BITPAY_API_TOKEN: optionalString,
-  GOOGLE_CLIENT_ID: optionalString,
-  APPLE_CLIENT_ID: optionalString,
-  API_PORT: port(0),
-  NODE_ENV: optionalString,
-});
+/** An APPLE_PRIVATE_KEY value with its `\n` escapes turned into newlines. */
+function unescapePem(value: string): string {
+  return value.replace(/\\n/g, "\n");
+}
+
+function isPrivateKeyPem(value: string): boolean {
+  try {
+    createPrivateKey(unescapePem(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const envSchema = z
+  .object({
+    DATABASE_URL: optionalString.refine((v) => v === undefined || parseDatabaseUrl(v) !== null, {
+      message: "expected a SQLite file path (optionally prefixed with file:) or a postgres:// URL",
+    }),
+    PORT: port(1),
+    PUBLIC_URL: httpUrl,
+    TOKEN_TTL_DAYS: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_IP: positiveInteger,
+    LOGIN_FAILURE_WINDOW_SECONDS: positiveInteger,
+    DOWNLOAD_WINDOWS_URL: httpUrl,
+    DOWNLOAD_MAC_URL: httpUrl,
+    TRUST_PROXY: optionalString.refine((v) => parseTrustProxy(v) !== null, {
+      message:
+        'expected empty, "true", "false", a number of hops, or comma-separated IP addresses/subnets (or loopback, linklocal, uniquelocal)',
+    }),
+    SMTP_URL: optionalString.refine(
+      (v) => {
+        if (v === undefined) return true;
+        try {
+          return ["smtp:", "smtps:"].includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: "expected an smtp:// or smtps:// URL" },
+    ),
+    MAIL_FROM: optionalString.refine((v) => v === undefined || (/^[^\r\n]*@[^\r\n]*$/.test(v) && v.length <= 320), {
+      message: 'expected an address such as "VPN <no-reply@example.com>"',
+    }),
+    CODE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
+    CODE_MAX_PER_IP_PER_HOUR: positiveInteger,
+    STRIPE_SECRET_KEY: optionalString,
+    BITPAY_API_TOKEN: optionalString,
+    GOOGLE_CLIENT_ID: optionalString,
+    GOOGLE_CLIENT_SECRET: optionalString,
+    GOOGLE_ISSUER: httpUrl,
+    APPLE_CLIENT_ID: optionalString,
+    APPLE_TEAM_ID: optionalString,
+    APPLE_KEY_ID: optionalString,
+    APPLE_PRIVATE_KEY: optionalString.refine((v) => v === undefined || isPrivateKeyPem(v), {
+      message: "expected the PEM of the Sign in with Apple key (.p8), newlines as real newlines or \\n",
+    }),
+    APPLE_ISSUER: httpUrl,
+    DESKTOP_CODE_MAX_PER_IP: positiveInteger,
+    API_PORT: port(0),
+    NODE_ENV: optionalString,
+  })
+  .superRefine((e, ctx) => {
+    // Live Sign in with Apple signs its client secret with the team's key: all three are needed.
+    if (!e.APPLE_CLIENT_ID) return;
+    for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) {
+      if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when APPLE_CLIENT_ID is set" });
+    }
+  });
 
 /**
  * Reads and validates the API's environment. Throws one Error listing every bad variable, e.g.
@@ -202,6 +281,7 @@ export function loadApiConfig(
   }
   const e = result.data;
   const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT ?? 3000}`).replace(/\/+$/, "");
   const mode = (v: string | undefined): IntegrationMode => (v ? "live" : "sandbox");
   const integrations = {
     mail: mode(e.SMTP_URL),
@@ -213,7 +293,7 @@ export function loadApiConfig(
   return {
     databaseUrl,
     database: parseDatabaseUrl(databaseUrl)!,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT ?? 3000}`).replace(/\/+$/, ""),
+    publicUrl,
     tokenTtlDays: e.TOKEN_TTL_DAYS ?? 30,
     login: {
       maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL ?? 10,
@@ -230,6 +310,11 @@ export function loadApiConfig(
     },
     mailFrom: e.MAIL_FROM ?? DEFAULT_MAIL_FROM,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
+    identity: identityConfig(e, publicUrl),
+    desktopCodes: {
+      maxPerIp: e.DESKTOP_CODE_MAX_PER_IP ?? 10,
+      windowSeconds: DESKTOP_CODE_WINDOW_SECONDS,
+    },
     credentials: {
       smtpUrl: e.SMTP_URL,
       stripeSecretKey: e.STRIPE_SECRET_KEY,
@@ -242,6 +327,37 @@ export function loadApiConfig(
     production: e.NODE_ENV === "production",
     apiPort: e.API_PORT ?? 3001,
   };
+}
+
+type Env = z.output<typeof envSchema>;
+
+function identityConfig(e: Env, publicUrl: string): ApiConfig["identity"] {
+  const issuer = (url: string) => url.replace(/\/+$/, "");
+  const google: GoogleIdentityConfig = e.GOOGLE_CLIENT_ID
+    ? {
+        issuer: issuer(e.GOOGLE_ISSUER ?? DEFAULT_GOOGLE_ISSUER),
+        clientId: e.GOOGLE_CLIENT_ID,
+        clientSecret: e.GOOGLE_CLIENT_SECRET,
+      }
+    : {
+        issuer: issuer(e.GOOGLE_ISSUER ?? `${publicUrl}/dev/oidc/google`),
+        clientId: SANDBOX_GOOGLE_CLIENT.clientId,
+        clientSecret: e.GOOGLE_CLIENT_SECRET ?? SANDBOX_GOOGLE_CLIENT.clientSecret,
+      };
+  const apple: AppleIdentityConfig = e.APPLE_CLIENT_ID
+    ? {
+        issuer: issuer(e.APPLE_ISSUER ?? DEFAULT_APPLE_ISSUER),
+        clientId: e.APPLE_CLIENT_ID,
+        // Checked present by the schema when APPLE_CLIENT_ID is set.
+        teamId: e.APPLE_TEAM_ID!,
+        keyId: e.APPLE_KEY_ID!,
+        privateKey: unescapePem(e.APPLE_PRIVATE_KEY!),
+      }
+    : {
+        issuer: issuer(e.APPLE_ISSUER ?? `${publicUrl}/dev/oidc/apple`),
+        ...SANDBOX_APPLE_CLIENT,
+      };
+  return { google, apple };
 }
 
 /** Names of the integrations running as sandboxes (empty when all are live). */

@@ -14,7 +14,7 @@ import {
 import { useEffect, type ReactNode } from "react";
 import { Toasts } from "./components/toasts";
 import { NotFound } from "./components/not-found";
-import stylesUrl from "./styles/app.css?url";
+import stylesUrl from "./styles/app.css";
 import { getToast } from "./utils/toast.server";
 import { useNonce } from "./utils/nonce-provider";
 

@@ -22,3 +22,9 @@ export function withIdColumn<T extends string>(
   }
   return table.addColumn(name, "integer", (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
 }
+
+/** True for a unique-constraint violation, on SQLite (better-sqlite3) or PostgreSQL (pg). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}

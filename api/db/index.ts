@@ -10,7 +10,7 @@ import type { DB } from "./schema";
 
 export type Database = Kysely<DB>;
 export type { DB } from "./schema";
-export { dialectOf, type DialectName } from "./dialect";
+export { dialectOf, isUniqueViolation, type DialectName } from "./dialect";
 
 /**
  * Opens the database named by a DATABASE_URL: a SQLite file path (optionally `file:`-prefixed; the

@@ -143,6 +143,39 @@ export interface OneTimeTokensTable {
   used_at: string | null;
 }
 
+export type LinkType = "GOOGLE" | "APPLE";
+
+/** A Google or Apple account that signs into a user: (link_type, subject) and (user_id, link_type) are unique. */
+export interface AccountLinksTable {
+  id: Generated<number>;
+  user_id: number;
+  link_type: LinkType;
+  /** The provider's `sub` claim. */
+  subject: string;
+  /** The provider account's email (lower-cased), as last seen in its ID token. */
+  email: string;
+  created_at: string;
+}
+
+/**
+ * Desktop hand-off codes: a short code that gives the desktop app the bearer token of a Desktop
+ * sign-in made in the browser. The code is stored as sha256; the token only encrypted under a key
+ * derived from the code (so only a holder of the code can recover it). Real time, single use.
+ */
+export interface DesktopCodesTable {
+  id: Generated<number>;
+  code_hash: string;
+  /** base64url(iv | AES-256-GCM ciphertext | tag); null once used. */
+  token_ciphertext: string | null;
+  /** base64url HKDF salt (random per row). */
+  salt: string;
+  user_id: number;
+  token_id: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -153,6 +186,8 @@ export interface DB {
   verification_codes: VerificationCodesTable;
   mail_outbox: MailOutboxTable;
   one_time_tokens: OneTimeTokensTable;
+  account_links: AccountLinksTable;
+  desktop_codes: DesktopCodesTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -167,3 +202,5 @@ export type NewSubscription = Insertable<SubscriptionsTable>;
 export type VerificationCode = Selectable<VerificationCodesTable>;
 export type OutboxMail = Selectable<MailOutboxTable>;
 export type OneTimeToken = Selectable<OneTimeTokensTable>;
+export type AccountLink = Selectable<AccountLinksTable>;
+export type DesktopCode = Selectable<DesktopCodesTable>;

@@ -143,3 +143,33 @@ export function passwordsMatch(mismatch: string) {
     }
   };
 }
+
+/** GOOGLE or APPLE (any case): `The {label} must be GOOGLE or APPLE.` otherwise. */
+export function linkTypeField(label: string) {
+  const required = `The ${label} field is required.`;
+  const invalid = `The ${label} must be GOOGLE or APPLE.`;
+  return z
+    .string({ error: (issue) => (isMissing(issue.input) ? required : invalid) })
+    .trim()
+    .toUpperCase()
+    .pipe(z.enum(["GOOGLE", "APPLE"], { error: invalid }));
+}
+
+/** A positive integer id, as a JSON number or a string of digits (form data). */
+export function idField(label: string) {
+  const required = `The ${label} field is required.`;
+  const invalid = `The ${label} must be a number.`;
+  return z.unknown().transform((value, ctx) => {
+    if (isMissing(value) || value === "") {
+      ctx.addIssue({ code: "custom", message: required });
+      return z.NEVER;
+    }
+    const digits = typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value);
+    const n = typeof value === "number" ? value : digits ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < 1) {
+      ctx.addIssue({ code: "custom", message: invalid });
+      return z.NEVER;
+    }
+    return n;
+  });
+}

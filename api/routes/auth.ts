@@ -1,6 +1,7 @@
 import type { Express } from "express";
 import type { ApiContext } from "../context";
 import { invalidCodeError, issueCode, recordLinkSend, useCode } from "../lib/codes";
+import { createDesktopCode, redeemDesktopCode } from "../lib/desktop-codes";
 import {
   loginCodeEmail,
   passwordChangedEmail,
@@ -17,8 +18,10 @@ import {
   retireOneTimeTokens,
 } from "../lib/one-time-tokens";
 import { hashPassword } from "../lib/passwords";
+import { secondsUntil } from "../lib/rate-limit";
 import { defineRoute } from "../lib/routing";
 import { getAuth, issueToken, liveTokenIdOf, requireAuth, revokeUserTokens, signInDevice } from "../lib/sessions";
+import { bearerToken } from "../lib/tokens";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { findUserByEmail, publicUser } from "../lib/users";
 import {
@@ -47,7 +50,16 @@ export const AUTH_MESSAGES = {
   ssoInvalid: "This sign-in link is invalid or has expired.",
   enterPassword: "Please enter password",
   passwordsDiffer: "Passwords don't match",
+  desktopCodeCreated: "Enter this code in the desktop app.",
+  desktopCodeNotDesktop: "Codes for the desktop app can only be made from a desktop app sign-in.",
+  desktopCodeInvalid: "This code is invalid or has expired.",
 } as const;
+
+/** 'Too many attempts. Please try again in N minutes.' (N rounded up, at least 1). */
+export function tooManyDesktopCodeAttempts(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many attempts. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+}
 
 const emailOnlySchema = body({ email: emailField({ required: EMAIL_REQUIRED }) });
 
@@ -83,12 +95,16 @@ const ssoLoginSchema = body({
   ...deviceFields(),
 });
 
+const desktopCodeSchema = body({
+  code: requiredText("code", { max: 50, required: AUTH_MESSAGES.desktopCodeInvalid }),
+});
+
 function linkError(message: string): ApiError {
   return new ApiError(422, message, { fields: { token: [message] } });
 }
 
 export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
-  const { db, config, clock, mail, loginThrottle } = ctx;
+  const { db, config, clock, mail, loginThrottle, limiter } = ctx;
 
   // Sign-in by emailed code. Known and unknown emails get the same answer and the same limits; a
   // code is emailed only when the account exists.
@@ -239,6 +255,46 @@ export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
         clock,
       });
       sendOk(res, { token, user: publicUser(user) }, AUTH_MESSAGES.loggedIn);
+    }),
+  });
+
+  // Desktop hand-off: the browser half of a Desktop sign-in (a token whose device is 'Desktop') gets
+  // a short code that the desktop app redeems for the same token (lib/desktop-codes.ts).
+  defineRoute(app, "/api/auth/desktop-code/issue", {
+    post: [
+      requireAuth(ctx),
+      asyncHandler(async (req, res) => {
+        const { user, tokenId, deviceId } = getAuth(res);
+        const device = await db.selectFrom("devices").select("platform").where("id", "=", deviceId).executeTakeFirst();
+        if (device?.platform !== "Desktop") throw new ApiError(403, AUTH_MESSAGES.desktopCodeNotDesktop);
+        // requireAuth accepted this header's token.
+        const token = bearerToken(req.headers.authorization)!;
+        const { code, expiresIn } = await createDesktopCode(db, { token, tokenId, userId: user.id });
+        sendOk(res, { code, expires_in: expiresIn }, AUTH_MESSAGES.desktopCodeCreated);
+      }),
+    ],
+  });
+
+  // Every attempt counts against the client address (DESKTOP_CODE_MAX_PER_IP per 10 minutes,
+  // real time), right or wrong, before the code is looked at.
+  defineRoute(app, "/api/auth/desktop-code", {
+    post: asyncHandler(async (req, res) => {
+      const attempts = await limiter.hit(
+        `desktop-code:ip:${clientAddressKey(req.ip)}`,
+        config.desktopCodes.windowSeconds,
+      );
+      if (attempts.count > config.desktopCodes.maxPerIp) {
+        const wait = secondsUntil(attempts.resetAt);
+        throw new ApiError(429, tooManyDesktopCodeAttempts(wait), { headers: { "Retry-After": String(wait) } });
+      }
+      const input = parseBody(req, desktopCodeSchema);
+      const redeemed = await redeemDesktopCode(db, input.code);
+      if (!redeemed) {
+        throw new ApiError(422, AUTH_MESSAGES.desktopCodeInvalid, {
+          fields: { code: [AUTH_MESSAGES.desktopCodeInvalid] },
+        });
+      }
+      sendOk(res, { token: redeemed.token, user: publicUser(redeemed.user) }, AUTH_MESSAGES.loggedIn);
     }),
   });
 }

@@ -63,7 +63,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     accounts: (["GOOGLE", "APPLE"] as const).map((type) => ({
       type,
       name: type === "GOOGLE" ? "Google" : "Apple",
-      connected: linked.some((link) => link.link_type === type),
+      linkId: linked.find((link) => link.link_type === type)?.id ?? null,
     })),
     downloads: [
       { name: "iOS", href: IOS_APP_URL },
@@ -90,6 +90,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { user, api } = await requireUser(request, context);
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
+
+  if (intent === "disconnect") {
+    const linkId = Number(formData.get("link_id"));
+    const linkType = formData.get("link_type");
+    if (!Number.isInteger(linkId) || linkId <= 0 || (linkType !== "GOOGLE" && linkType !== "APPLE")) {
+      return redirectWithError("/", "Failed to disconnect account");
+    }
+    const result = await api.disconnectAccount({ link_id: linkId, link_type: linkType });
+    const label = linkType === "GOOGLE" ? "Google" : "Apple";
+    return result.ok
+      ? redirectWithSuccess("/", `${label} account disconnected.`)
+      : redirectWithError("/", result.message || "Failed to disconnect account");
+  }
 
   if (intent === "set-password-email") {
     const sent = await api.setPasswordEmail();
@@ -220,12 +233,23 @@ export default function AccountHome() {
               {accounts.map((account) => (
                 <li key={account.type}>
                   <span className="account-name">{account.name}</span>
-                  <span className={account.connected ? "badge badge--on" : "badge"}>
-                    {account.connected ? "Connected" : "Not Connected"}
-                  </span>
-                  <Link to={`/auth/${account.name.toLowerCase()}`} aria-label={`${account.connected ? "Disconnect" : "Connect"} ${account.name}`}>
-                    {account.connected ? "Disconnect" : "Connect"}
-                  </Link>
+                  <span className={account.linkId ? "badge badge--on" : "badge"}>{account.linkId ? "Connected" : "Not Connected"}</span>
+                  {account.linkId ? (
+                    <Form method="post">
+                      <input type="hidden" name="intent" value="disconnect" />
+                      <input type="hidden" name="link_id" value={account.linkId} />
+                      <input type="hidden" name="link_type" value={account.type} />
+                      <button type="submit" className="button button--link" aria-label={`Disconnect ${account.name}`}>
+                        Disconnect
+                      </button>
+                    </Form>
+                  ) : (
+                    <Form method="post" reloadDocument action={`/auth/${account.name.toLowerCase()}?intent=connect`}>
+                      <button type="submit" className="button button--link" aria-label={`Connect ${account.name}`}>
+                        Connect
+                      </button>
+                    </Form>
+                  )}
                 </li>
               ))}
             </ul>

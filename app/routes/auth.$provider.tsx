@@ -1,32 +1,33 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { startProviderFlow } from "~/utils/identity/authenticator.server";
+import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
+import { getSessionToken } from "~/utils/session.server";
+import { redirectWithError } from "~/utils/toast.server";
 
-// Google and Apple sign-in are built in a later issue; until then these routes say so plainly.
-const PROVIDERS = { google: "Google", apple: "Apple" } as const;
+// Starts Google or Apple sign-in (from /login) or account linking (?intent=connect, from the
+// dashboard). A POST, so another site cannot start a flow in your name.
 
-function providerName(param: string | undefined) {
-  const name = PROVIDERS[param as keyof typeof PROVIDERS];
-  if (!name) throw new Response("Not Found", { status: 404 });
-  return name;
+export async function loader() {
+  return redirect("/login");
 }
 
-export async function loader({ params }: LoaderFunctionArgs) {
-  return { provider: providerName(params.provider) };
-}
-
-export async function action({ params }: ActionFunctionArgs) {
-  return { provider: providerName(params.provider) };
-}
-
-export default function ProviderNotConfigured() {
-  const { provider } = useLoaderData<typeof loader>();
-  return (
-    <main className="error-page">
-      <h1>{provider} sign-in is not configured</h1>
-      <p>Signing in with {provider} is not available yet. Please sign in with your email and password.</p>
-      <Link to="/login" className="button">
-        Back to sign in
-      </Link>
-    </main>
-  );
+export async function action({ request, params }: ActionFunctionArgs) {
+  const provider = providerParam(params.provider);
+  const url = new URL(request.url);
+  const connecting = url.searchParams.get("intent") === "connect";
+  if (connecting && !(await getSessionToken(request))) return redirect("/login");
+  try {
+    return await startProviderFlow(
+      provider,
+      request,
+      connecting ? { kind: "connect" } : { kind: "signin", oldurl: url.searchParams.get("oldurl") ?? "" },
+    );
+  } catch (error) {
+    console.error(`Starting ${provider} sign-in failed:`, error instanceof Error ? error.message : error);
+    return redirectWithError(
+      connecting ? "/" : "/login",
+      `${PROVIDER_LABELS[provider]} sign-in is unavailable right now. Please try another way.`,
+    );
+  }
 }

@@ -135,6 +135,23 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
       call<null>("POST", "/api/generate/new-password", body),
     setPasswordEmail: () => call<null>("POST", "/api/user/set-password-email"),
 
+    // Google and Apple (identity §3 social payloads), account links, the desktop hand-off
+    thirdpartyLogin: (body: {
+      name: string;
+      email: string;
+      firebase_id_token: string;
+      auth_method: "GOOGLE" | "APPLE";
+      platform: "Web Browser" | "Desktop";
+      device_os?: string;
+      device_brand?: string;
+      device_model?: string;
+      device_os_version?: string;
+    }) => call<{ token: string; user: ApiUser }>("POST", "/api/user/thirdparty-login", body),
+    connectAccount: (body: { name: string; email: string; firebase_id_token: string; link_type: "GOOGLE" | "APPLE" }) =>
+      call<{ id: number; link_type: "GOOGLE" | "APPLE" }>("POST", "/api/account/connect", body),
+    disconnectAccount: (body: { link_id: number; link_type: "GOOGLE" | "APPLE" }) => call<null>("POST", "/api/account/disconnect", body),
+    issueDesktopCode: () => call<{ code: string; expires_in: number }>("POST", "/api/auth/desktop-code/issue"),
+
     // Single sign-on
     ssoToken: () => call<{ access_token: string }>("POST", "/api/auth/sso-token"),
     ssoLoginWithToken: (body: { access_token: string }) =>

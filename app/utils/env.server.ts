@@ -17,6 +17,20 @@ const envSchema = z.object({
       message: "each comma-separated secret must be at least 32 characters",
     }),
   TRUST_PROXY: z.string().optional(),
+  // Google and Apple sign-in: live when their client id is set, the in-process OpenID sandbox otherwise.
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
+  APPLE_CLIENT_ID: z.string().optional(),
+  APPLE_TEAM_ID: z.string().optional(),
+  APPLE_KEY_ID: z.string().optional(),
+  APPLE_PRIVATE_KEY: z.string().optional(),
+  APPLE_ISSUER: z.url().default("https://appleid.apple.com"),
+  // The desktop app's custom URL scheme: sign-in hands it the session token as <scheme>://auth?token=…
+  DESKTOP_APP_SCHEME: z
+    .string()
+    .regex(/^[a-z][a-z0-9+.-]*$/, "must be a URL scheme such as vpnapp")
+    .default("vpnapp"),
 });
 
 export type PortalEnv = z.infer<typeof envSchema> & {

@@ -26,7 +26,7 @@ test.describe("account home", () => {
     for (const provider of ["Google", "Apple"]) {
       const row = accounts.getByRole("listitem").filter({ hasText: provider });
       await expect(row.getByText("Not Connected")).toBeVisible();
-      await expect(row.getByRole("link", { name: `Connect ${provider}` })).toBeVisible();
+      await expect(row.getByRole("button", { name: `Connect ${provider}` })).toBeVisible();
     }
 
     const downloads = page.getByRole("article", { name: "Downloads" });

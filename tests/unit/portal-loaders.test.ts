@@ -73,8 +73,8 @@ describe("account home loader", () => {
     const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
     expect(data.status).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
     expect(data.accounts).toEqual([
-      { type: "GOOGLE", name: "Google", connected: true },
-      { type: "APPLE", name: "Apple", connected: false },
+      { type: "GOOGLE", name: "Google", linkId: 3 },
+      { type: "APPLE", name: "Apple", linkId: null },
     ]);
     expect(data.downloads.map((d) => d.href)).toContain("https://dl.example/win.exe");
     expect(data.notices).toEqual([]);
@@ -93,7 +93,7 @@ describe("account home loader", () => {
       const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
       expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
       expect(data.status).toEqual({ plan: "Free" });
-      expect(data.accounts[0]?.connected).toBe(true);
+      expect(data.accounts[0]?.linkId).toBe(3);
       expect(data.downloads.find((d) => d.name === "Windows")?.href).toBeNull();
       expect(data.downloads.find((d) => d.name === "iOS")?.href).toMatch(/^https:\/\/apps\.apple\.com\//);
     } finally {

@@ -42,13 +42,14 @@ export function SignInForm({ oldurl }: { oldurl: string }) {
       <div className="divider" role="separator">
         <span>or</span>
       </div>
+      {/* These leave the app for the provider: a plain document submission, not a client-side one. */}
       <div className="social-buttons">
-        <Form method="post" action={`/auth/google${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
+        <Form method="post" reloadDocument action={`/auth/google${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
           <button type="submit" className="button button--social">
             Continue with Google
           </button>
         </Form>
-        <Form method="post" action={`/auth/apple${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
+        <Form method="post" reloadDocument action={`/auth/apple${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
           <button type="submit" className="button button--social">
             Continue with Apple
           </button>

@@ -1,0 +1,38 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { AuthPage } from "~/components/auth-page";
+import { startProviderFlow } from "~/utils/identity/authenticator.server";
+import { deviceFieldsFrom, PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
+
+// The desktop app opens this page in the browser: it starts the provider's sign-in at once, carrying
+// the device fields of its query (device_os, device_brand, device_model, device_os_version). After a
+// failed attempt (?failed=1) it shows a way to try again instead of starting over in a loop.
+
+export const meta: MetaFunction = () => [{ title: "Sign in to the app | VPN Account" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const provider = providerParam(params.provider);
+  const url = new URL(request.url);
+  if (!url.searchParams.has("failed")) {
+    try {
+      return await startProviderFlow(provider, request, { kind: "desktop", device: deviceFieldsFrom(url) });
+    } catch (error) {
+      console.error(`Starting ${provider} desktop sign-in failed:`, error instanceof Error ? error.message : error);
+    }
+  }
+  const retry = new URL(url);
+  retry.searchParams.delete("failed");
+  return { label: PROVIDER_LABELS[provider], retryHref: `${retry.pathname}${retry.search}` };
+}
+
+export default function DesktopLoginPage() {
+  const { label, retryHref } = useLoaderData<typeof loader>();
+  return (
+    <AuthPage title="Sign in to the app">
+      <p className="muted">We couldn&apos;t finish signing you in with {label}.</p>
+      <a href={retryHref} className="button button--primary button--block">
+        Try again
+      </a>
+    </AuthPage>
+  );
+}

@@ -1,0 +1,19 @@
+import type { ProviderName } from "./providers.server";
+
+export const PROVIDER_LABELS: Record<ProviderName, string> = { google: "Google", apple: "Apple" };
+
+export function providerParam(value: string | undefined): ProviderName {
+  if (value === "google" || value === "apple") return value;
+  throw new Response("Not Found", { status: 404 });
+}
+
+/** Device fields the desktop app puts in the page's query (identity §3, desktop payload). */
+export function deviceFieldsFrom(url: URL) {
+  const pick = (name: string) => url.searchParams.get(name)?.slice(0, 100) || undefined;
+  return {
+    device_os: pick("device_os"),
+    device_brand: pick("device_brand"),
+    device_model: pick("device_model"),
+    device_os_version: pick("device_os_version"),
+  };
+}

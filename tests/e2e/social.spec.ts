@@ -1,0 +1,137 @@
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, uniqueEmail, withDatabase } from "./support";
+
+/** The identity sandbox's own page: 'Email', 'Name', 'Continue' (DESIGN §2). */
+async function approveAtProvider(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", person: { email: string; name: string }) {
+  await page.getByLabel("Email").fill(person.email);
+  await page.getByLabel("Name").fill(person.name);
+  await page.getByRole("button", { name: "Continue" }).click();
+  // Apple answers by form_post: a page that posts itself with JavaScript, or by its Continue button without.
+  if (provider === "Apple" && !hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue" }).click();
+}
+
+async function signInWith(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", person: { email: string; name: string }) {
+  await open(page, "/login", testInfo);
+  await page.getByRole("button", { name: `Continue with ${provider}` }).click();
+  await approveAtProvider(page, testInfo, provider, person);
+}
+
+function account(email: string) {
+  return withDatabase(async (db) => {
+    const user = await db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+    const links = user ? await db.selectFrom("account_links").selectAll().where("user_id", "=", user.id).execute() : [];
+    return { user, links };
+  });
+}
+
+test.describe("Google and Apple sign-in through the identity sandbox", () => {
+  for (const provider of ["Google", "Apple"] as const) {
+    test(`a first ${provider} sign-in creates the account, linked and without a password`, async ({ page }, testInfo) => {
+      const email = uniqueEmail(provider.toLowerCase());
+      await signInWith(page, testInfo, provider, { email, name: "Ada Lovelace" });
+      await expectHome(page);
+      await expect(page.getByText(`Signed in with ${provider}.`)).toBeVisible();
+      const row = page.getByRole("article", { name: "Connected accounts" }).getByRole("listitem").filter({ hasText: provider });
+      await expect(row.getByText("Connected", { exact: true })).toBeVisible();
+      const stored = await account(email);
+      expect(stored.user?.password_hash).toBeNull();
+      expect(stored.user?.name).toBe("Ada Lovelace");
+      expect(stored.links.map((link) => link.link_type)).toEqual([provider.toUpperCase()]);
+    });
+  }
+
+  test("an existing account with the same, verified email is signed into and linked", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signInWith(page, testInfo, "Google", { email: user.email, name: "Existing Person" });
+    await expectHome(page);
+    await expect(page.getByText(user.email)).toBeVisible();
+    expect((await account(user.email)).links).toHaveLength(1);
+  });
+
+  test("connect and disconnect from the dashboard", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    const card = page.getByRole("article", { name: "Connected accounts" });
+    await card.getByRole("button", { name: "Connect Apple" }).click();
+    await approveAtProvider(page, testInfo, "Apple", { email: uniqueEmail("other-apple-id"), name: "Ada" });
+    await expectHome(page);
+    await expect(page.getByText("Apple account connected.")).toBeVisible();
+    const apple = card.getByRole("listitem").filter({ hasText: "Apple" });
+    await expect(apple.getByText("Connected", { exact: true })).toBeVisible();
+
+    await apple.getByRole("button", { name: "Disconnect Apple" }).click();
+    await expect(page.getByText("Apple account disconnected.")).toBeVisible();
+    await expect(apple.getByText("Not Connected")).toBeVisible();
+    expect((await account(user.email)).links).toHaveLength(0);
+  });
+
+  test("an account cannot lose its last way to sign in", async ({ page }, testInfo) => {
+    const email = uniqueEmail("only-google");
+    await signInWith(page, testInfo, "Google", { email, name: "Only Google" });
+    await expectHome(page);
+    await page.getByRole("button", { name: "Disconnect Google" }).click();
+    await expect(page.getByText("Set a password before disconnecting your only way to sign in.")).toBeVisible();
+    expect((await account(email)).links).toHaveLength(1);
+  });
+
+  test("a Google-created account sets its first password through the emailed link", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("google-first-password");
+    await signInWith(page, testInfo, "Google", { email, name: "Grace" });
+    await expectHome(page);
+    await page.getByRole("button", { name: "Set password" }).click();
+    const mail = await latestMail(request, email, /set your account password/i);
+    const link = mail.text.match(/https?:\/\/\S+\/generate-password\/\S+/)?.[0];
+    await open(page, new URL(link!).pathname, testInfo);
+    await page.getByLabel("Password", { exact: true }).fill("grace-password-1");
+    await page.getByLabel("Confirm Password").fill("grace-password-1");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expectHome(page);
+    await page.getByRole("button", { name: "Log Out" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await signIn(page, testInfo, { email, password: "grace-password-1" });
+    await expectHome(page);
+  });
+});
+
+test.describe("desktop-app hand-off", () => {
+  for (const provider of ["google", "apple"] as const) {
+    test(`${provider}: ends at the app-scheme URL with an 'Open the app' link and a one-time code`, async ({ page, request }, testInfo) => {
+      const label = provider === "google" ? "Google" : "Apple";
+      const email = uniqueEmail(`desktop-${provider}`);
+      const query = "device_os=Linux&device_brand=Dell&device_model=XPS%2013&device_os_version=6.8";
+      await page.goto(`/desktop-app/${provider}/login?${query}`);
+      await approveAtProvider(page, testInfo, label, { email, name: "Desk Top" });
+
+      const openApp = page.getByRole("link", { name: "Open the app" });
+      await expect(openApp).toBeVisible();
+      const href = (await openApp.getAttribute("href"))!;
+      expect(href).toMatch(/^vpnapp:\/\/auth\?token=/);
+      const token = decodeURIComponent(href.split("token=")[1]!);
+      // Without JavaScript the page refreshes itself to the same URL.
+      if (!hasJavaScript(testInfo)) {
+        await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", `0;url=${href}`);
+      }
+
+      const code = (await page.locator(".code-display").textContent())!.trim();
+      expect(code).toMatch(/^[2-9A-Z]{4}-[2-9A-Z]{4}$/);
+      const redeemed = await request.post("/api/auth/desktop-code", { data: { code: code.toLowerCase().replace("-", "") } });
+      expect(redeemed.status()).toBe(200);
+      expect((await redeemed.json()).data.token).toBe(token);
+      const again = await request.post("/api/auth/desktop-code", { data: { code } });
+      expect(again.status()).toBe(422);
+
+      const me = await request.get("/api/me", { headers: { Authorization: `Bearer ${token}` } });
+      expect((await me.json()).data.email).toBe(email);
+      const device = await withDatabase((db) =>
+        db
+          .selectFrom("devices")
+          .innerJoin("users", "users.id", "devices.user_id")
+          .where("users.email", "=", email)
+          .select(["platform", "device_os", "device_brand", "device_model", "device_os_version"])
+          .executeTakeFirstOrThrow(),
+      );
+      expect(device).toEqual({ platform: "Desktop", device_os: "Linux", device_brand: "Dell", device_model: "XPS 13", device_os_version: "6.8" });
+    });
+  }
+});
