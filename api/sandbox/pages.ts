@@ -4,6 +4,10 @@
  * styles, so it works without JavaScript and under a strict Content-Security-Policy.
  */
 
+import { escapeHtml } from "../lib/html";
+
+export { escapeHtml };
+
 export type SandboxKind = "google" | "apple";
 
 export const SIGN_IN_TITLES: Record<SandboxKind, string> = {
@@ -15,14 +19,6 @@ const BRANDS: Record<SandboxKind, string> = { google: "Google", apple: "Apple" }
 
 export const INVALID_EMAIL_MESSAGE = "Please enter a valid email address";
 
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 function layout(title: string, stylesheetHref: string, body: string): string {
   return `<!DOCTYPE html>
