@@ -71,4 +71,13 @@ test.describe("account home", () => {
     const homeScan = await new AxeBuilder({ page }).analyze();
     expect(homeScan.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
   });
+
+  test("the identity flows' pages have no detectable accessibility violations", async ({ page }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "axe needs JavaScript in the page");
+    for (const path of ["/login?tab=signup", "/get-code", "/forget-password", "/generate-password/some-token", "/login-sso", "/terms"]) {
+      await open(page, path, testInfo);
+      const scan = await new AxeBuilder({ page }).analyze();
+      expect(scan.violations.map((v) => `${path} ${v.id}: ${v.help}`)).toEqual([]);
+    }
+  });
 });

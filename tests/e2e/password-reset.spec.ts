@@ -6,6 +6,7 @@ test.describe("forgot password", () => {
     const user = await createUser();
     await open(page, "/login", testInfo);
     await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await expect(page.getByRole("heading", { name: "Reset your password" })).toBeVisible();
     await page.getByLabel("Email").fill(user.email);
     await page.getByRole("button", { name: "Continue", exact: true }).click();
 

@@ -3,6 +3,7 @@ import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, unique
 
 /** The identity sandbox's own page: 'Email', 'Name', 'Continue' (DESIGN §2). */
 async function approveAtProvider(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", person: { email: string; name: string }) {
+  await page.waitForURL(new RegExp(`/dev/oidc/${provider.toLowerCase()}/`));
   await page.getByLabel("Email").fill(person.email);
   await page.getByLabel("Name").fill(person.name);
   await page.getByRole("button", { name: "Continue" }).click();
