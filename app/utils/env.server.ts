@@ -44,7 +44,9 @@ export type PortalEnv = z.infer<typeof envSchema> & {
 let cached: PortalEnv | undefined;
 
 export function parsePortalEnv(source: NodeJS.ProcessEnv = process.env): PortalEnv {
-  const result = envSchema.safeParse(source);
+  // An empty value (`PUBLIC_URL=` in .env) means "use the default", as in the API's configuration.
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
+  const result = envSchema.safeParse(present);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);
