@@ -108,3 +108,20 @@ test.describe("sign-up", () => {
     expect(await latestCode(request, email)).toMatch(/^\d{6}$/);
   });
 });
+
+test("a code that expires before Finish sends the person back to the code step", async ({ page, request }, testInfo) => {
+  const email = uniqueEmail("signup-expired");
+  await startSignUp(page, testInfo, email);
+  await enterCode(page, await latestCode(request, email));
+  await continueButton(page).click();
+  await expect(page.getByLabel("Confirm Password")).toBeVisible();
+  // The code's time runs out (the API owns it; here the row is aged directly).
+  await withDatabase((db) =>
+    db.updateTable("verification_codes").set({ expires_at: new Date(Date.now() - 1_000).toISOString() }).where("email", "=", email).execute(),
+  );
+  await page.getByLabel("Password", { exact: true }).fill("a-strong-password");
+  await page.getByLabel("Confirm Password").fill("a-strong-password");
+  await page.getByRole("button", { name: "Finish" }).click();
+  await expect(page.getByRole("heading", { name: "Confirm Code" })).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: /expired|Invalid verification code/ })).toBeVisible();
+});

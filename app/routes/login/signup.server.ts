@@ -6,7 +6,7 @@ import { readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.s
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
 // The three sign-up steps of identity §2/§4, kept in the __flow cookie between requests.
 
@@ -87,6 +87,11 @@ export async function signupAction(intent: string, { request, context, formData,
       newsletter: flow.agreeMarketing ? 1 : 0,
       platform: "Web Browser",
     });
+    if (!registered.ok && registered.fieldErrors.verification_code) {
+      // The code expired or was used up since it was checked: back to the code step, where it can be resent.
+      const cookie = await writeFlow(request, "signup", { ...flow, code: undefined });
+      return redirectWithError(here, registered.message || "Invalid verification code", { headers: { "Set-Cookie": cookie } });
+    }
     if (!registered.ok) {
       // identity §8: a rejected registration shows the response message; a failed call a generic one.
       const message = registered.status >= 500 ? "Registration failed. Please try again." : registered.message || "Registration failed";
