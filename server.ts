@@ -58,13 +58,17 @@ app.use(
 );
 app.use(compression());
 
+// Paths that carry a secret in the path itself (the set-password link's token).
+const SECRET_PATHS: Array<[RegExp, string]> = [[/^\/generate-password\/.+/, "/generate-password/[redacted]"]];
+
 // Request log: method, path without its query (tokens travel in some queries), status and time.
 app.use((req, res, next) => {
   const started = process.hrtime.bigint();
   res.on("finish", () => {
     if (req.path === "/healthz" || req.path.startsWith("/build/")) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    console.info(`${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)}ms`);
+    const logged = SECRET_PATHS.reduce((path, [pattern, replacement]) => path.replace(pattern, replacement), req.path);
+    console.info(`${req.method} ${logged} ${res.statusCode} ${ms.toFixed(1)}ms`);
   });
   next();
 });

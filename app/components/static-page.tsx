@@ -1,10 +1,10 @@
-import type { HeadersFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { publicCache } from "~/utils/cache-headers";
 import { Logo } from "./logo";
 
 /** Public pages that are the same for everyone (a CDN may cache them). */
-export const staticPageHeaders: HeadersFunction = () => ({ "Cache-Control": "public, max-age=300, s-maxage=3600" });
+export const staticPageHeaders = publicCache("public, max-age=300, s-maxage=3600");
 
 export function StaticPage({ title, children }: { title: string; children: ReactNode }) {
   return (

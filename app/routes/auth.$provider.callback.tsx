@@ -1,40 +1,70 @@
 import type { ActionFunctionArgs, AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
 import { createApiClient } from "~/utils/api.server";
+import {
+  clearFlowCookies,
+  finishProviderFlow,
+  readIntent,
+  stashFlowOutcome,
+  takeFlowOutcome,
+  type DeviceFields,
+  type FlowOutcome,
+} from "~/utils/identity/authenticator.server";
 import { IdentityError } from "~/utils/identity/common.server";
-import { clearFlowCookies, finishProviderFlow, readIntent, type DeviceFields } from "~/utils/identity/authenticator.server";
 import { desktopHandoffCookie } from "~/utils/identity/desktop.server";
+import type { ProviderName } from "~/utils/identity/providers.server";
 import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 
-// The provider's answer: Google redirects here (GET), Apple posts here cross-site (form_post; this
-// path is exempt from the same-origin POST check and verifies itself by state, PKCE/nonce and the
-// ID token). Then the API signs in, creates the account, links it, or hands a token to the desktop app.
+// The provider's answer. Google redirects here (GET). Apple posts here cross-site (form_post; this
+// path is exempt from the same-origin POST check and verifies itself by state, nonce and the ID
+// token): that POST only verifies and continues with a GET of this route, where this site's cookies
+// (the session) are sent again. Then the API signs in, creates the account, links it, or hands a
+// token to the desktop app.
 
-export async function loader(args: LoaderFunctionArgs) {
-  return handleCallback(args.request, args.context, providerParam(args.params.provider));
-}
-
-export async function action(args: ActionFunctionArgs) {
-  return handleCallback(args.request, args.context, providerParam(args.params.provider));
-}
-
-async function handleCallback(request: Request, context: AppLoadContext, provider: "google" | "apple") {
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const provider = providerParam(params.provider);
   const headers = new Headers();
-  for (const cookie of await clearFlowCookies()) headers.append("Set-Cookie", cookie);
-  const label = PROVIDER_LABELS[provider];
-
-  let finished;
-  try {
-    finished = await finishProviderFlow(provider, request);
-  } catch (error) {
-    const message = error instanceof IdentityError ? error.message : "Login failed";
-    const intent = await readIntent(request);
-    const back = intent?.kind === "desktop" ? desktopRetryUrl(provider, intent.device) : (await getSessionToken(request)) ? "/" : "/login";
-    return redirectWithError(back, message, { headers });
+  if (provider === "apple") {
+    const { outcome, clear } = await takeFlowOutcome(request);
+    headers.append("Set-Cookie", clear);
+    return complete(request, context, provider, outcome ?? { error: "Your sign-in took too long. Please try again.", intent: null }, headers);
   }
-  const { profile, intent } = finished;
+  for (const cookie of await clearFlowCookies(request)) headers.append("Set-Cookie", cookie);
+  return complete(request, context, provider, await verify(provider, request), headers);
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const provider = providerParam(params.provider);
+  if (provider !== "apple") throw new Response("Method Not Allowed", { status: 405 });
+  const headers = new Headers();
+  for (const cookie of await clearFlowCookies(request)) headers.append("Set-Cookie", cookie);
+  headers.append("Set-Cookie", await stashFlowOutcome(await verify(provider, request)));
+  return redirect(`/auth/${provider}/callback`, { status: 303, headers });
+}
+
+async function verify(provider: ProviderName, request: Request): Promise<FlowOutcome> {
+  try {
+    return await finishProviderFlow(provider, request);
+  } catch (error) {
+    return { error: error instanceof IdentityError ? error.message : "Login failed", intent: await readIntent(request) };
+  }
+}
+
+async function complete(request: Request, context: AppLoadContext, provider: ProviderName, outcome: FlowOutcome, headers: Headers) {
+  const label = PROVIDER_LABELS[provider];
+  if ("error" in outcome) {
+    const back =
+      outcome.intent?.kind === "desktop"
+        ? desktopRetryUrl(provider, outcome.intent.device)
+        : (await getSessionToken(request))
+          ? "/"
+          : "/login";
+    return redirectWithError(back, outcome.error, { headers });
+  }
+  const { profile, intent } = outcome;
   const social = { name: profile.name, email: profile.email, firebase_id_token: profile.idToken };
 
   if (intent.kind === "connect") {
@@ -64,7 +94,7 @@ async function handleCallback(request: Request, context: AppLoadContext, provide
   return redirectWithSuccess(safeRedirect(intent.oldurl), `Signed in with ${label}.`, { headers });
 }
 
-function desktopRetryUrl(provider: "google" | "apple", device: DeviceFields) {
+function desktopRetryUrl(provider: ProviderName, device: DeviceFields) {
   const query = new URLSearchParams({ failed: "1" });
   for (const [key, value] of Object.entries(device)) if (value) query.set(key, value);
   return `/desktop-app/${provider}/login?${query}`;

@@ -13,7 +13,10 @@ export function safeRedirect(target: FormDataEntryValue | string | null | undefi
     const base = "http://portal.invalid";
     const url = new URL(target, base);
     if (url.origin !== base) return fallback;
-    return `${url.pathname}${url.search}${url.hash}`;
+    const result = `${url.pathname}${url.search}${url.hash}`;
+    // Dot segments can collapse into a protocol-relative URL ("/..//evil" -> "//evil"): check what we return.
+    if (result.startsWith("//") || result.startsWith("/\\")) return fallback;
+    return result;
   } catch {
     return fallback;
   }

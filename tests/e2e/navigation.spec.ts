@@ -17,7 +17,7 @@ test.describe("route guard and redirects", () => {
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/login");
   });
 
-  for (const hostile of ["https://evil.example/phish", "//evil.example", "/\\evil.example", "javascript:alert(1)"]) {
+  for (const hostile of ["https://evil.example/phish", "//evil.example", "/\\evil.example", "/..//evil.example", "javascript:alert(1)"]) {
     test(`an open-redirect attempt (${hostile}) lands home`, async ({ page }, testInfo) => {
       const user = await createUser();
       await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(hostile)}`);

@@ -44,23 +44,23 @@ class GoogleStrategy<User> extends OAuth2Strategy<User> {
 
 const GOOGLE_STATE_COOKIE = "__google_oauth";
 
-let authenticator: Promise<Authenticator<SocialProfile>> | undefined;
+// One authenticator; each provider's strategy is built (discovery, keys) when first used, so one
+// provider being unreachable never blocks the other.
+const authenticator = new Authenticator<SocialProfile>();
+const strategies = new Map<ProviderName, Promise<void>>();
 
-async function buildAuthenticator() {
+async function buildGoogle() {
   const env = getEnv();
   const google = googleSettings();
-  const apple = appleSettings();
-  const [googleDiscovery, appleDiscovery] = await Promise.all([discover(google.issuer), discover(apple.issuer)]);
-  const auth = new Authenticator<SocialProfile>();
-
-  auth.use(
+  const discovery = await discover(google.issuer);
+  authenticator.use(
     new GoogleStrategy<SocialProfile>(
       {
         cookie: { name: GOOGLE_STATE_COOKIE, path: "/auth/google", httpOnly: true, sameSite: "Lax", maxAge: 600, ...(env.secureCookies ? { secure: true as const } : {}) },
         clientId: google.clientId,
         clientSecret: google.clientSecret,
-        authorizationEndpoint: googleDiscovery.authorization_endpoint,
-        tokenEndpoint: googleDiscovery.token_endpoint,
+        authorizationEndpoint: discovery.authorization_endpoint,
+        tokenEndpoint: discovery.token_endpoint,
         redirectURI: callbackUrl("google"),
         scopes: ["openid", "email", "profile"],
         codeChallengeMethod: CodeChallengeMethod.S256,
@@ -75,13 +75,18 @@ async function buildAuthenticator() {
     ),
     "google",
   );
+}
 
+async function buildApple() {
+  const env = getEnv();
+  const apple = appleSettings();
+  const discovery = await discover(apple.issuer);
   let signingKey: Promise<Awaited<ReturnType<typeof appleSigningKey>>> | undefined;
-  auth.use(
+  authenticator.use(
     new AppleStrategy<SocialProfile>(
       {
         settings: apple,
-        discovery: appleDiscovery,
+        discovery,
         redirectURI: callbackUrl("apple"),
         nonceFor,
         secrets: env.sessionSecrets,
@@ -98,14 +103,18 @@ async function buildAuthenticator() {
     ),
     "apple",
   );
-  return auth;
 }
 
-function getAuthenticator() {
-  authenticator ??= buildAuthenticator().catch((error: unknown) => {
-    authenticator = undefined;
-    throw error;
-  });
+async function strategyFor(provider: ProviderName) {
+  let ready = strategies.get(provider);
+  if (!ready) {
+    ready = (provider === "google" ? buildGoogle() : buildApple()).catch((error: unknown) => {
+      strategies.delete(provider);
+      throw error;
+    });
+    strategies.set(provider, ready);
+  }
+  await ready;
   return authenticator;
 }
 
@@ -124,13 +133,19 @@ function oauthIntentCookie() {
   return intentCookie;
 }
 
-/** Sends the browser to the provider; the returned redirect also remembers what the flow is for. */
+type StoredIntent = { state: string; intent: OAuthIntent };
+
+/**
+ * Sends the browser to the provider; the returned redirect also remembers what the flow is for,
+ * bound to the flow's state so that another tab or site starting a flow cannot change its purpose.
+ */
 export async function startProviderFlow(provider: ProviderName, request: Request, intent: OAuthIntent): Promise<Response> {
   try {
-    await (await getAuthenticator()).authenticate(provider, request);
+    await (await strategyFor(provider)).authenticate(provider, request);
   } catch (thrown) {
     if (thrown instanceof Response && thrown.status >= 300 && thrown.status < 400) {
-      thrown.headers.append("Set-Cookie", await oauthIntentCookie().serialize(intent));
+      const state = new URL(thrown.headers.get("Location") ?? "", "http://x").searchParams.get("state") ?? "";
+      thrown.headers.append("Set-Cookie", await oauthIntentCookie().serialize({ state, intent } satisfies StoredIntent));
       return thrown;
     }
     throw thrown;
@@ -138,17 +153,34 @@ export async function startProviderFlow(provider: ProviderName, request: Request
   throw new IdentityError("Login failed");
 }
 
+async function readStoredIntent(request: Request): Promise<StoredIntent | null> {
+  const value = (await oauthIntentCookie().parse(request.headers.get("Cookie"))) as StoredIntent | null;
+  return value && typeof value === "object" && typeof value.state === "string" && value.intent ? value : null;
+}
+
 /** What the flow in this browser was started for, if it is still known. */
 export async function readIntent(request: Request): Promise<OAuthIntent | null> {
-  const value = (await oauthIntentCookie().parse(request.headers.get("Cookie"))) as OAuthIntent | null;
-  return value && typeof value === "object" && "kind" in value ? value : null;
+  return (await readStoredIntent(request))?.intent ?? null;
+}
+
+/** The state the provider answered with: in the query (Google) or the posted form (Apple). */
+async function answeredState(request: Request) {
+  const fromQuery = new URL(request.url).searchParams.get("state");
+  if (fromQuery || request.method !== "POST") return fromQuery ?? "";
+  const form = await request.formData().catch(() => new FormData());
+  const state = form.get("state");
+  return typeof state === "string" ? state : "";
 }
 
 /** Completes the provider's answer: the verified profile and the intent, or an IdentityError. */
 export async function finishProviderFlow(provider: ProviderName, request: Request) {
-  const intent: OAuthIntent = (await readIntent(request)) ?? { kind: "signin", oldurl: "" };
+  const stored = await readStoredIntent(request);
+  if (!stored || !stored.state || stored.state !== (await answeredState(request.clone()))) {
+    throw new IdentityError("Your sign-in took too long or was started in another browser. Please try again.");
+  }
+  const intent = stored.intent;
   try {
-    const profile = await (await getAuthenticator()).authenticate(provider, request);
+    const profile = await (await strategyFor(provider)).authenticate(provider, request);
     return { profile, intent };
   } catch (error) {
     if (error instanceof IdentityError) throw error;
@@ -162,11 +194,48 @@ export async function finishProviderFlow(provider: ProviderName, request: Reques
   }
 }
 
-/** Set-Cookie values that forget a finished flow. */
-export async function clearFlowCookies(): Promise<string[]> {
+/**
+ * Set-Cookie values that forget a finished flow, so its state and PKCE verifier cannot be replayed.
+ * remix-auth-oauth2 names its state cookies `<name>:<uuid>`, one per started flow.
+ */
+export async function clearFlowCookies(request: Request): Promise<string[]> {
+  const googleStates = (request.headers.get("Cookie") ?? "")
+    .split(";")
+    .map((pair) => pair.trim().split("=")[0] ?? "")
+    .filter((name) => name === GOOGLE_STATE_COOKIE || name.startsWith(`${GOOGLE_STATE_COOKIE}:`));
   return [
     await oauthIntentCookie().serialize("", { maxAge: 0 }),
-    `${GOOGLE_STATE_COOKIE}=; Path=/auth/google; Max-Age=0; HttpOnly; SameSite=Lax`,
+    ...googleStates.map((name) => `${name}=; Path=/auth/google; Max-Age=0; HttpOnly; SameSite=Lax`),
     `__apple_state=; Path=/auth/apple; Max-Age=0; HttpOnly`,
   ];
+}
+
+export type FlowOutcome = { profile: SocialProfile; intent: OAuthIntent } | { error: string; intent: OAuthIntent | null };
+
+let outcomeCookie: ReturnType<typeof createCookie> | undefined;
+/**
+ * Apple's answer is a cross-site POST, which carries no SameSite=Lax cookie — not the session. The
+ * POST only verifies; its outcome rides this short-lived, same-site cookie to a GET of the same
+ * callback, where the session is there to connect an account or go back to the right page.
+ */
+function flowOutcomeCookie() {
+  const env = getEnv();
+  outcomeCookie ??= createCookie("__oauth_outcome", {
+    httpOnly: true,
+    path: "/auth",
+    maxAge: 120,
+    sameSite: "lax",
+    secure: env.secureCookies,
+    secrets: env.sessionSecrets,
+  });
+  return outcomeCookie;
+}
+
+export function stashFlowOutcome(outcome: FlowOutcome) {
+  return flowOutcomeCookie().serialize(outcome);
+}
+
+export async function takeFlowOutcome(request: Request): Promise<{ outcome: FlowOutcome | null; clear: string }> {
+  const outcome = (await flowOutcomeCookie().parse(request.headers.get("Cookie"))) as FlowOutcome | null;
+  return { outcome: outcome && typeof outcome === "object" ? outcome : null, clear: await flowOutcomeCookie().serialize("", { maxAge: 0 }) };
 }
