@@ -1,12 +1,15 @@
-import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type ComponentType } from "react";
 
 const LENGTH = 6;
+
+type DigitBoxesProps = { id: string; name: string; errorId: string; invalid?: true; initial: string };
 
 /**
  * Code entry (DESIGN §2): one input labelled 'Verification code' in the server HTML; once React runs,
  * six boxes 'Digit 1' … 'Digit 6' with auto-advance and paste of a whole code, still submitting the
  * same field through a hidden input. The first box is named by both the visible label and 'Digit 1',
- * and anything typed before React arrived is carried over into the boxes.
+ * and anything typed before the boxes arrived is carried over into them. The boxes are loaded after
+ * hydration, off every page's critical path: until then the single input works as it does without JS.
  */
 export function CodeInput({
   id,
@@ -22,16 +25,24 @@ export function CodeInput({
   label?: string;
 }) {
   const single = useRef<HTMLInputElement>(null);
-  const [typedBeforeHydration, setTypedBeforeHydration] = useState<string | null>(null);
-  useEffect(() => setTypedBeforeHydration(single.current?.value ?? ""), []);
+  const [boxes, setBoxes] = useState<{ Boxes: ComponentType<DigitBoxesProps>; typed: string } | null>(null);
+  useEffect(() => {
+    let live = true;
+    void import("./digit-boxes").then(({ DigitBoxes }) => {
+      if (live) setBoxes({ Boxes: DigitBoxes, typed: single.current?.value ?? "" });
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
   const invalid = errors && errors.length > 0 ? true : undefined;
   return (
     <div className="field">
-      <label id={`${id}-label`} htmlFor={typedBeforeHydration === null ? id : `${id}-1`}>
+      <label id={`${id}-label`} htmlFor={boxes ? `${id}-1` : id}>
         {label}
       </label>
-      {typedBeforeHydration !== null ? (
-        <DigitBoxes id={id} name={name} errorId={errorId} invalid={invalid} initial={typedBeforeHydration} />
+      {boxes ? (
+        <boxes.Boxes id={id} name={name} errorId={errorId} invalid={invalid} initial={boxes.typed} />
       ) : (
         <input
           ref={single}
@@ -49,95 +60,6 @@ export function CodeInput({
       <p className="field-error" id={errorId}>
         {errors?.[0] ?? ""}
       </p>
-    </div>
-  );
-}
-
-function DigitBoxes({
-  id,
-  name,
-  errorId,
-  invalid,
-  initial,
-}: {
-  id: string;
-  name: string;
-  errorId: string;
-  invalid?: true;
-  initial: string;
-}) {
-  const [digits, setDigits] = useState<string[]>(() =>
-    Array.from({ length: LENGTH }, (_, i) => initial.replace(/\D/g, "")[i] ?? ""),
-  );
-  const boxes = useRef<Array<HTMLInputElement | null>>([]);
-
-  const fillFrom = (start: number, text: string) => {
-    const incoming = text.replace(/\D/g, "").slice(0, LENGTH - start).split("");
-    if (incoming.length === 0) return;
-    setDigits((current) => {
-      const next = [...current];
-      incoming.forEach((digit, offset) => (next[start + offset] = digit));
-      return next;
-    });
-    boxes.current[Math.min(start + incoming.length, LENGTH - 1)]?.focus();
-  };
-
-  const onChange = (index: number, value: string) => {
-    const typed = value.replace(/\D/g, "");
-    if (typed === "") {
-      setDigits((current) => current.map((digit, i) => (i === index ? "" : digit)));
-      return;
-    }
-    const previous = digits[index];
-    // Typing over a filled box gives two characters: keep the new one. Anything longer is a whole code.
-    if (typed.length === 2 && previous && typed.includes(previous)) {
-      fillFrom(index, typed[0] === previous ? typed.slice(1) : typed.slice(0, 1));
-      return;
-    }
-    fillFrom(index, typed);
-  };
-
-  const onKeyDown = (index: number, event: KeyboardEvent<HTMLInputElement>) => {
-    if (event.key === "Backspace" && !digits[index] && index > 0) {
-      event.preventDefault();
-      setDigits((current) => current.map((digit, i) => (i === index - 1 ? "" : digit)));
-      boxes.current[index - 1]?.focus();
-    } else if (event.key === "ArrowLeft" && index > 0) boxes.current[index - 1]?.focus();
-    else if (event.key === "ArrowRight" && index < LENGTH - 1) boxes.current[index + 1]?.focus();
-  };
-
-  const onPaste = (index: number, event: ClipboardEvent<HTMLInputElement>) => {
-    event.preventDefault();
-    fillFrom(index, event.clipboardData.getData("text"));
-  };
-
-  return (
-    <div className="code-boxes">
-      {digits.map((digit, index) => (
-        <input
-          key={index}
-          ref={(element) => {
-            boxes.current[index] = element;
-          }}
-          id={`${id}-${index + 1}`}
-          aria-label={index === 0 ? undefined : `Digit ${index + 1}`}
-          aria-labelledby={index === 0 ? `${id}-label ${id}-digit-1` : undefined}
-          type="text"
-          inputMode="numeric"
-          autoComplete={index === 0 ? "one-time-code" : "off"}
-          value={digit}
-          aria-invalid={invalid}
-          aria-describedby={errorId}
-          onChange={(event) => onChange(index, event.target.value)}
-          onKeyDown={(event) => onKeyDown(index, event)}
-          onPaste={(event) => onPaste(index, event)}
-          onFocus={(event) => event.target.select()}
-        />
-      ))}
-      <input type="hidden" name={name} value={digits.join("")} />
-      <span id={`${id}-digit-1`} hidden>
-        Digit 1
-      </span>
     </div>
   );
 }
