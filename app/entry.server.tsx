@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { AppLoadContext, EntryContext } from "@remix-run/node";
+import type { ActionFunctionArgs, AppLoadContext, EntryContext, LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
@@ -9,6 +9,17 @@ import { NonceProvider } from "./utils/nonce-provider";
 const ABORT_DELAY = 5_000;
 
 export const streamTimeout = ABORT_DELAY;
+
+/**
+ * Server errors are logged (without request data); a request for a method or route that does not
+ * exist (Remix's 405/404) is the client's mistake and would only bury real errors in the log.
+ */
+export function handleError(error: unknown, { request }: LoaderFunctionArgs | ActionFunctionArgs) {
+  if (request.signal.aborted) return;
+  const status = typeof error === "object" && error !== null && "status" in error ? Number(error.status) : 500;
+  if (status < 500) return;
+  console.error(error);
+}
 
 export default function handleRequest(
   request: Request,

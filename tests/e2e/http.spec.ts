@@ -72,6 +72,42 @@ test.describe("the server over HTTP", () => {
     expect(await empty.text()).toContain("User and password");
   });
 
+  test("every identity route answers hostile posts without a 500", async ({ request, baseURL }) => {
+    const headers = { Origin: baseURL! };
+    const garbage = { intent: "\u0000", email: ["a", "b"].join("\n"), code: "x".repeat(500), password: "", state: "forged" };
+    const targets = [
+      "/login?tab=signup",
+      "/get-code",
+      "/forget-password",
+      "/generate-password/not-a-token",
+      "/login-sso",
+      "/auth/google",
+      "/auth/apple",
+      "/auth/google?intent=connect",
+      "/auth/apple/callback",
+      "/",
+      "/logout",
+    ];
+    for (const target of targets) {
+      for (const intent of ["signup-code", "signup-password", "resend", "verify", "reset", "disconnect", "change-reset", "no-such-intent"]) {
+        const response = await request.post(target, { headers, form: { ...garbage, intent }, maxRedirects: 0 });
+        expect(response.status(), `${target} intent=${intent} answered ${response.status()}`).toBeLessThan(500);
+      }
+      const multipart = await request.post(target, {
+        headers: { ...headers, "Content-Type": "multipart/form-data; boundary=nope" },
+        data: Buffer.from("--broken"),
+        maxRedirects: 0,
+      });
+      expect(multipart.status(), `${target} with a broken multipart body answered ${multipart.status()}`).toBeLessThan(500);
+    }
+    // The provider callbacks without a flow in progress send the visitor back with a message.
+    const googleCallback = await request.get("/auth/google/callback?code=x&state=forged", { maxRedirects: 0 });
+    expect(googleCallback.status()).toBe(302);
+    expect(googleCallback.headers()["location"]).toBe("/login");
+    const desktop = await request.get("/desktop-app/google/login?failed=1&device_os=%00", { maxRedirects: 0 });
+    expect(desktop.status()).toBe(200);
+  });
+
   test("the API answers bad input with 4xx and a message", async ({ request }) => {
     const malformed = await request.post("/api/user/login", { headers: { "Content-Type": "application/json" }, data: Buffer.from("{") });
     expect(malformed.status()).toBe(400);
