@@ -1,9 +1,8 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { EmailStepFields, NewPasswordFields, OtpFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
-import type { FormFailure } from "~/utils/forms.server";
 import { CodeInput } from "./code-input";
 import { formatMinutesSeconds, useCountdown } from "./countdown";
 import { Field } from "./field";
@@ -14,17 +13,11 @@ import { SubmitButton } from "./submit-button";
 
 const loadIdentitySchemas = () => import("~/schemas/identity");
 
-function useLastFailure() {
-  const actionData = useActionData<FormFailure>();
-  const navigation = useNavigation();
-  return navigation.state === "idle" ? actionData : undefined;
-}
-
 export type CodeStepState = { email: string; sentAt: number; resendIn: number; expiresIn: number };
 
 export function EmailStepForm({ intent = "send", button = "Continue" }: { intent?: string; button?: string }) {
   const [form, fields] = useForm<EmailStepFields>(
-    useFormOptions<EmailStepFields>(intent, useLastFailure(), () => loadIdentitySchemas().then((m) => m.EmailStepSchema)),
+    useFormOptions<EmailStepFields>(intent, () => loadIdentitySchemas().then((m) => m.EmailStepSchema)),
   );
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
@@ -51,7 +44,7 @@ export function OtpStepForm({
   children?: ReactNode;
 }) {
   const [form, fields] = useForm<OtpFields>(
-    useFormOptions<OtpFields>(intent, useLastFailure(), () => loadIdentitySchemas().then((m) => m.OtpSchema)),
+    useFormOptions<OtpFields>(intent, () => loadIdentitySchemas().then((m) => m.OtpSchema)),
   );
   const expiresIn = useCountdown(state.expiresIn, state.sentAt);
   return (
@@ -93,7 +86,7 @@ export function NewPasswordForm({
   autoFocus?: boolean;
 }) {
   const [form, fields] = useForm<NewPasswordFields>(
-    useFormOptions<NewPasswordFields>(intent, useLastFailure(), () => loadIdentitySchemas().then((m) => m.NewPasswordSchema)),
+    useFormOptions<NewPasswordFields>(intent, () => loadIdentitySchemas().then((m) => m.NewPasswordSchema)),
   );
   return (
     <Form method="post" {...getFormProps(form)} noValidate>

@@ -1,4 +1,5 @@
 import { parse, type SubmissionResult } from "@conform-to/dom";
+import { useActionData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 
 /** The Standard Schema interface every zod 4 schema implements; using it keeps zod out of this module. */
@@ -60,17 +61,15 @@ type FormActionData = { form?: string; result?: unknown; serverError?: string | 
 
 /**
  * conform's useForm options for one of a page's forms: the server's last result when it was this
- * form's, and lazy schema validation on blur.
+ * form's (and no newer submission is under way), and lazy schema validation on blur.
  */
-export function useFormOptions<Fields extends Record<string, unknown>>(
-  id: string,
-  actionData: FormActionData,
-  loadSchema: () => Promise<StandardSchema>,
-) {
+export function useFormOptions<Fields extends Record<string, unknown>>(id: string, loadSchema: () => Promise<StandardSchema>) {
+  const actionData = useActionData<FormActionData>();
+  const idle = useNavigation().state === "idle";
   const onValidate = useLazySchemaValidation<Fields>(loadSchema);
   return {
     id,
-    lastResult: actionData?.form === id ? (actionData.result as SubmissionResult<string[]>) : undefined,
+    lastResult: idle && actionData?.form === id ? (actionData.result as SubmissionResult<string[]>) : undefined,
     shouldValidate: "onBlur" as const,
     shouldRevalidate: "onInput" as const,
     onValidate,

@@ -23,12 +23,6 @@ export function parseSubmission<Schema extends $ZodType>(formData: FormData, sch
   return parseWithZod(formData, { schema });
 }
 
-/** Reads and validates in one step, for routes with a single form. */
-export async function parseForm<Schema extends $ZodType>(request: Request, schema: Schema) {
-  const formData = await readFormData(request);
-  return { formData, submission: parseSubmission(formData, schema) };
-}
-
 type Replyable = { reply(options?: { hideFields?: string[]; formErrors?: string[]; resetForm?: boolean }): unknown };
 
 const SECRET_FIELDS = ["password", "confirmPassword", "password_confirmation", "code", "verification_code"];

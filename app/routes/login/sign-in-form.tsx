@@ -1,16 +1,13 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { Field } from "~/components/field";
 import { SubmitButton } from "~/components/submit-button";
 import type { LoginFields } from "~/schemas/login";
 import { useFormOptions } from "~/utils/client-validation";
-import type { FormFailure } from "~/utils/forms.server";
 
 export function SignInForm({ oldurl }: { oldurl: string }) {
-  const actionData = useActionData<FormFailure>();
-  const navigation = useNavigation();
   const [form, fields] = useForm<LoginFields>(
-    useFormOptions<LoginFields>("sign-in", navigation.state === "idle" ? actionData : undefined, () =>
+    useFormOptions<LoginFields>("sign-in", () =>
       import("~/schemas/login").then((module) => module.LoginSchema),
     ),
   );

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
 import { RestartForm } from "~/components/restart-form";
 import { Field } from "~/components/field";
@@ -7,16 +7,9 @@ import { ResendForm } from "~/components/resend-form";
 import { SubmitButton } from "~/components/submit-button";
 import type { SignupCodeFields, SignupEmailFields, SignupPasswordFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
-import type { FormFailure } from "~/utils/forms.server";
 import type { SignupStep } from "./signup.server";
 
 const loadIdentitySchemas = () => import("~/schemas/identity");
-
-function useLastFailure() {
-  const actionData = useActionData<FormFailure>();
-  const navigation = useNavigation();
-  return navigation.state === "idle" ? actionData : undefined;
-}
 
 export function SignUp({ state }: { state: SignupStep }) {
   return (
@@ -40,7 +33,7 @@ export function SignUp({ state }: { state: SignupStep }) {
 
 function EmailStep() {
   const [form, fields] = useForm<SignupEmailFields>(
-    useFormOptions<SignupEmailFields>("signup-email", useLastFailure(), () => loadIdentitySchemas().then((m) => m.SignupEmailSchema)),
+    useFormOptions<SignupEmailFields>("signup-email", () => loadIdentitySchemas().then((m) => m.SignupEmailSchema)),
   );
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
@@ -68,7 +61,7 @@ function EmailStep() {
 
 function CodeStep({ email, secondsLeft, sentAt }: { email: string; secondsLeft: number; sentAt: number }) {
   const [form, fields] = useForm<SignupCodeFields>(
-    useFormOptions<SignupCodeFields>("signup-code", useLastFailure(), () => loadIdentitySchemas().then((m) => m.SignupCodeSchema)),
+    useFormOptions<SignupCodeFields>("signup-code", () => loadIdentitySchemas().then((m) => m.SignupCodeSchema)),
   );
   return (
     <>
@@ -91,7 +84,7 @@ function CodeStep({ email, secondsLeft, sentAt }: { email: string; secondsLeft: 
 
 function PasswordStep({ email }: { email: string }) {
   const [form, fields] = useForm<SignupPasswordFields>(
-    useFormOptions<SignupPasswordFields>("signup-password", useLastFailure(), () =>
+    useFormOptions<SignupPasswordFields>("signup-password", () =>
       loadIdentitySchemas().then((m) => m.SignupPasswordSchema),
     ),
   );
