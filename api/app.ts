@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { APPLE_SANDBOX_PATH, createIdentitySandbox, GOOGLE_SANDBOX_PATH } from "./sandbox/identity";
 import { type ApiConfig, SANDBOX_APPLE_CLIENT, SANDBOX_GOOGLE_CLIENT } from "./config";
+import { registerRoutes } from "./contract/route";
 import type { ApiContext, Logger } from "./context";
 import { type Database, createDatabase, migrateToLatest } from "./db";
 import { seed } from "./db/seed";
@@ -9,14 +10,7 @@ import { ApiError, errorBody, sendError } from "./lib/http";
 import { MailService, createMailer } from "./lib/mailer";
 import { LoginThrottle, RateLimiter } from "./lib/rate-limit";
 import { createTrustFunction } from "./lib/trust-proxy";
-import { registerAccountRoutes } from "./routes/account";
-import { registerAnonymousRoutes } from "./routes/anonymous";
-import { registerAuthRoutes } from "./routes/auth";
-import { registerDevMailRoutes } from "./routes/dev";
-import { registerPublicRoutes } from "./routes/public";
-import { registerSignupRoutes } from "./routes/signup";
-import { registerSubscriptionRoutes } from "./routes/subscription";
-import { registerUserRoutes } from "./routes/user";
+import { apiRoutes, mailSandboxRoutes } from "./routes";
 
 export type { ApiConfig } from "./config";
 export type { Database } from "./db";
@@ -93,13 +87,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }),
   );
 
-  registerUserRoutes(app, ctx);
-  registerSignupRoutes(app, ctx);
-  registerAuthRoutes(app, ctx);
-  registerAnonymousRoutes(app, ctx);
-  registerSubscriptionRoutes(app, ctx);
-  registerAccountRoutes(app, ctx);
-  registerPublicRoutes(app, ctx);
+  registerRoutes(app, ctx, apiRoutes);
 
   app.use("/api", notFound);
   app.use("/api", errorHandler(logger));
@@ -125,7 +113,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   // The mail sandbox's pages exist only while mail is a sandbox. Other /dev paths go to next().
   if (mailSandbox) {
-    registerDevMailRoutes(app, ctx);
+    registerRoutes(app, ctx, mailSandboxRoutes);
     app.use("/dev", errorHandler(logger));
   }
 

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ApiConfig } from "../config";
 import { type Database, dialectOf, isUniqueViolation } from "../db";
 import type { AccountLink, LinkType, User } from "../db/schema";
@@ -80,11 +81,21 @@ export async function verifyProviderToken(
   return claims;
 }
 
-export interface PublicLink {
-  id: number;
-  link_type: LinkType;
-  email: string;
-}
+/** The identity provider of a link, as answers give it. */
+export const LinkTypeSchema = z
+  .enum(LINK_TYPES)
+  .meta({ id: "LinkType", description: "The identity provider. Accepted in any case." });
+
+/** A linked Google or Apple account, as the API answers it. */
+export const LinkedAccountSchema = z
+  .strictObject({
+    id: z.int().meta({ description: "The link's id (link_id of /api/account/disconnect)." }),
+    link_type: LinkTypeSchema,
+    email: z.string().meta({ description: "The provider account's email, as its last ID token gave it." }),
+  })
+  .meta({ id: "LinkedAccount" });
+
+export type PublicLink = z.infer<typeof LinkedAccountSchema>;
 
 export function publicLink(link: Pick<AccountLink, "id" | "link_type" | "email">): PublicLink {
   return { id: Number(link.id), link_type: link.link_type, email: link.email };

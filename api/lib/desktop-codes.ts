@@ -15,7 +15,7 @@ import { hashToken } from "./tokens";
 
 export const DESKTOP_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
 export const DESKTOP_CODE_LENGTH = 8;
-export const DESKTOP_CODE_TTL_SECONDS = 300;
+export const DESKTOP_CODE_TTL_SECONDS = 300 as const;
 
 const HKDF_INFO = "vpn-portal desktop-code token v1";
 const KEEP_AFTER_EXPIRY_MS = 86_400_000;
@@ -82,7 +82,7 @@ function decrypt(ciphertext: string, normalized: string, salt: Buffer, tokenId: 
 export async function createDesktopCode(
   db: Database,
   opts: { token: string; tokenId: number; userId: number; nowMs?: number },
-): Promise<{ code: string; expiresIn: number }> {
+): Promise<{ code: string; expiresIn: typeof DESKTOP_CODE_TTL_SECONDS }> {
   const now = opts.nowMs ?? Date.now();
   const nowIso = new Date(now).toISOString();
   await db

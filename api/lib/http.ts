@@ -78,15 +78,20 @@ export function parseBody<S extends z.ZodType>(req: Request, schema: S): z.outpu
   }
   const result = schema.safeParse(req.body ?? {});
   if (result.success) return result.data;
+  throw validationError(result.error);
+}
+
+/** 422 with per-field messages (the first one also as the message). */
+export function validationError(error: z.ZodError): ApiError {
   const fields: FieldErrors = {};
   let first: string | undefined;
-  for (const issue of result.error.issues) {
+  for (const issue of error.issues) {
     first ??= issue.message;
     const key = issue.path.length ? issue.path.map(String).join(".") : "body";
     const list = (fields[key] ??= []);
     if (!list.includes(issue.message)) list.push(issue.message);
   }
-  throw new ApiError(422, first ?? "The given data was invalid.", { fields });
+  return new ApiError(422, first ?? "The given data was invalid.", { fields });
 }
 
 function hasBody(req: Request): boolean {

@@ -1,4 +1,5 @@
 import nodemailer, { type Transporter } from "nodemailer";
+import { z } from "zod";
 import type { ApiConfig } from "../config";
 import type { Logger } from "../context";
 import type { Database } from "../db";
@@ -42,13 +43,19 @@ export class OutboxMailer implements Mailer {
   }
 }
 
-export interface OutboxEntry {
-  to: string;
-  subject: string;
-  text: string;
-  /** ISO 8601. */
-  sentAt: string;
-}
+/** An email of the sandbox outbox, as /dev/mailbox.json lists it. */
+export const MailboxEntrySchema = z
+  .strictObject({
+    to: z.string(),
+    subject: z.string(),
+    text: z
+      .string()
+      .meta({ description: "Plain-text body. In an email that carries a code, the code is the only run of six digits." }),
+    sentAt: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "MailboxEntry" });
+
+export type OutboxEntry = z.infer<typeof MailboxEntrySchema>;
 
 /** The outbox, newest first, optionally only the emails to one address (matched without regard to case). */
 export async function listOutbox(db: Database, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {

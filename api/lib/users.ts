@@ -1,16 +1,29 @@
+import { z } from "zod";
 import type { Database } from "../db";
 import type { User } from "../db/schema";
 import { type Clock, systemClock } from "./clock";
 
 /** The user object every endpoint returns. */
-export interface PublicUser {
-  id: number;
-  email: string;
-  name: string | null;
-  has_password: boolean;
-  email_verified_at: string | null;
-  created_at: string;
-}
+export const UserSchema = z
+  .strictObject({
+    id: z.int(),
+    email: z.string().meta({ format: "email" }),
+    name: z.string().nullable(),
+    has_password: z.boolean(),
+    email_verified_at: z.string().nullable().meta({ format: "date-time" }),
+    created_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "User" });
+
+export type PublicUser = z.infer<typeof UserSchema>;
+
+/** What every sign-in answers: the new bearer token and the user. */
+export const LoginResultSchema = z
+  .strictObject({
+    token: z.string().meta({ description: "Bearer token; shown only here." }),
+    user: UserSchema,
+  })
+  .meta({ id: "LoginResult" });
 
 export function publicUser(
   user: Pick<User, "id" | "email" | "name" | "password_hash" | "email_verified_at" | "created_at">,

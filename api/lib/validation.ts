@@ -8,6 +8,18 @@ import { z } from "zod";
 
 const isMissing = (input: unknown) => input === undefined || input === null;
 
+/** A message quoted for a description: 'text', or "text" when it holds an apostrophe. */
+const quote = (message: string) => (message.includes("'") ? `"${message}"` : `'${message}'`);
+
+/** How HTML forms and JSON clients may send a 1/0 flag (see parseFlag), for the OpenAPI document. */
+const FLAG_SCHEMA = {
+  oneOf: [
+    { enum: [0, 1] },
+    { type: "boolean" as const },
+    { enum: ["0", "1", "true", "false", "on", "off", "yes", "no"] },
+  ],
+};
+
 /** A required text field: 'The {label} field is required.' (or `required`) when missing or blank. */
 export function requiredText(label: string, opts: { max?: number; trim?: boolean; required?: string } = {}) {
   const { max = 255, trim = true } = opts;
@@ -36,7 +48,11 @@ export function emailField(opts: { required?: string } = {}) {
     .min(1, { error: required, abort: true })
     .max(254, { error: INVALID_EMAIL, abort: true })
     .toLowerCase()
-    .pipe(z.email({ error: INVALID_EMAIL }));
+    .pipe(z.email({ error: INVALID_EMAIL }))
+    .meta({
+      description: `Trimmed and lower-cased. Missing: ${quote(required)}; malformed or over 254 characters: ${quote(INVALID_EMAIL)}.`,
+      override: { type: "string", format: "email", maxLength: 254, minLength: undefined },
+    });
 }
 
 export const CODE_FORMAT = "Please enter the 6-digit verification code";
@@ -46,7 +62,11 @@ export function codeField() {
   return z
     .string({ error: CODE_FORMAT })
     .trim()
-    .regex(/^\d{6}$/, { error: CODE_FORMAT });
+    .regex(/^\d{6}$/, { error: CODE_FORMAT })
+    .meta({
+      description: `The 6-digit code from the email (trimmed). Otherwise 422 ${quote(CODE_FORMAT)}.`,
+      override: { pattern: "^\\s*\\d{6}\\s*$" },
+    });
 }
 
 /**
@@ -77,12 +97,24 @@ export function flagField(label: string) {
         return z.NEVER;
       }
       return flag ?? 0;
-    });
+    })
+    .meta({ override: { ...FLAG_SCHEMA, default: 0 } });
+}
+
+/** A flag that must be 1 (consent): `message` otherwise. */
+export function acceptedFlag(message: string) {
+  return z
+    .unknown()
+    .refine((v) => parseFlag(v) === 1, { error: message })
+    .meta({ description: `Must be 1 (also "1", true, "on"): ${quote(message)}.`, override: FLAG_SCHEMA });
 }
 
 /** Required password, never trimmed. */
 export function passwordField(label = "password") {
-  return requiredText(label, { max: 1024, trim: false });
+  return requiredText(label, { max: 1024, trim: false }).meta({
+    description: "Compared exactly as sent (not trimmed).",
+    override: { minLength: undefined },
+  });
 }
 
 /** Optional text: trimmed; blank, null or missing become undefined. */
@@ -92,7 +124,8 @@ export function optionalText(label: string, max = 255) {
     .trim()
     .max(max, { error: `The ${label} field must not be longer than ${max} characters.` })
     .nullish()
-    .transform((v) => (v ? v : undefined));
+    .transform((v) => (v ? v : undefined))
+    .meta({ override: { anyOf: undefined, type: ["string", "null"], maxLength: max } });
 }
 
 /** A body schema: an object (unknown keys dropped). */
@@ -103,7 +136,9 @@ export function body<T extends z.ZodRawShape>(shape: T) {
 /** The optional device fields of every sign-in body (password, code, SSO, registration). */
 export function deviceFields() {
   return {
-    platform: optionalText("platform", 50),
+    platform: optionalText("platform", 50).meta({
+      override: { anyOf: undefined, type: ["string", "null"], maxLength: 50, default: "Web Browser", examples: ["Web Browser", "Desktop"] },
+    }),
     device_os: optionalText("device os", 100),
     device_os_version: optionalText("device os version", 100),
     device_brand: optionalText("device brand", 100),
@@ -125,8 +160,13 @@ export function newPasswordFields(messages: { required: string; mismatch: string
       .min(1, { error: messages.required, abort: true })
       .max(1024, { error: "The password must not be longer than 1024 characters.", abort: true });
   return {
-    password: field().min(MIN_PASSWORD_LENGTH, { error: PASSWORD_TOO_SHORT }),
-    password_confirmation: field(),
+    password: field()
+      .min(MIN_PASSWORD_LENGTH, { error: PASSWORD_TOO_SHORT })
+      .meta({
+        description: `Not trimmed. Missing: ${quote(messages.required)}; shorter than 8: ${quote(PASSWORD_TOO_SHORT)}.`,
+        override: { minLength: MIN_PASSWORD_LENGTH },
+      }),
+    password_confirmation: field().meta({ description: `Must equal password: ${quote(messages.mismatch)}.` }),
   };
 }
 
@@ -152,7 +192,11 @@ export function linkTypeField(label: string) {
     .string({ error: (issue) => (isMissing(issue.input) ? required : invalid) })
     .trim()
     .toUpperCase()
-    .pipe(z.enum(["GOOGLE", "APPLE"], { error: invalid }));
+    .pipe(z.enum(["GOOGLE", "APPLE"], { error: invalid }))
+    .meta({
+      description: "The identity provider. Accepted in any case.",
+      override: { type: "string", enum: ["GOOGLE", "APPLE"] },
+    });
 }
 
 /** A positive integer id, as a JSON number or a string of digits (form data). */
@@ -171,5 +215,5 @@ export function idField(label: string) {
       return z.NEVER;
     }
     return n;
-  });
+  }).meta({ override: { type: ["integer", "string"] } });
 }

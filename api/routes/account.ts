@@ -1,81 +1,100 @@
-import type { Express } from "express";
-import type { ApiContext } from "../context";
+import { z } from "zod";
+import { route } from "../contract/route";
 import {
   LINK_MESSAGES,
-  type PublicLink,
+  LinkedAccountSchema,
   connectLink,
   disconnectLink,
   listLinks,
   providerLabel,
   verifyProviderToken,
 } from "../lib/account-links";
-import { ApiError, asyncHandler, parseBody, sendOk } from "../lib/http";
-import { defineRoute } from "../lib/routing";
-import { getAuth, requireAuth } from "../lib/sessions";
-import { body, emailField, idField, linkTypeField, optionalText, requiredText } from "../lib/validation";
-
-export type { LinkType } from "../lib/account-links";
-
-/** An item of data.linked: the link's id, its provider and the provider account's email. */
-export type LinkedAccount = PublicLink;
+import { ApiError } from "../lib/http";
+import { body, idField, linkTypeField, optionalText } from "../lib/validation";
+import { idTokenFields } from "./user";
 
 const connectSchema = body({
-  name: optionalText("name"),
-  email: emailField(),
-  firebase_id_token: requiredText("firebase id token", { max: 16_384 }),
+  name: optionalText("name").meta({ description: "Accepted for the spec's payload; not used." }),
+  ...idTokenFields(),
   link_type: linkTypeField("link type"),
-});
+}).meta({ id: "ConnectRequest" });
 
 const disconnectSchema = body({
-  link_id: idField("link id"),
+  link_id: idField("link id").meta({
+    description: "id from /api/account/link-list (a number, or digits in form data).",
+  }),
   link_type: linkTypeField("link type"),
-});
+}).meta({ id: "DisconnectRequest" });
 
-export function registerAccountRoutes(app: Express, ctx: ApiContext): void {
-  const { db, config, clock } = ctx;
-
-  defineRoute(app, "/api/account/link-list", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (_req, res) => {
-        const linked: LinkedAccount[] = await listLinks(db, getAuth(res).user.id);
-        sendOk(res, { linked });
-      }),
-    ],
-  });
+export const accountRoutes = [
+  route({
+    method: "post",
+    path: "/api/account/link-list",
+    operationId: "linkList",
+    tags: ["Account"],
+    summary: "Google and Apple accounts linked to this account",
+    description: "No request body. The Google and Apple accounts linked to this account (at most one of each).",
+    auth: true,
+    success: {
+      description: "The linked accounts",
+      data: z.strictObject({ linked: z.array(LinkedAccountSchema) }),
+    },
+    handler: async ({ ctx, auth }) => ({ data: { linked: await listLinks(ctx.db, auth.user.id) } }),
+  }),
 
   // Connects a Google or Apple account to the signed-in account. Its ID token is verified like a
   // sign-in's (the provider must also have verified its email); failures are 422 here, not 401,
   // which would read as the session being gone.
-  defineRoute(app, "/api/account/connect", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (req, res) => {
-        const input = parseBody(req, connectSchema);
-        const claims = await verifyProviderToken(config, {
-          linkType: input.link_type,
-          idToken: input.firebase_id_token,
-          email: input.email,
-          purpose: "connect",
-        });
-        if (!claims.emailVerified) {
-          const message = LINK_MESSAGES.connectEmailUnverified(providerLabel(input.link_type));
-          throw new ApiError(422, message, { fields: { firebase_id_token: [message] } });
-        }
-        const link = await connectLink(db, clock, { userId: getAuth(res).user.id, linkType: input.link_type, claims });
-        sendOk(res, link, LINK_MESSAGES.connected);
-      }),
-    ],
-  });
+  route({
+    method: "post",
+    path: "/api/account/connect",
+    operationId: "connectAccount",
+    tags: ["Account"],
+    summary: "Connect a Google or Apple account",
+    description:
+      "Verifies the ID token like /api/user/thirdparty-login (and the provider must assert email_verified), then links the provider account (its `sub`) to this account.",
+    auth: true,
+    body: connectSchema,
+    success: { description: `'${LINK_MESSAGES.connected}'`, data: LinkedAccountSchema },
+    errors: {
+      409: "'This Google account is already connected to another account.' or 'Your account is already connected to Google.' (Apple likewise)",
+      422: "Validation (errors.fields), or the ID token is refused (also under errors.fields.firebase_id_token): 'The Google sign-in could not be verified. Please try again.', 'The email does not match your Google account.', 'Google has not verified this email address.' (Apple likewise). Not 401, which would mean the session is gone.",
+      503: "'Sign-in with Google is unavailable right now. Please try again later.' (Apple likewise)",
+    },
+    async handler({ ctx, auth, body: input }) {
+      const claims = await verifyProviderToken(ctx.config, {
+        linkType: input.link_type,
+        idToken: input.firebase_id_token,
+        email: input.email,
+        purpose: "connect",
+      });
+      if (!claims.emailVerified) {
+        const message = LINK_MESSAGES.connectEmailUnverified(providerLabel(input.link_type));
+        throw new ApiError(422, message, { fields: { firebase_id_token: [message] } });
+      }
+      const link = await connectLink(ctx.db, ctx.clock, { userId: auth.user.id, linkType: input.link_type, claims });
+      return { data: link, message: LINK_MESSAGES.connected };
+    },
+  }),
 
-  defineRoute(app, "/api/account/disconnect", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (req, res) => {
-        const input = parseBody(req, disconnectSchema);
-        await disconnectLink(db, { userId: getAuth(res).user.id, linkId: input.link_id, linkType: input.link_type });
-        sendOk(res, null, LINK_MESSAGES.disconnected);
-      }),
-    ],
-  });
-}
+  route({
+    method: "post",
+    path: "/api/account/disconnect",
+    operationId: "disconnectAccount",
+    tags: ["Account"],
+    summary: "Disconnect a Google or Apple account",
+    description:
+      "Removes one of this account's links. An account keeps at least one way to sign in: without a password, its only link cannot be removed.",
+    auth: true,
+    body: disconnectSchema,
+    success: { description: `'${LINK_MESSAGES.disconnected}' (data: null)`, data: z.null() },
+    errors: {
+      404: "'Connection not found.' (no such link of this account and type)",
+      409: "'Set a password before disconnecting your only way to sign in.'",
+    },
+    async handler({ ctx, auth, body: input }) {
+      await disconnectLink(ctx.db, { userId: auth.user.id, linkId: input.link_id, linkType: input.link_type });
+      return { data: null, message: LINK_MESSAGES.disconnected };
+    },
+  }),
+];

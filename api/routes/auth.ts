@@ -1,7 +1,8 @@
-import type { Express } from "express";
-import type { ApiContext } from "../context";
+import { z } from "zod";
+import { rateLimited, responses } from "../contract/responses";
+import { route } from "../contract/route";
 import { invalidCodeError, issueCode, recordLinkSend, useCode } from "../lib/codes";
-import { createDesktopCode, redeemDesktopCode } from "../lib/desktop-codes";
+import { DESKTOP_CODE_TTL_SECONDS, createDesktopCode, redeemDesktopCode } from "../lib/desktop-codes";
 import {
   loginCodeEmail,
   passwordChangedEmail,
@@ -9,7 +10,7 @@ import {
   resetCodeEmail,
   setPasswordLinkEmail,
 } from "../lib/emails";
-import { ApiError, asyncHandler, parseBody, sendOk } from "../lib/http";
+import { ApiError } from "../lib/http";
 import {
   consumeOneTimeToken,
   createOneTimeToken,
@@ -19,11 +20,10 @@ import {
 } from "../lib/one-time-tokens";
 import { hashPassword } from "../lib/passwords";
 import { secondsUntil } from "../lib/rate-limit";
-import { defineRoute } from "../lib/routing";
-import { getAuth, issueToken, liveTokenIdOf, requireAuth, revokeUserTokens, signInDevice } from "../lib/sessions";
+import { issueToken, liveTokenIdOf, revokeUserTokens, signInDevice } from "../lib/sessions";
 import { bearerToken } from "../lib/tokens";
 import { clientAddressKey } from "../lib/trust-proxy";
-import { findUserByEmail, publicUser } from "../lib/users";
+import { LoginResultSchema, findUserByEmail, publicUser } from "../lib/users";
 import {
   EMAIL_REQUIRED,
   body,
@@ -61,18 +61,18 @@ export function tooManyDesktopCodeAttempts(retryAfterSeconds: number): string {
   return `Too many attempts. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
 }
 
-const emailOnlySchema = body({ email: emailField({ required: EMAIL_REQUIRED }) });
+const emailOnlySchema = body({ email: emailField({ required: EMAIL_REQUIRED }) }).meta({ id: "EmailRequest" });
 
 const codeLoginSchema = body({
   email: emailField({ required: EMAIL_REQUIRED }),
   code: codeField(),
   ...deviceFields(),
-});
+}).meta({ id: "CodeLoginRequest" });
 
 const resetByCodeSchema = body({
   email: emailField({ required: EMAIL_REQUIRED }),
   code: codeField(),
-});
+}).meta({ id: "CodeRequest" });
 
 const passwordRules = newPasswordFields({
   required: AUTH_MESSAGES.enterPassword,
@@ -80,46 +80,86 @@ const passwordRules = newPasswordFields({
 });
 
 const resetPasswordSchema = body({
-  token: requiredText("token", { max: 200, required: AUTH_MESSAGES.resetLinkInvalid }),
+  token: requiredText("token", { max: 200, required: AUTH_MESSAGES.resetLinkInvalid }).meta({
+    description: "data.reset_token from reset-password-by-code.",
+  }),
   email: emailField({ required: EMAIL_REQUIRED }),
   ...passwordRules,
-}).superRefine(passwordsMatch(AUTH_MESSAGES.passwordsDiffer));
+})
+  .superRefine(passwordsMatch(AUTH_MESSAGES.passwordsDiffer))
+  .meta({ id: "ResetPasswordRequest" });
 
 const newPasswordSchema = body({
-  token: requiredText("token", { max: 200, required: AUTH_MESSAGES.setLinkInvalid }),
+  token: requiredText("token", { max: 200, required: AUTH_MESSAGES.setLinkInvalid }).meta({
+    description: "The token of the link /generate-password/{token} from the 'Set your account password' email.",
+  }),
   ...passwordRules,
-}).superRefine(passwordsMatch(AUTH_MESSAGES.passwordsDiffer));
+})
+  .superRefine(passwordsMatch(AUTH_MESSAGES.passwordsDiffer))
+  .meta({ id: "NewPasswordRequest" });
 
 const ssoLoginSchema = body({
-  access_token: requiredText("access_token", { max: 200 }),
+  access_token: requiredText("access_token", { max: 200 }).meta({
+    description: "data.access_token from /api/auth/sso-token.",
+  }),
   ...deviceFields(),
-});
+}).meta({ id: "SsoLoginRequest" });
 
 const desktopCodeSchema = body({
-  code: requiredText("code", { max: 50, required: AUTH_MESSAGES.desktopCodeInvalid }),
-});
+  code: requiredText("code", { max: 50, required: AUTH_MESSAGES.desktopCodeInvalid }).meta({
+    examples: ["ABCD-2345"],
+    description: "The code from /api/auth/desktop-code/issue, with or without the dash, any case (spaces ignored).",
+  }),
+}).meta({ id: "DesktopCodeRequest" });
+
+/** What every code-sending endpoint does, for its description. */
+const CODE_RULES =
+  "Codes: 6 random digits, stored hashed, one live code per email and purpose (a new send replaces the old one), valid 300 s (business clock), burnt after 5 wrong tries, resend refused for 30 s after the last send for the email and purpose; the caps CODE_MAX_PER_EMAIL_PER_HOUR and CODE_MAX_PER_IP_PER_HOUR also apply.";
+export const SAME_FOR_EVERY_EMAIL =
+  "The answer, the 30 s gate and the hourly caps are the same whether or not the email has an account.";
+
+export function codeSendDescription(what: string): string {
+  return `${CODE_RULES} ${what} ${SAME_FOR_EVERY_EMAIL} `;
+}
 
 function linkError(message: string): ApiError {
   return new ApiError(422, message, { fields: { token: [message] } });
 }
 
-export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
-  const { db, config, clock, mail, loginThrottle, limiter } = ctx;
-
+export const authRoutes = [
   // Sign-in by emailed code. Known and unknown emails get the same answer and the same limits; a
   // code is emailed only when the account exists.
-  defineRoute(app, "/api/auth/get-login-code", {
-    post: asyncHandler(async (req, res) => {
-      const { email } = parseBody(req, emailOnlySchema);
+  route({
+    method: "post",
+    path: "/api/auth/get-login-code",
+    operationId: "getLoginCode",
+    tags: ["Authentication"],
+    summary: "Email a sign-in code",
+    description: codeSendDescription("Sends a 'login' code (subject 'Your sign-in code') only when the account exists."),
+    auth: false,
+    body: emailOnlySchema,
+    success: { description: `'${AUTH_MESSAGES.loginCodeSent}'`, data: z.null() },
+    errors: { 429: responses.CodeRequestLimited },
+    async handler({ ctx, req, body: { email } }) {
       const code = await issueCode(ctx, { email, purpose: "login", addressKey: clientAddressKey(req.ip) });
-      if (await findUserByEmail(db, email)) await mail.deliver(loginCodeEmail(email, code));
-      sendOk(res, null, AUTH_MESSAGES.loginCodeSent);
-    }),
-  });
+      if (await findUserByEmail(ctx.db, email)) await ctx.mail.deliver(loginCodeEmail(email, code));
+      return { data: null, message: AUTH_MESSAGES.loginCodeSent };
+    },
+  }),
 
-  defineRoute(app, "/api/auth/code-login", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, codeLoginSchema);
+  route({
+    method: "post",
+    path: "/api/auth/code-login",
+    operationId: "codeLogin",
+    tags: ["Authentication"],
+    summary: "Sign in with an emailed code",
+    description: "Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token).",
+    auth: false,
+    body: codeLoginSchema,
+    success: { description: `'${AUTH_MESSAGES.loggedIn}'`, data: LoginResultSchema },
+    errors: { 422: responses.CodeRejected },
+    async handler({ ctx, req, body: input }) {
+      const { db, config, clock } = ctx;
       await useCode(db, clock, { email: input.email, purpose: "login", code: input.code, field: "code" });
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
@@ -130,38 +170,72 @@ export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
         ttlDays: config.tokenTtlDays,
         clock,
       });
-      sendOk(res, { token, user: publicUser(user) }, AUTH_MESSAGES.loggedIn);
-    }),
-  });
+      return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
+    },
+  }),
 
   // Password reset by emailed code; also how accounts without a password (Google/Apple) set one.
-  defineRoute(app, "/api/auth/forgot-password", {
-    post: asyncHandler(async (req, res) => {
-      const { email } = parseBody(req, emailOnlySchema);
+  route({
+    method: "post",
+    path: "/api/auth/forgot-password",
+    operationId: "forgotPassword",
+    tags: ["Authentication"],
+    summary: "Email a password reset code",
+    description: codeSendDescription(
+      "Sends a 'reset' code (subject 'Your password reset code') only when the account exists; accounts without a password (Google/Apple) use it to set one.",
+    ),
+    auth: false,
+    body: emailOnlySchema,
+    success: { description: `'${AUTH_MESSAGES.resetCodeSent}'`, data: z.null() },
+    errors: { 429: responses.CodeRequestLimited },
+    async handler({ ctx, req, body: { email } }) {
       const code = await issueCode(ctx, { email, purpose: "reset", addressKey: clientAddressKey(req.ip) });
-      if (await findUserByEmail(db, email)) await mail.deliver(resetCodeEmail(email, code));
-      sendOk(res, null, AUTH_MESSAGES.resetCodeSent);
-    }),
-  });
+      if (await findUserByEmail(ctx.db, email)) await ctx.mail.deliver(resetCodeEmail(email, code));
+      return { data: null, message: AUTH_MESSAGES.resetCodeSent };
+    },
+  }),
 
-  defineRoute(app, "/api/auth/reset-password-by-code", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, resetByCodeSchema);
+  route({
+    method: "post",
+    path: "/api/auth/reset-password-by-code",
+    operationId: "resetPasswordByCode",
+    tags: ["Authentication"],
+    summary: "Exchange a reset code for a reset token",
+    description:
+      "Checks and uses up the 'reset' code; answers a single-use reset token valid 15 minutes (stored hashed). A newer one replaces older ones.",
+    auth: false,
+    body: resetByCodeSchema,
+    success: { description: `'${AUTH_MESSAGES.codeVerified}'`, data: z.strictObject({ reset_token: z.string() }) },
+    errors: { 422: responses.CodeRejected },
+    async handler({ ctx: { db, clock }, body: input }) {
       await useCode(db, clock, { email: input.email, purpose: "reset", code: input.code, field: "code" });
       const user = await findUserByEmail(db, input.email);
       if (!user) throw invalidCodeError("code");
       // One live reset token per account.
       await retireOneTimeTokens(db, { purpose: "reset", userId: user.id });
       const resetToken = await createOneTimeToken(db, { purpose: "reset", userId: user.id });
-      sendOk(res, { reset_token: resetToken }, AUTH_MESSAGES.codeVerified);
-    }),
-  });
+      return { data: { reset_token: resetToken }, message: AUTH_MESSAGES.codeVerified };
+    },
+  }),
 
   // Sets the password with a reset token and signs out every other session of the account: all its
   // tokens except the bearer token of this request when it is a live token of the same account.
-  defineRoute(app, "/api/auth/reset-password", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, resetPasswordSchema);
+  route({
+    method: "post",
+    path: "/api/auth/reset-password",
+    operationId: "resetPassword",
+    tags: ["Authentication"],
+    summary: "Set a new password with a reset token",
+    description:
+      "Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session). Emails 'Your password was changed'. The bearer token is optional.",
+    auth: false,
+    body: resetPasswordSchema,
+    success: { description: `'${AUTH_MESSAGES.passwordReset}'`, data: z.null() },
+    errors: {
+      422: `Validation ('${AUTH_MESSAGES.enterPassword}', 'Password must be at least 8 characters', "${AUTH_MESSAGES.passwordsDiffer}") or '${AUTH_MESSAGES.resetLinkInvalid}' (unknown, expired, used, or another account's token).`,
+    },
+    async handler({ ctx, req, body: input }) {
+      const { db, config, clock, mail, loginThrottle } = ctx;
       const user = await findUserByEmail(db, input.email);
       if (!user || (await peekOneTimeToken(db, { purpose: "reset", token: input.token })) !== user.id) {
         throw linkError(AUTH_MESSAGES.resetLinkInvalid);
@@ -183,14 +257,27 @@ export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
       // Whoever holds the mailbox may sign in again at once.
       await loginThrottle.recordSuccess(user.email);
       await mail.deliver(passwordChangedEmail(user.email, config.publicUrl));
-      sendOk(res, null, AUTH_MESSAGES.passwordReset);
-    }),
-  });
+      return { data: null, message: AUTH_MESSAGES.passwordReset };
+    },
+  }),
 
   // First password, from the "set your password" email (a 'set_password' token, 24 h, single use).
-  defineRoute(app, "/api/generate/new-password", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, newPasswordSchema);
+  route({
+    method: "post",
+    path: "/api/generate/new-password",
+    operationId: "generateNewPassword",
+    tags: ["Authentication"],
+    summary: "Set the first password from a 'set your password' link",
+    description:
+      "Uses up the 'set_password' token (24 hours, single use) and sets the password. Emails 'Your password was set'.",
+    auth: false,
+    body: newPasswordSchema,
+    success: { description: `'${AUTH_MESSAGES.passwordSet}'`, data: z.null() },
+    errors: {
+      422: `Validation ('${AUTH_MESSAGES.enterPassword}', 'Password must be at least 8 characters', "${AUTH_MESSAGES.passwordsDiffer}") or '${AUTH_MESSAGES.setLinkInvalid}'`,
+    },
+    async handler({ ctx, body: input }) {
+      const { db, config, clock, mail } = ctx;
       const owner = await peekOneTimeToken(db, { purpose: "set_password", token: input.token });
       if (owner === null) throw linkError(AUTH_MESSAGES.setLinkInvalid);
       const passwordHash = await hashPassword(input.password);
@@ -208,42 +295,64 @@ export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
         return row.email;
       });
       await mail.deliver(passwordSetEmail(email, config.publicUrl));
-      sendOk(res, null, AUTH_MESSAGES.passwordSet);
-    }),
-  });
+      return { data: null, message: AUTH_MESSAGES.passwordSet };
+    },
+  }),
 
   // For a signed-in account without a password: emails a link to /generate-password/{token}.
-  defineRoute(app, "/api/user/set-password-email", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (req, res) => {
-        const { user } = getAuth(res);
-        if (user.password_hash) throw new ApiError(409, AUTH_MESSAGES.alreadyHasPassword);
-        await recordLinkSend(ctx, { email: user.email, addressKey: clientAddressKey(req.ip) });
-        // The newest link replaces older ones.
-        await retireOneTimeTokens(db, { purpose: "set_password", userId: user.id });
-        const token = await createSetPasswordToken(db, user.id);
-        await mail.deliver(setPasswordLinkEmail(user.email, `${config.publicUrl}/generate-password/${token}`));
-        sendOk(res, null, AUTH_MESSAGES.setLinkSent);
-      }),
-    ],
-  });
+  route({
+    method: "post",
+    path: "/api/user/set-password-email",
+    operationId: "setPasswordEmail",
+    tags: ["Account"],
+    summary: "Email a link to set a first password",
+    description:
+      "For an account without a password (created with Google/Apple): emails 'Set your account password' with the link {PUBLIC_URL}/generate-password/{token} (24 hours, single use; a newer link replaces older ones). The 30 s resend gate and the hourly caps apply (purpose 'set_password'). No request body.",
+    auth: true,
+    success: { description: `'${AUTH_MESSAGES.setLinkSent}'`, data: z.null() },
+    errors: { 409: `'${AUTH_MESSAGES.alreadyHasPassword}'`, 429: responses.CodeRequestLimited },
+    async handler({ ctx, req, auth: { user } }) {
+      const { db, config, mail } = ctx;
+      if (user.password_hash) throw new ApiError(409, AUTH_MESSAGES.alreadyHasPassword);
+      await recordLinkSend(ctx, { email: user.email, addressKey: clientAddressKey(req.ip) });
+      // The newest link replaces older ones.
+      await retireOneTimeTokens(db, { purpose: "set_password", userId: user.id });
+      const token = await createSetPasswordToken(db, user.id);
+      await mail.deliver(setPasswordLinkEmail(user.email, `${config.publicUrl}/generate-password/${token}`));
+      return { data: null, message: AUTH_MESSAGES.setLinkSent };
+    },
+  }),
 
   // SSO: a signed-in client gets a one-time token (60 s) that signs the same account in elsewhere.
-  defineRoute(app, "/api/auth/sso-token", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (_req, res) => {
-        const { user } = getAuth(res);
-        const accessToken = await createOneTimeToken(db, { purpose: "sso", userId: user.id });
-        sendOk(res, { access_token: accessToken }, AUTH_MESSAGES.ssoCreated);
-      }),
-    ],
-  });
+  route({
+    method: "post",
+    path: "/api/auth/sso-token",
+    operationId: "ssoToken",
+    tags: ["Authentication"],
+    summary: "A one-time sign-in token for another client",
+    description:
+      "A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. No request body.",
+    auth: true,
+    success: { description: `'${AUTH_MESSAGES.ssoCreated}'`, data: z.strictObject({ access_token: z.string() }) },
+    async handler({ ctx, auth: { user } }) {
+      const accessToken = await createOneTimeToken(ctx.db, { purpose: "sso", userId: user.id });
+      return { data: { access_token: accessToken }, message: AUTH_MESSAGES.ssoCreated };
+    },
+  }),
 
-  defineRoute(app, "/api/auth/sso-login-with-token", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, ssoLoginSchema);
+  route({
+    method: "post",
+    path: "/api/auth/sso-login-with-token",
+    operationId: "ssoLoginWithToken",
+    tags: ["Authentication"],
+    summary: "Sign in with a one-time SSO token",
+    description: "Uses up the token and signs in like /api/user/login (device row and bearer token).",
+    auth: false,
+    body: ssoLoginSchema,
+    success: { description: `'${AUTH_MESSAGES.loggedIn}'`, data: LoginResultSchema },
+    errors: { 401: `'${AUTH_MESSAGES.ssoInvalid}' (unknown, expired or used)` },
+    async handler({ ctx, req, body: input }) {
+      const { db, config, clock } = ctx;
       const userId = await consumeOneTimeToken(db, { purpose: "sso", token: input.access_token });
       const user =
         userId === null ? undefined : await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
@@ -254,47 +363,71 @@ export function registerAuthRoutes(app: Express, ctx: ApiContext): void {
         ttlDays: config.tokenTtlDays,
         clock,
       });
-      sendOk(res, { token, user: publicUser(user) }, AUTH_MESSAGES.loggedIn);
-    }),
-  });
+      return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
+    },
+  }),
 
   // Desktop hand-off: the browser half of a Desktop sign-in (a token whose device is 'Desktop') gets
   // a short code that the desktop app redeems for the same token (lib/desktop-codes.ts).
-  defineRoute(app, "/api/auth/desktop-code/issue", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (req, res) => {
-        const { user, tokenId, deviceId } = getAuth(res);
-        const device = await db.selectFrom("devices").select("platform").where("id", "=", deviceId).executeTakeFirst();
-        if (device?.platform !== "Desktop") throw new ApiError(403, AUTH_MESSAGES.desktopCodeNotDesktop);
-        // requireAuth accepted this header's token.
-        const token = bearerToken(req.headers.authorization)!;
-        const { code, expiresIn } = await createDesktopCode(db, { token, tokenId, userId: user.id });
-        sendOk(res, { code, expires_in: expiresIn }, AUTH_MESSAGES.desktopCodeCreated);
+  route({
+    method: "post",
+    path: "/api/auth/desktop-code/issue",
+    operationId: "issueDesktopCode",
+    tags: ["Authentication"],
+    summary: "A code that hands this desktop sign-in to the desktop app",
+    description:
+      "For a bearer token whose device has platform 'Desktop' (a desktop sign-in made in the browser). The code (8 characters of 23456789ABCDEFGHJKLMNPQRSTUVWXYZ, shown XXXX-XXXX) is valid 300 seconds (real time), single use, and /api/auth/desktop-code redeems it for this same bearer token. A new code retires the older codes of the token. Stored as sha256; the token only encrypted (AES-256-GCM, key HKDF-SHA256 of the code with a per-row salt). No request body.",
+    auth: true,
+    success: {
+      description: `'${AUTH_MESSAGES.desktopCodeCreated}'`,
+      data: z.strictObject({
+        code: z.string().regex(/^[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/),
+        expires_in: z.literal(DESKTOP_CODE_TTL_SECONDS).meta({ override: { type: "integer" }, description: "Seconds." }),
       }),
-    ],
-  });
+    },
+    errors: { 403: `'${AUTH_MESSAGES.desktopCodeNotDesktop}' (the token's device is not 'Desktop')` },
+    async handler({ ctx: { db }, req, auth: { user, tokenId, deviceId } }) {
+      const device = await db.selectFrom("devices").select("platform").where("id", "=", deviceId).executeTakeFirst();
+      if (device?.platform !== "Desktop") throw new ApiError(403, AUTH_MESSAGES.desktopCodeNotDesktop);
+      // requireAuth accepted this header's token.
+      const token = bearerToken(req.headers.authorization)!;
+      const { code, expiresIn } = await createDesktopCode(db, { token, tokenId, userId: user.id });
+      return { data: { code, expires_in: expiresIn }, message: AUTH_MESSAGES.desktopCodeCreated };
+    },
+  }),
 
-  // Every attempt counts against the client address (DESKTOP_CODE_MAX_PER_IP per 10 minutes,
-  // real time), right or wrong, before the code is looked at.
-  defineRoute(app, "/api/auth/desktop-code", {
-    post: asyncHandler(async (req, res) => {
-      const attempts = await limiter.hit(
-        `desktop-code:ip:${clientAddressKey(req.ip)}`,
-        config.desktopCodes.windowSeconds,
-      );
+  route({
+    method: "post",
+    path: "/api/auth/desktop-code",
+    operationId: "redeemDesktopCode",
+    tags: ["Authentication"],
+    summary: "Redeem a desktop code for its bearer token",
+    description:
+      "Uses up the code and answers with the bearer token it was issued for (the same token, which must still be live) and its user. Every request counts against the client address, right or wrong: DESKTOP_CODE_MAX_PER_IP per 10 minutes (real time), then 429.",
+    auth: false,
+    body: desktopCodeSchema,
+    success: { description: `'${AUTH_MESSAGES.loggedIn}'`, data: LoginResultSchema },
+    errors: {
+      422: `'${AUTH_MESSAGES.desktopCodeInvalid}' (missing, malformed, unknown, used, older than 300 s, or its token was revoked; also under errors.fields.code)`,
+      429: rateLimited("'Too many attempts. Please try again in N minutes.'"),
+    },
+    // Every attempt counts against the client address (DESKTOP_CODE_MAX_PER_IP per 10 minutes,
+    // real time), right or wrong, before the code is looked at.
+    async before({ ctx: { limiter, config }, req }) {
+      const attempts = await limiter.hit(`desktop-code:ip:${clientAddressKey(req.ip)}`, config.desktopCodes.windowSeconds);
       if (attempts.count > config.desktopCodes.maxPerIp) {
         const wait = secondsUntil(attempts.resetAt);
         throw new ApiError(429, tooManyDesktopCodeAttempts(wait), { headers: { "Retry-After": String(wait) } });
       }
-      const input = parseBody(req, desktopCodeSchema);
-      const redeemed = await redeemDesktopCode(db, input.code);
+    },
+    async handler({ ctx, body: input }) {
+      const redeemed = await redeemDesktopCode(ctx.db, input.code);
       if (!redeemed) {
         throw new ApiError(422, AUTH_MESSAGES.desktopCodeInvalid, {
           fields: { code: [AUTH_MESSAGES.desktopCodeInvalid] },
         });
       }
-      sendOk(res, { token: redeemed.token, user: publicUser(redeemed.user) }, AUTH_MESSAGES.loggedIn);
-    }),
-  });
-}
+      return { data: { token: redeemed.token, user: publicUser(redeemed.user) }, message: AUTH_MESSAGES.loggedIn };
+    },
+  }),
+];

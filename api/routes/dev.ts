@@ -1,9 +1,8 @@
-import type { Express, Response } from "express";
-import type { ApiContext } from "../context";
+import type { Response } from "express";
+import { z } from "zod";
+import { route } from "../contract/route";
 import { escapeHtml } from "../lib/html";
-import { asyncHandler } from "../lib/http";
-import { listOutbox } from "../lib/mailer";
-import { defineRoute } from "../lib/routing";
+import { MailboxEntrySchema, listOutbox } from "../lib/mailer";
 
 /** How many emails the mailbox shows. */
 const MAILBOX_LIMIT = 200;
@@ -18,23 +17,58 @@ function queryEmail(value: unknown): string | undefined {
   return typeof first === "string" && first.trim() ? first.trim().slice(0, 254) : undefined;
 }
 
+/** `to`: any value is taken (the first of several; blank is none), so this query never fails. */
+const mailboxQuery = (format?: "email") =>
+  z.object({
+    to: z
+      .unknown()
+      .optional()
+      .transform(queryEmail)
+      .meta({ override: { type: "string", ...(format ? { format } : {}) } }),
+  });
+
+const SANDBOX_ONLY = "Exists only while mail is a sandbox (SMTP_URL unset); otherwise the path is not the API's.";
+
 /**
  * The mail sandbox (registered only while SMTP_URL is unset): the outbox as a page and as JSON.
  * Plain HTML without scripts or inline styles (the portal's CSP applies).
  */
-export function registerDevMailRoutes(app: Express, ctx: ApiContext): void {
-  defineRoute(app, "/dev/mailbox.json", {
-    get: asyncHandler(async (req, res) => {
+export const devMailRoutes = [
+  route({
+    method: "get",
+    path: "/dev/mailbox.json",
+    operationId: "devMailboxJson",
+    tags: ["Sandbox"],
+    summary: "The mail sandbox's outbox as JSON",
+    description: `A bare JSON array (not the envelope), newest first, at most ${MAILBOX_LIMIT} emails. \`to\` matches the recipient without regard to case. ${SANDBOX_ONLY}`,
+    auth: false,
+    query: mailboxQuery("email"),
+    success: {
+      description: "The emails",
+      raw: { mediaType: "application/json", schema: z.array(MailboxEntrySchema) },
+    },
+    errors: { 422: null },
+    async handler({ ctx, res, query }) {
       noStore(res);
-      const emails = await listOutbox(ctx.db, { to: queryEmail(req.query.to), limit: MAILBOX_LIMIT });
+      const emails = await listOutbox(ctx.db, { to: query.to, limit: MAILBOX_LIMIT });
       res.status(200).json(emails);
-    }),
-  });
+    },
+  }),
 
-  defineRoute(app, "/dev/mailbox", {
-    get: asyncHandler(async (req, res) => {
+  route({
+    method: "get",
+    path: "/dev/mailbox",
+    operationId: "devMailbox",
+    tags: ["Sandbox"],
+    summary: "The mail sandbox's outbox as a page",
+    description: `Every email sent, newest first: recipient, subject, sent time and text body. Optional query \`to\` filters by recipient (case-insensitive). Plain HTML. ${SANDBOX_ONLY}`,
+    auth: false,
+    query: mailboxQuery(),
+    success: { description: "An HTML page", raw: { mediaType: "text/html", schema: z.string() } },
+    errors: { 422: null },
+    async handler({ ctx, res, query }) {
       noStore(res);
-      const to = queryEmail(req.query.to);
+      const { to } = query;
       const emails = await listOutbox(ctx.db, { to, limit: MAILBOX_LIMIT });
       const items = emails
         .map(
@@ -57,6 +91,6 @@ ${emails.length ? `<ol>\n${items}\n</ol>` : "<p>No emails yet.</p>"}
 </body>
 </html>`;
       res.status(200).type("html").send(html);
-    }),
-  });
-}
+    },
+  }),
+];

@@ -1,20 +1,37 @@
-import type { Express } from "express";
-import type { ApiContext } from "../context";
+import { z } from "zod";
+import { route } from "../contract/route";
 import { pingDatabase } from "../db";
-import { asyncHandler, sendError, sendOk } from "../lib/http";
-import { defineRoute } from "../lib/routing";
+import { ApiError } from "../lib/http";
 
-export function registerPublicRoutes(app: Express, ctx: ApiContext): void {
-  defineRoute(app, "/api/download-links", {
-    get: (_req, res) => {
-      sendOk(res, { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac });
+export const publicRoutes = [
+  route({
+    method: "get",
+    path: "/api/download-links",
+    operationId: "downloadLinks",
+    tags: ["Public"],
+    summary: "Download links for the desktop apps",
+    auth: false,
+    success: {
+      description: "The links (DOWNLOAD_WINDOWS_URL, DOWNLOAD_MAC_URL)",
+      data: z
+        .strictObject({ windows: z.string().meta({ format: "uri" }), mac: z.string().meta({ format: "uri" }) })
+        .meta({ id: "DownloadLinks" }),
     },
-  });
+    handler: ({ ctx }) => ({ data: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac } }),
+  }),
 
-  defineRoute(app, "/api/health", {
-    get: asyncHandler(async (_req, res) => {
-      if (await pingDatabase(ctx.db)) sendOk(res, { database: "ok" });
-      else sendError(res, 503, "Database unavailable.");
-    }),
-  });
-}
+  route({
+    method: "get",
+    path: "/api/health",
+    operationId: "health",
+    tags: ["Public"],
+    summary: "Health check (runs `select 1` on the database)",
+    auth: false,
+    success: { description: "Healthy", data: z.strictObject({ database: z.literal("ok") }) },
+    errors: { 503: "'Database unavailable.'" },
+    async handler({ ctx }) {
+      if (!(await pingDatabase(ctx.db))) throw new ApiError(503, "Database unavailable.");
+      return { data: { database: "ok" as const } };
+    },
+  }),
+];

@@ -1,21 +1,22 @@
-import type { Express } from "express";
-import type { ApiContext } from "../context";
+import { z } from "zod";
+import { route } from "../contract/route";
 import type { Subscription } from "../db/schema";
-import { asyncHandler, sendOk } from "../lib/http";
-import { defineRoute } from "../lib/routing";
-import { getAuth, requireAuth } from "../lib/sessions";
 
-export interface PublicSubscription {
-  id: number;
-  title: string;
-  plan_id: number;
-  subscription_by: Subscription["subscription_by"];
-  subs_status: string;
-  billing_type: Subscription["billing_type"];
-  stripe_sub_id: string | null;
-  sub_start_date: string;
-  sub_exp_date: string;
-}
+export const SubscriptionSchema = z
+  .strictObject({
+    id: z.int(),
+    title: z.string(),
+    plan_id: z.int().meta({ description: "plans.id" }),
+    subscription_by: z.enum(["stripe", "paypal", "bitpay"]),
+    subs_status: z.string(),
+    billing_type: z.enum(["recurring", "single"]),
+    stripe_sub_id: z.string().nullable(),
+    sub_start_date: z.string().meta({ format: "date-time" }),
+    sub_exp_date: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "Subscription" });
+
+export type PublicSubscription = z.infer<typeof SubscriptionSchema>;
 
 export function publicSubscription(s: Subscription): PublicSubscription {
   return {
@@ -31,28 +32,40 @@ export function publicSubscription(s: Subscription): PublicSubscription {
   };
 }
 
-export function registerSubscriptionRoutes(app: Express, ctx: ApiContext): void {
-  const { db, clock } = ctx;
-
+export const subscriptionRoutes = [
   // The user's subscription with the latest expiry still after the product's clock, else null.
-  defineRoute(app, "/api/subscription/active", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (_req, res) => {
-        const { user } = getAuth(res);
-        const now = clock.now();
-        const row = await db
-          .selectFrom("subscriptions")
-          .selectAll()
-          .where("user_id", "=", user.id)
-          .where("sub_exp_date", ">", now.toISOString())
-          .orderBy("sub_exp_date", "desc")
-          .orderBy("id", "desc")
-          .limit(1)
-          .executeTakeFirst();
-        // `now` is the product's time (the sandbox test clock can move it), so clients count days from it.
-        sendOk(res, { subscription: row ? publicSubscription(row) : null, now: now.toISOString() });
+  route({
+    method: "post",
+    path: "/api/subscription/active",
+    operationId: "activeSubscription",
+    tags: ["Subscriptions"],
+    summary: "The active subscription",
+    description:
+      "The user's subscription with the latest sub_exp_date that is still after the product's current time, or null. No request body.",
+    auth: true,
+    success: {
+      description: "The active subscription or null",
+      data: z.strictObject({
+        subscription: SubscriptionSchema.nullable(),
+        now: z.string().meta({
+          format: "date-time",
+          description: "The product's current time (ISO 8601); count days left from it, not from the caller's clock.",
+        }),
       }),
-    ],
-  });
-}
+    },
+    async handler({ ctx, auth }) {
+      const now = ctx.clock.now();
+      const row = await ctx.db
+        .selectFrom("subscriptions")
+        .selectAll()
+        .where("user_id", "=", auth.user.id)
+        .where("sub_exp_date", ">", now.toISOString())
+        .orderBy("sub_exp_date", "desc")
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      // `now` is the product's time (the sandbox test clock can move it), so clients count days from it.
+      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString() } };
+    },
+  }),
+];

@@ -1,14 +1,13 @@
-import type { Express } from "express";
 import { z } from "zod";
-import type { ApiContext } from "../context";
+import { responses } from "../contract/responses";
+import { route } from "../contract/route";
 import { LINK_MESSAGES, accountForProviderSignIn, verifyProviderToken } from "../lib/account-links";
-import { ApiError, asyncHandler, parseBody, sendOk } from "../lib/http";
+import { ApiError } from "../lib/http";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../lib/passwords";
 import { tooManyLoginsMessage } from "../lib/rate-limit";
-import { defineRoute } from "../lib/routing";
-import { getAuth, issueToken, requireAuth, signInDevice } from "../lib/sessions";
+import { issueToken, signInDevice } from "../lib/sessions";
 import { clientAddressKey } from "../lib/trust-proxy";
-import { publicUser } from "../lib/users";
+import { LoginResultSchema, UserSchema, publicUser } from "../lib/users";
 import {
   body,
   deviceFields,
@@ -25,27 +24,48 @@ const loginSchema = body({
   email: emailField(),
   password: passwordField(),
   ...deviceFields(),
-});
+}).meta({ id: "LoginRequest" });
 
 const PLATFORM_INVALID = "The platform must be Web Browser or Desktop.";
 
+/** The provider's ID token and its email, as sign-in and connect take them. */
+export function idTokenFields() {
+  return {
+    email: emailField().meta({ description: "Trimmed and lower-cased; must be the ID token's email." }),
+    firebase_id_token: requiredText("firebase id token", { max: 16_384 }).meta({
+      description:
+        "The provider's OpenID Connect ID token (the spec's name for it). Verified: signature against the issuer's published keys (discovery + JWKS), issuer, audience (our client id), expiry (60 s tolerance); its email must equal `email` (any case).",
+    }),
+  };
+}
+
 const thirdPartyLoginSchema = body({
   ...deviceFields(),
-  name: optionalText("name"),
-  email: emailField(),
-  firebase_id_token: requiredText("firebase id token", { max: 16_384 }),
+  name: optionalText("name").meta({
+    description: "Name for a new account; else the ID token's name, else the part of the email before the @.",
+  }),
+  ...idTokenFields(),
   auth_method: linkTypeField("auth method"),
-  platform: optionalText("platform", 50).pipe(
-    z.enum(["Web Browser", "Desktop"], { error: PLATFORM_INVALID }).default("Web Browser"),
-  ),
-});
+  platform: optionalText("platform", 50)
+    .pipe(z.enum(["Web Browser", "Desktop"], { error: PLATFORM_INVALID }).default("Web Browser"))
+    .meta({ override: { anyOf: undefined, type: "string", enum: ["Web Browser", "Desktop"], default: "Web Browser" } }),
+}).meta({ id: "ThirdPartyLoginRequest" });
 
-export function registerUserRoutes(app: Express, ctx: ApiContext): void {
-  const { db, config, clock, loginThrottle } = ctx;
-
-  defineRoute(app, "/api/user/login", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, loginSchema);
+export const userRoutes = [
+  route({
+    method: "post",
+    path: "/api/user/login",
+    operationId: "login",
+    tags: ["Authentication"],
+    summary: "Sign in with email and password",
+    description:
+      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email (LOGIN_MAX_FAILURES_PER_EMAIL) and per client address (LOGIN_MAX_FAILURES_PER_IP) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears the email's counter.",
+    auth: false,
+    body: loginSchema,
+    success: { description: "Signed in", data: LoginResultSchema },
+    errors: { 401: `'${INVALID_CREDENTIALS}'`, 429: responses.TooManyRequests },
+    async handler({ ctx, req, body: input }) {
+      const { db, config, clock, loginThrottle } = ctx;
       const addressKey = clientAddressKey(req.ip);
 
       const waitSeconds = await loginThrottle.blockedFor(input.email, addressKey);
@@ -74,15 +94,30 @@ export function registerUserRoutes(app: Express, ctx: ApiContext): void {
 
       const device = signInDevice(input, req.headers["user-agent"]);
       const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
-      sendOk(res, { token, user: publicUser(user) }, "Login successful.");
-    }),
-  });
+      return { data: { token, user: publicUser(user) }, message: "Login successful." };
+    },
+  }),
 
   // Sign-in with Google or Apple: the portal ran the provider flow (and checked its nonce) and sends
   // the ID token; it is verified again here. Account rule: lib/account-links.ts.
-  defineRoute(app, "/api/user/thirdparty-login", {
-    post: asyncHandler(async (req, res) => {
-      const input = parseBody(req, thirdPartyLoginSchema);
+  route({
+    method: "post",
+    path: "/api/user/thirdparty-login",
+    operationId: "thirdPartyLogin",
+    tags: ["Authentication"],
+    summary: "Sign in with Google or Apple",
+    description:
+      "The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or \"true\"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token.",
+    auth: false,
+    body: thirdPartyLoginSchema,
+    success: { description: `'${LINK_MESSAGES.loggedIn}'`, data: LoginResultSchema },
+    errors: {
+      401: "'Login failed: the Google sign-in could not be verified. Please try again.' (signature, issuer, audience, expiry), 'Login failed: the email does not match your Google account.', 'Login failed: Google has not verified this email address.' (no account yet); Apple likewise.",
+      403: "'This email belongs to an existing account. Sign in with your password, then connect your Google account.' (Apple likewise): the provider does not assert that the email is verified.",
+      503: "'Sign-in with Google is unavailable right now. Please try again later.' (the provider's discovery document or keys could not be fetched; Apple likewise)",
+    },
+    async handler({ ctx, req, body: input }) {
+      const { db, config, clock } = ctx;
       const linkType = input.auth_method;
       const claims = await verifyProviderToken(config, {
         linkType,
@@ -93,32 +128,37 @@ export function registerUserRoutes(app: Express, ctx: ApiContext): void {
       const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name });
       const device = signInDevice(input, req.headers["user-agent"]);
       const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
-      sendOk(res, { token, user: publicUser(user) }, LINK_MESSAGES.loggedIn);
-    }),
-  });
+      return { data: { token, user: publicUser(user) }, message: LINK_MESSAGES.loggedIn };
+    },
+  }),
 
-  defineRoute(app, "/api/user/logout", {
-    post: [
-      requireAuth(ctx),
-      asyncHandler(async (_req, res) => {
-        const { tokenId } = getAuth(res);
-        await db
-          .updateTable("tokens")
-          .set({ revoked_at: new Date().toISOString() })
-          .where("id", "=", tokenId)
-          .where("revoked_at", "is", null)
-          .execute();
-        sendOk(res, null, "Logged out.");
-      }),
-    ],
-  });
+  route({
+    method: "post",
+    path: "/api/user/logout",
+    operationId: "logout",
+    tags: ["Authentication"],
+    summary: "Revoke the bearer token used for this request",
+    auth: true,
+    success: { description: "'Logged out.'", data: z.null() },
+    async handler({ ctx, auth }) {
+      await ctx.db
+        .updateTable("tokens")
+        .set({ revoked_at: new Date().toISOString() })
+        .where("id", "=", auth.tokenId)
+        .where("revoked_at", "is", null)
+        .execute();
+      return { data: null, message: "Logged out." };
+    },
+  }),
 
-  defineRoute(app, "/api/me", {
-    get: [
-      requireAuth(ctx),
-      (_req, res) => {
-        sendOk(res, publicUser(getAuth(res).user));
-      },
-    ],
-  });
-}
+  route({
+    method: "get",
+    path: "/api/me",
+    operationId: "me",
+    tags: ["Account"],
+    summary: "The signed-in user",
+    auth: true,
+    success: { description: "The user", data: UserSchema },
+    handler: ({ auth }) => ({ data: publicUser(auth.user) }),
+  }),
+];

@@ -25,9 +25,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const api = createApiClient(request, context, token);
   // Independent calls run together; one that fails shows its spec toast while the rest renders.
   const [subscriptionResult, linksResult, downloadsResult] = await Promise.all([
-    api.activeSubscription(),
-    api.accountLinks(),
-    api.downloadLinks(),
+    api.post("/api/subscription/active"),
+    api.post("/api/account/link-list"),
+    api.get("/api/download-links"),
   ]);
   const notices: ToastView[] = [];
 
@@ -97,7 +97,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!Number.isInteger(linkId) || linkId <= 0 || (linkType !== "GOOGLE" && linkType !== "APPLE")) {
       return redirectWithError("/", "Failed to disconnect account");
     }
-    const result = await api.disconnectAccount({ link_id: linkId, link_type: linkType });
+    const result = await api.post("/api/account/disconnect", { body: { link_id: linkId, link_type: linkType } });
     const label = linkType === "GOOGLE" ? "Google" : "Apple";
     return result.ok
       ? redirectWithSuccess("/", `${label} account disconnected.`)
@@ -105,7 +105,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "set-password-email") {
-    const sent = await api.setPasswordEmail();
+    const sent = await api.post("/api/user/set-password-email");
     return sent.ok
       ? redirectWithSuccess("/", sent.message || "We have emailed you a link to set your password.")
       : redirectWithError("/", sent.message || "An error occurred");
@@ -113,7 +113,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent === "change-password-start" || intent === "change-resend") {
     // The dialog opens once a reset code has been requested for the user's own email.
-    const sent = await api.forgotPassword({ email: user.email });
+    const sent = await api.post("/api/auth/forgot-password", { body: { email: user.email } });
     if (!sent.ok) return redirectWithError(intent === "change-resend" ? DIALOG_URL : "/", sent.message || "Failed to send reset password email");
     const cookie = await writeFlow(request, "change", { email: user.email, sentAt: Date.now() });
     const message = intent === "change-resend" ? "Verification code resent to your email!" : `We sent a code to ${user.email}.`;
@@ -130,7 +130,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "change-verify") {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("change-verify", submission);
-    const checked = await api.resetPasswordByCode({ email: flow.email, code: submission.value.code!.trim() });
+    const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code!.trim() } });
     if (!checked.ok) return formFailure("change-verify", submission, checked.message || "Failed to reset password!", checked.status);
     const cookie = await writeFlow(request, "change", { ...flow, resetToken: checked.data.reset_token });
     return redirect(DIALOG_URL, { headers: { "Set-Cookie": cookie } });
@@ -141,11 +141,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (submission.status !== "success") return formFailure("change-reset", submission);
     if (!flow.resetToken) return redirect(DIALOG_URL);
     // With the bearer token, the API keeps this session and signs out every other one.
-    const reset = await api.resetPassword({
-      token: flow.resetToken,
-      email: flow.email,
-      password: submission.value.password!,
-      password_confirmation: submission.value.password_confirmation!,
+    const reset = await api.post("/api/auth/reset-password", {
+      body: {
+        token: flow.resetToken,
+        email: flow.email,
+        password: submission.value.password!,
+        password_confirmation: submission.value.password_confirmation!,
+      },
     });
     if (!reset.ok) return formFailure("change-reset", submission, reset.message || "Failed to reset password!", reset.status);
     const cookie = await writeFlow(request, "change", undefined);

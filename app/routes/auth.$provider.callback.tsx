@@ -70,7 +70,7 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
   if (intent.kind === "connect") {
     const token = await getSessionToken(request);
     if (!token) return redirectWithError("/login", "Please sign in again to connect your account.", { headers });
-    const linked = await createApiClient(request, context, token).connectAccount({ ...social, link_type: profile.authMethod });
+    const linked = await createApiClient(request, context, token).post("/api/account/connect", { body: { ...social, link_type: profile.authMethod } });
     return linked.ok
       ? redirectWithSuccess("/", `${label} account connected.`, { headers })
       : redirectWithError("/", linked.message || "Failed to connect account", { headers });
@@ -78,9 +78,9 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
 
   if (intent.kind === "desktop") {
     const api = createApiClient(request, context);
-    const login = await api.thirdpartyLogin({ ...social, auth_method: profile.authMethod, platform: "Desktop", ...intent.device });
+    const login = await api.post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Desktop", ...intent.device } });
     if (!login.ok) return redirectWithError(desktopRetryUrl(provider, intent.device), login.message || "Login failed", { headers });
-    const code = await createApiClient(request, context, login.data.token).issueDesktopCode();
+    const code = await createApiClient(request, context, login.data.token).post("/api/auth/desktop-code/issue");
     headers.append(
       "Set-Cookie",
       await desktopHandoffCookie().serialize({ token: login.data.token, code: code.ok ? code.data.code : null, provider }),
@@ -88,7 +88,7 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
     return redirectWithSuccess("/desktop-app/handoff", `Signed in with ${label}.`, { headers });
   }
 
-  const login = await createApiClient(request, context).thirdpartyLogin({ ...social, auth_method: profile.authMethod, platform: "Web Browser" });
+  const login = await createApiClient(request, context).post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Web Browser" } });
   if (!login.ok) return redirectWithError("/login", login.message || "Login failed", { headers });
   headers.append("Set-Cookie", await commitTokenSession(request, login.data.token));
   return redirectWithSuccess(safeRedirect(intent.oldurl), `Signed in with ${label}.`, { headers });

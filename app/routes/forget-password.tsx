@@ -33,7 +33,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     formData,
     flowKey: "reset",
     pagePath: "/forget-password",
-    send: (email) => api.forgotPassword({ email }),
+    send: (email) => api.post("/api/auth/forgot-password", { body: { email } }),
     failure: "Failed to send reset password email",
     sentMessage: "We have sent you a reset code.",
   });
@@ -45,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "verify") {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
-    const checked = await api.resetPasswordByCode({ email: flow.email, code: submission.value.code!.trim() });
+    const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code!.trim() } });
     if (!checked.ok) return formFailure("verify", submission, checked.message || "Failed to reset password!", checked.status);
     const cookie = await writeFlow(request, "reset", { ...flow, resetToken: checked.data.reset_token });
     return redirect("/forget-password", { headers: { "Set-Cookie": cookie } });
@@ -55,11 +55,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, NewPasswordSchema);
     if (submission.status !== "success") return formFailure("reset", submission);
     if (!flow.resetToken) return redirect("/forget-password");
-    const reset = await api.resetPassword({
-      token: flow.resetToken,
-      email: flow.email,
-      password: submission.value.password!,
-      password_confirmation: submission.value.password_confirmation!,
+    const reset = await api.post("/api/auth/reset-password", {
+      body: {
+        token: flow.resetToken,
+        email: flow.email,
+        password: submission.value.password!,
+        password_confirmation: submission.value.password_confirmation!,
+      },
     });
     if (!reset.ok) return formFailure("reset", submission, reset.message || "Failed to reset password!", reset.status);
     // identity §2: on success the server message is shown and the user goes home.

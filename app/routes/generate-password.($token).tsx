@@ -23,10 +23,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (!params.token) throw new Response("Not Found", { status: 404 });
   if (submission.status !== "success") return formFailure("reset", submission);
   const signedIn = Boolean(await getSessionToken(request));
-  const result = await createApiClient(request, context).generateNewPassword({
-    token: params.token,
-    password: submission.value.password!,
-    password_confirmation: submission.value.password_confirmation!,
+  const result = await createApiClient(request, context).post("/api/generate/new-password", {
+    body: {
+      token: params.token,
+      password: submission.value.password!,
+      password_confirmation: submission.value.password_confirmation!,
+    },
   });
   // identity §8: shown inline, the server's message first.
   if (!result.ok) return formFailure("reset", submission, result.message || "Failed to generate new password!", result.status);

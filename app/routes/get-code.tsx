@@ -33,7 +33,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     formData,
     flowKey: "loginCode",
     pagePath: "/get-code",
-    send: (email) => api.getLoginCode({ email }),
+    send: (email) => api.post("/api/auth/get-login-code", { body: { email } }),
     failure: "Failed to get login code!",
     sentMessage: "We have sent you a sign-in code.",
   });
@@ -45,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "verify") {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
-    const result = await api.codeLogin({ email: flow.email, code: submission.value.code!.trim() });
+    const result = await api.post("/api/auth/code-login", { body: { email: flow.email, code: submission.value.code!.trim() } });
     if (!result.ok) return formFailure("verify", submission, result.message || "Login failed", result.status);
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));

@@ -28,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const redirectTo = safeRedirect(formData.get("redirect"));
   if (await getSessionToken(request)) return redirect(redirectTo);
   if (!token) return data({ serverError: "Looks like the link is broken, plesae try again!" }, { status: 400 });
-  const result = await createApiClient(request, context).ssoLoginWithToken({ access_token: token });
+  const result = await createApiClient(request, context).post("/api/auth/sso-login-with-token", { body: { access_token: token } });
   if (!result.ok) return data({ serverError: result.message || "SSO login failed" }, { status: result.status < 500 ? result.status : 503 });
   return redirect(redirectTo, { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
 }

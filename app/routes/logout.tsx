@@ -9,7 +9,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = await getSessionToken(request);
   if (token) {
     try {
-      await createApiClient(request, context, token).logout();
+      await createApiClient(request, context, token).post("/api/user/logout");
     } catch {
       // A 401 from the API is thrown as a sign-out redirect; the outcome is the same.
     }

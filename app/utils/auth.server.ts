@@ -27,7 +27,7 @@ export async function requireAnonymous(request: Request): Promise<void> {
 export async function requireUser(request: Request, context: AppLoadContext) {
   const token = await requireToken(request);
   const api = createApiClient(request, context, token);
-  const me = await api.me();
+  const me = await api.get("/api/me");
   if (!me.ok) throw serviceUnavailable();
   return { token, user: me.data, api };
 }

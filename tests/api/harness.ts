@@ -20,9 +20,12 @@ import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { type Api, createApi } from "../../api/app";
 import { type ApiConfig, loadApiConfig } from "../../api/config";
+import { successSchema } from "../../api/contract/responses";
+import type { AnyRoute } from "../../api/contract/route";
 import { type Database, withDefaultUser } from "../../api/db";
 import type { Clock } from "../../api/lib/clock";
 import { hashPassword } from "../../api/lib/passwords";
+import { documentedRoutes } from "../../api/routes";
 
 export interface TestDatabase {
   url: string;
@@ -115,6 +118,8 @@ export interface RequestOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
+  /** Skip the contract check: the path is deliberately answered by something other than the API. */
+  notTheApi?: boolean;
 }
 
 export interface TestResponse {
@@ -167,6 +172,48 @@ export interface StartOptions {
   databaseUrl?: string;
 }
 
+/** The declared route answering METHOD PATH (query string ignored), if any. */
+export function routeFor(method: string, path: string): AnyRoute | undefined {
+  const pathname = new URL(path, "http://x").pathname;
+  return documentedRoutes.find(
+    (r) =>
+      r.method === method.toLowerCase() &&
+      new RegExp(`^${r.path.replace(/[.]/g, "\\.").replace(/\{\w+\}/g, "[^/]+")}$`).test(pathname),
+  );
+}
+
+/** Responses of the declared routes that the harness checked against their contract. */
+export const contractChecks = { count: 0 };
+
+/**
+ * Every 200 answer of a declared route must match its declared schema: the success envelope with
+ * `data` as the route declares it (no undeclared fields), or its raw body. So every API test is a
+ * contract test too.
+ */
+export function checkContract(method: string, path: string, res: { status: number; headers: Headers; body: unknown }) {
+  const declared = routeFor(method, path);
+  if (!declared || res.status !== 200) return;
+  const label = `${method.toUpperCase()} ${path}`;
+  const { success } = declared;
+  let schema;
+  if ("data" in success) {
+    schema = successSchema(success.data, success.topLevel);
+  } else if (success.raw.mediaType === "application/json") {
+    schema = success.raw.schema;
+  } else {
+    const type = res.headers.get("content-type") ?? "";
+    if (!type.startsWith(success.raw.mediaType)) throw new Error(`${label} answered ${type}, declared ${success.raw.mediaType}`);
+    contractChecks.count++;
+    return;
+  }
+  const result = schema.safeParse(res.body);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
+    throw new Error(`${label} answered 200 with a body that does not match its declared schema: ${issues}`);
+  }
+  contractChecks.count++;
+}
+
 export async function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}) {
   const headers: Record<string, string> = { ...opts.headers };
   let body: string | undefined;
@@ -188,7 +235,9 @@ export async function request(baseUrl: string, method: string, path: string, opt
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, text, body: parsed as any };
+  const answer = { status: res.status, headers: res.headers, text, body: parsed as any };
+  if (method !== "HEAD" && !opts.notTheApi) checkContract(method, path, answer);
+  return answer;
 }
 
 export async function listen(handler: Parameters<typeof createServer>[1], host = "127.0.0.1") {

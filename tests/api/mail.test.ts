@@ -244,7 +244,7 @@ describe("SMTP mail (SMTP_URL set)", () => {
       const server = await listen(portal);
       try {
         for (const path of ["/dev/mailbox", "/dev/mailbox.json"]) {
-          const r = await request(`http://127.0.0.1:${server.port}`, "GET", path);
+          const r = await request(`http://127.0.0.1:${server.port}`, "GET", path, { notTheApi: true });
           expect(r.text, path).toBe(`portal ${path}`);
         }
       } finally {

@@ -1,10 +1,17 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { databases, useApi } from "./harness";
+import { CONTRACT_FILES, renderApiContract } from "../../scripts/api-contract";
+import { databases, listen, request, routeFor, useApi } from "./harness";
 
-const spec = JSON.parse(readFileSync(new URL("../../api/openapi.json", import.meta.url), "utf8")) as {
+interface Operation {
+  security?: Array<Record<string, unknown>>;
+  requestBody?: { required?: boolean; content: Record<string, { schema?: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+
+const spec = JSON.parse(readFileSync(CONTRACT_FILES.document, "utf8")) as {
   openapi: string;
-  paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; responses: Record<string, unknown> }>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
 };
 
@@ -45,6 +52,36 @@ const [sqlite] = databases();
 describe("OpenAPI document", () => {
   const t = useApi(sqlite!);
 
+  it("is what `npm run api:contract` generates from the route declarations, and so are the portal's types", async () => {
+    const generated = await renderApiContract();
+    expect(readFileSync(CONTRACT_FILES.document, "utf8"), "api/openapi.json is stale: run npm run api:contract").toBe(
+      generated.document,
+    );
+    expect(readFileSync(CONTRACT_FILES.types, "utf8"), "the portal's API types are stale: run npm run api:contract").toBe(
+      generated.types,
+    );
+  });
+
+  it("documents every operation with its schemas: request body (JSON and form) where it takes one, and the 200 answer", () => {
+    for (const [path, item] of Object.entries(spec.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const label = `${method.toUpperCase()} ${path}`;
+        const declared = routeFor(method, path);
+        expect(declared, label).toBeDefined();
+        if (declared?.body) {
+          expect(op.requestBody?.required, label).toBe(true);
+          expect(op.requestBody?.content["application/json"]?.schema, label).toBeDefined();
+          expect(op.requestBody?.content["application/x-www-form-urlencoded"]?.schema, label).toBeDefined();
+        } else {
+          expect(op.requestBody, label).toBeUndefined();
+        }
+        const ok = Object.values(op.responses["200"]?.content ?? {});
+        expect(ok.length, label).toBe(1);
+        expect(ok[0]?.schema, label).toBeDefined();
+      }
+    }
+  });
+
   it("is OpenAPI 3.1 with a bearer security scheme", () => {
     expect(spec.openapi).toMatch(/^3\.1\./);
     expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
@@ -73,6 +110,24 @@ describe("OpenAPI document", () => {
         }
         expect(op.responses[String(res.status)], `${label} answered ${res.status}`).toBeDefined();
       }
+    }
+  });
+});
+
+describe("the harness's contract check", () => {
+  it("fails a test whose 200 answer does not match the route's declared data schema", async () => {
+    // A stand-in API whose /api/me answers a user without most of its fields, and one field too many.
+    const fake = await listen((_req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ status: true, success: true, message: "OK", data: { id: 1, email: "a@b.c", admin: true } }));
+    });
+    try {
+      const base = `http://127.0.0.1:${fake.port}`;
+      await expect(request(base, "GET", "/api/me")).rejects.toThrow(/GET \/api\/me answered 200 with a body that does not match/);
+      // Paths that are not declared routes are not checked.
+      expect((await request(base, "GET", "/somewhere-else")).status).toBe(200);
+    } finally {
+      await fake.close();
     }
   });
 });

@@ -40,7 +40,7 @@ export async function signupAction(intent: string, { request, context, formData,
     const submission = parseSubmission(formData, SignupEmailSchema);
     if (submission.status !== "success") return formFailure("signup-email", submission);
     const email = submission.value.email!.trim().toLowerCase();
-    const sent = await api.tempSignup({ email, isCheckout: false });
+    const sent = await api.post("/api/user/temp-signup", { body: { email, isCheckout: false } });
     if (!sent.ok) return formFailure("signup-email", submission, sent.message || "Failed to send signup token!", sent.status);
     const cookie = await writeFlow(request, "signup", {
       email,
@@ -56,7 +56,7 @@ export async function signupAction(intent: string, { request, context, formData,
   if (!flow) return redirect(here);
 
   if (intent === "resend") {
-    const sent = await api.tempSignup({ email: flow.email, isCheckout: false });
+    const sent = await api.post("/api/user/temp-signup", { body: { email: flow.email, isCheckout: false } });
     if (!sent.ok) return formFailure("signup-code", parseSubmission(formData, SignupCodeSchema), sent.message || "Failed to send signup token!", sent.status);
     const cookie = await writeFlow(request, "signup", { ...flow, code: undefined, sentAt: Date.now() });
     return redirectWithSuccess(here, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
@@ -66,7 +66,7 @@ export async function signupAction(intent: string, { request, context, formData,
     const submission = parseSubmission(formData, SignupCodeSchema);
     if (submission.status !== "success") return formFailure("signup-code", submission);
     const code = submission.value.verification_code!.trim();
-    const verified = await api.verifyTempCode({ email: flow.email, verification_code: code });
+    const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
     if (!verified.ok) {
       const message = verified.status >= 500 ? "Failed to verify code. Please try again." : verified.message || "Invalid verification code";
       return formFailure("signup-code", submission, message, verified.status);
@@ -78,14 +78,16 @@ export async function signupAction(intent: string, { request, context, formData,
     const submission = parseSubmission(formData, SignupPasswordSchema);
     if (submission.status !== "success") return formFailure("signup-password", submission);
     if (!flow.code) return redirect(here);
-    const registered = await api.registerUser({
-      email: flow.email,
-      password: submission.value.password!,
-      password_confirmation: submission.value.confirmPassword!,
-      verification_code: flow.code,
-      agreement: flow.agreeTerms ? 1 : 0,
-      newsletter: flow.agreeMarketing ? 1 : 0,
-      platform: "Web Browser",
+    const registered = await api.post("/api/user/register-user", {
+      body: {
+        email: flow.email,
+        password: submission.value.password!,
+        password_confirmation: submission.value.confirmPassword!,
+        verification_code: flow.code,
+        agreement: flow.agreeTerms ? 1 : 0,
+        newsletter: flow.agreeMarketing ? 1 : 0,
+        platform: "Web Browser",
+      },
     });
     if (!registered.ok && registered.fieldErrors.verification_code) {
       // The code expired or was used up since it was checked: back to the code step, where it can be resent.

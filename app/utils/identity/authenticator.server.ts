@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { createCookie } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { CodeChallengeMethod, OAuth2RequestError, OAuth2Strategy } from "remix-auth-oauth2";
+import type { ApiSchemas } from "../api.server";
 import { getEnv } from "../env.server";
 import { appleSigningKey, AppleStrategy, createAppleClientSecret } from "./apple-strategy.server";
 import { displayName, IdentityError, type SocialProfile } from "./common.server";
@@ -11,7 +12,11 @@ import { appleSettings, callbackUrl, discover, googleSettings, type ProviderName
 // remix-auth keeps no session (v4): these helpers start a provider flow with the intent it serves
 // (sign in, connect to the signed-in account, or hand a token to the desktop app) and finish it.
 
-export type DeviceFields = { device_os?: string; device_brand?: string; device_model?: string; device_os_version?: string };
+/** The device fields of a desktop sign-in, as the API's sign-in body takes them. */
+export type DeviceFields = Pick<
+  ApiSchemas["ThirdPartyLoginRequest"],
+  "device_os" | "device_brand" | "device_model" | "device_os_version"
+>;
 export type OAuthIntent =
   | { kind: "signin"; oldurl: string }
   | { kind: "connect" }

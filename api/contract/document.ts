@@ -1,0 +1,128 @@
+import type { z } from "zod";
+import {
+  type CreateDocumentOptions,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+  createDocument,
+} from "zod-openapi";
+import { errorResponse, responses, successSchema } from "./responses";
+import type { AnyRoute, ErrorDoc } from "./route";
+
+/*
+ * The OpenAPI 3.1 document, generated from the route declarations (`npm run api:contract` writes
+ * api/openapi.json and the portal's types; a test fails when the committed files differ).
+ */
+
+const INFO = {
+  title: "VPN account portal — product API",
+  version: "1.0.0",
+  description:
+    "The product API behind the account portal. Every answer is JSON in one of two envelopes: success (HTTP 200) `{status: true, success: true, message, data}` or error (4xx/5xx) `{status: false, success: false, message, errors: {message, fields?}}`; `fields` appears only on 422 validation errors. Request bodies may be JSON or application/x-www-form-urlencoded, at most 64 kB. Paths not listed answer 404; listed paths answer other methods with 405 and an Allow header.",
+};
+
+const TAGS = [
+  { name: "Authentication" },
+  { name: "Account" },
+  { name: "Subscriptions" },
+  { name: "Billing" },
+  { name: "Public" },
+  { name: "Sandbox", description: "Pages of the sandbox integrations; absent when the integration is live." },
+];
+
+const BEARER = {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "An opaque token from /api/user/login (32 random bytes, base64url). Missing, unknown, revoked or expired tokens answer 401 'Unauthenticated.'.",
+} as const;
+
+/** The error answers every route of its kind gives, before the route's own `errors`. */
+function defaultErrors(r: AnyRoute): Record<number, ErrorDoc> {
+  const errors: Record<number, ErrorDoc> = {};
+  if (r.body) errors[400] = responses.BadRequest;
+  if (r.auth) errors[401] = responses.Unauthenticated;
+  errors[405] = responses.MethodNotAllowed;
+  if (r.body) {
+    errors[413] = responses.PayloadTooLarge;
+    errors[415] = responses.UnsupportedMediaType;
+  }
+  if (r.body || r.query || r.params) errors[422] = responses.ValidationError;
+  errors[500] = responses.ServerError;
+  return errors;
+}
+
+function operation(r: AnyRoute): ZodOpenApiOperationObject {
+  const answers: Record<string, ZodOpenApiResponseObject> = {};
+  const { success } = r;
+  answers["200"] =
+    "data" in success
+      ? {
+          description: success.description,
+          content: { "application/json": { schema: successSchema(success.data, success.topLevel) } },
+        }
+      : {
+          description: success.description,
+          content: { [success.raw.mediaType]: { schema: success.raw.schema } },
+        };
+  const errors = { ...defaultErrors(r), ...r.errors };
+  for (const status of Object.keys(errors).map(Number).sort((a, b) => a - b)) {
+    const doc = errors[status];
+    if (doc === null || doc === undefined) continue;
+    answers[String(status)] = typeof doc === "string" ? errorResponse(doc) : doc;
+  }
+
+  const op: ZodOpenApiOperationObject = {
+    tags: [...r.tags],
+    operationId: r.operationId,
+    summary: r.summary,
+    ...(r.description ? { description: r.description } : {}),
+    security: r.auth ? [{ bearerAuth: [] }] : [],
+    responses: answers,
+  };
+  if (r.query || r.params) {
+    op.requestParams = {
+      ...(r.query ? { query: r.query as z.ZodObject } : {}),
+      ...(r.params ? { path: r.params as z.ZodObject } : {}),
+    };
+  }
+  if (r.body) {
+    op.requestBody = {
+      required: true,
+      content: {
+        "application/json": { schema: r.body },
+        "application/x-www-form-urlencoded": { schema: r.body },
+      },
+    };
+  }
+  return op;
+}
+
+/** Tidies zod's JSON Schema: no "any extra property" noise, no safe-integer bounds on every integer. */
+const tidy: CreateDocumentOptions["override"] = ({ jsonSchema }) => {
+  const s = jsonSchema as Record<string, unknown>;
+  if (s.additionalProperties && typeof s.additionalProperties === "object" && !Object.keys(s.additionalProperties).length) {
+    delete s.additionalProperties;
+  }
+  if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
+  if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
+};
+
+export function buildOpenApiDocument(routes: readonly AnyRoute[]) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const r of routes) {
+    paths[r.path] = { ...paths[r.path], [r.method]: operation(r) };
+  }
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: INFO,
+      servers: [{ url: "/", description: "The portal's origin (embedded) or API_PORT (standalone)" }],
+      tags: TAGS,
+      paths,
+      // NotFound answers every path that is not listed; no operation names it.
+      components: { securitySchemes: { bearerAuth: BEARER }, responses: { NotFound: responses.NotFound } },
+    },
+    { override: tidy },
+  );
+}

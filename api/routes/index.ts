@@ -1,0 +1,26 @@
+import type { AnyRoute } from "../contract/route";
+import { accountRoutes } from "./account";
+import { anonymousRoutes } from "./anonymous";
+import { authRoutes } from "./auth";
+import { devMailRoutes } from "./dev";
+import { publicRoutes } from "./public";
+import { signupRoutes } from "./signup";
+import { subscriptionRoutes } from "./subscription";
+import { userRoutes } from "./user";
+
+/** Every route of the product API, in the order of the OpenAPI document. */
+export const apiRoutes: readonly AnyRoute[] = [
+  ...userRoutes,
+  ...subscriptionRoutes,
+  ...accountRoutes,
+  ...publicRoutes,
+  ...signupRoutes,
+  ...authRoutes,
+  ...anonymousRoutes,
+];
+
+/** The mail sandbox's pages: registered only while mail is a sandbox, documented always. */
+export const mailSandboxRoutes: readonly AnyRoute[] = devMailRoutes;
+
+/** Everything the OpenAPI document describes. */
+export const documentedRoutes: readonly AnyRoute[] = [...apiRoutes, ...mailSandboxRoutes];
