@@ -19,6 +19,8 @@ export interface UsersTable {
   agreement_at: string | null;
   newsletter: Generated<number>;
   newsletter_at: string | null;
+  /** The card gateway's customer (Stripe cus_...), made on the first payment. */
+  stripe_customer_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -84,8 +86,109 @@ export interface SubscriptionsTable {
   stripe_sub_id: string | null;
   sub_start_date: string;
   sub_exp_date: string;
+  /** What each period costs (after a coupon), in cents. */
+  amount_cents: number | null;
+  /** 1 when auto-renewal is off: the subscription ends at sub_exp_date. */
+  cancel_at_period_end: Generated<number>;
+  coupon_code: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface CouponsTable {
+  id: Generated<number>;
+  /** Upper-case. */
+  code: string;
+  percent_off: number | null;
+  amount_off_cents: number | null;
+  /** Comma-separated plans.id values; null = every plan. */
+  plan_ids: string | null;
+  expires_at: string | null;
+  max_redemptions: number | null;
+  times_redeemed: Generated<number>;
+  stripe_promotion_code_id: string | null;
+  created_at: string;
+}
+
+export type WalletPaymentType = "card" | "applepay" | "googlepay";
+
+/** A saved card (or wallet card) of a user, at the card gateway. */
+export interface PaymentMethodsTable {
+  id: Generated<number>;
+  user_id: number;
+  payment_method_id: string;
+  payment_gateway: string;
+  card_brand: string;
+  card_last4: string;
+  card_exp_month: number;
+  card_exp_year: number;
+  billing_name: string | null;
+  billing_postal: string | null;
+  wallet_payment_type: Generated<string>;
+  is_default: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type TransactionStatus = "paid" | "Payment failed" | "refunded";
+
+export interface TransactionsTable {
+  id: Generated<number>;
+  user_id: number;
+  plan_id: number;
+  subscription_id: number | null;
+  amount_cents: number;
+  currency: Generated<string>;
+  status: TransactionStatus;
+  payment_gateway: string;
+  wallet_payment_type: string | null;
+  /** The gateway's id for the payment (Stripe in_... or pi_...): unique, so it is recorded once. */
+  gateway_ref: string | null;
+  coupon_code: string | null;
+  failure_message: string | null;
+  created_at: string;
+}
+
+export interface InvoicesTable {
+  id: Generated<number>;
+  user_id: number;
+  transaction_id: number;
+  number: string;
+  amount_cents: number;
+  currency: Generated<string>;
+  status: string;
+  gateway_invoice_id: string | null;
+  hosted_invoice_url: string | null;
+  created_at: string;
+}
+
+export interface PaymentRequestsTable {
+  id: Generated<number>;
+  idempotency_key: string;
+  /** sha256 of what was asked: the same key with another request is refused. */
+  request_hash: string;
+  state: "pending" | "done";
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  source: string;
+  type: string;
+  received_at: string;
+}
+
+export interface StripeSandboxObjectsTable {
+  id: string;
+  type: string;
+  customer: string | null;
+  /** The object as the Stripe API answers it, JSON. */
+  data: string;
+  /** Unix seconds (sandbox business time). */
+  created: number;
 }
 
 export interface RateLimitsTable {
@@ -188,6 +291,13 @@ export interface DB {
   one_time_tokens: OneTimeTokensTable;
   account_links: AccountLinksTable;
   desktop_codes: DesktopCodesTable;
+  coupons: CouponsTable;
+  payment_methods: PaymentMethodsTable;
+  transactions: TransactionsTable;
+  invoices: InvoicesTable;
+  payment_requests: PaymentRequestsTable;
+  webhook_events: WebhookEventsTable;
+  stripe_sandbox_objects: StripeSandboxObjectsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -204,3 +314,6 @@ export type OutboxMail = Selectable<MailOutboxTable>;
 export type OneTimeToken = Selectable<OneTimeTokensTable>;
 export type AccountLink = Selectable<AccountLinksTable>;
 export type DesktopCode = Selectable<DesktopCodesTable>;
+export type Coupon = Selectable<CouponsTable>;
+export type PaymentMethod = Selectable<PaymentMethodsTable>;
+export type Transaction = Selectable<TransactionsTable>;
