@@ -1,6 +1,7 @@
 import type { ApiConfig } from "../config";
 import type { Clock } from "../lib/clock";
 import { hashPassword } from "../lib/passwords";
+import { seedWelcomeCoupon } from "../payments/coupons";
 import type { Database } from "./index";
 import type { NewPlan } from "./schema";
 
@@ -133,6 +134,9 @@ export async function seed(db: Database, opts: { config: ApiConfig; clock: Clock
         .execute();
     }
   });
+
+  // The card sandbox's coupon (DESIGN §2).
+  if (opts.config.integrations.cards === "sandbox") await seedWelcomeCoupon(db, opts.clock.now());
 
   if (opts.config.sandbox) {
     const existing = await db.selectFrom("users").select("id").where("email", "=", DEMO_EMAIL).executeTakeFirst();

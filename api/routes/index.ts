@@ -3,6 +3,7 @@ import { accountRoutes } from "./account";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
 import { devMailRoutes } from "./dev";
+import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
 import { subscriptionRoutes } from "./subscription";
@@ -12,6 +13,7 @@ import { userRoutes } from "./user";
 export const apiRoutes: readonly AnyRoute[] = [
   ...userRoutes,
   ...subscriptionRoutes,
+  ...planRoutes,
   ...accountRoutes,
   ...publicRoutes,
   ...signupRoutes,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { route } from "../contract/route";
 import type { Subscription } from "../db/schema";
+import { activeSubscription } from "../payments/plans";
 
 export const SubscriptionSchema = z
   .strictObject({
@@ -55,15 +56,7 @@ export const subscriptionRoutes = [
     },
     async handler({ ctx, auth }) {
       const now = ctx.clock.now();
-      const row = await ctx.db
-        .selectFrom("subscriptions")
-        .selectAll()
-        .where("user_id", "=", auth.user.id)
-        .where("sub_exp_date", ">", now.toISOString())
-        .orderBy("sub_exp_date", "desc")
-        .orderBy("id", "desc")
-        .limit(1)
-        .executeTakeFirst();
+      const row = await activeSubscription(ctx.db, auth.user.id, now);
       // `now` is the product's time (the sandbox test clock can move it), so clients count days from it.
       return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString() } };
     },

@@ -99,6 +99,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plans, for anonymous visitors (the spec's product list)
+         * @description Every plan, by order_priority. The same answer for everyone, so it may be cached.
+         */
+        get: operations["productList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The plans for the signed-in user (price_plan_data), the current one marked
+         * @description Every plan, by order_priority; the plan of the user's active subscription carries `stripe_subscription` (the spec shows the button 'Current Plan' for it).
+         */
+        post: operations["subscriptionPlans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plans/detail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One plan (plan_data) */
+        post: operations["planDetail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coupons/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a plan's first payment costs with a coupon
+         * @description Checks the coupon for the plan (known, not expired, not used up, valid for the plan) and answers the new total. Nothing is redeemed: the payment redeems it.
+         */
+        post: operations["applyCoupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/link-list": {
         parameters: {
             query?: never;
@@ -601,6 +678,23 @@ export interface components {
              */
             auth_method: "GOOGLE" | "APPLE";
         };
+        PlanListRequest: {
+            /**
+             * Format: email
+             * @description The spec's payload: the signed-in user's email. The bearer token decides whose plans these are.
+             */
+            email?: string;
+        };
+        PlanDetailRequest: {
+            /** @description plans.id */
+            planId: number | string;
+        };
+        CouponRequest: {
+            /** @description Any case; spaces around it are ignored. */
+            code: string;
+            /** @description plans.id */
+            planId: number | string;
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -814,6 +908,54 @@ export interface components {
             sub_start_date: string;
             /** Format: date-time */
             sub_exp_date: string;
+        };
+        Plan: {
+            id: number;
+            /** @description The plan's code (vpn_1_month, ...). */
+            plan_id: string;
+            /**
+             * @example 1-month
+             * @example 2-years
+             */
+            slug: string;
+            title: string;
+            /** @description The label with its free months, e.g. '2 Years (+3 Months Free)'. */
+            desktop_label: string;
+            /** @description Contains the per-month price ('$4.49/month, ...'). */
+            description: string;
+            /**
+             * @description single: one payment, never renews.
+             * @enum {string}
+             */
+            billing_type: "recurring" | "single";
+            /** @description USD, before the discount. */
+            regular_price: number;
+            /** @description USD, what the plan costs. */
+            discounted_price: number;
+            /** @example Save 63% */
+            discount_tag_label: string;
+            /** @example 63% */
+            save: string;
+            order_priority: number;
+            /** @description Present only on the signed-in user's current plan (their active subscription). */
+            stripe_subscription?: {
+                id: number;
+                /** @enum {string} */
+                subscription_by: "stripe" | "paypal" | "bitpay";
+                subs_status: string;
+                /** Format: date-time */
+                sub_exp_date: string;
+            };
+        };
+        CouponQuote: {
+            code: string;
+            plan_id: number;
+            /** @description The plan's discounted price, USD. */
+            price: number;
+            /** @description What the coupon takes off, USD. */
+            discount_amount: number;
+            /** @description What the first payment costs with the coupon, USD. */
+            total: number;
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -1157,6 +1299,158 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    productList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Plan"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    subscriptionPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanListRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlanListRequest"];
+            };
+        };
+        responses: {
+            /** @description The plans (price_plan_data) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Plan"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    planDetail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanDetailRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlanDetailRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            plan_data: components["schemas"]["Plan"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    applyCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CouponRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Coupon applied.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CouponQuote"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, or the coupon cannot be used (also under errors.fields.code): 'This coupon code is not valid.', 'This coupon has expired.', 'This coupon can no longer be used.', 'This coupon does not apply to the {plan} plan.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

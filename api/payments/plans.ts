@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { Database } from "../db";
+import type { Plan, Subscription } from "../db/schema";
+
+/** Cents as the spec's API shows money: a number of dollars with two decimals (1199 -> 11.99). */
+export function dollars(cents: number): number {
+  return Math.round(cents) / 100;
+}
+
+/** A plan as commerce §3 lists its fields. Prices are USD numbers with two decimals. */
+export const PlanSchema = z
+  .strictObject({
+    id: z.int(),
+    plan_id: z.string().meta({ description: "The plan's code (vpn_1_month, ...)." }),
+    slug: z.string().meta({ examples: ["1-month", "2-years"] }),
+    title: z.string(),
+    desktop_label: z.string().meta({ description: "The label with its free months, e.g. '2 Years (+3 Months Free)'." }),
+    description: z.string().meta({ description: "Contains the per-month price ('$4.49/month, ...')." }),
+    billing_type: z.enum(["recurring", "single"]).meta({ description: "single: one payment, never renews." }),
+    regular_price: z.number().meta({ description: "USD, before the discount." }),
+    discounted_price: z.number().meta({ description: "USD, what the plan costs." }),
+    discount_tag_label: z.string().meta({ examples: ["Save 63%"] }),
+    save: z.string().meta({ examples: ["63%"] }),
+    order_priority: z.int(),
+    stripe_subscription: z
+      .strictObject({
+        id: z.int(),
+        subscription_by: z.enum(["stripe", "paypal", "bitpay"]),
+        subs_status: z.string(),
+        sub_exp_date: z.string().meta({ format: "date-time" }),
+      })
+      .optional()
+      .meta({ description: "Present only on the signed-in user's current plan (their active subscription)." }),
+  })
+  .meta({ id: "Plan" });
+
+export type PublicPlan = z.infer<typeof PlanSchema>;
+
+export function publicPlan(plan: Plan, current?: Subscription): PublicPlan {
+  return {
+    id: Number(plan.id),
+    plan_id: plan.plan_id,
+    slug: plan.slug,
+    title: plan.title,
+    desktop_label: plan.desktop_label,
+    description: plan.description,
+    billing_type: plan.billing_type,
+    regular_price: dollars(plan.regular_price_cents),
+    discounted_price: dollars(plan.discounted_price_cents),
+    discount_tag_label: plan.discount_tag_label,
+    save: plan.save,
+    order_priority: plan.order_priority,
+    ...(current
+      ? {
+          stripe_subscription: {
+            id: Number(current.id),
+            subscription_by: current.subscription_by,
+            subs_status: current.subs_status,
+            sub_exp_date: current.sub_exp_date,
+          },
+        }
+      : {}),
+  };
+}
+
+export async function listPlans(db: Database): Promise<Plan[]> {
+  return db.selectFrom("plans").selectAll().orderBy("order_priority").orderBy("id").execute();
+}
+
+export async function findPlan(db: Database, id: number): Promise<Plan | undefined> {
+  return db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** The user's subscription with the latest expiry still after `now`, if any. */
+export async function activeSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
+  return db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("sub_exp_date", ">", now.toISOString())
+    .orderBy("sub_exp_date", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
