@@ -38,13 +38,15 @@ app.use(
       useDefaults: false,
       directives: {
         "default-src": ["'self'"],
-        "script-src": ["'self'", (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`],
+        "script-src": ["'self'", (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`, stripeOn("https://js.stripe.com")],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:"],
+        "img-src": ["'self'", "data:", stripeOn("https://*.stripe.com")],
         "font-src": ["'self'"],
-        "connect-src": isDev ? ["'self'", "ws:"] : ["'self'"],
-        // A form post that redirects to a live identity provider is checked against form-action too.
-        "form-action": ["'self'", ...liveIdentityOrigins()],
+        "frame-src": ["'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com")],
+        "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com")],
+        // A form post that redirects to a live identity provider (or Stripe's hosted payment page) is
+        // checked against form-action too.
+        "form-action": ["'self'", ...liveIdentityOrigins(), stripeOn("https://checkout.stripe.com")],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
@@ -174,6 +176,15 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 /** Origins of the identity providers that are live (sandbox ones are served from this origin). */
+/** The checkout's pages: the only ones that load Stripe.js or go to Stripe's hosted page. */
+const CHECKOUT_PATH = /^\/(subscription\/)?payment\/\d+(\.data)?$/;
+
+/** A CSP source allowed only on the checkout with live Stripe ('self' elsewhere, which adds nothing). */
+function stripeOn(source: string) {
+  return (req: unknown) =>
+    env.STRIPE_PUBLISHABLE_KEY && CHECKOUT_PATH.test((req as express.Request).path) ? source : "'self'";
+}
+
 function liveIdentityOrigins(): string[] {
   const origins: string[] = [];
   if (env.GOOGLE_CLIENT_ID) origins.push(new URL(env.GOOGLE_ISSUER).origin);

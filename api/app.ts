@@ -5,12 +5,23 @@ import { registerRoutes } from "./contract/route";
 import type { ApiContext, Logger } from "./context";
 import { type Database, createDatabase, migrateToLatest } from "./db";
 import { seed } from "./db/seed";
-import { type Clock, systemClock } from "./lib/clock";
+import { type Clock, OffsetClock, isMovable, systemClock } from "./lib/clock";
+import { handleStripeWebhook } from "./payments/stripe-webhooks";
 import { ApiError, errorBody, sendError } from "./lib/http";
 import { MailService, createMailer } from "./lib/mailer";
 import { LoginThrottle, RateLimiter } from "./lib/rate-limit";
+import type { PaymentsDeps } from "./payments/card-payments";
+import { type StripeSetup, liveStripe, sandboxStripe } from "./payments/stripe-client";
+import {
+  SANDBOX_PUBLISHABLE_KEY,
+  SANDBOX_SECRET_KEY,
+  SANDBOX_WEBHOOK_SECRET,
+  type StripeSandbox,
+  createStripeSandbox,
+} from "./payments/stripe-sandbox";
+import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
 import { createTrustFunction } from "./lib/trust-proxy";
-import { apiRoutes, mailSandboxRoutes } from "./routes";
+import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 
 export type { ApiConfig } from "./config";
 export type { Database } from "./db";
@@ -46,7 +57,8 @@ export const BODY_LIMIT = "64kb";
  */
 export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const { config } = opts;
-  const clock = opts.clock ?? systemClock;
+  // In sandbox mode the business time is a test clock (/dev/clock moves it).
+  const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
   const logger = opts.logger ?? console;
   const ownsDb = !opts.db;
   const db = opts.db ?? createDatabase(config.databaseUrl);
@@ -59,6 +71,31 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     throw error;
   }
 
+  // Card payments: live Stripe, or the Stripe sandbox on its own loopback port (the SDK needs a
+  // host of its own); the sandbox delivers its signed webhooks to the same handler as Stripe's.
+  let stripeSandbox: StripeSandbox | undefined;
+  let stripeSandboxServer: { close(): Promise<void> } | undefined;
+  let gateway: StripeSetup | null = liveStripe(config);
+  const payments = {} as PaymentsDeps;
+  if (!gateway) {
+    stripeSandbox = createStripeSandbox({
+      db,
+      clock,
+      publicUrl: config.publicUrl,
+      logger,
+      deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
+    });
+    const listening = await stripeSandbox.listen();
+    stripeSandboxServer = listening;
+    gateway = sandboxStripe(config, {
+      port: listening.port,
+      secretKey: SANDBOX_SECRET_KEY,
+      publishableKey: SANDBOX_PUBLISHABLE_KEY,
+      webhookSecret: SANDBOX_WEBHOOK_SECRET,
+    });
+  }
+  Object.assign(payments, { db, clock, logger, gateway, publicUrl: config.publicUrl } satisfies PaymentsDeps);
+
   const limiter = new RateLimiter(db);
   const mailSandbox = config.integrations.mail === "sandbox";
   const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
@@ -70,6 +107,10 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     limiter,
     loginThrottle: new LoginThrottle(limiter, config.login),
     mail,
+    payments,
+    async runDueJobs() {
+      await stripeSandbox?.advance();
+    },
   };
 
   const app = express();
@@ -79,6 +120,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   app.set("trust proxy", createTrustFunction(config.trustProxy));
 
   app.use("/api", apiHeaders);
+  // Stripe signs the exact bytes it sent: its webhook keeps the raw body (before the JSON parser).
+  app.use(STRIPE_WEBHOOK_PATH, express.raw({ type: () => true, limit: "512kb" }));
   app.use(
     "/api",
     // strict: false, so that valid JSON that is not an object (null, "text") is a 422 from the
@@ -111,6 +154,16 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     });
   }
 
+  // The Stripe sandbox's browser pages (hosted checkout, invoices, the inline card form's tokenizer).
+  if (stripeSandbox) app.use(stripeSandbox.browserRouter);
+
+  // The test clock exists only in sandbox mode, with a clock it can move.
+  if (config.sandbox && isMovable(clock)) {
+    app.use("/dev/clock", express.urlencoded({ extended: false, limit: "1kb", parameterLimit: 10 }));
+    registerRoutes(app, ctx, clockSandboxRoutes);
+    app.use("/dev/clock", errorHandler(logger));
+  }
+
   // The mail sandbox's pages exist only while mail is a sandbox. Other /dev paths go to next().
   if (mailSandbox) {
     registerRoutes(app, ctx, mailSandboxRoutes);
@@ -123,6 +176,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     async close() {
       await mail.close().catch(() => undefined);
       await identitySandbox?.close().catch(() => undefined);
+      await stripeSandboxServer?.close().catch(() => undefined);
       if (ownsDb) await db.destroy();
     },
   };

@@ -4,6 +4,9 @@ import { z } from "zod";
 
 export type IntegrationMode = "live" | "sandbox";
 
+/** The Stripe API version the product is written against (stripe@23's own); STRIPE_API_VERSION overrides it. */
+export const STRIPE_API_VERSION = "2026-10-28.endive";
+
 /** How far the API trusts X-Forwarded-For beyond loopback (loopback is always trusted). */
 export type TrustProxySetting =
   | { kind: "none" }
@@ -65,6 +68,16 @@ export interface ApiConfig {
     crypto: IntegrationMode;
     google: IntegrationMode;
     apple: IntegrationMode;
+  };
+  /**
+   * Card payments through Stripe: live keys when STRIPE_SECRET_KEY is set, else the in-process
+   * Stripe sandbox (api/payments/stripe-sandbox) with its own keys. The API version is pinned.
+   */
+  stripe: {
+    secretKey?: string;
+    publishableKey?: string;
+    webhookSecret?: string;
+    apiVersion: string;
   };
   /** True when every integration is in sandbox mode ("sandbox mode": demo account, test clock). */
   sandbox: boolean;
@@ -244,6 +257,11 @@ const envSchema = z
     CODE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
     CODE_MAX_PER_IP_PER_HOUR: positiveInteger,
     STRIPE_SECRET_KEY: optionalString,
+    STRIPE_PUBLISHABLE_KEY: optionalString,
+    STRIPE_WEBHOOK_SECRET: optionalString,
+    STRIPE_API_VERSION: optionalString.refine((v) => v === undefined || /^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/.test(v), {
+      message: "expected a Stripe API version such as 2026-10-28.endive",
+    }),
     BITPAY_API_TOKEN: optionalString,
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
@@ -260,6 +278,12 @@ const envSchema = z
     NODE_ENV: optionalString,
   })
   .superRefine((e, ctx) => {
+    // Live Stripe needs the browser's key and the webhook signing secret too.
+    if (e.STRIPE_SECRET_KEY) {
+      for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) {
+        if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STRIPE_SECRET_KEY is set" });
+      }
+    }
     // Live Sign in with Apple signs its client secret with the team's key: all three are needed.
     if (!e.APPLE_CLIENT_ID) return;
     for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) {
@@ -321,6 +345,12 @@ export function loadApiConfig(
       bitpayApiToken: e.BITPAY_API_TOKEN,
       googleClientId: e.GOOGLE_CLIENT_ID,
       appleClientId: e.APPLE_CLIENT_ID,
+    },
+    stripe: {
+      secretKey: e.STRIPE_SECRET_KEY,
+      publishableKey: e.STRIPE_PUBLISHABLE_KEY,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      apiVersion: e.STRIPE_API_VERSION ?? STRIPE_API_VERSION,
     },
     integrations,
     sandbox: Object.values(integrations).every((m) => m === "sandbox"),

@@ -3,6 +3,7 @@ import type { Database } from "./db";
 import type { Clock } from "./lib/clock";
 import type { MailService } from "./lib/mailer";
 import type { LoginThrottle, RateLimiter } from "./lib/rate-limit";
+import type { PaymentsDeps } from "./payments/card-payments";
 
 export type Logger = Pick<Console, "info" | "warn" | "error">;
 
@@ -16,4 +17,8 @@ export interface ApiContext {
   loginThrottle: LoginThrottle;
   /** Sends the product's emails (sandbox outbox or SMTP); logs only recipient and subject. */
   mail: MailService;
+  /** Card payments: the Stripe SDK (live, or pointed at the Stripe sandbox) and what it records into. */
+  payments: PaymentsDeps;
+  /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
+  runDueJobs(): Promise<void>;
 }

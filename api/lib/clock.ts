@@ -19,3 +19,23 @@ export function toIso(date: Date): string {
 export function addDays(date: Date, days: number): Date {
   return new Date(date.getTime() + days * 86_400_000);
 }
+
+/** A clock that can be moved forward: the sandbox's test clock (DESIGN §2) and the tests' clock. */
+export interface MovableClock extends Clock {
+  advanceDays(days: number): void;
+}
+
+export function isMovable(clock: Clock): clock is MovableClock {
+  return typeof (clock as Partial<MovableClock>).advanceDays === "function";
+}
+
+/** The system time plus an offset that only grows: the business time of sandbox mode. */
+export class OffsetClock implements MovableClock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advanceDays(days: number): void {
+    this.offsetMs += days * 86_400_000;
+  }
+}

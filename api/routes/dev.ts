@@ -1,6 +1,7 @@
 import type { Response } from "express";
 import { z } from "zod";
 import { route } from "../contract/route";
+import { isMovable } from "../lib/clock";
 import { escapeHtml } from "../lib/html";
 import { MailboxEntrySchema, listOutbox } from "../lib/mailer";
 
@@ -91,6 +92,87 @@ ${emails.length ? `<ol>\n${items}\n</ol>` : "<p>No emails yet.</p>"}
 </body>
 </html>`;
       res.status(200).type("html").send(html);
+    },
+  }),
+];
+
+const clockRequest = z
+  .object({
+    days: z
+      .string({ error: "Enter a number of days." })
+      .trim()
+      .regex(/^\d{1,4}$/, { error: "Enter a number of days from 1 to 3650." })
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 3650, { error: "Enter a number of days from 1 to 3650." })
+      .meta({ override: { type: "string", pattern: "^\\d{1,4}$" }, description: "Days to move the clock forward (1 to 3650)." }),
+  })
+  .meta({ id: "ClockRequest" });
+
+const CLOCK_ONLY = "Exists only in sandbox mode (every integration a sandbox).";
+
+/** Where to go back to after moving the clock: the page that asked, if it is ours. */
+function backTo(referer: string | undefined, host: string | undefined): string {
+  if (!referer) return "/dev/clock";
+  try {
+    const url = new URL(referer);
+    return url.host === host ? `${url.pathname}${url.search}` : "/dev/clock";
+  } catch {
+    return "/dev/clock";
+  }
+}
+
+/**
+ * The test clock (DESIGN §2, like Stripe's test clocks): the product's business time, moved forward
+ * by whole days; everything that comes due (renewals with their webhooks, expiries) runs before the
+ * answer. Token and session lifetimes follow the real clock, so moving it signs nobody out.
+ */
+export const devClockRoutes = [
+  route({
+    method: "get",
+    path: "/dev/clock",
+    operationId: "devClock",
+    tags: ["Sandbox"],
+    summary: "The test clock: the product's current time, and a form to move it",
+    description: CLOCK_ONLY,
+    auth: false,
+    success: { description: "An HTML page", raw: { mediaType: "text/html", schema: z.string() } },
+    handler({ ctx, res }) {
+      noStore(res);
+      const now = ctx.clock.now().toISOString();
+      res
+        .status(200)
+        .type("html")
+        .send(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Test clock (sandbox)</title></head>
+<body>
+<main>
+<h1>Test clock (sandbox)</h1>
+<p>The product's time is <time datetime="${escapeHtml(now)}">${escapeHtml(now)}</time>.</p>
+<form method="post" action="/dev/clock"><label for="days">Days</label> <input id="days" name="days" type="number" min="1" max="3650" value="1" required> <button type="submit">Advance</button></form>
+<p>Advancing runs everything that has come due: renewals (with the card gateway's webhooks) and expiries.</p>
+</main>
+</body>
+</html>`);
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/dev/clock",
+    operationId: "advanceDevClock",
+    tags: ["Sandbox"],
+    summary: "Move the test clock forward by N days",
+    description: `Form field \`days\`. Runs everything that came due before answering, then redirects back (303) to the page that posted (or /dev/clock). Needs no Origin header. ${CLOCK_ONLY}`,
+    auth: false,
+    body: clockRequest,
+    success: { description: "Not used: the answer is a 303 redirect", raw: { mediaType: "text/plain", schema: z.string() } },
+    errors: { 303: { description: "Back to the page that posted", headers: z.object({ Location: z.string() }) } },
+    async handler({ ctx, req, res, body: input }) {
+      if (!isMovable(ctx.clock)) throw new Error("The test clock needs a movable clock");
+      ctx.clock.advanceDays(input.days);
+      await ctx.runDueJobs();
+      res.redirect(303, backTo(req.headers.referer, req.headers.host));
     },
   }),
 ];

@@ -2,7 +2,8 @@ import type { AnyRoute } from "../contract/route";
 import { accountRoutes } from "./account";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
-import { devMailRoutes } from "./dev";
+import { devClockRoutes, devMailRoutes } from "./dev";
+import { paymentRoutes } from "./payments";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
@@ -14,6 +15,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...userRoutes,
   ...subscriptionRoutes,
   ...planRoutes,
+  ...paymentRoutes,
   ...accountRoutes,
   ...publicRoutes,
   ...signupRoutes,
@@ -24,5 +26,8 @@ export const apiRoutes: readonly AnyRoute[] = [
 /** The mail sandbox's pages: registered only while mail is a sandbox, documented always. */
 export const mailSandboxRoutes: readonly AnyRoute[] = devMailRoutes;
 
+/** The test clock: registered only in sandbox mode, documented always. */
+export const clockSandboxRoutes: readonly AnyRoute[] = devClockRoutes;
+
 /** Everything the OpenAPI document describes. */
-export const documentedRoutes: readonly AnyRoute[] = [...apiRoutes, ...mailSandboxRoutes];
+export const documentedRoutes: readonly AnyRoute[] = [...apiRoutes, ...mailSandboxRoutes, ...clockSandboxRoutes];

@@ -65,7 +65,7 @@ const registerSchema = body({
 // Step 3 (and the one-call form /api/user/signup): checks and uses up the code, creates the account,
 // a device and a token. The code is checked before the account's existence, so that only someone
 // holding a valid code for the email can learn that it has an account.
-async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSchema, undefined, undefined, false>) {
+async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSchema | typeof checkoutRegisterSchema, undefined, undefined, false>) {
   const { db, config, clock } = ctx;
   const verified = await verifyCode(db, clock, {
     email: input.email,
@@ -87,8 +87,8 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
         password_hash: passwordHash,
         email_verified_at: now,
         agreement_at: now,
-        newsletter: input.newsletter,
-        newsletter_at: input.newsletter === 1 ? now : null,
+        newsletter: "newsletter" in input ? input.newsletter : 0,
+        newsletter_at: "newsletter" in input && input.newsletter === 1 ? now : null,
         created_at: now,
         updated_at: now,
       })
@@ -108,6 +108,16 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
   const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
   return { data: { token, user: publicUser(user) }, message: SIGNUP_MESSAGES.registered, topLevel: { token } };
 }
+
+/** Checkout's verification (commerce §3): code and password; the checkout page shows the terms it accepts. */
+const checkoutRegisterSchema = body({
+  email: emailField({ required: EMAIL_REQUIRED }),
+  verification_code: codeField(),
+  ...newPasswordFields({ required: SIGNUP_MESSAGES.fillAllFields, mismatch: SIGNUP_MESSAGES.passwordsDiffer }),
+  ...deviceFields(),
+})
+  .superRefine(passwordsMatch(SIGNUP_MESSAGES.passwordsDiffer))
+  .meta({ id: "CheckoutRegisterRequest" });
 
 const REGISTER_DESCRIPTION =
   "Validates the body (agreement must be 1; password at least 8 characters and equal to password_confirmation), checks and uses up the 'signup' code, then creates the account (email verified, agreement_at now, newsletter 0/1 with newsletter_at), a device (platform default 'Web Browser') and a bearer token. The code is checked before the account's existence: 409 'An account with this email already exists. Please sign in.' only reaches someone holding a valid sign-up code (e.g. an account created meanwhile with Google).";
@@ -186,6 +196,15 @@ export const signupRoutes = [
     operationId: "registerUser",
     summary: "Sign-up step 3: create the account",
     description: REGISTER_DESCRIPTION,
+  }),
+  route({
+    ...registerContract,
+    body: checkoutRegisterSchema,
+    handler: register,
+    path: "/api/user/checkout-register",
+    operationId: "checkoutRegister",
+    summary: "Checkout's email verification: the code, then a password; the visitor is signed in",
+    description: `The checkout's 'Verify Your Email' step for a visitor (after temp-signup with isCheckout and plan_id): the same as /api/user/register-user without the consent fields, because the checkout page shows the terms of service and privacy policy it accepts. ${REGISTER_DESCRIPTION}`,
   }),
   route({
     ...registerContract,

@@ -199,7 +199,7 @@ export default function AccountHome() {
           <article className="card banner" aria-labelledby="guarantee-heading">
             <h2 id="guarantee-heading">Exclusive 30-day Money-Back Guarantee</h2>
             <p>If you are unsatisfied with our service, contact us within 30 days.</p>
-            <Link to="/pricing/" className="button button--primary">
+            <Link to="/pricing" className="button button--primary">
               Get the product
             </Link>
           </article>

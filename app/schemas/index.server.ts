@@ -10,3 +10,4 @@ export {
   SignupEmailSchema,
   SignupPasswordSchema,
 } from "./identity";
+export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkout";

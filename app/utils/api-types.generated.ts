@@ -176,6 +176,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the browser needs to take a card
+         * @description live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js).
+         */
+        get: operations["paymentConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay for a plan with a card (new or saved)
+         * @description Recurring plans become a Stripe subscription (created default_incomplete, then confirmed with the card); the 5-year plan is one payment that never renews. The card is saved to the account (the first one becomes the default). The transaction is recorded paid or 'Payment failed', with its invoice. The idempotency key makes a double submit or a retry one payment: every post with the same key gets the first answer.
+         */
+        post: operations["cardPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/checkout-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the hosted payment page (Stripe Checkout) for a plan
+         * @description For browsers without JavaScript: answers the URL of Stripe's hosted payment page (the sandbox's in sandbox mode). It returns to return_path with session_id (paid) or checkout=cancelled. The same idempotency key gives the same session.
+         */
+        post: operations["startCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/checkout-session/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a hosted payment the browser came back from
+         * @description Reads the Checkout Session from the gateway (never trusting the return URL alone) and records what it paid, once; the checkout.session.completed webhook does the same. pending when it is not paid (yet).
+         */
+        post: operations["completeCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account's saved cards
+         * @description No request body. The default card first, then the newest.
+         */
+        post: operations["paymentMethodList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook
+         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/link-list": {
         parameters: {
             query?: never;
@@ -324,6 +444,26 @@ export interface paths {
          * @description Validates the body (agreement must be 1; password at least 8 characters and equal to password_confirmation), checks and uses up the 'signup' code, then creates the account (email verified, agreement_at now, newsletter 0/1 with newsletter_at), a device (platform default 'Web Browser') and a bearer token. The code is checked before the account's existence: 409 'An account with this email already exists. Please sign in.' only reaches someone holding a valid sign-up code (e.g. an account created meanwhile with Google).
          */
         post: operations["registerUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/checkout-register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checkout's email verification: the code, then a password; the visitor is signed in
+         * @description The checkout's 'Verify Your Email' step for a visitor (after temp-signup with isCheckout and plan_id): the same as /api/user/register-user without the consent fields, because the checkout page shows the terms of service and privacy policy it accepts. Validates the body (agreement must be 1; password at least 8 characters and equal to password_confirmation), checks and uses up the 'signup' code, then creates the account (email verified, agreement_at now, newsletter 0/1 with newsletter_at), a device (platform default 'Web Browser') and a bearer token. The code is checked before the account's existence: 409 'An account with this email already exists. Please sign in.' only reaches someone holding a valid sign-up code (e.g. an account created meanwhile with Google).
+         */
+        post: operations["checkoutRegister"];
         delete?: never;
         options?: never;
         head?: never;
@@ -630,6 +770,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The test clock: the product's current time, and a form to move it
+         * @description Exists only in sandbox mode (every integration a sandbox).
+         */
+        get: operations["devClock"];
+        put?: never;
+        /**
+         * Move the test clock forward by N days
+         * @description Form field `days`. Runs everything that came due before answering, then redirects back (303) to the page that posted (or /dev/clock). Needs no Origin header. Exists only in sandbox mode (every integration a sandbox).
+         */
+        post: operations["advanceDevClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -695,6 +859,42 @@ export interface components {
             /** @description plans.id */
             planId: number | string;
         };
+        CardPaymentRequest: {
+            /** @description A card the browser made with Stripe.js (or the sandbox's card form), or a saved card's payment_method_id. */
+            paymentMethodId: string;
+            /** @description The plan's code (plans.plan_id); informative. */
+            productId?: string | null;
+            /** @description plans.id */
+            planId: number | string;
+            /**
+             * @description new-card: paymentMethodId was just made; saved-card: one of the account's saved cards.
+             * @enum {string}
+             */
+            type: "new-card" | "saved-card";
+            /**
+             * Format: email
+             * @description The account's email (the spec's payload); it must be the signed-in user's.
+             */
+            email: string;
+            /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
+            coupon?: string | null;
+            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
+            idempotency_key: string;
+        };
+        CheckoutSessionRequest: {
+            /** @description plans.id */
+            planId: number | string;
+            /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
+            coupon?: string | null;
+            /** @description The portal page to come back to: /subscription/payment/{planId} or /payment/{planId} (query allowed). */
+            return_path: string;
+            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
+            idempotency_key: string;
+        };
+        CompleteCheckoutRequest: {
+            /** @description The Checkout Session's id (session_id of the return URL). */
+            sessionId: string;
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -759,6 +959,29 @@ export interface components {
             password_confirmation: string;
             /** @default 0 */
             newsletter?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
+            /**
+             * @default Web Browser
+             * @example Web Browser
+             * @example Desktop
+             */
+            platform?: string | null;
+            device_os?: string | null;
+            device_os_version?: string | null;
+            device_brand?: string | null;
+            device_model?: string | null;
+        };
+        CheckoutRegisterRequest: {
+            /**
+             * Format: email
+             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
+             */
+            email: string;
+            /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
+            verification_code: string;
+            /** @description Not trimmed. Missing: 'Please fill in all fields'; shorter than 8: 'Password must be at least 8 characters'. */
+            password: string;
+            /** @description Must equal password: 'Passwords do not match'. */
+            password_confirmation: string;
             /**
              * @default Web Browser
              * @example Web Browser
@@ -853,6 +1076,10 @@ export interface components {
              * @description Trimmed and lower-cased. Missing, malformed or over 254 characters: 'Email is not valid for subscription.'.
              */
             email: string;
+        };
+        ClockRequest: {
+            /** @description Days to move the clock forward (1 to 3650). */
+            days: string;
         };
         ErrorEnvelope: {
             /** @constant */
@@ -956,6 +1183,47 @@ export interface components {
             discount_amount: number;
             /** @description What the first payment costs with the coupon, USD. */
             total: number;
+        };
+        PaymentResult: {
+            /**
+             * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure, confirm client_secret with Stripe.js; pending: the hosted payment is not complete yet.
+             * @enum {string}
+             */
+            status: "paid" | "requires_action" | "pending";
+            subscription?: components["schemas"]["Subscription"];
+            client_secret?: string;
+        };
+        SavedCard: {
+            id: number;
+            payment_method_id: string;
+            /**
+             * @example visa
+             * @example mastercard
+             * @example amex
+             */
+            card_brand: string;
+            /**
+             * @description Masked: only the last four digits.
+             * @example **** **** **** 4242
+             */
+            card_number: string;
+            /** @example 12/30 */
+            card_exp: string;
+            card_exp_month: number;
+            card_exp_year: number;
+            billing_name: string | null;
+            billing_postal: string | null;
+            /** Format: date-time */
+            created_at: string;
+            is_default: boolean;
+            /**
+             * @example card
+             * @example applepay
+             * @example googlepay
+             */
+            wallet_payment_type: string;
+            /** @example stripe */
+            payment_gateway: string;
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -1454,6 +1722,281 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    paymentConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card gateway */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @enum {string} */
+                            mode: "live" | "sandbox";
+                            publishable_key: string;
+                        };
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    cardPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CardPaymentRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CardPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PaymentResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed'). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This plan does not exist.' or 'This saved card was not found. Please choose another payment method.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This payment is still being processed. Please wait a moment and reload the page.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; 'This email does not match your account.'; a coupon that cannot be used (its reason, under errors.fields.coupon); 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many payment attempts. Please try again later.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    startCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CheckoutSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            id: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; a coupon that cannot be used (its reason, under errors.fields.coupon); a return_path that is not a payment page */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many payment attempts. Please try again later.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    completeCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteCheckoutRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CompleteCheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' or pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PaymentResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This payment session was not found.' (unknown, or another account's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    paymentMethodList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The saved cards */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SavedCard"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Received.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            /** @description 'The webhook signature could not be verified.' */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     linkList: {
         parameters: {
             query?: never;
@@ -1731,6 +2274,49 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["RegisterRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Registration successful.' The token is also at the top level (`token`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        token: string;
+                        data: components["schemas"]["LoginResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'An account with this email already exists. Please sign in.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["CodeRejected"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    checkoutRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutRegisterRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CheckoutRegisterRequest"];
             };
         };
         responses: {
@@ -2310,6 +2896,67 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    devClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    advanceDevClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClockRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ClockRequest"];
+            };
+        };
+        responses: {
+            /** @description Not used: the answer is a 303 redirect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Back to the page that posted */
+            303: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
         };
     };

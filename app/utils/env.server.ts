@@ -26,6 +26,8 @@ const envSchema = z.object({
   APPLE_KEY_ID: z.string().optional(),
   APPLE_PRIVATE_KEY: z.string().optional(),
   APPLE_ISSUER: z.url().default("https://appleid.apple.com"),
+  // Live card payments: Stripe.js and its hosted pages are allowed by the CSP on the checkout only.
+  STRIPE_PUBLISHABLE_KEY: z.string().optional(),
   // The desktop app's custom URL scheme: sign-in hands it the session token as <scheme>://auth?token=…
   DESKTOP_APP_SCHEME: z
     .string()

@@ -18,7 +18,20 @@ type SignupFlow = {
 type CodeFlow = { email: string; sentAt: number };
 type ResetFlow = CodeFlow & { resetToken?: string };
 
+/** The checkout of one plan: the visitor's verification, the coupon, and the payment's success. */
+export type CheckoutFlow = {
+  planId: number;
+  email?: string;
+  sentAt?: number;
+  /** The verified code; the password step presents it once more. */
+  code?: string;
+  coupon?: string;
+  /** When the payment went through (ms): 'Payment Successful!' and its countdown. */
+  paidAt?: number;
+};
+
 export type Flows = {
+  checkout?: CheckoutFlow;
   signup?: SignupFlow;
   loginCode?: CodeFlow;
   reset?: ResetFlow;

@@ -88,7 +88,7 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
-  it("leaves paths outside /api (and outside the sandbox's /dev/mailbox pages) to the next handler", async () => {
+  it("leaves paths outside /api (and outside the sandboxes' /dev pages) to the next handler", async () => {
     const portal = express();
     portal.use(t.api.app);
     portal.use((req, res) => {
@@ -97,7 +97,7 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     const server = await listen(portal);
     try {
       const base = `http://127.0.0.1:${server.port}`;
-      for (const path of ["/", "/login", "/apis", "/dev/clock", "/dev", "/devices", "/api-docs"]) {
+      for (const path of ["/", "/login", "/apis", "/dev/clocks", "/dev", "/devices", "/api-docs", "/dev/stripe"]) {
         const res = await request(base, "GET", path);
         expect(res.status, path).toBe(200);
         expect(res.text).toBe(`portal GET ${path}`);

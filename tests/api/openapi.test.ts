@@ -89,7 +89,11 @@ describe("OpenAPI document", () => {
 
   it("documents exactly the routes registered on the app", () => {
     const stack = (t.api.app as unknown as { _router: { stack: Layer[] } })._router.stack;
-    const registered = registeredRoutes(stack).sort();
+    // The Stripe sandbox's browser pages stand in for Stripe's own (hosted checkout, hosted invoice,
+    // the Stripe.js tokenizer): their contract is Stripe's, not this API's (like the OpenID sandbox).
+    const registered = registeredRoutes(stack)
+      .filter((route) => !route.split(" ")[1]!.startsWith("/dev/stripe/"))
+      .sort();
     expect(registered.length).toBeGreaterThan(0);
     expect(registered).toEqual(documentedRoutes().sort());
   });

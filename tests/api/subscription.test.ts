@@ -3,6 +3,7 @@ import type { NewSubscription } from "../../api/db/schema";
 import { databases, useApi } from "./harness";
 
 const DAY = 86_400_000;
+let subscriptions = 0;
 
 describe.each(databases())("subscriptions and account ($name)", (kind) => {
   const t = useApi(kind);
@@ -18,7 +19,7 @@ describe.each(databases())("subscriptions and account ($name)", (kind) => {
         subscription_by: "stripe",
         subs_status: "active",
         billing_type: "recurring",
-        stripe_sub_id: "sub_test_123",
+        stripe_sub_id: `sub_test_${++subscriptions}`,
         sub_start_date: now,
         created_at: now,
         updated_at: now,

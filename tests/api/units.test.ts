@@ -38,6 +38,8 @@ describe("loadApiConfig", () => {
       DOWNLOAD_MAC_URL: "https://a.example/m.dmg",
       TRUST_PROXY: "1",
       STRIPE_SECRET_KEY: "sk_test_123",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_123",
+      STRIPE_WEBHOOK_SECRET: "whsec_123",
       API_PORT: "4100",
     });
     expect(config).toMatchObject({
@@ -48,9 +50,14 @@ describe("loadApiConfig", () => {
       downloads: { windows: "https://a.example/w.exe", mac: "https://a.example/m.dmg" },
       trustProxy: { kind: "hops", hops: 1 },
       integrations: { mail: "sandbox", cards: "live", crypto: "sandbox", google: "sandbox", apple: "sandbox" },
+      stripe: { secretKey: "sk_test_123", publishableKey: "pk_test_123", webhookSecret: "whsec_123", apiVersion: "2026-10-28.endive" },
       sandbox: false,
       apiPort: 4100,
     });
+    // Live Stripe needs its publishable key and webhook secret too.
+    expect(() => loadApiConfig({ STRIPE_SECRET_KEY: "sk_test_123" })).toThrow(
+      "STRIPE_PUBLISHABLE_KEY: required when STRIPE_SECRET_KEY is set; STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set",
+    );
   });
 
   it("treats empty variables as unset", () => {

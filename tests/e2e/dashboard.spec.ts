@@ -18,7 +18,7 @@ test.describe("account home", () => {
 
     await expect(page.getByRole("heading", { name: "Exclusive 30-day Money-Back Guarantee" })).toBeVisible();
     await expect(page.getByText("If you are unsatisfied with our service, contact us within 30 days.")).toBeVisible();
-    await expect(page.getByRole("link", { name: "Get the product" })).toHaveAttribute("href", "/pricing/");
+    await expect(page.getByRole("link", { name: "Get the product" })).toHaveAttribute("href", "/pricing");
 
     await expect(page.getByRole("article", { name: "Password" })).toBeVisible();
 

@@ -1,0 +1,436 @@
+import type Stripe from "stripe";
+import type { Logger } from "../context";
+import type { Database } from "../db";
+import type { Plan, User } from "../db/schema";
+import type { Clock } from "../lib/clock";
+import { ApiError } from "../lib/http";
+import { type CouponCheck, checkCoupon } from "./coupons";
+import { type CardDetails, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard, addMonthsUtc } from "./records";
+import { type StripeSetup, isCardError } from "./stripe-client";
+
+/*
+ * Card payments through Stripe (live, or the sandbox that speaks the same API).
+ *
+ * With JavaScript the browser turns the card into a PaymentMethod (Stripe.js, or the sandbox's
+ * inline form) and the page posts its id here. A recurring plan becomes a Stripe subscription
+ * created `default_incomplete` and confirmed with that card; a card that needs 3-D Secure answers
+ * the client secret so the browser confirms it. The 5-year plan is one PaymentIntent that never
+ * renews. Without JavaScript the page starts a Checkout Session (Stripe's hosted page).
+ * Either way the result is recorded by records.ts, and the webhooks record the same payment again
+ * harmlessly.
+ */
+
+export interface PaymentsDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  gateway: StripeSetup;
+  /** The portal's public origin, for the hosted page's return URLs. */
+  publicUrl: string;
+}
+
+export const PAYMENT_MESSAGES = {
+  paid: "Payment successful.",
+  savedCardNotFound: "This saved card was not found. Please choose another payment method.",
+  cardNotUsable: "This card cannot be used. Please enter your card again.",
+  emailMismatch: "This email does not match your account.",
+  failed: "Failed to create Stripe payment",
+  sessionNotFound: "This payment session was not found.",
+  sessionUnpaid: "The payment was not completed.",
+} as const;
+
+export type CardPaymentOutcome =
+  | { status: "paid"; subscriptionId: number }
+  | { status: "requires_action"; clientSecret: string }
+  | { status: "declined"; message: string };
+
+/** The plan's billing interval at Stripe. */
+export function stripeInterval(plan: Plan): Stripe.PriceCreateParams.Recurring {
+  return plan.duration_months % 12 === 0
+    ? { interval: "year", interval_count: plan.duration_months / 12 }
+    : { interval: "month", interval_count: plan.duration_months };
+}
+
+/** The gateway's customer of a user, created on first use. */
+export async function ensureCustomer(deps: PaymentsDeps, user: User): Promise<string> {
+  if (user.stripe_customer_id) return user.stripe_customer_id;
+  const customer = await deps.gateway.stripe.customers.create(
+    { email: user.email, ...(user.name ? { name: user.name } : {}), metadata: { user_id: String(user.id) } },
+    { idempotencyKey: `customer-for-user-${user.id}` },
+  );
+  await deps.db
+    .updateTable("users")
+    .set({ stripe_customer_id: customer.id })
+    .where("id", "=", user.id)
+    .where("stripe_customer_id", "is", null)
+    .execute();
+  const row = await deps.db.selectFrom("users").select("stripe_customer_id").where("id", "=", user.id).executeTakeFirstOrThrow();
+  return row.stripe_customer_id ?? customer.id;
+}
+
+/** The Stripe price of a plan at its current amount (looked up by key, created once). */
+export async function ensurePrice(deps: PaymentsDeps, plan: Plan): Promise<string> {
+  const { stripe } = deps.gateway;
+  const lookupKey = `${plan.plan_id}_${plan.billing_type}_${plan.discounted_price_cents}`;
+  const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
+  if (found.data[0]) return found.data[0].id;
+  const price = await stripe.prices.create(
+    {
+      currency: "usd",
+      unit_amount: plan.discounted_price_cents,
+      lookup_key: lookupKey,
+      product_data: { name: `VPN ${plan.title}` },
+      ...(plan.billing_type === "recurring" ? { recurring: stripeInterval(plan) } : {}),
+      metadata: { plan_id: String(plan.id) },
+    },
+    { idempotencyKey: `price-${lookupKey}` },
+  );
+  return price.id;
+}
+
+/** The Stripe discount of one of our coupons: its promotion code (live), else a coupon made once. */
+async function stripeDiscount(
+  deps: PaymentsDeps,
+  coupon: Extract<CouponCheck, { ok: true }>["coupon"],
+): Promise<Stripe.SubscriptionCreateParams.Discount> {
+  if (coupon.stripe_promotion_code_id) return { promotion_code: coupon.stripe_promotion_code_id };
+  const id = `portal_${coupon.code}`;
+  try {
+    await deps.gateway.stripe.coupons.retrieve(id);
+  } catch {
+    await deps.gateway.stripe.coupons.create(
+      {
+        id,
+        name: coupon.code,
+        duration: "once",
+        ...(coupon.percent_off !== null
+          ? { percent_off: coupon.percent_off }
+          : { amount_off: coupon.amount_off_cents ?? 0, currency: "usd" }),
+      },
+      { idempotencyKey: `coupon-${id}` },
+    );
+  }
+  return { coupon: id };
+}
+
+async function couponFor(deps: PaymentsDeps, code: string | undefined, plan: Plan) {
+  if (!code) return null;
+  const check = await checkCoupon(deps.db, code, plan, deps.clock.now());
+  if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
+  return check;
+}
+
+function cardDetails(pm: Stripe.PaymentMethod): CardDetails | null {
+  if (!pm.card) return null;
+  return {
+    paymentMethodId: pm.id,
+    brand: pm.card.brand,
+    last4: pm.card.last4,
+    expMonth: pm.card.exp_month,
+    expYear: pm.card.exp_year,
+    billingName: pm.billing_details?.name ?? null,
+    billingPostal: pm.billing_details?.address?.postal_code ?? null,
+    walletPaymentType: pm.card.wallet?.type === "apple_pay" ? "applepay" : pm.card.wallet?.type === "google_pay" ? "googlepay" : "card",
+  };
+}
+
+/** The subscription that a Stripe invoice pays, from the invoice (API 2025+ shape). */
+export function invoiceSubscriptionId(invoice: Stripe.Invoice): string | null {
+  const sub = invoice.parent?.subscription_details?.subscription;
+  return typeof sub === "string" ? sub : (sub?.id ?? null);
+}
+
+/** Records a paid subscription invoice (first or renewal), with the subscription's metadata naming user and plan. */
+export async function recordStripeInvoice(
+  deps: PaymentsDeps,
+  invoice: Stripe.Invoice,
+  subscription: Stripe.Subscription,
+  plan: Plan,
+  userId: number,
+): Promise<number> {
+  const item = subscription.items.data[0];
+  const first = invoice.billing_reason === "subscription_create";
+  const couponCode = subscription.metadata?.coupon_code || null;
+  const couponId = subscription.metadata?.coupon_id ? Number(subscription.metadata.coupon_id) : null;
+  const row = await recordPaidInvoice(deps.db, {
+    userId,
+    plan,
+    gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`,
+    amountCents: invoice.amount_paid,
+    gateway: "stripe",
+    walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
+    stripeSubId: subscription.id,
+    periodStart: fromUnix(item?.current_period_start ?? invoice.period_start),
+    periodEnd: fromUnix(item?.current_period_end ?? invoice.period_end),
+    first,
+    couponId: first ? couponId : null,
+    couponCode: first ? couponCode : null,
+    invoiceNumber: invoice.number ?? null,
+    hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
+    gatewayInvoiceId: invoice.id ?? null,
+    now: deps.clock.now(),
+  });
+  return Number(row.id);
+}
+
+/** Records a paid one-time PaymentIntent (the 5-year plan): access for the plan's term from now. */
+export async function recordOneTimePayment(
+  deps: PaymentsDeps,
+  intent: Stripe.PaymentIntent,
+  plan: Plan,
+  userId: number,
+): Promise<number> {
+  const now = deps.clock.now();
+  const couponId = intent.metadata?.coupon_id ? Number(intent.metadata.coupon_id) : null;
+  const row = await recordPaidInvoice(deps.db, {
+    userId,
+    plan,
+    gatewayRef: intent.id,
+    amountCents: intent.amount_received || intent.amount,
+    gateway: "stripe",
+    walletPaymentType: intent.metadata?.wallet_payment_type || "card",
+    stripeSubId: null,
+    periodStart: now,
+    periodEnd: addMonthsUtc(now, plan.duration_months),
+    first: true,
+    couponId,
+    couponCode: intent.metadata?.coupon_code || null,
+    invoiceNumber: null,
+    hostedInvoiceUrl: null,
+    gatewayInvoiceId: null,
+    now,
+  });
+  return Number(row.id);
+}
+
+function metadataFor(user: User, plan: Plan, coupon: Extract<CouponCheck, { ok: true }> | null, wallet: string) {
+  return {
+    user_id: String(user.id),
+    plan_id: String(plan.id),
+    wallet_payment_type: wallet,
+    ...(coupon ? { coupon_code: coupon.coupon.code, coupon_id: String(coupon.coupon.id) } : {}),
+  };
+}
+
+/**
+ * Pays `plan` with a card: a new one (a PaymentMethod the browser made) or one saved to the account.
+ * `key` is the page's idempotency key; every Stripe call carries a key derived from it.
+ */
+export async function payWithCard(
+  deps: PaymentsDeps,
+  input: {
+    user: User;
+    plan: Plan;
+    paymentMethodId: string;
+    saved: boolean;
+    couponCode?: string;
+    key: string;
+    walletPaymentType?: string;
+  },
+): Promise<CardPaymentOutcome> {
+  const { stripe } = deps.gateway;
+  const { user, plan, paymentMethodId, key } = input;
+  const wallet = input.walletPaymentType ?? "card";
+
+  if (input.saved) {
+    const saved = await deps.db
+      .selectFrom("payment_methods")
+      .select("id")
+      .where("user_id", "=", user.id)
+      .where("payment_method_id", "=", paymentMethodId)
+      .executeTakeFirst();
+    if (!saved) throw new ApiError(404, PAYMENT_MESSAGES.savedCardNotFound, { fields: { paymentMethodId: [PAYMENT_MESSAGES.savedCardNotFound] } });
+  }
+  const coupon = await couponFor(deps, input.couponCode, plan);
+  const customer = await ensureCustomer(deps, user);
+  const amount = coupon ? coupon.totalCents : plan.discounted_price_cents;
+  const failed = (message: string, gatewayRef: string | null) =>
+    recordFailedPayment(deps.db, {
+      userId: user.id,
+      planId: plan.id,
+      amountCents: amount,
+      gatewayRef,
+      walletPaymentType: wallet,
+      message,
+      now: deps.clock.now(),
+    });
+
+  let card: Stripe.PaymentMethod;
+  try {
+    card = await stripe.paymentMethods.retrieve(paymentMethodId);
+  } catch {
+    throw new ApiError(422, PAYMENT_MESSAGES.cardNotUsable, { fields: { paymentMethodId: [PAYMENT_MESSAGES.cardNotUsable] } });
+  }
+  const owner = typeof card.customer === "string" ? card.customer : card.customer?.id;
+  if (owner && owner !== customer) {
+    throw new ApiError(422, PAYMENT_MESSAGES.cardNotUsable, { fields: { paymentMethodId: [PAYMENT_MESSAGES.cardNotUsable] } });
+  }
+  if (!owner) {
+    try {
+      card = await stripe.paymentMethods.attach(paymentMethodId, { customer }, { idempotencyKey: `${key}:attach` });
+    } catch (error) {
+      if (!isCardError(error)) throw error;
+      await failed(error.message, null);
+      return { status: "declined", message: error.message };
+    }
+  }
+  const details = cardDetails(card);
+  const metadata = metadataFor(user, plan, coupon, wallet);
+
+  if (plan.billing_type === "single") {
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await stripe.paymentIntents.create(
+        {
+          amount,
+          currency: "usd",
+          customer,
+          payment_method: paymentMethodId,
+          // Cards only, and no redirecting methods: nothing here has a return_url.
+          automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+          confirm: true,
+          ...(input.saved ? { off_session: true } : { setup_future_usage: "off_session" }),
+          description: `VPN ${plan.title} (one-time)`,
+          metadata: { ...metadata, kind: "one_time" },
+        },
+        { idempotencyKey: `${key}:intent` },
+      );
+    } catch (error) {
+      if (!isCardError(error)) throw error;
+      await failed(error.message, error.payment_intent?.id ? `failed:${error.payment_intent.id}` : null);
+      return { status: "declined", message: error.message };
+    }
+    if (intent.status === "requires_action" && intent.client_secret) {
+      return { status: "requires_action", clientSecret: intent.client_secret };
+    }
+    if (intent.status !== "succeeded") {
+      const message = intent.last_payment_error?.message ?? PAYMENT_MESSAGES.failed;
+      await failed(message, `failed:${intent.id}`);
+      return { status: "declined", message };
+    }
+    if (details) await saveCard(deps.db, user.id, details, deps.clock.now());
+    return { status: "paid", subscriptionId: await recordOneTimePayment(deps, intent, plan, user.id) };
+  }
+
+  const price = await ensurePrice(deps, plan);
+  let subscription = await stripe.subscriptions.create(
+    {
+      customer,
+      items: [{ price, quantity: 1 }],
+      default_payment_method: paymentMethodId,
+      payment_behavior: "default_incomplete",
+      payment_settings: { save_default_payment_method: "on_subscription" },
+      ...(coupon ? { discounts: [await stripeDiscount(deps, coupon.coupon)] } : {}),
+      metadata,
+      expand: ["latest_invoice.confirmation_secret"],
+    },
+    { idempotencyKey: `${key}:subscription` },
+  );
+  let invoice = subscription.latest_invoice as Stripe.Invoice;
+  if (invoice.status !== "paid") {
+    try {
+      invoice = await stripe.invoices.pay(invoice.id!, { payment_method: paymentMethodId }, { idempotencyKey: `${key}:pay` });
+    } catch (error) {
+      if (isCardError(error) && error.code === "invoice_payment_intent_requires_action" && invoice.confirmation_secret) {
+        return { status: "requires_action", clientSecret: invoice.confirmation_secret.client_secret };
+      }
+      if (!isCardError(error)) throw error;
+      await failed(error.message, `failed:${invoice.id}`);
+      // Nothing was bought: the incomplete subscription goes, so it never bills later.
+      await stripe.subscriptions.cancel(subscription.id, {}, { idempotencyKey: `${key}:cancel` }).catch((cancelError) => {
+        deps.logger.warn(`Could not cancel the incomplete subscription ${subscription.id}: ${String(cancelError)}`);
+      });
+      return { status: "declined", message: error.message };
+    }
+  }
+  subscription = await stripe.subscriptions.retrieve(subscription.id);
+  if (details) await saveCard(deps.db, user.id, details, deps.clock.now());
+  return { status: "paid", subscriptionId: await recordStripeInvoice(deps, invoice, subscription, plan, user.id) };
+}
+
+/** The hosted payment page (Stripe Checkout) for a plan: where the browser without JavaScript pays. */
+export async function startCheckoutSession(
+  deps: PaymentsDeps,
+  input: { user: User; plan: Plan; couponCode?: string; key: string; returnPath: string },
+): Promise<{ id: string; url: string }> {
+  const { stripe } = deps.gateway;
+  const { user, plan, key } = input;
+  const coupon = await couponFor(deps, input.couponCode, plan);
+  const customer = await ensureCustomer(deps, user);
+  const price = await ensurePrice(deps, plan);
+  const metadata = metadataFor(user, plan, coupon, "card");
+  const back = `${deps.publicUrl}${input.returnPath}`;
+  const join = back.includes("?") ? "&" : "?";
+  const params: Stripe.Checkout.SessionCreateParams = {
+    customer,
+    line_items: [{ price, quantity: 1 }],
+    success_url: `${back}${join}session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${back}${join}checkout=cancelled`,
+    client_reference_id: String(user.id),
+    metadata,
+  };
+  if (plan.billing_type === "recurring") {
+    params.mode = "subscription";
+    params.subscription_data = { metadata };
+    if (coupon) params.discounts = [await stripeDiscount(deps, coupon.coupon)];
+  } else {
+    params.mode = "payment";
+    params.payment_intent_data = { metadata: { ...metadata, kind: "one_time" }, setup_future_usage: "off_session" };
+    if (coupon) params.discounts = [await stripeDiscount(deps, coupon.coupon)];
+  }
+  const session = await stripe.checkout.sessions.create(params, { idempotencyKey: `${key}:checkout` });
+  if (!session.url) throw new Error("Stripe answered a Checkout Session without a URL");
+  return { id: session.id, url: session.url };
+}
+
+/**
+ * Records what a completed Checkout Session paid (the page coming back from it, and the
+ * checkout.session.completed webhook). `userId`, when given, must be the session's user.
+ */
+export async function completeCheckoutSession(
+  deps: PaymentsDeps,
+  sessionId: string,
+  userId?: number,
+): Promise<{ subscriptionId: number } | null> {
+  const { stripe } = deps.gateway;
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["subscription", "payment_intent.payment_method"] });
+  } catch {
+    throw new ApiError(404, PAYMENT_MESSAGES.sessionNotFound, { fields: { sessionId: [PAYMENT_MESSAGES.sessionNotFound] } });
+  }
+  const owner = Number(session.metadata?.user_id);
+  if (userId !== undefined && owner !== userId) {
+    throw new ApiError(404, PAYMENT_MESSAGES.sessionNotFound, { fields: { sessionId: [PAYMENT_MESSAGES.sessionNotFound] } });
+  }
+  if (session.status !== "complete" || session.payment_status !== "paid") return null;
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", Number(session.metadata?.plan_id)).executeTakeFirst();
+  if (!plan || !Number.isSafeInteger(owner)) throw new Error(`Checkout Session ${session.id} has no plan or user in its metadata`);
+
+  if (session.mode === "subscription" && session.subscription) {
+    const subscription =
+      typeof session.subscription === "string" ? await stripe.subscriptions.retrieve(session.subscription) : session.subscription;
+    const invoiceId = typeof subscription.latest_invoice === "string" ? subscription.latest_invoice : subscription.latest_invoice?.id;
+    if (!invoiceId) return null;
+    const invoice = await stripe.invoices.retrieve(invoiceId);
+    const pmId = typeof subscription.default_payment_method === "string" ? subscription.default_payment_method : subscription.default_payment_method?.id;
+    if (pmId) {
+      const details = cardDetails(await stripe.paymentMethods.retrieve(pmId));
+      if (details) await saveCard(deps.db, owner, details, deps.clock.now());
+    }
+    return { subscriptionId: await recordStripeInvoice(deps, invoice, subscription, plan, owner) };
+  }
+  if (session.mode === "payment" && session.payment_intent) {
+    const intent =
+      typeof session.payment_intent === "string"
+        ? await stripe.paymentIntents.retrieve(session.payment_intent, { expand: ["payment_method"] })
+        : session.payment_intent;
+    const pm = intent.payment_method;
+    if (pm && typeof pm !== "string") {
+      const details = cardDetails(pm);
+      if (details) await saveCard(deps.db, owner, details, deps.clock.now());
+    }
+    return { subscriptionId: await recordOneTimePayment(deps, intent, plan, owner) };
+  }
+  return null;
+}

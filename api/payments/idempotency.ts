@@ -1,0 +1,86 @@
+import { createHash } from "node:crypto";
+import type { Database } from "../db";
+import { isUniqueViolation } from "../db";
+import { ApiError } from "../lib/http";
+
+/*
+ * One payment per idempotency key. The page puts a fresh random key in every payment form; a double
+ * submit, a retry after a timeout or twenty parallel posts with that key make one payment, and every
+ * one of them gets the first one's answer. The key is also the root of the keys sent to Stripe, so
+ * a retry after a crash half-way is one charge at the gateway too.
+ */
+
+export const IDEMPOTENCY_MESSAGES = {
+  reused: "This payment was already submitted with other details. Please reload the page and try again.",
+  inProgress: "This payment is still being processed. Please wait a moment and reload the page.",
+} as const;
+
+/** The stored answer of a payment request. */
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+const WAIT_MS = 15_000;
+const POLL_MS = 100;
+
+export function requestHash(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+
+/**
+ * Runs `pay` once per key. `pay` answers {status, body}; 2xx and 4xx answers are stored and
+ * replayed, while a thrown error (a 5xx: the gateway or the database failed) releases the key so
+ * that a retry runs again (the gateway's own idempotency keys keep that to one charge).
+ */
+export async function oncePerKey(
+  db: Database,
+  key: string,
+  request: unknown,
+  pay: () => Promise<StoredAnswer>,
+  now: () => Date = () => new Date(),
+): Promise<StoredAnswer> {
+  const hash = requestHash(request);
+  const at = now().toISOString();
+  try {
+    await db
+      .insertInto("payment_requests")
+      .values({ idempotency_key: key, request_hash: hash, state: "pending", created_at: at, updated_at: at })
+      .execute();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return waitForAnswer(db, key, hash);
+  }
+
+  let answer: StoredAnswer;
+  try {
+    answer = await pay();
+  } catch (error) {
+    await db.deleteFrom("payment_requests").where("idempotency_key", "=", key).where("state", "=", "pending").execute();
+    throw error;
+  }
+  await db
+    .updateTable("payment_requests")
+    .set({
+      state: "done",
+      response_status: answer.status,
+      response_body: JSON.stringify(answer.body),
+      updated_at: now().toISOString(),
+    })
+    .where("idempotency_key", "=", key)
+    .execute();
+  return answer;
+}
+
+async function waitForAnswer(db: Database, key: string, hash: string): Promise<StoredAnswer> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const row = await db.selectFrom("payment_requests").selectAll().where("idempotency_key", "=", key).executeTakeFirst();
+    if (row && row.request_hash !== hash) throw new ApiError(422, IDEMPOTENCY_MESSAGES.reused);
+    if (row?.state === "done") return { status: row.response_status ?? 200, body: JSON.parse(row.response_body ?? "null") };
+    // The first request failed and released the key: this one may try again.
+    if (!row) throw new ApiError(409, IDEMPOTENCY_MESSAGES.inProgress);
+    if (Date.now() > deadline) throw new ApiError(409, IDEMPOTENCY_MESSAGES.inProgress);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

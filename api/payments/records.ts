@@ -1,0 +1,262 @@
+import type { Database } from "../db";
+import { isUniqueViolation } from "../db";
+import type { Plan, Subscription } from "../db/schema";
+import { redeemCoupon } from "./coupons";
+
+/*
+ * What a payment leaves in our database: the subscription (with sub_start_date/sub_exp_date, which
+ * the dashboard counts days from), one transaction per payment (paid or 'Payment failed'), its
+ * invoice, and the card saved to the account. Every writer is idempotent on the gateway's id of
+ * the payment (transactions.gateway_ref) and of the subscription (subscriptions.stripe_sub_id),
+ * because the page that paid and the gateway's webhook both report the same payment, in any
+ * order, possibly more than once.
+ */
+
+export const FAILED_STATUS = "Payment failed";
+/** subs_status while a recurring subscription renews (the spec's value: auto-renewal ON). */
+export const RENEWING = "subscription_started";
+/** subs_status once auto-renewal is off or the subscription ended. */
+export const NOT_RENEWING = "subscription_cancelled";
+
+/** Calendar months after `date`, in UTC; the 31st becomes the last day of a shorter month. */
+export function addMonthsUtc(date: Date, months: number): Date {
+  const d = new Date(date.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, lastDay));
+  return d;
+}
+
+export function fromUnix(seconds: number): Date {
+  return new Date(seconds * 1000);
+}
+
+export interface PaidInvoice {
+  userId: number;
+  plan: Plan;
+  /** The gateway's id of this payment (Stripe in_... or pi_...). */
+  gatewayRef: string;
+  amountCents: number;
+  gateway: "stripe";
+  walletPaymentType: string;
+  /** The gateway's subscription (recurring plans); null for one-time payments. */
+  stripeSubId: string | null;
+  periodStart: Date;
+  /** When the paid period ends at the gateway (recurring) or the plan's term ends (one-time). */
+  periodEnd: Date;
+  /** Whether this is the subscription's first payment (coupons and free months apply to it). */
+  first: boolean;
+  couponId: number | null;
+  couponCode: string | null;
+  invoiceNumber: string | null;
+  hostedInvoiceUrl: string | null;
+  gatewayInvoiceId: string | null;
+  now: Date;
+}
+
+/**
+ * Records a successful payment: the subscription (created, or its paid-through date moved on),
+ * the transaction and its invoice, once per gatewayRef. The plan's free months extend access past
+ * the paid period. Returns the subscription row.
+ */
+export async function recordPaidInvoice(db: Database, paid: PaidInvoice): Promise<Subscription> {
+  const { plan } = paid;
+  const accessEnd = addMonthsUtc(paid.periodEnd, plan.extra_months).toISOString();
+  const now = paid.now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    let subscription = paid.stripeSubId
+      ? await trx.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", paid.stripeSubId).executeTakeFirst()
+      : undefined;
+
+    const existing = await trx
+      .selectFrom("transactions")
+      .select(["id", "subscription_id"])
+      .where("gateway_ref", "=", paid.gatewayRef)
+      .executeTakeFirst();
+    if (existing) {
+      const row = subscription ?? (existing.subscription_id !== null
+        ? await trx.selectFrom("subscriptions").selectAll().where("id", "=", existing.subscription_id).executeTakeFirst()
+        : undefined);
+      if (row) return row;
+    }
+
+    if (!subscription) {
+      const inserted = await trx
+        .insertInto("subscriptions")
+        .values({
+          user_id: paid.userId,
+          plan_id: plan.id,
+          title: plan.title,
+          subscription_by: "stripe",
+          subs_status: RENEWING,
+          billing_type: plan.billing_type,
+          stripe_sub_id: paid.stripeSubId,
+          sub_start_date: paid.periodStart.toISOString(),
+          sub_exp_date: accessEnd,
+          amount_cents: plan.discounted_price_cents,
+          coupon_code: paid.couponCode,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      subscription = inserted;
+    } else if (accessEnd > subscription.sub_exp_date) {
+      subscription = await trx
+        .updateTable("subscriptions")
+        .set({ sub_exp_date: accessEnd, updated_at: now })
+        .where("id", "=", subscription.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+
+    const transaction = await trx
+      .insertInto("transactions")
+      .values({
+        user_id: paid.userId,
+        plan_id: plan.id,
+        subscription_id: subscription.id,
+        amount_cents: paid.amountCents,
+        currency: "usd",
+        status: "paid",
+        payment_gateway: paid.gateway,
+        wallet_payment_type: paid.walletPaymentType,
+        gateway_ref: paid.gatewayRef,
+        coupon_code: paid.first ? paid.couponCode : null,
+        failure_message: null,
+        created_at: now,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("invoices")
+      .values({
+        user_id: paid.userId,
+        transaction_id: transaction.id,
+        number: paid.invoiceNumber ?? `VPN-${String(transaction.id).padStart(6, "0")}`,
+        amount_cents: paid.amountCents,
+        currency: "usd",
+        status: "paid",
+        gateway_invoice_id: paid.gatewayInvoiceId,
+        hosted_invoice_url: paid.hostedInvoiceUrl,
+        created_at: now,
+      })
+      .execute();
+    if (paid.first && paid.couponId !== null) await redeemCoupon(trx, paid.couponId);
+    return subscription;
+  });
+}
+
+/** Records a refused payment ('Payment failed'), once per gatewayRef when there is one. */
+export async function recordFailedPayment(
+  db: Database,
+  failed: {
+    userId: number;
+    planId: number;
+    subscriptionId?: number | null;
+    amountCents: number;
+    gatewayRef: string | null;
+    walletPaymentType: string;
+    message: string;
+    now: Date;
+  },
+): Promise<void> {
+  await db
+    .insertInto("transactions")
+    .values({
+      user_id: failed.userId,
+      plan_id: failed.planId,
+      subscription_id: failed.subscriptionId ?? null,
+      amount_cents: failed.amountCents,
+      currency: "usd",
+      status: FAILED_STATUS,
+      payment_gateway: "stripe",
+      wallet_payment_type: failed.walletPaymentType,
+      gateway_ref: failed.gatewayRef,
+      coupon_code: null,
+      failure_message: failed.message.slice(0, 500),
+      created_at: failed.now.toISOString(),
+    })
+    // Reported twice (the page and the webhook, in either order): keep one row, with the card's own
+    // message rather than the generic one.
+    .onConflict((oc) =>
+      oc
+        .column("gateway_ref")
+        .doUpdateSet((eb) => ({ failure_message: eb.ref("excluded.failure_message") }))
+        .where("transactions.failure_message", "=", FAILED_STATUS),
+    )
+    .execute();
+}
+
+export interface CardDetails {
+  paymentMethodId: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  billingName: string | null;
+  billingPostal: string | null;
+  walletPaymentType: string;
+}
+
+/** Saves a card that paid to the account (once); the account's first card becomes its default. */
+export async function saveCard(db: Database, userId: number, card: CardDetails, now: Date): Promise<void> {
+  const at = now.toISOString();
+  await db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom("payment_methods")
+      .select(["id", "user_id"])
+      .where("payment_method_id", "=", card.paymentMethodId)
+      .executeTakeFirst();
+    if (existing) return;
+    const hasDefault = await trx
+      .selectFrom("payment_methods")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("is_default", "=", 1)
+      .executeTakeFirst();
+    try {
+      await trx
+        .insertInto("payment_methods")
+        .values({
+          user_id: userId,
+          payment_method_id: card.paymentMethodId,
+          payment_gateway: "stripe",
+          card_brand: card.brand,
+          card_last4: card.last4,
+          card_exp_month: card.expMonth,
+          card_exp_year: card.expYear,
+          billing_name: card.billingName,
+          billing_postal: card.billingPostal,
+          wallet_payment_type: card.walletPaymentType,
+          is_default: hasDefault ? 0 : 1,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  });
+}
+
+/** Follows the gateway's word on a subscription: auto-renewal on or off, or ended now. */
+export async function recordSubscriptionState(
+  db: Database,
+  update: { stripeSubId: string; renewing: boolean; endedAt?: Date | null; now: Date },
+): Promise<void> {
+  const row = await db.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", update.stripeSubId).executeTakeFirst();
+  if (!row) return;
+  const set: Partial<Pick<Subscription, "subs_status" | "cancel_at_period_end" | "sub_exp_date" | "updated_at">> = {
+    subs_status: update.renewing ? RENEWING : NOT_RENEWING,
+    cancel_at_period_end: update.renewing ? 0 : 1,
+    updated_at: update.now.toISOString(),
+  };
+  // Ended before its paid-through date (cancelled now, not at the period end): access ends too.
+  if (update.endedAt && update.endedAt.toISOString() < row.sub_exp_date && !row.cancel_at_period_end) {
+    set.sub_exp_date = update.endedAt.toISOString();
+  }
+  await db.updateTable("subscriptions").set(set).where("id", "=", row.id).execute();
+}

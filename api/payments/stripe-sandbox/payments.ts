@@ -1,0 +1,415 @@
+import { z } from "zod";
+import { CARD_MESSAGES, declineError, declineFor, isExpired } from "./cards";
+import { type Ops, previousAttributes } from "./context";
+import { attachPaymentMethod, paymentMethodFor } from "./customers";
+import { type SandboxError, cardError, invalidRequest, unexpectedState } from "./errors";
+import { newId, randomToken } from "./ids";
+import type { SbCharge, SbPaymentIntent, SbPaymentMethod, SbRefund, SbSetupIntent } from "./objects";
+import { applyMetadata, onlyOneOf, zBool, zInt, zList, zMetadata, zText } from "./params";
+
+/* PaymentIntents, their charges, refunds, and SetupIntents. */
+
+const zCurrency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "Invalid currency");
+const zFutureUsage = z.union([z.enum(["off_session", "on_session"]), z.literal("").transform(() => null)]);
+/** `off_session` is a boolean, or "one_off" / "recurring". */
+const zOffSession = z.union([zBool, z.enum(["one_off", "recurring"]).transform(() => true)]);
+
+/** Stripe's smallest charge in US dollars. */
+const MIN_AMOUNT = 50;
+const MAX_AMOUNT = 99_999_999;
+
+export const paymentIntentCreateParams = z.object({
+  amount: zInt,
+  currency: zCurrency,
+  customer: zText.optional(),
+  payment_method: zText.optional(),
+  confirm: zBool.optional(),
+  off_session: zOffSession.optional(),
+  setup_future_usage: zFutureUsage.optional(),
+  payment_method_types: zList(z.string()).optional(),
+  metadata: zMetadata.optional(),
+  description: zText.optional(),
+  receipt_email: zText.optional(),
+});
+
+export const paymentIntentUpdateParams = z.object({
+  amount: zInt.optional(),
+  payment_method: zText.optional(),
+  setup_future_usage: zFutureUsage.optional(),
+  metadata: zMetadata.optional(),
+  description: zText.optional(),
+  receipt_email: zText.optional(),
+});
+
+export const paymentIntentConfirmParams = z.object({
+  payment_method: zText.optional(),
+  off_session: zOffSession.optional(),
+});
+
+export const paymentIntentCancelParams = z.object({
+  cancellation_reason: z.enum(["duplicate", "fraudulent", "requested_by_customer", "abandoned"]).optional(),
+});
+
+function checkAmount(amount: number): void {
+  if (amount < MIN_AMOUNT) {
+    throw invalidRequest("Amount must be at least $0.50 usd", { param: "amount", code: "amount_too_small" });
+  }
+  if (amount > MAX_AMOUNT) {
+    throw invalidRequest("Amount must be no more than $999,999.99", { param: "amount", code: "amount_too_large" });
+  }
+}
+
+/** A new PaymentIntent (not stored). */
+export function newPaymentIntent(
+  ops: Ops,
+  fields: Pick<SbPaymentIntent, "amount" | "currency" | "customer" | "description" | "payment_method" | "setup_future_usage"> &
+    Partial<Pick<SbPaymentIntent, "metadata" | "receipt_email" | "payment_method_types" | "_invoice">>,
+): SbPaymentIntent {
+  const id = newId("pi_");
+  return {
+    id,
+    object: "payment_intent",
+    created: ops.now,
+    livemode: false,
+    amount: fields.amount,
+    amount_capturable: 0,
+    amount_received: 0,
+    canceled_at: null,
+    cancellation_reason: null,
+    capture_method: "automatic",
+    client_secret: `${id}_secret_${randomToken(24)}`,
+    confirmation_method: "automatic",
+    currency: fields.currency,
+    customer: fields.customer,
+    description: fields.description,
+    last_payment_error: null,
+    latest_charge: null,
+    metadata: fields.metadata ?? {},
+    next_action: null,
+    payment_method: fields.payment_method,
+    payment_method_types: fields.payment_method_types ?? ["card"],
+    receipt_email: fields.receipt_email ?? null,
+    setup_future_usage: fields.setup_future_usage,
+    status: fields.payment_method ? "requires_confirmation" : "requires_payment_method",
+    ...(fields._invoice ? { _invoice: fields._invoice } : {}),
+  };
+}
+
+export async function createPaymentIntent(ops: Ops, p: z.output<typeof paymentIntentCreateParams>): Promise<SbPaymentIntent> {
+  checkAmount(p.amount);
+  const customer = p.customer ? (await ops.store.require("customer", p.customer, "customer")).id : null;
+  if (p.payment_method) await paymentMethodFor(ops, p.payment_method, customer, "payment_method");
+  if (p.confirm && !p.payment_method) {
+    throw unexpectedState(
+      "You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the PaymentIntent with the customer, provide payment_method.",
+      "payment_method",
+    );
+  }
+  if (p.off_session && !p.confirm) {
+    throw invalidRequest("off_session may only be used when confirm=true.", { param: "off_session" });
+  }
+  const intent = newPaymentIntent(ops, {
+    amount: p.amount,
+    currency: p.currency,
+    customer,
+    description: p.description ?? null,
+    payment_method: p.payment_method ?? null,
+    setup_future_usage: p.setup_future_usage ?? null,
+    metadata: applyMetadata({}, p.metadata),
+    receipt_email: p.receipt_email ?? null,
+    ...(p.payment_method_types ? { payment_method_types: p.payment_method_types } : {}),
+  });
+  await ops.store.insert("payment_intent", intent);
+  if (p.confirm) return confirmPaymentIntent(ops, intent.id, {});
+  return intent;
+}
+
+export async function updatePaymentIntent(ops: Ops, id: string, p: z.output<typeof paymentIntentUpdateParams>): Promise<SbPaymentIntent> {
+  const intent = await ops.store.require("payment_intent", id);
+  if (intent.status === "succeeded" || intent.status === "canceled") {
+    if (p.amount !== undefined || p.payment_method !== undefined) {
+      throw unexpectedState(`This PaymentIntent's amount could not be updated because it has a status of ${intent.status}.`);
+    }
+  }
+  if (p.amount !== undefined) {
+    if (intent._invoice) throw invalidRequest("The amount of a PaymentIntent created by an invoice cannot be updated.", { param: "amount" });
+    checkAmount(p.amount);
+    intent.amount = p.amount;
+  }
+  if (p.payment_method !== undefined) {
+    if (p.payment_method) await paymentMethodFor(ops, p.payment_method, intent.customer, "payment_method");
+    intent.payment_method = p.payment_method;
+    intent.status = p.payment_method ? "requires_confirmation" : "requires_payment_method";
+  }
+  if (p.setup_future_usage !== undefined) intent.setup_future_usage = p.setup_future_usage;
+  if (p.description !== undefined) intent.description = p.description;
+  if (p.receipt_email !== undefined) intent.receipt_email = p.receipt_email;
+  intent.metadata = applyMetadata(intent.metadata, p.metadata);
+  await ops.store.save("payment_intent", intent);
+  return intent;
+}
+
+/** Confirms (charges) a PaymentIntent that does not belong to an invoice; a decline throws its card_error. */
+export async function confirmPaymentIntent(ops: Ops, id: string, p: z.output<typeof paymentIntentConfirmParams>): Promise<SbPaymentIntent> {
+  const intent = await ops.store.require("payment_intent", id);
+  if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation") {
+    throw unexpectedState(
+      `You cannot confirm this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be confirmed: requires_confirmation, requires_action, requires_payment_method.`,
+    );
+  }
+  const pmId = p.payment_method ?? intent.payment_method;
+  if (!pmId) {
+    throw unexpectedState(
+      "You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the PaymentIntent with the customer, provide payment_method.",
+      "payment_method",
+    );
+  }
+  const pm = await paymentMethodFor(ops, pmId, intent.customer, "payment_method");
+  const result = await chargeIntent(ops, intent, pm);
+  if (!result.ok) throw result.error;
+  return result.intent;
+}
+
+export async function cancelPaymentIntent(ops: Ops, id: string, p: z.output<typeof paymentIntentCancelParams>): Promise<SbPaymentIntent> {
+  const intent = await ops.store.require("payment_intent", id);
+  if (intent._invoice) {
+    throw invalidRequest("You cannot cancel this PaymentIntent because it was created by an invoice.");
+  }
+  if (intent.status === "succeeded" || intent.status === "canceled") {
+    throw unexpectedState(
+      `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action, processing.`,
+    );
+  }
+  intent.status = "canceled";
+  intent.canceled_at = ops.now;
+  intent.cancellation_reason = p.cancellation_reason ?? null;
+  await ops.store.save("payment_intent", intent);
+  await ops.emit("payment_intent.canceled", intent);
+  return intent;
+}
+
+export type ChargeResult =
+  | { ok: true; intent: SbPaymentIntent; charge: SbCharge }
+  | { ok: false; intent: SbPaymentIntent; charge: SbCharge; error: SandboxError };
+
+/**
+ * Charges `pm` for an intent: a charge (succeeded or failed), the intent updated, and its event.
+ * On success the card is saved to the intent's customer (setup_future_usage, or any customer: the
+ * product's saved cards are those that paid). Never throws for a decline: it returns the card_error.
+ */
+export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMethod): Promise<ChargeResult> {
+  const decline = declineFor(pm.card, ops.nowDate);
+  const charge: SbCharge = {
+    id: newId("ch_"),
+    object: "charge",
+    created: ops.now,
+    livemode: false,
+    amount: intent.amount,
+    amount_captured: decline ? 0 : intent.amount,
+    amount_refunded: 0,
+    billing_details: pm.billing_details,
+    captured: !decline,
+    currency: intent.currency,
+    customer: intent.customer,
+    description: intent.description,
+    failure_code: decline?.code ?? null,
+    failure_message: decline?.message ?? null,
+    metadata: intent.metadata,
+    outcome: decline
+      ? {
+          network_status: "declined_by_network",
+          reason: decline.decline_code,
+          risk_level: "normal",
+          seller_message: "The bank did not return any further details with this decline.",
+          type: "issuer_declined",
+        }
+      : {
+          network_status: "approved_by_network",
+          reason: null,
+          risk_level: "normal",
+          seller_message: "Payment complete.",
+          type: "authorized",
+        },
+    paid: !decline,
+    payment_intent: intent.id,
+    payment_method: pm.id,
+    payment_method_details: {
+      type: "card",
+      card: {
+        brand: pm.card.brand,
+        last4: pm.card.last4,
+        exp_month: pm.card.exp_month,
+        exp_year: pm.card.exp_year,
+        funding: pm.card.funding,
+        country: pm.card.country,
+      },
+    },
+    receipt_email: intent.receipt_email,
+    receipt_url: null,
+    refunded: false,
+    status: decline ? "failed" : "succeeded",
+  };
+  await ops.store.insert("charge", charge);
+  const updated: SbPaymentIntent = { ...intent, payment_method: pm.id, latest_charge: charge.id };
+  if (!decline) {
+    if (updated.customer && !pm.customer) await attachPaymentMethod(ops, pm.id, updated.customer);
+    updated.status = "succeeded";
+    updated.amount_received = updated.amount;
+    updated.last_payment_error = null;
+    await ops.store.save("payment_intent", updated);
+    await ops.emit("payment_intent.succeeded", updated);
+    return { ok: true, intent: updated, charge };
+  }
+  const renderedPm = await ops.render(pm);
+  updated.status = "requires_payment_method";
+  updated.last_payment_error = {
+    type: "card_error",
+    code: decline.code,
+    decline_code: decline.decline_code,
+    message: decline.message,
+    charge: charge.id,
+    doc_url: `https://docs.stripe.com/error-codes/${decline.code.replace(/_/g, "-")}`,
+    payment_method: renderedPm,
+  };
+  await ops.store.save("payment_intent", updated);
+  await ops.emit("payment_intent.payment_failed", updated);
+  const error = declineError(decline, { charge: charge.id, payment_intent: await ops.render(updated), payment_method: renderedPm });
+  return { ok: false, intent: updated, charge, error };
+}
+
+// Refunds ---------------------------------------------------------------------------------------
+
+export const refundCreateParams = z.object({
+  payment_intent: zText.optional(),
+  charge: zText.optional(),
+  amount: zInt.pipe(z.number().min(1)).optional(),
+  reason: z.enum(["duplicate", "fraudulent", "requested_by_customer"]).optional(),
+  metadata: zMetadata.optional(),
+});
+
+const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+export async function createRefund(ops: Ops, p: z.output<typeof refundCreateParams>): Promise<SbRefund> {
+  onlyOneOf({ charge: p.charge, payment_intent: p.payment_intent });
+  let charge: SbCharge;
+  if (p.payment_intent) {
+    const intent = await ops.store.require("payment_intent", p.payment_intent, "payment_intent");
+    const latest = intent.status === "succeeded" && intent.latest_charge ? await ops.store.get("charge", intent.latest_charge) : undefined;
+    if (!latest) {
+      throw invalidRequest(`This PaymentIntent (${intent.id}) does not have a successful charge to refund.`, {
+        param: "payment_intent",
+        code: "charge_not_refundable",
+      });
+    }
+    charge = latest;
+  } else if (p.charge) {
+    charge = await ops.store.require("charge", p.charge, "charge");
+  } else {
+    throw invalidRequest("One of the following params should be provided for this request: payment_intent or charge.", {
+      code: "parameter_missing",
+    });
+  }
+  if (charge.status !== "succeeded") {
+    throw invalidRequest(`Charge ${charge.id} cannot be refunded: it did not succeed.`, { code: "charge_not_refundable" });
+  }
+  const refundable = charge.amount - charge.amount_refunded;
+  if (refundable <= 0) throw invalidRequest(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" });
+  const amount = p.amount ?? refundable;
+  if (amount > refundable) {
+    throw invalidRequest(
+      `Refund amount (${dollars(amount)}) is greater than unrefunded amount on charge (${dollars(refundable)})`,
+      { param: "amount" },
+    );
+  }
+  const refund: SbRefund = {
+    id: newId("re_"),
+    object: "refund",
+    created: ops.now,
+    livemode: false,
+    amount,
+    charge: charge.id,
+    currency: charge.currency,
+    payment_intent: charge.payment_intent,
+    reason: p.reason ?? null,
+    status: "succeeded",
+    metadata: applyMetadata({}, p.metadata),
+  };
+  await ops.store.insert("refund", refund);
+  const refunded: SbCharge = { ...charge, amount_refunded: charge.amount_refunded + amount };
+  refunded.refunded = refunded.amount_refunded === refunded.amount;
+  await ops.store.save("charge", refunded);
+  await ops.emit("charge.refunded", refunded, previousAttributes(charge, refunded));
+  return refund;
+}
+
+// SetupIntents ----------------------------------------------------------------------------------
+
+export const setupIntentCreateParams = z.object({
+  customer: zText.optional(),
+  payment_method: zText.optional(),
+  confirm: zBool.optional(),
+  usage: z.enum(["off_session", "on_session"]).optional(),
+  payment_method_types: zList(z.string()).optional(),
+  description: zText.optional(),
+  metadata: zMetadata.optional(),
+});
+
+export const setupIntentConfirmParams = z.object({ payment_method: zText.optional() });
+
+export async function createSetupIntent(ops: Ops, p: z.output<typeof setupIntentCreateParams>): Promise<SbSetupIntent> {
+  const customer = p.customer ? (await ops.store.require("customer", p.customer, "customer")).id : null;
+  if (p.payment_method) await paymentMethodFor(ops, p.payment_method, customer, "payment_method");
+  const id = newId("seti_");
+  const intent: SbSetupIntent = {
+    id,
+    object: "setup_intent",
+    created: ops.now,
+    livemode: false,
+    cancellation_reason: null,
+    client_secret: `${id}_secret_${randomToken(24)}`,
+    customer,
+    description: p.description ?? null,
+    last_setup_error: null,
+    latest_attempt: null,
+    next_action: null,
+    payment_method: p.payment_method ?? null,
+    payment_method_types: p.payment_method_types ?? ["card"],
+    status: p.payment_method ? "requires_confirmation" : "requires_payment_method",
+    usage: p.usage ?? "off_session",
+    metadata: applyMetadata({}, p.metadata),
+  };
+  await ops.store.insert("setup_intent", intent);
+  if (p.confirm) return confirmSetupIntent(ops, id, {});
+  return intent;
+}
+
+/** Saves the card for later: any test card that has not expired succeeds (they decline only when charged). */
+export async function confirmSetupIntent(ops: Ops, id: string, p: z.output<typeof setupIntentConfirmParams>): Promise<SbSetupIntent> {
+  const intent = await ops.store.require("setup_intent", id);
+  if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation") {
+    throw invalidRequest(`You cannot confirm this SetupIntent because it has a status of ${intent.status}.`, {
+      code: "setup_intent_unexpected_state",
+    });
+  }
+  const pmId = p.payment_method ?? intent.payment_method;
+  if (!pmId) {
+    throw invalidRequest("You cannot confirm this SetupIntent because it's missing a payment method.", {
+      param: "payment_method",
+      code: "setup_intent_unexpected_state",
+    });
+  }
+  const pm = await paymentMethodFor(ops, pmId, intent.customer, "payment_method");
+  intent.payment_method = pm.id;
+  if (isExpired(pm.card.exp_month, pm.card.exp_year, ops.nowDate)) {
+    intent.status = "requires_payment_method";
+    intent.last_setup_error = { type: "card_error", code: "expired_card", decline_code: "expired_card", message: CARD_MESSAGES.expired };
+    await ops.store.save("setup_intent", intent);
+    throw cardError("expired_card", CARD_MESSAGES.expired, { decline_code: "expired_card", setup_intent: await ops.render(intent) });
+  }
+  if (intent.customer && !pm.customer) await attachPaymentMethod(ops, pm.id, intent.customer);
+  intent.status = "succeeded";
+  intent.last_setup_error = null;
+  await ops.store.save("setup_intent", intent);
+  await ops.emit("setup_intent.succeeded", intent);
+  return intent;
+}

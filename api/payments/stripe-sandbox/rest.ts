@@ -1,0 +1,377 @@
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from "express";
+import { z } from "zod";
+import {
+  cancelSubscription,
+  confirmInvoiceIntent,
+  createSubscription,
+  invoiceListParams,
+  invoicePayParams,
+  listInvoices,
+  listSubscriptions,
+  payInvoice,
+  subscriptionCreateParams,
+  subscriptionListParams,
+  subscriptionUpdateParams,
+  updateSubscription,
+} from "./billing";
+import {
+  couponCreateParams,
+  createCoupon,
+  createPrice,
+  createProduct,
+  createPromotionCode,
+  listPrices,
+  listPromotionCodes,
+  priceCreateParams,
+  priceListParams,
+  productCreateParams,
+  promotionCodeCreateParams,
+  promotionCodeListParams,
+} from "./catalog";
+import {
+  checkoutSessionCreateParams,
+  checkoutSessionListParams,
+  createCheckoutSession,
+  expireCheckoutSession,
+  listCheckoutSessions,
+} from "./checkout";
+import type { Ops, Runner } from "./context";
+import {
+  attachParams,
+  attachPaymentMethod,
+  createCustomer,
+  createPaymentMethod,
+  customerCreateParams,
+  customerListParams,
+  customerUpdateParams,
+  detachPaymentMethod,
+  paymentMethodCreateParams,
+  paymentMethodListParams,
+  paymentMethodUpdateParams,
+  updateCustomer,
+  updatePaymentMethod,
+} from "./customers";
+import { SandboxError } from "./errors";
+import { type Answer, IdempotencyKeys } from "./idempotency";
+import { newId } from "./ids";
+import { paginate } from "./lists";
+import type { ObjectType, SandboxObjects } from "./objects";
+import { parse, zExpand, zListParams } from "./params";
+import {
+  cancelPaymentIntent,
+  confirmPaymentIntent,
+  confirmSetupIntent,
+  createPaymentIntent,
+  createRefund,
+  createSetupIntent,
+  paymentIntentCancelParams,
+  paymentIntentConfirmParams,
+  paymentIntentCreateParams,
+  paymentIntentUpdateParams,
+  refundCreateParams,
+  setupIntentConfirmParams,
+  setupIntentCreateParams,
+  updatePaymentIntent,
+} from "./payments";
+import type { Renderer } from "./render";
+import type { SandboxStore } from "./store";
+
+/*
+ * The REST API (/v1/...), the subset of Stripe's that the product uses, for the real SDK.
+ * Bodies are form-encoded in bracket notation (parsed by qs); GET and DELETE take their parameters
+ * from the query string. Every answer is Stripe's JSON: the object, a list, or `{ error }`.
+ */
+
+export interface RestDeps {
+  store: SandboxStore;
+  renderer: Renderer;
+  runner: Runner;
+  idempotency: IdempotencyKeys;
+  secretKeyPrefix: string;
+  apiVersion: string;
+  logger: Pick<Console, "error">;
+}
+
+interface RouteInput {
+  id: string;
+  params: unknown;
+  expand: string[];
+  path: string;
+}
+
+type Route = (input: RouteInput) => Promise<unknown>;
+
+const expandParams = z.object({ expand: zExpand });
+const listOnlyParams = z.object({ ...zListParams });
+const typeListParams = z.object({ type: z.literal("card").optional(), ...zListParams });
+const eventListParams = z.object({ type: z.string().optional(), ...zListParams });
+
+/** The API key of a request: Bearer, or Basic with the key as user name (curl -u sk_test_…:). */
+function apiKeyOf(req: Request): string | null {
+  const header = req.get("authorization") ?? "";
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
+  if (bearer?.[1]) return bearer[1];
+  const basic = /^Basic\s+(\S+)$/i.exec(header);
+  if (basic?.[1]) return Buffer.from(basic[1], "base64").toString("utf8").split(":")[0] || null;
+  return null;
+}
+
+/** Enough of a key to recognise it, never the whole of it. */
+function maskKey(key: string): string {
+  return key.length > 12 ? `${key.slice(0, 8)}${"*".repeat(key.length - 12)}${key.slice(-4)}` : "****";
+}
+
+function stripeError(status: number, message: string): Answer {
+  return { status, body: { error: { type: "invalid_request_error", message } } };
+}
+
+export function createRestApp(deps: RestDeps): Express {
+  const { store, renderer, runner, idempotency } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "extended");
+
+  app.use((req, res, next) => {
+    res.setHeader("Request-Id", newId("req_"));
+    res.setHeader("Stripe-Version", deps.apiVersion);
+    const key = apiKeyOf(req);
+    if (!key) {
+      const { status, body } = stripeError(
+        401,
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+      );
+      res.status(status).json(body);
+      return;
+    }
+    if (!key.startsWith(deps.secretKeyPrefix)) {
+      const { status, body } = stripeError(401, `Invalid API Key provided: ${maskKey(key)}`);
+      res.status(status).json(body);
+      return;
+    }
+    next();
+  });
+  app.use(express.urlencoded({ extended: true, limit: "1mb", parameterLimit: 5000 }));
+  app.use(express.json({ limit: "1mb" }));
+
+  const handle =
+    (route: Route): RequestHandler =>
+    async (req, res) => {
+      const params: unknown = req.method === "POST" ? req.body : req.query;
+      const answer = async (): Promise<Answer> => {
+        try {
+          const { expand } = parse(expandParams, { expand: (params as { expand?: unknown } | undefined)?.expand });
+          const body = await route({ id: String(req.params.id ?? ""), params, expand: expand ?? [], path: req.path });
+          return { status: 200, body };
+        } catch (error) {
+          if (error instanceof SandboxError) return { status: error.status, body: { error: error.body } };
+          deps.logger.error(`Stripe sandbox: ${req.method} ${req.path} failed:`, error);
+          return { status: 500, body: { error: { type: "api_error", message: "An error occurred in the Stripe sandbox." } } };
+        }
+      };
+      const key = req.get("idempotency-key");
+      const mutating = req.method === "POST" || req.method === "DELETE";
+      const result =
+        mutating && key
+          ? await idempotency.run(key, { method: req.method, path: req.path, params }, answer)
+          : { ...(await answer()), replayed: false };
+      if (key) res.setHeader("Idempotency-Key", key);
+      if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
+      res.status(result.status).json(result.body);
+    };
+
+  const get = (path: string, route: Route) => app.get(path, handle(route));
+  const post = (path: string, route: Route) => app.post(path, handle(route));
+  const del = (path: string, route: Route) => app.delete(path, handle(route));
+
+  /** Runs an operation under the lock and answers its object, expanded. */
+  const mutate = <K extends ObjectType>(type: K, expand: string[], op: (ops: Ops) => Promise<SandboxObjects[K]>) =>
+    runner.run(async (ops) => renderer.render(type, await op(ops), expand));
+  const read = async <K extends ObjectType>(type: K, id: string, expand: string[]) =>
+    renderer.render(type, await store.require(type, id), expand);
+  const list = <K extends ObjectType>(
+    type: K,
+    items: SandboxObjects[K][],
+    page: z.output<typeof listOnlyParams>,
+    input: RouteInput,
+  ) => renderer.renderList(type, paginate(items, page), input.path, input.expand);
+
+  // Customers
+  post("/v1/customers", ({ params, expand }) => {
+    const p = parse(customerCreateParams, params);
+    return mutate("customer", expand, (ops) => createCustomer(ops, p));
+  });
+  get("/v1/customers", async (input) => {
+    const p = parse(customerListParams, input.params);
+    const customers = (await store.list("customer")).filter((c) => !p.email || c.email === p.email);
+    return list("customer", customers, p, input);
+  });
+  get("/v1/customers/:id", ({ id, expand }) => read("customer", id, expand));
+  post("/v1/customers/:id", ({ id, params, expand }) => {
+    const p = parse(customerUpdateParams, params);
+    return mutate("customer", expand, (ops) => updateCustomer(ops, id, p));
+  });
+  get("/v1/customers/:id/payment_methods", async (input) => {
+    const p = parse(typeListParams, input.params);
+    await store.require("customer", input.id);
+    return list("payment_method", await store.list("payment_method", input.id), p, input);
+  });
+
+  // Payment methods
+  post("/v1/payment_methods", ({ params, expand }) => {
+    const p = parse(paymentMethodCreateParams, params);
+    return mutate("payment_method", expand, (ops) => createPaymentMethod(ops, p));
+  });
+  get("/v1/payment_methods", async (input) => {
+    const p = parse(paymentMethodListParams, input.params);
+    const methods = p.customer ? await store.list("payment_method", p.customer) : [];
+    return list("payment_method", methods, p, input);
+  });
+  get("/v1/payment_methods/:id", ({ id, expand }) => read("payment_method", id, expand));
+  post("/v1/payment_methods/:id", ({ id, params, expand }) => {
+    const p = parse(paymentMethodUpdateParams, params);
+    return mutate("payment_method", expand, (ops) => updatePaymentMethod(ops, id, p));
+  });
+  post("/v1/payment_methods/:id/attach", ({ id, params, expand }) => {
+    const p = parse(attachParams, params);
+    return mutate("payment_method", expand, (ops) => attachPaymentMethod(ops, id, p.customer));
+  });
+  post("/v1/payment_methods/:id/detach", ({ id, expand }) =>
+    mutate("payment_method", expand, (ops) => detachPaymentMethod(ops, id)),
+  );
+
+  // Products, prices, coupons, promotion codes
+  post("/v1/products", ({ params, expand }) => {
+    const p = parse(productCreateParams, params);
+    return mutate("product", expand, (ops) => createProduct(ops, p));
+  });
+  get("/v1/products/:id", ({ id, expand }) => read("product", id, expand));
+  post("/v1/prices", ({ params, expand }) => {
+    const p = parse(priceCreateParams, params);
+    return mutate("price", expand, (ops) => createPrice(ops, p));
+  });
+  get("/v1/prices", async (input) => {
+    const p = parse(priceListParams, input.params);
+    return list("price", await listPrices(store, p), p, input);
+  });
+  get("/v1/prices/:id", ({ id, expand }) => read("price", id, expand));
+  post("/v1/coupons", ({ params, expand }) => {
+    const p = parse(couponCreateParams, params);
+    return mutate("coupon", expand, (ops) => createCoupon(ops, p));
+  });
+  get("/v1/coupons/:id", ({ id, expand }) => read("coupon", id, expand));
+  post("/v1/promotion_codes", ({ params, expand }) => {
+    const p = parse(promotionCodeCreateParams, params);
+    return mutate("promotion_code", expand, (ops) => createPromotionCode(ops, p));
+  });
+  get("/v1/promotion_codes", async (input) => {
+    const p = parse(promotionCodeListParams, input.params);
+    return list("promotion_code", await listPromotionCodes(store, p), p, input);
+  });
+  get("/v1/promotion_codes/:id", ({ id, expand }) => read("promotion_code", id, expand));
+
+  // Subscriptions and invoices
+  post("/v1/subscriptions", ({ params, expand }) => {
+    const p = parse(subscriptionCreateParams, params);
+    return mutate("subscription", expand, (ops) => createSubscription(ops, p));
+  });
+  get("/v1/subscriptions", async (input) => {
+    const p = parse(subscriptionListParams, input.params);
+    return list("subscription", await listSubscriptions(store, p), p, input);
+  });
+  get("/v1/subscriptions/:id", ({ id, expand }) => read("subscription", id, expand));
+  post("/v1/subscriptions/:id", ({ id, params, expand }) => {
+    const p = parse(subscriptionUpdateParams, params);
+    return mutate("subscription", expand, (ops) => updateSubscription(ops, id, p));
+  });
+  del("/v1/subscriptions/:id", ({ id, expand }) => mutate("subscription", expand, (ops) => cancelSubscription(ops, id)));
+  get("/v1/invoices", async (input) => {
+    const p = parse(invoiceListParams, input.params);
+    return list("invoice", await listInvoices(store, p), p, input);
+  });
+  get("/v1/invoices/:id", ({ id, expand }) => read("invoice", id, expand));
+  get("/v1/invoices/:id/lines", async (input) => {
+    const invoice = await store.require("invoice", input.id);
+    return invoice.lines;
+  });
+  post("/v1/invoices/:id/pay", ({ id, params, expand }) => {
+    const p = parse(invoicePayParams, params);
+    return mutate("invoice", expand, (ops) => payInvoice(ops, id, p));
+  });
+
+  // Payment intents, refunds, setup intents
+  post("/v1/payment_intents", ({ params, expand }) => {
+    const p = parse(paymentIntentCreateParams, params);
+    return mutate("payment_intent", expand, (ops) => createPaymentIntent(ops, p));
+  });
+  get("/v1/payment_intents/:id", ({ id, expand }) => read("payment_intent", id, expand));
+  post("/v1/payment_intents/:id", ({ id, params, expand }) => {
+    const p = parse(paymentIntentUpdateParams, params);
+    return mutate("payment_intent", expand, (ops) => updatePaymentIntent(ops, id, p));
+  });
+  post("/v1/payment_intents/:id/confirm", ({ id, params, expand }) => {
+    const p = parse(paymentIntentConfirmParams, params);
+    return mutate("payment_intent", expand, async (ops) => {
+      const intent = await ops.store.require("payment_intent", id);
+      return intent._invoice ? confirmInvoiceIntent(ops, intent, p.payment_method ?? null) : confirmPaymentIntent(ops, id, p);
+    });
+  });
+  post("/v1/payment_intents/:id/cancel", ({ id, params, expand }) => {
+    const p = parse(paymentIntentCancelParams, params);
+    return mutate("payment_intent", expand, (ops) => cancelPaymentIntent(ops, id, p));
+  });
+  get("/v1/charges/:id", ({ id, expand }) => read("charge", id, expand));
+  post("/v1/refunds", ({ params, expand }) => {
+    const p = parse(refundCreateParams, params);
+    return mutate("refund", expand, (ops) => createRefund(ops, p));
+  });
+  get("/v1/refunds/:id", ({ id, expand }) => read("refund", id, expand));
+  post("/v1/setup_intents", ({ params, expand }) => {
+    const p = parse(setupIntentCreateParams, params);
+    return mutate("setup_intent", expand, (ops) => createSetupIntent(ops, p));
+  });
+  get("/v1/setup_intents/:id", ({ id, expand }) => read("setup_intent", id, expand));
+  post("/v1/setup_intents/:id/confirm", ({ id, params, expand }) => {
+    const p = parse(setupIntentConfirmParams, params);
+    return mutate("setup_intent", expand, (ops) => confirmSetupIntent(ops, id, p));
+  });
+
+  // Checkout
+  post("/v1/checkout/sessions", ({ params, expand }) => {
+    const p = parse(checkoutSessionCreateParams, params);
+    return mutate("checkout_session", expand, (ops) => createCheckoutSession(ops, p));
+  });
+  get("/v1/checkout/sessions", async (input) => {
+    const p = parse(checkoutSessionListParams, input.params);
+    return list("checkout_session", await listCheckoutSessions(store, p), p, input);
+  });
+  get("/v1/checkout/sessions/:id", ({ id, expand }) => read("checkout_session", id, expand));
+  get("/v1/checkout/sessions/:id/line_items", async (input) => {
+    const session = await store.require("checkout_session", input.id);
+    return session.line_items;
+  });
+  post("/v1/checkout/sessions/:id/expire", ({ id, expand }) =>
+    mutate("checkout_session", expand, (ops) => expireCheckoutSession(ops, id)),
+  );
+
+  // Events
+  get("/v1/events", async (input) => {
+    const p = parse(eventListParams, input.params);
+    const events = (await store.list("event")).filter((e) => !p.type || e.type === p.type);
+    return list("event", events, p, input);
+  });
+  get("/v1/events/:id", ({ id, expand }) => read("event", id, expand));
+
+  app.use((req, res) => {
+    const { status, body } = stripeError(
+      404,
+      `Unrecognized request URL (${req.method}: ${req.path}). The Stripe sandbox speaks only the subset of Stripe's API that this product uses.`,
+    );
+    res.status(status).json(body);
+  });
+  const onError: ErrorRequestHandler = (error, _req, res, _next) => {
+    const status = typeof error?.status === "number" && error.status < 500 ? error.status : 400;
+    res.status(status).json({ error: { type: "invalid_request_error", message: "Invalid request body." } });
+  };
+  app.use(onError);
+  return app;
+}

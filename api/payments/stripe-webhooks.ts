@@ -1,0 +1,131 @@
+import type Stripe from "stripe";
+import { isUniqueViolation } from "../db";
+import { ApiError } from "../lib/http";
+import {
+  type PaymentsDeps,
+  completeCheckoutSession,
+  invoiceSubscriptionId,
+  recordOneTimePayment,
+  recordStripeInvoice,
+} from "./card-payments";
+import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "./records";
+
+/*
+ * Stripe's webhooks drive the subscription state: renewals (invoice.paid), failed renewals
+ * (invoice.payment_failed), auto-renewal switched on or off (customer.subscription.updated), the end
+ * (customer.subscription.deleted), and payments made on the hosted page (checkout.session.completed).
+ * Verified on the raw body with the signing secret; each event id is handled once (webhook_events),
+ * and every handler is idempotent too, so replays and out-of-order delivery change nothing twice.
+ */
+
+export const WEBHOOK_MESSAGES = {
+  badSignature: "The webhook signature could not be verified.",
+  received: "Received.",
+} as const;
+
+/** Verifies and handles one delivery. Throws ApiError(400) for a bad signature. */
+export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | Buffer, signature: string | undefined): Promise<void> {
+  let event: Stripe.Event;
+  try {
+    event = deps.gateway.stripe.webhooks.constructEvent(rawBody, signature ?? "", deps.gateway.webhookSecret);
+  } catch {
+    throw new ApiError(400, WEBHOOK_MESSAGES.badSignature);
+  }
+  try {
+    await deps.db
+      .insertInto("webhook_events")
+      .values({ id: event.id, source: "stripe", type: event.type, received_at: new Date().toISOString() })
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) return; // already handled
+    throw error;
+  }
+  try {
+    await handleEvent(deps, event);
+  } catch (error) {
+    // Not handled: forget it so that Stripe's retry is handled.
+    await deps.db.deleteFrom("webhook_events").where("id", "=", event.id).execute();
+    throw error;
+  }
+}
+
+async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null | undefined) {
+  const planId = Number(metadata?.plan_id);
+  const userId = Number(metadata?.user_id);
+  if (!Number.isSafeInteger(planId) || !Number.isSafeInteger(userId)) return null;
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", planId).executeTakeFirst();
+  const user = await deps.db.selectFrom("users").select("id").where("id", "=", userId).executeTakeFirst();
+  return plan && user ? { plan, userId } : null;
+}
+
+async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<void> {
+  const { stripe } = deps.gateway;
+  switch (event.type) {
+    case "invoice.paid": {
+      const subId = invoiceSubscriptionId(event.data.object);
+      if (!subId) return;
+      const subscription = await stripe.subscriptions.retrieve(subId);
+      const owner = await planAndUser(deps, subscription.metadata);
+      if (!owner) return;
+      // The event may be old: record the invoice as Stripe has it now.
+      const invoice = await stripe.invoices.retrieve(event.data.object.id!);
+      if (invoice.status !== "paid") return;
+      await recordStripeInvoice(deps, invoice, subscription, owner.plan, owner.userId);
+      return;
+    }
+    case "invoice.payment_failed": {
+      const invoice = event.data.object;
+      const subId = invoiceSubscriptionId(invoice);
+      if (!subId) return;
+      const subscription = await stripe.subscriptions.retrieve(subId);
+      const owner = await planAndUser(deps, subscription.metadata);
+      if (!owner) return;
+      const row = await deps.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", subId).executeTakeFirst();
+      await recordFailedPayment(deps.db, {
+        userId: owner.userId,
+        planId: owner.plan.id,
+        subscriptionId: row ? Number(row.id) : null,
+        amountCents: invoice.amount_due,
+        // One row per failed attempt of an invoice (a first payment refused on the page is recorded as failed:<invoice> too).
+        gatewayRef: `failed:${invoice.id}${invoice.attempt_count > 1 ? `:${invoice.attempt_count}` : ""}`,
+        walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
+        message: invoice.last_finalization_error?.message ?? FAILED_STATUS,
+        now: deps.clock.now(),
+      });
+      return;
+    }
+    case "customer.subscription.updated": {
+      const subscription = event.data.object;
+      await recordSubscriptionState(deps.db, {
+        stripeSubId: subscription.id,
+        renewing: !subscription.cancel_at_period_end && ["active", "trialing", "past_due"].includes(subscription.status),
+        now: deps.clock.now(),
+      });
+      return;
+    }
+    case "customer.subscription.deleted": {
+      const subscription = event.data.object;
+      await recordSubscriptionState(deps.db, {
+        stripeSubId: subscription.id,
+        renewing: false,
+        endedAt: subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now(),
+        now: deps.clock.now(),
+      });
+      return;
+    }
+    case "checkout.session.completed": {
+      await completeCheckoutSession(deps, event.data.object.id);
+      return;
+    }
+    case "payment_intent.succeeded": {
+      const intent = event.data.object;
+      if (intent.metadata?.kind !== "one_time") return;
+      const owner = await planAndUser(deps, intent.metadata);
+      if (!owner) return;
+      await recordOneTimePayment(deps, intent, owner.plan, owner.userId);
+      return;
+    }
+    default:
+      return;
+  }
+}

@@ -1,0 +1,97 @@
+import { Link } from "@remix-run/react";
+import {
+  extraMonths,
+  formatMoney,
+  isCurrentPlan,
+  isMostPopular,
+  isOneTimePlan,
+  MONEY_BACK_DAYS,
+  paymentPath,
+  perMonthPrice,
+  planStatus,
+  REGULAR_MONTHLY_PRICE,
+  savingsBadge,
+  totalPrice,
+  type Plan,
+} from "~/utils/plans";
+
+type PlanCardProps = {
+  plan: Plan;
+  /** Chosen in the small-screen radio group. */
+  selected: boolean;
+  onSelect: (planId: number) => void;
+};
+
+/**
+ * One plan of the grid (commerce §2). Its radio (small screens only, hidden by CSS on wide ones) belongs
+ * to the page's GET form; its heading is the radio's label, so the card's name and the radio's are
+ * both the plan's title.
+ */
+export function PlanCard({ plan, selected, onSelect }: PlanCardProps) {
+  const radioId = `plan-${plan.id}`;
+  const titleId = `plan-${plan.id}-title`;
+  const current = isCurrentPlan(plan);
+  const popular = isMostPopular(plan);
+  const badge = savingsBadge(plan);
+  const extra = extraMonths(plan.desktop_label);
+
+  return (
+    <article
+      className={`plan-card${popular ? " plan-card--popular" : ""}${current ? " plan-card--current" : ""}`}
+      aria-labelledby={titleId}
+    >
+      {popular ? <p className="plan-card__ribbon">Most popular</p> : null}
+      <div className="plan-card__head">
+        <input
+          type="radio"
+          name="plan"
+          id={radioId}
+          value={plan.id}
+          className="plan-card__radio"
+          checked={selected}
+          disabled={current}
+          onChange={() => onSelect(plan.id)}
+        />
+        <h3 id={titleId} className="plan-card__title">
+          <label htmlFor={radioId}>{plan.title}</label>
+        </h3>
+        {badge ? <span className="plan-card__badge">{badge}</span> : null}
+      </div>
+
+      <p className="plan-card__price">
+        <strong className="plan-card__amount">{perMonthPrice(plan)}</strong>
+        <span>/month</span>{" "}
+        <s className="plan-card__regular">
+          <span className="visually-hidden">Regular price </span>
+          {formatMoney(REGULAR_MONTHLY_PRICE)}
+        </s>
+      </p>
+
+      <p className={extra ? "plan-card__extra" : "plan-card__extra plan-card__extra--none"}>{extra ?? "No Extra Months"}</p>
+
+      <p className="plan-card__total">
+        <s>
+          <span className="visually-hidden">Regular price </span>
+          {formatMoney(plan.regular_price)}
+        </s>{" "}
+        <strong>${totalPrice(plan)}</strong> for {plan.title}
+      </p>
+
+      {isOneTimePlan(plan) ? (
+        <p className="plan-card__one-time">One-time payment: this plan does not renew.</p>
+      ) : null}
+
+      {current ? (
+        <button type="button" className="button button--block" disabled aria-describedby={titleId}>
+          {planStatus(plan)}
+        </button>
+      ) : (
+        <Link to={paymentPath(plan)} className="button button--primary button--block" aria-describedby={titleId}>
+          {planStatus(plan)}
+        </Link>
+      )}
+
+      <p className="plan-card__guarantee">{MONEY_BACK_DAYS}-Day Money-Back Guarantee</p>
+    </article>
+  );
+}

@@ -1,0 +1,263 @@
+import { randomBytes } from "node:crypto";
+import type { AppLoadContext } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
+import { type ApiSchemas, createApiClient, serviceUnavailable } from "~/utils/api.server";
+import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
+import { formFailure, parseSubmission } from "~/utils/forms.server";
+import { commitTokenSession, getSessionToken } from "~/utils/session.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+
+// The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
+// cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
+// inline card form (a card becomes a payment method in the browser, never posted here).
+
+export type Plan = ApiSchemas["Plan"];
+export type SavedCard = ApiSchemas["SavedCard"];
+export type CouponQuote = ApiSchemas["CouponQuote"];
+
+/** 'Payment Successful!' redirects to the account after this many seconds (commerce §9). */
+export const SUCCESS_REDIRECT_SECONDS = 300;
+
+export type VisitorStep =
+  | { step: "email" }
+  | { step: "code"; email: string; sentAt: number; resendIn: number; expiresIn: number }
+  | { step: "password"; email: string };
+
+export type CheckoutState = {
+  plan: Plan;
+  /** The signed-in account's email; null for a visitor. */
+  accountEmail: string | null;
+  visitor: VisitorStep | null;
+  savedCards: SavedCard[];
+  gateway: { mode: "live" | "sandbox"; publishable_key: string };
+  coupon: CouponQuote | null;
+  /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
+  idempotencyKey: string;
+  /** Seconds left before 'Payment Successful!' sends the visitor home; null before the payment. */
+  paidRedirectIn: number | null;
+  notice: string | null;
+};
+
+export function checkoutPath(planId: number, prefix: "/subscription/payment" | "/payment" = "/subscription/payment") {
+  return `${prefix}/${planId}`;
+}
+
+function pathOf(request: Request) {
+  return new URL(request.url).pathname;
+}
+
+/** The plan id of the URL, or a 404. */
+export function planIdOf(param: string | undefined): number {
+  const id = Number(param);
+  if (!param || !/^\d{1,9}$/.test(param) || !Number.isSafeInteger(id) || id < 1) throw new Response("Not Found", { status: 404 });
+  return id;
+}
+
+async function flowFor(request: Request, planId: number): Promise<CheckoutFlow> {
+  const flow = await readFlow(request, "checkout");
+  return flow?.planId === planId ? flow : { planId };
+}
+
+export async function checkoutState(request: Request, context: AppLoadContext, planId: number) {
+  const token = await getSessionToken(request);
+  const api = createApiClient(request, context, token);
+  const url = new URL(request.url);
+
+  // Back from the hosted payment page: ask the gateway (through the API) what was paid.
+  const sessionId = url.searchParams.get("session_id");
+  if (sessionId && token) {
+    const completed = await api.post("/api/payments/checkout-session/complete", { body: { sessionId } });
+    const here = url.pathname;
+    if (completed.ok && completed.data.status === "paid") {
+      const flow = await flowFor(request, planId);
+      const cookie = await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() });
+      throw redirect(here, { headers: { "Set-Cookie": cookie } });
+    }
+    throw await redirectWithError(here, completed.ok ? "The payment was not completed." : completed.message || "Failed to create Stripe payment");
+  }
+
+  const [detail, gateway, me, cards] = await Promise.all([
+    api.post("/api/plans/detail", { body: { planId } }),
+    api.get("/api/payments/config"),
+    token ? api.get("/api/me") : Promise.resolve(null),
+    token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
+  ]);
+  if (!detail.ok) {
+    if (detail.status === 404 || detail.status === 422) throw new Response("Not Found", { status: 404 });
+    throw serviceUnavailable();
+  }
+  if (!gateway.ok) throw serviceUnavailable();
+
+  const flow = await flowFor(request, planId);
+  let coupon: CouponQuote | null = null;
+  if (flow.coupon) {
+    const quote = await api.post("/api/coupons/apply", { body: { code: flow.coupon, planId } });
+    coupon = quote.ok ? quote.data : null;
+  }
+
+  const paidRedirectIn = flow.paidAt ? secondsLeft(flow.paidAt, SUCCESS_REDIRECT_SECONDS) : null;
+  const state: CheckoutState = {
+    plan: detail.data.plan_data,
+    accountEmail: me?.ok ? me.data.email : null,
+    visitor: me?.ok ? null : visitorStep(flow),
+    savedCards: cards?.ok ? cards.data : [],
+    gateway: gateway.data,
+    coupon,
+    idempotencyKey: randomBytes(18).toString("base64url"),
+    paidRedirectIn: paidRedirectIn && paidRedirectIn > 0 ? paidRedirectIn : null,
+    notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
+  };
+  return state;
+}
+
+function visitorStep(flow: CheckoutFlow): VisitorStep {
+  if (!flow.email || !flow.sentAt) return { step: "email" };
+  if (flow.code) return { step: "password", email: flow.email };
+  return {
+    step: "code",
+    email: flow.email,
+    sentAt: flow.sentAt,
+    resendIn: secondsLeft(flow.sentAt, RESEND_SECONDS),
+    expiresIn: secondsLeft(flow.sentAt, CODE_TTL_SECONDS),
+  };
+}
+
+type ActionArgs = { request: Request; context: AppLoadContext; formData: FormData; planId: number };
+
+/** What a failed payment answers: the message inline (and as a toast), the form kept. */
+function paymentFailure(form: string, message: string, status: number) {
+  return data({ form, result: undefined, serverError: message }, { status: status >= 400 && status < 500 ? status : 503 });
+}
+
+export async function checkoutAction(intent: string, { request, context, formData, planId }: ActionArgs) {
+  const here = pathOf(request);
+  const token = await getSessionToken(request);
+  const api = createApiClient(request, context, token);
+  const flow = await flowFor(request, planId);
+  const save = (next: CheckoutFlow | undefined) => writeFlow(request, "checkout", next);
+
+  switch (intent) {
+    case "restart":
+      return redirect(here, { headers: { "Set-Cookie": await save({ planId, coupon: flow.coupon }) } });
+
+    case "email": {
+      const submission = parseSubmission(formData, CheckoutEmailSchema);
+      if (submission.status !== "success") return formFailure("email", submission);
+      const email = submission.value.email!.trim().toLowerCase();
+      const usable = await api.post("/api/anonymous/subscription/email-is-exists", { body: { email } });
+      if (!usable.ok) {
+        return formFailure("email", submission, usable.status >= 500 ? "Unable to verify email." : usable.message || "Email is not valid for subscription.", usable.status);
+      }
+      const sent = await api.post("/api/user/temp-signup", { body: { email, isCheckout: true, plan_id: String(planId) } });
+      if (!sent.ok) return formFailure("email", submission, sent.message || "Request failed. Please try again.", sent.status);
+      const cookie = await save({ planId, coupon: flow.coupon, email, sentAt: Date.now() });
+      return redirectWithSuccess(here, sent.message || "Verification code sent to your email!", { headers: { "Set-Cookie": cookie } });
+    }
+
+    case "resend": {
+      if (!flow.email) return redirect(here);
+      const sent = await api.post("/api/user/temp-signup", { body: { email: flow.email, isCheckout: true, plan_id: String(planId) } });
+      if (!sent.ok) return formFailure("code", parseSubmission(formData, CheckoutCodeSchema), sent.message || "Request failed. Please try again.", sent.status);
+      const cookie = await save({ ...flow, code: undefined, sentAt: Date.now() });
+      return redirectWithSuccess(here, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
+    }
+
+    case "code": {
+      if (!flow.email) return redirect(here);
+      const submission = parseSubmission(formData, CheckoutCodeSchema);
+      if (submission.status !== "success") return formFailure("code", submission);
+      const code = submission.value.verification_code!.trim();
+      const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
+      if (!verified.ok) {
+        return formFailure("code", submission, verified.status >= 500 ? "Unexpected error. Please try again." : verified.message || "Invalid verification code", verified.status);
+      }
+      return redirect(here, { headers: { "Set-Cookie": await save({ ...flow, code }) } });
+    }
+
+    case "password": {
+      const submission = parseSubmission(formData, SignupPasswordSchema);
+      if (submission.status !== "success") return formFailure("password", submission);
+      if (!flow.email || !flow.code) return redirect(here);
+      const registered = await api.post("/api/user/checkout-register", {
+        body: {
+          email: flow.email,
+          password: submission.value.password!,
+          password_confirmation: submission.value.confirmPassword!,
+          verification_code: flow.code,
+          platform: "Web Browser",
+        },
+      });
+      if (!registered.ok && registered.fieldErrors.verification_code) {
+        // The code expired or was used meanwhile: back to the code step, where it can be resent.
+        const cookie = await save({ ...flow, code: undefined });
+        return redirectWithError(here, registered.message || "Invalid verification code", { headers: { "Set-Cookie": cookie } });
+      }
+      if (!registered.ok) {
+        return formFailure("password", submission, registered.status >= 500 ? "Something went wrong." : registered.message || "Request failed. Please try again.", registered.status);
+      }
+      const headers = new Headers();
+      headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
+      headers.append("Set-Cookie", await save({ planId, coupon: flow.coupon }));
+      return redirectWithSuccess(here, "Verification successful!", { headers });
+    }
+
+    case "coupon": {
+      const submission = parseSubmission(formData, CouponSchema);
+      if (submission.status !== "success") return formFailure("coupon", submission);
+      const code = submission.value.code!.trim();
+      const quote = await api.post("/api/coupons/apply", { body: { code, planId } });
+      if (!quote.ok) {
+        const message = quote.fieldErrors.code?.[0] ?? quote.message ?? "This coupon code is not valid.";
+        return data(
+          { form: "coupon", result: submission.reply({ fieldErrors: { code: [message] } }), serverError: null },
+          { status: quote.status >= 400 && quote.status < 500 ? quote.status : 503 },
+        );
+      }
+      const cookie = await save({ ...flow, coupon: quote.data.code });
+      return redirectWithSuccess(here, quote.message || "Coupon applied.", { headers: { "Set-Cookie": cookie } });
+    }
+
+    case "coupon-clear":
+      return redirect(here, { headers: { "Set-Cookie": await save({ ...flow, coupon: undefined }) } });
+
+    case "pay-card":
+    case "pay-saved": {
+      if (!token) return redirect(here);
+      const paymentMethodId = String(formData.get("paymentMethodId") ?? "").trim();
+      const key = String(formData.get("idempotency_key") ?? "");
+      const me = await api.get("/api/me");
+      if (!me.ok) throw serviceUnavailable();
+      if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
+      const paid = await api.post("/api/payments/card", {
+        body: {
+          paymentMethodId,
+          planId,
+          type: intent === "pay-saved" ? "saved-card" : "new-card",
+          email: me.data.email,
+          idempotency_key: key,
+          ...(flow.coupon ? { coupon: flow.coupon } : {}),
+        },
+      });
+      if (!paid.ok) return paymentFailure(intent, paid.message || "Failed to create Stripe payment", paid.status);
+      if (paid.data.status === "requires_action" && paid.data.client_secret) {
+        return data({ form: intent, result: undefined, serverError: null, clientSecret: paid.data.client_secret });
+      }
+      const cookie = await save({ planId, paidAt: Date.now() });
+      return redirect(here, { headers: { "Set-Cookie": cookie } });
+    }
+
+    case "hosted": {
+      if (!token) return redirect(here);
+      const key = String(formData.get("idempotency_key") ?? "");
+      const session = await api.post("/api/payments/checkout-session", {
+        body: { planId, return_path: here, idempotency_key: key, ...(flow.coupon ? { coupon: flow.coupon } : {}) },
+      });
+      if (!session.ok) return paymentFailure("hosted", session.message || "Failed to create Stripe payment", session.status);
+      return redirect(session.data.url);
+    }
+
+    default:
+      throw new Response("Unknown form", { status: 400 });
+  }
+}

@@ -1,0 +1,417 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { type ComponentType, useEffect, useState } from "react";
+import { CodeInput } from "~/components/code-input";
+import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
+import { Field } from "~/components/field";
+import { Logo } from "~/components/logo";
+import { MenuShell } from "~/components/menu-shell";
+import { ResendForm } from "~/components/resend-form";
+import { SubmitButton } from "~/components/submit-button";
+import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/schemas/checkout";
+import type { SignupPasswordFields } from "~/schemas/identity";
+import { useFormOptions } from "~/utils/client-validation";
+import { readFormData } from "~/utils/forms.server";
+import type { CardFormProps } from "./card-form";
+import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
+import { money, orderSummary, planTerms } from "./summary";
+
+const loadCheckoutSchemas = () => import("~/schemas/checkout");
+const loadIdentitySchemas = () => import("~/schemas/identity");
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.plan.title ?? "Plan"} — Payment | VPN Account` },
+  // 'Payment Successful!' goes home after its countdown, with or without JavaScript.
+  ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn};url=/` } as const] : []),
+];
+
+// Personal (the account, its cards, a fresh idempotency key): never stored by a shared cache.
+export const headers = () => ({ "Cache-Control": "private, no-store" });
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  return checkoutState(request, context, planIdOf(params.planId));
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const planId = planIdOf(params.planId);
+  const formData = await readFormData(request);
+  return checkoutAction(String(formData.get("intent") ?? ""), { request, context, formData, planId });
+}
+
+type PaymentActionData = { form?: string; serverError?: string | null; clientSecret?: string } | undefined;
+
+export default function CheckoutPage() {
+  const state = useLoaderData<typeof loader>();
+  const page = <Checkout state={state} />;
+  if (state.accountEmail) return <MenuShell email={state.accountEmail}>{page}</MenuShell>;
+  return (
+    <div className="auth-page checkout-bare">
+      <header className="auth-header">
+        <Logo />
+      </header>
+      <main className="page page--wide">{page}</main>
+    </div>
+  );
+}
+
+function Checkout({ state }: { state: CheckoutState }) {
+  const { plan } = state;
+  const summary = orderSummary(plan, state.coupon);
+  return (
+    <div className="checkout">
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <ol>
+          <li>
+            <Link to="/pricing">Select Plan</Link>
+          </li>
+          <li aria-current="page">Payment</li>
+        </ol>
+      </nav>
+      {state.paidRedirectIn !== null ? <PaymentSuccessful seconds={state.paidRedirectIn} /> : null}
+      {state.notice ? (
+        <p className="notice" role="status">
+          {state.notice}
+        </p>
+      ) : null}
+      <div className="checkout-grid">
+        <div className="checkout-main">
+          <EmailSection state={state} />
+          {state.accountEmail && state.savedCards.length ? <SavedCards state={state} total={summary.total} /> : null}
+          <section aria-labelledby="methods-title">
+            <h2 id="methods-title">Choose a payment method</h2>
+            <div className="accordion">
+              <details name="payment-method" open className="accordion-item">
+                <summary>Card</summary>
+                <PanelTerms plan={plan} total={summary.total} />
+                {state.accountEmail ? (
+                  <CardPanel state={state} total={summary.total} />
+                ) : (
+                  <p className="muted">Enter and verify your email above to pay by card.</p>
+                )}
+              </details>
+              <details name="payment-method" className="accordion-item">
+                <summary>Crypto Currencies</summary>
+                <p>
+                  Pay {money(summary.total)} in cryptocurrency through BitPay. Crypto plans do not auto-renew: we email you a renewal
+                  invoice 3 days before your plan expires. Crypto payments take 1 to 3 hours to confirm.
+                </p>
+                <Guarantee />
+                <p className="muted">Crypto payments open here soon; pay by card meanwhile.</p>
+              </details>
+            </div>
+          </section>
+        </div>
+        <OrderSummary state={state} summary={summary} />
+      </div>
+    </div>
+  );
+}
+
+function PaymentSuccessful({ seconds }: { seconds: number }) {
+  const left = useCountdown(seconds, seconds);
+  useEffect(() => {
+    if (left === 0) window.location.assign("/");
+  }, [left]);
+  return (
+    <div className="dialog-backdrop">
+      <div role="dialog" aria-modal="true" aria-labelledby="paid-title" className="dialog">
+        <h2 id="paid-title">Payment Successful!</h2>
+        <p>
+          Your plan is active. This page will redirect to your account in <span className="countdown">{left}</span> seconds.
+        </p>
+        <Link to="/" className="button button--primary">
+          Go to my account
+        </Link>
+      </div>
+    </div>
+  );
+}
+
+function EmailSection({ state }: { state: CheckoutState }) {
+  const here = useLocation().pathname;
+  if (state.accountEmail) {
+    return (
+      // No aria-labelledby here: a region named "... email" would also answer to the label 'Email'.
+      <section className="card">
+        <h2>Confirm your email</h2>
+        <div className="field">
+          <label htmlFor="account-email">Email</label>
+          <input id="account-email" type="email" value={state.accountEmail} disabled readOnly />
+        </div>
+      </section>
+    );
+  }
+  const visitor = state.visitor ?? { step: "email" as const };
+  return (
+    <section className="card">
+      <h2>Enter the email for your account</h2>
+      {visitor.step === "email" ? <EmailForm /> : <p>{visitor.email}</p>}
+      {visitor.step !== "email" ? <VerifyDialog visitor={visitor} /> : null}
+      <div className="divider" role="separator">
+        <span>Or continue with</span>
+      </div>
+      <div className="social-buttons">
+        <Form method="post" reloadDocument action={`/auth/google?oldurl=${encodeURIComponent(here)}`}>
+          <button type="submit" className="button button--social">
+            Continue with Google
+          </button>
+        </Form>
+        <Form method="post" reloadDocument action={`/auth/apple?oldurl=${encodeURIComponent(here)}`}>
+          <button type="submit" className="button button--social">
+            Continue with Apple
+          </button>
+        </Form>
+      </div>
+    </section>
+  );
+}
+
+function EmailForm() {
+  const [form, fields] = useForm<CheckoutEmailFields>(
+    useFormOptions<CheckoutEmailFields>("email", () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
+  );
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate>
+      <input type="hidden" name="intent" value="email" />
+      <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+        <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" />
+      </Field>
+      <FormError form="email" />
+      <SubmitButton intent="email">Continue</SubmitButton>
+    </Form>
+  );
+}
+
+/** 'Verify Your Email' (commerce §2): a server-rendered dialog, step 1 the code, step 2 the password. */
+function VerifyDialog({ visitor }: { visitor: Exclude<CheckoutState["visitor"], null | { step: "email" }> }) {
+  return (
+    <div className="dialog-backdrop">
+      <div role="dialog" aria-modal="true" aria-labelledby="verify-title" className="dialog">
+        <h2 id="verify-title">Verify Your Email</h2>
+        {visitor.step === "code" ? <CodeStep visitor={visitor} /> : <PasswordStep email={visitor.email} />}
+        <Form method="post" className="restart-form">
+          <input type="hidden" name="intent" value="restart" />
+          <button type="submit" className="button button--link">
+            Use another email
+          </button>
+        </Form>
+      </div>
+    </div>
+  );
+}
+
+function CodeStep({ visitor }: { visitor: Extract<CheckoutState["visitor"], { step: "code" }> }) {
+  const [form, fields] = useForm<CheckoutCodeFields>(
+    useFormOptions<CheckoutCodeFields>("code", () => loadCheckoutSchemas().then((m) => m.CheckoutCodeSchema)),
+  );
+  const expiresIn = useCountdown(visitor.expiresIn, visitor.sentAt);
+  return (
+    <>
+      <p className="muted">
+        We sent a 6-digit code to <strong>{visitor.email}</strong>.
+      </p>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="code" />
+        <CodeInput
+          id={fields.verification_code.id}
+          name={fields.verification_code.name}
+          errorId={fields.verification_code.errorId}
+          errors={fields.verification_code.errors}
+        />
+        <p className="expiry">{expiresIn > 0 ? <>The code expires in {formatMinutesSeconds(expiresIn)}</> : "The code has expired."}</p>
+        <FormError form="code" />
+        <SubmitButton intent="code">Next</SubmitButton>
+      </Form>
+      <ResendForm secondsLeft={visitor.resendIn} sentAt={visitor.sentAt} />
+    </>
+  );
+}
+
+function PasswordStep({ email }: { email: string }) {
+  const [form, fields] = useForm<SignupPasswordFields>(
+    useFormOptions<SignupPasswordFields>("password", () => loadIdentitySchemas().then((m) => m.SignupPasswordSchema)),
+  );
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate>
+      <input type="hidden" name="intent" value="password" />
+      <input type="text" name="username" value={email} autoComplete="username" readOnly hidden />
+      <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+        <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" />
+      </Field>
+      <Field
+        label={<label htmlFor={fields.confirmPassword.id}>Confirm Password</label>}
+        errorId={fields.confirmPassword.errorId}
+        errors={fields.confirmPassword.errors}
+      >
+        <input {...getInputProps(fields.confirmPassword, { type: "password" })} autoComplete="new-password" />
+      </Field>
+      <FormError form="password" />
+      <SubmitButton intent="password">Submit</SubmitButton>
+    </Form>
+  );
+}
+
+/** The server's refusal of one of the page's forms, in the HTML (and announced). */
+function FormError({ form }: { form: string }) {
+  const actionData = useActionData<PaymentActionData>();
+  const idle = useNavigation().state === "idle";
+  const message = idle && actionData?.form === form ? actionData.serverError : null;
+  return (
+    <p className="form-error" role={message ? "alert" : undefined}>
+      {message ?? ""}
+    </p>
+  );
+}
+
+function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
+  return (
+    <section aria-labelledby="saved-title" className="card">
+      <details open>
+        <summary>
+          <h2 id="saved-title">Pay again with</h2>
+        </summary>
+        <ul className="saved-cards">
+          {state.savedCards.map((card) => (
+            <li key={card.id}>
+              <span className={`card-brand card-brand--${card.card_brand}`}>{card.card_brand}</span>{" "}
+              <span>{card.card_number}</span> <span className="muted">expires {card.card_exp}</span>
+              <Form method="post">
+                <input type="hidden" name="intent" value="pay-saved" />
+                <input type="hidden" name="paymentMethodId" value={card.payment_method_id} />
+                <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
+                <SubmitButton intent="pay-saved" className="button button--primary">
+                  Pay Now
+                </SubmitButton>
+              </Form>
+            </li>
+          ))}
+        </ul>
+        <p className="muted">Pay Now charges {money(total)} to the card.</p>
+        <FormError form="pay-saved" />
+      </details>
+    </section>
+  );
+}
+
+function PanelTerms({ plan, total }: { plan: Plan; total: number }) {
+  return (
+    <>
+      <p>{planTerms(plan, total)}</p>
+      <Guarantee />
+    </>
+  );
+}
+
+function Guarantee() {
+  return (
+    <p className="muted">
+      30-Day Money-Back Guarantee. Payments are processed in USD; provider fees may apply. By paying you agree to the{" "}
+      <Link to="/terms">Terms of Service</Link> and <Link to="/privacy">Privacy Policy</Link>.
+    </p>
+  );
+}
+
+/**
+ * The card panel. The server renders the hosted page's button (works without JavaScript); once React
+ * runs, the card form (the gateway's card entry: Stripe's Payment Element, or the sandbox's inline
+ * fields) is loaded and takes its place.
+ */
+function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
+  const [CardForm, setCardForm] = useState<ComponentType<CardFormProps> | null>(null);
+  useEffect(() => {
+    let live = true;
+    void import("./card-form").then((module) => {
+      if (live) setCardForm(() => module.CardForm);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (CardForm) {
+    return (
+      <>
+        <CardForm
+          gateway={state.gateway}
+          idempotencyKey={state.idempotencyKey}
+          totalCents={Math.round(total * 100)}
+          billingType={state.plan.billing_type}
+          payLabel={`Pay ${money(total)}`}
+        />
+        <FormError form="pay-card" />
+      </>
+    );
+  }
+  return (
+    <Form method="post" reloadDocument>
+      <input type="hidden" name="intent" value="hosted" />
+      <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
+      <FormError form="hosted" />
+      <SubmitButton intent="hosted">Continue to secure payment page</SubmitButton>
+    </Form>
+  );
+}
+
+function OrderSummary({ state, summary }: { state: CheckoutState; summary: ReturnType<typeof orderSummary> }) {
+  const [form, fields] = useForm<CouponFields>(
+    useFormOptions<CouponFields>("coupon", () => loadCheckoutSchemas().then((m) => m.CouponSchema)),
+  );
+  const actionData = useActionData<PaymentActionData>();
+  const couponOpen = actionData?.form === "coupon";
+  return (
+    <aside aria-labelledby="summary-title" className="card order-summary">
+      <h2 id="summary-title">Order summary</h2>
+      <dl>
+        <div>
+          <dt>Plan</dt>
+          <dd>{state.plan.title}</dd>
+        </div>
+        <div>
+          <dt>Regular price</dt>
+          <dd>{money(state.plan.regular_price)}</dd>
+        </div>
+        {summary.savePercent > 0 ? (
+          <div>
+            <dt>
+              <span className="badge">Save {summary.savePercent}%</span>
+            </dt>
+            <dd>
+              <s>{money(summary.savings)}</s>
+            </dd>
+          </div>
+        ) : null}
+        {state.coupon ? (
+          <div>
+            <dt>Coupon {state.coupon.code}</dt>
+            <dd>−{money(state.coupon.discount_amount)}</dd>
+          </div>
+        ) : null}
+        <div className="total">
+          <dt>Total</dt>
+          <dd>{money(summary.total)}</dd>
+        </div>
+      </dl>
+      {state.coupon ? (
+        <Form method="post">
+          <input type="hidden" name="intent" value="coupon-clear" />
+          <button type="submit" className="button button--link">
+            Remove coupon
+          </button>
+        </Form>
+      ) : (
+        <details open={couponOpen || undefined}>
+          <summary>Got a coupon?</summary>
+          <Form method="post" {...getFormProps(form)} noValidate className="coupon-form">
+            <input type="hidden" name="intent" value="coupon" />
+            <Field label={<label htmlFor={fields.code.id}>Coupon code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+              <input {...getInputProps(fields.code, { type: "text" })} autoComplete="off" />
+            </Field>
+            <SubmitButton intent="coupon" className="button">
+              Apply
+            </SubmitButton>
+          </Form>
+        </details>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,37 @@
+import type { ApiSchemas } from "~/utils/api.server";
+import { discountPercent, formatMoney } from "~/utils/plans";
+
+// The order summary's numbers and the plan's terms (commerce §5, §9). Shared by server and browser.
+
+type Plan = Pick<ApiSchemas["Plan"], "title" | "slug" | "billing_type" | "regular_price" | "discounted_price">;
+type Coupon = Pick<ApiSchemas["CouponQuote"], "total" | "discount_amount"> | null;
+
+/** $ and two decimals (commerce §9). */
+export const money = formatMoney;
+
+export function orderSummary(plan: Plan, coupon: Coupon) {
+  const discounted = plan.discounted_price || plan.regular_price;
+  return {
+    savePercent: discountPercent(plan.regular_price, discounted),
+    savings: Math.round((plan.regular_price - discounted) * 100) / 100,
+    total: coupon ? coupon.total : Math.round(discounted * 100) / 100,
+  };
+}
+
+/** "1 month", "3 months", "2 years" from the slug (1-month, 3-months, 2-years). */
+export function termLabel(slug: string): string {
+  const match = /^(\d+)-(month|year)s?$/.exec(slug);
+  if (!match) return slug;
+  const count = Number(match[1]);
+  return `${count} ${match[2]}${count === 1 ? "" : "s"}`;
+}
+
+/** What the customer agrees to: renewal (and how to stop it), or a one-time payment. */
+export function planTerms(plan: Plan, total: number): string {
+  const term = termLabel(plan.slug);
+  if (plan.billing_type === "single") {
+    return `One-time payment of ${money(total)} for ${term}. It does not renew: nothing more is charged.`;
+  }
+  const renewal = money(plan.discounted_price);
+  return `You pay ${money(total)} now. Your plan renews automatically every ${term} at ${renewal} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+}

@@ -1,0 +1,156 @@
+import type { components } from "./api-types.generated";
+
+// The pricing page's display rules (commerce §4, §5, §9). Pure functions with no server-only imports:
+// the server renders with them and the browser re-renders with them after a tab switch.
+
+export type Plan = components["schemas"]["Plan"];
+
+export type PricingTab = "yearly" | "monthly";
+
+/** The toggle's order on the page; Yearly is the default (commerce §2). */
+export const PRICING_TABS: ReadonlyArray<{ tab: PricingTab; label: string }> = [
+  { tab: "yearly", label: "Yearly" },
+  { tab: "monthly", label: "Monthly" },
+];
+
+/** The struck-through regular price per month that every card shows (commerce §2). */
+export const REGULAR_MONTHLY_PRICE = 11.99;
+
+/** The yearly compare table flags this plan id (commerce §9). */
+export const MOST_POPULAR_TABLE_PLAN_ID = 6;
+
+/** Sort priority of a plan without order_priority (commerce §9). */
+export const MISSING_ORDER_PRIORITY = 999;
+
+/** The money-back guarantee, in days (commerce §9). */
+export const MONEY_BACK_DAYS = 30;
+
+/** `?tab=` as the page reads it: anything but 'monthly' is the default, yearly. */
+export function parsePricingTab(value: string | null | undefined): PricingTab {
+  return value === "monthly" ? "monthly" : "yearly";
+}
+
+/** Months named by "2-years", "1 Month", "vpn_24_months" (N-year / N-month, plural or not); null when none. */
+function termIn(text: string | null | undefined): number | null {
+  const match = /(\d+)[\s_-]*(year|month)/i.exec(text ?? "");
+  if (!match) return null;
+  const count = Number(match[1]);
+  return match[2]!.toLowerCase() === "year" ? count * 12 : count;
+}
+
+/** The plan's term in months: from the slug, else the title, else one month (commerce §4). */
+export function termInMonths(plan: Pick<Plan, "slug" | "title">): number {
+  return termIn(plan.slug) ?? termIn(plan.title) ?? 1;
+}
+
+/** Yearly when the term is 12 months or more (commerce §4). */
+export function tabOfPlan(plan: Pick<Plan, "slug" | "title">): PricingTab {
+  return termInMonths(plan) >= 12 ? "yearly" : "monthly";
+}
+
+type SortablePlan = Pick<Plan, "slug" | "title"> & { order_priority?: number | null };
+
+/** By term, then order_priority (missing = 999). */
+export function compareByTermThenPriority(a: SortablePlan, b: SortablePlan): number {
+  return (
+    termInMonths(a) - termInMonths(b) ||
+    (a.order_priority ?? MISSING_ORDER_PRIORITY) - (b.order_priority ?? MISSING_ORDER_PRIORITY)
+  );
+}
+
+/** The cards of a tab: its plans sorted; every plan (sorted) when the tab has none (commerce §4). */
+export function plansForTab<P extends SortablePlan>(plans: readonly P[], tab: PricingTab): P[] {
+  const inTab = plans.filter((plan) => tabOfPlan(plan) === tab);
+  return [...(inTab.length > 0 ? inTab : plans)].sort(compareByTermThenPriority);
+}
+
+/** The compare table of a tab: ids above 4 are yearly, 4 or less monthly (commerce §5, §9). */
+export function compareTablePlans<P extends SortablePlan & Pick<Plan, "id">>(plans: readonly P[], tab: PricingTab): P[] {
+  return plans.filter((plan) => (tab === "yearly" ? plan.id > 4 : plan.id <= 4)).sort(compareByTermThenPriority);
+}
+
+/** round(100 − discounted × 100 / regular); 0 when the regular price is 0 (commerce §5). */
+export function discountPercent(regularPrice: number, discountedPrice: number): number {
+  if (!regularPrice) return 0;
+  // `+ 0` turns Math.round's -0 into 0.
+  return Math.round(100 - (discountedPrice * 100) / regularPrice) + 0;
+}
+
+/** "2 Years (+3 Months Free)" -> "+3 Months"; null when the label has no "(+…)" part (commerce §5). */
+export function extraMonths(desktopLabel: string | null | undefined): string | null {
+  const match = /\((\+[^)]*)\)/.exec(desktopLabel ?? "");
+  if (!match) return null;
+  const extra = match[1]!.replace(" Free", "").trim();
+  return extra === "+" ? null : extra;
+}
+
+/** The extra-months note of a card and of the compare tables. */
+export function extraMonthsNote(desktopLabel: string | null | undefined): string {
+  return extraMonths(desktopLabel) ?? "No Extra Months";
+}
+
+/** "Save 63%" -> "+63%" (commerce §5). */
+export function plusLabel(discountTagLabel: string): string {
+  return discountTagLabel.replace("Save ", "+");
+}
+
+/** The card's savings badge: the discount label, else "Save {save}"; null when the plan has neither. */
+export function savingsBadge(plan: Pick<Plan, "discount_tag_label" | "save">): string | null {
+  if (plan.discount_tag_label.trim()) return plan.discount_tag_label.trim();
+  return plan.save.trim() ? `Save ${plan.save.trim()}` : null;
+}
+
+/** The compare tables' 'Saving' cell: the savings badge with 'Save ' turned into '+'. */
+export function savingLabel(plan: Pick<Plan, "discount_tag_label" | "save">): string {
+  const badge = savingsBadge(plan);
+  return badge ? plusLabel(badge) : "—";
+}
+
+/** USD as the product shows it: "$" and two decimals (commerce §9). */
+export function formatMoney(amount: number): string {
+  return `$${(Number.isFinite(amount) ? amount : 0).toFixed(2)}`;
+}
+
+/** What the plan costs: the discounted price to two decimals (commerce §5). */
+export function totalPrice(plan: Pick<Plan, "discounted_price">): string {
+  return (Number.isFinite(plan.discounted_price) ? plan.discounted_price : 0).toFixed(2);
+}
+
+/** The "$x.xx" in the description ("$4.49/month, billed …"); null when there is none. */
+export function perMonthPriceFromDescription(description: string | null | undefined): string | null {
+  const match = /\$\d+(?:\.\d+)?/.exec(description ?? "");
+  return match ? match[0] : null;
+}
+
+/** The card's per-month price: the description's, else the total spread over the term. */
+export function perMonthPrice(plan: Pick<Plan, "description" | "discounted_price" | "slug" | "title">): string {
+  return perMonthPriceFromDescription(plan.description) ?? formatMoney(plan.discounted_price / termInMonths(plan));
+}
+
+/**
+ * The card marked 'Most popular': its title names 2 years or 24 months (commerce §2). Word-bounded,
+ * so that "12 Years" or "124 Months" is not mistaken for it.
+ */
+export function isMostPopular(plan: Pick<Plan, "title">): boolean {
+  return /\b2 Year|\b24 Month/i.test(plan.title);
+}
+
+/** The signed-in user's current plan carries stripe_subscription (commerce §3, §4). */
+export function isCurrentPlan(plan: Pick<Plan, "stripe_subscription">): boolean {
+  return plan.stripe_subscription != null;
+}
+
+/** The card button's words (commerce §4). */
+export function planStatus(plan: Pick<Plan, "stripe_subscription">): "Current Plan" | "Select Plan" {
+  return isCurrentPlan(plan) ? "Current Plan" : "Select Plan";
+}
+
+/** A one-time plan (billing_type single) is paid once and never renews. */
+export function isOneTimePlan(plan: Pick<Plan, "billing_type">): boolean {
+  return plan.billing_type === "single";
+}
+
+/** Where a buy button leads (commerce §2). */
+export function paymentPath(plan: Pick<Plan, "id">): string {
+  return `/subscription/payment/${plan.id}`;
+}

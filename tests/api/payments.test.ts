@@ -1,0 +1,268 @@
+import Stripe from "stripe";
+import { describe, expect, it } from "vitest";
+import { SANDBOX_PUBLISHABLE_KEY, SANDBOX_WEBHOOK_SECRET } from "../../api/payments/stripe-sandbox";
+import { databases, type TestApi, useApi } from "./harness";
+
+const DAY = 86_400_000;
+const GOOD = "4242 4242 4242 4242";
+const DECLINED = "4000 0000 0000 0002";
+const NO_FUNDS = "4000 0000 0000 9995";
+
+let keys = 0;
+const newKey = () => `test-key-${Date.now()}-${++keys}-abcdefgh`;
+
+/** What the checkout page's card form does: the card goes to the sandbox's tokenizer, which answers a payment method. */
+async function paymentMethod(t: TestApi, number: string): Promise<string> {
+  const res = await t.post("/dev/stripe/v1/payment_methods", {
+    form: {
+      type: "card",
+      "card[number]": number,
+      "card[exp_month]": "12",
+      "card[exp_year]": String(new Date().getUTCFullYear() + 3),
+      "card[cvc]": "123",
+      "billing_details[name]": "Pat Payer",
+      "billing_details[address][postal_code]": "10115",
+    },
+    headers: { authorization: `Bearer ${SANDBOX_PUBLISHABLE_KEY}` },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.id as string;
+}
+
+async function customer(t: TestApi, email: string) {
+  const userId = await t.createUser({ email, password: "pay-password" });
+  const token = await t.login(email, "pay-password");
+  return { userId, token };
+}
+
+function pay(t: TestApi, token: string, body: Record<string, unknown>) {
+  return t.post("/api/payments/card", { token, json: { type: "new-card", idempotency_key: newKey(), ...body } });
+}
+
+describe.each(databases())("card payments through the Stripe sandbox ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("a visitor verifies the email at checkout, sets a password and is signed in", async () => {
+    const email = "visitor@example.com";
+    expect((await t.post("/api/anonymous/subscription/email-is-exists", { json: { email } })).status).toBe(200);
+    expect((await t.post("/api/user/temp-signup", { json: { email, isCheckout: true, plan_id: "6" } })).status).toBe(200);
+    const code = await t.latestCode(email);
+    expect((await t.post("/api/user/verify-temp-code", { json: { email, verification_code: code } })).status).toBe(200);
+    const bad = await t.post("/api/user/checkout-register", {
+      json: { email, verification_code: code, password: "long-enough", password_confirmation: "different!", platform: "Web Browser" },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.fields.password_confirmation).toEqual(["Passwords do not match"]);
+    const res = await t.post("/api/user/checkout-register", {
+      json: { email, verification_code: code, password: "long-enough", password_confirmation: "long-enough", platform: "Web Browser" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe(true);
+    expect(res.body.message).toBe("Registration successful.");
+    expect((await t.get("/api/me", { token: res.body.data.token })).body.data.email).toBe(email);
+    const user = await t.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirstOrThrow();
+    expect(user.agreement_at).not.toBeNull();
+  });
+
+  it("pays the 2-year plan with a new card: subscription, paid transaction, invoice and the saved card", async () => {
+    const { userId, token } = await customer(t, "two-years@example.com");
+    const pm = await paymentMethod(t, GOOD);
+    const res = await pay(t, token, { paymentMethodId: pm, planId: 6, productId: "vpn_2_years", email: "two-years@example.com" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.status).toBe("paid");
+    expect(res.body.data.subscription).toMatchObject({ plan_id: 6, billing_type: "recurring", subscription_by: "stripe", subs_status: "subscription_started" });
+
+    const active = await t.post("/api/subscription/active", { token });
+    const sub = active.body.data.subscription;
+    expect(sub.plan_id).toBe(6);
+    const days = (Date.parse(sub.sub_exp_date) - t.clock.now().getTime()) / DAY;
+    // Two years and the three free months.
+    expect(days).toBeGreaterThan(365 * 2 + 85);
+    expect(days).toBeLessThan(365 * 2 + 95);
+
+    const transactions = await t.db.selectFrom("transactions").selectAll().where("user_id", "=", userId).execute();
+    expect(transactions).toHaveLength(1);
+    expect(transactions[0]).toMatchObject({ status: "paid", amount_cents: 10776, payment_gateway: "stripe", wallet_payment_type: "card", plan_id: 6 });
+    const invoices = await t.db.selectFrom("invoices").selectAll().where("user_id", "=", userId).execute();
+    expect(invoices).toHaveLength(1);
+    expect(invoices[0]!.hosted_invoice_url).toMatch(/\/dev\/stripe\/invoices\/in_/);
+
+    const cards = await t.post("/api/payments/payment-methods", { token });
+    expect(cards.body.data).toEqual([
+      expect.objectContaining({ payment_method_id: pm, card_brand: "visa", card_number: "**** **** **** 4242", is_default: true, billing_name: "Pat Payer" }),
+    ]);
+  });
+
+  it("a declined card shows the gateway's message, records 'Payment failed' and creates no subscription", async () => {
+    const { userId, token } = await customer(t, "declined@example.com");
+    for (const [number, message] of [
+      [DECLINED, "Your card was declined."],
+      [NO_FUNDS, "Your card has insufficient funds."],
+    ] as const) {
+      const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, number), planId: 6, email: "declined@example.com" });
+      expect(res.status).toBe(402);
+      expect(res.body.message).toBe(message);
+    }
+    expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
+    const rows = await t.db.selectFrom("transactions").select(["status", "failure_message"]).where("user_id", "=", userId).execute();
+    expect(rows).toEqual([
+      { status: "Payment failed", failure_message: "Your card was declined." },
+      { status: "Payment failed", failure_message: "Your card has insufficient funds." },
+    ]);
+  });
+
+  it("twenty identical posts (one idempotency key) pay once and all get the same answer", async () => {
+    const { userId, token } = await customer(t, "double@example.com");
+    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "double@example.com", idempotency_key: newKey() };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => t.post("/api/payments/card", { token, json: body })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((a) => a.body.data.subscription.id)).size).toBe(1);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom("subscriptions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    const invoices = await t.db.selectFrom("stripe_sandbox_objects").select("id").where("type", "=", "invoice").where("customer", "=", (
+      await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow()
+    ).stripe_customer_id).execute();
+    expect(invoices).toHaveLength(1);
+    // The same key with other details is refused.
+    const other = await t.post("/api/payments/card", { token, json: { ...body, planId: 2 } });
+    expect(other.status).toBe(422);
+  });
+
+  it("pays again with the saved card ('saved-card'), and refuses another account's card", async () => {
+    const { userId, token } = await customer(t, "saved@example.com");
+    const pm = await paymentMethod(t, GOOD);
+    expect((await pay(t, token, { paymentMethodId: pm, planId: 1, email: "saved@example.com" })).status).toBe(200);
+    const again = await pay(t, token, { type: "saved-card", paymentMethodId: pm, planId: 5, email: "saved@example.com" });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data.subscription.plan_id).toBe(5);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(2);
+
+    const stranger = await customer(t, "stranger@example.com");
+    const refused = await pay(t, stranger.token, { type: "saved-card", paymentMethodId: pm, planId: 1, email: "stranger@example.com" });
+    expect(refused.status).toBe(404);
+    const mismatch = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "someone@example.com" });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.message).toBe("This email does not match your account.");
+  });
+
+  it("WELCOME10 lowers the first payment by 10 % and counts one redemption", async () => {
+    const { userId, token } = await customer(t, "coupon@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 6, email: "coupon@example.com", coupon: "welcome10" });
+    expect(res.status, res.text).toBe(200);
+    const row = await t.db.selectFrom("transactions").selectAll().where("user_id", "=", userId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ amount_cents: 9698, coupon_code: "WELCOME10" });
+    const coupon = await t.db.selectFrom("coupons").selectAll().where("code", "=", "WELCOME10").executeTakeFirstOrThrow();
+    expect(coupon.times_redeemed).toBeGreaterThanOrEqual(1);
+    const unknown = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "coupon@example.com", coupon: "NOPE" });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors.fields.coupon).toEqual(["This coupon code is not valid."]);
+  });
+
+  it("the 5-year plan is one payment that never renews; after its end the account is Free again", async () => {
+    const { userId, token } = await customer(t, "five@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 7, email: "five@example.com" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.subscription).toMatchObject({ billing_type: "single", stripe_sub_id: null });
+    const sub = res.body.data.subscription;
+    const years = (Date.parse(sub.sub_exp_date) - Date.parse(sub.sub_start_date)) / (365.25 * DAY);
+    expect(years).toBeCloseTo(5, 1);
+    try {
+      const moved = await t.post("/dev/clock", { form: { days: String(5 * 366 + 1) } });
+      // 303 back to the clock page (fetch follows it).
+      expect(moved.status).toBe(200);
+      expect(moved.text).toContain("Test clock");
+      expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
+      expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("a monthly plan renews when the test clock passes a month: a second paid transaction, access extended", async () => {
+    const { userId, token } = await customer(t, "monthly@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "monthly@example.com" });
+    expect(res.status, res.text).toBe(200);
+    const firstEnd = Date.parse(res.body.data.subscription.sub_exp_date);
+    try {
+      expect((await t.post("/dev/clock", { form: { days: "32" } })).status).toBe(200);
+      const rows = await t.db.selectFrom("transactions").selectAll().where("user_id", "=", userId).orderBy("id").execute();
+      expect(rows.map((r) => r.status)).toEqual(["paid", "paid"]);
+      const active = (await t.post("/api/subscription/active", { token })).body.data.subscription;
+      expect(Date.parse(active.sub_exp_date)).toBeGreaterThan(firstEnd + 25 * DAY);
+      // Moving the clock again by a day renews nothing more.
+      await t.post("/dev/clock", { form: { days: "1" } });
+      expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(2);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("pays on the hosted page (no JavaScript): the session completes, then the return records it once", async () => {
+    const { userId, token } = await customer(t, "hosted@example.com");
+    const started = await t.post("/api/payments/checkout-session", {
+      token,
+      json: { planId: 6, return_path: "/subscription/payment/6", idempotency_key: newKey() },
+    });
+    expect(started.status, started.text).toBe(200);
+    const url = new URL(started.body.data.url);
+    const page = await t.get(url.pathname);
+    expect(page.text).toContain("Card number");
+    const paid = await fetch(`${t.baseUrl}${url.pathname}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        card_number: GOOD,
+        card_expiry: `12 / ${(new Date().getUTCFullYear() + 3) % 100}`,
+        card_cvc: "123",
+        billing_name: "Pat",
+        billing_postal_code: "10115",
+      }),
+    });
+    // The hosted page's own field names are the sandbox's business; find them if these differ.
+    if (paid.status !== 303) {
+      const html = page.text;
+      const names = [...html.matchAll(/name="([^"]+)"/g)].map((m) => m[1]);
+      throw new Error(`hosted page answered ${paid.status}; its fields: ${names.join(", ")}`);
+    }
+    const back = new URL(paid.headers.get("location")!);
+    expect(back.pathname).toBe("/subscription/payment/6");
+    const sessionId = back.searchParams.get("session_id")!;
+    const done = await t.post("/api/payments/checkout-session/complete", { token, json: { sessionId } });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data.status).toBe("paid");
+    await t.post("/api/payments/checkout-session/complete", { token, json: { sessionId } });
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    expect((await t.post("/api/payments/payment-methods", { token })).body.data).toHaveLength(1);
+    const stranger = await customer(t, "not-hosted@example.com");
+    expect((await t.post("/api/payments/checkout-session/complete", { token: stranger.token, json: { sessionId } })).status).toBe(404);
+  });
+
+  it("verifies webhook signatures and handles each event once, however often it is delivered", async () => {
+    const unsigned = await t.post("/api/payments/stripe/webhook", { raw: "{}", headers: { "content-type": "application/json" } });
+    expect(unsigned.status).toBe(400);
+    expect(unsigned.body.message).toBe("The webhook signature could not be verified.");
+
+    const { userId, token } = await customer(t, "replay@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "replay@example.com" });
+    const stripeSubId = res.body.data.subscription.stripe_sub_id as string;
+    const payload = JSON.stringify({
+      id: "evt_replayed_1",
+      object: "event",
+      type: "customer.subscription.updated",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: stripeSubId, object: "subscription", status: "active", cancel_at_period_end: true } },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SANDBOX_WEBHOOK_SECRET });
+    for (let i = 0; i < 10; i++) {
+      const delivered = await t.post("/api/payments/stripe/webhook", {
+        raw: payload,
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+      });
+      expect(delivered.status).toBe(200);
+    }
+    const row = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
+    expect(await t.db.selectFrom("webhook_events").select("id").where("id", "=", "evt_replayed_1").execute()).toHaveLength(1);
+  });
+});

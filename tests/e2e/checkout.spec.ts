@@ -1,0 +1,148 @@
+import { expect, type Page, type TestInfo, test } from "@playwright/test";
+import { createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, uniqueEmail, withDatabase } from "./support";
+
+// Checkout (commerce §2) with the card sandbox: without JavaScript through the hosted payment page,
+// with it through the inline card form. Cards: DESIGN §2.
+
+const GOOD = "4242 4242 4242 4242";
+const DECLINED = "4000 0000 0000 0002";
+
+/** Pays by card from the checkout's Card panel: the hosted page without JavaScript, the inline form with it. */
+async function payByCard(page: Page, testInfo: TestInfo, number: string) {
+  if (!hasJavaScript(testInfo)) {
+    await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+  }
+  await page.getByLabel("Card number").fill(number);
+  await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
+  await page.getByLabel("CVC").fill("123");
+  await page.getByLabel("Cardholder name").fill("Pat Payer");
+  await page.getByLabel("Postal code").fill("10115");
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+}
+
+async function expectPaid(page: Page) {
+  const dialog = page.getByRole("dialog", { name: "Payment Successful!" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByText(/redirect to your account in \d+ seconds/)).toBeVisible();
+  await dialog.getByRole("link", { name: "Go to my account" }).click();
+  await expectHome(page);
+}
+
+async function subscriptionsOf(email: string) {
+  return withDatabase((db) =>
+    db
+      .selectFrom("subscriptions")
+      .innerJoin("users", "users.id", "subscriptions.user_id")
+      .select(["subscriptions.plan_id", "subscriptions.billing_type"])
+      .where("users.email", "=", email)
+      .execute(),
+  );
+}
+
+test.describe("checkout", () => {
+  test("a visitor verifies the email, sets a password and buys the 2-year plan with 4242", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("buyer");
+    await open(page, "/subscription/payment/6", testInfo);
+    await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Select Plan" })).toHaveAttribute("href", "/pricing");
+    await expect(page.getByRole("heading", { name: "Enter the email for your account" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Continue with Google" })).toBeVisible();
+    const summary = page.getByRole("complementary", { name: "Order summary" });
+    await expect(summary.getByText("2 Years", { exact: true })).toBeVisible();
+    await expect(summary.getByText("$107.76")).toBeVisible();
+    await expect(summary.getByText("Save 63%")).toBeVisible();
+
+    // A malformed email is refused next to the field.
+    await page.getByLabel("Email").fill("not-an-email");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Please enter a valid email address.")).toBeVisible();
+
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    const verify = page.getByRole("dialog", { name: "Verify Your Email" });
+    await expect(verify).toBeVisible();
+    await expect(verify.getByRole("button", { name: /Resend Code/ })).toBeDisabled();
+    await enterCode(page, await latestCode(request, email, /verification code/i));
+    await verify.getByRole("button", { name: "Next" }).click();
+    await page.getByLabel("Password", { exact: true }).fill("a-good-password");
+    await page.getByLabel("Confirm Password").fill("a-good-password");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(page.getByText("Verification successful!")).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue(email);
+    await expect(page.getByLabel("Email")).toBeDisabled();
+
+    await payByCard(page, testInfo, GOOD);
+    await expectPaid(page);
+    const status = page.getByRole("article", { name: "Subscription" });
+    await expect(status.getByText("Premium", { exact: true })).toBeVisible();
+    await expect(status.getByText(/^\d+ Days Left$/)).toBeVisible();
+    expect(await subscriptionsOf(email)).toEqual([{ plan_id: 6, billing_type: "recurring" }]);
+  });
+
+  test("a declined card shows the gateway's message and creates no subscription", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+    await expect(page.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
+    await payByCard(page, testInfo, DECLINED);
+    await expect(page.getByText("Your card was declined.").first()).toBeVisible();
+    expect(await subscriptionsOf(user.email)).toEqual([]);
+  });
+
+  test("a signed-in user pays again with the saved card ('Pay Now')", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+    await payByCard(page, testInfo, GOOD);
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+
+    await open(page, "/subscription/payment/5", testInfo);
+    const saved = page.getByRole("region", { name: "Pay again with" });
+    await expect(saved.getByText("**** **** **** 4242")).toBeVisible();
+    await saved.getByRole("button", { name: "Pay Now" }).click();
+    await expectPaid(page);
+    expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 5]);
+  });
+
+  test("WELCOME10 lowers the total; an unknown coupon says why", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/6")}`);
+    const summary = page.getByRole("complementary", { name: "Order summary" });
+    await summary.getByText("Got a coupon?").click();
+    await summary.getByLabel("Coupon code").fill("NOPE");
+    await summary.getByRole("button", { name: "Apply" }).click();
+    await expect(summary.getByText("This coupon code is not valid.")).toBeVisible();
+
+    if (!(await summary.getByLabel("Coupon code").isVisible())) await summary.getByText("Got a coupon?").click();
+    await summary.getByLabel("Coupon code").fill("welcome10");
+    await summary.getByRole("button", { name: "Apply" }).click();
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+    await expect(summary.getByRole("definition").filter({ hasText: "$96.98" })).toBeVisible();
+    await payByCard(page, testInfo, GOOD);
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+    const charged = await withDatabase((db) =>
+      db
+        .selectFrom("transactions")
+        .innerJoin("users", "users.id", "transactions.user_id")
+        .select(["transactions.amount_cents", "transactions.coupon_code"])
+        .where("users.email", "=", user.email)
+        .execute(),
+    );
+    expect(charged).toEqual([{ amount_cents: 9698, coupon_code: "WELCOME10" }]);
+  });
+
+  test("the 5-year plan shows its one-time terms", async ({ page }, testInfo) => {
+    await open(page, "/subscription/payment/7", testInfo);
+    await expect(page.getByText(/One-time payment of \$199\.00 for 5 years\. It does not renew/)).toBeVisible();
+  });
+
+  test("/payment/{planId} is the same checkout, and an unknown plan is not found", async ({ page }, testInfo) => {
+    await open(page, "/payment/2", testInfo);
+    await expect(page.getByRole("heading", { name: "Enter the email for your account" })).toBeVisible();
+    const response = await page.goto("/subscription/payment/4");
+    expect(response?.status()).toBe(404);
+  });
+
+  test("checkout pages are never stored by a shared cache", async ({ request }) => {
+    const response = await request.get("/subscription/payment/6");
+    expect(response.headers()["cache-control"]).toBe("private, no-store");
+  });
+});

@@ -1,0 +1,62 @@
+import { expect, type Page, type TestInfo, test } from "@playwright/test";
+import { createUser, expectHome, hasJavaScript, open, signIn, withDatabase } from "./support";
+
+// The test clock (DESIGN §2) moves the whole server's business time, so these run after every other
+// spec (the "clock" projects of playwright.config.ts), one at a time.
+test.describe.configure({ mode: "serial" });
+
+async function payWith4242(page: Page, testInfo: TestInfo) {
+  if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await page.getByLabel("Expiry (MM / YY)").fill("12 / 49");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByLabel("Cardholder name").fill("Pat Payer");
+  await page.getByLabel("Postal code").fill("10115");
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+}
+
+async function advanceClock(page: Page, days: number) {
+  await page.goto("/dev/clock");
+  await page.getByLabel("Days").fill(String(days));
+  await page.getByRole("button", { name: "Advance" }).click();
+  await expect(page).toHaveURL(/\/dev\/clock$/);
+}
+
+async function transactionsOf(email: string) {
+  return withDatabase((db) =>
+    db
+      .selectFrom("transactions")
+      .innerJoin("users", "users.id", "transactions.user_id")
+      .select(["transactions.status", "transactions.plan_id"])
+      .where("users.email", "=", email)
+      .orderBy("transactions.id")
+      .execute(),
+  );
+}
+
+test("a monthly plan renews when the clock passes a month, with a second transaction", async ({ page }, testInfo) => {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+  await payWith4242(page, testInfo);
+  await advanceClock(page, 32);
+  expect(await transactionsOf(user.email)).toEqual([
+    { status: "paid", plan_id: 1 },
+    { status: "paid", plan_id: 1 },
+  ]);
+  await open(page, "/", testInfo);
+  await expectHome(page);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+});
+
+test("after the 5-year plan's end the account is Free again", async ({ page }, testInfo) => {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/7")}`);
+  await payWith4242(page, testInfo);
+  await open(page, "/", testInfo);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+  await advanceClock(page, 5 * 366 + 1);
+  await open(page, "/", testInfo);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
+  expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 7 }]);
+});
