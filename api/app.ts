@@ -43,6 +43,8 @@ export interface Api {
    */
   app: express.Express;
   db: Database;
+  /** The card gateway (live Stripe or the sandbox) and what it records into: for tests and scripts. */
+  payments: PaymentsDeps;
   /** Waits for mail still being sent, closes the SMTP transport, and closes the database when createApi() opened it. */
   close(): Promise<void>;
 }
@@ -173,6 +175,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   return {
     app,
     db,
+    payments,
     async close() {
       await mail.close().catch(() => undefined);
       await identitySandbox?.close().catch(() => undefined);

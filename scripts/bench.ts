@@ -5,11 +5,14 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
+import { chromium } from "@playwright/test";
 import autocannon from "autocannon";
 import { measureClientJs } from "./js-size.mjs";
 
 const BUDGET_LOGIN_JS_OVER_FLOOR = 15 * 1024;
 const BUDGET_LOGIN_RPS_RATIO = 0.7;
+const BUDGET_PRICING_JS_OVER_FLOOR = 5 * 1024;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
@@ -45,9 +48,39 @@ async function main() {
   try {
     await waitForHealth();
     const cookie = await signInDemo();
+    // 2a. What a visitor's browser downloads: every script until the network is idle, lazy chunks included.
+    const pages: Array<[string, string, string | null]> = [
+      ["floor (not-found page)", "/bench-floor", null],
+      ["/login", "/login", null],
+      ["/pricing (anonymous)", "/pricing", null],
+      ["/subscription/payment/6 (visitor)", "/subscription/payment/6", null],
+      ["/subscription/payment/6 (signed in)", "/subscription/payment/6", cookie],
+      ["/ (signed in)", "/", cookie],
+    ];
+    const downloaded = await browserScripts(pages);
+    const floorLoaded = downloaded["floor (not-found page)"]!.bytes;
+    console.log(`\nScripts a browser downloads until the network is idle (gzip, lazy chunks included; floor ${kb(floorLoaded)})`);
+    for (const [name, { bytes, files }] of Object.entries(downloaded)) {
+      console.log(`  ${name.padEnd(38)} ${kb(bytes).padStart(9)}  +${kb(bytes - floorLoaded)} over floor  (${files.length} files)`);
+    }
+    // The card form (and Stripe.js, live) belong to the signed-in checkout's Card panel only.
+    const cardFormOutsideCheckout = Object.entries(downloaded).filter(
+      ([name, { files }]) => name !== "/subscription/payment/6 (signed in)" && files.some((file) => /card-form|stripe/i.test(file)),
+    );
+    const cardFormOnCheckout = downloaded["/subscription/payment/6 (signed in)"]!.files.some((file) => /card-form/.test(file));
+    const pricingOver = downloaded["/pricing (anonymous)"]!.bytes - floorLoaded;
+
+    // 2b. Cache headers of the public pricing page and of the checkout.
+    const pricingCache = (await fetch(`${BASE}/pricing`)).headers.get("cache-control") ?? "";
+    const pricingSignedInCache = (await fetch(`${BASE}/pricing`, { headers: { cookie } })).headers.get("cache-control") ?? "";
+    const checkoutCache = (await fetch(`${BASE}/subscription/payment/6`)).headers.get("cache-control") ?? "";
+    console.log(`\nCache-Control: /pricing anonymous "${pricingCache}", signed in "${pricingSignedInCache}"; checkout "${checkoutCache}"`);
+
     const targets: Array<[string, string, Record<string, string>]> = [
       ["floor (not-found page)", "/bench-floor", {}],
       ["/login", "/login", {}],
+      ["/pricing (anonymous)", "/pricing", {}],
+      ["/subscription/payment/6", "/subscription/payment/6", {}],
       ["/ (signed in)", "/", { cookie }],
     ];
     const results: Record<string, Measured> = {};
@@ -67,6 +100,11 @@ async function main() {
       [`/login JS over floor ${kb(loginJsOver)} <= ${kb(BUDGET_LOGIN_JS_OVER_FLOOR)}`, loginJsOver <= BUDGET_LOGIN_JS_OVER_FLOOR],
       [`/login throughput ${(loginRatio * 100).toFixed(0)} % of floor >= ${BUDGET_LOGIN_RPS_RATIO * 100} %`, loginRatio >= BUDGET_LOGIN_RPS_RATIO],
       [`signed-in home answered without errors`, results["/ (signed in)"]!.errors === 0 && results["/ (signed in)"]!.non2xx === 0],
+      [`/pricing scripts over floor ${kb(pricingOver)} <= ${kb(BUDGET_PRICING_JS_OVER_FLOOR)}`, pricingOver <= BUDGET_PRICING_JS_OVER_FLOOR],
+      [`the card form's code loads on the signed-in checkout only`, cardFormOnCheckout && cardFormOutsideCheckout.length === 0],
+      [`/pricing is CDN-cacheable for anonymous visitors (public, s-maxage)`, /public/.test(pricingCache) && /s-maxage=\d+/.test(pricingCache)],
+      [`/pricing signed in and the checkout are private, no-store`, pricingSignedInCache === "private, no-store" && checkoutCache === "private, no-store"],
+      [`/pricing and the checkout answered without errors`, ["/pricing (anonymous)", "/subscription/payment/6"].every((n) => results[n]!.errors === 0 && results[n]!.non2xx === 0)],
     ] as const;
     console.log("\nBudgets");
     for (const [label, ok] of checks) console.log(`  ${ok ? "PASS" : "FAIL"}  ${label}`);
@@ -79,6 +117,42 @@ async function main() {
 
 function kb(bytes: number) {
   return `${(bytes / 1024).toFixed(1)} kB`;
+}
+
+/** Every script each page makes the browser download (until the network is idle), with its gzip size from the build. */
+async function browserScripts(pages: Array<[string, string, string | null]>) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
+  });
+  const gzipped = (url: string) => {
+    const pathname = new URL(url).pathname;
+    const file = path.join("public", pathname);
+    return pathname.startsWith("/build/") && fs.existsSync(file) ? zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length : 0;
+  };
+  const out: Record<string, { bytes: number; files: string[] }> = {};
+  try {
+    for (const [name, pathname, cookie] of pages) {
+      const context = await browser.newContext();
+      if (cookie) {
+        const [cookieName, ...value] = cookie.split("=");
+        await context.addCookies([{ name: cookieName!, value: value.join("="), url: BASE }]);
+      }
+      const page = await context.newPage();
+      const files = new Set<string>();
+      page.on("request", (request) => {
+        if (request.resourceType() === "script") files.add(request.url());
+      });
+      await page.goto(`${BASE}${pathname}`, { waitUntil: "networkidle" });
+      await page.waitForTimeout(300);
+      const list = [...files];
+      out[name] = { bytes: list.reduce((sum, url) => sum + gzipped(url), 0), files: list.map((url) => new URL(url).pathname) };
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  return out;
 }
 
 async function waitForHealth() {

@@ -58,6 +58,17 @@ async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null 
   return plan && user ? { plan, userId } : null;
 }
 
+/** Why the invoice's payment failed, as the card's bank said it: its PaymentIntent's last error. */
+async function declineMessage(deps: PaymentsDeps, invoice: Stripe.Invoice): Promise<string | null> {
+  const { stripe } = deps.gateway;
+  const full = await stripe.invoices.retrieve(invoice.id!, { expand: ["payments"] });
+  const payments = full.payments?.data ?? [];
+  const ref = payments[payments.length - 1]?.payment?.payment_intent;
+  if (!ref) return null;
+  const intent = typeof ref === "string" ? await stripe.paymentIntents.retrieve(ref) : ref;
+  return intent.last_payment_error?.message ?? null;
+}
+
 async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<void> {
   const { stripe } = deps.gateway;
   switch (event.type) {
@@ -89,7 +100,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
         // One row per failed attempt of an invoice (a first payment refused on the page is recorded as failed:<invoice> too).
         gatewayRef: `failed:${invoice.id}${invoice.attempt_count > 1 ? `:${invoice.attempt_count}` : ""}`,
         walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
-        message: invoice.last_finalization_error?.message ?? FAILED_STATUS,
+        message: (await declineMessage(deps, invoice)) ?? FAILED_STATUS,
         now: deps.clock.now(),
       });
       return;

@@ -265,4 +265,44 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     expect(row).toMatchObject({ cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
     expect(await t.db.selectFrom("webhook_events").select("id").where("id", "=", "evt_replayed_1").execute()).toHaveLength(1);
   });
+
+  it("a renewal the card refuses is recorded 'Payment failed' and the plan is not extended", async () => {
+    const { userId, token } = await customer(t, "renewal-declined@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "renewal-declined@example.com" });
+    const paidUntil = res.body.data.subscription.sub_exp_date as string;
+    // The customer's card is replaced by one that declines (as if it had been cancelled by the bank).
+    const { stripe } = t.api.payments.gateway;
+    const user = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow();
+    const declining = await paymentMethod(t, DECLINED);
+    await stripe.paymentMethods.attach(declining, { customer: user.stripe_customer_id! });
+    await stripe.subscriptions.update(res.body.data.subscription.stripe_sub_id, { default_payment_method: declining });
+    try {
+      await t.post("/dev/clock", { form: { days: "32" } });
+      const rows = await t.db.selectFrom("transactions").select(["status", "failure_message"]).where("user_id", "=", userId).orderBy("id").execute();
+      expect(rows).toEqual([
+        { status: "paid", failure_message: null },
+        { status: "Payment failed", failure_message: "Your card was declined." },
+      ]);
+      const row = await t.db.selectFrom("subscriptions").select("sub_exp_date").where("user_id", "=", userId).executeTakeFirstOrThrow();
+      expect(row.sub_exp_date).toBe(paidUntil);
+      expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("with auto-renewal off the subscription ends at its period end, without another charge", async () => {
+    const { userId, token } = await customer(t, "no-renewal@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "no-renewal@example.com" });
+    await t.api.payments.gateway.stripe.subscriptions.update(res.body.data.subscription.stripe_sub_id, { cancel_at_period_end: true });
+    const row = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
+    try {
+      await t.post("/dev/clock", { form: { days: "32" } });
+      expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+      expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
+    } finally {
+      t.clock.reset();
+    }
+  });
 });

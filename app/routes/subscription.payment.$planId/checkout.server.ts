@@ -30,6 +30,8 @@ export type CheckoutState = {
   accountEmail: string | null;
   visitor: VisitorStep | null;
   savedCards: SavedCard[];
+  /** The saved cards could not be loaded (commerce §8: 'Failed to fetch payment method list'). */
+  cardsFailed: boolean;
   gateway: { mode: "live" | "sandbox"; publishable_key: string };
   coupon: CouponQuote | null;
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
@@ -102,6 +104,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     accountEmail: me?.ok ? me.data.email : null,
     visitor: me?.ok ? null : visitorStep(flow),
     savedCards: cards?.ok ? cards.data : [],
+    cardsFailed: Boolean(me?.ok && cards && !cards.ok),
     gateway: gateway.data,
     coupon,
     idempotencyKey: randomBytes(18).toString("base64url"),

@@ -9,6 +9,7 @@ import { Logo } from "~/components/logo";
 import { MenuShell } from "~/components/menu-shell";
 import { ResendForm } from "~/components/resend-form";
 import { SubmitButton } from "~/components/submit-button";
+import { Toasts } from "~/components/toasts";
 import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/schemas/checkout";
 import type { SignupPasswordFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
@@ -55,11 +56,18 @@ export default function CheckoutPage() {
   );
 }
 
+/** Forms whose refusal is also a toast (commerce §4: a failed payment shows inline and as a toast). */
+const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted"]);
+
 function Checkout({ state }: { state: CheckoutState }) {
   const { plan } = state;
   const summary = orderSummary(plan, state.coupon);
+  const actionData = useActionData<PaymentActionData>();
+  const idle = useNavigation().state === "idle";
+  const failed = idle && actionData?.serverError && TOASTED_FORMS.has(actionData.form ?? "") ? actionData.serverError : null;
   return (
     <div className="checkout">
+      {failed ? <Toasts toasts={[{ message: failed, type: "error" }]} /> : null}
       <nav aria-label="Breadcrumb" className="breadcrumb">
         <ol>
           <li>
@@ -72,6 +80,11 @@ function Checkout({ state }: { state: CheckoutState }) {
       {state.notice ? (
         <p className="notice" role="status">
           {state.notice}
+        </p>
+      ) : null}
+      {state.cardsFailed ? (
+        <p className="notice" role="alert">
+          Failed to fetch payment method list
         </p>
       ) : null}
       <div className="checkout-grid">
