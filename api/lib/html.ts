@@ -7,3 +7,23 @@ export function escapeHtml(value: string): string {
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&#39;");
 }
+
+/** A sandbox's page: plain HTML, no scripts or inline styles (the portal's CSP), one stylesheet. */
+export function sandboxPage(title: string, stylesheetHref: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${escapeHtml(stylesheetHref)}">
+</head>
+<body>
+<main class="card">
+${body}
+</main>
+</body>
+</html>
+`;
+}

@@ -4,7 +4,7 @@
  * styles, so it works without JavaScript and under a strict Content-Security-Policy.
  */
 
-import { escapeHtml } from "../lib/html";
+import { escapeHtml, sandboxPage } from "../lib/html";
 
 export { escapeHtml };
 
@@ -20,24 +20,6 @@ const BRANDS: Record<SandboxKind, string> = { google: "Google", apple: "Apple" }
 export const INVALID_EMAIL_MESSAGE = "Please enter a valid email address";
 
 
-function layout(title: string, stylesheetHref: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${escapeHtml(stylesheetHref)}">
-</head>
-<body>
-<main class="card">
-${body}
-</main>
-</body>
-</html>
-`;
-}
 
 function sandboxNotice(kind: SandboxKind): string {
   return `<p class="notice" role="note"><strong>Sandbox:</strong> this is not ${BRANDS[kind]}. It is the development stand-in
@@ -77,7 +59,7 @@ ${invalid ? `<p class="error" id="email-error">${escapeHtml(o.emailError ?? "")}
 <button type="submit" name="action" value="cancel" class="secondary">Cancel</button>
 </div>
 </form>`;
-  return layout(title, o.stylesheetHref, body);
+  return sandboxPage(title, o.stylesheetHref, body);
 }
 
 export interface ErrorPageOptions {
@@ -94,7 +76,7 @@ ${sandboxNotice(o.kind)}
 <p class="error-code">Error: <code>${escapeHtml(o.error)}</code></p>
 ${o.description ? `<p class="error-description">${escapeHtml(o.description)}</p>` : ""}
 <p>Go back to the site you came from and try signing in again.</p>`;
-  return layout(title, o.stylesheetHref, body);
+  return sandboxPage(title, o.stylesheetHref, body);
 }
 
 export const SANDBOX_STYLESHEET = `*{box-sizing:border-box}

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../lib/html";
+import { escapeHtml, sandboxPage } from "../../lib/html";
 import { TEST_CARDS, groupedNumber } from "./cards";
 
 /*
@@ -35,24 +35,6 @@ export interface CardFormState {
 
 export const EMPTY_FORM: CardFormState = { values: {}, fieldErrors: {}, formError: null };
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
-</head>
-<body>
-<main class="card">
-${body}
-</main>
-</body>
-</html>
-`;
-}
 
 const SANDBOX_NOTICE = `<p class="notice" role="note"><strong>Sandbox:</strong> this is not Stripe. It is the development
 stand-in for Stripe's payment pages: no card is charged and nothing you enter leaves this server.</p>`;
@@ -138,7 +120,7 @@ ${view.cancelUrl ? `<a class="secondary" href="${escapeHtml(view.cancelUrl)}">Ca
 </div>
 </form>
 ${testCardsNote()}`;
-  return layout(title, body);
+  return sandboxPage(title, STYLESHEET_PATH, body);
 }
 
 export interface MessagePageView {
@@ -153,7 +135,7 @@ export function renderMessagePage(view: MessagePageView): string {
 ${SANDBOX_NOTICE}
 <p>${escapeHtml(view.message)}</p>
 ${view.link ? `<p><a href="${escapeHtml(view.link.href)}">${escapeHtml(view.link.text)}</a></p>` : ""}`;
-  return layout(view.title, body);
+  return sandboxPage(view.title, STYLESHEET_PATH, body);
 }
 
 export interface InvoicePageView {
@@ -190,7 +172,7 @@ ${view.email ? `<div><dt>Billed to</dt><dd>${escapeHtml(view.email)}</dd></div>`
 </dl>
 ${summary(view.rows, view.total)}
 ${pay}`;
-  return layout(title, body);
+  return sandboxPage(title, STYLESHEET_PATH, body);
 }
 
 export const STYLESHEET = `*{box-sizing:border-box}
