@@ -5,7 +5,7 @@ import type { Plan, User } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { ApiError } from "../lib/http";
 import { type CouponCheck, checkCoupon } from "./coupons";
-import { type CardDetails, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard, addMonthsUtc } from "./records";
+import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { type StripeSetup, isCardError } from "./stripe-client";
 
 /*
@@ -140,6 +140,20 @@ export function invoiceSubscriptionId(invoice: Stripe.Invoice): string | null {
   return typeof sub === "string" ? sub : (sub?.id ?? null);
 }
 
+/**
+ * The plan's free months ('1 Year (+2 Months Free)'): the next charge moves to the end of them, as a
+ * free period at Stripe (trial_end), so the first payment buys the paid period plus the free months.
+ */
+async function giveFreeMonths(deps: PaymentsDeps, subscription: Stripe.Subscription, until: Date): Promise<void> {
+  const trialEnd = Math.floor(until.getTime() / 1000);
+  if (subscription.trial_end === trialEnd || subscription.status === "canceled") return;
+  await deps.gateway.stripe.subscriptions.update(
+    subscription.id,
+    { trial_end: trialEnd, proration_behavior: "none" },
+    { idempotencyKey: `free-months-${subscription.id}-${trialEnd}` },
+  );
+}
+
 /** Records a paid subscription invoice (first or renewal), with the subscription's metadata naming user and plan. */
 export async function recordStripeInvoice(
   deps: PaymentsDeps,
@@ -150,6 +164,11 @@ export async function recordStripeInvoice(
 ): Promise<number> {
   const item = subscription.items.data[0];
   const first = invoice.billing_reason === "subscription_create";
+  // The period this invoice paid for (the subscription's own period may have moved on since).
+  const line = invoice.lines?.data?.[0]?.period;
+  const periodStart = fromUnix(line?.start ?? item?.current_period_start ?? invoice.period_start);
+  const periodEnd = fromUnix(line?.end ?? item?.current_period_end ?? invoice.period_end);
+  if (first && plan.extra_months > 0) await giveFreeMonths(deps, subscription, accessEndOf(plan, periodEnd, true));
   const couponCode = subscription.metadata?.coupon_code || null;
   const couponId = subscription.metadata?.coupon_id ? Number(subscription.metadata.coupon_id) : null;
   const row = await recordPaidInvoice(deps.db, {
@@ -160,8 +179,8 @@ export async function recordStripeInvoice(
     gateway: "stripe",
     walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
     stripeSubId: subscription.id,
-    periodStart: fromUnix(item?.current_period_start ?? invoice.period_start),
-    periodEnd: fromUnix(item?.current_period_end ?? invoice.period_end),
+    periodStart,
+    periodEnd,
     first,
     couponId: first ? couponId : null,
     couponCode: first ? couponCode : null,

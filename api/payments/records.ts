@@ -56,14 +56,19 @@ export interface PaidInvoice {
   now: Date;
 }
 
+/** When access bought by a payment ends: the paid period, plus the plan's free months on the first one. */
+export function accessEndOf(plan: Pick<Plan, "extra_months">, periodEnd: Date, first: boolean): Date {
+  return first ? addMonthsUtc(periodEnd, plan.extra_months) : periodEnd;
+}
+
 /**
  * Records a successful payment: the subscription (created, or its paid-through date moved on),
- * the transaction and its invoice, once per gatewayRef. The plan's free months extend access past
- * the paid period. Returns the subscription row.
+ * the transaction and its invoice, once per gatewayRef. The plan's free months extend the first
+ * period. Returns the subscription row.
  */
 export async function recordPaidInvoice(db: Database, paid: PaidInvoice): Promise<Subscription> {
   const { plan } = paid;
-  const accessEnd = addMonthsUtc(paid.periodEnd, plan.extra_months).toISOString();
+  const accessEnd = accessEndOf(plan, paid.periodEnd, paid.first).toISOString();
   const now = paid.now.toISOString();
   return db.transaction().execute(async (trx) => {
     let subscription = paid.stripeSubId

@@ -305,4 +305,30 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
       t.clock.reset();
     }
   });
+
+  it("free months come once: the 1-year plan's first payment lasts 14 months, the renewal then bills 12", async () => {
+    const { userId, token } = await customer(t, "free-months@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 5, email: "free-months@example.com" });
+    expect(res.status, res.text).toBe(200);
+    const sub = res.body.data.subscription;
+    const months = (iso: string) => (Date.parse(iso) - Date.parse(sub.sub_start_date)) / (30.44 * DAY);
+    expect(months(sub.sub_exp_date)).toBeCloseTo(14, 0);
+    // At Stripe the next charge waits for the end of the free months.
+    const atStripe = await t.api.payments.gateway.stripe.subscriptions.retrieve(sub.stripe_sub_id);
+    expect(atStripe.trial_end! * 1000).toBe(Date.parse(sub.sub_exp_date));
+    try {
+      await t.post("/dev/clock", { form: { days: String(13 * 31) } });
+      expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+      await t.post("/dev/clock", { form: { days: "30" } });
+      const rows = await t.db.selectFrom("transactions").select(["status", "amount_cents"]).where("user_id", "=", userId).orderBy("id").execute();
+      expect(rows).toEqual([
+        { status: "paid", amount_cents: 7188 },
+        { status: "paid", amount_cents: 7188 },
+      ]);
+      const renewed = await t.db.selectFrom("subscriptions").select("sub_exp_date").where("user_id", "=", userId).executeTakeFirstOrThrow();
+      expect(months(renewed.sub_exp_date)).toBeCloseTo(26, 0);
+    } finally {
+      t.clock.reset();
+    }
+  });
 });

@@ -44,6 +44,9 @@ export const subscriptionCreateParams = z.object({
 
 export const subscriptionUpdateParams = z.object({
   cancel_at_period_end: zBool.optional(),
+  // A free period until this time: no charge until then, and the billing cycle restarts there.
+  trial_end: z.coerce.number().int().positive().optional(),
+  proration_behavior: zText.optional(),
   default_payment_method: zText.optional(),
   description: zText.optional(),
   metadata: zMetadata.optional(),
@@ -506,6 +509,16 @@ export async function updateSubscription(ops: Ops, id: string, p: z.output<typeo
     }
     sub.default_payment_method = p.default_payment_method;
   }
+  if (p.trial_end !== undefined && p.trial_end !== sub.trial_end) {
+    if (p.trial_end <= ops.now) throw invalidRequest("Invalid timestamp: must be an integer Unix timestamp in the future.", { param: "trial_end" });
+    if (sub.status !== "active" && sub.status !== "trialing") throw invalidRequest("Only an active subscription can be given a trial.", { param: "trial_end" });
+    sub.trial_start = sub.trial_start ?? ops.now;
+    sub.trial_end = p.trial_end;
+    sub.status = "trialing";
+    sub.billing_cycle_anchor = p.trial_end;
+    itemOf(sub).current_period_end = p.trial_end;
+    if (sub.cancel_at_period_end) sub.cancel_at = p.trial_end;
+  }
   if (p.description !== undefined) sub.description = p.description;
   sub.metadata = applyMetadata(sub.metadata, p.metadata);
   const changed = previousAttributes(before, sub);
@@ -552,7 +565,7 @@ export async function cancelSubscription(ops: Ops, id: string): Promise<SbSubscr
   return endSubscription(ops, sub, "cancellation_requested");
 }
 
-const LISTED_BY_DEFAULT: SubscriptionStatus[] = ["active", "past_due", "unpaid", "incomplete"];
+const LISTED_BY_DEFAULT: SubscriptionStatus[] = ["active", "trialing", "past_due", "unpaid", "incomplete"];
 
 export async function listSubscriptions(store: SandboxStore, p: z.output<typeof subscriptionListParams>): Promise<SbSubscription[]> {
   const subs = await store.list("subscription", p.customer);
@@ -573,7 +586,7 @@ export async function listSubscriptions(store: SandboxStore, p: z.output<typeof 
  */
 export async function runDueRenewal(ops: Ops, id: string): Promise<number | null> {
   const sub = await ops.store.get("subscription", id);
-  if (!sub || (sub.status !== "active" && sub.status !== "past_due")) return null;
+  if (!sub || !RENEWABLE.includes(sub.status)) return null;
   const end = currentPeriodEnd(sub);
   if (end > ops.now) return null;
   // Everything happens at the period's end, as with Stripe's test clocks.
@@ -604,15 +617,19 @@ export async function runDueRenewal(ops: Ops, id: string): Promise<number | null
   const result = await attemptInvoicePayment(at, draft.invoice.id, await defaultPaymentMethod(at, sub));
   const after = await ops.store.require("subscription", id);
   if (!result.ok) after.status = "past_due";
+  else if (after.status === "trialing") after.status = "active";
   await ops.store.save("subscription", after);
   await at.emit("customer.subscription.updated", after, previousAttributes(before, after));
   return after.status === "active" && nextEnd <= ops.now ? nextEnd : null;
 }
 
+/** The statuses whose period end brings a renewal (or the end). */
+const RENEWABLE: SubscriptionStatus[] = ["active", "trialing", "past_due"];
+
 /** The subscriptions with something due at `now`, soonest first. */
 export async function dueSubscriptions(store: SandboxStore, now: number): Promise<{ id: string; due: number }[]> {
   return (await store.list("subscription"))
-    .filter((sub) => (sub.status === "active" || sub.status === "past_due") && currentPeriodEnd(sub) <= now)
+    .filter((sub) => RENEWABLE.includes(sub.status) && currentPeriodEnd(sub) <= now)
     .map((sub) => ({ id: sub.id, due: currentPeriodEnd(sub) }))
     .sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
 }

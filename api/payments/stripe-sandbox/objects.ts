@@ -163,7 +163,7 @@ export interface SbDiscount {
   subscription_item: null;
 }
 
-export type SubscriptionStatus = "incomplete" | "incomplete_expired" | "active" | "past_due" | "canceled" | "unpaid";
+export type SubscriptionStatus = "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid";
 
 export interface SbSubscriptionItem {
   id: string;
@@ -203,8 +203,8 @@ export interface SbSubscription extends Base<"subscription"> {
   start_date: number;
   status: SubscriptionStatus;
   test_clock: null;
-  trial_end: null;
-  trial_start: null;
+  trial_end: number | null;
+  trial_start: number | null;
 }
 
 export interface SbInvoiceLine {
