@@ -37,7 +37,22 @@ export const PAYMENT_MESSAGES = {
   failed: "Failed to create Stripe payment",
   sessionNotFound: "This payment session was not found.",
   sessionUnpaid: "The payment was not completed.",
+  alreadyCurrent: "This is already your current plan.",
 } as const;
+
+/** Buying the plan one already has, still renewing, would only pay twice: refused (409). */
+async function refuseCurrentPlan(deps: PaymentsDeps, user: User, plan: Plan): Promise<void> {
+  const current = await deps.db
+    .selectFrom("subscriptions")
+    .select("id")
+    .where("user_id", "=", user.id)
+    .where("plan_id", "=", plan.id)
+    .where("sub_exp_date", ">", deps.clock.now().toISOString())
+    .where("cancel_at_period_end", "=", 0)
+    .where("billing_type", "=", "recurring")
+    .executeTakeFirst();
+  if (current) throw new ApiError(409, PAYMENT_MESSAGES.alreadyCurrent, { fields: { planId: [PAYMENT_MESSAGES.alreadyCurrent] } });
+}
 
 export type CardPaymentOutcome =
   | { status: "paid"; subscriptionId: number }
@@ -260,6 +275,7 @@ export async function payWithCard(
       .executeTakeFirst();
     if (!saved) throw new ApiError(404, PAYMENT_MESSAGES.savedCardNotFound, { fields: { paymentMethodId: [PAYMENT_MESSAGES.savedCardNotFound] } });
   }
+  await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
   const amount = coupon ? coupon.totalCents : plan.discounted_price_cents;
@@ -374,6 +390,7 @@ export async function startCheckoutSession(
 ): Promise<{ id: string; url: string }> {
   const { stripe } = deps.gateway;
   const { user, plan, key } = input;
+  await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
   const price = await ensurePrice(deps, plan);

@@ -159,7 +159,7 @@ export const paymentRoutes = [
     errors: {
       402: "The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed').",
       404: `'This plan does not exist.' or '${PAYMENT_MESSAGES.savedCardNotFound}'`,
-      409: `'${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       422: `Validation; '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used (its reason, under errors.fields.coupon); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
     },
@@ -232,6 +232,7 @@ export const paymentRoutes = [
     },
     errors: {
       404: "'This plan does not exist.'",
+      409: `'${PAYMENT_MESSAGES.alreadyCurrent}'`,
       422: "Validation; a coupon that cannot be used (its reason, under errors.fields.coupon); a return_path that is not a payment page",
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
     },

@@ -1796,7 +1796,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1871,6 +1871,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This is already your current plan.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Validation; a coupon that cannot be used (its reason, under errors.fields.coupon); a return_path that is not a payment page */

@@ -137,6 +137,11 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     expect(again.body.data.subscription.plan_id).toBe(5);
     expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(2);
 
+    // The plan one already has, still renewing, is not sold twice.
+    const twice = await pay(t, token, { type: "saved-card", paymentMethodId: pm, planId: 5, email: "saved@example.com" });
+    expect(twice.status).toBe(409);
+    expect(twice.body.message).toBe("This is already your current plan.");
+
     const stranger = await customer(t, "stranger@example.com");
     const refused = await pay(t, stranger.token, { type: "saved-card", paymentMethodId: pm, planId: 1, email: "stranger@example.com" });
     expect(refused.status).toBe(404);
