@@ -279,6 +279,37 @@ export interface DesktopCodesTable {
   used_at: string | null;
 }
 
+export type CryptoInvoiceKind = "purchase" | "renewal";
+
+/** Our record of a BitPay invoice: a purchase at checkout, or a renewal invoice emailed before expiry. */
+export interface CryptoInvoicesTable {
+  id: Generated<number>;
+  uuid: string;
+  user_id: number;
+  plan_id: number;
+  kind: CryptoInvoiceKind;
+  subscription_id: number | null;
+  renewal_key: string | null;
+  amount_cents: number;
+  currency: Generated<string>;
+  bitpay_invoice_id: string | null;
+  invoice_url: string | null;
+  status: string;
+  exception_status: string | null;
+  email: string;
+  activated_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The crypto sandbox's invoices, as BitPay answers them (JSON). */
+export interface BitpaySandboxInvoicesTable {
+  id: string;
+  data: string;
+  /** Unix seconds (business time). */
+  created: number;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -298,6 +329,8 @@ export interface DB {
   payment_requests: PaymentRequestsTable;
   webhook_events: WebhookEventsTable;
   stripe_sandbox_objects: StripeSandboxObjectsTable;
+  crypto_invoices: CryptoInvoicesTable;
+  bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -317,3 +350,4 @@ export type DesktopCode = Selectable<DesktopCodesTable>;
 export type Coupon = Selectable<CouponsTable>;
 export type PaymentMethod = Selectable<PaymentMethodsTable>;
 export type Transaction = Selectable<TransactionsTable>;
+export type CryptoInvoice = Selectable<CryptoInvoicesTable>;
