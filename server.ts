@@ -46,7 +46,7 @@ app.use(
         "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com")],
         // A form post that redirects to a live identity provider (or Stripe's hosted payment page) is
         // checked against form-action too.
-        "form-action": ["'self'", ...liveIdentityOrigins(), stripeOn("https://checkout.stripe.com")],
+        "form-action": ["'self'", ...liveIdentityOrigins(), stripeOn("https://checkout.stripe.com"), bitpayOn()],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
@@ -80,6 +80,8 @@ app.use("/build", express.static(path.join(ROOT, "public/build"), { immutable: t
 // Other public files (favicon.ico, robots.txt) all have an extension; page paths never stat the disk.
 const publicFiles = express.static(path.join(ROOT, "public"), { maxAge: "1h", index: false });
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
+// Apple Pay's domain verification file has no extension; served when public/ has it (README, Wallets).
+app.get("/.well-known/apple-developer-merchantid-domain-association", publicFiles);
 
 let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
 if (env.embeddedApi) {
@@ -97,7 +99,14 @@ app.get("/healthz", async (_req, res) => {
 });
 
 // Paths that verify their posts their own way (bearer tokens, signatures, provider form_post).
-const CROSS_SITE_POST_EXEMPT = [/^\/api(\/|$)/, /^\/dev(\/|$)/, /^\/auth\/apple\/callback$/, /^\/webhooks\//];
+const CROSS_SITE_POST_EXEMPT = [
+  /^\/api(\/|$)/,
+  /^\/dev(\/|$)/,
+  /^\/auth\/apple\/callback$/,
+  /^\/webhooks\//,
+  // The spec's Apple Pay charge: the bearer-token API at a path outside /api.
+  /^\/payments\/apple\/charge$/,
+];
 
 /** Refuses cookie-authenticated posts from other origins, on top of SameSite=Lax cookies (DESIGN §4). */
 function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
@@ -177,7 +186,18 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 
 /** Origins of the identity providers that are live (sandbox ones are served from this origin). */
 /** The checkout's pages: the only ones that load Stripe.js or go to Stripe's hosted page. */
-const CHECKOUT_PATH = /^\/(subscription\/)?payment\/\d+(\.data)?$/;
+const CHECKOUT_PATH = /^\/((subscription\/)?payment\/\d+|demo)(\.data)?$/;
+
+/** Pages whose forms go on to BitPay's invoice page (the checkout's crypto panel, the due invoice). */
+const CRYPTO_PAGE = /^\/((subscription\/)?payment\/\d+|subscription\/bitpay-pay-due-invoice\/[^/]+)(\.data)?$/;
+
+/** BitPay's origin in form-action on the pages that redirect there, with live BitPay only. */
+function bitpayOn() {
+  return (req: unknown) =>
+    process.env.BITPAY_API_TOKEN && CRYPTO_PAGE.test((req as express.Request).path)
+      ? new URL(process.env.BITPAY_BASE_URL || "https://test.bitpay.com/").origin
+      : "'self'";
+}
 
 /** A CSP source allowed only on the checkout with live Stripe ('self' elsewhere, which adds nothing). */
 function stripeOn(source: string) {

@@ -20,6 +20,9 @@ import {
   createStripeSandbox,
 } from "./payments/stripe-sandbox";
 import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
+import { createBitPayClient } from "./payments/bitpay/client";
+import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "./payments/bitpay/sandbox";
+import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "./payments/crypto";
 import { createTrustFunction } from "./lib/trust-proxy";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 
@@ -45,6 +48,8 @@ export interface Api {
   db: Database;
   /** The card gateway (live Stripe or the sandbox) and what it records into: for tests and scripts. */
   payments: PaymentsDeps;
+  /** Crypto invoices (BitPay live or the crypto sandbox): for tests and scripts. */
+  crypto: CryptoDeps;
   /** Waits for mail still being sent, closes the SMTP transport, and closes the database when createApi() opened it. */
   close(): Promise<void>;
 }
@@ -98,9 +103,42 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   }
   Object.assign(payments, { db, clock, logger, gateway, publicUrl: config.publicUrl } satisfies PaymentsDeps);
 
-  const limiter = new RateLimiter(db);
   const mailSandbox = config.integrations.mail === "sandbox";
   const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
+
+  // Crypto invoices: live BitPay, or the crypto sandbox on its own loopback port; the sandbox
+  // delivers its notifications to the same handler as BitPay's (secret included).
+  let bitpaySandbox: BitPaySandbox | undefined;
+  let bitpaySandboxServer: { close(): Promise<void> } | undefined;
+  const crypto = {} as CryptoDeps;
+  let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
+  if (!bitpay) {
+    bitpaySandbox = createBitPaySandbox({
+      db,
+      clock,
+      publicUrl: config.publicUrl,
+      logger,
+      deliverNotification: async (url, payload) => {
+        const secret = new URL(url).searchParams.get("secret");
+        await handleBitPayNotification(crypto, secret, JSON.parse(payload));
+      },
+    });
+    const listening = await bitpaySandbox.listen();
+    bitpaySandboxServer = listening;
+    bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: BITPAY_SANDBOX_TOKEN });
+  }
+  Object.assign(crypto, {
+    db,
+    clock,
+    logger,
+    bitpay,
+    mail,
+    publicUrl: config.publicUrl,
+    // Live notifications carry the configured secret (required with a BitPay token); the sandbox's a known one.
+    notificationSecret: config.bitpay.notificationSecret ?? "bitpay-sandbox-notification-secret",
+  } satisfies CryptoDeps);
+
+  const limiter = new RateLimiter(db);
   const ctx: ApiContext = {
     config,
     db,
@@ -110,10 +148,20 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     loginThrottle: new LoginThrottle(limiter, config.login),
     mail,
     payments,
+    crypto,
     async runDueJobs() {
       await stripeSandbox?.advance();
+      await bitpaySandbox?.advance();
+      await createDueRenewalInvoices(crypto);
     },
   };
+
+  // What comes due with time (crypto renewal invoices 3 days before expiry) also runs on a timer;
+  // every job is claimed in the database, so several instances do each thing once.
+  const jobs = setInterval(() => {
+    ctx.runDueJobs().catch((error) => logger.error(`Scheduled jobs failed: ${error instanceof Error ? error.message : String(error)}`));
+  }, config.jobsIntervalMs);
+  jobs.unref();
 
   const app = express();
   app.disable("x-powered-by");
@@ -136,6 +184,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   app.use("/api", notFound);
   app.use("/api", errorHandler(logger));
+  app.use("/payments/apple/charge", errorHandler(logger)); // the Apple Pay charge at the spec's path (routes/wallets.ts): error envelopes too
 
   // The identity sandbox (an OpenID provider standing in for Google and Apple) exists only for the
   // providers that are in sandbox mode; a live provider's sandbox paths go to next().
@@ -156,8 +205,10 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     });
   }
 
-  // The Stripe sandbox's browser pages (hosted checkout, invoices, the inline card form's tokenizer).
-  if (stripeSandbox) app.use(stripeSandbox.browserRouter);
+  // The sandboxes' browser pages (hosted checkout, invoices, the card tokenizer; the crypto invoice
+  // page), wrapped so that they stay out of the API's own route table.
+  if (stripeSandbox) app.use((req, res, next) => stripeSandbox!.browserRouter(req, res, next));
+  if (bitpaySandbox) app.use((req, res, next) => bitpaySandbox!.browserRouter(req, res, next));
 
   // The test clock exists only in sandbox mode, with a clock it can move.
   if (config.sandbox && isMovable(clock)) {
@@ -176,10 +227,13 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     app,
     db,
     payments,
+    crypto,
     async close() {
       await mail.close().catch(() => undefined);
       await identitySandbox?.close().catch(() => undefined);
+      clearInterval(jobs);
       await stripeSandboxServer?.close().catch(() => undefined);
+      await bitpaySandboxServer?.close().catch(() => undefined);
       if (ownsDb) await db.destroy();
     },
   };

@@ -79,6 +79,18 @@ export interface ApiConfig {
     webhookSecret?: string;
     apiVersion: string;
   };
+  /**
+   * Crypto invoices through BitPay's POS facade: live when BITPAY_API_TOKEN is set (BITPAY_BASE_URL,
+   * BitPay's test host by default), else the in-process crypto sandbox. Notifications must carry
+   * BITPAY_NOTIFICATION_SECRET (required live).
+   */
+  bitpay: {
+    token?: string;
+    baseUrl: string;
+    notificationSecret?: string;
+  };
+  /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
+  jobsIntervalMs: number;
   /** True when every integration is in sandbox mode ("sandbox mode": demo account, test clock). */
   sandbox: boolean;
   /** NODE_ENV === "production". */
@@ -263,6 +275,11 @@ const envSchema = z
       message: "expected a Stripe API version such as 2026-10-28.endive",
     }),
     BITPAY_API_TOKEN: optionalString,
+    BITPAY_BASE_URL: httpUrl,
+    BITPAY_NOTIFICATION_SECRET: optionalString.refine((v) => v === undefined || v.length >= 24, {
+      message: "expected at least 24 random characters",
+    }),
+    JOBS_INTERVAL_SECONDS: positiveInteger,
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
     GOOGLE_ISSUER: httpUrl,
@@ -278,6 +295,10 @@ const envSchema = z
     NODE_ENV: optionalString,
   })
   .superRefine((e, ctx) => {
+    // Live BitPay notifications are only believed with their secret.
+    if (e.BITPAY_API_TOKEN && !e.BITPAY_NOTIFICATION_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["BITPAY_NOTIFICATION_SECRET"], message: "required when BITPAY_API_TOKEN is set" });
+    }
     // Live Stripe needs the browser's key and the webhook signing secret too.
     if (e.STRIPE_SECRET_KEY) {
       for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) {
@@ -352,6 +373,12 @@ export function loadApiConfig(
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
       apiVersion: e.STRIPE_API_VERSION ?? STRIPE_API_VERSION,
     },
+    bitpay: {
+      token: e.BITPAY_API_TOKEN,
+      baseUrl: e.BITPAY_BASE_URL ?? "https://test.bitpay.com/",
+      notificationSecret: e.BITPAY_NOTIFICATION_SECRET,
+    },
+    jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
     integrations,
     sandbox: Object.values(integrations).every((m) => m === "sandbox"),
     production: e.NODE_ENV === "production",

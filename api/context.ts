@@ -4,6 +4,7 @@ import type { Clock } from "./lib/clock";
 import type { MailService } from "./lib/mailer";
 import type { LoginThrottle, RateLimiter } from "./lib/rate-limit";
 import type { PaymentsDeps } from "./payments/card-payments";
+import type { CryptoDeps } from "./payments/crypto";
 
 export type Logger = Pick<Console, "info" | "warn" | "error">;
 
@@ -19,6 +20,8 @@ export interface ApiContext {
   mail: MailService;
   /** Card payments: the Stripe SDK (live, or pointed at the Stripe sandbox) and what it records into. */
   payments: PaymentsDeps;
+  /** Crypto invoices: the BitPay client (live, or pointed at the crypto sandbox) and what it records into. */
+  crypto: CryptoDeps;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
   runDueJobs(): Promise<void>;
 }

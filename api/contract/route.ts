@@ -125,7 +125,9 @@ export function registerRoutes(app: Express, ctx: ApiContext, routes: readonly A
     byPath.set(r.path, list);
   }
 
-  for (const [path, list] of byPath) {
+  // Literal paths before paths with parameters, so /x/pay is never taken for /x/{id}.
+  const paths = [...byPath].sort(([a], [b]) => Number(a.includes("{")) - Number(b.includes("{")));
+  for (const [path, list] of paths) {
     const expressRoute = app.route(expressPath(path));
     const methods: string[] = [];
     for (const r of list) {

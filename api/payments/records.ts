@@ -39,10 +39,14 @@ export interface PaidInvoice {
   /** The gateway's id of this payment (Stripe in_... or pi_...). */
   gatewayRef: string;
   amountCents: number;
-  gateway: "stripe";
+  gateway: "stripe" | "bitpay";
   walletPaymentType: string;
   /** The gateway's subscription (recurring plans); null for one-time payments. */
   stripeSubId: string | null;
+  /** Our subscription this payment renews, when the gateway has none (a crypto renewal). */
+  subscriptionId?: number | null;
+  /** subs_status of a new subscription (default: renewing). */
+  subsStatus?: string;
   periodStart: Date;
   /** When the paid period ends at the gateway (recurring) or the plan's term ends (one-time). */
   periodEnd: Date;
@@ -73,7 +77,9 @@ export async function recordPaidInvoice(db: Database, paid: PaidInvoice): Promis
   return db.transaction().execute(async (trx) => {
     let subscription = paid.stripeSubId
       ? await trx.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", paid.stripeSubId).executeTakeFirst()
-      : undefined;
+      : paid.subscriptionId
+        ? await trx.selectFrom("subscriptions").selectAll().where("id", "=", paid.subscriptionId).executeTakeFirst()
+        : undefined;
 
     const existing = await trx
       .selectFrom("transactions")
@@ -94,8 +100,8 @@ export async function recordPaidInvoice(db: Database, paid: PaidInvoice): Promis
           user_id: paid.userId,
           plan_id: plan.id,
           title: plan.title,
-          subscription_by: "stripe",
-          subs_status: RENEWING,
+          subscription_by: paid.gateway,
+          subs_status: paid.subsStatus ?? RENEWING,
           billing_type: plan.billing_type,
           stripe_sub_id: paid.stripeSubId,
           sub_start_date: paid.periodStart.toISOString(),
@@ -166,6 +172,7 @@ export async function recordFailedPayment(
     walletPaymentType: string;
     message: string;
     now: Date;
+    gateway?: "stripe" | "bitpay";
   },
 ): Promise<void> {
   await db
@@ -177,7 +184,7 @@ export async function recordFailedPayment(
       amount_cents: failed.amountCents,
       currency: "usd",
       status: FAILED_STATUS,
-      payment_gateway: "stripe",
+      payment_gateway: failed.gateway ?? "stripe",
       wallet_payment_type: failed.walletPaymentType,
       gateway_ref: failed.gatewayRef,
       coupon_code: null,

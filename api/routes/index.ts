@@ -2,6 +2,7 @@ import type { AnyRoute } from "../contract/route";
 import { accountRoutes } from "./account";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
+import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
 import { paymentRoutes } from "./payments";
 import { planRoutes } from "./plans";
@@ -9,6 +10,7 @@ import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
 import { subscriptionRoutes } from "./subscription";
 import { userRoutes } from "./user";
+import { walletRoutes } from "./wallets";
 
 /** Every route of the product API, in the order of the OpenAPI document. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -16,6 +18,8 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...subscriptionRoutes,
   ...planRoutes,
   ...paymentRoutes,
+  ...walletRoutes,
+  ...cryptoRoutes,
   ...accountRoutes,
   ...publicRoutes,
   ...signupRoutes,

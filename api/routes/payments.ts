@@ -102,14 +102,14 @@ export function publicCard(card: PaymentMethod): z.infer<typeof SavedCardSchema>
   };
 }
 
-async function planOrError(ctx: ApiContext, planId: number) {
+export async function planOrError(ctx: ApiContext, planId: number) {
   const plan = await findPlan(ctx.db, planId);
   if (!plan) throw new ApiError(404, "This plan does not exist.", { fields: { planId: ["This plan does not exist."] } });
   return plan;
 }
 
 /** Payment attempts count per user (every attempt, before the card is looked at). */
-async function limitPaymentAttempts(ctx: ApiContext, userId: number) {
+export async function limitPaymentAttempts(ctx: ApiContext, userId: number) {
   const attempts = await ctx.limiter.hit(`payment:user:${userId}`, 3600);
   if (attempts.count > PAYMENT_ATTEMPTS_PER_HOUR) {
     const wait = secondsUntil(attempts.resetAt);
@@ -119,7 +119,7 @@ async function limitPaymentAttempts(ctx: ApiContext, userId: number) {
   }
 }
 
-async function subscriptionData(ctx: ApiContext, id: number) {
+export async function subscriptionData(ctx: ApiContext, id: number) {
   const row = await ctx.db.selectFrom("subscriptions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
   return publicSubscription(row);
 }

@@ -296,6 +296,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay for a plan with Google Pay or Apple Pay
+         * @description commerce §3 'Wallet payload'. The wallet's card PaymentMethod pays like a new card (POST /api/payments/card): a subscription for recurring plans, one payment for the 5-year plan. The transaction is recorded with wallet_payment_type googlepay or applepay (paid, or 'Payment failed' on a decline). The idempotency key makes a double submit one payment: every post with the same key gets the first answer.
+         */
+        post: operations["walletPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/apple/merchant-validation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apple Pay merchant validation
+         * @description commerce §7 (reads merchantSession). Live Stripe: 501, because Stripe.js (the Express Checkout Element) validates the merchant with Apple itself, as the Apple Pay merchant of record, for every domain registered with Stripe (Dashboard → Payment method domains); there is no Apple merchant certificate here to call Apple's startSession with. Sandbox: a stand-in session object with the fields of Apple's answer, for the portal's stand-in sheet and for tests; nothing is fetched from validationURL.
+         */
+        post: operations["appleMerchantValidation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/apple/charge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apple Pay charge (the spec's path)
+         * @description commerce §7: JSON {token, email, amount, currency, productId, planId}. The amount (cents) and currency must be the plan's price (the coupon's total with a coupon), else 422 saying what it should be. Then it pays like POST /api/payments/wallet with paymentSource applepay. Idempotency: the Idempotency-Key header when sent, else one key per (user, token, plan), so a double submit of one Apple Pay token charges once; the key is echoed in the Idempotency-Key answer header.
+         */
+        post: operations["appleCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/apple/charge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apple Pay charge (under /api)
+         * @description commerce §7: JSON {token, email, amount, currency, productId, planId}. The amount (cents) and currency must be the plan's price (the coupon's total with a coupon), else 422 saying what it should be. Then it pays like POST /api/payments/wallet with paymentSource applepay. Idempotency: the Idempotency-Key header when sent, else one key per (user, token, plan), so a double submit of one Apple Pay token charges once; the key is echoed in the Idempotency-Key answer header.
+         */
+        post: operations["appleChargeApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/crypto/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A crypto invoice for a plan (BitPay)
+         * @description Opens a BitPay invoice for the plan at its price. The browser goes to invoiceUrl and comes back to the checkout with ?crypto={id}. BitPay's notification activates the plan (subscription_by bitpay, never auto-renewing) when the invoice is confirmed.
+         */
+        post: operations["createCryptoInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/crypto/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the account's crypto invoices (invoice_details) */
+        get: operations["cryptoInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/crypto/due-invoice/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A due crypto invoice by its id (the due-invoice page)
+         * @description Public: the id is an unguessable uuid sent by email. A renewal invoice, or a purchase not paid yet.
+         */
+        get: operations["dueInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/crypto/due-invoice/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a due crypto invoice ('Pay with Crypto')
+         * @description The open BitPay invoice for it, or a new one when the last expired. The browser goes to invoiceUrl and comes back to the due-invoice page.
+         */
+        post: operations["payDueInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/crypto/renewal-invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A renewal invoice for a crypto plan (current_invoice_id)
+         * @description The renewal invoice of the subscription that current_invoice_id paid for (the open one, or a new one). The scheduled job makes and emails these 3 days before a crypto plan ends.
+         */
+        post: operations["cryptoRenewalInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/bitpay/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BitPay's invoice notification
+         * @description Only a trigger: the invoice is fetched from BitPay and its status there is applied (confirmed or complete activates once; expired or invalid does not). The URL carries ?secret=BITPAY_NOTIFICATION_SECRET, compared in constant time.
+         */
+        post: operations["bitpayNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/link-list": {
         parameters: {
             query?: never;
@@ -895,6 +1092,83 @@ export interface components {
             /** @description The Checkout Session's id (session_id of the return URL). */
             sessionId: string;
         };
+        WalletPaymentRequest: {
+            /** @description The card PaymentMethod the wallet sheet made (Stripe's Express Checkout Element live, the sandbox's tokenizer otherwise). */
+            paymentTokenId: string;
+            /** @description The plan's code (plans.plan_id); informative. */
+            productId?: string | null;
+            /** @description plans.id */
+            planId: number | string;
+            /**
+             * @description The wallet that made the payment method.
+             * @enum {string}
+             */
+            paymentSource: "googlepay" | "applepay";
+            /**
+             * Format: email
+             * @description The account's email (the spec's payload); when given it must be the signed-in user's.
+             */
+            email?: string;
+            /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
+            coupon?: string | null;
+            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
+            idempotency_key: string;
+        };
+        AppleMerchantValidationRequest: {
+            /** @description ApplePayValidateMerchantEvent.validationURL: an Apple server (https://*.apple.com). Checked, never fetched. */
+            validationURL?: string | null;
+            /** @description The page's host; it must be the portal's (PUBLIC_URL). Default: that host. */
+            domain?: string | null;
+        };
+        AppleChargeRequest: {
+            /** @description The card PaymentMethod Apple Pay made (pm_...). */
+            token: string;
+            /**
+             * Format: email
+             * @description The account's email; it must be the signed-in user's.
+             */
+            email: string;
+            /**
+             * @description In cents, as Stripe counts (commerce §9): the plan's discounted price × 100 (the coupon's total with a coupon).
+             * @example 10776
+             */
+            amount: number | string;
+            /**
+             * @description USD (any case); missing means USD.
+             * @default USD
+             * @example USD
+             */
+            currency?: string | null;
+            /** @description The plan's code (plans.plan_id); informative. */
+            productId?: string | null;
+            /** @description plans.id */
+            planId: number | string;
+            /** @description A coupon code; the amount must then be the coupon's total. */
+            coupon?: string | null;
+        };
+        CryptoInvoiceRequest: {
+            /** @description The plan's code (plans.plan_id); informative. */
+            productId?: string | null;
+            /** @description plans.id */
+            planId: number | string;
+            /**
+             * @description Two decimals, from the plan's discounted_price (with the coupon when one is given): '107.76'.
+             * @example 107.76
+             */
+            amount: string;
+            /** @constant */
+            currency: "USD";
+            /**
+             * Format: email
+             * @description Trimmed and lower-cased. Missing: 'The email field is required.'; malformed or over 254 characters: 'Please enter a valid email address'.
+             */
+            email: string;
+            coupon?: string | null;
+        };
+        CurrentInvoiceRequest: {
+            /** @description Our invoice id (uuid). */
+            current_invoice_id: string;
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -1224,6 +1498,62 @@ export interface components {
             wallet_payment_type: string;
             /** @example stripe */
             payment_gateway: string;
+        };
+        WalletPaymentResult: {
+            /**
+             * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure, confirm client_secret with Stripe.js.
+             * @enum {string}
+             */
+            status: "paid" | "requires_action";
+            /**
+             * @description The wallet, as recorded in transactions.wallet_payment_type.
+             * @enum {string}
+             */
+            payment_source: "googlepay" | "applepay";
+            subscription?: components["schemas"]["Subscription"];
+            client_secret?: string;
+        };
+        AppleMerchantSession: {
+            /** @description Opaque to the portal: what ApplePaySession.completeMerchantValidation() takes. The sandbox's stand-in has the fields of Apple's startSession answer, with no real signature. */
+            merchantSession: {
+                epochTimestamp: number;
+                expiresAt: number;
+                merchantSessionIdentifier: string;
+                nonce: string;
+                merchantIdentifier: string;
+                domainName: string;
+                displayName: string;
+                signature: string;
+                operationalAnalyticsIdentifier: string;
+                retries: number;
+                /**
+                 * @description Always true: only the sandbox answers a session (see the description).
+                 * @constant
+                 */
+                sandbox: true;
+            };
+        };
+        CryptoInvoiceDetails: {
+            /** @description Our invoice id (the due-invoice page's uuid). */
+            id: string;
+            /** @enum {string} */
+            kind: "purchase" | "renewal";
+            plan_id: number;
+            title: string;
+            regular_price: number;
+            /** @description What the invoice asks, USD. */
+            discounted_price: number;
+            currency: string;
+            /** @description due (a renewal not opened at BitPay yet), creating, or BitPay's: new, paid, confirmed, complete, expired, invalid. */
+            status: string;
+            /** @description BitPay's exceptionStatus: paidLate, paidPartial, paidOver. */
+            exception_status: string | null;
+            /** @description The plan was activated (or renewed) by this invoice. */
+            paid: boolean;
+            invoice_url: string | null;
+            bitpay_invoice_id: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -2004,6 +2334,618 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["ServerError"];
+        };
+    };
+    walletPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletPaymentRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["WalletPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WalletPaymentResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The wallet's card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed' with the wallet type). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation ('The payment source must be googlepay or applepay.', ...); 'This email does not match your account.'; a coupon that cannot be used (its reason, under errors.fields.coupon); 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many payment attempts. Please try again later.' (card and wallet payments share 20 attempts per user per hour) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    appleMerchantValidation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppleMerchantValidationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AppleMerchantValidationRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Apple Pay merchant session created (sandbox stand-in).' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["AppleMerchantSession"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; 'The validation URL must be an Apple Pay server (https://…apple.com).'; 'This domain is not registered for Apple Pay.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Live Stripe: 'Apple Pay merchant validation is done by Stripe.js (the Express Checkout Element) with live Stripe: register the site's domain for Apple Pay in the Stripe Dashboard. This API holds no Apple Pay merchant certificate.' */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    appleCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppleChargeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AppleChargeRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WalletPaymentResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The wallet's card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed' with the wallet type). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; the amount or currency does not match the plan ('Only USD is accepted.', 'The amount does not match the price of 2 Years: 10776 cents ($107.76 USD).', 'The amount must be a whole number of cents, e.g. 599 for $5.99.'); 'This email does not match your account.'; 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many payment attempts. Please try again later.' (card and wallet payments share 20 attempts per user per hour) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    appleChargeApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppleChargeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AppleChargeRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WalletPaymentResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The wallet's card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed' with the wallet type). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; the amount or currency does not match the plan ('Only USD is accepted.', 'The amount does not match the price of 2 Years: 10776 cents ($107.76 USD).', 'The amount must be a whole number of cents, e.g. 599 for $5.99.'); 'This email does not match your account.'; 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many payment attempts. Please try again later.' (card and wallet payments share 20 attempts per user per hour) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    createCryptoInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CryptoInvoiceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CryptoInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Crypto invoice created.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /**
+                             * Format: uri
+                             * @description BitPay's invoice page: send the browser there.
+                             */
+                            invoiceUrl: string;
+                            /** @description Our invoice id (uuid). */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; 'The amount does not match the plan's price. Please reload the page and try again.'; a coupon that cannot be used */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to create BitPay invoice' (BitPay could not be reached or refused) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cryptoInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Our invoice id (uuid). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            invoice_details: components["schemas"]["CryptoInvoiceDetails"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'No invoice data found' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    dueInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Our invoice id (uuid). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CryptoInvoiceDetails"];
+                    };
+                };
+            };
+            /** @description 'No invoice data found' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payDueInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentInvoiceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CurrentInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description Where to pay */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /**
+                             * Format: uri
+                             * @description BitPay's invoice page: send the browser there.
+                             */
+                            invoiceUrl: string;
+                            /** @description Our invoice id (uuid). */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'No invoice data found' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This invoice is already paid.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to create BitPay invoice' */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cryptoRenewalInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentInvoiceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CurrentInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Renewal invoice created.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            id: string;
+                            due_invoice_path: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'No invoice data found' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Only crypto plans get renewal invoices.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    bitpayNotification: {
+        parameters: {
+            query?: {
+                secret?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Notification received.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            /** @description 'The notification names no invoice.' or a body that is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This notification is not from BitPay.' (wrong or missing secret) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to create BitPay invoice' (BitPay could not be asked; BitPay retries) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     linkList: {

@@ -41,7 +41,8 @@ function documentedRoutes(): string[] {
   const out: string[] = [];
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const method of Object.keys(item)) {
-      if (HTTP_METHODS.includes(method)) out.push(`${method.toUpperCase()} ${path}`);
+      // Express writes /x/{id} as /x/:id.
+      if (HTTP_METHODS.includes(method)) out.push(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`);
     }
   }
   return out;

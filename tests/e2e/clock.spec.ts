@@ -1,5 +1,5 @@
 import { expect, type Page, type TestInfo, test } from "@playwright/test";
-import { createUser, expectHome, hasJavaScript, open, signIn, withDatabase } from "./support";
+import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, withDatabase } from "./support";
 
 // The test clock (DESIGN §2) moves the whole server's business time, so these run after every other
 // spec (the "clock" projects of playwright.config.ts), one at a time.
@@ -59,4 +59,33 @@ test("after the 5-year plan's end the account is Free again", async ({ page }, t
   await open(page, "/", testInfo);
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
   expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 7 }]);
+});
+
+test("a crypto plan gets a renewal invoice 3 days before it ends; paying it on the due-invoice page renews it", async ({ page, request }, testInfo) => {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+  await page.getByText("Crypto Currencies", { exact: true }).click();
+  await page.getByRole("button", { name: "Pay with Crypto" }).click();
+  await page.getByRole("button", { name: "Mark as paid" }).click();
+  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+  const before = await withDatabase((db) =>
+    db.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").select(["subscriptions.sub_exp_date", "subscriptions.subscription_by"]).where("users.email", "=", user.email).executeTakeFirstOrThrow(),
+  );
+  expect(before.subscription_by).toBe("bitpay");
+
+  // One month minus two days later the plan ends within 3 days: the invoice is emailed.
+  await advanceClock(page, 28);
+  const mail = await latestMail(request, user.email, /renewal invoice/i);
+  const link = mail.text.match(/https?:\/\/\S+\/subscription\/bitpay-pay-due-invoice\/[0-9a-f-]{36}/)![0];
+  await open(page, new URL(link).pathname, testInfo);
+  await expect(page.getByRole("heading", { name: "Secure Checkout" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Complete your BitPay Due Invoice" })).toBeVisible();
+  await expect(page.getByText("$9.99").first()).toBeVisible();
+  await page.getByRole("button", { name: "Pay with Crypto" }).click();
+  await page.getByRole("button", { name: "Mark as paid" }).click();
+  await expect(page.getByText(/This invoice is paid/)).toBeVisible();
+  const after = await withDatabase((db) =>
+    db.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").select("subscriptions.sub_exp_date").where("users.email", "=", user.email).executeTakeFirstOrThrow(),
+  );
+  expect(Date.parse(after.sub_exp_date) - Date.parse(before.sub_exp_date)).toBeGreaterThan(27 * 86_400_000);
 });

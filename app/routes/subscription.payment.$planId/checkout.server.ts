@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
+import { data, redirect, redirectDocument } from "@remix-run/node";
 import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
 import { type ApiSchemas, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
@@ -77,6 +77,24 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
       throw redirect(here, { headers: { "Set-Cookie": cookie } });
     }
     throw await redirectWithError(here, completed.ok ? "The payment was not completed." : completed.message || "Failed to create Stripe payment");
+  }
+
+  // Back from a crypto invoice: what BitPay says about it now.
+  const cryptoId = url.searchParams.get("crypto");
+  if (cryptoId && token) {
+    const invoice = await api.get("/api/payments/crypto/invoices/{id}", { params: { path: { id: cryptoId } } });
+    const here = url.pathname;
+    if (!invoice.ok) throw await redirectWithError(here, invoice.status === 404 ? "No invoice data found" : "Failed to Fetch BitPay invoice");
+    const details = invoice.data.invoice_details;
+    if (details.paid) {
+      const flow = await flowFor(request, planId);
+      throw redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
+    }
+    if (details.exception_status === "paidPartial") {
+      throw await redirectWithError(here, "Your crypto payment was less than the amount due. It is recorded in your billing history; please contact support.");
+    }
+    if (details.status === "expired" || details.status === "invalid") throw await redirectWithError(here, "The crypto invoice expired before it was paid.");
+    throw await redirectWithSuccess(here, "Payment received. Crypto payments take 1 to 3 hours to confirm; your plan starts then.");
   }
 
   const [detail, gateway, me, cards] = await Promise.all([
@@ -250,6 +268,24 @@ export async function checkoutAction(intent: string, { request, context, formDat
       return redirect(here, { headers: { "Set-Cookie": cookie } });
     }
 
+    case "crypto": {
+      if (!token) return redirect(here);
+      const me = await api.get("/api/me");
+      if (!me.ok) throw serviceUnavailable();
+      const invoice = await api.post("/api/payments/crypto/invoice", {
+        body: {
+          planId,
+          amount: String(formData.get("amount") ?? ""),
+          currency: "USD",
+          email: me.data.email,
+          ...(flow.coupon ? { coupon: flow.coupon } : {}),
+        },
+      });
+      if (!invoice.ok) return paymentFailure("crypto", invoice.message || "Failed to create crypto payment", invoice.status);
+      // BitPay's page is not one of the portal's routes: the browser loads it as a document.
+      return redirectDocument(invoice.data.invoiceUrl);
+    }
+
     case "hosted": {
       if (!token) return redirect(here);
       const key = String(formData.get("idempotency_key") ?? "");
@@ -257,7 +293,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
         body: { planId, return_path: here, idempotency_key: key, ...(flow.coupon ? { coupon: flow.coupon } : {}) },
       });
       if (!session.ok) return paymentFailure("hosted", session.message || "Failed to create Stripe payment", session.status);
-      return redirect(session.data.url);
+      return redirectDocument(session.data.url);
     }
 
     default:

@@ -17,6 +17,7 @@ import { readFormData } from "~/utils/forms.server";
 import type { CardFormProps } from "./card-form";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { money, orderSummary, planTerms } from "./summary";
+import { WalletPanels } from "./wallet-panels";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
@@ -57,7 +58,7 @@ export default function CheckoutPage() {
 }
 
 /** Forms whose refusal is also a toast (commerce §4: a failed payment shows inline and as a toast). */
-const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted"]);
+const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted", "crypto"]);
 
 function Checkout({ state }: { state: CheckoutState }) {
   const { plan } = state;
@@ -103,6 +104,7 @@ function Checkout({ state }: { state: CheckoutState }) {
                   <p className="muted">Enter and verify your email above to pay by card.</p>
                 )}
               </details>
+              <WalletPanels plan={plan} total={summary.total} gateway={state.gateway} signedIn={Boolean(state.accountEmail)} />
               <details name="payment-method" className="accordion-item">
                 <summary>Crypto Currencies</summary>
                 <p>
@@ -110,7 +112,11 @@ function Checkout({ state }: { state: CheckoutState }) {
                   invoice 3 days before your plan expires. Crypto payments take 1 to 3 hours to confirm.
                 </p>
                 <Guarantee />
-                <p className="muted">Crypto payments open here soon; pay by card meanwhile.</p>
+                {state.accountEmail ? (
+                  <CryptoPanel state={state} total={summary.total} />
+                ) : (
+                  <p className="muted">Enter and verify your email above to pay with crypto.</p>
+                )}
               </details>
             </div>
           </section>
@@ -361,6 +367,18 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
       <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
       <FormError form="hosted" />
       <SubmitButton intent="hosted">Continue to secure payment page</SubmitButton>
+    </Form>
+  );
+}
+
+/** Crypto: a plain form; the action opens a BitPay invoice and sends the browser to it. */
+function CryptoPanel({ state, total }: { state: CheckoutState; total: number }) {
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value="crypto" />
+      <input type="hidden" name="amount" value={total.toFixed(2)} />
+      <FormError form="crypto" />
+      <SubmitButton intent="crypto">Pay with Crypto</SubmitButton>
     </Form>
   );
 }

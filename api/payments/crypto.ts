@@ -1,0 +1,383 @@
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import type { Logger } from "../context";
+import type { Database } from "../db";
+import type { CryptoInvoice, Plan, User } from "../db/schema";
+import type { Clock } from "../lib/clock";
+import { ApiError } from "../lib/http";
+import type { MailService } from "../lib/mailer";
+import { cryptoRenewalEmail } from "../lib/emails";
+import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
+import { checkCoupon } from "./coupons";
+import { dollars } from "./plans";
+import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
+
+/*
+ * Crypto payments through BitPay (live, or the crypto sandbox that speaks the same API). A crypto
+ * plan never renews by itself: 3 days before it ends we email a renewal invoice, paid on the
+ * due-invoice page. BitPay's notification is only a trigger: we fetch the invoice from BitPay and act
+ * on the status it has there. Activation is claimed once per invoice (activated_at), so replays and
+ * several instances activate once; a payment that comes late or short is recorded, never dropped.
+ */
+
+export interface CryptoDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  bitpay: BitPayClient;
+  mail: MailService;
+  publicUrl: string;
+  /** What every notification URL carries (?secret=), compared in constant time. */
+  notificationSecret: string;
+}
+
+export const CRYPTO_MESSAGES = {
+  created: "Crypto invoice created.",
+  amountMismatch: "The amount does not match the plan's price. Please reload the page and try again.",
+  failed: "Failed to create BitPay invoice",
+  notFound: "No invoice data found",
+  alreadyPaid: "This invoice is already paid.",
+  expired: "The crypto invoice expired before it was paid.",
+  forged: "This notification is not from BitPay.",
+  received: "Notification received.",
+  renewalCreated: "Renewal invoice created.",
+  notRenewable: "Only crypto plans get renewal invoices.",
+} as const;
+
+/** Statuses at which BitPay has the money for good. */
+const SETTLED = new Set(["confirmed", "complete"]);
+/** A renewal invoice is emailed this long before the plan ends (commerce §1, §9). */
+export const RENEWAL_NOTICE_DAYS = 3;
+
+export function notificationUrl(deps: Pick<CryptoDeps, "publicUrl" | "notificationSecret">): string {
+  return `${deps.publicUrl}/api/payments/bitpay/notify?secret=${encodeURIComponent(deps.notificationSecret)}`;
+}
+
+/** Constant-time comparison of the notification's secret with ours. */
+export function isOurSecret(given: unknown, ours: string): boolean {
+  if (typeof given !== "string") return false;
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(ours).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** '107.76': the amount as the spec's payload carries it (two decimals, from discounted_price). */
+export function twoDecimals(cents: number): string {
+  return (Math.round(cents) / 100).toFixed(2);
+}
+
+export function dueInvoicePath(uuid: string): string {
+  return `/subscription/bitpay-pay-due-invoice/${uuid}`;
+}
+
+async function bitpayCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof BitPayError) throw new ApiError(502, CRYPTO_MESSAGES.failed);
+    throw error;
+  }
+}
+
+/** Opens a BitPay invoice for one of our rows, and remembers it on the row. */
+async function openBitPayInvoice(deps: CryptoDeps, row: CryptoInvoice, plan: Plan, back: string): Promise<CryptoInvoice> {
+  const invoice = await bitpayCall(() =>
+    deps.bitpay.createInvoice({
+      price: Number(twoDecimals(row.amount_cents)),
+      currency: "USD",
+      orderId: row.uuid,
+      itemDesc: `VPN ${plan.title}${row.kind === "renewal" ? " (renewal)" : ""}`,
+      buyerEmail: row.email,
+      notificationURL: notificationUrl(deps),
+      redirectURL: `${deps.publicUrl}${back}${back.includes("?") ? "&" : "?"}crypto=${row.uuid}`,
+      closeURL: `${deps.publicUrl}${back}${back.includes("?") ? "&" : "?"}crypto=${row.uuid}`,
+      posData: row.uuid,
+    }),
+  );
+  return deps.db
+    .updateTable("crypto_invoices")
+    .set({ bitpay_invoice_id: invoice.id, invoice_url: invoice.url, status: invoice.status, exception_status: null, updated_at: deps.clock.now().toISOString() })
+    .where("id", "=", row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A new crypto purchase (commerce §3 crypto payload). `amount` must be the plan's price (with the
+ * coupon, when one is given): the invoice is for what the page showed, or refused.
+ */
+export async function createPurchaseInvoice(
+  deps: CryptoDeps,
+  input: { user: User; plan: Plan; amount: string; email: string; couponCode?: string; returnPath: string },
+): Promise<CryptoInvoice> {
+  const { user, plan } = input;
+  let cents = plan.discounted_price_cents;
+  if (input.couponCode) {
+    const check = await checkCoupon(deps.db, input.couponCode, plan, deps.clock.now());
+    if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
+    cents = check.totalCents;
+  }
+  if (input.amount !== twoDecimals(cents)) {
+    throw new ApiError(422, CRYPTO_MESSAGES.amountMismatch, { fields: { amount: [CRYPTO_MESSAGES.amountMismatch] } });
+  }
+  const now = deps.clock.now().toISOString();
+  const row = await deps.db
+    .insertInto("crypto_invoices")
+    .values({
+      uuid: randomUUID(),
+      user_id: user.id,
+      plan_id: plan.id,
+      kind: "purchase",
+      subscription_id: null,
+      renewal_key: null,
+      amount_cents: cents,
+      currency: "USD",
+      bitpay_invoice_id: null,
+      invoice_url: null,
+      status: "creating",
+      exception_status: null,
+      email: input.email,
+      activated_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return openBitPayInvoice(deps, row, plan, input.returnPath);
+}
+
+export async function findCryptoInvoice(deps: Pick<CryptoDeps, "db">, uuid: string): Promise<CryptoInvoice | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(uuid)) return undefined;
+  return deps.db.selectFrom("crypto_invoices").selectAll().where("uuid", "=", uuid).executeTakeFirst();
+}
+
+/**
+ * 'Pay with Crypto' on the due-invoice page: the open BitPay invoice, or a fresh one when the last
+ * expired (a due invoice may be paid until the plan is over, and after).
+ */
+export async function payDueInvoice(deps: CryptoDeps, uuid: string): Promise<CryptoInvoice> {
+  const row = await findCryptoInvoice(deps, uuid);
+  if (!row) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
+  if (row.activated_at) throw new ApiError(409, CRYPTO_MESSAGES.alreadyPaid);
+  if (row.bitpay_invoice_id && row.invoice_url) {
+    const current = await bitpayCall(() => deps.bitpay.getInvoice(row.bitpay_invoice_id!));
+    const updated = await applyInvoice(deps, row, current);
+    if (updated.activated_at) throw new ApiError(409, CRYPTO_MESSAGES.alreadyPaid);
+    if (current.status === "new" || current.status === "paid") return updated;
+  }
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
+  return openBitPayInvoice(deps, row, plan, dueInvoicePath(row.uuid));
+}
+
+/** Verifies and acts on a BitPay notification: re-fetches the invoice and applies its status. */
+export async function handleBitPayNotification(deps: CryptoDeps, secret: unknown, body: unknown): Promise<void> {
+  if (!isOurSecret(secret, deps.notificationSecret)) throw new ApiError(403, CRYPTO_MESSAGES.forged);
+  const id = invoiceIdOfNotification(body);
+  if (!id) throw new ApiError(400, "The notification names no invoice.");
+  const row = await deps.db.selectFrom("crypto_invoices").selectAll().where("bitpay_invoice_id", "=", id).executeTakeFirst();
+  if (!row) return; // not one of ours (or an invoice we replaced): nothing to do
+  const invoice = await bitpayCall(() => deps.bitpay.getInvoice(id));
+  await applyInvoice(deps, row, invoice);
+}
+
+/** Brings our row in line with BitPay's invoice and activates the plan once when it is paid for good. */
+export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice: BitPayInvoice): Promise<CryptoInvoice> {
+  const now = deps.clock.now();
+  const exception = invoice.exceptionStatus || null;
+  let current = await deps.db
+    .updateTable("crypto_invoices")
+    .set({ status: invoice.status, exception_status: exception, updated_at: now.toISOString() })
+    .where("id", "=", row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+  if (exception === "paidPartial") {
+    // Short: recorded and visible, never activated; support completes or refunds it.
+    await recordFailedPayment(deps.db, {
+      userId: row.user_id,
+      planId: row.plan_id,
+      subscriptionId: row.subscription_id,
+      amountCents: Math.round(invoice.amountPaid * 100),
+      gatewayRef: `short:${invoice.id}`,
+      walletPaymentType: "crypto",
+      gateway: "bitpay",
+      message: `Underpaid: $${invoice.amountPaid.toFixed(2)} of $${twoDecimals(row.amount_cents)} arrived. Contact support to complete or refund it.`,
+      now,
+    });
+    return current;
+  }
+  if (!SETTLED.has(invoice.status) || current.activated_at) return current;
+
+  // Claim the activation: one winner across replays and instances.
+  const claimed = await deps.db
+    .updateTable("crypto_invoices")
+    .set({ activated_at: now.toISOString() })
+    .where("id", "=", row.id)
+    .where("activated_at", "is", null)
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) === 0) return current;
+
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
+  const renewed = row.kind === "renewal" && row.subscription_id !== null
+    ? await deps.db.selectFrom("subscriptions").selectAll().where("id", "=", row.subscription_id).executeTakeFirst()
+    : undefined;
+  // A renewal continues from the plan's end (or from now, when it already ended); a purchase starts now.
+  const start = renewed && renewed.sub_exp_date > now.toISOString() ? new Date(renewed.sub_exp_date) : now;
+  const subscription = await recordPaidInvoice(deps.db, {
+    userId: row.user_id,
+    plan,
+    gatewayRef: invoice.id,
+    amountCents: row.amount_cents,
+    gateway: "bitpay",
+    walletPaymentType: "crypto",
+    stripeSubId: null,
+    subscriptionId: renewed ? Number(renewed.id) : null,
+    periodStart: start,
+    periodEnd: addMonthsUtc(start, plan.duration_months),
+    first: !renewed,
+    couponId: null,
+    couponCode: null,
+    invoiceNumber: null,
+    hostedInvoiceUrl: null,
+    gatewayInvoiceId: invoice.id,
+    // Crypto plans never renew by themselves (commerce §4): renewal is by the emailed invoice.
+    subsStatus: "subscription_pending_creation",
+    now,
+  });
+  current = await deps.db
+    .updateTable("crypto_invoices")
+    .set({ subscription_id: subscription.id })
+    .where("id", "=", row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return current;
+}
+
+/**
+ * The scheduled job: a renewal invoice for every crypto plan ending within 3 days, emailed with the
+ * due-invoice link. One per subscription and end date (the unique renewal_key), however many workers
+ * run it at once. The BitPay invoice itself is opened when the customer presses 'Pay with Crypto'.
+ */
+export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number> {
+  const now = deps.clock.now();
+  const soon = new Date(now.getTime() + RENEWAL_NOTICE_DAYS * 86_400_000).toISOString();
+  const due = await deps.db
+    .selectFrom("subscriptions")
+    .innerJoin("users", "users.id", "subscriptions.user_id")
+    .innerJoin("plans", "plans.id", "subscriptions.plan_id")
+    .select([
+      "subscriptions.id as subscription_id",
+      "subscriptions.sub_exp_date",
+      "subscriptions.user_id",
+      "subscriptions.plan_id",
+      "users.email",
+      "plans.title",
+      "plans.discounted_price_cents",
+    ])
+    .where("subscriptions.subscription_by", "=", "bitpay")
+    .where("subscriptions.billing_type", "=", "recurring")
+    .where("subscriptions.sub_exp_date", ">", now.toISOString())
+    .where("subscriptions.sub_exp_date", "<=", soon)
+    .execute();
+  let created = 0;
+  for (const sub of due) {
+    const at = now.toISOString();
+    const inserted = await deps.db
+      .insertInto("crypto_invoices")
+      .values({
+        uuid: randomUUID(),
+        user_id: sub.user_id,
+        plan_id: sub.plan_id,
+        kind: "renewal",
+        subscription_id: sub.subscription_id,
+        renewal_key: `${sub.subscription_id}:${sub.sub_exp_date}`,
+        amount_cents: sub.discounted_price_cents,
+        currency: "USD",
+        bitpay_invoice_id: null,
+        invoice_url: null,
+        status: "due",
+        exception_status: null,
+        email: sub.email,
+        activated_at: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .onConflict((oc) => oc.column("renewal_key").doNothing())
+      .returning("uuid")
+      .executeTakeFirst();
+    if (!inserted) continue;
+    created++;
+    await deps.mail.deliver(
+      cryptoRenewalEmail(sub.email, {
+        plan: sub.title,
+        amount: `$${twoDecimals(sub.discounted_price_cents)}`,
+        expires: sub.sub_exp_date.slice(0, 10),
+        link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
+      }),
+    );
+  }
+  return created;
+}
+
+/** A renewal invoice made on request (commerce §7 'Crypto renewal invoice', current_invoice_id). */
+export async function createRenewalInvoice(deps: CryptoDeps, user: User, currentInvoiceId: string): Promise<CryptoInvoice> {
+  const previous = await findCryptoInvoice(deps, currentInvoiceId);
+  if (!previous || previous.user_id !== user.id) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
+  const sub = previous.subscription_id
+    ? await deps.db.selectFrom("subscriptions").selectAll().where("id", "=", previous.subscription_id).executeTakeFirst()
+    : undefined;
+  if (!sub || sub.subscription_by !== "bitpay") throw new ApiError(409, CRYPTO_MESSAGES.notRenewable);
+  const open = await deps.db
+    .selectFrom("crypto_invoices")
+    .selectAll()
+    .where("subscription_id", "=", sub.id)
+    .where("kind", "=", "renewal")
+    .where("activated_at", "is", null)
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+  if (open) return open;
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", sub.plan_id).executeTakeFirstOrThrow();
+  const at = deps.clock.now().toISOString();
+  return deps.db
+    .insertInto("crypto_invoices")
+    .values({
+      uuid: randomUUID(),
+      user_id: user.id,
+      plan_id: plan.id,
+      kind: "renewal",
+      subscription_id: sub.id,
+      renewal_key: `${sub.id}:${sub.sub_exp_date}`,
+      amount_cents: plan.discounted_price_cents,
+      currency: "USD",
+      bitpay_invoice_id: null,
+      invoice_url: null,
+      status: "due",
+      exception_status: null,
+      email: user.email,
+      activated_at: null,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) => oc.column("renewal_key").doNothing())
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** What the portal shows of an invoice (data.invoice_details; the due-invoice page). */
+export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoInvoice) {
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
+  return {
+    id: row.uuid,
+    kind: row.kind,
+    plan_id: plan.id,
+    title: plan.title,
+    regular_price: dollars(plan.regular_price_cents),
+    discounted_price: dollars(row.amount_cents),
+    currency: row.currency,
+    status: row.status,
+    exception_status: row.exception_status,
+    paid: row.activated_at !== null,
+    invoice_url: row.invoice_url,
+    bitpay_invoice_id: row.bitpay_invoice_id,
+    created_at: row.created_at,
+  };
+}

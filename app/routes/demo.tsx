@@ -1,0 +1,86 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { type ComponentType, useEffect, useState } from "react";
+import { Logo } from "~/components/logo";
+import { MenuShell } from "~/components/menu-shell";
+import { Spinner } from "~/components/spinner";
+import { createApiClient, serviceUnavailable } from "~/utils/api.server";
+import { getSessionToken } from "~/utils/session.server";
+import type { WalletBodyProps } from "./subscription.payment.$planId/wallet-request";
+
+// The standalone express-checkout test page (commerce §2, §9): Apple Pay and Google Pay for a fixed
+// 5.99 USD (599 cents), asked as a monthly recurring payment (Apple Pay's interval: 1 month). Live:
+// Stripe's Express Checkout Element; sandbox: the stand-in wallet sheet. It never charges: a wallet's
+// approval makes a payment method and the page says so. Wallets need JavaScript (DESIGN §3); without
+// it the page says that. Signed in: inside the menu layout (the authenticated guard); else bare.
+
+type Gateway = WalletBodyProps["gateway"];
+
+export const meta: MetaFunction = () => [{ title: "Express checkout test | VPN Account" }];
+
+// Personal when signed in (the menu shows the account's email): never stored by a shared cache.
+export const headers = () => ({ "Cache-Control": "private, no-store" });
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const token = await getSessionToken(request);
+  const api = createApiClient(request, context, token);
+  const [gateway, me] = await Promise.all([api.get("/api/payments/config"), token ? api.get("/api/me") : Promise.resolve(null)]);
+  if (!gateway.ok) throw serviceUnavailable();
+  return { gateway: gateway.data, email: me?.ok ? me.data.email : null };
+}
+
+export default function DemoPage() {
+  const { gateway, email } = useLoaderData<typeof loader>();
+  const page = <ExpressCheckoutTest gateway={gateway} />;
+  if (email) return <MenuShell email={email}>{page}</MenuShell>;
+  return (
+    <div className="auth-page checkout-bare">
+      <header className="auth-header">
+        <Logo />
+      </header>
+      <main className="page page--wide">{page}</main>
+    </div>
+  );
+}
+
+function ExpressCheckoutTest({ gateway }: { gateway: Gateway }) {
+  const [Wallets, setWallets] = useState<ComponentType<{ gateway: Gateway }> | null>(null);
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => {
+    setHydrated(true);
+    let live = true;
+    const loading =
+      gateway.mode === "live"
+        ? import("./subscription.payment.$planId/wallet-live").then((m) => m.LiveDemo)
+        : import("./subscription.payment.$planId/wallet-sandbox").then((m) => m.SandboxDemo);
+    void loading.then((component) => {
+      if (live) setWallets(() => component);
+    });
+    return () => {
+      live = false;
+    };
+  }, [gateway.mode]);
+
+  return (
+    <section className="card wallet-demo-page" aria-labelledby="demo-title">
+      <h1 id="demo-title">Express checkout test</h1>
+      <p>
+        A test page for Apple Pay and Google Pay: <strong>$5.99</strong> (599 cents, USD), asked as a subscription that renews every
+        month. Nothing is charged here.
+      </p>
+      {gateway.mode === "sandbox" ? (
+        <p className="muted">Sandbox: the wallets are stand-ins. Their sheet offers Approve, Cancel and Decline.</p>
+      ) : null}
+      {!hydrated ? (
+        <p className="notice" role="status">
+          Apple Pay and Google Pay need JavaScript. Turn JavaScript on to try them, or pay by card on the{" "}
+          <Link to="/pricing">pricing page</Link>.
+        </p>
+      ) : Wallets ? (
+        <Wallets gateway={gateway} />
+      ) : (
+        <Spinner />
+      )}
+    </section>
+  );
+}

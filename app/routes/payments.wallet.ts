@@ -1,0 +1,69 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { SESSION_ENDED_MESSAGE, createApiClient } from "~/utils/api.server";
+import { readFlow, writeFlow } from "~/utils/flow.server";
+import { getSessionToken } from "~/utils/session.server";
+import { WALLET_REQUEST_FALLBACK } from "~/utils/wallet-errors";
+
+// POST /payments/wallet: the checkout's Google Pay and Apple Pay panels post the wallet payload here
+// with fetch (they are JavaScript-only, DESIGN §3). The portal calls the API's wallet payment with the
+// session's token (the browser never sees it) and, when the plan is paid, stores the checkout's
+// success in the __flow cookie exactly as the card payment does, so the checkout page then shows
+// 'Payment Successful!'. Answers JSON: {ok, message} | {ok: false, requires_action, client_secret}.
+// Cross-site posts are refused by the server's Origin check like every cookie-authenticated post.
+
+const WalletPostSchema = z.object({
+  planId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  paymentTokenId: z.string().trim().min(1).max(255),
+  paymentSource: z.enum(["googlepay", "applepay"]),
+  idempotency_key: z.string().min(16).max(200),
+});
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+function answer(body: Record<string, unknown>, status = 200, headers: HeadersInit = {}) {
+  return Response.json(body, { status, headers: { ...NO_STORE, ...Object.fromEntries(new Headers(headers)) } });
+}
+
+export function loader() {
+  return answer({ ok: false, message: "Use POST." }, 405, { Allow: "POST" });
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  if (request.method !== "POST") return answer({ ok: false, message: "Use POST." }, 405, { Allow: "POST" });
+  const token = await getSessionToken(request);
+  if (!token) return answer({ ok: false, message: SESSION_ENDED_MESSAGE }, 401);
+
+  let input: z.infer<typeof WalletPostSchema>;
+  try {
+    const parsed = WalletPostSchema.safeParse(await request.json());
+    if (!parsed.success) return answer({ ok: false, message: "The wallet payment could not be read. Please reload the page and try again." }, 422);
+    input = parsed.data;
+  } catch {
+    return answer({ ok: false, message: "The wallet payment could not be read. Please reload the page and try again." }, 400);
+  }
+
+  // The coupon applied on this plan's checkout (its order summary) applies to the wallet too.
+  const flow = await readFlow(request, "checkout");
+  const coupon = flow?.planId === input.planId ? flow.coupon : undefined;
+
+  const api = createApiClient(request, context, token);
+  const paid = await api.post("/api/payments/wallet", {
+    body: {
+      paymentTokenId: input.paymentTokenId,
+      planId: input.planId,
+      paymentSource: input.paymentSource,
+      idempotency_key: input.idempotency_key,
+      ...(coupon ? { coupon } : {}),
+    },
+  });
+  if (!paid.ok) {
+    const status = paid.status >= 400 && paid.status < 500 ? paid.status : 503;
+    return answer({ ok: false, message: paid.message || WALLET_REQUEST_FALLBACK }, status);
+  }
+  if (paid.data.status === "requires_action" && paid.data.client_secret) {
+    return answer({ ok: false, requires_action: true, client_secret: paid.data.client_secret, message: paid.message });
+  }
+  const cookie = await writeFlow(request, "checkout", { planId: input.planId, paidAt: Date.now() });
+  return answer({ ok: true, message: paid.message }, 200, { "Set-Cookie": cookie });
+}

@@ -1,0 +1,83 @@
+// What a wallet sheet asks for (commerce §9): the amount in cents and, for Apple Pay, the recurring
+// payment request whose interval comes from the plan's slug. Pure, shared by the checkout and /demo.
+
+export type IntervalUnit = "month" | "year";
+
+/** 'month' or 'year' from the slug, the count from the number in it; default 1 month (commerce §9). */
+export function recurringInterval(slug: string | null | undefined): { unit: IntervalUnit; count: number } {
+  const text = slug ?? "";
+  const unit: IntervalUnit = /year/i.test(text) ? "year" : "month";
+  const number = /(\d+)/.exec(text);
+  const count = number ? Number(number[1]) : 1;
+  return { unit, count: Number.isSafeInteger(count) && count >= 1 ? count : 1 };
+}
+
+/** "every month", "every 3 months", "every 2 years". */
+export function intervalLabel({ unit, count }: { unit: IntervalUnit; count: number }): string {
+  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+}
+
+/** Dollars to the cents the card provider counts (commerce §9: price × 100, rounded). */
+export function toCents(amount: number): number {
+  return Math.round(amount * 100);
+}
+
+/** The express-checkout test page: 5.99 USD, 599 cents, monthly (commerce §9). */
+export const DEMO_PAYMENT = { amount: 5.99, cents: 599, currency: "usd", slug: "1-month", label: "Express checkout test" } as const;
+
+/** What the sheet shows and Apple Pay's recurring request needs. */
+export type WalletOrder = {
+  label: string;
+  /** What is charged now, in cents. */
+  cents: number;
+  /** The renewal amount in cents; null for a one-time payment. */
+  renewalCents: number | null;
+  interval: { unit: IntervalUnit; count: number } | null;
+};
+
+export function walletOrder(plan: { title: string; slug: string; billing_type: string; discounted_price: number }, totalCents: number): WalletOrder {
+  const recurring = plan.billing_type === "recurring";
+  return {
+    label: `VPN ${plan.title}`,
+    cents: totalCents,
+    renewalCents: recurring ? toCents(plan.discounted_price) : null,
+    interval: recurring ? recurringInterval(plan.slug) : null,
+  };
+}
+
+/** Apple Pay's recurring payment request (Stripe's ApplePayRecurringPaymentRequest shape). */
+export function appleRecurringRequest(order: WalletOrder, managementURL: string) {
+  if (!order.interval || order.renewalCents === null) return null;
+  return {
+    paymentDescription: `${order.label} subscription`,
+    managementURL,
+    regularBilling: {
+      label: order.label,
+      amount: order.renewalCents,
+      recurringPaymentIntervalUnit: order.interval.unit,
+      recurringPaymentIntervalCount: order.interval.count,
+    },
+    billingAgreement: `Renews automatically ${intervalLabel(order.interval)} until you turn auto-renewal off in your account, at least 24 hours before the end of the billing cycle.`,
+  };
+}
+
+/** $ and two decimals. */
+export function centsLabel(cents: number): string {
+  return `$${(cents / 100).toFixed(2)}`;
+}
+
+/** What the lazily loaded wallet panel bodies (sandbox or live) receive. */
+export type WalletBodyProps = {
+  wallet: "googlepay" | "applepay";
+  planId: number;
+  order: WalletOrder;
+  gateway: { mode: "live" | "sandbox"; publishable_key: string };
+};
+
+/** The express-checkout test page's order: 5.99 USD now, then monthly (commerce §9). */
+export const DEMO_ORDER: WalletOrder = {
+  label: DEMO_PAYMENT.label,
+  cents: DEMO_PAYMENT.cents,
+  renewalCents: DEMO_PAYMENT.cents,
+  interval: recurringInterval(DEMO_PAYMENT.slug),
+};

@@ -1,0 +1,243 @@
+import { useCallback, useMemo, useRef, useState } from "react";
+import {
+  type Wallet,
+  type WalletCause,
+  WALLET_NAMES,
+  appleLoadMessage,
+  describeWalletFailure,
+  expressCheckoutMessage,
+  isAndroid,
+  walletMessage,
+} from "~/utils/wallet-errors";
+import { newIdempotencyKey, postWalletPayment, sandboxPaymentMethod, showPaymentSuccessful } from "./wallet-pay";
+import { DEMO_ORDER, type WalletBodyProps } from "./wallet-request";
+import { type Feedback, type SheetOutcome, WalletFeedback, WalletSheet } from "./wallet-sheet";
+
+// Google Pay and Apple Pay in sandbox mode (no Stripe keys): the stand-in sheet instead of the
+// wallet's own. Approve pays with the test card 4242 4242 4242 4242 (made into a PaymentMethod by the
+// Stripe sandbox's tokenizer, as Stripe.js would), Decline with 4000 0000 0000 0002 (the bank
+// declines it when charged). The other outcomes reproduce what a wallet can report: a card it could
+// not authorize (an expired card, refused by the tokenizer), a lost connection. `?wallet=unavailable`
+// (and for Apple Pay `android`, `no-active-card`, `unsupported-browser`, `not-set-up`, `load-error`)
+// shows the wallet as a device without it would.
+
+const GOOD_CARD = "4242 4242 4242 4242";
+const DECLINED_CARD = "4000 0000 0000 0002";
+/** Not a test card: the sandbox's tokenizer refuses it (the stand-in for a wallet card Stripe.js cannot use). */
+const UNUSABLE_CARD = "4000 0000 0000 0000";
+
+const CHECKOUT_OUTCOMES: SheetOutcome[] = [
+  { id: "approve", label: "Approve", primary: true },
+  { id: "cancel", label: "Cancel" },
+  { id: "decline", label: "Decline" },
+  { id: "not_authorized", label: "Card not authorized" },
+  { id: "network", label: "Network error" },
+];
+
+/** The notice that replaces the button when the wallet is "not on this device" (the `wallet` query flag). */
+export function sandboxUnavailable(wallet: Wallet, flag: string | null, userAgent: string): string | null {
+  if (wallet === "googlepay") return flag === "unavailable" ? walletMessage("googlepay", "unavailable") : null;
+  switch (flag ?? (isAndroid(userAgent) ? "android" : null)) {
+    case "unavailable":
+      return walletMessage("applepay", "unavailable");
+    case "android":
+      return walletMessage("applepay", "android");
+    case "no-active-card":
+      return appleLoadMessage("no_active_card");
+    case "unsupported-browser":
+      return appleLoadMessage("unsupported_browser");
+    case "not-set-up":
+      return appleLoadMessage("not_set_up");
+    case "load-error":
+      return appleLoadMessage("unknown");
+    default:
+      return null;
+  }
+}
+
+function simulatedNetworkFailure(): never {
+  throw new TypeError("Failed to fetch (sandbox: a simulated lost connection)");
+}
+
+function useFeedback() {
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const counter = useRef(0);
+  const show = useCallback((message: string, tone: Feedback["tone"]) => setFeedback({ message, tone, id: ++counter.current }), []);
+  return { feedback, show, clear: () => setFeedback(null) };
+}
+
+/** The checkout panel's body: 'Pay with Google Pay' / 'Pay with Apple Pay' and the stand-in sheet. */
+export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBodyProps) {
+  const name = WALLET_NAMES[wallet];
+  const unavailable = useMemo(
+    () => sandboxUnavailable(wallet, new URLSearchParams(window.location.search).get("wallet"), navigator.userAgent),
+    [wallet],
+  );
+  const [sheetKey, setSheetKey] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { feedback, show, clear } = useFeedback();
+
+  const fail = (cause: WalletCause) => {
+    const described = describeWalletFailure(wallet, cause);
+    show(described.message, described.tone);
+  };
+  const cancel = useCallback(() => {
+    setSheetKey(null);
+    setBusy(false);
+    show(walletMessage(wallet, "cancelled"), "info");
+  }, [show, wallet]);
+
+  async function choose(outcome: string) {
+    if (!sheetKey || busy) return;
+    setBusy(true);
+    let leaving = false;
+    try {
+      if (outcome === "network") simulatedNetworkFailure();
+      const card =
+        outcome === "decline"
+          ? { number: DECLINED_CARD }
+          : outcome === "not_authorized"
+            ? { number: GOOD_CARD, expMonth: 1, expYear: new Date().getUTCFullYear() - 1 }
+            : { number: GOOD_CARD };
+      const made = await sandboxPaymentMethod(gateway.publishable_key, card);
+      if ("error" in made) {
+        setSheetKey(null);
+        fail({ type: "gateway", error: made.error });
+        return;
+      }
+      const result = await postWalletPayment({ planId, paymentTokenId: made.id, paymentSource: wallet, idempotencyKey: sheetKey });
+      if (result.ok) {
+        leaving = true;
+        showPaymentSuccessful();
+        return;
+      }
+      if ("signedOut" in result) {
+        leaving = true;
+        window.location.assign(result.signedOut);
+        return;
+      }
+      setSheetKey(null);
+      // No 3-D Secure in the sandbox: a payment that asks for it is not finished.
+      fail("cause" in result ? result.cause : { type: "answer", status: 500 });
+    } catch (error) {
+      setSheetKey(null);
+      fail({ type: "thrown", error });
+    } finally {
+      if (!leaving) setBusy(false);
+    }
+  }
+
+  if (unavailable) {
+    return (
+      <p className="notice wallet-notice" role="status">
+        {unavailable}
+      </p>
+    );
+  }
+  return (
+    <div className="wallet-panel">
+      <button
+        type="button"
+        className={`button button--block wallet-button wallet-button--${wallet}`}
+        disabled={busy}
+        aria-busy={busy || undefined}
+        onClick={() => {
+          clear();
+          setSheetKey(newIdempotencyKey());
+        }}
+      >
+        Pay with {name}
+      </button>
+      {sheetKey ? (
+        <WalletSheet
+          wallet={wallet}
+          order={order}
+          outcomes={CHECKOUT_OUTCOMES}
+          busy={busy}
+          note={`Sandbox: no wallet is involved. Approve pays with the test card ${GOOD_CARD}; Decline uses ${DECLINED_CARD}, which the bank declines.`}
+          onChoose={choose}
+          onCancel={cancel}
+        />
+      ) : null}
+      <WalletFeedback feedback={feedback} />
+    </div>
+  );
+}
+
+const DEMO_OUTCOMES: SheetOutcome[] = [
+  { id: "approve", label: "Approve", primary: true },
+  { id: "cancel", label: "Cancel" },
+  { id: "decline", label: "Decline" },
+  { id: "payment_method", label: "Payment method error" },
+  { id: "network", label: "Network error" },
+];
+
+/** /demo in sandbox mode: both wallets, 5.99 USD monthly, no payment taken. */
+export function SandboxDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }) {
+  const [open, setOpen] = useState<Wallet | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { feedback, show, clear } = useFeedback();
+  const cancel = useCallback(() => {
+    if (open) show(walletMessage(open, "cancelled"), "info");
+    setOpen(null);
+    setBusy(false);
+  }, [open, show]);
+
+  async function choose(outcome: string) {
+    const wallet = open;
+    if (!wallet || busy) return;
+    setBusy(true);
+    try {
+      // The wallet refused the details it was given (Stripe: elements.submit() fails).
+      if (outcome === "decline") {
+        show(expressCheckoutMessage("invalid_details"), "error");
+        return;
+      }
+      if (outcome === "network") simulatedNetworkFailure();
+      const made = await sandboxPaymentMethod(gateway.publishable_key, { number: outcome === "payment_method" ? UNUSABLE_CARD : GOOD_CARD });
+      if ("error" in made) {
+        show(expressCheckoutMessage("payment_method"), "error");
+        return;
+      }
+      show(`${WALLET_NAMES[wallet]} approved the test payment of $5.99 (payment method ${made.id}). No charge was made.`, "success");
+    } catch {
+      show(expressCheckoutMessage("other"), "error");
+    } finally {
+      setOpen(null);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="wallet-demo">
+      <div className="wallet-demo__buttons">
+        {(["applepay", "googlepay"] as const).map((wallet) => (
+          <button
+            key={wallet}
+            type="button"
+            className={`button button--block wallet-button wallet-button--${wallet}`}
+            disabled={busy}
+            onClick={() => {
+              clear();
+              setOpen(wallet);
+            }}
+          >
+            Pay with {WALLET_NAMES[wallet]}
+          </button>
+        ))}
+      </div>
+      {open ? (
+        <WalletSheet
+          wallet={open}
+          order={DEMO_ORDER}
+          outcomes={DEMO_OUTCOMES}
+          busy={busy}
+          note="Sandbox test page: Approve makes a payment method from the test card 4242 4242 4242 4242 and charges nothing."
+          onChoose={choose}
+          onCancel={cancel}
+        />
+      ) : null}
+      <WalletFeedback feedback={feedback} />
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+import { useEffect, useId, useRef } from "react";
+import { Spinner } from "~/components/spinner";
+import { Toasts } from "~/components/toasts";
+import { WALLET_NAMES, type Wallet } from "~/utils/wallet-errors";
+import { type WalletOrder, centsLabel, intervalLabel } from "./wallet-request";
+
+// The sandbox's stand-in for a wallet's payment sheet (Google Pay's and Apple Pay's own sheets are
+// the browser's and cannot run offline): a real dialog with the amount, what renews, and buttons for
+// what a buyer or a wallet can do. Shared by the checkout and /demo.
+
+export type SheetOutcome = { id: string; label: string; primary?: boolean };
+
+export function WalletSheet({
+  wallet,
+  order,
+  outcomes,
+  busy,
+  note,
+  onChoose,
+  onCancel,
+}: {
+  wallet: Wallet;
+  order: WalletOrder;
+  outcomes: SheetOutcome[];
+  busy: boolean;
+  note: string;
+  onChoose: (id: string) => void;
+  onCancel: () => void;
+}) {
+  const titleId = useId();
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    first.current?.focus();
+  }, []);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && !busy) onCancel();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [busy, onCancel]);
+  const recurring = wallet === "applepay" && order.interval && order.renewalCents !== null;
+  return (
+    <div className="dialog-backdrop">
+      <div role="dialog" aria-modal="true" aria-labelledby={titleId} className="dialog wallet-sheet" aria-busy={busy || undefined}>
+        <h2 id={titleId}>{WALLET_NAMES[wallet]} (sandbox)</h2>
+        <p className="muted">{note}</p>
+        <dl className="wallet-sheet__lines">
+          <div>
+            <dt>{order.label}</dt>
+            <dd>{centsLabel(order.cents)}</dd>
+          </div>
+          {recurring ? (
+            <div>
+              <dt>Recurring payment</dt>
+              <dd>
+                {centsLabel(order.renewalCents!)} {intervalLabel(order.interval!)}
+              </dd>
+            </div>
+          ) : null}
+          <div className="wallet-sheet__total">
+            <dt>Pay now</dt>
+            <dd>{centsLabel(order.cents)}</dd>
+          </div>
+        </dl>
+        <div className="wallet-sheet__actions">
+          {outcomes.map((outcome, index) => (
+            <button
+              key={outcome.id}
+              ref={index === 0 ? first : undefined}
+              type="button"
+              className={`button ${outcome.primary ? "button--primary" : ""}`}
+              disabled={busy}
+              onClick={() => (outcome.id === "cancel" ? onCancel() : onChoose(outcome.id))}
+            >
+              {outcome.label}
+            </button>
+          ))}
+        </div>
+        {busy ? <Spinner /> : null}
+      </div>
+    </div>
+  );
+}
+
+export type Feedback = { message: string; tone: "info" | "error" | "success"; id: number };
+
+/** A wallet's message: inline in the panel (errors as alerts) and as a toast (commerce §4). */
+export function WalletFeedback({ feedback }: { feedback: Feedback | null }) {
+  if (!feedback) return null;
+  const type = feedback.tone === "error" ? "error" : feedback.tone === "success" ? "success" : "info";
+  return (
+    <>
+      {feedback.tone !== "info" ? (
+        <p className={feedback.tone === "error" ? "form-error wallet-message" : "wallet-message wallet-message--success"} role={feedback.tone === "error" ? "alert" : "status"}>
+          {feedback.message}
+        </p>
+      ) : null}
+      {/* Keyed by the message's id so that the same message shown twice animates again. */}
+      <div key={feedback.id}>
+        <Toasts toasts={[{ message: feedback.message, type }]} />
+      </div>
+    </>
+  );
+}

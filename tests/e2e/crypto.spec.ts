@@ -1,0 +1,46 @@
+import { expect, type Page, type TestInfo, test } from "@playwright/test";
+import { createUser, expectHome, open, signIn, withDatabase } from "./support";
+
+// Crypto checkout (commerce §2) through the crypto sandbox's invoice page (DESIGN §2: 'Mark as paid',
+// 'Let it expire'), with JavaScript off and on.
+
+async function startCryptoPayment(page: Page, testInfo: TestInfo, planId: number) {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(`/subscription/payment/${planId}`)}`);
+  await page.getByText("Crypto Currencies", { exact: true }).click();
+  await page.getByRole("button", { name: "Pay with Crypto" }).click();
+  await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
+  return user;
+}
+
+test.describe("crypto", () => {
+  test("buys a plan with crypto: 'Mark as paid' activates it, the account is Premium", async ({ page }, testInfo) => {
+    await startCryptoPayment(page, testInfo, 6);
+    await expect(page.getByText(/\$107\.76/).first()).toBeVisible();
+    await page.getByRole("button", { name: "Mark as paid" }).click();
+    const dialog = page.getByRole("dialog", { name: "Payment Successful!" });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole("link", { name: "Go to my account" }).click();
+    await expectHome(page);
+    await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+  });
+
+  test("an expired invoice leaves the account Free, with a clear message", async ({ page }, testInfo) => {
+    const user = await startCryptoPayment(page, testInfo, 1);
+    await page.getByRole("button", { name: "Let it expire" }).click();
+    await expect(page).toHaveURL(/\/subscription\/payment\/1$/);
+    await expect(page.getByText("The crypto invoice expired before it was paid.").first()).toBeVisible();
+    const subscriptions = await withDatabase((db) =>
+      db.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").select("subscriptions.id").where("users.email", "=", user.email).execute(),
+    );
+    expect(subscriptions).toEqual([]);
+    await open(page, "/", testInfo);
+    await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
+  });
+
+  test("an unknown due invoice reads 'No invoice data found'", async ({ page }, testInfo) => {
+    const response = await open(page, "/subscription/bitpay-pay-due-invoice/00000000-0000-4000-8000-000000000000", testInfo);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByText("No invoice data found")).toBeVisible();
+  });
+});
