@@ -1,8 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
-import { Logo } from "~/components/logo";
-import { MenuShell } from "~/components/menu-shell";
+import { PaymentFrame } from "~/components/payment-frame";
 import { Spinner } from "~/components/spinner";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { getSessionToken } from "~/utils/session.server";
@@ -31,15 +30,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export default function DemoPage() {
   const { gateway, email } = useLoaderData<typeof loader>();
-  const page = <ExpressCheckoutTest gateway={gateway} />;
-  if (email) return <MenuShell email={email}>{page}</MenuShell>;
   return (
-    <div className="auth-page checkout-bare">
-      <header className="auth-header">
-        <Logo />
-      </header>
-      <main className="page page--wide">{page}</main>
-    </div>
+    <PaymentFrame email={email}>
+      <ExpressCheckoutTest gateway={gateway} />
+    </PaymentFrame>
   );
 }
 

@@ -1,8 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirectDocument } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Logo } from "~/components/logo";
-import { MenuShell } from "~/components/menu-shell";
+import { PaymentFrame } from "~/components/payment-frame";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
@@ -43,15 +42,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 export default function DueInvoicePage() {
   const { invoice, accountEmail } = useLoaderData<typeof loader>();
-  const page = <DueInvoice invoice={invoice} />;
-  if (accountEmail) return <MenuShell email={accountEmail}>{page}</MenuShell>;
   return (
-    <div className="auth-page checkout-bare">
-      <header className="auth-header">
-        <Logo />
-      </header>
-      <main className="page page--wide">{page}</main>
-    </div>
+    <PaymentFrame email={accountEmail}>
+      <DueInvoice invoice={invoice} />
+    </PaymentFrame>
   );
 }
 

@@ -1,39 +1,10 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { SANDBOX_PUBLISHABLE_KEY, SANDBOX_WEBHOOK_SECRET } from "../../api/payments/stripe-sandbox";
+import { SANDBOX_WEBHOOK_SECRET } from "../../api/payments/stripe-sandbox";
 import { databases, type TestApi, useApi } from "./harness";
+import { DECLINED, GOOD, NO_FUNDS, customer, newKey, paymentMethod } from "./payment-support";
 
 const DAY = 86_400_000;
-const GOOD = "4242 4242 4242 4242";
-const DECLINED = "4000 0000 0000 0002";
-const NO_FUNDS = "4000 0000 0000 9995";
-
-let keys = 0;
-const newKey = () => `test-key-${Date.now()}-${++keys}-abcdefgh`;
-
-/** What the checkout page's card form does: the card goes to the sandbox's tokenizer, which answers a payment method. */
-async function paymentMethod(t: TestApi, number: string): Promise<string> {
-  const res = await t.post("/dev/stripe/v1/payment_methods", {
-    form: {
-      type: "card",
-      "card[number]": number,
-      "card[exp_month]": "12",
-      "card[exp_year]": String(new Date().getUTCFullYear() + 3),
-      "card[cvc]": "123",
-      "billing_details[name]": "Pat Payer",
-      "billing_details[address][postal_code]": "10115",
-    },
-    headers: { authorization: `Bearer ${SANDBOX_PUBLISHABLE_KEY}` },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id as string;
-}
-
-async function customer(t: TestApi, email: string) {
-  const userId = await t.createUser({ email, password: "pay-password" });
-  const token = await t.login(email, "pay-password");
-  return { userId, token };
-}
 
 function pay(t: TestApi, token: string, body: Record<string, unknown>) {
   return t.post("/api/payments/card", { token, json: { type: "new-card", idempotency_key: newKey(), ...body } });

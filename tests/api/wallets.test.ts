@@ -1,36 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { SANDBOX_PUBLISHABLE_KEY } from "../../api/payments/stripe-sandbox";
 import { databases, type TestApi, useApi } from "./harness";
+import { DECLINED, GOOD, customer, newKey, paymentMethod } from "./payment-support";
 
 // Google Pay and Apple Pay (commerce §3, §7) through the Stripe sandbox: the wallet's card becomes a
 // PaymentMethod at the sandbox's tokenizer (the stand-in for the wallet sheet + Stripe.js).
-
-const GOOD = "4242 4242 4242 4242";
-const DECLINED = "4000 0000 0000 0002";
-
-let keys = 0;
-const newKey = () => `wallet-key-${Date.now()}-${++keys}-abcdefgh`;
-
-async function paymentMethod(t: TestApi, number: string): Promise<string> {
-  const res = await t.post("/dev/stripe/v1/payment_methods", {
-    form: {
-      type: "card",
-      "card[number]": number,
-      "card[exp_month]": "12",
-      "card[exp_year]": String(new Date().getUTCFullYear() + 3),
-      "card[cvc]": "123",
-    },
-    headers: { authorization: `Bearer ${SANDBOX_PUBLISHABLE_KEY}` },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id as string;
-}
-
-async function customer(t: TestApi, email: string) {
-  const userId = await t.createUser({ email, password: "wallet-password" });
-  const token = await t.login(email, "wallet-password");
-  return { userId, token, email };
-}
 
 function transactionsOf(t: TestApi, userId: number) {
   return t.db

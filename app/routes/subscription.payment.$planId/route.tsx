@@ -5,8 +5,7 @@ import { type ComponentType, useEffect, useState } from "react";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
 import { Field } from "~/components/field";
-import { Logo } from "~/components/logo";
-import { MenuShell } from "~/components/menu-shell";
+import { PaymentFrame } from "~/components/payment-frame";
 import { ResendForm } from "~/components/resend-form";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
@@ -45,15 +44,10 @@ type PaymentActionData = { form?: string; serverError?: string | null; clientSec
 
 export default function CheckoutPage() {
   const state = useLoaderData<typeof loader>();
-  const page = <Checkout state={state} />;
-  if (state.accountEmail) return <MenuShell email={state.accountEmail}>{page}</MenuShell>;
   return (
-    <div className="auth-page checkout-bare">
-      <header className="auth-header">
-        <Logo />
-      </header>
-      <main className="page page--wide">{page}</main>
-    </div>
+    <PaymentFrame email={state.accountEmail}>
+      <Checkout state={state} />
+    </PaymentFrame>
   );
 }
 
