@@ -25,16 +25,20 @@ export function CodeInput({
   label?: string;
 }) {
   const single = useRef<HTMLInputElement>(null);
-  const [boxes, setBoxes] = useState<{ Boxes: ComponentType<DigitBoxesProps>; typed: string } | null>(null);
+  const typed = useRef("");
+  const [boxes, setBoxes] = useState<{ Boxes: ComponentType<DigitBoxesProps> } | null>(null);
   useEffect(() => {
     let live = true;
     void import("./digit-boxes").then(({ DigitBoxes }) => {
-      if (live) setBoxes({ Boxes: DigitBoxes, typed: single.current?.value ?? "" });
+      if (live) setBoxes({ Boxes: DigitBoxes });
     });
     return () => {
       live = false;
     };
   }, []);
+  // What was typed into the single input is read in the render that replaces it (the input is still
+  // in the page then), not when the boxes' module arrived: typing in between is not lost.
+  if (boxes && single.current) typed.current = single.current.value;
   const invalid = errors && errors.length > 0 ? true : undefined;
   return (
     <div className="field">
@@ -42,7 +46,7 @@ export function CodeInput({
         {label}
       </label>
       {boxes ? (
-        <boxes.Boxes id={id} name={name} errorId={errorId} invalid={invalid} initial={boxes.typed} />
+        <boxes.Boxes id={id} name={name} errorId={errorId} invalid={invalid} initial={typed.current} />
       ) : (
         <input
           ref={single}

@@ -135,6 +135,9 @@ export async function latestCode(request: APIRequestContext, email: string, subj
 
 /** Types a code into the code field, whichever form it has (one input, or six boxes with JavaScript). */
 export async function enterCode(page: Page, code: string) {
+  // With JavaScript the six boxes replace the single input shortly after hydration: type into them
+  // once they are there, rather than into an input about to be swapped out.
+  if ((await page.locator("html[data-hydrated]").count()) > 0) await page.getByLabel("Digit 6").waitFor();
   await page.getByLabel("Verification code").fill(code);
 }
 
