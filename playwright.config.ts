@@ -3,7 +3,9 @@ import { defineConfig, devices } from "@playwright/test";
 // End-to-end tests drive the built server in sandbox mode on a fresh SQLite database, each flow
 // twice: with JavaScript disabled (plain HTML forms) and enabled (React enhancements).
 const PORT = Number(process.env.E2E_PORT ?? 3100);
-export const E2E_DATABASE = "data/e2e/portal.sqlite";
+// One database directory per port, so that runs on other ports (E2E_PORT) never share or delete it.
+const DATA_DIR = PORT === 3100 ? "data/e2e" : `data/e2e-${PORT}`;
+export const E2E_DATABASE = `${DATA_DIR}/portal.sqlite`;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -49,7 +51,7 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `rm -rf data/e2e && node build/server.js`,
+    command: `rm -rf ${DATA_DIR} && node build/server.js`,
     url: `http://127.0.0.1:${PORT}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -5,8 +5,10 @@ import { createSetPasswordToken } from "../../api/lib/one-time-tokens";
 import { hashPassword } from "../../api/lib/passwords";
 import { createUserWithoutPassword } from "../../api/lib/users";
 
-// Test fixtures go through the API's own database code, on the e2e server's database file.
-const E2E_DATABASE = "data/e2e/portal.sqlite";
+// Test fixtures go through the API's own database code, on the e2e server's database file (one per
+// port: see playwright.config.ts).
+const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
+const E2E_DATABASE = `${E2E_PORT === 3100 ? "data/e2e" : `data/e2e-${E2E_PORT}`}/portal.sqlite`;
 
 export const DEMO = { email: "demo@example.com", password: "demo-password" };
 
