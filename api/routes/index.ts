@@ -2,8 +2,11 @@ import type { AnyRoute } from "../contract/route";
 import { accountRoutes } from "./account";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
+import { billingRoutes } from "./billing";
 import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
+import { deviceRoutes } from "./devices";
+import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
@@ -18,9 +21,12 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...subscriptionRoutes,
   ...planRoutes,
   ...paymentRoutes,
+  ...paymentMethodRoutes,
   ...walletRoutes,
   ...cryptoRoutes,
+  ...billingRoutes,
   ...accountRoutes,
+  ...deviceRoutes,
   ...publicRoutes,
   ...signupRoutes,
   ...authRoutes,

@@ -1,13 +1,68 @@
-import type { MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { Toasts } from "~/components/toasts";
+import { requireToken } from "~/utils/auth.server";
+import { readFormData } from "~/utils/forms.server";
+import { paymentMethodsAction, paymentMethodsState } from "./billing-payment-methods/payment-methods.server";
+import { PaymentMethodsTab } from "./billing-payment-methods/payment-methods-tab";
+import { PaymentHistoryTab } from "./_app.billing/history";
+import { historyAction, historyState } from "./_app.billing/history.server";
+
+// Billing (commerce §2): two tabs as links, 'Payment History' (?tab=history, the default) and
+// 'Payment Method' (?tab=payment-method). Only the open tab's data is loaded. The action offers each
+// intent to the Payment Method tab first, then to the history tab (auto-renewal).
 
 export const meta: MetaFunction = () => [{ title: "Billing | VPN Account" }];
 
-// Payment history, saved cards and auto-renewal arrive with the billing issue.
+export const headers = () => ({ "Cache-Control": "private, no-store" });
+
+type Tab = "history" | "payment-method";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireToken(request);
+  const url = new URL(request.url);
+  const tab: Tab = url.searchParams.get("tab") === "payment-method" ? "payment-method" : "history";
+  if (tab === "payment-method") {
+    return { tab, paymentMethods: await paymentMethodsState(request, context, url), history: null };
+  }
+  return { tab, paymentMethods: null, history: await historyState(request, context, url) };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireToken(request);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "");
+  const theirs = await paymentMethodsAction(intent, { request, context, formData });
+  if (theirs !== null) return theirs;
+  const ours = await historyAction(intent, { request, context, formData });
+  if (ours !== null) return ours;
+  return redirect("/billing");
+}
+
+const TABS: { id: Tab; name: string; href: string }[] = [
+  { id: "history", name: "Payment History", href: "/billing" },
+  { id: "payment-method", name: "Payment Method", href: "/billing?tab=payment-method" },
+];
+
 export default function BillingPage() {
+  const { tab, history, paymentMethods } = useLoaderData<typeof loader>();
+  const current = TABS.find((t) => t.id === tab)!;
   return (
-    <section className="page">
+    <section className="page billing-page">
+      <Toasts toasts={history?.notices ?? []} />
       <h1>Billing</h1>
-      <p className="muted">Your payment history, saved cards and auto-renewal settings will appear here.</p>
+      <div role="tablist" aria-label="Billing" className="tabs billing-tabs">
+        {TABS.map((t) => (
+          <Link key={t.id} role="tab" aria-selected={t.id === tab} to={t.href} className="tab" id={`billing-tab-${t.id}`}>
+            {t.name}
+          </Link>
+        ))}
+      </div>
+      <section role="tabpanel" aria-labelledby={`billing-tab-${current.id}`} className="billing-panel">
+        {history ? <PaymentHistoryTab state={history} /> : null}
+        {paymentMethods ? <PaymentMethodsTab state={paymentMethods} /> : null}
+      </section>
     </section>
   );
 }

@@ -1,13 +1,275 @@
-import type { MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { SubmitButton } from "~/components/submit-button";
+import { Toasts, type ToastView } from "~/components/toasts";
+import { type ApiSchemas, createApiClient } from "~/utils/api.server";
+import { requireToken, requireUser } from "~/utils/auth.server";
+import { readFormData } from "~/utils/forms.server";
+import { destroySessionCookie } from "~/utils/session.server";
+import { redirectWithSuccess } from "~/utils/toast.server";
+
+// Connected devices (commerce §2, §3, §4, §7, §8). The confirmations are server-rendered states of
+// this page (?confirm=device-<id> / ?confirm=all, DESIGN §3): Terminate and Clear All are GET forms
+// that open the dialog, whose button posts the action, so everything works without JavaScript.
 
 export const meta: MetaFunction = () => [{ title: "Connected Devices | VPN Account" }];
 
-// The device list, terminate and Clear All arrive with the devices issue.
-export default function ConnectedDevicesPage() {
+const NO_STORE = { "Cache-Control": "private, no-store" };
+export const headers: HeadersFunction = () => NO_STORE;
+
+const PAGE = "/connected-devices";
+const FETCH_FAILED = "Failed to fetch connected devices";
+const TERMINATE_FAILED = "Failed to terminate device";
+
+type Device = ApiSchemas["Device"];
+
+const ICON_LABELS: Record<Device["device_icon"], string> = {
+  windows: "Windows",
+  apple: "Apple",
+  android: "Android",
+  linux: "Linux",
+  desktop: "Desktop",
+  browser: "Web browser",
+};
+
+/** 'YYYY-MM-DD HH:mm' of a Date's UTC fields (the server's rendering, DESIGN §2). */
+function formatUtc(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+}
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const token = await requireToken(request);
+  const api = createApiClient(request, context, token);
+  // The bearer token identifies the caller, so user_id (optional in the API) is not needed here and
+  // the page costs a single call.
+  const result = await api.get("/api/devices");
+  const devices = result.ok ? (result.data[0] ?? []) : [];
+  const notices: ToastView[] = result.ok ? [] : [{ type: "error", message: result.message || FETCH_FAILED }];
+
+  const confirmParam = new URL(request.url).searchParams.get("confirm") ?? "";
+  let confirm: { kind: "all" } | { kind: "device"; device: Device } | null = null;
+  if (confirmParam === "all" && devices.length > 0) confirm = { kind: "all" };
+  const match = /^device-(\d{1,15})$/.exec(confirmParam);
+  if (match) {
+    const device = devices.find((d) => d.id === Number(match[1]));
+    if (device) confirm = { kind: "device", device };
+  }
+
+  return data(
+    {
+      fetchFailed: !result.ok,
+      notices,
+      confirm,
+      devices: devices.map((d) => ({ ...d, lastLoginUtc: formatUtc(d.last_login_at) })),
+    },
+    { headers: NO_STORE },
+  );
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { user, api } = await requireUser(request, context);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "");
+
+  if (intent === "terminate") {
+    const deviceId = Number(formData.get("device_id"));
+    if (!Number.isSafeInteger(deviceId) || deviceId <= 0) {
+      return data({ error: TERMINATE_FAILED, detail: null }, { status: 400, headers: NO_STORE });
+    }
+    const result = await api.post("/api/devices/terminate", { body: { user_id: user.id, device_id: deviceId } });
+    if (!result.ok) {
+      return data({ error: TERMINATE_FAILED, detail: result.message || null }, { status: result.status >= 400 ? result.status : 502, headers: NO_STORE });
+    }
+    if (result.data.current) {
+      // This browser's own token is gone: end the session here too.
+      return redirectWithSuccess("/login", result.message || "Device terminated successfully", {
+        headers: { "Set-Cookie": await destroySessionCookie(request) },
+      });
+    }
+    return redirectWithSuccess(PAGE, result.message || "Device terminated successfully");
+  }
+
+  if (intent === "terminate-all") {
+    const result = await api.post("/api/devices/terminate-all", { body: { user_id: user.id } });
+    if (!result.ok) {
+      return data({ error: TERMINATE_FAILED, detail: result.message || null }, { status: result.status >= 400 ? result.status : 502, headers: NO_STORE });
+    }
+    // Commerce §4: after terminating all devices the user goes to /login (every token is revoked).
+    return redirectWithSuccess("/login", result.message || "All devices terminated successfully", {
+      headers: { "Set-Cookie": await destroySessionCookie(request) },
+    });
+  }
+
+  return data({ error: TERMINATE_FAILED, detail: null }, { status: 400, headers: NO_STORE });
+}
+
+/**
+ * The last sign-in time: rendered on the server in UTC with the zone named; once React runs, the
+ * browser's local time in the same format, naming the browser's zone (commerce §9).
+ */
+function LastLogin({ iso, utc }: { iso: string; utc: string }) {
+  const [text, setText] = useState(utc);
+  useEffect(() => {
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return;
+    const pad = (n: number) => String(n).padStart(2, "0");
+    const zone =
+      new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(d).find((part) => part.type === "timeZoneName")
+        ?.value ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    setText(`${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())} ${zone}`);
+  }, [iso]);
+  return <time dateTime={iso}>{text}</time>;
+}
+
+function DeviceIcon({ icon }: { icon: Device["device_icon"] }) {
+  const label = ICON_LABELS[icon] ?? "Device";
   return (
-    <section className="page">
-      <h1>Connected Devices</h1>
-      <p className="muted">The devices signed in to your account will appear here.</p>
+    <span className={`device-icon device-icon--${icon}`} role="img" aria-label={label}>
+      <svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false">
+        {icon === "windows" ? (
+          <path fill="currentColor" d="M3 5.5 10.5 4.5v7H3zM11.5 4.4 21 3v8.5h-9.5zM3 12.5h7.5v7L3 18.5zM11.5 12.5H21V21l-9.5-1.4z" />
+        ) : icon === "apple" ? (
+          <path
+            fill="currentColor"
+            d="M16.4 12.6c0-2.4 2-3.6 2.1-3.7-1.2-1.7-3-1.9-3.6-2-1.5-.2-3 .9-3.8.9s-2-.9-3.3-.9C6.1 7 4.5 8 3.6 9.5c-1.8 3.1-.5 7.8 1.3 10.3.9 1.2 1.9 2.6 3.2 2.6 1.3-.1 1.8-.8 3.3-.8s2 .8 3.3.8c1.4 0 2.2-1.3 3.1-2.5 1-1.4 1.4-2.8 1.4-2.9 0 0-2.8-1.1-2.8-4.4zM14 5.3c.7-.9 1.2-2 1-3.3-1 .1-2.2.7-2.9 1.5-.6.7-1.2 1.9-1 3.1 1.1.1 2.2-.6 2.9-1.3z"
+          />
+        ) : icon === "android" ? (
+          <path
+            fill="currentColor"
+            d="M6 9h12v8a1 1 0 0 1-1 1h-1v3h-2v-3h-4v3H8v-3H7a1 1 0 0 1-1-1zM3.5 9h1.5v7H3.5zM19 9h1.5v7H19zM6.2 8a6 6 0 0 1 11.6 0zM9 5.5a.8.8 0 1 0 0 .01zM15 5.5a.8.8 0 1 0 0 .01z"
+          />
+        ) : icon === "linux" ? (
+          <path
+            fill="currentColor"
+            d="M12 2c-2.2 0-3.5 1.8-3.5 4.2 0 1.5.3 2.5-.9 4.3C6.4 12.3 5 14.6 5 17c0 .9.2 1.6.6 2.2L4 21h5.2c.9.6 1.8 1 2.8 1s1.9-.4 2.8-1H20l-1.6-1.8c.4-.6.6-1.3.6-2.2 0-2.4-1.4-4.7-2.6-6.5-1.2-1.8-.9-2.8-.9-4.3C15.5 3.8 14.2 2 12 2z"
+          />
+        ) : icon === "desktop" ? (
+          <path fill="currentColor" d="M3 4h18v12H3zM5 6v8h14V6zM9 18h6v2H9z" />
+        ) : (
+          <path
+            fill="currentColor"
+            d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm6.9 6h-3a15.6 15.6 0 0 0-1.3-3.8A8 8 0 0 1 18.9 8zM12 4c.8 1.2 1.5 2.5 1.9 4h-3.8c.4-1.5 1.1-2.8 1.9-4zM4.3 14a8 8 0 0 1 0-4h3.4a16 16 0 0 0 0 4zm.8 2h3a15.6 15.6 0 0 0 1.3 3.8A8 8 0 0 1 5.1 16zm3-8h-3a8 8 0 0 1 4.3-3.8C8.9 5.4 8.4 6.7 8.1 8zM12 20c-.8-1.2-1.5-2.5-1.9-4h3.8c-.4 1.5-1.1 2.8-1.9 4zm2.3-6H9.7a14 14 0 0 1 0-4h4.6a14 14 0 0 1 0 4zm.3 5.8c.6-1.2 1-2.5 1.3-3.8h3a8 8 0 0 1-4.3 3.8zm1.7-5.8a16 16 0 0 0 0-4h3.4a8 8 0 0 1 0 4z"
+          />
+        )}
+      </svg>
+    </span>
+  );
+}
+
+function osLabel(device: Device): string {
+  const os = device.device_os ?? (device.platform === "Web Browser" ? "Web browser" : device.platform);
+  return device.device_os_version ? `${os} ${device.device_os_version}` : os;
+}
+
+function ConfirmDialog({ confirm }: { confirm: NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["confirm"]> }) {
+  const all = confirm.kind === "all";
+  const title = all ? "Terminate all devices?" : "Terminate this device?";
+  return (
+    <div className="dialog-backdrop">
+      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="device-confirm-title">
+        <header className="dialog-header">
+          <h2 id="device-confirm-title">{title}</h2>
+        </header>
+        {all ? (
+          <p>Every device, this one included, will be signed out. You will need to sign in again.</p>
+        ) : confirm.device.current ? (
+          <p>
+            This is the device you are using ({osLabel(confirm.device)}). Terminating it signs you out here.
+          </p>
+        ) : (
+          <p>
+            {osLabel(confirm.device)}
+            {confirm.device.device_model ? ` · ${confirm.device.device_model}` : ""} will be signed out at once.
+          </p>
+        )}
+        <Form method="post" action={PAGE} className="device-dialog__actions">
+          <input type="hidden" name="intent" value={all ? "terminate-all" : "terminate"} />
+          {all ? null : <input type="hidden" name="device_id" value={confirm.device.id} />}
+          <Link to={PAGE} className="button" replace>
+            Cancel
+          </Link>
+          <SubmitButton intent={all ? "terminate-all" : "terminate"} className="button button--danger">
+            {all ? "Clear All" : "Terminate"}
+          </SubmitButton>
+        </Form>
+      </section>
+    </div>
+  );
+}
+
+export default function ConnectedDevicesPage() {
+  const { devices, notices, confirm, fetchFailed } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const failure = actionData && "error" in actionData ? actionData : null;
+  const toasts: ToastView[] = failure ? [...notices, { type: "error", message: failure.detail || failure.error }] : notices;
+
+  return (
+    <section className="page devices-page">
+      <Toasts toasts={toasts} />
+      <header className="page-header devices-header">
+        <div>
+          <h1>Connected Devices</h1>
+          <h2 className="devices-heading">Stay Safe, Stay Connected</h2>
+          <p className="tagline">The devices signed in to your account. Terminate any you do not recognise.</p>
+        </div>
+        {devices.length > 0 ? (
+          <Form method="get" action={PAGE}>
+            <input type="hidden" name="confirm" value="all" />
+            <button type="submit" className="button button--danger">
+              Clear All
+            </button>
+          </Form>
+        ) : null}
+      </header>
+
+      {failure ? (
+        <p className="form-error" role="alert">
+          {failure.error}
+          {failure.detail && failure.detail !== failure.error ? `: ${failure.detail}` : ""}
+        </p>
+      ) : null}
+
+      {fetchFailed ? (
+        <p className="form-error" role="alert">
+          {FETCH_FAILED}
+        </p>
+      ) : devices.length === 0 ? (
+        <p className="devices-empty">No Connected Devices found!</p>
+      ) : (
+        <ul className="devices-grid" aria-label="Connected devices">
+          {devices.map((device) => (
+            <li key={device.id} className={`card device-card${device.current ? " device-card--current" : ""}`}>
+              <div className="device-card__top">
+                <DeviceIcon icon={device.device_icon} />
+                <div>
+                  <h2 className="device-card__os">{osLabel(device)}</h2>
+                  <p className="device-card__model muted">{device.device_model ?? device.device_brand ?? device.platform}</p>
+                </div>
+                {device.current ? <span className="badge badge--on">This device</span> : null}
+              </div>
+              <p className="device-card__login">
+                <span className="muted">Last login</span> <LastLogin iso={device.last_login_at} utc={device.lastLoginUtc} />
+              </p>
+              <Form method="get" action={PAGE}>
+                <input type="hidden" name="confirm" value={`device-${device.id}`} />
+                <button
+                  type="submit"
+                  className="button button--block"
+                  aria-label={device.current ? "Terminate (this device)" : `Terminate ${osLabel(device)}`}
+                >
+                  Terminate
+                </button>
+              </Form>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {confirm ? <ConfirmDialog confirm={confirm} /> : null}
     </section>
   );
 }

@@ -296,6 +296,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/getCurrentcards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The saved cards, one page at a time
+         * @description Commerce §7 'List saved cards': ?page= (default 1) and ?per_page= (default 6, at most 100). The default card first, then the newest. `data` is `{data: SavedCard[], pagination}`; `pagination` is repeated at the envelope's top level.
+         */
+        get: operations["listSavedCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/add-new-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a card
+         * @description The commerce §3 add-card payload. The PaymentMethod is attached to the account's Stripe customer with a SetupIntent confirmed with it; brand, last four digits and expiry come from Stripe (card_brand, card_last4, card_exp_* are ignored). The first card, or is_default 1, becomes the default (the customer's invoice default too). Adding the same payment method again answers the saved card.
+         */
+        post: operations["addSavedCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-methods/{id}/update-card-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a card's expiry and cardholder name
+         * @description Updated at Stripe (paymentMethods.update), then here.
+         */
+        put: operations["updateSavedCard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-methods/{id}/set-default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make a saved card the default
+         * @description Only that card is the default afterwards; it becomes the customer's invoice default at Stripe.
+         */
+        put: operations["setDefaultSavedCard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-methods/{id}/delete-saved-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved card
+         * @description Detached from the Stripe customer and removed. The default card cannot be deleted (409).
+         */
+        delete: operations["deleteSavedCard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stripe/update-payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose which saved card pays the card subscription
+         * @description Sets the Stripe subscription's default_payment_method to the saved card. Failures are read as errors.message.
+         */
+        post: operations["updateSubscriptionPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-methods/setup-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the hosted page that saves a card (no JavaScript)
+         * @description A Checkout Session in mode setup (the sandbox's hosted page in sandbox mode). It returns to /billing?tab=payment-method&setup_session={id} (saved) or &setup=cancelled. No request body.
+         */
+        post: operations["startCardSetupSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-methods/setup-session/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save the card a hosted setup page attached
+         * @description Reads the session from the gateway (never trusting the return URL alone); completing it again answers the same card.
+         */
+        post: operations["completeCardSetupSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payments/wallet": {
         parameters: {
             query?: never;
@@ -493,6 +653,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The user's transactions (payment history)
+         * @description Newest first, 5 a page by default (commerce §9). Every payment, paid or 'Payment failed'.
+         */
+        post: operations["userTransactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stripe/auto-renewal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn auto-renewal on or off
+         * @description For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). Crypto, one-time and PayPal subscriptions have no auto-renewal.
+         */
+        post: operations["autoRenewal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invoice/{id}/{paymentGateway}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a crypto payment's invoice (PDF)
+         * @description {id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.
+         */
+        get: operations["downloadCryptoInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invoice/{id}/{paymentGateway}/{walletPaymentType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted invoice page of a card or wallet payment
+         * @description {id} is the transaction's id, {paymentGateway} and {walletPaymentType} its payment_gateway and wallet_payment_type. data.url is the gateway's hosted invoice page, to open in a new tab. Only the owner's transactions.
+         */
+        get: operations["hostedInvoiceUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/link-list": {
         parameters: {
             query?: never;
@@ -547,6 +787,66 @@ export interface paths {
          * @description Removes one of this account's links. An account keeps at least one way to sign in: without a password, its only link cannot be removed.
          */
         post: operations["disconnectAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Connected devices
+         * @description The caller's devices that still have a live (unrevoked, unexpired) token, most recent sign-in first; `current` marks the device of this request's token. `data` is `[devices]`: an array whose first (only) element is the device list, because the spec's client reads `data[0]`.
+         */
+        get: operations["listDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/terminate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Terminate one device
+         * @description Revokes every token of one of the caller's devices at once: its next request answers 401. The caller's own device may be terminated (this signs the caller out after this answer).
+         */
+        post: operations["terminateDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/terminate-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Terminate every device
+         * @description Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login).
+         */
+        post: operations["terminateAllDevices"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1092,6 +1392,43 @@ export interface components {
             /** @description The Checkout Session's id (session_id of the return URL). */
             sessionId: string;
         };
+        AddCardRequest: {
+            /** @description The PaymentMethod the browser made (Stripe.js createPaymentMethod, or the sandbox's tokenizer). */
+            payment_method_id: string;
+            /** @description Informative: the brand is read from Stripe. */
+            card_brand?: string | null;
+            /** @description Informative: the last four digits are read from Stripe. */
+            card_last4?: string | null;
+            /** @description Informative: the expiry is read from Stripe. */
+            card_exp_month?: unknown;
+            /** @description Informative: the expiry is read from Stripe. */
+            card_exp_year?: unknown;
+            /** @description The cardholder name (else the card's own billing name). */
+            billing_name?: string | null;
+            /** @description The postal code (else the card's own). */
+            billing_postal?: string | null;
+            /**
+             * @description 1: the new card becomes the default (the others lose the flag).
+             * @default 0
+             */
+            is_default?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
+        };
+        UpdateCardRequest: {
+            card_exp_month: number | string;
+            /** @description Four digits, or two (30 = 2030). */
+            card_exp_year: number | string;
+            billing_name: string;
+        };
+        UpdatePaymentMethodRequest: {
+            /** @description The card subscription: its id (Subscription.id) or its stripe_sub_id. */
+            subscriptionId: string;
+            /** @description A saved card's payment_method_id. */
+            paymentMethodId: string;
+        };
+        CompleteCardSetupRequest: {
+            /** @description setup_session of the return URL. */
+            sessionId: string;
+        };
         WalletPaymentRequest: {
             /** @description The card PaymentMethod the wallet sheet made (Stripe's Express Checkout Element live, the sandbox's tokenizer otherwise). */
             paymentTokenId: string;
@@ -1169,6 +1506,21 @@ export interface components {
             /** @description Our invoice id (uuid). */
             current_invoice_id: string;
         };
+        TransactionsRequest: {
+            /** @default 1 */
+            page?: number | string;
+            /** @default 5 */
+            per_page?: number | string;
+        };
+        AutoRenewalRequest: {
+            /**
+             * @description enable: the subscription renews at the end of the cycle; disable: it ends then (at least 24 hours before).
+             * @enum {string}
+             */
+            type: "enable" | "disable";
+            /** @description subscriptions.id (the Subscription's id), not Stripe's. */
+            subscriptionId: number | string;
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -1193,6 +1545,16 @@ export interface components {
              * @enum {string}
              */
             link_type: "GOOGLE" | "APPLE";
+        };
+        TerminateDeviceRequest: {
+            /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
+            user_id?: number | string;
+            /** @description id from GET /api/devices (a number, or digits in form data). */
+            device_id: number | string;
+        };
+        TerminateAllDevicesRequest: {
+            /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
+            user_id?: number | string;
         };
         TempSignupRequest: {
             /**
@@ -1499,6 +1861,12 @@ export interface components {
             /** @example stripe */
             payment_gateway: string;
         };
+        Pagination: {
+            current_page: number;
+            last_page: number;
+            per_page: number;
+            total: number;
+        };
         WalletPaymentResult: {
             /**
              * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure, confirm client_secret with Stripe.js.
@@ -1555,6 +1923,42 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        Transaction: {
+            id: number;
+            /** Format: date-time */
+            created_at: string;
+            product: {
+                title: string;
+            };
+            /**
+             * @description card, applepay, googlepay or crypto
+             * @example card
+             */
+            wallet_payment_type: string | null;
+            /**
+             * @description stripe or bitpay
+             * @example stripe
+             */
+            payment_gateway: string;
+            /**
+             * @description USD, two decimals
+             * @example 107.76
+             */
+            amount: number;
+            /**
+             * @description 'paid' or 'Payment failed' (commerce §4: anything else than 'Payment failed' shows as Paid)
+             * @example paid
+             */
+            status: string;
+            /** @description Whether GET /api/invoice/{id}/{payment_gateway} (bitpay: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it. */
+            invoice_available: boolean;
+        };
+        TransactionPagination: {
+            current_page: number;
+            last_page: number;
+            per_page: number;
+            total: number;
+        };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
             id: number;
@@ -1567,6 +1971,32 @@ export interface components {
          * @enum {string}
          */
         LinkType: "GOOGLE" | "APPLE";
+        Device: {
+            id: number;
+            /**
+             * @description From the OS: Windows → windows; macOS, iOS, iPadOS → apple; Android → android; Linux, Chrome OS → linux; otherwise from the platform: 'Web Browser' → browser, anything else → desktop.
+             * @enum {string}
+             */
+            device_icon: "windows" | "apple" | "android" | "linux" | "desktop" | "browser";
+            device_os: string | null;
+            device_os_version: string | null;
+            /** @description For web sign-ins: the browser and its major version ('Chrome 131'). */
+            device_model: string | null;
+            /** @description For web sign-ins: the browser ('Chrome'). */
+            device_brand: string | null;
+            /**
+             * @example Web Browser
+             * @example Desktop
+             */
+            platform: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC (business time).
+             */
+            last_login_at: string;
+            /** @description true for the device of the bearer token making this request. */
+            current: boolean;
+        };
         DownloadLinks: {
             /** Format: uri */
             windows: string;
@@ -2336,6 +2766,370 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    listSavedCards: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of saved cards and the pagination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        pagination: components["schemas"]["Pagination"];
+                        data: {
+                            data: components["schemas"]["SavedCard"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    addSavedCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddCardRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AddCardRequest"];
+            };
+        };
+        responses: {
+            /** @description 'New Payment Method Added Successfully.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SavedCard"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The card was refused by the gateway: its message (e.g. 'Your card has expired.') */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; 'This card cannot be used. Please enter your card again.' (unknown payment method, or another customer's) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    updateSavedCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved card's id (SavedCard.id). */
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCardRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateCardRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment Method Updated Successfully.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SavedCard"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This payment method was not found.' (unknown, or another account's card) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, or the gateway refused the expiry (its message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    setDefaultSavedCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved card's id (SavedCard.id). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Payment Method Set as Defaut Successfully.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SavedCard"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This payment method was not found.' (unknown, or another account's card) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Payment method ID is required' (blank id) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteSavedCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved card's id (SavedCard.id). */
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Payment Method Deleted Successfully.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This payment method was not found.' (unknown, or another account's card) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'The default card cannot be deleted. Make another card the default first.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    updateSubscriptionPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentMethodRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["UpdatePaymentMethodRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment method updated successfully' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This subscription was not found.' or 'This payment method was not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Only a card subscription that renews can change its payment method.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    startCardSetupSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            id: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    completeCardSetupSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteCardSetupRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CompleteCardSetupRequest"];
+            };
+        };
+        responses: {
+            /** @description 'New Payment Method Added Successfully.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SavedCard"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This card setup session was not found.' (unknown, or another account's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'The card was not saved. Please try again.' (not completed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     walletPayment: {
         parameters: {
             query?: never;
@@ -2948,6 +3742,186 @@ export interface operations {
             };
         };
     };
+    userTransactions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TransactionsRequest"];
+            };
+        };
+        responses: {
+            /** @description A page of transactions and the pagination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            transactions: components["schemas"]["Transaction"][];
+                            pagination: components["schemas"]["TransactionPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    autoRenewal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutoRenewalRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AutoRenewalRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Auto-renewal updated successfully' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            message: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Subscription not found.' (also another user's subscription) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This subscription has ended.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid fields, 'Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.', or a subscription without auto-renewal (crypto, one-time, PayPal). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    downloadCryptoInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+                /** @description The transaction's payment_gateway (stripe, bitpay). */
+                paymentGateway: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice as a PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Invoice not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    hostedInvoiceUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+                /** @description The transaction's payment_gateway (stripe, bitpay). */
+                paymentGateway: string;
+                /** @description The transaction's wallet_payment_type (card, applepay, googlepay). */
+                walletPaymentType: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice's url */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Invoice not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     linkList: {
         parameters: {
             query?: never;
@@ -3081,6 +4055,149 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: {
+                /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
+                user_id?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data[0]: the device list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        /** @description A one-element array: [the device list]. */
+                        data: [
+                            components["schemas"]["Device"][]
+                        ];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'You can only manage your own devices.' (user_id is not the caller's own id) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    terminateDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminateDeviceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TerminateDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Device terminated successfully' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            device_id: number;
+                            /** @description true when the caller terminated its own device (its token is now revoked). */
+                            current: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'You can only manage your own devices.' (user_id is not the caller's own id) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Device not found.' (unknown device, or another user's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    terminateAllDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminateAllDevicesRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TerminateAllDevicesRequest"];
+            };
+        };
+        responses: {
+            /** @description 'All devices terminated successfully' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description How many tokens were revoked. */
+                            revoked: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'You can only manage your own devices.' (user_id is not the caller's own id) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];

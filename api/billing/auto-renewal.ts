@@ -1,0 +1,70 @@
+import type { PaymentsDeps } from "../payments/card-payments";
+import { recordSubscriptionState } from "../payments/records";
+import { isInvalidRequest } from "../payments/stripe-client";
+import { ApiError } from "../lib/http";
+
+/*
+ * Auto-renewal on or off (commerce §4, §9) for a recurring card subscription, through Stripe:
+ * `cancel_at_period_end` at the gateway, and our row updated from Stripe's answer at once (the
+ * customer.subscription.updated webhook writes the same values again: both are idempotent).
+ *
+ * The 24-hour rule: auto-renewal must be turned off at least 24 hours before the end of the billing
+ * cycle, because the renewal is committed by then. Turning it ON is allowed until the cycle ends:
+ * it only asks for the renewal that the rule protects, so it can never dodge a charge. But it is
+ * then binding: within the last 24 hours it cannot be switched off again for this cycle (the portal
+ * says so before the customer confirms).
+ */
+
+export const AUTO_RENEWAL_MESSAGES = {
+  updated: "Auto-renewal updated successfully",
+  tooLate: "Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.",
+  notFound: "Subscription not found.",
+  crypto: "Crypto plans do not renew automatically: they are renewed by paying the invoice we email 3 days before the plan ends.",
+  oneTime: "A one-time plan does not renew.",
+  notCard: "Auto-renewal is managed only for subscriptions paid by card.",
+  ended: "This subscription has ended.",
+} as const;
+
+export const AUTO_RENEWAL_NOTICE_MS = 24 * 60 * 60 * 1000;
+
+export type AutoRenewalType = "enable" | "disable";
+
+/** Whether turning auto-renewal off is still allowed at `now` for a cycle ending at `cycleEnd`. */
+export function canDisableAt(cycleEnd: string | Date, now: Date): boolean {
+  return new Date(cycleEnd).getTime() - now.getTime() >= AUTO_RENEWAL_NOTICE_MS;
+}
+
+export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscriptionId: number, type: AutoRenewalType): Promise<void> {
+  const row = await deps.db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("id", "=", subscriptionId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (!row) throw new ApiError(404, AUTO_RENEWAL_MESSAGES.notFound);
+  if (row.subscription_by === "bitpay") throw new ApiError(422, AUTO_RENEWAL_MESSAGES.crypto);
+  if (row.billing_type === "single") throw new ApiError(422, AUTO_RENEWAL_MESSAGES.oneTime);
+  if (row.subscription_by !== "stripe" || !row.stripe_sub_id) throw new ApiError(422, AUTO_RENEWAL_MESSAGES.notCard);
+  const now = deps.clock.now();
+  if (new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new ApiError(409, AUTO_RENEWAL_MESSAGES.ended);
+
+  const renewingNow = !row.cancel_at_period_end;
+  const wantRenewing = type === "enable";
+  if (!wantRenewing && renewingNow && !canDisableAt(row.sub_exp_date, now)) {
+    throw new ApiError(422, AUTO_RENEWAL_MESSAGES.tooLate);
+  }
+
+  let updated;
+  try {
+    updated = await deps.gateway.stripe.subscriptions.update(row.stripe_sub_id, { cancel_at_period_end: !wantRenewing });
+  } catch (error) {
+    // Stripe refuses to change a canceled subscription.
+    if (isInvalidRequest(error)) throw new ApiError(409, AUTO_RENEWAL_MESSAGES.ended);
+    throw error;
+  }
+  await recordSubscriptionState(deps.db, {
+    stripeSubId: row.stripe_sub_id,
+    renewing: !updated.cancel_at_period_end && ["active", "trialing", "past_due"].includes(updated.status),
+    now: deps.clock.now(),
+  });
+}

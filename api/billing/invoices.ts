@@ -1,0 +1,74 @@
+import type { Database } from "../db";
+import { ApiError } from "../lib/http";
+import { formatUsd } from "./money";
+import { writePdf } from "./pdf";
+
+/*
+ * Invoice downloads (commerce §7): crypto payments get a PDF we write; card and wallet payments
+ * (Stripe) get the gateway's hosted invoice page. {id} is the transaction's id; only its owner may
+ * have it, and the gateway (and wallet type) in the path must be the transaction's.
+ */
+
+export const INVOICE_MESSAGES = {
+  notFound: "Invoice not found.",
+} as const;
+
+async function ownInvoice(db: Database, userId: number, transactionId: number, gateway: string) {
+  const row = await db
+    .selectFrom("transactions")
+    .innerJoin("invoices", "invoices.transaction_id", "transactions.id")
+    .innerJoin("plans", "plans.id", "transactions.plan_id")
+    .innerJoin("users", "users.id", "transactions.user_id")
+    .select([
+      "transactions.id",
+      "transactions.payment_gateway",
+      "transactions.wallet_payment_type",
+      "transactions.status",
+      "invoices.number",
+      "invoices.amount_cents",
+      "invoices.created_at",
+      "invoices.hosted_invoice_url",
+      "plans.title",
+      "users.email",
+    ])
+    .where("transactions.id", "=", transactionId)
+    .where("transactions.user_id", "=", userId)
+    .executeTakeFirst();
+  if (!row || row.payment_gateway !== gateway) throw new ApiError(404, INVOICE_MESSAGES.notFound);
+  return row;
+}
+
+/** The PDF of a crypto (BitPay) payment's invoice. */
+export async function cryptoInvoicePdf(db: Database, userId: number, transactionId: number, gateway: string): Promise<Buffer> {
+  if (gateway !== "bitpay") throw new ApiError(404, INVOICE_MESSAGES.notFound);
+  const row = await ownInvoice(db, userId, transactionId, gateway);
+  const date = new Date(row.created_at).toISOString().slice(0, 10);
+  return writePdf(
+    [
+      { text: "Invoice", size: 22 },
+      { text: `Invoice number: ${row.number}`, gapBefore: 12 },
+      { text: `Date: ${date}` },
+      { text: `Customer: ${row.email}` },
+      { text: `Plan: ${row.title}` },
+      { text: `Amount: ${formatUsd(row.amount_cents)} USD` },
+      { text: `Status: ${row.status === "Payment failed" ? "Payment failed" : "Paid"}` },
+      { text: "Paid with crypto (BitPay)", gapBefore: 12 },
+    ],
+    `Invoice ${row.number}`,
+  );
+}
+
+/** The hosted invoice page of a card or wallet payment. */
+export async function hostedInvoiceUrl(
+  db: Database,
+  userId: number,
+  transactionId: number,
+  gateway: string,
+  walletPaymentType: string,
+): Promise<string> {
+  const row = await ownInvoice(db, userId, transactionId, gateway);
+  if (gateway === "bitpay" || row.wallet_payment_type !== walletPaymentType || !row.hosted_invoice_url) {
+    throw new ApiError(404, INVOICE_MESSAGES.notFound);
+  }
+  return row.hosted_invoice_url;
+}

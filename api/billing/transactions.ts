@@ -1,0 +1,97 @@
+import { z } from "zod";
+import type { Database } from "../db";
+import { dollars } from "../payments/plans";
+
+/*
+ * The user's payment history (commerce §3 Transaction, §9 page size 5): newest first, with the
+ * plan's title, the payment method and whether an invoice can be downloaded for it.
+ */
+
+export const HISTORY_PAGE_SIZE = 5;
+export const MAX_PAGE_SIZE = 50;
+
+export const TransactionSchema = z
+  .strictObject({
+    id: z.int(),
+    created_at: z.string().meta({ format: "date-time" }),
+    product: z.strictObject({ title: z.string() }),
+    wallet_payment_type: z
+      .string()
+      .nullable()
+      .meta({ description: "card, applepay, googlepay or crypto", examples: ["card"] }),
+    payment_gateway: z.string().meta({ description: "stripe or bitpay", examples: ["stripe"] }),
+    amount: z.number().meta({ description: "USD, two decimals", examples: [107.76] }),
+    status: z.string().meta({ description: "'paid' or 'Payment failed' (commerce §4: anything else than 'Payment failed' shows as Paid)", examples: ["paid"] }),
+    invoice_available: z.boolean().meta({
+      description:
+        "Whether GET /api/invoice/{id}/{payment_gateway} (bitpay: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it.",
+    }),
+  })
+  .meta({ id: "Transaction" });
+
+export const PaginationSchema = z
+  .strictObject({
+    current_page: z.int(),
+    last_page: z.int(),
+    per_page: z.int(),
+    total: z.int(),
+  })
+  .meta({ id: "TransactionPagination" });
+
+export type PublicTransaction = z.infer<typeof TransactionSchema>;
+export type Pagination = z.infer<typeof PaginationSchema>;
+
+export async function listTransactions(
+  db: Database,
+  userId: number,
+  page: number,
+  perPage: number,
+): Promise<{ transactions: PublicTransaction[]; pagination: Pagination }> {
+  const counted = await db
+    .selectFrom("transactions")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .where("user_id", "=", userId)
+    .executeTakeFirstOrThrow();
+  const total = Number(counted.n);
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const rows = await db
+    .selectFrom("transactions")
+    .innerJoin("plans", "plans.id", "transactions.plan_id")
+    .leftJoin("invoices", "invoices.transaction_id", "transactions.id")
+    .select([
+      "transactions.id",
+      "transactions.created_at",
+      "transactions.wallet_payment_type",
+      "transactions.payment_gateway",
+      "transactions.amount_cents",
+      "transactions.status",
+      "plans.title",
+      "invoices.id as invoice_id",
+      "invoices.hosted_invoice_url",
+    ])
+    .where("transactions.user_id", "=", userId)
+    .orderBy("transactions.created_at", "desc")
+    .orderBy("transactions.id", "desc")
+    .limit(perPage)
+    .offset((page - 1) * perPage)
+    .execute();
+  return {
+    transactions: rows.map((row) => ({
+      id: Number(row.id),
+      created_at: row.created_at,
+      product: { title: row.title },
+      wallet_payment_type: row.wallet_payment_type,
+      payment_gateway: row.payment_gateway,
+      amount: dollars(row.amount_cents),
+      status: row.status,
+      invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
+    })),
+    pagination: { current_page: page, last_page: lastPage, per_page: perPage, total },
+  };
+}
+
+/** Crypto invoices are made by us (a PDF); card invoices are the gateway's hosted page. */
+function invoiceAvailable(gateway: string, invoiceId: number | null, hostedUrl: string | null): boolean {
+  if (invoiceId === null) return false;
+  return gateway === "bitpay" ? true : Boolean(hostedUrl);
+}

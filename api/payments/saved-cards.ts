@@ -1,0 +1,296 @@
+import type Stripe from "stripe";
+import type { PaymentMethod, User } from "../db/schema";
+import { ApiError } from "../lib/http";
+import { type PaymentsDeps, ensureCustomer } from "./card-payments";
+import { type CardDetails, saveCard } from "./records";
+import { isCardError, isInvalidRequest } from "./stripe-client";
+
+/*
+ * Saved cards (commerce §2 'Payment Method' tab, §4 card rules): list, add, edit, set default,
+ * delete, and which card pays the card subscription. Stripe is the card's source of truth: a card is
+ * attached to the user's customer with a SetupIntent confirmed with it (or set up on the hosted
+ * Checkout page in mode setup), and brand, last four digits and expiry are always read back from
+ * Stripe, never taken from the browser. The default card is the customer's
+ * invoice_settings.default_payment_method too; it cannot be deleted.
+ */
+
+export const SAVED_CARD_MESSAGES = {
+  listed: "Payment methods.",
+  added: "New Payment Method Added Successfully.",
+  updated: "Payment Method Updated Successfully.",
+  deleted: "Payment Method Deleted Successfully.",
+  defaultSet: "Payment Method Set as Defaut Successfully.",
+  idRequired: "Payment method ID is required",
+  notFound: "This payment method was not found.",
+  defaultNotDeletable: "The default card cannot be deleted. Make another card the default first.",
+  cardNotUsable: "This card cannot be used. Please enter your card again.",
+  needsAuthentication: "Your bank asks to confirm this card. Please try another card.",
+  subscriptionUpdated: "Payment method updated successfully",
+  subscriptionNotFound: "This subscription was not found.",
+  subscriptionNotCard: "Only a card subscription that renews can change its payment method.",
+  setupSessionNotFound: "This card setup session was not found.",
+  setupIncomplete: "The card was not saved. Please try again.",
+} as const;
+
+export const DEFAULT_PER_PAGE = 6;
+export const MAX_PER_PAGE = 100;
+
+const notFound = () => new ApiError(404, SAVED_CARD_MESSAGES.notFound);
+
+function detailsOf(pm: Stripe.PaymentMethod): CardDetails | null {
+  if (!pm.card) return null;
+  return {
+    paymentMethodId: pm.id,
+    brand: pm.card.brand,
+    last4: pm.card.last4,
+    expMonth: pm.card.exp_month,
+    expYear: pm.card.exp_year,
+    billingName: pm.billing_details?.name ?? null,
+    billingPostal: pm.billing_details?.address?.postal_code ?? null,
+    walletPaymentType: pm.card.wallet?.type === "apple_pay" ? "applepay" : pm.card.wallet?.type === "google_pay" ? "googlepay" : "card",
+  };
+}
+
+/** One page of the user's cards, the default first, then the newest. */
+export async function listCards(deps: Pick<PaymentsDeps, "db">, userId: number, page: number, perPage: number) {
+  const { count } = await deps.db
+    .selectFrom("payment_methods")
+    .select((eb) => eb.fn.countAll<string | number>().as("count"))
+    .where("user_id", "=", userId)
+    .executeTakeFirstOrThrow();
+  const total = Number(count);
+  const cards = await deps.db
+    .selectFrom("payment_methods")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .orderBy("is_default", "desc")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(perPage)
+    .offset((page - 1) * perPage)
+    .execute();
+  return {
+    cards,
+    pagination: { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total },
+  };
+}
+
+/** The user's card by our id: 404 for a missing card and for another account's. */
+export async function ownCard(deps: Pick<PaymentsDeps, "db">, userId: number, id: number): Promise<PaymentMethod> {
+  const card = await deps.db
+    .selectFrom("payment_methods")
+    .selectAll()
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (!card) throw notFound();
+  return card;
+}
+
+async function cardByPaymentMethod(deps: PaymentsDeps, userId: number, paymentMethodId: string) {
+  return deps.db
+    .selectFrom("payment_methods")
+    .selectAll()
+    .where("payment_method_id", "=", paymentMethodId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+}
+
+/** Marks one card the default (only that one) and makes it the customer's invoice default at Stripe. */
+export async function setDefaultCard(deps: PaymentsDeps, user: User, id: number): Promise<PaymentMethod> {
+  const card = await ownCard(deps, user.id, id);
+  const customer = await ensureCustomer(deps, user);
+  await deps.gateway.stripe.customers.update(customer, { invoice_settings: { default_payment_method: card.payment_method_id } });
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("payment_methods")
+      .set({ is_default: 0, updated_at: at })
+      .where("user_id", "=", user.id)
+      .where("id", "!=", card.id)
+      .where("is_default", "=", 1)
+      .execute();
+    await trx.updateTable("payment_methods").set({ is_default: 1, updated_at: at }).where("id", "=", card.id).execute();
+  });
+  return ownCard(deps, user.id, id);
+}
+
+/**
+ * Adds a card the browser made (Stripe.js or the sandbox's tokenizer): attached to the customer with
+ * a SetupIntent confirmed with it, then saved from what Stripe says about it. The account's first
+ * card becomes its default; `isDefault` makes it the default (the others lose the flag).
+ */
+export async function addCard(
+  deps: PaymentsDeps,
+  user: User,
+  input: { paymentMethodId: string; billingName?: string; billingPostal?: string; isDefault: boolean },
+): Promise<PaymentMethod> {
+  const { stripe } = deps.gateway;
+  const customer = await ensureCustomer(deps, user);
+  const unusable = () =>
+    new ApiError(422, SAVED_CARD_MESSAGES.cardNotUsable, { fields: { payment_method_id: [SAVED_CARD_MESSAGES.cardNotUsable] } });
+
+  let pm: Stripe.PaymentMethod;
+  try {
+    pm = await stripe.paymentMethods.retrieve(input.paymentMethodId);
+  } catch (error) {
+    if (isInvalidRequest(error)) throw unusable();
+    throw error;
+  }
+  const owner = typeof pm.customer === "string" ? pm.customer : pm.customer?.id;
+  if ((owner && owner !== customer) || !pm.card) throw unusable();
+  const taken = await deps.db.selectFrom("payment_methods").select("user_id").where("payment_method_id", "=", pm.id).executeTakeFirst();
+  if (taken && Number(taken.user_id) !== user.id) throw unusable();
+
+  if (!owner) {
+    let intent: Stripe.SetupIntent;
+    try {
+      intent = await stripe.setupIntents.create(
+        { customer, payment_method: pm.id, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, usage: "off_session", confirm: true },
+        { idempotencyKey: `add-card-${user.id}-${pm.id}` },
+      );
+    } catch (error) {
+      if (isCardError(error)) throw new ApiError(402, error.message, { fields: { payment_method_id: [error.message] } });
+      if (isInvalidRequest(error)) throw unusable();
+      throw error;
+    }
+    if (intent.status === "requires_action") throw new ApiError(402, SAVED_CARD_MESSAGES.needsAuthentication);
+    if (intent.status !== "succeeded") throw new ApiError(402, intent.last_setup_error?.message ?? SAVED_CARD_MESSAGES.cardNotUsable);
+  }
+
+  // The cardholder name and postal code are the form's; the card's own details are Stripe's.
+  const name = input.billingName ?? pm.billing_details?.name ?? undefined;
+  const postal = input.billingPostal ?? pm.billing_details?.address?.postal_code ?? undefined;
+  if (name !== (pm.billing_details?.name ?? undefined) || postal !== (pm.billing_details?.address?.postal_code ?? undefined)) {
+    pm = await stripe.paymentMethods.update(pm.id, {
+      billing_details: { ...(name ? { name } : {}), ...(postal ? { address: { postal_code: postal } } : {}) },
+    });
+  } else {
+    pm = await stripe.paymentMethods.retrieve(pm.id);
+  }
+  const details = detailsOf(pm);
+  if (!details) throw unusable();
+  await saveCard(deps.db, user.id, details, deps.clock.now());
+  const saved = await cardByPaymentMethod(deps, user.id, pm.id);
+  if (!saved) throw unusable();
+  if (input.isDefault || saved.is_default === 1) return setDefaultCard(deps, user, Number(saved.id));
+  return saved;
+}
+
+/** New expiry and cardholder name, at Stripe first (it checks the expiry), then here. */
+export async function updateCardDetails(
+  deps: PaymentsDeps,
+  userId: number,
+  id: number,
+  input: { expMonth: number; expYear: number; billingName: string },
+): Promise<PaymentMethod> {
+  const card = await ownCard(deps, userId, id);
+  let pm: Stripe.PaymentMethod;
+  try {
+    pm = await deps.gateway.stripe.paymentMethods.update(card.payment_method_id, {
+      card: { exp_month: input.expMonth, exp_year: input.expYear },
+      billing_details: { name: input.billingName },
+    });
+  } catch (error) {
+    if (isCardError(error) || isInvalidRequest(error)) {
+      const field = error.param === "exp_month" || error.param === "card[exp_month]" ? "card_exp_month" : "card_exp_year";
+      throw new ApiError(422, error.message, { fields: { [field]: [error.message] } });
+    }
+    throw error;
+  }
+  const details = detailsOf(pm);
+  await deps.db
+    .updateTable("payment_methods")
+    .set({
+      card_exp_month: details?.expMonth ?? input.expMonth,
+      card_exp_year: details?.expYear ?? input.expYear,
+      billing_name: details?.billingName ?? input.billingName,
+      updated_at: deps.clock.now().toISOString(),
+    })
+    .where("id", "=", card.id)
+    .execute();
+  return ownCard(deps, userId, id);
+}
+
+/** Deletes a card that is not the default: detached at Stripe, then removed. */
+export async function deleteCard(deps: PaymentsDeps, userId: number, id: number): Promise<void> {
+  const card = await ownCard(deps, userId, id);
+  if (card.is_default === 1) throw new ApiError(409, SAVED_CARD_MESSAGES.defaultNotDeletable);
+  try {
+    await deps.gateway.stripe.paymentMethods.detach(card.payment_method_id);
+  } catch (error) {
+    // Already detached (or gone) at Stripe: nothing left to undo there.
+    if (!isInvalidRequest(error)) throw error;
+  }
+  await deps.db.deleteFrom("payment_methods").where("id", "=", card.id).execute();
+}
+
+/**
+ * Which saved card pays the user's card subscription: Stripe's subscription default_payment_method.
+ * `subscriptionId` is ours (subscriptions.id) or Stripe's (sub_...); `paymentMethodId` a saved card's pm_... id.
+ */
+export async function updateSubscriptionPaymentMethod(
+  deps: PaymentsDeps,
+  userId: number,
+  input: { subscriptionId: string; paymentMethodId: string },
+): Promise<void> {
+  const byOurId = /^\d{1,15}$/.test(input.subscriptionId);
+  const subscription = await deps.db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where(byOurId ? "id" : "stripe_sub_id", "=", byOurId ? Number(input.subscriptionId) : input.subscriptionId)
+    .executeTakeFirst();
+  if (!subscription) throw new ApiError(404, SAVED_CARD_MESSAGES.subscriptionNotFound, { fields: { subscriptionId: [SAVED_CARD_MESSAGES.subscriptionNotFound] } });
+  if (subscription.subscription_by !== "stripe" || !subscription.stripe_sub_id) {
+    throw new ApiError(409, SAVED_CARD_MESSAGES.subscriptionNotCard);
+  }
+  const card = await cardByPaymentMethod(deps, userId, input.paymentMethodId);
+  if (!card) throw new ApiError(404, SAVED_CARD_MESSAGES.notFound, { fields: { paymentMethodId: [SAVED_CARD_MESSAGES.notFound] } });
+  await deps.gateway.stripe.subscriptions.update(subscription.stripe_sub_id, { default_payment_method: card.payment_method_id });
+}
+
+/** The hosted page (Checkout in mode setup) where a browser without JavaScript adds a card. */
+export async function startSetupSession(deps: PaymentsDeps, user: User): Promise<{ id: string; url: string }> {
+  const customer = await ensureCustomer(deps, user);
+  const back = `${deps.publicUrl}/billing?tab=payment-method`;
+  const session = await deps.gateway.stripe.checkout.sessions.create({
+    mode: "setup",
+    customer,
+    currency: "usd",
+    success_url: `${back}&setup_session={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${back}&setup=cancelled`,
+    client_reference_id: String(user.id),
+    metadata: { user_id: String(user.id), kind: "card_setup" },
+  });
+  if (!session.url) throw new Error("Stripe answered a Checkout Session without a URL");
+  return { id: session.id, url: session.url };
+}
+
+/** Saves the card a completed setup session attached (once: the same session again answers the same card). */
+export async function completeSetupSession(deps: PaymentsDeps, user: User, sessionId: string): Promise<PaymentMethod> {
+  const { stripe } = deps.gateway;
+  const missing = () =>
+    new ApiError(404, SAVED_CARD_MESSAGES.setupSessionNotFound, { fields: { sessionId: [SAVED_CARD_MESSAGES.setupSessionNotFound] } });
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["setup_intent"] });
+  } catch (error) {
+    if (isInvalidRequest(error)) throw missing();
+    throw error;
+  }
+  if (session.mode !== "setup" || Number(session.metadata?.user_id) !== user.id) throw missing();
+  const intent = session.setup_intent;
+  if (session.status !== "complete" || !intent || typeof intent === "string") {
+    throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
+  }
+  const pmId = typeof intent.payment_method === "string" ? intent.payment_method : intent.payment_method?.id;
+  if (!pmId || intent.status !== "succeeded") throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
+  const details = detailsOf(await stripe.paymentMethods.retrieve(pmId));
+  if (!details) throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
+  await saveCard(deps.db, user.id, details, deps.clock.now());
+  const saved = await cardByPaymentMethod(deps, user.id, pmId);
+  if (!saved) throw missing();
+  if (saved.is_default === 1) return setDefaultCard(deps, user, Number(saved.id));
+  return saved;
+}

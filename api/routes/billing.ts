@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { route } from "../contract/route";
+import { AUTO_RENEWAL_MESSAGES, setAutoRenewal } from "../billing/auto-renewal";
+import { INVOICE_MESSAGES, cryptoInvoicePdf, hostedInvoiceUrl } from "../billing/invoices";
+import { HISTORY_PAGE_SIZE, MAX_PAGE_SIZE, PaginationSchema, TransactionSchema, listTransactions } from "../billing/transactions";
+import { body, idField } from "../lib/validation";
+
+/** An optional positive integer (a JSON number or digits in form data) up to `max`; missing or blank = `fallback`. */
+function pageField(label: string, fallback: number, max: number) {
+  const invalid = `The ${label} must be a whole number from 1 to ${max}.`;
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === null || value === "") return fallback;
+      const n = typeof value === "number" ? value : typeof value === "string" && /^\s*\d{1,6}\s*$/.test(value) ? Number(value) : Number.NaN;
+      if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+        ctx.addIssue({ code: "custom", message: invalid });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .meta({ override: { type: ["integer", "string"], minimum: 1, maximum: max, default: fallback } });
+}
+
+const transactionsRequest = body({
+  page: pageField("page", 1, 100_000),
+  per_page: pageField("per page", HISTORY_PAGE_SIZE, MAX_PAGE_SIZE),
+}).meta({ id: "TransactionsRequest" });
+
+const autoRenewalRequest = body({
+  type: z.enum(["enable", "disable"], { error: "The type must be enable or disable." }).meta({
+    description: "enable: the subscription renews at the end of the cycle; disable: it ends then (at least 24 hours before).",
+  }),
+  subscriptionId: idField("subscription id").meta({ description: "subscriptions.id (the Subscription's id), not Stripe's." }),
+}).meta({ id: "AutoRenewalRequest" });
+
+const gatewayField = () =>
+  z.string().trim().min(1).max(32).meta({ description: "The transaction's payment_gateway (stripe, bitpay)." });
+
+const cryptoInvoiceParams = z.object({ id: idField("transaction id"), paymentGateway: gatewayField() });
+const hostedInvoiceParams = z.object({
+  id: idField("transaction id"),
+  paymentGateway: gatewayField(),
+  walletPaymentType: z.string().trim().min(1).max(32).meta({ description: "The transaction's wallet_payment_type (card, applepay, googlepay)." }),
+});
+
+export const billingRoutes = [
+  route({
+    method: "post",
+    path: "/api/billing/transactions",
+    operationId: "userTransactions",
+    tags: ["Billing"],
+    summary: "The user's transactions (payment history)",
+    description: `Newest first, ${HISTORY_PAGE_SIZE} a page by default (commerce §9). Every payment, paid or 'Payment failed'.`,
+    auth: true,
+    body: transactionsRequest,
+    success: {
+      description: "A page of transactions and the pagination",
+      data: z.strictObject({ transactions: z.array(TransactionSchema), pagination: PaginationSchema }),
+    },
+    async handler({ ctx, auth, body }) {
+      return { data: await listTransactions(ctx.db, auth.user.id, body.page, body.per_page) };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/stripe/auto-renewal",
+    operationId: "autoRenewal",
+    tags: ["Billing", "Subscriptions"],
+    summary: "Turn auto-renewal on or off",
+    description:
+      "For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). Crypto, one-time and PayPal subscriptions have no auto-renewal.",
+    auth: true,
+    body: autoRenewalRequest,
+    success: {
+      description: `'${AUTO_RENEWAL_MESSAGES.updated}'`,
+      data: z.strictObject({ message: z.string() }),
+    },
+    errors: {
+      404: `'${AUTO_RENEWAL_MESSAGES.notFound}' (also another user's subscription)`,
+      409: `'${AUTO_RENEWAL_MESSAGES.ended}'`,
+      422: `Invalid fields, '${AUTO_RENEWAL_MESSAGES.tooLate}', or a subscription without auto-renewal (crypto, one-time, PayPal).`,
+    },
+    async handler({ ctx, auth, body }) {
+      await setAutoRenewal(ctx.payments, auth.user.id, body.subscriptionId, body.type);
+      return { data: { message: AUTO_RENEWAL_MESSAGES.updated }, message: AUTO_RENEWAL_MESSAGES.updated };
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/invoice/{id}/{paymentGateway}",
+    operationId: "downloadCryptoInvoice",
+    tags: ["Billing"],
+    summary: "Download a crypto payment's invoice (PDF)",
+    description:
+      "{id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.",
+    auth: true,
+    params: cryptoInvoiceParams,
+    success: { description: "The invoice as a PDF", raw: { mediaType: "application/pdf", schema: z.string().meta({ format: "binary" }) } },
+    errors: { 404: `'${INVOICE_MESSAGES.notFound}'` },
+    async handler({ ctx, auth, params, res }) {
+      const pdf = await cryptoInvoicePdf(ctx.db, auth.user.id, params.id, params.paymentGateway);
+      res.setHeader("Cache-Control", "private, no-store");
+      res.setHeader("Content-Type", "application/pdf");
+      res.setHeader("Content-Disposition", `attachment; filename="invoice_${params.id}.pdf"`);
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.status(200).end(pdf);
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/invoice/{id}/{paymentGateway}/{walletPaymentType}",
+    operationId: "hostedInvoiceUrl",
+    tags: ["Billing"],
+    summary: "The hosted invoice page of a card or wallet payment",
+    description:
+      "{id} is the transaction's id, {paymentGateway} and {walletPaymentType} its payment_gateway and wallet_payment_type. data.url is the gateway's hosted invoice page, to open in a new tab. Only the owner's transactions.",
+    auth: true,
+    params: hostedInvoiceParams,
+    success: { description: "The invoice's url", data: z.strictObject({ url: z.string().meta({ format: "uri" }) }) },
+    errors: { 404: `'${INVOICE_MESSAGES.notFound}'` },
+    async handler({ ctx, auth, params }) {
+      const url = await hostedInvoiceUrl(ctx.db, auth.user.id, params.id, params.paymentGateway, params.walletPaymentType);
+      return { data: { url } };
+    },
+  }),
+];

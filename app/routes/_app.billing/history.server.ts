@@ -1,0 +1,150 @@
+import type { AppLoadContext } from "@remix-run/node";
+import type { ToastView } from "~/components/toasts";
+import { type ApiSchemas, createApiClient } from "~/utils/api.server";
+import { requireToken } from "~/utils/auth.server";
+import { formatLongDate } from "~/utils/dates.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+
+// The 'Payment History' tab of /billing (commerce §2, §4, §7, §8, §9): the transactions 5 a page, an
+// invoice download per transaction, and the subscription's auto-renewal row with a server-rendered
+// confirm step (?confirm=auto-renewal) that works without JavaScript.
+
+export const HISTORY_PAGE_SIZE = 5;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const BILLING_MESSAGES = {
+  fetchFailed: "Failed to fetch user transactions",
+  renewalUpdated: "Auto-renewal updated successfully",
+  renewalFailed: "Failed to update auto-renewal",
+  invoiceFailed: "Failed to fetch invoice",
+  empty: "No payment history available",
+} as const;
+
+export type TransactionRow = {
+  id: number;
+  date: string;
+  title: string;
+  method: string;
+  amount: string;
+  status: "Paid" | "Payment failed";
+  /** The portal's download route: a PDF (crypto) or a redirect to the hosted invoice (others). */
+  invoice: { href: string; kind: "pdf" | "hosted" } | null;
+};
+
+export type RenewalRow =
+  | { kind: "none" }
+  | { kind: "paypal"; title: string }
+  | { kind: "one-time"; title: string }
+  | { kind: "crypto"; title: string }
+  | {
+      kind: "toggle";
+      title: string;
+      subscriptionId: number;
+      on: boolean;
+      /** Within 24 hours of the cycle end: turning it off is refused, turning it on is binding. */
+      lastDay: boolean;
+      renewsOn: string;
+    };
+
+export type HistoryState = {
+  transactions: TransactionRow[];
+  pagination: { current_page: number; last_page: number; per_page: number; total: number };
+  renewal: RenewalRow;
+  confirm: boolean;
+  notices: ToastView[];
+};
+
+function positiveInt(value: string | null): number | null {
+  if (!value || !/^\d{1,6}$/.test(value)) return null;
+  const n = Number(value);
+  return n >= 1 ? n : null;
+}
+
+export function historyHref(page?: number, extra?: Record<string, string>): string {
+  const params = new URLSearchParams();
+  if (page && page > 1) params.set("page", String(page));
+  for (const [key, value] of Object.entries(extra ?? {})) params.set(key, value);
+  const query = params.toString();
+  return query ? `/billing?${query}` : "/billing";
+}
+
+const METHOD_LABELS: Record<string, string> = { card: "Card", applepay: "Apple Pay", googlepay: "Google Pay", crypto: "Crypto" };
+
+function methodLabel(t: ApiSchemas["Transaction"]): string {
+  if (t.payment_gateway === "bitpay") return "Crypto";
+  return METHOD_LABELS[t.wallet_payment_type ?? "card"] ?? "Card";
+}
+
+function invoiceLink(t: ApiSchemas["Transaction"]): TransactionRow["invoice"] {
+  if (!t.invoice_available) return null;
+  const gateway = encodeURIComponent(t.payment_gateway);
+  if (t.payment_gateway === "bitpay") return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
+  return { href: `/billing/invoice/${t.id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
+}
+
+function renewalRow(subscription: ApiSchemas["Subscription"] | null, now: Date): RenewalRow {
+  if (!subscription) return { kind: "none" };
+  const { title } = subscription;
+  if (subscription.subscription_by === "paypal") return { kind: "paypal", title };
+  if (subscription.billing_type === "single") return { kind: "one-time", title };
+  if (subscription.subscription_by === "bitpay") return { kind: "crypto", title };
+  return {
+    kind: "toggle",
+    title,
+    subscriptionId: subscription.id,
+    on: subscription.subs_status === "subscription_started",
+    lastDay: new Date(subscription.sub_exp_date).getTime() - now.getTime() < DAY_MS,
+    renewsOn: formatLongDate(subscription.sub_exp_date),
+  };
+}
+
+export async function historyState(request: Request, context: AppLoadContext, url: URL): Promise<HistoryState> {
+  const token = await requireToken(request);
+  const api = createApiClient(request, context, token);
+  const page = positiveInt(url.searchParams.get("page")) ?? 1;
+  const [list, active] = await Promise.all([
+    api.post("/api/billing/transactions", { body: { page, per_page: HISTORY_PAGE_SIZE } }),
+    api.post("/api/subscription/active"),
+  ]);
+  const notices: ToastView[] = [];
+  if (!list.ok) notices.push({ type: "error", message: BILLING_MESSAGES.fetchFailed });
+  if (!active.ok) notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
+  const now = active.ok ? new Date(active.data.now) : new Date();
+  const renewal = active.ok ? renewalRow(active.data.subscription, now) : ({ kind: "none" } as const);
+  return {
+    transactions: list.ok
+      ? list.data.transactions.map((t) => ({
+          id: t.id,
+          date: formatLongDate(t.created_at),
+          title: t.product.title,
+          method: methodLabel(t),
+          amount: `$${t.amount.toFixed(2)}`,
+          status: t.status === "Payment failed" ? "Payment failed" : "Paid",
+          invoice: invoiceLink(t),
+        }))
+      : [],
+    pagination: list.ok ? list.data.pagination : { current_page: 1, last_page: 1, per_page: HISTORY_PAGE_SIZE, total: 0 },
+    renewal,
+    confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",
+    notices,
+  };
+}
+
+/** The tab's form intent: auto-renewal on or off. Null when the intent is not this tab's. */
+export async function historyAction(
+  intent: string,
+  args: { request: Request; context: AppLoadContext; formData: FormData },
+): Promise<Response | null> {
+  if (intent !== "auto-renewal") return null;
+  const { request, context, formData } = args;
+  const token = await requireToken(request);
+  const back = historyHref(positiveInt(String(formData.get("page") ?? "")) ?? undefined);
+  const type = formData.get("type");
+  const subscriptionId = positiveInt(String(formData.get("subscriptionId") ?? ""));
+  if ((type !== "enable" && type !== "disable") || !subscriptionId) return redirectWithError(back, BILLING_MESSAGES.renewalFailed);
+  const api = createApiClient(request, context, token);
+  const result = await api.post("/api/stripe/auto-renewal", { body: { type, subscriptionId } });
+  return result.ok
+    ? redirectWithSuccess(back, result.data.message || BILLING_MESSAGES.renewalUpdated)
+    : redirectWithError(back, result.message || BILLING_MESSAGES.renewalFailed);
+}

@@ -1,0 +1,169 @@
+import { Form, Link } from "@remix-run/react";
+import type { HistoryState, RenewalRow } from "./history.server";
+
+// The 'Payment History' tab: the transactions, pagination links (?page=N), and the subscription's
+// auto-renewal row. Everything is links and plain forms, so it works without JavaScript.
+
+function pageHref(page: number): string {
+  return page > 1 ? `/billing?page=${page}` : "/billing";
+}
+
+export function PaymentHistoryTab({ state }: { state: HistoryState }) {
+  const { transactions, pagination, renewal, confirm } = state;
+  return (
+    <div className="billing-history">
+      <section className="billing-card" aria-labelledby="billing-subscription-title">
+        <h2 id="billing-subscription-title">Subscription</h2>
+        <RenewalSection renewal={renewal} page={pagination.current_page} />
+      </section>
+
+      <section className="billing-card" aria-labelledby="billing-history-title">
+        <h2 id="billing-history-title">Payment History</h2>
+        {transactions.length === 0 ? (
+          <p className="billing-empty">No payment history available</p>
+        ) : (
+          <div className="billing-table-wrap">
+            <table className="billing-table">
+              <thead>
+                <tr>
+                  <th scope="col">Date</th>
+                  <th scope="col">Plan</th>
+                  <th scope="col">Payment method</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Invoice</th>
+                </tr>
+              </thead>
+              <tbody>
+                {transactions.map((t) => (
+                  <tr key={t.id}>
+                    <td data-label="Date">{t.date}</td>
+                    <td data-label="Plan">{t.title}</td>
+                    <td data-label="Payment method">{t.method}</td>
+                    <td data-label="Amount">{t.amount}</td>
+                    <td data-label="Status">
+                      <span className={`billing-status ${t.status === "Paid" ? "billing-status--paid" : "billing-status--failed"}`}>{t.status}</span>
+                    </td>
+                    <td data-label="Invoice">
+                      {t.invoice === null ? (
+                        <span className="muted">—</span>
+                      ) : t.invoice.kind === "pdf" ? (
+                        <a href={t.invoice.href} download={`invoice_${t.id}.pdf`} className="billing-invoice-link">
+                          Download invoice
+                        </a>
+                      ) : (
+                        <a href={t.invoice.href} target="_blank" rel="noopener noreferrer" className="billing-invoice-link">
+                          Download invoice
+                        </a>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {pagination.last_page > 1 ? (
+          <nav className="billing-pagination" aria-label="Payment history pages">
+            {pagination.current_page > 1 ? (
+              <Link to={pageHref(pagination.current_page - 1)} rel="prev">
+                Previous
+              </Link>
+            ) : null}
+            {Array.from({ length: pagination.last_page }, (_, i) => i + 1).map((n) =>
+              n === pagination.current_page ? (
+                <span key={n} aria-current="page" className="billing-page billing-page--current">
+                  {n}
+                </span>
+              ) : (
+                <Link key={n} to={pageHref(n)} className="billing-page" aria-label={`Page ${n}`}>
+                  {n}
+                </Link>
+              ),
+            )}
+            {pagination.current_page < pagination.last_page ? (
+              <Link to={pageHref(pagination.current_page + 1)} rel="next">
+                Next
+              </Link>
+            ) : null}
+          </nav>
+        ) : null}
+      </section>
+
+      {confirm && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} /> : null}
+    </div>
+  );
+}
+
+function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }) {
+  if (renewal.kind === "none") return <p className="muted">You have no active subscription.</p>;
+  return (
+    <dl className="billing-subscription">
+      <div className="billing-subscription-row">
+        <dt>Plan</dt>
+        <dd>{renewal.title}</dd>
+      </div>
+      {renewal.kind === "paypal" ? null : (
+        <div className="billing-subscription-row">
+          <dt>Auto-renewal</dt>
+          <dd>
+            {renewal.kind === "one-time" ? (
+              "One-time Payment"
+            ) : renewal.kind === "crypto" ? (
+              <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
+            ) : (
+              <span className="billing-renewal">
+                <strong className={renewal.on ? "billing-on" : "billing-off"}>{renewal.on ? "ON" : "OFF"}</strong>
+                <Form method="get" action="/billing" className="billing-inline-form">
+                  {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
+                  <input type="hidden" name="confirm" value="auto-renewal" />
+                  <button type="submit" className="button">
+                    {renewal.on ? "Cancel auto-renewal" : "Active auto-renewal"}
+                  </button>
+                </Form>
+              </span>
+            )}
+          </dd>
+        </div>
+      )}
+    </dl>
+  );
+}
+
+function RenewalDialog({ renewal, page }: { renewal: Extract<RenewalRow, { kind: "toggle" }>; page: number }) {
+  const title = renewal.on ? "Cancel auto-renewal?" : "Turn on auto-renewal?";
+  return (
+    <div className="dialog-backdrop">
+      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="auto-renewal-title">
+        <header className="dialog-header">
+          <h2 id="auto-renewal-title">{title}</h2>
+          <Link to={pageHref(page)} className="button button--link" aria-label="Close" replace>
+            ×
+          </Link>
+        </header>
+        <p>
+          {renewal.on
+            ? `Your ${renewal.title} plan will not renew and ends on ${renewal.renewsOn}. Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.`
+            : `Your ${renewal.title} plan will renew automatically on ${renewal.renewsOn}.`}
+        </p>
+        {!renewal.on && renewal.lastDay ? (
+          <p className="billing-warning">
+            Your billing cycle ends in less than 24 hours: once turned on, auto-renewal cannot be turned off again before this renewal.
+          </p>
+        ) : null}
+        <Form method="post" action="/billing" className="billing-dialog-actions">
+          <input type="hidden" name="intent" value="auto-renewal" />
+          <input type="hidden" name="type" value={renewal.on ? "disable" : "enable"} />
+          <input type="hidden" name="subscriptionId" value={renewal.subscriptionId} />
+          {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
+          <Link to={pageHref(page)} className="button" replace>
+            Go back
+          </Link>
+          <button type="submit" className="button button--primary">
+            Confirm
+          </button>
+        </Form>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,237 @@
+import { Form, Link, useActionData } from "@remix-run/react";
+import { AddCardForm } from "./add-card-form";
+import { PAYMENT_METHOD_MESSAGES, TAB_PATH, tabHref } from "./messages";
+import type { CardView, PaymentMethodsState } from "./payment-methods.server";
+
+// The 'Payment Method' tab (commerce §2). Every action is a plain form post to /billing?tab=payment-method
+// (the billing route's action delegates to paymentMethodsAction); delete and edit are server-rendered
+// steps reached by links (?delete=ID, ?edit=ID), so everything but the inline card entry works without
+// JavaScript.
+
+type ActionErrors = { paymentMethodsForm?: string; id?: number; errors?: Record<string, string> };
+
+export function PaymentMethodsTab({ state }: { state: PaymentMethodsState }) {
+  const { cards, pagination } = state;
+  const page = pagination.current_page;
+  return (
+    <section className="payment-methods" aria-labelledby="payment-methods-heading">
+      <h2 id="payment-methods-heading">Payment Method</h2>
+      {!state.paysByCard ? (
+        <p className="payment-methods__note">
+          Saved cards are used by plans paid by card. Your current plan is not paid by card
+          {cards.length ? ", but you can still manage the cards saved to your account." : "."}
+        </p>
+      ) : null}
+      {state.cardsFailed ? (
+        <p className="form-error" role="alert">
+          {PAYMENT_METHOD_MESSAGES.fetchFailed}
+        </p>
+      ) : cards.length === 0 ? (
+        <p className="payment-methods__empty">{PAYMENT_METHOD_MESSAGES.empty}</p>
+      ) : (
+        <ul className="payment-methods__list" aria-label="Saved cards">
+          {cards.map((card) => (
+            <CardItem key={card.id} card={card} state={state} page={page} />
+          ))}
+        </ul>
+      )}
+      {pagination.total > pagination.per_page ? <Pagination current={page} last={pagination.last_page} /> : null}
+      {state.cardSubscription && cards.length > 0 ? <SubscriptionCard state={state} page={page} /> : null}
+      <section className="payment-methods__add-section" aria-labelledby="add-card-heading">
+        <h3 id="add-card-heading">Add card</h3>
+        <AddCardForm gateway={state.gateway} />
+      </section>
+    </section>
+  );
+}
+
+function CardItem({ card, state, page }: { card: CardView; state: PaymentMethodsState; page: number }) {
+  const confirming = state.confirmDelete === card.id;
+  const editing = state.editing === card.id;
+  const label = `${brandName(card.card_brand)} ending ${card.card_number.slice(-4)}`;
+  return (
+    <li className={`payment-card${card.is_default ? " payment-card--default" : ""}`} aria-label={label}>
+      <div className="payment-card__summary">
+        <BrandIcon brand={card.card_brand} />
+        <span className="payment-card__number">{card.card_number}</span>
+        {card.is_default ? <span className="badge payment-card__badge">Default</span> : null}
+      </div>
+      <dl className="payment-card__details">
+        <div>
+          <dt>Expires</dt>
+          <dd>{card.card_exp}</dd>
+        </div>
+        <div>
+          <dt>Added</dt>
+          <dd>{card.added}</dd>
+        </div>
+        {card.billing_name ? (
+          <div>
+            <dt>Cardholder</dt>
+            <dd>{card.billing_name}</dd>
+          </div>
+        ) : null}
+      </dl>
+      <div className="payment-card__actions">
+        {!card.is_default ? (
+          <Form method="post" action={TAB_PATH}>
+            <input type="hidden" name="intent" value="set-default" />
+            <input type="hidden" name="id" value={card.id} />
+            <input type="hidden" name="page" value={page} />
+            <button type="submit" className="button">
+              Set Default
+            </button>
+          </Form>
+        ) : null}
+        <Link className="button" to={tabHref({ page, edit: card.id })} aria-label={`Edit ${label}`}>
+          Edit
+        </Link>
+        {card.is_default ? (
+          <p className="muted payment-card__hint">The default card cannot be deleted. Make another card the default first.</p>
+        ) : (
+          <Link className="button button--danger" to={tabHref({ page, delete: card.id })} aria-label={`Delete ${label}`}>
+            Delete
+          </Link>
+        )}
+      </div>
+      {confirming && !card.is_default ? <ConfirmDelete card={card} label={label} page={page} /> : null}
+      {editing ? <EditCard card={card} label={label} page={page} /> : null}
+    </li>
+  );
+}
+
+function ConfirmDelete({ card, label, page }: { card: CardView; label: string; page: number }) {
+  return (
+    <div className="payment-card__confirm" role="group" aria-label="Confirm deletion">
+      <p>Delete the {label}? It cannot be used for payments afterwards.</p>
+      <Form method="post" action={TAB_PATH}>
+        <input type="hidden" name="intent" value="delete-card" />
+        <input type="hidden" name="id" value={card.id} />
+        <input type="hidden" name="page" value={page} />
+        <button type="submit" className="button button--danger">
+          Yes, delete
+        </button>
+      </Form>
+      <Link to={tabHref({ page })} className="button">
+        Cancel
+      </Link>
+    </div>
+  );
+}
+
+function EditCard({ card, label, page }: { card: CardView; label: string; page: number }) {
+  const actionData = useActionData<ActionErrors>();
+  const errors = actionData?.paymentMethodsForm === "update-card" && actionData.id === card.id ? (actionData.errors ?? {}) : {};
+  const expiry = `${String(card.card_exp_month).padStart(2, "0")} / ${String(card.card_exp_year % 100).padStart(2, "0")}`;
+  return (
+    <Form method="post" action={TAB_PATH} className="payment-card__edit" aria-label={`Edit ${label}`}>
+      <input type="hidden" name="intent" value="update-card" />
+      <input type="hidden" name="id" value={card.id} />
+      <input type="hidden" name="page" value={page} />
+      <div className="field">
+        <label htmlFor={`edit-expiry-${card.id}`}>Expiry (MM / YY)</label>
+        <input id={`edit-expiry-${card.id}`} name="expiry" defaultValue={expiry} inputMode="numeric" aria-invalid={errors.expiry ? true : undefined} aria-describedby={`edit-expiry-${card.id}-error`} />
+        <p className="field-error" id={`edit-expiry-${card.id}-error`}>
+          {errors.expiry ?? ""}
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor={`edit-name-${card.id}`}>Cardholder name</label>
+        <input id={`edit-name-${card.id}`} name="billing_name" defaultValue={card.billing_name ?? ""} aria-invalid={errors.name ? true : undefined} aria-describedby={`edit-name-${card.id}-error`} />
+        <p className="field-error" id={`edit-name-${card.id}-error`}>
+          {errors.name ?? ""}
+        </p>
+      </div>
+      <button type="submit" className="button button--primary">
+        Save card details
+      </button>
+      <Link to={tabHref({ page })} className="button">
+        Cancel
+      </Link>
+    </Form>
+  );
+}
+
+function SubscriptionCard({ state, page }: { state: PaymentMethodsState; page: number }) {
+  const subscription = state.cardSubscription!;
+  const current = state.cards.find((card) => card.is_default) ?? state.cards[0];
+  return (
+    <Form method="post" action={TAB_PATH} className="payment-methods__subscription" aria-labelledby="update-pm-heading">
+      <h3 id="update-pm-heading">Update payment method</h3>
+      <p className="muted">Choose the saved card that pays your {subscription.title} plan.</p>
+      <input type="hidden" name="intent" value="update-payment-method" />
+      <input type="hidden" name="subscriptionId" value={subscription.stripe_sub_id} />
+      <input type="hidden" name="page" value={page} />
+      <div className="field">
+        <label htmlFor="subscription-card">Card for the subscription</label>
+        <select id="subscription-card" name="paymentMethodId" defaultValue={current?.payment_method_id}>
+          {state.cards.map((card) => (
+            <option key={card.id} value={card.payment_method_id}>
+              {brandName(card.card_brand)} {card.card_number} ({card.card_exp})
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit" className="button button--primary">
+        Update payment method
+      </button>
+    </Form>
+  );
+}
+
+function Pagination({ current, last }: { current: number; last: number }) {
+  const pages = Array.from({ length: last }, (_, i) => i + 1);
+  return (
+    <nav className="pagination" aria-label="Saved cards pages">
+      {current > 1 ? <Link to={tabHref({ page: current - 1 })}>Previous</Link> : null}
+      {pages.map((p) =>
+        p === current ? (
+          <span key={p} aria-current="page" className="pagination__current">
+            {p}
+          </span>
+        ) : (
+          <Link key={p} to={tabHref({ page: p })} aria-label={`Page ${p}`}>
+            {p}
+          </Link>
+        ),
+      )}
+      {current < last ? <Link to={tabHref({ page: current + 1 })}>Next</Link> : null}
+    </nav>
+  );
+}
+
+type BrandKey = "visa" | "master" | "amex" | "card";
+
+function brandKey(brand: string): BrandKey {
+  const b = brand.toLowerCase();
+  if (b === "visa") return "visa";
+  if (b === "master" || b === "mastercard") return "master";
+  if (b === "amex" || b === "american express" || b === "american_express") return "amex";
+  return "card";
+}
+
+export function brandName(brand: string): string {
+  return { visa: "Visa", master: "Mastercard", amex: "American Express", card: "Card" }[brandKey(brand)];
+}
+
+/** Commerce §9: brand icons for visa, master and amex; a generic card otherwise. */
+export function BrandIcon({ brand }: { brand: string }) {
+  const key = brandKey(brand);
+  return (
+    <svg className={`brand-icon brand-icon--${key}`} role="img" aria-label={brandName(brand)} viewBox="0 0 48 32" width="48" height="32">
+      <rect width="48" height="32" rx="4" className="brand-icon__bg" />
+      {key === "master" ? (
+        <>
+          <circle cx="19" cy="16" r="8" className="brand-icon__red" />
+          <circle cx="29" cy="16" r="8" className="brand-icon__orange" />
+        </>
+      ) : key === "card" ? (
+        <rect x="6" y="10" width="36" height="5" className="brand-icon__stripe" />
+      ) : (
+        <text x="24" y="20" textAnchor="middle" className="brand-icon__text">
+          {key === "visa" ? "VISA" : "AMEX"}
+        </text>
+      )}
+    </svg>
+  );
+}

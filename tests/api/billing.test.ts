@@ -1,0 +1,228 @@
+import { describe, expect, it } from "vitest";
+import { canDisableAt } from "../../api/billing/auto-renewal";
+import { writePdf } from "../../api/billing/pdf";
+import { databases, type TestApi, useApi } from "./harness";
+import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
+
+const HOUR = 3_600_000;
+
+async function buyByCard(t: TestApi, who: { token: string; email: string }, planId: number) {
+  const res = await t.post("/api/payments/card", {
+    token: who.token,
+    json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId, email: who.email, idempotency_key: newKey() },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.subscription as { id: number; stripe_sub_id: string; sub_exp_date: string };
+}
+
+/** Buys the 2-year plan with crypto and presses 'Mark as paid' on the crypto sandbox's invoice page. */
+async function buyByCrypto(t: TestApi, who: { token: string; email: string }) {
+  const created = await t.post("/api/payments/crypto/invoice", {
+    token: who.token,
+    json: { productId: "vpn_2_years", planId: 6, amount: "107.76", currency: "USD", email: who.email },
+  });
+  expect(created.status, created.text).toBe(200);
+  const path = new URL(created.body.data.invoiceUrl as string).pathname;
+  const page = await t.get(path);
+  const form = [...page.text.matchAll(/<form[^>]*>([\s\S]*?)<\/form>/g)].find((f) => />\s*Mark as paid\s*</.test(f[1]!));
+  if (!form) throw new Error("no 'Mark as paid' button");
+  const fields = new URLSearchParams();
+  for (const input of form[1]!.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
+    const name = /name="([^"]+)"/.exec(input[0])?.[1];
+    if (name) fields.set(name, /value="([^"]*)"/.exec(input[0])?.[1] ?? "");
+  }
+  const button = /<button[^>]*name="([^"]+)"[^>]*value="([^"]*)"[^>]*>\s*Mark as paid\s*<\/button>/.exec(form[1]!);
+  if (button) fields.set(button[1]!, button[2]!);
+  const res = await fetch(`${t.baseUrl}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: fields,
+  });
+  expect(res.status).toBe(303);
+}
+
+function history(t: TestApi, token: string, json: Record<string, unknown> = {}) {
+  return t.post("/api/billing/transactions", { token, json });
+}
+
+describe("billing units", () => {
+  it("the 24-hour rule", () => {
+    const end = new Date("2026-11-21T12:00:00.000Z");
+    expect(canDisableAt(end, new Date(end.getTime() - 25 * HOUR))).toBe(true);
+    expect(canDisableAt(end, new Date(end.getTime() - 24 * HOUR))).toBe(true);
+    expect(canDisableAt(end, new Date(end.getTime() - 24 * HOUR + 1))).toBe(false);
+  });
+
+  it("writes a PDF with a correct cross-reference table", () => {
+    const pdf = writePdf([{ text: "Plan: 2 Years (a) \\ é" }], "T").toString("latin1");
+    expect(pdf.startsWith("%PDF-1.4")).toBe(true);
+    expect(pdf).toContain("(Plan: 2 Years \\(a\\) \\\\ ?) Tj");
+    const xref = Number(/startxref\n(\d+)/.exec(pdf)![1]);
+    expect(pdf.slice(xref, xref + 4)).toBe("xref");
+    const offsets = [...pdf.slice(xref).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
+    expect(offsets).toHaveLength(6);
+    offsets.forEach((offset, index) => expect(pdf.slice(offset).startsWith(`${index + 1} 0 obj`)).toBe(true));
+  });
+});
+
+describe.each(databases())("billing ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("pages the history 5 at a time, newest first, with statuses and invoice availability", async () => {
+    const who = await customer(t, "history@example.com");
+    const empty = await history(t, who.token);
+    expect(empty.status).toBe(200);
+    expect(empty.body.data).toEqual({ transactions: [], pagination: { current_page: 1, last_page: 1, per_page: 5, total: 0 } });
+
+    await buyByCard(t, who, 6);
+    // Eleven older payments, every third one refused.
+    const base = Date.parse("2025-01-01T00:00:00.000Z");
+    for (let i = 0; i < 11; i++) {
+      await t.db
+        .insertInto("transactions")
+        .values({
+          user_id: who.userId,
+          plan_id: 1,
+          subscription_id: null,
+          amount_cents: 999,
+          status: i % 3 === 0 ? "Payment failed" : "paid",
+          payment_gateway: "stripe",
+          wallet_payment_type: "card",
+          gateway_ref: null,
+          coupon_code: null,
+          failure_message: i % 3 === 0 ? "Your card was declined." : null,
+          created_at: new Date(base + i * 86_400_000).toISOString(),
+        })
+        .execute();
+    }
+    const first = await history(t, who.token);
+    expect(first.body.data.pagination).toEqual({ current_page: 1, last_page: 3, per_page: 5, total: 12 });
+    expect(first.body.data.transactions).toHaveLength(5);
+    expect(first.body.data.transactions[0]).toMatchObject({
+      product: { title: "2 Years" },
+      wallet_payment_type: "card",
+      payment_gateway: "stripe",
+      amount: 107.76,
+      status: "paid",
+      invoice_available: true,
+    });
+    const dates = first.body.data.transactions.map((x: { created_at: string }) => x.created_at);
+    expect([...dates].sort().reverse()).toEqual(dates);
+
+    const third = await history(t, who.token, { page: 3 });
+    expect(third.body.data.pagination).toEqual({ current_page: 3, last_page: 3, per_page: 5, total: 12 });
+    expect(third.body.data.transactions.map((x: { status: string }) => x.status)).toEqual(["paid", "Payment failed"]);
+    expect(third.body.data.transactions[1]).toMatchObject({ amount: 9.99, product: { title: "1 Month" }, invoice_available: false });
+    // Form data too, and a page beyond the last is empty.
+    const form = await t.post("/api/billing/transactions", { token: who.token, form: { page: "2", per_page: "10" } });
+    expect(form.body.data.pagination).toEqual({ current_page: 2, last_page: 2, per_page: 10, total: 12 });
+    expect((await history(t, who.token, { page: 9 })).body.data.transactions).toEqual([]);
+    expect((await history(t, who.token, { page: 0 })).status).toBe(422);
+    expect((await history(t, who.token, { per_page: 500 })).status).toBe(422);
+    expect((await t.post("/api/billing/transactions")).status).toBe(401);
+
+    // Nobody else sees them.
+    const other = await customer(t, "history-other@example.com");
+    expect((await history(t, other.token)).body.data.pagination.total).toBe(0);
+  });
+
+  it("turns auto-renewal off (Stripe and our row), on again, and refuses off within 24 hours of the cycle end", async () => {
+    const who = await customer(t, "renewal@example.com");
+    const sub = await buyByCard(t, who, 1);
+    const stripe = t.api.payments.gateway.stripe;
+    const row = () => t.db.selectFrom("subscriptions").selectAll().where("id", "=", sub.id).executeTakeFirstOrThrow();
+
+    const off = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } });
+    expect(off.status, off.text).toBe(200);
+    expect(off.body.data.message).toBe("Auto-renewal updated successfully");
+    expect((await stripe.subscriptions.retrieve(sub.stripe_sub_id)).cancel_at_period_end).toBe(true);
+    expect(await row()).toMatchObject({ subs_status: "subscription_cancelled", cancel_at_period_end: 1 });
+    // Idempotent.
+    expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } })).status).toBe(200);
+    expect((await row()).subs_status).toBe("subscription_cancelled");
+
+    const on = await t.post("/api/stripe/auto-renewal", { token: who.token, form: { type: "enable", subscriptionId: String(sub.id) } });
+    expect(on.status, on.text).toBe(200);
+    expect((await stripe.subscriptions.retrieve(sub.stripe_sub_id)).cancel_at_period_end).toBe(false);
+    expect(await row()).toMatchObject({ subs_status: "subscription_started", cancel_at_period_end: 0 });
+
+    // 12 hours before the end of the cycle: too late to turn it off; turning it on still works.
+    const end = Date.parse((await row()).sub_exp_date);
+    t.clock.advanceSeconds((end - t.clock.now().getTime() - 12 * HOUR) / 1000);
+    try {
+      const late = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } });
+      expect(late.status).toBe(422);
+      expect(late.body.message).toBe("Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.");
+      expect((await stripe.subscriptions.retrieve(sub.stripe_sub_id)).cancel_at_period_end).toBe(false);
+      expect((await row()).subs_status).toBe("subscription_started");
+      expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "enable", subscriptionId: sub.id } })).status).toBe(200);
+    } finally {
+      t.clock.reset();
+    }
+
+    // Another user's subscription is not found; bad input is 422.
+    const other = await customer(t, "renewal-other@example.com");
+    expect((await t.post("/api/stripe/auto-renewal", { token: other.token, json: { type: "disable", subscriptionId: sub.id } })).status).toBe(404);
+    const bad = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "pause", subscriptionId: sub.id } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe("The type must be enable or disable.");
+  });
+
+  it("refuses auto-renewal for one-time and crypto plans", async () => {
+    const single = await customer(t, "single@example.com");
+    const fiveYears = await buyByCard(t, single, 7);
+    const refused = await t.post("/api/stripe/auto-renewal", { token: single.token, json: { type: "enable", subscriptionId: fiveYears.id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toBe("A one-time plan does not renew.");
+
+    const crypto = await customer(t, "crypto-renewal@example.com");
+    await buyByCrypto(t, crypto);
+    const sub = (await t.post("/api/subscription/active", { token: crypto.token })).body.data.subscription;
+    const answer = await t.post("/api/stripe/auto-renewal", { token: crypto.token, json: { type: "enable", subscriptionId: sub.id } });
+    expect(answer.status).toBe(422);
+    expect(answer.body.message).toMatch(/^Crypto plans do not renew automatically/);
+  });
+
+  it("downloads a crypto invoice as a PDF and gives a card invoice's hosted url, only to the owner", async () => {
+    const who = await customer(t, "invoices@example.com");
+    await buyByCrypto(t, who);
+    await buyByCard(t, who, 1);
+    const [card, crypto] = (await history(t, who.token)).body.data.transactions as Array<{ id: number; payment_gateway: string; wallet_payment_type: string; invoice_available: boolean }>;
+    expect(crypto).toMatchObject({ payment_gateway: "bitpay", wallet_payment_type: "crypto", invoice_available: true });
+    expect(card).toMatchObject({ payment_gateway: "stripe", wallet_payment_type: "card", invoice_available: true });
+
+    const res = await fetch(`${t.baseUrl}/api/invoice/${crypto!.id}/bitpay`, { headers: { authorization: `Bearer ${who.token}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="invoice_${crypto!.id}.pdf"`);
+    const pdf = Buffer.from(await res.arrayBuffer()).toString("latin1");
+    expect(pdf.startsWith("%PDF-")).toBe(true);
+    expect(pdf).toContain("(Plan: 2 Years)");
+    expect(pdf).toContain("(Amount: $107.76 USD)");
+    expect(pdf).toContain("(Customer: invoices@example.com)");
+    expect(pdf).toContain("(Paid with crypto \\(BitPay\\))");
+    expect(pdf.trimEnd().endsWith("%%EOF")).toBe(true);
+    // Through the harness too, so the declared media type is checked.
+    expect((await t.get(`/api/invoice/${crypto!.id}/bitpay`, { token: who.token })).status).toBe(200);
+
+    const hosted = await t.get(`/api/invoice/${card!.id}/stripe/card`, { token: who.token });
+    expect(hosted.status, hosted.text).toBe(200);
+    expect(hosted.body.data.url).toMatch(/\/dev\/stripe\/invoices\/in_/);
+    // The sandbox's hosted invoice page (on the portal's origin, PUBLIC_URL; the harness serves it too).
+    const page = await fetch(`${t.baseUrl}${new URL(hosted.body.data.url).pathname}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Paid");
+
+    // The wrong kind of download, and anybody else's, is not found.
+    expect((await t.get(`/api/invoice/${card!.id}/stripe`, { token: who.token })).status).toBe(404);
+    expect((await t.get(`/api/invoice/${crypto!.id}/bitpay/crypto`, { token: who.token })).status).toBe(404);
+    expect((await t.get(`/api/invoice/${card!.id}/stripe/googlepay`, { token: who.token })).status).toBe(404);
+    const other = await customer(t, "invoices-other@example.com");
+    const theirs = await t.get(`/api/invoice/${crypto!.id}/bitpay`, { token: other.token });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.message).toBe("Invoice not found.");
+    expect((await t.get(`/api/invoice/${card!.id}/stripe/card`, { token: other.token })).status).toBe(404);
+    expect((await t.get(`/api/invoice/${card!.id}/stripe/card`)).status).toBe(401);
+  });
+});

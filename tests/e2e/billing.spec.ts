@@ -1,0 +1,127 @@
+import { expect, type Page, type TestInfo, test } from "@playwright/test";
+import { createUser, hasJavaScript, open, signIn, withDatabase } from "./support";
+
+// Billing (commerce §2, §4, §7, §8): the payment history after a real card purchase, its invoice link,
+// auto-renewal off and on through the server-rendered confirm step, and a crypto invoice's PDF.
+// Each test runs without JavaScript and with it.
+
+const GOOD = "4242 4242 4242 4242";
+
+async function buyWithCard(page: Page, testInfo: TestInfo, planId: number) {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(`/subscription/payment/${planId}`)}`);
+  if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+  await page.getByLabel("Card number").fill(GOOD);
+  await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
+  await page.getByLabel("CVC").fill("123");
+  await page.getByLabel("Cardholder name").fill("Pat Payer");
+  await page.getByLabel("Postal code").fill("10115");
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+  return user;
+}
+
+async function renewalState(email: string) {
+  return withDatabase((db) =>
+    db
+      .selectFrom("subscriptions")
+      .innerJoin("users", "users.id", "subscriptions.user_id")
+      .select(["subscriptions.subs_status", "subscriptions.cancel_at_period_end"])
+      .where("users.email", "=", email)
+      .executeTakeFirstOrThrow(),
+  );
+}
+
+test.describe("billing", () => {
+  test("an empty history, and the tabs as links", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/billing")}`);
+    await expect(page).toHaveURL(/\/billing$/);
+    const tabs = page.getByRole("tablist", { name: "Billing" });
+    await expect(tabs.getByRole("tab", { name: "Payment History" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.getByText("No payment history available")).toBeVisible();
+    await expect(page.getByText("You have no active subscription.")).toBeVisible();
+    await tabs.getByRole("tab", { name: "Payment Method" }).click();
+    await expect(page).toHaveURL(/\/billing\?tab=payment-method$/);
+    await expect(tabs.getByRole("tab", { name: "Payment Method" })).toHaveAttribute("aria-selected", "true");
+    await tabs.getByRole("tab", { name: "Payment History" }).click();
+    await expect(page.getByText("No payment history available")).toBeVisible();
+  });
+
+  test("a card purchase shows as Paid with its invoice; auto-renewal goes off and on through the confirm step", async ({ page, request }, testInfo) => {
+    const user = await buyWithCard(page, testInfo, 1);
+    const response = await open(page, "/billing", testInfo);
+    expect(response?.headers()["cache-control"]).toBe("private, no-store");
+    const row = page.getByRole("row").filter({ hasText: "1 Month" });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
+    await expect(row.getByRole("cell", { name: "Card", exact: true })).toBeVisible();
+    await expect(row.getByRole("cell", { name: /^\$\d+\.\d{2}$/ })).toBeVisible();
+    await expect(row.getByRole("cell", { name: /^\d{2} [A-Z][a-z]+, \d{4}$/ })).toBeVisible();
+    const invoice = row.getByRole("link", { name: "Download invoice" });
+    await expect(invoice).toHaveAttribute("target", "_blank");
+    // The portal resolves the hosted invoice's url on the server and redirects to it.
+    const href = (await invoice.getAttribute("href"))!;
+    const resolved = await page.request.get(href, { maxRedirects: 0 });
+    expect(resolved.status()).toBe(302);
+    expect(resolved.headers().location).toMatch(/\/dev\/stripe\/invoices\/in_/);
+    // Not for anyone else.
+    expect((await request.get(href, { maxRedirects: 0 })).headers().location).toMatch(/^\/login/);
+
+    const subscription = page.getByRole("region", { name: "Subscription" });
+    await expect(subscription.getByText("ON", { exact: true })).toBeVisible();
+    await subscription.getByRole("button", { name: "Cancel auto-renewal" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel auto-renewal?" });
+    await expect(dialog).toBeVisible();
+    await expect(page).toHaveURL(/confirm=auto-renewal/);
+    await dialog.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByText("Auto-renewal updated successfully")).toBeVisible();
+    await expect(subscription.getByText("OFF", { exact: true })).toBeVisible();
+    expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_cancelled", cancel_at_period_end: 1 });
+
+    await subscription.getByRole("button", { name: "Active auto-renewal" }).click();
+    await page.getByRole("dialog", { name: "Turn on auto-renewal?" }).getByRole("button", { name: "Confirm" }).click();
+    await expect(subscription.getByText("ON", { exact: true })).toBeVisible();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
+
+    // 'Go back' closes the dialog without changing anything.
+    await subscription.getByRole("button", { name: "Cancel auto-renewal" }).click();
+    await page.getByRole("dialog", { name: "Cancel auto-renewal?" }).getByRole("link", { name: "Go back" }).click();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
+  });
+
+  test("a crypto purchase's invoice downloads as a PDF, and crypto plans have no auto-renewal button", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/6")}`);
+    await page.getByText("Crypto Currencies", { exact: true }).click();
+    await page.getByRole("button", { name: "Pay with Crypto" }).click();
+    await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
+    await page.getByRole("button", { name: "Mark as paid" }).click();
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+
+    await open(page, "/billing", testInfo);
+    const row = page.getByRole("row").filter({ hasText: "2 Years" });
+    await expect(row.getByRole("cell", { name: "Crypto", exact: true })).toBeVisible();
+    await expect(row.getByRole("cell", { name: "$107.76", exact: true })).toBeVisible();
+    await expect(row.getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
+    const subscription = page.getByRole("region", { name: "Subscription" });
+    await expect(subscription.getByText(/Crypto plans do not renew automatically/)).toBeVisible();
+    await expect(subscription.getByRole("button")).toHaveCount(0);
+
+    const downloading = page.waitForEvent("download");
+    await row.getByRole("link", { name: "Download invoice" }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^invoice_\d+\.pdf$/);
+    const href = (await row.getByRole("link", { name: "Download invoice" }).getAttribute("href"))!;
+    const pdf = await page.request.get(href);
+    expect(pdf.status()).toBe(200);
+    expect(pdf.headers()["content-type"]).toBe("application/pdf");
+    expect(pdf.headers()["content-disposition"]).toMatch(/^attachment; filename="invoice_\d+\.pdf"$/);
+    const body = (await pdf.body()).toString("latin1");
+    expect(body.startsWith("%PDF-")).toBe(true);
+    expect(body).toContain("(Plan: 2 Years)");
+    expect(body).toContain("(Amount: $107.76 USD)");
+  });
+});
