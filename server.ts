@@ -185,8 +185,8 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 /** Origins of the identity providers that are live (sandbox ones are served from this origin). */
-/** The checkout's pages: the only ones that load Stripe.js or go to Stripe's hosted page. */
-const CHECKOUT_PATH = /^\/((subscription\/)?payment\/\d+|demo)(\.data)?$/;
+/** The pages that load Stripe.js or go to Stripe's hosted pages: checkout, /demo, and billing's Add card. */
+const CHECKOUT_PATH = /^\/((subscription\/)?payment\/\d+|demo|billing)(\.data)?$/;
 
 /** Pages whose forms go on to BitPay's invoice page (the checkout's crypto panel, the due invoice). */
 const CRYPTO_PAGE = /^\/((subscription\/)?payment\/\d+|subscription\/bitpay-pay-due-invoice\/[^/]+)(\.data)?$/;

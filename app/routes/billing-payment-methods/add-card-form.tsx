@@ -1,20 +1,32 @@
 import { Form, useActionData, useNavigation, useSubmit } from "@remix-run/react";
-import { type FormEvent, useEffect, useState } from "react";
+import { type ComponentType, type FormEvent, useEffect, useState } from "react";
 import { Spinner } from "~/components/spinner";
 import { CARD_MESSAGES, parseExpiry } from "~/routes/subscription.payment.$planId/card-form";
 import { TAB_PATH } from "./messages";
 
 // 'Add card'. Without JavaScript: a button that opens the gateway's hosted setup page. With it (sandbox):
 // the inline card fields like the checkout's card form; the card goes to the sandbox's tokenizer from
-// the browser and only the payment method id is posted (intent add-card). Live Stripe keeps the hosted
-// page (Stripe Checkout in mode setup) as its card entry.
+// the browser and only the payment method id is posted (intent add-card). Live, Stripe's Payment
+// Element in setup mode (add-card-live.tsx, loaded only then) does the same.
 
 type Errors = Partial<Record<"name" | "postal" | "card" | "form", string>>;
 
 export function AddCardForm({ gateway }: { gateway: { mode: "live" | "sandbox"; publishable_key: string } }) {
   const [hydrated, setHydrated] = useState(false);
+  const [Live, setLive] = useState<ComponentType<{ publishableKey: string }> | null>(null);
   useEffect(() => setHydrated(true), []);
-  if (!hydrated || gateway.mode !== "sandbox") return <HostedSetupForm />;
+  useEffect(() => {
+    if (gateway.mode !== "live") return;
+    let current = true;
+    void import("./add-card-live").then((module) => {
+      if (current) setLive(() => module.LiveAddCardForm);
+    });
+    return () => {
+      current = false;
+    };
+  }, [gateway.mode]);
+  if (gateway.mode === "live") return Live ? <Live publishableKey={gateway.publishable_key} /> : <HostedSetupForm />;
+  if (!hydrated) return <HostedSetupForm />;
   return <SandboxAddCardForm publishableKey={gateway.publishable_key} />;
 }
 
