@@ -135,7 +135,8 @@ async function couponFor(deps: PaymentsDeps, code: string | undefined, plan: Pla
   return check;
 }
 
-function cardDetails(pm: Stripe.PaymentMethod): CardDetails | null {
+/** What we keep of a card PaymentMethod (never the number). */
+export function cardDetails(pm: Stripe.PaymentMethod): CardDetails | null {
   if (!pm.card) return null;
   return {
     paymentMethodId: pm.id,

@@ -1,8 +1,8 @@
 import type Stripe from "stripe";
 import type { PaymentMethod, User } from "../db/schema";
 import { ApiError } from "../lib/http";
-import { type PaymentsDeps, ensureCustomer } from "./card-payments";
-import { type CardDetails, saveCard } from "./records";
+import { type PaymentsDeps, cardDetails, ensureCustomer } from "./card-payments";
+import { saveCard } from "./records";
 import { isCardError, isInvalidRequest } from "./stripe-client";
 
 /*
@@ -36,20 +36,6 @@ export const DEFAULT_PER_PAGE = 6;
 export const MAX_PER_PAGE = 100;
 
 const notFound = () => new ApiError(404, SAVED_CARD_MESSAGES.notFound);
-
-function detailsOf(pm: Stripe.PaymentMethod): CardDetails | null {
-  if (!pm.card) return null;
-  return {
-    paymentMethodId: pm.id,
-    brand: pm.card.brand,
-    last4: pm.card.last4,
-    expMonth: pm.card.exp_month,
-    expYear: pm.card.exp_year,
-    billingName: pm.billing_details?.name ?? null,
-    billingPostal: pm.billing_details?.address?.postal_code ?? null,
-    walletPaymentType: pm.card.wallet?.type === "apple_pay" ? "applepay" : pm.card.wallet?.type === "google_pay" ? "googlepay" : "card",
-  };
-}
 
 /** One page of the user's cards, the default first, then the newest. */
 export async function listCards(deps: Pick<PaymentsDeps, "db">, userId: number, page: number, perPage: number) {
@@ -168,7 +154,7 @@ export async function addCard(
   } else {
     pm = await stripe.paymentMethods.retrieve(pm.id);
   }
-  const details = detailsOf(pm);
+  const details = cardDetails(pm);
   if (!details) throw unusable();
   await saveCard(deps.db, user.id, details, deps.clock.now());
   const saved = await cardByPaymentMethod(deps, user.id, pm.id);
@@ -198,7 +184,7 @@ export async function updateCardDetails(
     }
     throw error;
   }
-  const details = detailsOf(pm);
+  const details = cardDetails(pm);
   await deps.db
     .updateTable("payment_methods")
     .set({
@@ -286,7 +272,7 @@ export async function completeSetupSession(deps: PaymentsDeps, user: User, sessi
   }
   const pmId = typeof intent.payment_method === "string" ? intent.payment_method : intent.payment_method?.id;
   if (!pmId || intent.status !== "succeeded") throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
-  const details = detailsOf(await stripe.paymentMethods.retrieve(pmId));
+  const details = cardDetails(await stripe.paymentMethods.retrieve(pmId));
   if (!details) throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
   await saveCard(deps.db, user.id, details, deps.clock.now());
   const saved = await cardByPaymentMethod(deps, user.id, pmId);
