@@ -1,8 +1,7 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Express, Router } from "express";
 import type { Database } from "../../db";
 import type { Clock } from "../../lib/clock";
+import { listenOnLoopback } from "../../lib/loopback";
 import { dueSubscriptions, runDueRenewal } from "./billing";
 import { createBrowserRouter } from "./browser";
 import { expireDueSessions } from "./checkout";
@@ -108,18 +107,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
 
     async listen() {
       await idempotency.prune();
-      const server = createServer(restApp);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(0, "127.0.0.1", () => resolve());
-      });
-      return {
-        port: (server.address() as AddressInfo).port,
-        async close() {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-        },
-      };
+      return listenOnLoopback(restApp);
     },
 
     advance() {

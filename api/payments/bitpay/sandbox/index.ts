@@ -1,7 +1,6 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Database } from "../../../db";
 import type { Clock } from "../../../lib/clock";
+import { listenOnLoopback } from "../../../lib/loopback";
 import { createBrowserRouter } from "./browser";
 import { Notifier } from "./notifications";
 import { SerialQueue } from "./queue";
@@ -58,18 +57,7 @@ export function createBitPaySandbox(opts: BitPaySandboxOptions): BitPaySandbox {
     browserRouter,
 
     async listen() {
-      const server = createServer(restApp);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(0, "127.0.0.1", () => resolve());
-      });
-      return {
-        port: (server.address() as AddressInfo).port,
-        async close() {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-        },
-      };
+      return listenOnLoopback(restApp);
     },
 
     advance() {
