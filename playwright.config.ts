@@ -6,6 +6,8 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 // One database directory per port, so that runs on other ports (E2E_PORT) never share or delete it.
 const DATA_DIR = PORT === 3100 ? "data/e2e" : `data/e2e-${PORT}`;
 export const E2E_DATABASE = `${DATA_DIR}/portal.sqlite`;
+// The server's stdout (JSON lines) for the whole run; the "logs" project scans it at the end.
+export const E2E_SERVER_LOG = `${DATA_DIR}/server.log`;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -34,9 +36,10 @@ export default defineConfig({
     },
   },
   // The test clock moves the server's business time for everyone: its specs run after all others.
+  // The log scan reads what the whole run wrote: it runs last.
   projects: [
-    { name: "no-js", testIgnore: /clock\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
-    { name: "js", testIgnore: /clock\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+    { name: "no-js", testIgnore: /(clock|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
+    { name: "js", testIgnore: /(clock|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
     {
       name: "clock-no-js",
       testMatch: /clock\.spec/,
@@ -49,12 +52,19 @@ export default defineConfig({
       dependencies: ["clock-no-js"],
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
     },
+    {
+      name: "logs",
+      testMatch: /logs\.spec/,
+      dependencies: ["clock-js"],
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
+    },
   ],
   webServer: {
-    command: `rm -rf ${DATA_DIR} && node build/server.js`,
+    command: `rm -rf ${DATA_DIR} && mkdir -p ${DATA_DIR} && exec node build/server.js > ${E2E_SERVER_LOG}`,
     url: `http://127.0.0.1:${PORT}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,
+    // stdout goes to E2E_SERVER_LOG; anything on stderr (a crash) shows in the run's output.
     stdout: "ignore",
     stderr: "pipe",
     env: {
@@ -67,6 +77,7 @@ export default defineConfig({
       // (the limits themselves are tested against the API in tests/api).
       LOGIN_MAX_FAILURES_PER_IP: "10000",
       LOGIN_MAX_FAILURES_PER_EMAIL: "10000",
+      LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: "10000",
       CODE_MAX_PER_IP_PER_HOUR: "10000",
     },
   },

@@ -15,5 +15,10 @@ declare module "@remix-run/node" {
     cspNonce: string;
     /** The browser's address as Express sees it (honours TRUST_PROXY). */
     clientIp: string;
+    /**
+     * This request's id (server.ts: a trusted proxy's X-Request-Id, or a new one); the API client sends
+     * it on every call so the API's log lines carry it. Optional so that loader tests may leave it out.
+     */
+    requestId?: string;
   }
 }

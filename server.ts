@@ -8,9 +8,11 @@ import { broadcastDevReady, type ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express, { type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
-import { createApi } from "./api/app";
+import { EMBEDDED_API_PATH, createApi } from "./api/app";
 import { loadApiConfig } from "./api/config";
+import { consoleStyle, createLogger, requestLogging, routeConsoleTo } from "./api/lib/logger";
 import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
+import { publicPageCache } from "./server/public-page-cache";
 
 // Paths come from this file's place (server.ts at the root, or its bundle in build/), not from the
 // working directory, so `node /srv/portal/build/server.js` works from anywhere.
@@ -18,14 +20,33 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.basename(HERE) === "build" ? path.dirname(HERE) : HERE;
 const BUILD_PATH = path.join(ROOT, "build/server/index.js");
 const MAX_PORTAL_BODY_BYTES = 1024 * 1024;
+/** The embedded API's JSON paths (not its HTML sandbox pages under /dev). */
+const EMBEDDED_JSON_API_PATH = /^\/api(\/|$)|^\/payments\/apple\/charge$/;
+
+// Everything this process prints is a JSON line (the API's lines are named "api", the rest "portal");
+// what the app and libraries print with console.* included. LOG_LEVEL applies once it is read.
+const rootLog = createLogger("info");
+const portalLog = rootLog.child({ name: "portal" });
+routeConsoleTo(portalLog);
 
 const { apiConfig, env } = loadConfigurationOrExit();
+// A child keeps the level it was made with: set both (the API's child is made after this).
+rootLog.level = portalLog.level = env.LOG_LEVEL;
 // `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
 const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
 
 const app = express();
 app.disable("x-powered-by");
 app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
+
+let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
+if (env.embeddedApi) {
+  apiHandle = await createApi({ config: apiConfig, logger: consoleStyle(rootLog.child({ name: "api" })) });
+  // The JSON API skips the page middleware below (CSP nonce, helmet, compression, the portal's request
+  // log): it sets its own headers and logs its own lines, and every page's loaders call it over loopback.
+  const jsonApi = apiHandle.app;
+  app.use((req, res, next) => (EMBEDDED_JSON_API_PATH.test(req.path) ? jsonApi(req, res, next) : next()));
+}
 
 // Security headers and an enforced CSP whose script nonce is new on every request.
 app.use((_req, res, next) => {
@@ -60,20 +81,18 @@ app.use(
 );
 app.use(compression());
 
-// Paths that carry a secret in the path itself (the set-password link's token).
-const SECRET_PATHS: Array<[RegExp, string]> = [[/^\/generate-password\/.+/, "/generate-password/[redacted]"]];
-
-// Request log: method, path without its query (tokens travel in some queries), status and time.
-app.use((req, res, next) => {
-  const started = process.hrtime.bigint();
-  res.on("finish", () => {
-    if (req.path === "/healthz" || req.path.startsWith("/build/")) return;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const logged = SECRET_PATHS.reduce((path, [pattern, replacement]) => path.replace(pattern, replacement), req.path);
-    console.info(`${req.method} ${logged} ${res.statusCode} ${ms.toFixed(1)}ms`);
-  });
-  next();
-});
+// Request log: one JSON line per request with its id (a trusted proxy's X-Request-Id, or a new one),
+// which the loaders pass on to the API. Health checks and fingerprinted assets only at debug level.
+// The embedded API logs the requests on its own paths, with the same id when the portal made them.
+const trustsProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+app.use(
+  requestLogging({
+    logger: consoleStyle(portalLog),
+    trustsPeer: (address) => trustsProxy(address, 0),
+    quiet: (path) => path === "/healthz" || path.startsWith("/build/"),
+    leave: (req) => env.embeddedApi && EMBEDDED_API_PATH.test(req.path),
+  }),
+);
 
 // Fingerprinted build assets never change; everything else in public/ may.
 app.use("/build", express.static(path.join(ROOT, "public/build"), { immutable: true, maxAge: "1y", index: false }));
@@ -82,12 +101,12 @@ const publicFiles = express.static(path.join(ROOT, "public"), { maxAge: "1h", in
 app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
 // Apple Pay's domain verification file has no extension; served when public/ has it (README, Wallets).
 app.get("/.well-known/apple-developer-merchantid-domain-association", publicFiles);
+// Anonymous /pricing: a few seconds' in-process cache with a hash-based CSP instead of a shared nonce;
+// ahead of the API's router, so a cached page costs little more than its security headers and log line.
+app.use(publicPageCache({ paths: ["/pricing"] }));
 
-let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
-if (env.embeddedApi) {
-  apiHandle = await createApi({ config: apiConfig });
-  app.use(apiHandle.app);
-}
+// The sandboxes' pages and /dev (HTML, under the CSP above) go to the embedded API here.
+if (apiHandle) app.use(apiHandle.app);
 
 app.get("/healthz", async (_req, res) => {
   try {
@@ -129,7 +148,8 @@ app.use((req, res, next) => {
   if (req.method === "GET" || req.method === "HEAD") return next();
   const length = req.get("Content-Length");
   if (length === undefined && req.get("Transfer-Encoding")) {
-    res.status(411).type("text/plain").send("A Content-Length header is required.");
+    // Browsers always send a length with a form; a chunked body (scripts, some proxies) is refused.
+    refuseChunkedBody(req, res);
     return;
   }
   if (Number(length ?? 0) > MAX_PORTAL_BODY_BYTES) {
@@ -139,13 +159,39 @@ app.use((req, res, next) => {
   next();
 });
 
+// Pages rendered at once. Beyond it a page request waits its turn (FIFO): the pages in progress then
+// get their API calls (this process, over loopback) answered promptly, instead of every page's calls
+// queuing behind a crowd until they pass API_TIMEOUT_MS and the page answers 503 (`npm run load`).
+const MAX_PAGES_IN_PROGRESS = 32;
+let pagesInProgress = 0;
+const pagesWaiting: Array<() => void> = [];
+function pageSlot(req: Request, res: Response, next: NextFunction) {
+  const start = () => {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      pagesInProgress--;
+      pagesWaiting.shift()?.();
+    };
+    pagesInProgress++;
+    // 'close' follows 'finish', and also comes when the client goes away first.
+    res.once("close", release);
+    if (req.socket.destroyed) release();
+    else next();
+  };
+  if (pagesInProgress < MAX_PAGES_IN_PROGRESS) start();
+  else pagesWaiting.push(start);
+}
+
 // Under `npm run dev`, `tsx watch` restarts this process whenever remix rebuilds build/.
 const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",
+  requestId: res.locals.requestId as string,
 });
-app.all("*", createRequestHandler({ build, mode: build.mode, getLoadContext }));
+app.all("*", pageSlot, createRequestHandler({ build, mode: build.mode, getLoadContext }));
 
 const server: Server = app.listen(env.PORT, env.HOST ?? "", () => {
   const address = server.address();
@@ -184,7 +230,32 @@ async function shutdown(signal: string) {
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-/** Origins of the identity providers that are live (sandbox ones are served from this origin). */
+/**
+ * 411 for a chunked body, 413 when it passes the body limit: answered once the body has been read and
+ * discarded, so the client reads the answer instead of a reset socket. Past 4 times the limit we stop
+ * reading, answer 413 and close the connection.
+ */
+function refuseChunkedBody(req: Request, res: Response) {
+  let received = 0;
+  let answered = false;
+  const answer = () => {
+    if (answered) return;
+    answered = true;
+    if (received > MAX_PORTAL_BODY_BYTES) res.status(413).type("text/plain").send("The request body is too large.");
+    else res.status(411).type("text/plain").send("A Content-Length header is required.");
+  };
+  req.on("data", (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= 4 * MAX_PORTAL_BODY_BYTES || answered) return;
+    req.pause();
+    res.set("Connection", "close");
+    answer();
+    res.once("finish", () => req.destroy());
+  });
+  req.once("end", answer);
+  req.once("error", answer);
+}
+
 /** The pages that load Stripe.js or go to Stripe's hosted pages: checkout, /demo, and billing's Add card. */
 const CHECKOUT_PATH = /^\/((subscription\/)?payment\/\d+|demo|billing)(\.data)?$/;
 
@@ -205,6 +276,7 @@ function stripeOn(source: string) {
     env.STRIPE_PUBLISHABLE_KEY && CHECKOUT_PATH.test((req as express.Request).path) ? source : "'self'";
 }
 
+/** Origins of the identity providers that are live (sandbox ones are served from this origin). */
 function liveIdentityOrigins(): string[] {
   const origins: string[] = [];
   if (env.GOOGLE_CLIENT_ID) origins.push(new URL(env.GOOGLE_ISSUER).origin);

@@ -18,12 +18,14 @@ import {
   SANDBOX_WEBHOOK_SECRET,
   type StripeSandbox,
   createStripeSandbox,
+  parseFaultPlan,
 } from "./payments/stripe-sandbox";
 import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
 import { createBitPayClient } from "./payments/bitpay/client";
 import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "./payments/bitpay/sandbox";
 import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "./payments/crypto";
 import { createTrustFunction } from "./lib/trust-proxy";
+import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "./lib/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 
 export type { ApiConfig } from "./config";
@@ -36,6 +38,7 @@ export interface CreateApiOptions {
   db?: Database;
   /** The product's business time (default: the system clock). */
   clock?: Clock;
+  /** Where the API logs (default: JSON lines on stdout at LOG_LEVEL, named "api"). */
   logger?: Logger;
 }
 
@@ -50,9 +53,16 @@ export interface Api {
   payments: PaymentsDeps;
   /** Crypto invoices (BitPay live or the crypto sandbox): for tests and scripts. */
   crypto: CryptoDeps;
+  /** Runs what has come due (what the JOBS_INTERVAL_SECONDS timer runs); each job is claimed once across instances. */
+  runDueJobs(): Promise<void>;
+  /** The Stripe sandbox while cards are in sandbox mode (its fault switch and advance()): for tests. */
+  stripeSandbox?: StripeSandbox;
   /** Waits for mail still being sent, closes the SMTP transport, and closes the database when createApi() opened it. */
   close(): Promise<void>;
 }
+
+/** The paths the API answers (or passes on) when the portal embeds it: the API logs these requests itself. */
+export const EMBEDDED_API_PATH = /^\/(api|dev)(\/|$)|^\/payments\/apple\/charge$/;
 
 /** The body limit for JSON and form bodies. */
 export const BODY_LIMIT = "64kb";
@@ -66,7 +76,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const { config } = opts;
   // In sandbox mode the business time is a test clock (/dev/clock moves it).
   const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
-  const logger = opts.logger ?? console;
+  const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
   const ownsDb = !opts.db;
   const db = opts.db ?? createDatabase(config.databaseUrl);
 
@@ -91,6 +101,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       publicUrl: config.publicUrl,
       logger,
       deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
+      faults: parseFaultPlan(config.stripe.sandboxFaults),
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;
@@ -167,7 +178,17 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   app.disable("x-powered-by");
   // Loopback always (the portal calls over loopback and forwards the browser's address), plus
   // TRUST_PROXY. req.ip is the client address used for rate limits.
-  app.set("trust proxy", createTrustFunction(config.trustProxy));
+  const trust = createTrustFunction(config.trustProxy);
+  app.set("trust proxy", trust);
+  // One line per request that reaches the API first (embedded, the portal's own pages are logged by
+  // the portal); the portal's X-Request-Id is kept, as is a trusted proxy's.
+  app.use(
+    requestLogging({
+      logger,
+      trustsPeer: (address) => trust(address, 0),
+      quiet: (path) => path === "/api/health",
+    }),
+  );
 
   app.use("/api", apiHeaders);
   // Stripe signs the exact bytes it sent: its webhook keeps the raw body (before the JSON parser).
@@ -178,6 +199,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     // schema and only malformed JSON is a 400.
     express.json({ limit: BODY_LIMIT, strict: false }),
     express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }),
+    resumeRequestScope,
   );
 
   registerRoutes(app, ctx, apiRoutes);
@@ -228,6 +250,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     db,
     payments,
     crypto,
+    runDueJobs: () => ctx.runDueJobs(),
+    stripeSandbox,
     async close() {
       await mail.close().catch(() => undefined);
       await identitySandbox?.close().catch(() => undefined);
@@ -293,8 +317,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     // Logged without the request body, query string or headers (they may hold passwords or tokens).
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    const path = (req.originalUrl || req.url).split("?")[0];
-    logger.error(`API error on ${req.method} ${path}: ${detail}`);
+    logger.error(`API error on ${req.method} ${loggedPath(req)}: ${detail}`);
     sendError(res, 500, "Something went wrong.");
   };
 }

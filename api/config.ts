@@ -1,6 +1,8 @@
 import { createPrivateKey } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
+import { LOG_LEVELS, type LogLevel } from "./lib/logger";
+import { parseFaultPlan } from "./payments/stripe-sandbox/faults";
 
 export type IntegrationMode = "live" | "sandbox";
 
@@ -25,9 +27,11 @@ export interface ApiConfig {
   /** Public origin of the portal, without a trailing slash (used for links in emails). */
   publicUrl: string;
   tokenTtlDays: number;
+  /** Failed password sign-ins (api/lib/rate-limit.ts LoginThrottle), real time. */
   login: {
-    maxFailuresPerEmail: number;
+    maxFailuresPerEmailPerIp: number;
     maxFailuresPerIp: number;
+    maxFailuresPerEmail: number;
     failureWindowSeconds: number;
   };
   downloads: { windows: string; mac: string };
@@ -78,6 +82,10 @@ export interface ApiConfig {
     publishableKey?: string;
     webhookSecret?: string;
     apiVersion: string;
+    /** How long one request to Stripe may take before the SDK gives up (and retries it with the same key). */
+    timeoutMs: number;
+    /** Sandbox only, for fault tests (decision 012): STRIPE_SANDBOX_FAULTS, the sandbox's fault plan as JSON. */
+    sandboxFaults?: string;
   };
   /**
    * Crypto invoices through BitPay's POS facade: live when BITPAY_API_TOKEN is set (BITPAY_BASE_URL,
@@ -97,6 +105,8 @@ export interface ApiConfig {
   production: boolean;
   /** Port of the standalone API server (api/server.ts). */
   apiPort: number;
+  /** The lowest level logged (LOG_LEVEL, default info). */
+  logLevel: LogLevel;
 }
 
 export interface GoogleIdentityConfig {
@@ -243,8 +253,9 @@ const envSchema = z
     PORT: port(1),
     PUBLIC_URL: httpUrl,
     TOKEN_TTL_DAYS: positiveInteger,
-    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: positiveInteger,
     LOGIN_MAX_FAILURES_PER_IP: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
     LOGIN_FAILURE_WINDOW_SECONDS: positiveInteger,
     DOWNLOAD_WINDOWS_URL: httpUrl,
     DOWNLOAD_MAC_URL: httpUrl,
@@ -274,6 +285,19 @@ const envSchema = z
     STRIPE_API_VERSION: optionalString.refine((v) => v === undefined || /^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/.test(v), {
       message: "expected a Stripe API version such as 2026-10-28.endive",
     }),
+    STRIPE_TIMEOUT_MS: positiveInteger,
+    STRIPE_SANDBOX_FAULTS: optionalString.refine(
+      (v) => {
+        if (v === undefined) return true;
+        try {
+          parseFaultPlan(v);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'expected the sandbox fault plan as JSON, e.g. {"faults":[{"path":"/v1/invoices/:id/pay","when":"after","kind":"delay"}]}' },
+    ),
     BITPAY_API_TOKEN: optionalString,
     BITPAY_BASE_URL: httpUrl,
     BITPAY_NOTIFICATION_SECRET: optionalString.refine((v) => v === undefined || v.length >= 24, {
@@ -292,6 +316,9 @@ const envSchema = z
     APPLE_ISSUER: httpUrl,
     DESKTOP_CODE_MAX_PER_IP: positiveInteger,
     API_PORT: port(0),
+    LOG_LEVEL: optionalString.refine((v) => v === undefined || (LOG_LEVELS as readonly string[]).includes(v), {
+      message: `expected one of ${LOG_LEVELS.join(", ")}`,
+    }),
     NODE_ENV: optionalString,
   })
   .superRefine((e, ctx) => {
@@ -341,8 +368,9 @@ export function loadApiConfig(
     publicUrl,
     tokenTtlDays: e.TOKEN_TTL_DAYS ?? 30,
     login: {
-      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL ?? 10,
+      maxFailuresPerEmailPerIp: e.LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP ?? 10,
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP ?? 50,
+      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL ?? 100,
       failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS ?? 900,
     },
     downloads: {
@@ -372,6 +400,8 @@ export function loadApiConfig(
       publishableKey: e.STRIPE_PUBLISHABLE_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
       apiVersion: e.STRIPE_API_VERSION ?? STRIPE_API_VERSION,
+      timeoutMs: e.STRIPE_TIMEOUT_MS ?? 20_000,
+      sandboxFaults: e.STRIPE_SANDBOX_FAULTS,
     },
     bitpay: {
       token: e.BITPAY_API_TOKEN,
@@ -383,6 +413,7 @@ export function loadApiConfig(
     sandbox: Object.values(integrations).every((m) => m === "sandbox"),
     production: e.NODE_ENV === "production",
     apiPort: e.API_PORT ?? 3001,
+    logLevel: (e.LOG_LEVEL as LogLevel | undefined) ?? "info",
   };
 }
 

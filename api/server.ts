@@ -7,12 +7,18 @@ import express from "express";
 import { createApi } from "./app";
 import { loadApiConfig, sandboxIntegrations } from "./config";
 import { sendError } from "./lib/http";
+import { consoleStyle, createLogger, routeConsoleTo } from "./lib/logger";
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
+// JSON lines from the start; LOG_LEVEL applies once the configuration is read.
+const rootLog = createLogger("info").child({ name: "api" });
+routeConsoleTo(rootLog);
+
 async function main(): Promise<void> {
   const config = loadApiConfig();
-  const api = await createApi({ config });
+  rootLog.level = config.logLevel;
+  const api = await createApi({ config, logger: consoleStyle(rootLog) });
 
   const root = express();
   root.disable("x-powered-by");

@@ -15,18 +15,20 @@ import { useEffect, type ReactNode } from "react";
 import { Toasts } from "./components/toasts";
 import { NotFound } from "./components/not-found";
 import stylesUrl from "./styles/app.css";
+import { requireApiReachable } from "./utils/api.server";
 import { getToast } from "./utils/toast.server";
 import { useNonce } from "./utils/nonce-provider";
+import { pageMeta } from "./utils/meta";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesUrl },
   { rel: "icon", href: "/favicon.ico", sizes: "any" },
 ];
 
-export const meta: MetaFunction = () => [{ title: "VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("VPN Account");
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { toast, headers } = await getToast(request);
+  const [{ toast, headers }] = await Promise.all([getToast(request), requireApiReachable(request)]);
   // getToast re-commits its cookie on every request; only pass it on when a toast was consumed, so
   // ordinary pages set no cookie (and public ones stay cacheable).
   return data({ toast: toast ? { message: toast.message, type: toast.type } : null }, toast ? { headers } : undefined);

@@ -4,6 +4,7 @@ import type { Database } from "../db";
 import type { CodePurpose } from "../db/schema";
 import type { Clock } from "./clock";
 import { ApiError } from "./http";
+import { type Mail, MailUnavailableError } from "./mailer";
 import { secondsUntil } from "./rate-limit";
 
 /*
@@ -150,32 +151,68 @@ async function recordSend(
  * above; returns it. The caller emails it when the account situation calls for it and otherwise
  * drops it (the stored code then answers like any code nobody has).
  */
-export async function issueCode(
-  ctx: CodeContext,
-  opts: {
-    email: string;
-    purpose: EmailCodePurpose;
-    addressKey: string;
-    /** Sign-up context kept with the code (temp-signup). */
-    meta?: { isCheckout?: boolean; planId?: string };
-  },
-): Promise<string> {
+export async function issueCode(ctx: CodeContext, opts: IssueOptions): Promise<string> {
+  return (await issue(ctx, opts)).code;
+}
+
+interface IssueOptions {
+  email: string;
+  purpose: EmailCodePurpose;
+  addressKey: string;
+  /** Sign-up context kept with the code (temp-signup). */
+  meta?: { isCheckout?: boolean; planId?: string };
+}
+
+/**
+ * A code request that a visitor waits on (sign-up, code sign-in, password reset, and their resends):
+ * checks that the mail server takes mail (else 502 with `failureMessage`, the screen's own words,
+ * and nothing is stored), issues the code, and emails what `compose` makes of it (null: no email,
+ * e.g. no account). A live send that fails afterwards withdraws the code, so that no code nobody
+ * received blocks the resend for 30 s (decision 012).
+ */
+export async function sendCode(
+  ctx: CodeContext & Pick<ApiContext, "mail">,
+  opts: IssueOptions & { failureMessage: string; compose(code: string): Mail | null | Promise<Mail | null> },
+): Promise<void> {
+  try {
+    await ctx.mail.ensureAvailable();
+  } catch (error) {
+    if (error instanceof MailUnavailableError) throw new ApiError(502, opts.failureMessage);
+    throw error;
+  }
+  const issued = await issue(ctx, opts);
+  const mail = await opts.compose(issued.code);
+  if (mail) await ctx.mail.deliver(mail, () => withdrawCode(ctx.db, opts.email, opts.purpose, issued.hash));
+}
+
+/** Removes a code that was never received (its send failed), unless a newer one replaced it. */
+async function withdrawCode(db: Database, email: string, purpose: EmailCodePurpose, codeHash: string): Promise<void> {
+  await db
+    .deleteFrom("verification_codes")
+    .where("email", "=", email)
+    .where("purpose", "=", purpose)
+    .where("code_hash", "=", codeHash)
+    .execute();
+}
+
+async function issue(ctx: CodeContext, opts: IssueOptions): Promise<{ code: string; hash: string }> {
   const code = generateCode();
   const salt = randomBytes(16).toString("hex");
+  const hash = hashCode(salt, code);
   const expires = new Date(ctx.clock.now().getTime() + CODE_TTL_SECONDS * 1000);
   await recordSend(ctx, {
     email: opts.email,
     purpose: opts.purpose,
     addressKey: opts.addressKey,
     values: {
-      code_hash: hashCode(salt, code),
+      code_hash: hash,
       code_salt: salt,
       expires_at: expires.toISOString(),
       is_checkout: opts.meta?.isCheckout === undefined ? null : opts.meta.isCheckout ? 1 : 0,
       plan_id: opts.meta?.planId ?? null,
     },
   });
-  return code;
+  return { code, hash };
 }
 
 /**

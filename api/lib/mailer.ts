@@ -16,7 +16,17 @@ export interface Mail {
 export interface Mailer {
   /** Resolves once the mail is stored (sandbox) or accepted by the SMTP server (live). */
   send(mail: Mail): Promise<void>;
+  /** Resolves when the mail server takes a session (connects, greets, signs in); rejects otherwise. */
+  verify?(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/** The mail server did not take the session: nothing was sent. */
+export class MailUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`The mail server is unavailable: ${reason}`);
+    this.name = "MailUnavailableError";
+  }
 }
 
 /**
@@ -96,6 +106,10 @@ export class SmtpMailer implements Mailer {
     });
   }
 
+  async verify(): Promise<void> {
+    await this.transport.verify();
+  }
+
   async close(): Promise<void> {
     this.transport.close();
   }
@@ -122,7 +136,8 @@ export class MailService {
     private readonly opts: { background: boolean; logger: Logger },
   ) {}
 
-  async deliver(mail: Mail): Promise<void> {
+  /** Sends (live: in the background; `onLost` runs when that send fails) or stores (sandbox) an email. */
+  async deliver(mail: Mail, onLost?: () => Promise<void>): Promise<void> {
     const { logger } = this.opts;
     logger.info(`Mail to ${mail.to}: ${mail.subject}`);
     if (!this.opts.background) {
@@ -131,14 +146,34 @@ export class MailService {
     }
     const task: Promise<void> = this.mailer
       .send(mail)
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
         logger.error(`Mail to ${mail.to} (${mail.subject}) could not be sent: ${reason}`);
+        await onLost?.().catch((undoError: unknown) => {
+          logger.error(`Undoing the lost mail to ${mail.to} failed: ${undoError instanceof Error ? undoError.message : String(undoError)}`);
+        });
       })
       .finally(() => {
         this.pending.delete(task);
       });
     this.pending.add(task);
+  }
+
+  /**
+   * Checks that the mail server takes a session before a request that a visitor waits on (an emailed
+   * code): the same check whether or not an email will go out, so that neither the answer nor its
+   * time tells which emails have accounts. Throws MailUnavailableError. The sandbox outbox is
+   * always available.
+   */
+  async ensureAvailable(): Promise<void> {
+    if (!this.mailer.verify) return;
+    try {
+      await this.mailer.verify();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.opts.logger.error(`The mail server is unavailable: ${reason}`);
+      throw new MailUnavailableError(reason);
+    }
   }
 
   /** Waits for background sends, then closes the transport. */

@@ -93,14 +93,24 @@ export function secondsUntil(resetAt: number, now: number = Date.now()): number 
 }
 
 export interface LoginLimits {
-  maxFailuresPerEmail: number;
+  /** Failures of one email from one client address: the brute-force limit an attacker meets first. */
+  maxFailuresPerEmailPerIp: number;
+  /** Failures from one client address across every email (one source guessing many accounts). */
   maxFailuresPerIp: number;
+  /** Failures of one email from all addresses together: a much higher backstop against distributed guessing. */
+  maxFailuresPerEmail: number;
   failureWindowSeconds: number;
 }
 
 /**
- * Failed sign-in limits, per email and per client address. Only failures count; a correct sign-in
- * is never slowed while under the limits, and it clears the email's counter.
+ * Failed password sign-ins, counted per email and client address, per address, and per email across
+ * addresses. Only failures count; a correct sign-in is never slowed while under the limits.
+ *
+ * Why per email *and* address: a per-email counter alone lets anyone who knows an address keep its
+ * owner out. Here an attacker's tries lock the attacker's own source; the owner's device, another
+ * source, still signs in with the password. The per-email backstop can lock the password path for
+ * everyone, so it is set far above what one person types, and it only guards the password path:
+ * sign-in by emailed code and the password reset never consult this throttle.
  */
 export class LoginThrottle {
   constructor(
@@ -117,26 +127,48 @@ export class LoginThrottle {
     return `login-fail:ip:${addressKey}`;
   }
 
-  /** Seconds to wait when either counter has reached its limit, else null. */
+  static emailIpKey(email: string, addressKey: string): string {
+    return `login-fail:email-ip:${addressKey}:${email}`;
+  }
+
+  /** Seconds to wait when any counter has reached its limit, else null. */
   async blockedFor(email: string, addressKey: string): Promise<number | null> {
-    const emailKey = LoginThrottle.emailKey(email);
-    const ipKey = LoginThrottle.ipKey(addressKey);
-    const windows = await this.limiter.peek([emailKey, ipKey]);
+    const limits: Array<[string, number]> = [
+      [LoginThrottle.emailIpKey(email, addressKey), this.limits.maxFailuresPerEmailPerIp],
+      [LoginThrottle.ipKey(addressKey), this.limits.maxFailuresPerIp],
+      [LoginThrottle.emailKey(email), this.limits.maxFailuresPerEmail],
+    ];
+    const windows = await this.limiter.peek(limits.map(([key]) => key));
     let resetAt: number | null = null;
-    const byEmail = windows.get(emailKey);
-    if (byEmail && byEmail.count >= this.limits.maxFailuresPerEmail) resetAt = byEmail.resetAt;
-    const byIp = windows.get(ipKey);
-    if (byIp && byIp.count >= this.limits.maxFailuresPerIp) resetAt = Math.max(resetAt ?? 0, byIp.resetAt);
+    for (const [key, limit] of limits) {
+      const window = windows.get(key);
+      if (window && window.count >= limit) resetAt = Math.max(resetAt ?? 0, window.resetAt);
+    }
     return resetAt === null ? null : secondsUntil(resetAt, this.nowMs());
   }
 
   async recordFailure(email: string, addressKey: string): Promise<void> {
-    await this.limiter.hit(LoginThrottle.emailKey(email), this.limits.failureWindowSeconds);
-    await this.limiter.hit(LoginThrottle.ipKey(addressKey), this.limits.failureWindowSeconds);
+    const window = this.limits.failureWindowSeconds;
+    await this.limiter.hit(LoginThrottle.emailIpKey(email, addressKey), window);
+    await this.limiter.hit(LoginThrottle.ipKey(addressKey), window);
+    await this.limiter.hit(LoginThrottle.emailKey(email), window);
   }
 
-  async recordSuccess(email: string): Promise<void> {
+  /**
+   * A correct sign-in (password or emailed code) from this address clears this address's count for
+   * the email. The per-email count stays: one success must not reset a distributed attack's count.
+   */
+  async recordSuccess(email: string, addressKey: string): Promise<void> {
+    await this.limiter.clear(LoginThrottle.emailIpKey(email, addressKey));
+  }
+
+  /**
+   * A password reset: the old password, which the failures were guessing at, is gone, so the
+   * per-email count starts again, and so does the resetting address's. Other addresses' counts stay.
+   */
+  async recordPasswordReset(email: string, addressKey: string): Promise<void> {
     await this.limiter.clear(LoginThrottle.emailKey(email));
+    await this.limiter.clear(LoginThrottle.emailIpKey(email, addressKey));
   }
 }
 

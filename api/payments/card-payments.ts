@@ -6,7 +6,7 @@ import type { Clock } from "../lib/clock";
 import { ApiError } from "../lib/http";
 import { type CouponCheck, checkCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
-import { type StripeSetup, isCardError } from "./stripe-client";
+import { type StripeSetup, isCardError, isGatewayFailure } from "./stripe-client";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -248,10 +248,33 @@ function metadataFor(user: User, plan: Plan, coupon: Extract<CouponCheck, { ok: 
 }
 
 /**
+ * The gateway failed or its answer was lost (after the SDK's own retries with the same keys): 502
+ * 'Failed to create Stripe payment'. Nothing is recorded as failed, because the payment may have gone
+ * through; if it did, Stripe's webhook records it, and a retry with the same idempotency key gets
+ * Stripe's stored answers, so it is never a second charge.
+ */
+async function gatewayCall<T>(deps: PaymentsDeps, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isGatewayFailure(error)) throw error;
+    deps.logger.warn(`${what}: the card gateway failed or did not answer (${(error as Error).name}); the webhook will tell.`);
+    throw new ApiError(502, PAYMENT_MESSAGES.failed);
+  }
+}
+
+/**
  * Pays `plan` with a card: a new one (a PaymentMethod the browser made) or one saved to the account.
  * `key` is the page's idempotency key; every Stripe call carries a key derived from it.
  */
-export async function payWithCard(
+export function payWithCard(
+  deps: PaymentsDeps,
+  input: Parameters<typeof payWithCardAtGateway>[1],
+): Promise<CardPaymentOutcome> {
+  return gatewayCall(deps, "Card payment", () => payWithCardAtGateway(deps, input));
+}
+
+async function payWithCardAtGateway(
   deps: PaymentsDeps,
   input: {
     user: User;
@@ -385,7 +408,14 @@ export async function payWithCard(
 }
 
 /** The hosted payment page (Stripe Checkout) for a plan: where the browser without JavaScript pays. */
-export async function startCheckoutSession(
+export function startCheckoutSession(
+  deps: PaymentsDeps,
+  input: { user: User; plan: Plan; couponCode?: string; key: string; returnPath: string },
+): Promise<{ id: string; url: string }> {
+  return gatewayCall(deps, "Checkout Session", () => startCheckoutSessionAtGateway(deps, input));
+}
+
+async function startCheckoutSessionAtGateway(
   deps: PaymentsDeps,
   input: { user: User; plan: Plan; couponCode?: string; key: string; returnPath: string },
 ): Promise<{ id: string; url: string }> {
@@ -433,7 +463,9 @@ export async function completeCheckoutSession(
   let session: Stripe.Checkout.Session;
   try {
     session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["subscription", "payment_intent.payment_method"] });
-  } catch {
+  } catch (error) {
+    // Stripe not answering is not "no such session": the customer may have paid (the webhook records it).
+    if (isGatewayFailure(error)) throw new ApiError(502, PAYMENT_MESSAGES.failed);
     throw new ApiError(404, PAYMENT_MESSAGES.sessionNotFound, { fields: { sessionId: [PAYMENT_MESSAGES.sessionNotFound] } });
   }
   const owner = Number(session.metadata?.user_id);

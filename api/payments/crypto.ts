@@ -43,6 +43,14 @@ export const CRYPTO_MESSAGES = {
   notRenewable: "Only crypto plans get renewal invoices.",
 } as const;
 
+/** Our row's statuses in the order they can follow one another ('creating' and 'due' before BitPay has one). */
+const STATUS_ORDER = ["creating", "due", "new", "expired", "invalid", "paid", "confirmed", "complete"] as const;
+function statusRank(status: string): number {
+  // expired, invalid (and any status we do not know) end an unpaid invoice; none of them may undo a payment.
+  const rank = STATUS_ORDER.indexOf(status as (typeof STATUS_ORDER)[number]);
+  return status === "invalid" || rank < 0 ? STATUS_ORDER.indexOf("expired") : rank;
+}
+
 /** Statuses at which BitPay has the money for good. */
 const SETTLED = new Set(["confirmed", "complete"]);
 /** A renewal invoice is emailed this long before the plan ends (commerce §1, §9). */
@@ -183,12 +191,18 @@ export async function handleBitPayNotification(deps: CryptoDeps, secret: unknown
 export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice: BitPayInvoice): Promise<CryptoInvoice> {
   const now = deps.clock.now();
   const exception = invoice.exceptionStatus || null;
-  let current = await deps.db
-    .updateTable("crypto_invoices")
-    .set({ status: invoice.status, exception_status: exception, updated_at: now.toISOString() })
-    .where("id", "=", row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  // BitPay's statuses only move forward; an answer fetched before a newer one (two notifications
+  // racing, a slow fetch) must not take the row back, e.g. from 'confirmed' to 'paid' or 'new'.
+  const notAhead = STATUS_ORDER.filter((status) => statusRank(status) <= statusRank(invoice.status));
+  let current =
+    (await deps.db
+      .updateTable("crypto_invoices")
+      .set({ status: invoice.status, exception_status: exception, updated_at: now.toISOString() })
+      .where("id", "=", row.id)
+      .where("status", "in", notAhead)
+      .returningAll()
+      .executeTakeFirst()) ??
+    (await deps.db.selectFrom("crypto_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow());
 
   if (exception === "paidPartial") {
     // Short: recorded and visible, never activated; support completes or refunds it.

@@ -23,6 +23,12 @@ export interface StoredAnswer {
 
 const WAIT_MS = 15_000;
 const POLL_MS = 100;
+/**
+ * A payment still 'pending' after this long died with its process (a crash or a kill between the
+ * gateway and our answer): a retry with the same key takes it over. Longer than a payment can take
+ * alive (the SDK's tries with their timeouts), so a live one is never run twice.
+ */
+export const ABANDONED_AFTER_MS = 120_000;
 
 export function requestHash(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex");
@@ -49,9 +55,36 @@ export async function oncePerKey(
       .execute();
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    return waitForAnswer(db, key, hash);
+    if (!(await takeOverAbandoned(db, key, hash, now()))) return waitForAnswer(db, key, hash);
   }
+  return runHolding(db, key, pay, now);
+}
 
+/**
+ * Claims a key whose payment was left 'pending' by a process that died, in one conditional update (of
+ * two retries only one wins). The gateway's keys derive from ours, so running again replays what the
+ * gateway already did instead of charging twice.
+ */
+async function takeOverAbandoned(db: Database, key: string, hash: string, now: Date): Promise<boolean> {
+  const row = await db.selectFrom("payment_requests").selectAll().where("idempotency_key", "=", key).executeTakeFirst();
+  if (!row || row.state !== "pending" || row.request_hash !== hash) return false;
+  if (Date.parse(row.updated_at) > now.getTime() - ABANDONED_AFTER_MS) return false;
+  const claimed = await db
+    .updateTable("payment_requests")
+    .set({ updated_at: now.toISOString() })
+    .where("idempotency_key", "=", key)
+    .where("state", "=", "pending")
+    .where("updated_at", "=", row.updated_at)
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
+async function runHolding(
+  db: Database,
+  key: string,
+  pay: () => Promise<StoredAnswer>,
+  now: () => Date,
+): Promise<StoredAnswer> {
   let answer: StoredAnswer;
   try {
     answer = await pay();

@@ -71,6 +71,17 @@ export function accessEndOf(plan: Pick<Plan, "extra_months">, periodEnd: Date, f
  * period. Returns the subscription row.
  */
 export async function recordPaidInvoice(db: Database, paid: PaidInvoice): Promise<Subscription> {
+  try {
+    return await recordPaidInvoiceOnce(db, paid);
+  } catch (error) {
+    // The page and the webhook recorded the same payment at the same moment (PostgreSQL runs both
+    // transactions at once): the other one won the unique keys, so this run finds its rows.
+    if (!isUniqueViolation(error)) throw error;
+    return recordPaidInvoiceOnce(db, paid);
+  }
+}
+
+async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<Subscription> {
   const { plan } = paid;
   const accessEnd = accessEndOf(plan, paid.periodEnd, paid.first).toISOString();
   const now = paid.now.toISOString();

@@ -17,7 +17,6 @@ export interface StripeSetup {
 
 /** The SDK retries idempotent requests itself (with our keys) on network errors and 5xx. */
 const MAX_NETWORK_RETRIES = 2;
-const TIMEOUT_MS = 20_000;
 
 export function liveStripe(config: ApiConfig): StripeSetup | null {
   const { secretKey, publishableKey, webhookSecret, apiVersion } = config.stripe;
@@ -27,7 +26,7 @@ export function liveStripe(config: ApiConfig): StripeSetup | null {
       // biome-ignore lint: pinned in configuration; the SDK types only its own version.
       apiVersion: apiVersion as any,
       maxNetworkRetries: MAX_NETWORK_RETRIES,
-      timeout: TIMEOUT_MS,
+      timeout: config.stripe.timeoutMs,
       appInfo: { name: "vpn-account-portal" },
     }),
     mode: "live",
@@ -48,7 +47,7 @@ export function sandboxStripe(
       // biome-ignore lint: as above.
       apiVersion: config.stripe.apiVersion as any,
       maxNetworkRetries: MAX_NETWORK_RETRIES,
-      timeout: TIMEOUT_MS,
+      timeout: config.stripe.timeoutMs,
     }),
     mode: "sandbox",
     publishableKey: sandbox.publishableKey,
@@ -64,6 +63,18 @@ export function isCardError(error: unknown): error is Stripe.errors.StripeCardEr
 /** A request the gateway refused as malformed or about a missing object. */
 export function isInvalidRequest(error: unknown): error is Stripe.errors.StripeInvalidRequestError {
   return error instanceof Stripe.errors.StripeInvalidRequestError;
+}
+
+/**
+ * The gateway failed or did not answer (5xx, rate limit, connection, timeout): the payment's outcome is
+ * unknown to us until Stripe's webhook says it — it may have gone through.
+ */
+export function isGatewayFailure(error: unknown): boolean {
+  return (
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeAPIError ||
+    error instanceof Stripe.errors.StripeRateLimitError
+  );
 }
 
 export type { Stripe };

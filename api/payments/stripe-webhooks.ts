@@ -106,7 +106,17 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       return;
     }
     case "customer.subscription.updated": {
-      const subscription = event.data.object;
+      // The event may be old (replayed, or overtaken by a newer one): follow the subscription as Stripe has it now.
+      const subscription = await stripe.subscriptions.retrieve(event.data.object.id);
+      if (subscription.status === "canceled") {
+        await recordSubscriptionState(deps.db, {
+          stripeSubId: subscription.id,
+          renewing: false,
+          endedAt: subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now(),
+          now: deps.clock.now(),
+        });
+        return;
+      }
       await recordSubscriptionState(deps.db, {
         stripeSubId: subscription.id,
         renewing: !subscription.cancel_at_period_end && ["active", "trialing", "past_due"].includes(subscription.status),

@@ -10,7 +10,11 @@ import {
   verifyProviderToken,
 } from "../lib/account-links";
 import { ApiError } from "../lib/http";
+import { UserSchema, publicUser } from "../lib/users";
 import { body, idField, linkTypeField, optionalText } from "../lib/validation";
+import { activeSubscription } from "../payments/plans";
+import { DownloadLinksSchema } from "./public";
+import { SubscriptionSchema, publicSubscription } from "./subscription";
 import { idTokenFields } from "./user";
 
 const connectSchema = body({
@@ -27,6 +31,46 @@ const disconnectSchema = body({
 }).meta({ id: "DisconnectRequest" });
 
 export const accountRoutes = [
+  // The portal's account home in one round trip instead of four (docs/decisions/013-performance-budgets.md).
+  route({
+    method: "get",
+    path: "/api/account/home",
+    operationId: "accountHome",
+    tags: ["Account"],
+    summary: "Everything the account home shows, in one call",
+    description:
+      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`.",
+    auth: true,
+    success: {
+      description: "The account home",
+      data: z
+        .strictObject({
+          user: UserSchema,
+          subscription: SubscriptionSchema.nullable(),
+          now: z.string().meta({
+            format: "date-time",
+            description: "The product's current time (ISO 8601); count days left from it, not from the caller's clock.",
+          }),
+          linked: z.array(LinkedAccountSchema),
+          downloads: DownloadLinksSchema,
+        })
+        .meta({ id: "AccountHome" }),
+    },
+    async handler({ ctx, auth }) {
+      const now = ctx.clock.now();
+      const [subscription, linked] = await Promise.all([activeSubscription(ctx.db, auth.user.id, now), listLinks(ctx.db, auth.user.id)]);
+      return {
+        data: {
+          user: publicUser(auth.user),
+          subscription: subscription ? publicSubscription(subscription) : null,
+          now: now.toISOString(),
+          linked,
+          downloads: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac },
+        },
+      };
+    },
+  }),
+
   route({
     method: "post",
     path: "/api/account/link-list",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { rateLimited, responses } from "../contract/responses";
 import { route } from "../contract/route";
-import { invalidCodeError, issueCode, recordLinkSend, useCode } from "../lib/codes";
+import { invalidCodeError, recordLinkSend, sendCode, useCode } from "../lib/codes";
 import { DESKTOP_CODE_TTL_SECONDS, createDesktopCode, redeemDesktopCode } from "../lib/desktop-codes";
 import {
   loginCodeEmail,
@@ -38,6 +38,9 @@ import {
 export const AUTH_MESSAGES = {
   loginCodeSent: "If an account exists for this email, we have sent a sign-in code.",
   resetCodeSent: "If an account exists for this email, we have sent a password reset code.",
+  // The screens' failure messages (identity spec), answered when the mail server is unavailable.
+  loginCodeNotSent: "Failed to get login code!",
+  resetCodeNotSent: "Failed to send reset password email",
   loggedIn: "Login successful.",
   codeVerified: "Verification successful!",
   passwordReset: "Your password has been reset.",
@@ -48,6 +51,7 @@ export const AUTH_MESSAGES = {
   alreadyHasPassword: "Your account already has a password.",
   ssoCreated: "Sign-in token created.",
   ssoInvalid: "This sign-in link is invalid or has expired.",
+  ssoValid: "This sign-in link is valid.",
   enterPassword: "Please enter password",
   passwordsDiffer: "Passwords don't match",
   desktopCodeCreated: "Enter this code in the desktop app.",
@@ -105,6 +109,12 @@ const ssoLoginSchema = body({
   ...deviceFields(),
 }).meta({ id: "SsoLoginRequest" });
 
+const ssoAccountSchema = body({
+  access_token: requiredText("access_token", { max: 200 }).meta({
+    description: "data.access_token from /api/auth/sso-token.",
+  }),
+}).meta({ id: "SsoAccountRequest" });
+
 const desktopCodeSchema = body({
   code: requiredText("code", { max: 50, required: AUTH_MESSAGES.desktopCodeInvalid }).meta({
     examples: ["ABCD-2345"],
@@ -139,10 +149,15 @@ export const authRoutes = [
     auth: false,
     body: emailOnlySchema,
     success: { description: `'${AUTH_MESSAGES.loginCodeSent}'`, data: z.null() },
-    errors: { 429: responses.CodeRequestLimited },
+    errors: { 429: responses.CodeRequestLimited, 502: `'${AUTH_MESSAGES.loginCodeNotSent}' (the mail server is unavailable; nothing was stored)` },
     async handler({ ctx, req, body: { email } }) {
-      const code = await issueCode(ctx, { email, purpose: "login", addressKey: clientAddressKey(req.ip) });
-      if (await findUserByEmail(ctx.db, email)) await ctx.mail.deliver(loginCodeEmail(email, code));
+      await sendCode(ctx, {
+        email,
+        purpose: "login",
+        addressKey: clientAddressKey(req.ip),
+        failureMessage: AUTH_MESSAGES.loginCodeNotSent,
+        compose: async (code) => ((await findUserByEmail(ctx.db, email)) ? loginCodeEmail(email, code) : null),
+      });
       return { data: null, message: AUTH_MESSAGES.loginCodeSent };
     },
   }),
@@ -153,17 +168,20 @@ export const authRoutes = [
     operationId: "codeLogin",
     tags: ["Authentication"],
     summary: "Sign in with an emailed code",
-    description: "Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token).",
+    description:
+      "Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token). Not subject to the failed password sign-in limits (the code has its own: 5 wrong tries).",
     auth: false,
     body: codeLoginSchema,
     success: { description: `'${AUTH_MESSAGES.loggedIn}'`, data: LoginResultSchema },
     errors: { 422: responses.CodeRejected },
     async handler({ ctx, req, body: input }) {
-      const { db, config, clock } = ctx;
+      const { db, config, clock, loginThrottle } = ctx;
+      // Deliberately not throttled by the password limits: the mailbox holder can always get in.
       await useCode(db, clock, { email: input.email, purpose: "login", code: input.code, field: "code" });
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
       if (!user) throw invalidCodeError("code");
+      await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
       const { token } = await issueToken(db, {
         userId: user.id,
         device: signInDevice(input, req.headers["user-agent"]),
@@ -187,10 +205,15 @@ export const authRoutes = [
     auth: false,
     body: emailOnlySchema,
     success: { description: `'${AUTH_MESSAGES.resetCodeSent}'`, data: z.null() },
-    errors: { 429: responses.CodeRequestLimited },
+    errors: { 429: responses.CodeRequestLimited, 502: `'${AUTH_MESSAGES.resetCodeNotSent}' (the mail server is unavailable; nothing was stored)` },
     async handler({ ctx, req, body: { email } }) {
-      const code = await issueCode(ctx, { email, purpose: "reset", addressKey: clientAddressKey(req.ip) });
-      if (await findUserByEmail(ctx.db, email)) await ctx.mail.deliver(resetCodeEmail(email, code));
+      await sendCode(ctx, {
+        email,
+        purpose: "reset",
+        addressKey: clientAddressKey(req.ip),
+        failureMessage: AUTH_MESSAGES.resetCodeNotSent,
+        compose: async (code) => ((await findUserByEmail(ctx.db, email)) ? resetCodeEmail(email, code) : null),
+      });
       return { data: null, message: AUTH_MESSAGES.resetCodeSent };
     },
   }),
@@ -254,8 +277,8 @@ export const authRoutes = [
         await retireOneTimeTokens(trx, { purpose: "reset", userId: user.id });
         await retireOneTimeTokens(trx, { purpose: "set_password", userId: user.id });
       });
-      // Whoever holds the mailbox may sign in again at once.
-      await loginThrottle.recordSuccess(user.email);
+      // Whoever holds the mailbox may sign in with the new password at once (other addresses stay locked).
+      await loginThrottle.recordPasswordReset(user.email, clientAddressKey(req.ip));
       await mail.deliver(passwordChangedEmail(user.email, config.publicUrl));
       return { data: null, message: AUTH_MESSAGES.passwordReset };
     },
@@ -364,6 +387,29 @@ export const authRoutes = [
         clock,
       });
       return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
+    },
+  }),
+
+  // Login CSRF guard: a /login-sso link may carry someone else's token, so the portal first shows whose
+  // account the token opens ('Continue as {email}') and exchanges it only when that button is pressed.
+  route({
+    method: "post",
+    path: "/api/auth/sso-token/account",
+    operationId: "ssoTokenAccount",
+    tags: ["Authentication"],
+    summary: "Whose account a one-time SSO token signs in to, without using it",
+    description:
+      "Answers the email of the account a live SSO token (from /api/auth/sso-token) belongs to. The token is not used up: /api/auth/sso-login-with-token still exchanges it once. POST, so the token never appears in a URL or an access log.",
+    auth: false,
+    body: ssoAccountSchema,
+    success: { description: "The token is live", data: z.strictObject({ email: z.string() }) },
+    errors: { 401: `'${AUTH_MESSAGES.ssoInvalid}' (unknown, expired or used)` },
+    async handler({ ctx: { db }, body: input }) {
+      const userId = await peekOneTimeToken(db, { purpose: "sso", token: input.access_token });
+      const user =
+        userId === null ? undefined : await db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst();
+      if (!user) throw new ApiError(401, AUTH_MESSAGES.ssoInvalid);
+      return { data: { email: user.email }, message: AUTH_MESSAGES.ssoValid };
     },
   }),
 

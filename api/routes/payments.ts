@@ -162,6 +162,7 @@ export const paymentRoutes = [
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       422: `Validation; '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used (its reason, under errors.fields.coupon); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
+      502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer. Nothing is recorded as failed: if the payment went through, Stripe's webhook records it, and a retry with the same idempotency key is never a second charge.`,
     },
     async handler({ ctx, res, auth, body: input }) {
       if (input.email !== auth.user.email) {
@@ -235,6 +236,7 @@ export const paymentRoutes = [
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}'`,
       422: "Validation; a coupon that cannot be used (its reason, under errors.fields.coupon); a return_path that is not a payment page",
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
+      502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer`,
     },
     async handler({ ctx, auth, body: input }) {
       if (!RETURN_PATH.test(input.return_path)) {
@@ -265,7 +267,10 @@ export const paymentRoutes = [
     auth: true,
     body: completeSessionRequest,
     success: { description: `'${PAYMENT_MESSAGES.paid}' or pending`, data: PaymentResultSchema },
-    errors: { 404: `'${PAYMENT_MESSAGES.sessionNotFound}' (unknown, or another account's)` },
+    errors: {
+      404: `'${PAYMENT_MESSAGES.sessionNotFound}' (unknown, or another account's)`,
+      502: `'${PAYMENT_MESSAGES.failed}': the card gateway did not answer (if the customer paid, the webhook records it)`,
+    },
     async handler({ ctx, auth, body: input }) {
       const done = await completeCheckoutSession(ctx.payments, input.sessionId, auth.user.id);
       if (!done) return { data: { status: "pending" as const }, message: PAYMENT_MESSAGES.sessionUnpaid };

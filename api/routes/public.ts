@@ -3,6 +3,10 @@ import { route } from "../contract/route";
 import { pingDatabase } from "../db";
 import { ApiError } from "../lib/http";
 
+export const DownloadLinksSchema = z
+  .strictObject({ windows: z.string().meta({ format: "uri" }), mac: z.string().meta({ format: "uri" }) })
+  .meta({ id: "DownloadLinks" });
+
 export const publicRoutes = [
   route({
     method: "get",
@@ -13,9 +17,7 @@ export const publicRoutes = [
     auth: false,
     success: {
       description: "The links (DOWNLOAD_WINDOWS_URL, DOWNLOAD_MAC_URL)",
-      data: z
-        .strictObject({ windows: z.string().meta({ format: "uri" }), mac: z.string().meta({ format: "uri" }) })
-        .meta({ id: "DownloadLinks" }),
+      data: DownloadLinksSchema,
     },
     handler: ({ ctx }) => ({ data: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac } }),
   }),

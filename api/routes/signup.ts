@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { responses } from "../contract/responses";
 import { type HandlerArgs, route } from "../contract/route";
-import { consumeCode, invalidCodeError, issueCode, verifyCode } from "../lib/codes";
+import { consumeCode, invalidCodeError, sendCode, verifyCode } from "../lib/codes";
 import { alreadyRegisteredEmail, signupCodeEmail } from "../lib/emails";
 import { ApiError } from "../lib/http";
 import { hashPassword } from "../lib/passwords";
@@ -23,6 +23,8 @@ import { codeSendDescription } from "./auth";
 
 export const SIGNUP_MESSAGES = {
   codeSent: "Verification code sent to your email!",
+  /** The sign-up screen's failure message (identity spec), answered when the mail server is unavailable. */
+  codeNotSent: "Failed to send signup token!",
   verified: "Verification successful!",
   registered: "Registration successful.",
   mustAgree: "You must agree to terms and conditions",
@@ -151,18 +153,19 @@ export const signupRoutes = [
     auth: false,
     body: tempSignupSchema,
     success: { description: `'${SIGNUP_MESSAGES.codeSent}'`, data: z.null() },
-    errors: { 429: responses.CodeRequestLimited },
+    errors: { 429: responses.CodeRequestLimited, 502: `'${SIGNUP_MESSAGES.codeNotSent}' (the mail server is unavailable; nothing was stored)` },
     async handler({ ctx, req, body: input }) {
-      const code = await issueCode(ctx, {
+      await sendCode(ctx, {
         email: input.email,
         purpose: "signup",
         addressKey: clientAddressKey(req.ip),
         meta: { isCheckout: input.isCheckout === 1, planId: input.plan_id },
+        failureMessage: SIGNUP_MESSAGES.codeNotSent,
+        compose: async (code) =>
+          (await findUserByEmail(ctx.db, input.email))
+            ? alreadyRegisteredEmail(input.email, ctx.config.publicUrl)
+            : signupCodeEmail(input.email, code),
       });
-      const existing = await findUserByEmail(ctx.db, input.email);
-      await ctx.mail.deliver(
-        existing ? alreadyRegisteredEmail(input.email, ctx.config.publicUrl) : signupCodeEmail(input.email, code),
-      );
       return { data: null, message: SIGNUP_MESSAGES.codeSent };
     },
   }),

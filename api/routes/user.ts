@@ -59,7 +59,7 @@ export const userRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with email and password",
     description:
-      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email (LOGIN_MAX_FAILURES_PER_EMAIL) and per client address (LOGIN_MAX_FAILURES_PER_IP) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears the email's counter.",
+      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits.",
     auth: false,
     body: loginSchema,
     success: { description: "Signed in", data: LoginResultSchema },
@@ -82,7 +82,7 @@ export const userRoutes = [
         await loginThrottle.recordFailure(input.email, addressKey);
         throw new ApiError(401, INVALID_CREDENTIALS);
       }
-      await loginThrottle.recordSuccess(input.email);
+      await loginThrottle.recordSuccess(input.email, addressKey);
 
       if (passwordNeedsRehash(user.password_hash)) {
         await db

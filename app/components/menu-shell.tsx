@@ -27,8 +27,10 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
 
   return (
     <div className="menu-layout">
-      <input ref={drawerToggle} type="checkbox" id="drawer-toggle" className="drawer-toggle" aria-label="Menu" />
+      {/* The toggle sits in the banner landmark (axe: all content in landmarks); app.css reaches the
+          drawer from it with :has(). */}
       <header className="topbar">
+        <input ref={drawerToggle} type="checkbox" id="drawer-toggle" className="drawer-toggle" aria-label="Menu" />
         <label htmlFor="drawer-toggle" className="hamburger" aria-hidden="true">
           <span />
           <span />

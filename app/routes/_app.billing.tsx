@@ -8,12 +8,13 @@ import { paymentMethodsAction, paymentMethodsState } from "./billing-payment-met
 import { PaymentMethodsTab } from "./billing-payment-methods/payment-methods-tab";
 import { PaymentHistoryTab } from "./_app.billing/history";
 import { historyAction, historyState } from "./_app.billing/history.server";
+import { pageMeta } from "~/utils/meta";
 
 // Billing (commerce §2): two tabs as links, 'Payment History' (?tab=history, the default) and
 // 'Payment Method' (?tab=payment-method). Only the open tab's data is loaded. The action offers each
 // intent to the Payment Method tab first, then to the history tab (auto-renewal).
 
-export const meta: MetaFunction = () => [{ title: "Billing | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Billing | VPN Account", "Your VPN payment history, saved cards and auto-renewal.");
 
 export const headers = () => ({ "Cache-Control": "private, no-store" });
 

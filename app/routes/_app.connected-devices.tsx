@@ -9,12 +9,13 @@ import { requireToken, requireUser } from "~/utils/auth.server";
 import { readFormData } from "~/utils/forms.server";
 import { destroySessionCookie } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { pageMeta } from "~/utils/meta";
 
 // Connected devices (commerce §2, §3, §4, §7, §8). The confirmations are server-rendered states of
 // this page (?confirm=device-<id> / ?confirm=all, DESIGN §3): Terminate and Clear All are GET forms
 // that open the dialog, whose button posts the action, so everything works without JavaScript.
 
-export const meta: MetaFunction = () => [{ title: "Connected Devices | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Connected Devices | VPN Account", "The devices signed in to your VPN account, and signing them out.");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import createClient from "openapi-fetch";
-import { createApiClient } from "~/utils/api.server";
+import { apiRequestHeaders, createApiClient } from "~/utils/api.server";
 import type { paths } from "~/utils/api-types.generated";
 import { requireToken } from "~/utils/auth.server";
 import { getEnv } from "~/utils/env.server";
@@ -31,8 +31,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
   // The PDF is not an envelope, so it bypasses the envelope client, but still on the typed paths.
   const env = getEnv();
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: "application/pdf" };
-  if (context.clientIp) headers["X-Forwarded-For"] = context.clientIp;
+  const headers = { ...apiRequestHeaders(request, context, token), Accept: "application/pdf" };
   const client = createClient<paths>({
     baseUrl: env.apiBaseUrl,
     headers,

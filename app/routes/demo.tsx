@@ -6,6 +6,7 @@ import { Spinner } from "~/components/spinner";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { getSessionToken } from "~/utils/session.server";
 import type { WalletBodyProps } from "./subscription.payment.$planId/wallet-request";
+import { pageMeta } from "~/utils/meta";
 
 // The standalone express-checkout test page (commerce §2, §9): Apple Pay and Google Pay for a fixed
 // 5.99 USD (599 cents), asked as a monthly recurring payment (Apple Pay's interval: 1 month). Live:
@@ -15,7 +16,7 @@ import type { WalletBodyProps } from "./subscription.payment.$planId/wallet-requ
 
 type Gateway = WalletBodyProps["gateway"];
 
-export const meta: MetaFunction = () => [{ title: "Express checkout test | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Express checkout test | VPN Account", "Try Apple Pay and Google Pay express checkout; nothing is charged.");
 
 // Personal when signed in (the menu shows the account's email): never stored by a shared cache.
 export const headers = () => ({ "Cache-Control": "private, no-store" });

@@ -3,12 +3,13 @@ import { useLoaderData } from "@remix-run/react";
 import { AuthPage } from "~/components/auth-page";
 import { startProviderFlow } from "~/utils/identity/authenticator.server";
 import { deviceFieldsFrom, PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
+import { pageMeta } from "~/utils/meta";
 
 // The desktop app opens this page in the browser: it starts the provider's sign-in at once, carrying
 // the device fields of its query (device_os, device_brand, device_model, device_os_version). After a
 // failed attempt (?failed=1) it shows a way to try again instead of starting over in a loop.
 
-export const meta: MetaFunction = () => [{ title: "Sign in to the app | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Sign in to the app | VPN Account", "Sign in to the VPN desktop app with your account.");
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const provider = providerParam(params.provider);

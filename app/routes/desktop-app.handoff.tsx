@@ -4,13 +4,14 @@ import { useLoaderData } from "@remix-run/react";
 import { useEffect } from "react";
 import { AuthPage } from "~/components/auth-page";
 import { appSchemeUrl, desktopHandoffCookie, type DesktopHandoff } from "~/utils/identity/desktop.server";
+import { pageMeta } from "~/utils/meta";
 
 // The end of the desktop sign-in: the browser is sent to the app's custom scheme carrying the
 // session token. Where the scheme does not open (a known failure on some Linux desktops), the page
 // keeps an 'Open the app' link and a short one-time code to type into the app.
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: "Return to the app | VPN Account" },
+  ...pageMeta("Return to the app | VPN Account", "You are signed in: return to the VPN app."),
   // Without JavaScript the browser still goes to the app: a refresh to the scheme URL.
   ...(data ? [{ httpEquiv: "refresh", content: `0;url=${data.appUrl}` } as const] : []),
 ];

@@ -11,10 +11,12 @@ import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { pageMeta } from "~/utils/meta";
 
 // Three-step password reset (identity §2): email, the emailed code with a mm : ss expiry, new password.
 
-export const meta: MetaFunction = () => [{ title: "Reset your password | VPN Account" }];
+export const meta: MetaFunction = () =>
+  pageMeta("Reset your password | VPN Account", "Reset the password of your VPN account with a code sent to your email.");
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const flow = await readFlow(request, "reset");

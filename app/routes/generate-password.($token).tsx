@@ -7,11 +7,12 @@ import { createApiClient } from "~/utils/api.server";
 import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
+import { pageMeta } from "~/utils/meta";
 
 // First password for an account created without one (Google/Apple, or a checkout left early); the
 // token comes from the "set your password" email.
 
-export const meta: MetaFunction = () => [{ title: "Set your password | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Set your password | VPN Account", "Set the password of your VPN account.");
 
 export async function loader({ params }: LoaderFunctionArgs) {
   return { hasToken: Boolean(params.token) };

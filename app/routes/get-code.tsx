@@ -11,10 +11,12 @@ import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { commitTokenSession } from "~/utils/session.server";
+import { pageMeta } from "~/utils/meta";
 
 // Sign in by emailed code (identity §2 'Get code'): email, then the 6-digit code, with resend.
 
-export const meta: MetaFunction = () => [{ title: "Get Sign In Code | VPN Account" }];
+export const meta: MetaFunction = () =>
+  pageMeta("Get Sign In Code | VPN Account", "Sign in to your VPN account with a one-time code sent to your email.");
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAnonymous(request);

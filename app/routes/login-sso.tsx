@@ -1,25 +1,35 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthPage } from "~/components/auth-page";
 import { Spinner } from "~/components/spinner";
-import { createApiClient } from "~/utils/api.server";
+import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
+import { pageMeta } from "~/utils/meta";
 
-// Single sign-on by token (identity §2). The exchange is a POST — never a side effect of the GET,
-// because mail scanners and link previews follow links. JavaScript submits it at once; without it,
-// the visitor presses Continue.
+// Single sign-on by token (identity §2). A link may carry someone else's token (login CSRF: the
+// visitor would then pay or add a card on the attacker's account), so the page first says whose
+// account the token opens and exchanges it only when the visitor presses 'Continue as {email}', with
+// or without JavaScript. Showing the email does not use the token up, so mail scanners and link
+// previews that follow the link change nothing.
 
-export const meta: MetaFunction = () => [{ title: "Signing you in | VPN Account" }];
+const BROKEN_LINK = "Looks like the link is broken, plesae try again!";
+const SSO_FAILED = "SSO login failed";
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const meta: MetaFunction = () => pageMeta("Signing you in | VPN Account", "Signing you in to your VPN account.");
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const redirectTo = url.searchParams.get("redirect") ?? "";
   if (await getSessionToken(request)) throw redirect(safeRedirect(redirectTo));
-  return { token: url.searchParams.get("token") ?? "", redirectTo };
+  const token = url.searchParams.get("token") ?? "";
+  if (!token) return { token, redirectTo, email: null, invalid: null };
+  const account = await createApiClient(request, context).post("/api/auth/sso-token/account", { body: { access_token: token } });
+  if (account.ok) return { token, redirectTo, email: account.data.email, invalid: null };
+  if (account.status >= 500) throw serviceUnavailable();
+  return { token, redirectTo, email: null, invalid: (account.status === 401 && account.message) || SSO_FAILED };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -27,57 +37,72 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = String(formData.get("token") ?? "");
   const redirectTo = safeRedirect(formData.get("redirect"));
   if (await getSessionToken(request)) return redirect(redirectTo);
-  if (!token) return data({ serverError: "Looks like the link is broken, plesae try again!" }, { status: 400 });
+  if (!token) return data({ serverError: BROKEN_LINK }, { status: 400 });
   const result = await createApiClient(request, context).post("/api/auth/sso-login-with-token", { body: { access_token: token } });
-  if (!result.ok) return data({ serverError: result.message || "SSO login failed" }, { status: result.status < 500 ? result.status : 503 });
+  if (!result.ok) return data({ serverError: result.message || SSO_FAILED }, { status: result.status < 500 ? result.status : 503 });
   return redirect(redirectTo, { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
 }
 
 export default function SsoLoginPage() {
-  const { token, redirectTo } = useLoaderData<typeof loader>();
+  const { token, redirectTo, email, invalid } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const form = useRef<HTMLFormElement>(null);
-  const submitted = useRef(false);
+  const navigation = useNavigation();
 
-  useEffect(() => {
-    // The token is single use: exchange it once, even when React runs effects twice.
-    if (!token || submitted.current) return;
-    submitted.current = true;
-    form.current?.requestSubmit();
-  }, [token]);
+  if (!token) {
+    return (
+      <AuthPage className="auth-card centered">
+        <h1 className="auth-title">{BROKEN_LINK}</h1>
+        <Link to="/login" className="button">
+          Go to sign in
+        </Link>
+      </AuthPage>
+    );
+  }
 
+  if (invalid || actionData?.serverError) {
+    return (
+      <AuthPage className="auth-card centered">
+        <h1 className="auth-title">We couldn&apos;t sign you in</h1>
+        {/* A refused post shows its message as the page's toast; a link refused on arrival shows it here. */}
+        {actionData?.serverError ? null : (
+          <p className="form-error" role="alert">
+            {invalid}
+          </p>
+        )}
+        <p className="muted">The link may have been used already or expired. Please sign in.</p>
+        <Link to="/login" className="button">
+          Go to sign in
+        </Link>
+      </AuthPage>
+    );
+  }
+
+  const submitting = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
   return (
     <AuthPage className="auth-card centered">
-        {!token ? (
-          <>
-            <h1 className="auth-title">Looks like the link is broken, plesae try again!</h1>
-            <Link to="/login" className="button">
-              Go to sign in
-            </Link>
-          </>
-        ) : actionData?.serverError ? (
-          <>
-            <h1 className="auth-title">We couldn&apos;t sign you in</h1>
-            <p className="muted">The link may have been used already or expired. Please sign in.</p>
-            <Link to="/login" className="button">
-              Go to sign in
-            </Link>
-          </>
-        ) : (
-          <>
-            <h1 className="auth-title">Please wait, while we redirect...</h1>
-            <Spinner />
-            <Form method="post" ref={form}>
-              <input type="hidden" name="token" value={token} />
-              <input type="hidden" name="redirect" value={redirectTo} />
-              <noscript>
-                <button type="submit" className="button button--primary button--block">
-                  Continue
-                </button>
-              </noscript>
-            </Form>
-          </>
-        )}
+      {submitting ? (
+        <>
+          <h1 className="auth-title">Please wait, while we redirect...</h1>
+          <Spinner />
+        </>
+      ) : (
+        <>
+          <h1 className="auth-title">Sign in with this link</h1>
+          <p className="muted">
+            This link signs you in to the account <strong>{email}</strong>. Continue only if it is yours.
+          </p>
+        </>
+      )}
+      <Form method="post">
+        <input type="hidden" name="token" value={token} />
+        <input type="hidden" name="redirect" value={redirectTo} />
+        <button type="submit" className="button button--primary button--block" disabled={submitting}>
+          Continue as {email}
+        </button>
+      </Form>
+      <p className="auth-footer">
+        <Link to="/login">Not you? Sign in to your own account</Link>
+      </p>
     </AuthPage>
   );
 }

@@ -12,8 +12,13 @@ import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { publicCache } from "~/utils/cache-headers";
 import { isCurrentPlan, parsePricingTab, paymentPath, plansForTab, type Plan } from "~/utils/plans";
 import { getSessionToken } from "~/utils/session.server";
+import { pageMeta } from "~/utils/meta";
 
-export const meta: MetaFunction = () => [{ title: "Pricing | VPN Account" }];
+export const meta: MetaFunction = () =>
+  pageMeta(
+    "Pricing | VPN Account",
+    "VPN plans from 1 month to 5 years with a 30-day money-back guarantee. Pay by card, Apple Pay, Google Pay or crypto.",
+  );
 
 // An anonymous visitor's page is the same for everyone: a CDN may keep it (DESIGN §5). Anything that
 // depends on the session ('My Account', 'Current Plan') is private, and every answer varies on Cookie.

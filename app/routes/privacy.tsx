@@ -1,7 +1,8 @@
 import type { MetaFunction } from "@remix-run/node";
 import { StaticPage, staticPageHeaders } from "~/components/static-page";
+import { pageMeta } from "~/utils/meta";
 
-export const meta: MetaFunction = () => [{ title: "Privacy Policy | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Privacy Policy | VPN Account", "How the VPN handles your account data and what it never logs.");
 export const headers = staticPageHeaders;
 
 export default function PrivacyPage() {

@@ -8,12 +8,13 @@ import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
 import { discountPercent, formatMoney } from "~/utils/plans";
 import { getSessionToken } from "~/utils/session.server";
+import { pageMeta } from "~/utils/meta";
 
 // The due crypto invoice of commerce §2: a renewal invoice emailed 3 days before a crypto plan ends
 // (or a purchase not paid yet), paid on BitPay's page. Open to anyone holding the link; inside the
 // menu layout for a signed-in visitor.
 
-export const meta: MetaFunction = () => [{ title: "Secure Checkout | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Secure Checkout | VPN Account", "Pay the due crypto invoice of your VPN plan through BitPay.");
 
 export const headers = () => ({ "Cache-Control": "private, no-store" });
 

@@ -1,7 +1,8 @@
 import type { MetaFunction } from "@remix-run/node";
 import { StaticPage, staticPageHeaders } from "~/components/static-page";
+import { pageMeta } from "~/utils/meta";
 
-export const meta: MetaFunction = () => [{ title: "Terms of Service | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("Terms of Service | VPN Account", "The terms of service of the VPN: accounts, renewals and the 30-day money-back guarantee.");
 export const headers = staticPageHeaders;
 
 export default function TermsPage() {

@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email (LOGIN_MAX_FAILURES_PER_EMAIL) and per client address (LOGIN_MAX_FAILURES_PER_IP) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears the email's counter.
+         * @description Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits.
          */
         post: operations["login"];
         delete?: never;
@@ -733,6 +733,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/home": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the account home shows, in one call
+         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`.
+         */
+        get: operations["accountHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/link-list": {
         parameters: {
             query?: never;
@@ -1018,7 +1038,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with an emailed code
-         * @description Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token).
+         * @description Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token). Not subject to the failed password sign-in limits (the code has its own: 5 wrong tries).
          */
         post: operations["codeLogin"];
         delete?: never;
@@ -1161,6 +1181,26 @@ export interface paths {
          * @description Uses up the token and signs in like /api/user/login (device row and bearer token).
          */
         post: operations["ssoLoginWithToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sso-token/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whose account a one-time SSO token signs in to, without using it
+         * @description Answers the email of the account a live SSO token (from /api/auth/sso-token) belongs to. The token is not used up: /api/auth/sso-login-with-token still exchanges it once. POST, so the token never appears in a URL or an access log.
+         */
+        post: operations["ssoTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1699,6 +1739,10 @@ export interface components {
             device_brand?: string | null;
             device_model?: string | null;
         };
+        SsoAccountRequest: {
+            /** @description data.access_token from /api/auth/sso-token. */
+            access_token: string;
+        };
         DesktopCodeRequest: {
             /**
              * @description The code from /api/auth/desktop-code/issue, with or without the dash, any case (spaces ignored).
@@ -1959,6 +2003,17 @@ export interface components {
             per_page: number;
             total: number;
         };
+        AccountHome: {
+            user: components["schemas"]["User"];
+            subscription: components["schemas"]["Subscription"] | null;
+            /**
+             * Format: date-time
+             * @description The product's current time (ISO 8601); count days left from it, not from the caller's clock.
+             */
+            now: string;
+            linked: components["schemas"]["LinkedAccount"][];
+            downloads: components["schemas"]["DownloadLinks"];
+        };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
             id: number;
@@ -1971,6 +2026,12 @@ export interface components {
          * @enum {string}
          */
         LinkType: "GOOGLE" | "APPLE";
+        DownloadLinks: {
+            /** Format: uri */
+            windows: string;
+            /** Format: uri */
+            mac: string;
+        };
         Device: {
             id: number;
             /**
@@ -1996,12 +2057,6 @@ export interface components {
             last_login_at: string;
             /** @description true for the device of the bearer token making this request. */
             current: boolean;
-        };
-        DownloadLinks: {
-            /** Format: uri */
-            windows: string;
-            /** Format: uri */
-            mac: string;
         };
         MailboxEntry: {
             to: string;
@@ -2588,6 +2643,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description 'Failed to create Stripe payment': the card gateway failed or did not answer. Nothing is recorded as failed: if the payment went through, Stripe's webhook records it, and a retry with the same idempotency key is never a second charge. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     startCheckoutSession: {
@@ -2663,6 +2727,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description 'Failed to create Stripe payment': the card gateway failed or did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     completeCheckoutSession: {
@@ -2706,6 +2779,15 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
+            /** @description 'Failed to create Stripe payment': the card gateway did not answer (if the customer paid, the webhook records it) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     paymentMethodList: {
@@ -3922,6 +4004,31 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    accountHome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account home */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["AccountHome"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     linkList: {
         parameters: {
             query?: never;
@@ -4296,6 +4403,15 @@ export interface operations {
             422: components["responses"]["ValidationError"];
             429: components["responses"]["CodeRequestLimited"];
             500: components["responses"]["ServerError"];
+            /** @description 'Failed to send signup token!' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     verifyTempCode: {
@@ -4492,6 +4608,15 @@ export interface operations {
             422: components["responses"]["ValidationError"];
             429: components["responses"]["CodeRequestLimited"];
             500: components["responses"]["ServerError"];
+            /** @description 'Failed to get login code!' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     codeLogin: {
@@ -4559,6 +4684,15 @@ export interface operations {
             422: components["responses"]["ValidationError"];
             429: components["responses"]["CodeRequestLimited"];
             500: components["responses"]["ServerError"];
+            /** @description 'Failed to send reset password email' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     resetPasswordByCode: {
@@ -4762,6 +4896,50 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: components["schemas"]["LoginResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'This sign-in link is invalid or has expired.' (unknown, expired or used) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    ssoTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoAccountRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SsoAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The token is live */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            email: string;
+                        };
                     };
                 };
             };

@@ -1,5 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import createClient, { type MaybeOptionalInit } from "openapi-fetch";
+import { apiFetch } from "./api-transport.server";
 import type { components, paths } from "./api-types.generated";
 import { getEnv } from "./env.server";
 import { loginUrlFor } from "./safe-redirect";
@@ -37,6 +38,45 @@ export function serviceUnavailable(): Response {
   return new Response(SERVICE_UNAVAILABLE_MESSAGE, { status: 503, statusText: "Service Unavailable" });
 }
 
+/**
+ * Page loads (GET documents) check that the API answers before rendering, so that a page whose own
+ * loader needs nothing from the API (/login, /get-code, ...) does not offer a form that cannot work:
+ * it is the 503 page too, within API_TIMEOUT_MS. /api/health is a database ping; the check runs
+ * beside the route's loaders, not before them. Data requests and form posts skip it: their calls
+ * answer for themselves (a post shows the message next to its form).
+ */
+export async function requireApiReachable(request: Request): Promise<void> {
+  if (request.method !== "GET" || new URL(request.url).pathname.endsWith(".data")) return;
+  if (!(await apiHealth())) throw serviceUnavailable();
+}
+
+/**
+ * Whether the API answered its health check, asked at most once a second per process: every page load
+ * needs the answer, but a loopback call (and a database ping) per page would halve the throughput of
+ * pages that need nothing else from the API. Concurrent page loads share the probe in flight, so each
+ * still answers within API_TIMEOUT_MS when the API hangs, and a recovered API is seen within a second.
+ */
+const HEALTH_TTL_MS = 1_000;
+let lastHealth: { at: number; probe: Promise<boolean> } | undefined;
+
+function apiHealth(): Promise<boolean> {
+  const now = Date.now();
+  if (lastHealth && now - lastHealth.at < HEALTH_TTL_MS) return lastHealth.probe;
+  const env = getEnv();
+  const probe = fetch(`${env.apiBaseUrl}/api/health`, {
+    headers: { Accept: "application/json" },
+    signal: AbortSignal.timeout(env.API_TIMEOUT_MS),
+  }).then(
+    async (response) => {
+      await response.body?.cancel();
+      return response.ok;
+    },
+    () => false,
+  );
+  lastHealth = { at: now, probe };
+  return probe;
+}
+
 type Method = "get" | "post" | "put" | "delete";
 type PathsWithMethod<M extends Method> = {
   [P in keyof paths]: paths[P] extends Record<M, { responses: unknown }> ? P : never;
@@ -55,19 +95,27 @@ type Call<M extends Method> = <P extends PathsWithMethod<M>, Init extends MaybeO
   ...init: InitArgs<Init>
 ) => Promise<ApiResult<OkData<paths[P][M]>>>;
 
-export function createApiClient(request: Request, context: Pick<AppLoadContext, "clientIp">, token?: string | null) {
-  const env = getEnv();
+/** Headers of every call to the API on behalf of this request. */
+export function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   // The API keys rate limits and device rows on the browser, not on the portal.
   if (context.clientIp) headers["X-Forwarded-For"] = context.clientIp;
+  // The API logs its lines under the page request's id, so one request can be followed through both.
+  if (context.requestId) headers["X-Request-Id"] = context.requestId;
   const userAgent = request.headers.get("User-Agent");
   if (userAgent) headers["User-Agent"] = userAgent;
+  return headers;
+}
+
+export function createApiClient(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
+  const env = getEnv();
+  const headers = apiRequestHeaders(request, context, token);
 
   const client = createClient<paths>({
     baseUrl: env.apiBaseUrl,
     headers,
-    fetch: (input) => fetch(input, { signal: AbortSignal.timeout(env.API_TIMEOUT_MS) }),
+    fetch: (input) => apiFetch(input, env.API_TIMEOUT_MS),
   });
 
   async function settle<T>(

@@ -1,4 +1,4 @@
-import { parse, type SubmissionResult } from "@conform-to/dom";
+import { INTENT, parse, serializeIntent, type SubmissionResult } from "@conform-to/dom";
 import { useActionData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 
@@ -36,37 +36,84 @@ export function validateForm<Output>(formData: FormData, schema: StandardSchema)
   });
 }
 
+/** Events that show someone is about to use a form: the schema is fetched then, not on every page view. */
+const FORM_INTENT_EVENTS = ["focusin", "focusout", "pointerdown", "keydown", "input"] as const;
+
 /**
- * conform's onValidate with the schema loaded after hydration, off the critical path: the page
- * works (server validation) before it arrives, and validates as you type once it has.
+ * conform's onValidate with the schema loaded on the first sign of intent (focus, pointer, typing)
+ * in the form `formId`, so a visitor who only looks at the page never downloads it. Until it has
+ * arrived the server's answer decides; a field left while it was on its way is validated once it is
+ * (conform counts that field as checked already and would otherwise wait for its next input).
  */
-export function useLazySchemaValidation<Output>(loadSchema: () => Promise<StandardSchema>) {
+export function useLazySchemaValidation<Output>(formId: string, loadSchema: () => Promise<StandardSchema>) {
   const schema = useRef<StandardSchema | null>(null);
   useEffect(() => {
     let live = true;
-    void loadSchema().then((loaded) => {
-      if (live) schema.current = loaded;
-    });
+    let blurredWhileLoading: EventTarget | null = null;
+    const form = document.getElementById(formId);
+    const rememberBlur = (event: Event) => {
+      if (!schema.current) blurredWhileLoading = event.target;
+    };
+    const load = () => {
+      for (const type of FORM_INTENT_EVENTS) form?.removeEventListener(type, load);
+      void loadSchema().then((loaded) => {
+        if (!live) return;
+        schema.current = loaded;
+        form?.removeEventListener("focusout", rememberBlur);
+        const left = blurredWhileLoading;
+        if (form instanceof HTMLFormElement && left instanceof HTMLInputElement && left.name && left.form === form && left.isConnected) {
+          requestValidation(form, left.name);
+        }
+      });
+    };
+    if (!form) {
+      load();
+    } else {
+      form.addEventListener("focusout", rememberBlur);
+      for (const type of FORM_INTENT_EVENTS) form.addEventListener(type, load);
+    }
     return () => {
       live = false;
+      form?.removeEventListener("focusout", rememberBlur);
+      for (const type of FORM_INTENT_EVENTS) form?.removeEventListener(type, load);
     };
-    // The loader is a static import() per form; run once.
+    // The loader is a static import() per form; set up once per form.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [formId]);
   return ({ formData }: { formData: FormData }) =>
     schema.current ? validateForm<Output>(formData, schema.current) : parse<Output, string[]>(formData, { resolve: () => ({ value: undefined }) });
+}
+
+/**
+ * Asks conform to validate one field now, the way its own `form.validate({ name })` does: a submit
+ * with a validate intent, which conform answers without sending the form.
+ */
+function requestValidation(form: HTMLFormElement, name: string) {
+  const submitter = document.createElement("button");
+  submitter.type = "submit";
+  submitter.hidden = true;
+  submitter.formNoValidate = true;
+  submitter.name = INTENT;
+  submitter.value = serializeIntent({ type: "validate", payload: { name } });
+  submitter.setAttribute("form", form.id);
+  document.body.appendChild(submitter);
+  try {
+    form.requestSubmit(submitter);
+  } finally {
+    submitter.remove();
+  }
 }
 
 type FormActionData = { form?: string; result?: unknown; serverError?: string | null } | undefined;
 
 /**
  * conform's useForm options for one of a page's forms: the server's last result when it was this
- * form's (and no newer submission is under way), and lazy schema validation on blur.
+ * form's (and no newer submission is under way), and schema validation on blur, loaded on intent.
  */
 export function useFormOptions<Fields extends Record<string, unknown>>(id: string, loadSchema: () => Promise<StandardSchema>) {
   const actionData = useActionData<FormActionData>();
   const idle = useNavigation().state === "idle";
-  const onValidate = useLazySchemaValidation<Fields>(loadSchema);
+  const onValidate = useLazySchemaValidation<Fields>(id, loadSchema);
   return {
     id,
     lastResult: idle && actionData?.form === id ? (actionData.result as SubmissionResult<string[]>) : undefined,

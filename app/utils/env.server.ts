@@ -17,6 +17,8 @@ const envSchema = z.object({
       message: "each comma-separated secret must be at least 32 characters",
     }),
   TRUST_PROXY: z.string().optional(),
+  // pino's levels (the API validates the same variable); server.ts logs JSON lines at this level and above.
+  LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   // Google and Apple sign-in: live when their client id is set, the in-process OpenID sandbox otherwise.
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),

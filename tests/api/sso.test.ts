@@ -74,6 +74,40 @@ describe.each(databases())("SSO token ($name)", (kind) => {
     expect((await exchange(accessToken)).status).toBe(200);
   });
 
+  it("tells whose account a live token opens without using it up (the portal's 'Continue as')", async () => {
+    const bearer = await t.login("demo@example.com", "demo-password");
+    const accessToken = (await t.post("/api/auth/sso-token", { token: bearer })).body.data.access_token as string;
+    const account = (access_token: unknown) => t.post("/api/auth/sso-token/account", { json: { access_token } });
+
+    for (let i = 0; i < 2; i++) {
+      const res = await account(accessToken);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { email: "demo@example.com" } });
+    }
+    const row = await t.db
+      .selectFrom("one_time_tokens")
+      .select("used_at")
+      .where("token_hash", "=", hashToken(accessToken))
+      .executeTakeFirstOrThrow();
+    expect(row.used_at).toBeNull();
+
+    // Still exchanged exactly once; afterwards, and for unknown, expired or non-SSO tokens, 401.
+    expect((await exchange(accessToken)).status).toBe(200);
+    const used = await account(accessToken);
+    expect(used.status).toBe(401);
+    expect(used.body).toEqual({ status: false, success: false, message: INVALID, errors: { message: INVALID } });
+    expect((await account("z".repeat(43))).status).toBe(401);
+    expect((await account(bearer)).status).toBe(401);
+    const stale = (await t.post("/api/auth/sso-token", { token: bearer })).body.data.access_token as string;
+    await t.db
+      .updateTable("one_time_tokens")
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where("token_hash", "=", hashToken(stale))
+      .execute();
+    expect((await account(stale)).status).toBe(401);
+    for (const bad of ["", "x".repeat(201), 42, null]) expect((await account(bad)).status, String(bad)).toBe(422);
+  });
+
   it("needs a bearer token to issue one", async () => {
     const res = await t.post("/api/auth/sso-token");
     expect(res.status).toBe(401);

@@ -13,7 +13,7 @@ describe("loadApiConfig", () => {
       database: { kind: "sqlite", path: "./data/portal.sqlite" },
       publicUrl: "http://localhost:3000",
       tokenTtlDays: 30,
-      login: { maxFailuresPerEmail: 10, maxFailuresPerIp: 50, failureWindowSeconds: 900 },
+      login: { maxFailuresPerEmailPerIp: 10, maxFailuresPerIp: 50, maxFailuresPerEmail: 100, failureWindowSeconds: 900 },
       downloads: {
         windows: "https://downloads.example.com/vpn/windows/VPN-Setup.exe",
         mac: "https://downloads.example.com/vpn/macos/VPN.dmg",
@@ -31,6 +31,7 @@ describe("loadApiConfig", () => {
       DATABASE_URL: "postgresql://u:p@db.internal:5432/portal",
       PUBLIC_URL: "https://vpn.example.com/",
       TOKEN_TTL_DAYS: "7",
+      LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: "3",
       LOGIN_MAX_FAILURES_PER_EMAIL: "5",
       LOGIN_MAX_FAILURES_PER_IP: "20",
       LOGIN_FAILURE_WINDOW_SECONDS: "60",
@@ -46,7 +47,7 @@ describe("loadApiConfig", () => {
       database: { kind: "postgres", url: "postgresql://u:p@db.internal:5432/portal" },
       publicUrl: "https://vpn.example.com",
       tokenTtlDays: 7,
-      login: { maxFailuresPerEmail: 5, maxFailuresPerIp: 20, failureWindowSeconds: 60 },
+      login: { maxFailuresPerEmailPerIp: 3, maxFailuresPerEmail: 5, maxFailuresPerIp: 20, failureWindowSeconds: 60 },
       downloads: { windows: "https://a.example/w.exe", mac: "https://a.example/m.dmg" },
       trustProxy: { kind: "hops", hops: 1 },
       integrations: { mail: "sandbox", cards: "live", crypto: "sandbox", google: "sandbox", apple: "sandbox" },
@@ -71,6 +72,7 @@ describe("loadApiConfig", () => {
     try {
       loadApiConfig({
         LOGIN_MAX_FAILURES_PER_EMAIL: "0",
+        LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: "-1",
         LOGIN_MAX_FAILURES_PER_IP: "ten",
         TOKEN_TTL_DAYS: "1.5",
         PUBLIC_URL: "not a url",
@@ -83,6 +85,7 @@ describe("loadApiConfig", () => {
     }
     expect(message).toMatch(/^Invalid environment: /);
     expect(message).toContain("LOGIN_MAX_FAILURES_PER_EMAIL: expected a positive integer");
+    expect(message).toContain("LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: expected a positive integer");
     expect(message).toContain("LOGIN_MAX_FAILURES_PER_IP: expected a positive integer");
     expect(message).toContain("TOKEN_TTL_DAYS: expected a positive integer");
     for (const name of ["PUBLIC_URL", "TRUST_PROXY", "DATABASE_URL", "API_PORT"]) expect(message).toContain(`${name}: `);

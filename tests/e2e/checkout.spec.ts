@@ -20,9 +20,10 @@ async function payByCard(page: Page, testInfo: TestInfo, number: string) {
   await page.getByRole("button", { name: /^Pay \$/ }).click();
 }
 
-async function expectPaid(page: Page) {
+async function expectPaid(page: Page, testInfo: TestInfo) {
   const dialog = page.getByRole("dialog", { name: "Payment Successful!" });
   await expect(dialog).toBeVisible();
+  await expect(dialog.getByText("Your plan is active.", { exact: false })).toBeVisible();
   await expect(dialog.getByText(/redirect to your account in \d+ seconds/)).toBeVisible();
   await dialog.getByRole("link", { name: "Go to my account" }).click();
   await expectHome(page);
@@ -40,7 +41,7 @@ async function subscriptionsOf(email: string) {
 }
 
 test.describe("checkout", () => {
-  test("a visitor verifies the email, sets a password and buys the 2-year plan with 4242", async ({ page, request }, testInfo) => {
+  test("a visitor verifies the email, sets a password and buys the 2-year plan with 4242 @smoke", async ({ page, request }, testInfo) => {
     const email = uniqueEmail("buyer");
     await open(page, "/subscription/payment/6", testInfo);
     await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Select Plan" })).toHaveAttribute("href", "/pricing");
@@ -72,7 +73,7 @@ test.describe("checkout", () => {
     await expect(page.getByLabel("Email")).toBeDisabled();
 
     await payByCard(page, testInfo, GOOD);
-    await expectPaid(page);
+    await expectPaid(page, testInfo);
     const status = page.getByRole("article", { name: "Subscription" });
     await expect(status.getByText("Premium", { exact: true })).toBeVisible();
     await expect(status.getByText(/^\d+ Days Left$/)).toBeVisible();
@@ -98,7 +99,7 @@ test.describe("checkout", () => {
     const saved = page.getByRole("region", { name: "Pay again with" });
     await expect(saved.getByText("**** **** **** 4242")).toBeVisible();
     await saved.getByRole("button", { name: "Pay Now" }).click();
-    await expectPaid(page);
+    await expectPaid(page, testInfo);
     expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 5]);
   });
 

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
+import http from "node:http";
 import { expect, test } from "@playwright/test";
-import { DEMO, hasJavaScript, signIn } from "./support";
+import { DEMO, hasJavaScript, open, signIn } from "./support";
 
 // HTTP-level behaviour of the built server. These do not depend on the browser's JavaScript, so they
 // run once (in the no-js project), except the CSP check, which needs scripts to run.
@@ -29,6 +31,39 @@ test.describe("the server over HTTP", () => {
     expect(pricing.headers()["cache-control"]).toMatch(/^public/);
     expect(pricing.headers()["set-cookie"]).toBeUndefined();
     await page.goto("/login");
+  });
+
+  test("anonymous /pricing is shared from a micro-cache with a hash-based CSP; signed in it keeps a nonce", async ({ request, playwright, baseURL }) => {
+    const first = await request.get("/pricing");
+    const second = await request.get("/pricing");
+    expect(second.headers()["x-micro-cache"]).toBe("hit");
+    for (const response of [first, second]) {
+      const policy = response.headers()["content-security-policy"]!;
+      const scriptSrc = policy.split(";").find((directive) => directive.trim().startsWith("script-src"))!;
+      // No nonce at all: a page shared by a CDN or this cache must not carry one for everybody.
+      expect(scriptSrc).not.toContain("'nonce-");
+      const html = await response.text();
+      expect(html).not.toMatch(/nonce="[^"]+"/);
+      const inline = [...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+      expect(inline.length).toBeGreaterThan(0);
+      for (const script of inline) expect(scriptSrc).toContain(`'sha256-${createHash("sha256").update(script).digest("base64")}'`);
+    }
+    expect(second.headers()["cache-control"]).toBe(first.headers()["cache-control"]);
+    expect(second.headers()["set-cookie"]).toBeUndefined();
+
+    // Signed in: rendered for this visitor, never from the cache, with a fresh nonce.
+    const signedIn = await playwright.request.newContext({ baseURL });
+    try {
+      const login = await signedIn.post("/login", { headers: { Origin: baseURL! }, form: { email: DEMO.email, password: DEMO.password }, maxRedirects: 0 });
+      expect(login.status()).toBe(302);
+      const own = await signedIn.get("/pricing");
+      expect(own.headers()["x-micro-cache"]).toBeUndefined();
+      expect(own.headers()["cache-control"]).toBe("private, no-store");
+      expect(own.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
+      expect(await own.text()).toContain("My Account");
+    } finally {
+      await signedIn.dispose();
+    }
   });
 
   test("a post from another site is refused", async ({ request, baseURL }) => {
@@ -70,6 +105,34 @@ test.describe("the server over HTTP", () => {
     const empty = await request.post("/login", { headers, form: {} });
     expect(empty.status()).toBe(400);
     expect(await empty.text()).toContain("User and password");
+  });
+
+  test("a chunked body is read, then refused (411; 413 past 1 MB), and the connection stays usable", async ({ baseURL }) => {
+    // One keep-alive connection for all three requests, as a browser or a proxy would reuse it.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, chunks: string[]) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const headers: Record<string, string> = { Origin: baseURL!, "Content-Type": "application/x-www-form-urlencoded" };
+        if (chunks.length) headers["Transfer-Encoding"] = "chunked";
+        const request = http.request(`${baseURL}${path}`, { method, agent, headers }, (response) => {
+          let text = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (text += chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+        });
+        request.on("error", reject);
+        for (const chunk of chunks) request.write(chunk);
+        request.end();
+      });
+    try {
+      const small = await send("POST", "/login", ["email=a%40b.co", "&password=", "secret"]);
+      expect(small).toEqual({ status: 411, text: "A Content-Length header is required." });
+      const big = await send("POST", "/login", Array.from({ length: 24 }, () => "x".repeat(64 * 1024)));
+      expect(big).toEqual({ status: 413, text: "The request body is too large." });
+      expect((await send("GET", "/healthz", [])).status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
   });
 
   test("every identity route answers hostile posts without a 500", async ({ request, baseURL }) => {
@@ -115,6 +178,20 @@ test.describe("the server over HTTP", () => {
     const unknown = await request.get("/api/no-such-endpoint");
     expect(unknown.status()).toBe(404);
     expect((await unknown.json()).errors.message).toBeTruthy();
+  });
+
+  test("no CSP violations on the cached anonymous pricing page (CSP by hashes)", async ({ page }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "needs scripts");
+    const violations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await page.request.get("/pricing"); // fills the cache, so the page below is the shared copy
+    const response = await open(page, "/pricing", testInfo);
+    expect(response?.headers()["x-micro-cache"]).toBe("hit");
+    await page.getByRole("navigation", { name: "Billing period" }).getByRole("link", { name: "Monthly", exact: true }).click();
+    await expect(page.getByRole("heading", { level: 3, name: "1 Month" })).toBeVisible();
+    expect(violations).toEqual([]);
   });
 
   test("no CSP violations while a page runs its scripts", async ({ page }, testInfo) => {

@@ -1,4 +1,3 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "./support";
 
@@ -210,19 +209,5 @@ test.describe("pricing page", () => {
     const response = await request.get("/pricing?tab=yearly&plan=6&buy=1", { maxRedirects: 0 });
     expect(response.status()).toBe(302);
     expect(response.headers()["location"]).toBe("/subscription/payment/6");
-  });
-
-  test("has no detectable accessibility violations", async ({ page }, testInfo) => {
-    // axe runs as injected script, which a JavaScript-disabled page refuses; the HTML it scans is the same.
-    test.skip(!hasJavaScript(testInfo), "axe needs JavaScript in the page");
-    for (const path of ["/pricing", "/pricing?tab=monthly"]) {
-      await open(page, path, testInfo);
-      const scan = await new AxeBuilder({ page }).analyze();
-      expect(scan.violations.map((v) => `${path} ${v.id}: ${v.help}`)).toEqual([]);
-    }
-    await page.setViewportSize(NARROW);
-    await open(page, "/pricing", testInfo);
-    const narrowScan = await new AxeBuilder({ page }).analyze();
-    expect(narrowScan.violations.map((v) => `narrow ${v.id}: ${v.help}`)).toEqual([]);
   });
 });

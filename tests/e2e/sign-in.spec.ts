@@ -33,6 +33,25 @@ test.describe("password sign-in", () => {
     await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
   });
 
+  test("with JavaScript, the checks load when the form is first used and run on leaving a field", async ({ page }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "checking as you go needs scripts");
+    const scripts: string[] = [];
+    const posts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(request.url());
+      if (request.method() === "POST") posts.push(request.url());
+    });
+    await open(page, "/login", testInfo);
+    await page.waitForLoadState("networkidle");
+    const loadedForTheView = scripts.length;
+    await page.getByLabel("Email").fill("not-an-email");
+    await page.getByLabel("Password").focus();
+    await expect(page.getByText("Please enter a valid email address")).toBeVisible();
+    // The schema's code came when the form was used, not with the page; nothing was sent to the server.
+    expect(scripts.length).toBeGreaterThan(loadedForTheView);
+    expect(posts).toEqual([]);
+  });
+
   test("a missing password is named", async ({ page }, testInfo) => {
     await open(page, "/login", testInfo);
     await page.getByLabel("Email").fill(DEMO.email);
@@ -51,7 +70,7 @@ test.describe("password sign-in", () => {
     expect(new URL(page.url()).pathname).toBe("/login");
   });
 
-  test("the demo account signs in and sees the account home", async ({ page }, testInfo) => {
+  test("the demo account signs in and sees the account home @smoke", async ({ page }, testInfo) => {
     await signIn(page, testInfo, DEMO);
     await expectHome(page);
     await expect(page.getByText("Your Passport to Online Freedom!")).toBeVisible();

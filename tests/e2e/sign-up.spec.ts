@@ -15,7 +15,7 @@ async function startSignUp(page: Page, testInfo: Parameters<typeof open>[2], ema
 }
 
 test.describe("sign-up", () => {
-  test("the whole sign-up: email and consent, emailed code, password, signed in", async ({ page, request }, testInfo) => {
+  test("the whole sign-up: email and consent, emailed code, password, signed in @smoke", async ({ page, request }, testInfo) => {
     const email = uniqueEmail("signup");
     await startSignUp(page, testInfo, email, true);
     await expect(page.getByText("Verification code sent to your email!")).toBeVisible();

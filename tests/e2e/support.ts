@@ -5,12 +5,46 @@ import { createSetPasswordToken } from "../../api/lib/one-time-tokens";
 import { hashPassword } from "../../api/lib/passwords";
 import { createUserWithoutPassword } from "../../api/lib/users";
 
-// Test fixtures go through the API's own database code, on the e2e server's database file (one per
-// port: see playwright.config.ts).
+// Test fixtures go through the API's own database code, on the e2e server's database: its SQLite file
+// (one per port: see playwright.config.ts), or the PostgreSQL database of the PostgreSQL lane
+// (playwright.pg.config.ts sets E2E_DATABASE_URL).
 const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
-const E2E_DATABASE = `${E2E_PORT === 3100 ? "data/e2e" : `data/e2e-${E2E_PORT}`}/portal.sqlite`;
+const E2E_DATA_DIR = E2E_PORT === 3100 ? "data/e2e" : `data/e2e-${E2E_PORT}`;
+const E2E_DATABASE = process.env.E2E_DATABASE_URL || `${E2E_DATA_DIR}/portal.sqlite`;
+/** The e2e server's stdout: JSON log lines (playwright.config.ts). */
+export const E2E_SERVER_LOG = `${E2E_DATA_DIR}/server.log`;
 
 export const DEMO = { email: "demo@example.com", password: "demo-password" };
+/** The password of accounts made by createUser(). */
+export const DEFAULT_PASSWORD = "correct-horse-battery";
+
+/**
+ * Every password the specs type or send (8 characters and more), so the log scan (logs.spec.ts) can
+ * check that none reached the server's log; logs.spec.ts also checks that this list covers the specs.
+ */
+export const TEST_PASSWORDS = [
+  DEMO.password,
+  "wrong-password-123",
+  "faults-password-123",
+  "a-brand-new-password",
+  "still-guessing",
+  DEFAULT_PASSWORD,
+  "a-good-password",
+  "a-strong-password",
+  "another-password",
+  "brand-new-password",
+  "brand-new-passwork",
+  "changed-password-1",
+  "first-password-1",
+  "grace-password-1",
+  "second-password-2",
+  "via-email-link-1",
+  "whatever-password",
+  "wrong-password",
+];
+
+/** The card sandbox's test numbers (DESIGN §2); the log scan looks for them with and without spaces. */
+export const TEST_CARD_NUMBERS = ["4242 4242 4242 4242", "4000 0000 0000 0002", "4000 0000 0000 9995"];
 
 export function hasJavaScript(testInfo: TestInfo): boolean {
   return testInfo.project.use.javaScriptEnabled !== false;
@@ -39,7 +73,7 @@ export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabas
 /** A fresh account, optionally with a subscription running from `startDaysAgo` for `days` days. */
 export async function createUser(options: { password?: string; subscriptionDays?: { startDaysAgo: number; days: number } } = {}) {
   const email = uniqueEmail();
-  const password = options.password ?? "correct-horse-battery";
+  const password = options.password ?? DEFAULT_PASSWORD;
   const now = new Date();
   const iso = (d: Date) => d.toISOString();
   await withDatabase(async (db) => {

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 type Seen = { path: string; authorization?: string; forwardedFor?: string; userAgent?: string };
 const seen: Seen[] = [];
 const failing = new Set<string>();
+// Off: the stand-in is an API without the aggregate /api/account/home (404), like the product's older API.
+let hasAccountHome = false;
 
 const standIn = http.createServer((req, res) => {
   seen.push({
@@ -23,6 +25,18 @@ const standIn = http.createServer((req, res) => {
   if (req.headers.authorization !== "Bearer good-token" && req.url !== "/api/download-links")
     return reply(401, { status: false, message: "Unauthenticated." });
   switch (req.url) {
+    case "/api/account/home":
+      if (!hasAccountHome) return reply(404, { status: false, message: "Not found." });
+      return reply(200, {
+        status: true,
+        data: {
+          user: { id: 1, email: "someone@example.com", name: null, has_password: false },
+          now: "2026-11-21T12:00:00.000Z",
+          subscription: { id: 9, title: "1 Year", sub_start_date: "2026-11-01T00:00:00.000Z", sub_exp_date: "2026-12-01T12:00:00.000Z" },
+          linked: [{ id: 4, link_type: "APPLE" }],
+          downloads: { windows: "https://dl.example/win.exe", mac: "https://dl.example/mac.dmg" },
+        },
+      });
     case "/api/me":
       return reply(200, { status: true, data: { id: 1, email: "someone@example.com", name: null, has_password: true } });
     case "/api/subscription/active":
@@ -42,7 +56,7 @@ const standIn = http.createServer((req, res) => {
   }
 });
 
-let home: typeof import("~/routes/_app._index");
+let home: typeof import("~/routes/_index");
 let layout: typeof import("~/routes/_app");
 let sessions: typeof import("~/utils/session.server");
 const context = { clientIp: "203.0.113.7", cspNonce: "" };
@@ -52,7 +66,7 @@ beforeAll(async () => {
   process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
   process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
   process.env.API_TIMEOUT_MS = "2000";
-  home = await import("~/routes/_app._index");
+  home = await import("~/routes/_index");
   layout = await import("~/routes/_app");
   sessions = await import("~/utils/session.server");
 });
@@ -68,7 +82,28 @@ async function signedInRequest(path: string, token = "good-token") {
 }
 
 describe("account home loader", () => {
-  it("calls the API with the token, the browser's address and user agent, and builds the dashboard", async () => {
+  it("reads the whole home with one call when the API has /api/account/home", async () => {
+    seen.length = 0;
+    hasAccountHome = true;
+    try {
+      const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+      expect(seen.map((s) => s.path)).toEqual(["/api/account/home"]);
+      expect(seen[0]?.authorization).toBe("Bearer good-token");
+      expect(data.email).toBe("someone@example.com");
+      expect(data.hasPassword).toBe(false);
+      expect(data.status).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
+      expect(data.accounts).toEqual([
+        { type: "GOOGLE", name: "Google", linkId: null },
+        { type: "APPLE", name: "Apple", linkId: 4 },
+      ]);
+      expect(data.downloads.find((d) => d.name === "macOS")?.href).toBe("https://dl.example/mac.dmg");
+      expect(data.notices).toEqual([]);
+    } finally {
+      hasAccountHome = false;
+    }
+  });
+
+  it("with an API without the aggregate, calls the API with the token, the browser's address and user agent, and builds the dashboard", async () => {
     seen.length = 0;
     const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
     expect(data.status).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
@@ -78,7 +113,13 @@ describe("account home loader", () => {
     ]);
     expect(data.downloads.map((d) => d.href)).toContain("https://dl.example/win.exe");
     expect(data.notices).toEqual([]);
-    expect(seen.map((s) => s.path).sort()).toEqual(["/api/account/link-list", "/api/download-links", "/api/subscription/active"]);
+    expect(seen.map((s) => s.path).sort()).toEqual([
+      "/api/account/home",
+      "/api/account/link-list",
+      "/api/download-links",
+      "/api/me",
+      "/api/subscription/active",
+    ]);
     for (const request of seen) {
       expect(request.authorization).toBe("Bearer good-token");
       expect(request.forwardedFor).toBe("203.0.113.7");

@@ -6,6 +6,7 @@ import { dueSubscriptions, runDueRenewal } from "./billing";
 import { createBrowserRouter } from "./browser";
 import { expireDueSessions } from "./checkout";
 import { Runner } from "./context";
+import { type FaultPlan, SandboxFaults } from "./faults";
 import { IdempotencyKeys } from "./idempotency";
 import { WriterLock } from "./lock";
 import { Renderer } from "./render";
@@ -27,6 +28,7 @@ export const SANDBOX_WEBHOOK_SECRET = "whsec_sandbox";
 export const SANDBOX_API_VERSION = "2026-10-28.endive";
 
 export { SANDBOX_CARD_MESSAGE, TEST_CARDS } from "./cards";
+export { type Fault, type FaultPlan, parseFaultPlan, SandboxFaults } from "./faults";
 
 export interface StripeSandboxOptions {
   db: Database;
@@ -36,6 +38,8 @@ export interface StripeSandboxOptions {
   /** Delivers a signed webhook event to the product: payload is the exact JSON text, signature the Stripe-Signature header value. Awaited. */
   deliverEvent(payload: string, signature: string): Promise<void>;
   logger?: Pick<Console, "info" | "warn" | "error">;
+  /** Faults armed from the start (STRIPE_SANDBOX_FAULTS): for tests that spawn a process. */
+  faults?: FaultPlan;
 }
 
 export interface StripeSandbox {
@@ -47,6 +51,8 @@ export interface StripeSandbox {
   listen(): Promise<{ port: number; close(): Promise<void> }>;
   /** Runs what has come due by clock.now(): subscription renewals and cancellations at period end, each with its webhooks delivered (awaited) before it resolves. Safe to call twice (no double renewal). */
   advance(): Promise<void>;
+  /** The fault switch for tests (faults.ts): failing or lost answers, webhooks held back. */
+  faults: SandboxFaults;
 }
 
 /** A guard against a runaway loop (a daily plan left for years is a few thousand renewals). */
@@ -57,7 +63,10 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
   const publicUrl = opts.publicUrl.replace(/\/+$/, "");
   const store = new SandboxStore(opts.db);
   const renderer = new Renderer(store);
+  const faults = new SandboxFaults(opts.faults);
+  if (opts.faults) logger.warn("Stripe sandbox: STRIPE_SANDBOX_FAULTS is set; the sandbox will fail requests on purpose.");
   const webhooks = new Webhooks(store, {
+    deferred: () => faults.deferWebhooks,
     secret: SANDBOX_WEBHOOK_SECRET,
     apiVersion: SANDBOX_API_VERSION,
     deliver: opts.deliverEvent,
@@ -71,6 +80,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
     renderer,
     runner,
     idempotency,
+    faults,
     secretKeyPrefix: SANDBOX_SECRET_KEY,
     apiVersion: SANDBOX_API_VERSION,
     logger,
@@ -104,6 +114,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
   return {
     restApp,
     browserRouter,
+    faults,
 
     async listen() {
       await idempotency.prune();

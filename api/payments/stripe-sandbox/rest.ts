@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import {
   cancelSubscription,
@@ -52,6 +52,7 @@ import {
   updatePaymentMethod,
 } from "./customers";
 import { SandboxError } from "./errors";
+import type { SandboxFaults } from "./faults";
 import { type Answer, IdempotencyKeys } from "./idempotency";
 import { newId } from "./ids";
 import { paginate } from "./lists";
@@ -87,6 +88,7 @@ export interface RestDeps {
   renderer: Renderer;
   runner: Runner;
   idempotency: IdempotencyKeys;
+  faults: SandboxFaults;
   secretKeyPrefix: string;
   apiVersion: string;
   logger: Pick<Console, "error">;
@@ -119,6 +121,17 @@ function apiKeyOf(req: Request): string | null {
 /** Enough of a key to recognise it, never the whole of it. */
 function maskKey(key: string): string {
   return key.length > 12 ? `${key.slice(0, 8)}${"*".repeat(key.length - 12)}${key.slice(-4)}` : "****";
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An injected failure (faults.ts): a 500 that the SDK retries, or a connection dropped without an answer. */
+function failAnswer(res: Response, kind: "error" | "reset"): void {
+  if (kind === "reset") {
+    res.socket?.destroy();
+    return;
+  }
+  res.status(500).json({ error: { type: "api_error", message: "An error occurred with our connection to Stripe. (sandbox fault)" } });
 }
 
 function stripeError(status: number, message: string): Answer {
@@ -168,12 +181,23 @@ export function createRestApp(deps: RestDeps): Express {
           return { status: 500, body: { error: { type: "api_error", message: "An error occurred in the Stripe sandbox." } } };
         }
       };
+      const fault = deps.faults.take(req.method, req.path);
+      if (fault?.when === "before") {
+        if (fault.kind === "delay") await sleep(fault.delayMs);
+        else return failAnswer(res, fault.kind);
+      }
       const key = req.get("idempotency-key");
       const mutating = req.method === "POST" || req.method === "DELETE";
       const result =
         mutating && key
           ? await idempotency.run(key, { method: req.method, path: req.path, params }, answer)
           : { ...(await answer()), replayed: false };
+      if (fault?.when === "after") {
+        // The work is done (and kept under its key); only the answer is lost.
+        if (fault.kind === "delay") await sleep(fault.delayMs);
+        else return failAnswer(res, fault.kind);
+      }
+      if (res.destroyed || req.socket.destroyed) return;
       if (key) res.setHeader("Idempotency-Key", key);
       if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
       res.status(result.status).json(result.body);

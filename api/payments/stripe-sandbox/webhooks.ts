@@ -39,6 +39,8 @@ export const MAX_DELIVERY_ATTEMPTS = 4;
 const LOST_AFTER_MS = 5 * 60_000;
 
 export interface WebhooksOptions {
+  /** True while the fault switch holds webhooks back: deliveries wait, as failed ones, for advance(). */
+  deferred?: () => boolean;
   secret: string;
   apiVersion: string;
   deliver(payload: string, signature: string): Promise<void>;
@@ -101,7 +103,13 @@ export class Webhooks {
     for (const event of events) {
       const data = this.pending.get(event.id);
       this.pending.delete(event.id);
-      if (data) await this.attempt(event, data, 0);
+      if (!data) continue;
+      if (this.opts.deferred?.()) {
+        const held: DeliveryState = { event: event.id, type: event.type, attempts: 0, state: "failed", queued_ms: Date.now() };
+        await this.store.replaceRow(deliveryRowId(event.id), data, JSON.stringify(held));
+        continue;
+      }
+      await this.attempt(event, data, 0);
     }
   }
 

@@ -11,10 +11,12 @@ import { commitTokenSession } from "~/utils/session.server";
 import { SignInForm } from "./sign-in-form";
 import { SignUp } from "./sign-up";
 import { signupAction, signupState } from "./signup.server";
+import { pageMeta } from "~/utils/meta";
 
-export const meta: MetaFunction = ({ location }) => [
-  { title: `${new URLSearchParams(location.search).get("tab") === "signup" ? "Sign Up" : "Sign In"} | VPN Account` },
-];
+export const meta: MetaFunction = ({ location }) =>
+  new URLSearchParams(location.search).get("tab") === "signup"
+    ? pageMeta("Sign Up | VPN Account", "Create your VPN account with your email, Google or Apple.")
+    : pageMeta("Sign In | VPN Account", "Sign in to your VPN account to manage your plan, billing and connected devices.");
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAnonymous(request);

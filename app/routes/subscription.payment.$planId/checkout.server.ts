@@ -144,6 +144,8 @@ function visitorStep(flow: CheckoutFlow): VisitorStep {
   };
 }
 
+const VISITOR_INTENTS = new Set(["email", "resend", "code", "password"]);
+
 type ActionArgs = { request: Request; context: AppLoadContext; formData: FormData; planId: number };
 
 /** What a failed payment answers: the message inline (and as a toast), the form kept. */
@@ -157,6 +159,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
   const api = createApiClient(request, context, token);
   const flow = await flowFor(request, planId);
   const save = (next: CheckoutFlow | undefined) => writeFlow(request, "checkout", next);
+  // The email steps are a visitor's: a signed-in page has no such form to show their errors on.
+  if (token && VISITOR_INTENTS.has(intent)) return redirect(here);
 
   switch (intent) {
     case "restart":

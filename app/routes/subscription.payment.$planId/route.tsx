@@ -17,13 +17,17 @@ import type { CardFormProps } from "./card-form";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { money, orderSummary, planTerms } from "./summary";
 import { WalletPanels } from "./wallet-panels";
+import { pageMeta } from "~/utils/meta";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: `${data?.plan.title ?? "Plan"} — Payment | VPN Account` },
-  // 'Payment Successful!' goes home after its countdown, with or without JavaScript.
+  ...pageMeta(
+    `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
+    `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay or crypto, with a 30-day money-back guarantee.`,
+  ),
+  // 'Payment Successful!' goes home after its countdown (commerce §3: 300 s), with or without JavaScript.
   ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn};url=/` } as const] : []),
 ];
 
@@ -71,6 +75,7 @@ function Checkout({ state }: { state: CheckoutState }) {
           <li aria-current="page">Payment</li>
         </ol>
       </nav>
+      <h1>Secure Checkout</h1>
       {state.paidRedirectIn !== null ? <PaymentSuccessful seconds={state.paidRedirectIn} /> : null}
       {state.notice ? (
         <p className="notice" role="status">
@@ -121,6 +126,7 @@ function Checkout({ state }: { state: CheckoutState }) {
   );
 }
 
+/** Counts down home (commerce §3); without JavaScript the page's meta refresh does the same. */
 function PaymentSuccessful({ seconds }: { seconds: number }) {
   const left = useCountdown(seconds, seconds);
   useEffect(() => {
@@ -341,27 +347,30 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
       live = false;
     };
   }, []);
-  if (CardForm) {
-    return (
-      <>
-        <CardForm
-          gateway={state.gateway}
-          idempotencyKey={state.idempotencyKey}
-          totalCents={Math.round(total * 100)}
-          billingType={state.plan.billing_type}
-          payLabel={`Pay ${money(total)}`}
-        />
-        <FormError form="pay-card" />
-      </>
-    );
-  }
+  // With scripting on, the sandbox's card form (known height) has its room from the first paint, so
+  // the panels below do not jump when it replaces the hosted page's button (app.css, .card-entry).
   return (
-    <Form method="post" reloadDocument>
-      <input type="hidden" name="intent" value="hosted" />
-      <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
-      <FormError form="hosted" />
-      <SubmitButton intent="hosted">Continue to secure payment page</SubmitButton>
-    </Form>
+    <div className={`card-entry card-entry--${state.gateway.mode}`}>
+      {CardForm ? (
+        <>
+          <CardForm
+            gateway={state.gateway}
+            idempotencyKey={state.idempotencyKey}
+            totalCents={Math.round(total * 100)}
+            billingType={state.plan.billing_type}
+            payLabel={`Pay ${money(total)}`}
+          />
+          <FormError form="pay-card" />
+        </>
+      ) : (
+        <Form method="post" reloadDocument>
+          <input type="hidden" name="intent" value="hosted" />
+          <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
+          <FormError form="hosted" />
+          <SubmitButton intent="hosted">Continue to secure payment page</SubmitButton>
+        </Form>
+      )}
+    </div>
   );
 }
 

@@ -208,10 +208,13 @@ export async function clearFlowCookies(request: Request): Promise<string[]> {
     .split(";")
     .map((pair) => pair.trim().split("=")[0] ?? "")
     .filter((name) => name === GOOGLE_STATE_COOKIE || name.startsWith(`${GOOGLE_STATE_COOKIE}:`));
+  // The same flags as when they were set (Secure over https; Apple's state is SameSite=None there).
+  const { secureCookies } = getEnv();
+  const secure = secureCookies ? "; Secure" : "";
   return [
     await oauthIntentCookie().serialize("", { maxAge: 0 }),
-    ...googleStates.map((name) => `${name}=; Path=/auth/google; Max-Age=0; HttpOnly; SameSite=Lax`),
-    `__apple_state=; Path=/auth/apple; Max-Age=0; HttpOnly`,
+    ...googleStates.map((name) => `${name}=; Path=/auth/google; Max-Age=0; HttpOnly; SameSite=Lax${secure}`),
+    `__apple_state=; Path=/auth/apple; Max-Age=0; HttpOnly; SameSite=${secureCookies ? "None" : "Lax"}${secure}`,
   ];
 }
 

@@ -1,77 +1,62 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useRouteLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
+import { MenuShell } from "~/components/menu-shell";
 import { SubmitButton } from "~/components/submit-button";
-import { Toasts, type ToastView } from "~/components/toasts";
+import { Toasts } from "~/components/toasts";
 import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
-import { createApiClient } from "~/utils/api.server";
-import { requireToken, requireUser } from "~/utils/auth.server";
+import { loadAccountHome } from "~/utils/account-home.server";
+import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
-import type { loader as layoutLoader } from "./_app";
+import { pageMeta } from "~/utils/meta";
 
-export const meta: MetaFunction = () => [{ title: "My Account | VPN Account" }];
+export const meta: MetaFunction = () => pageMeta("My Account | VPN Account", "Your VPN subscription, the apps to download and how you sign in.");
 
 // Fixed store links (identity §2); the desktop links come from the API.
 const IOS_APP_URL = "https://apps.apple.com/app/id6450000000";
 const ANDROID_APP_URL = "https://play.google.com/store/apps/details?id=com.example.vpn";
 
+// The account home renders the menu layout itself instead of sitting under routes/_app: its one API
+// call (/api/account/home) checks the token and reads the user with everything else, where the
+// layout's loader would have added a second (docs/decisions/013-performance-budgets.md).
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const token = await requireToken(request);
-  const api = createApiClient(request, context, token);
-  // Independent calls run together; one that fails shows its spec toast while the rest renders.
-  const [subscriptionResult, linksResult, downloadsResult] = await Promise.all([
-    api.post("/api/subscription/active"),
-    api.post("/api/account/link-list"),
-    api.get("/api/download-links"),
-  ]);
-  const notices: ToastView[] = [];
-
+  const home = await loadAccountHome(request, context);
   let status: { plan: "Free" } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
     plan: "Free",
   };
-  if (subscriptionResult.ok) {
-    const subscription = subscriptionResult.data.subscription;
-    // The API owns the product's time (its test clock can move it), so days are counted from its "now".
-    const now = subscriptionResult.data.now ? new Date(subscriptionResult.data.now) : new Date();
-    const left = subscription ? daysLeft(subscription.sub_exp_date, now) : 0;
-    if (subscription && left > 0) {
-      status = {
-        plan: "Premium",
-        daysLeft: left,
-        activatedOn: formatLongDate(subscription.sub_start_date),
-        expiresOn: formatLongDate(subscription.sub_exp_date),
-      };
-    }
-  } else {
-    notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
+  // The API owns the product's time (its test clock can move it), so days are counted from its "now".
+  const left = home.subscription ? daysLeft(home.subscription.sub_exp_date, new Date(home.now)) : 0;
+  if (home.subscription && left > 0) {
+    status = {
+      plan: "Premium",
+      daysLeft: left,
+      activatedOn: formatLongDate(home.subscription.sub_start_date),
+      expiresOn: formatLongDate(home.subscription.sub_exp_date),
+    };
   }
 
-  const linked = linksResult.ok ? linksResult.data.linked : [];
-  if (!linksResult.ok) notices.push({ type: "error", message: "Failed to fetch account link list" });
-
-  const downloads = downloadsResult.ok ? downloadsResult.data : null;
-  if (!downloadsResult.ok) notices.push({ type: "error", message: "Failed to fetch links" });
-
   return {
+    email: home.user.email,
+    hasPassword: home.user.has_password,
     dialog: await changePasswordDialogState(request),
     status,
     accounts: (["GOOGLE", "APPLE"] as const).map((type) => ({
       type,
       name: type === "GOOGLE" ? "Google" : "Apple",
-      linkId: linked.find((link) => link.link_type === type)?.id ?? null,
+      linkId: home.linked.find((link) => link.link_type === type)?.id ?? null,
     })),
     downloads: [
       { name: "iOS", href: IOS_APP_URL },
       { name: "Android", href: ANDROID_APP_URL },
-      { name: "Windows", href: downloads?.windows ?? null },
-      { name: "macOS", href: downloads?.mac ?? null },
+      { name: "Windows", href: home.downloads?.windows ?? null },
+      { name: "macOS", href: home.downloads?.mac ?? null },
     ],
-    notices,
+    notices: home.notices,
   };
 }
 
@@ -158,13 +143,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountHome() {
-  const { status, accounts, downloads, notices, dialog } = useLoaderData<typeof loader>();
-  const layout = useRouteLoaderData<typeof layoutLoader>("routes/_app");
+  const { email, hasPassword, status, accounts, downloads, notices, dialog } = useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
-    <>
+    <MenuShell email={email}>
       <Toasts toasts={serverError ? [...notices, { type: "error", message: serverError }] : notices} />
       {dialog ? <ChangePasswordDialog state={dialog} /> : null}
       <section className="page home">
@@ -206,7 +190,7 @@ export default function AccountHome() {
 
           <article className="card" aria-labelledby="password-heading">
             <h2 id="password-heading">Password</h2>
-            {layout?.hasPassword === false ? (
+            {hasPassword === false ? (
               <>
                 <p className="muted">Your account has no password yet. We will email you a link to set one.</p>
                 <Form method="post">
@@ -275,7 +259,7 @@ export default function AccountHome() {
           </article>
         </div>
       </section>
-    </>
+    </MenuShell>
   );
 }
 

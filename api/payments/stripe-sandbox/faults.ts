@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/*
+ * The sandbox's fault switch, for tests of how the product survives a failing gateway (decision 012).
+ * A fault answers the next `times` REST requests that match `method` and `path` badly:
+ * - `when: "before"`: without doing the work (the gateway never saw the request);
+ * - `when: "after"`: after doing it — the object is made, its idempotency key keeps the answer and its
+ *   webhooks are sent — and then the answer is lost: the case where the gateway charged and we do not know.
+ * `kind` is how: `error` (500 api_error, which the SDK retries), `reset` (the connection is destroyed)
+ * or `delay` (the answer waits `delayMs`, past the SDK's timeout). `deferWebhooks` holds every
+ * webhook as a failed delivery that the next advance() sends: the webhook that arrives later.
+ * Tests set it through `sandbox.faults`; a spawned process through STRIPE_SANDBOX_FAULTS (JSON of
+ * FaultPlan), read only in sandbox mode.
+ */
+
+export const FaultSchema = z.object({
+  method: z.enum(["GET", "POST", "DELETE"]).optional(),
+  /** An Express-style path: /v1/invoices/:id/pay. */
+  path: z.string().regex(/^\/v1\//),
+  when: z.enum(["before", "after"]),
+  kind: z.enum(["error", "reset", "delay"]),
+  times: z.number().int().positive().default(1),
+  delayMs: z.number().int().nonnegative().default(30_000),
+});
+
+export const FaultPlanSchema = z.object({
+  faults: z.array(FaultSchema).default([]),
+  deferWebhooks: z.boolean().default(false),
+});
+
+export type Fault = z.input<typeof FaultSchema>;
+export type FaultPlan = z.input<typeof FaultPlanSchema>;
+type ArmedFault = z.output<typeof FaultSchema> & { pattern: RegExp; left: number };
+
+function pathPattern(path: string): RegExp {
+  const escaped = path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  return new RegExp(`^${escaped.join("/")}$`);
+}
+
+export class SandboxFaults {
+  private armed: ArmedFault[] = [];
+  /** While true, webhooks are held as failed deliveries for the next advance(). */
+  deferWebhooks = false;
+
+  constructor(plan?: FaultPlan) {
+    if (plan) this.apply(plan);
+  }
+
+  apply(plan: FaultPlan): void {
+    const parsed = FaultPlanSchema.parse(plan);
+    for (const fault of parsed.faults) this.inject(fault);
+    this.deferWebhooks = parsed.deferWebhooks;
+  }
+
+  inject(fault: Fault): void {
+    const parsed = FaultSchema.parse(fault);
+    this.armed.push({ ...parsed, pattern: pathPattern(parsed.path), left: parsed.times });
+  }
+
+  clear(): void {
+    this.armed = [];
+    this.deferWebhooks = false;
+  }
+
+  /** The fault that takes this request, if any (counted down). */
+  take(method: string, path: string): z.output<typeof FaultSchema> | undefined {
+    const found = this.armed.find((f) => f.left > 0 && (!f.method || f.method === method) && f.pattern.test(path));
+    if (!found) return undefined;
+    found.left -= 1;
+    this.armed = this.armed.filter((f) => f.left > 0);
+    return found;
+  }
+}
+
+/** STRIPE_SANDBOX_FAULTS: the plan as JSON, or undefined. A bad value stops the start (config.ts). */
+export function parseFaultPlan(json: string | undefined): FaultPlan | undefined {
+  if (!json) return undefined;
+  return FaultPlanSchema.parse(JSON.parse(json));
+}

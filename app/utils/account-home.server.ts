@@ -1,0 +1,43 @@
+import type { AppLoadContext } from "@remix-run/node";
+import type { ToastView } from "~/components/toasts";
+import { createApiClient, serviceUnavailable, type ApiSchemas } from "./api.server";
+import { requireToken } from "./auth.server";
+
+export type AccountHome = Omit<ApiSchemas["AccountHome"], "downloads"> & {
+  downloads: ApiSchemas["DownloadLinks"] | null;
+  /** The spec's toast for each part that could not be read (only with an API that lacks /api/account/home). */
+  notices: ToastView[];
+};
+
+/**
+ * What the account home shows, read with one API call (/api/account/home), which also checks the
+ * token as /api/me would. An API without that endpoint (404) is asked the four questions it answers
+ * one by one, in parallel; each failing part then shows its spec toast while the rest renders.
+ */
+export async function loadAccountHome(request: Request, context: AppLoadContext): Promise<AccountHome> {
+  const token = await requireToken(request);
+  const api = createApiClient(request, context, token);
+  const home = await api.get("/api/account/home");
+  if (home.ok) return { ...home.data, notices: [] };
+  if (home.status !== 404) throw serviceUnavailable();
+
+  const [me, subscriptionResult, linksResult, downloadsResult] = await Promise.all([
+    api.get("/api/me"),
+    api.post("/api/subscription/active"),
+    api.post("/api/account/link-list"),
+    api.get("/api/download-links"),
+  ]);
+  if (!me.ok) throw serviceUnavailable();
+  const notices: ToastView[] = [];
+  if (!subscriptionResult.ok) notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
+  if (!linksResult.ok) notices.push({ type: "error", message: "Failed to fetch account link list" });
+  if (!downloadsResult.ok) notices.push({ type: "error", message: "Failed to fetch links" });
+  return {
+    user: me.data,
+    subscription: subscriptionResult.ok ? subscriptionResult.data.subscription : null,
+    now: subscriptionResult.ok ? subscriptionResult.data.now : new Date().toISOString(),
+    linked: linksResult.ok ? linksResult.data.linked : [],
+    downloads: downloadsResult.ok ? downloadsResult.data : null,
+    notices,
+  };
+}

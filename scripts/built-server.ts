@@ -1,0 +1,28 @@
+// What the scripts that drive the built server (bench, lighthouse) share: waiting for it and signing in.
+
+/** Resolves once `${base}/healthz` answers 200; throws after 30 s. */
+export async function waitForHealth(base: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("The server did not become healthy within 30 s");
+}
+
+/** Signs the seeded demo account in through the portal's form; returns its session cookie (`name=value`). */
+export async function signInDemo(base: string): Promise<string> {
+  const response = await fetch(`${base}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base },
+    body: new URLSearchParams({ email: "demo@example.com", password: "demo-password" }),
+  });
+  const cookie = response.headers.get("set-cookie")?.split(";")[0];
+  if (response.status !== 302 || !cookie) throw new Error(`Demo sign-in failed with ${response.status}`);
+  return cookie;
+}

@@ -1,0 +1,152 @@
+// Shared by `npm run load` and `npm run fuzz`: the built server (build/server.js) in production mode on a
+// fresh SQLite database in a temp dir, sandbox integrations, with its log watched for 5xx answers and
+// errors; and accounts signed up through the API the way a client does it (code from the mail sandbox).
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+
+export type QualityServer = {
+  base: string;
+  databaseFile: string;
+  /** Request-log lines (`METHOD /path STATUS ms`) whose status was 5xx. */
+  serverErrors: string[];
+  /** stderr lines that report an error (the sandbox banner and other warnings are not errors). */
+  stderrErrors: string[];
+  /** Stops the server and waits for it to exit; the database file stays until `cleanUp`. */
+  stop: () => Promise<void>;
+  cleanUp: () => void;
+};
+
+const BANNER = /^(!!|$)|SANDBOX INTEGRATIONS|SESSION_SECRET is not set|ExperimentalWarning|--trace-warnings/;
+const ERROR_LINE = /error|exception|unhandled|fatal|EADDRINUSE|ECONN|\bat .+:\d+:\d+\)?$/i;
+
+export async function startQualityServer(options: { port: number; env?: Record<string, string>; name: string }): Promise<QualityServer> {
+  if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first.");
+  const base = `http://127.0.0.1:${options.port}`;
+  // Something else on the port would answer the health check and take the traffic meant for our server.
+  const occupied = await fetch(`${base}/healthz`).then(
+    () => true,
+    () => false,
+  );
+  if (occupied) throw new Error(`Port ${options.port} is already in use: choose another (LOAD_PORT / FUZZ_PORT).`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `portal-${options.name}-`));
+  const databaseFile = path.join(dataDir, "portal.sqlite");
+  const server: ChildProcess = spawn(process.execPath, ["build/server.js"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(options.port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseFile,
+      PUBLIC_URL: base,
+      API_URL: "",
+      SESSION_SECRET: `${options.name}-session-secret-0123456789abcdef0123456789`,
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const serverErrors: string[] = [];
+  const stderrErrors: string[] = [];
+  readline.createInterface({ input: server.stdout! }).on("line", (line) => {
+    if (/^[A-Z]+ \S+ 5\d\d /.test(line)) serverErrors.push(line);
+  });
+  readline.createInterface({ input: server.stderr! }).on("line", (line) => {
+    if (!BANNER.test(line.trim()) && ERROR_LINE.test(line)) stderrErrors.push(line);
+  });
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+  let running = true;
+  void exited.then(() => {
+    running = false;
+  });
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (!running) throw new Error(`The server exited while starting:\n${stderrErrors.join("\n")}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      server.kill("SIGTERM");
+      throw new Error("The server did not become healthy within 60 s");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  return {
+    base,
+    databaseFile,
+    serverErrors,
+    stderrErrors,
+    async stop() {
+      if (!running) return;
+      server.kill("SIGTERM");
+      await exited;
+    },
+    cleanUp() {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Account = { email: string; password: string; token: string };
+
+/** Signs an account up through the API: temp-signup, the code from the mail sandbox, register-user. */
+export async function signUpThroughApi(base: string, email: string, password: string): Promise<Account> {
+  const post = (pathname: string, body: Record<string, unknown>) =>
+    fetch(`${base}${pathname}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const sent = await post("/api/user/temp-signup", { email });
+  if (!sent.ok) throw new Error(`temp-signup for ${email} answered ${sent.status}: ${await sent.text()}`);
+  const mails = (await (await fetch(`${base}/dev/mailbox.json?to=${encodeURIComponent(email)}`)).json()) as Array<{ text: string }>;
+  const code = /\b\d{6}\b/.exec(mails[0]?.text ?? "")?.[0];
+  if (!code) throw new Error(`No sign-up code was mailed to ${email}`);
+  const registered = await post("/api/user/register-user", {
+    email,
+    agreement: 1,
+    verification_code: code,
+    password,
+    password_confirmation: password,
+  });
+  const json = (await registered.json()) as { data?: { token?: string } };
+  if (!registered.ok || !json.data?.token) throw new Error(`register-user for ${email} answered ${registered.status}`);
+  return { email, password, token: json.data.token };
+}
+
+/** Signs in through the portal's sign-in form (no JavaScript) and answers the session cookie. */
+export async function portalSignIn(base: string, email: string, password: string): Promise<string> {
+  const response = await fetch(`${base}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base },
+    body: new URLSearchParams({ intent: "signin", email, password }),
+  });
+  const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  if (response.status !== 302 || !cookie) throw new Error(`Portal sign-in of ${email} answered ${response.status}`);
+  return cookie;
+}
+
+/** Runs `work` over `items` with at most `limit` running at once. */
+export async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}
+
+/** p-th percentile (0..100) of a list of numbers, nearest rank. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}

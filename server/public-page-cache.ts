@@ -1,0 +1,152 @@
+import crypto from "node:crypto";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+
+/**
+ * A short in-process cache (a "micro-cache") of public pages for anonymous visitors, with a
+ * hash-based Content-Security-Policy instead of a nonce (docs/decisions/013-performance-budgets.md).
+ *
+ * A visitor without cookies asking for one of `paths` gets a page rendered without a nonce, whose
+ * CSP allows exactly the inline scripts it carries (their sha256). The page holds nothing personal
+ * and no secret, so this process (and a CDN, for its s-maxage) may give it to every anonymous
+ * visitor: no nonce is ever shared. Only answers the route itself marks `public` (200, HTML, no
+ * Set-Cookie) are kept. Anyone with a cookie (signed in, a flash message, a flow) goes to the app
+ * as usual, with a fresh nonce, which is what the routes' `Vary: Cookie` asks of a shared cache.
+ */
+export function publicPageCache({
+  paths,
+  freshMs = 10_000,
+  staleMs = 60_000,
+  maxEntries = 32,
+}: {
+  paths: string[];
+  /** How long a page is served as it is. */
+  freshMs?: number;
+  /** How much longer it may be served while one request renders its replacement. */
+  staleMs?: number;
+  /** Query strings make new entries; past this many, new ones are rendered but not kept. */
+  maxEntries?: number;
+}): RequestHandler {
+  const cached = new Map<string, CachedPage>();
+  const cacheable = new Set(paths);
+
+  return (req, res, next) => {
+    if (req.method !== "GET" || !cacheable.has(req.path) || req.headers.cookie || req.headers.authorization) return next();
+    const key = req.originalUrl;
+    const entry = cached.get(key);
+    const now = Date.now();
+    if (entry && now - entry.storedAt > freshMs + staleMs) cached.delete(key);
+    else if (entry && (now - entry.storedAt <= freshMs || entry.refreshing)) return sendCached(res, entry);
+    else if (entry) entry.refreshing = true; // this request renders the replacement; the others get the stale copy
+
+    renderWithHashedCsp(req, res, next, (page) => {
+      if (entry) entry.refreshing = false;
+      if (!page) return;
+      if (!cached.has(key) && cached.size >= maxEntries) {
+        for (const [other, kept] of cached) if (Date.now() - kept.storedAt > freshMs + staleMs) cached.delete(other);
+      }
+      if (cached.has(key) || cached.size < maxEntries) cached.set(key, page);
+    });
+  };
+}
+
+type CachedPage = {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Buffer;
+  storedAt: number;
+  refreshing: boolean;
+};
+
+/** The response headers a cached page repeats (the security headers are set afresh on every request). */
+const KEPT_HEADERS = ["content-type", "cache-control", "vary", "content-security-policy"];
+
+function sendCached(res: Response, page: CachedPage) {
+  res.status(page.status);
+  for (const [name, value] of page.headers) res.setHeader(name, value);
+  res.setHeader("X-Micro-Cache", "hit");
+  res.end(page.body);
+}
+
+/**
+ * Lets the app render the page without a nonce, holds the body back until it is complete, then
+ * sends it with a CSP that lists its inline scripts' hashes. `done` gets the page when it may be
+ * kept for everyone, else null.
+ */
+function renderWithHashedCsp(req: Request, res: Response, next: NextFunction, done: (page: CachedPage | null) => void) {
+  // server.ts's getLoadContext passes this nonce to the render: none, for a page that will be shared.
+  res.locals.cspNonce = "";
+  const chunks: Buffer[] = [];
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  let settled = false;
+  const settle = (page: CachedPage | null) => {
+    if (settled) return;
+    settled = true;
+    done(page);
+  };
+  res.on("close", () => settle(null));
+
+  const collect = (chunk: unknown, encoding?: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === "function") return;
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"));
+  };
+  res.write = ((chunk: unknown, encoding?: unknown) => {
+    collect(chunk, encoding);
+    return true;
+  }) as Response["write"];
+  res.end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) => {
+    collect(chunk, encoding);
+    res.write = write as Response["write"];
+    res.end = end as Response["end"];
+    const body = Buffer.concat(chunks);
+    const isHtml = /^text\/html/i.test(String(res.getHeader("Content-Type") ?? ""));
+    if (isHtml) {
+      const csp = res.getHeader("Content-Security-Policy");
+      if (typeof csp === "string") res.setHeader("Content-Security-Policy", withScriptHashes(csp, inlineScriptHashes(body.toString("utf8"))));
+    }
+    const shareable =
+      isHtml &&
+      res.statusCode === 200 &&
+      !res.getHeader("Set-Cookie") &&
+      /^public\b/.test(String(res.getHeader("Cache-Control") ?? ""));
+    settle(
+      shareable
+        ? {
+            status: res.statusCode,
+            headers: KEPT_HEADERS.flatMap((name) => {
+              const value = res.getHeader(name);
+              return value === undefined ? [] : [[name, String(value)] as [string, string]];
+            }),
+            body,
+            storedAt: Date.now(),
+            refreshing: false,
+          }
+        : null,
+    );
+    return typeof callback === "function" ? end(body, callback) : end(body);
+  }) as Response["end"];
+  next();
+}
+
+/** sha256 sources for every inline <script> of a page (scripts with src are covered by 'self'). */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes = new Set<string>();
+  for (const match of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
+    if (/\ssrc\s*=/i.test(` ${match[1]}`)) continue;
+    hashes.add(`'sha256-${crypto.createHash("sha256").update(match[2] ?? "", "utf8").digest("base64")}'`);
+  }
+  return [...hashes];
+}
+
+/** The policy with script-src's nonce replaced by these hashes; every other directive is kept as is. */
+export function withScriptHashes(policy: string, hashes: string[]): string {
+  return policy
+    .split(";")
+    .map((directive) => {
+      const [name, ...sources] = directive.trim().split(/\s+/);
+      if (name !== "script-src") return directive.trim();
+      return [name, ...sources.filter((source) => !source.startsWith("'nonce-")), ...hashes].join(" ");
+    })
+    .filter(Boolean)
+    .join(";");
+}
