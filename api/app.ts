@@ -176,6 +176,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   const app = express();
   app.disable("x-powered-by");
+  // Answers are no-store: an ETag (a SHA-1 of every body) would never be used.
+  app.set("etag", false);
   // Loopback always (the portal calls over loopback and forwards the browser's address), plus
   // TRUST_PROXY. req.ip is the client address used for rate limits.
   const trust = createTrustFunction(config.trustProxy);

@@ -1,8 +1,6 @@
-import { PassThrough } from "node:stream";
+import { Writable } from "node:stream";
 import type { ActionFunctionArgs, AppLoadContext, EntryContext, LoaderFunctionArgs } from "@remix-run/node";
-import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./utils/nonce-provider";
 
@@ -21,6 +19,12 @@ export function handleError(error: unknown, { request }: LoaderFunctionArgs | Ac
   console.error(error);
 }
 
+/**
+ * Renders the page whole and answers it in one piece, with its length. No route streams (no defer,
+ * no Suspense), so the shell is the whole page anyway; one buffer instead of a chain of streams
+ * (React's 2 kB writes through a PassThrough, a web ReadableStream and the response) is several
+ * writes and stream hops fewer per page (docs/decisions/013-performance-budgets.md).
+ */
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -31,9 +35,8 @@ export default function handleRequest(
   const nonce = loadContext.cspNonce ?? "";
   // Pages are personal unless a route says otherwise (the public pricing page does).
   if (!responseHeaders.has("Cache-Control")) responseHeaders.set("Cache-Control", "private, no-store");
-  const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
 
-  return new Promise((resolve, reject) => {
+  return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
@@ -41,19 +44,31 @@ export default function handleRequest(
       </NonceProvider>,
       {
         nonce,
-        [readyEvent]() {
+        onShellReady() {
           shellRendered = true;
-          const body = new PassThrough();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          resolve(
-            new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
+        },
+        onAllReady() {
+          const chunks: Buffer[] = [];
+          pipe(
+            new Writable({
+              write(chunk: Buffer, _encoding, done) {
+                chunks.push(chunk);
+                done();
+              },
+              final(done) {
+                clearTimeout(deadline);
+                const html = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+                responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+                responseHeaders.set("Content-Length", String(html.length));
+                // Node's Buffer is a Uint8Array; the DOM types only want its ArrayBuffer form spelled out.
+                resolve(new Response(html as Uint8Array<ArrayBuffer>, { headers: responseHeaders, status: responseStatusCode }));
+                done();
+              },
             }),
           );
-          pipe(body);
         },
         onShellError(error: unknown) {
+          clearTimeout(deadline);
           reject(error);
         },
         onError(error: unknown) {
@@ -63,6 +78,7 @@ export default function handleRequest(
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY + 1_000);
+    // Cleared once the page is done: a pending timer would keep the whole render in memory for its delay.
+    const deadline = setTimeout(abort, ABORT_DELAY + 1_000);
   });
 }

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "../config";
 import { migrations } from "./migrations";
+import { withStatementCache } from "./statement-cache";
 import type { DB } from "./schema";
 
 export type Database = Kysely<DB>;
@@ -33,7 +34,7 @@ export function createDatabase(url: string): Database {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 
 /**

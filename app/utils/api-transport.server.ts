@@ -1,9 +1,10 @@
-import http from "node:http";
+import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 
-// The portal's calls to the product API go over node:http with kept-alive connections instead of the
-// global fetch (undici): on loopback a call then costs about a third of the CPU (measured in
-// docs/decisions/013-performance-budgets.md), and the signed-in pages make one or more per request.
+// The portal's calls to the product API go over node:http with kept-alive connections, as plain
+// buffers: no fetch Request, Headers or Response objects. On loopback that is what a call costs most
+// (measured in docs/decisions/013-performance-budgets.md), and the signed-in pages make one or more
+// per request.
 const agents = {
   "http:": new http.Agent({ keepAlive: true, maxSockets: 64 }),
   "https:": new https.Agent({ keepAlive: true, maxSockets: 64 }),
@@ -15,54 +16,59 @@ const agents = {
  */
 const RETRYABLE_METHODS = new Set(["GET", "HEAD"]);
 
+export interface ApiRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
 /**
- * A fetch for openapi-fetch: sends `request` and gives back the whole answer as a Response, or
- * rejects (unreachable, reset, or not done within `timeoutMs`), which the API client treats as the
- * API being unavailable. No compression is asked for: the bytes never leave the data centre.
+ * Sends one request to the API and gives back its whole answer, or rejects (unreachable, reset, or
+ * not done within `timeoutMs`), which the API client treats as the API being unavailable. No
+ * compression is asked for: the bytes never leave the data centre.
  */
-export async function apiFetch(request: Request, timeoutMs: number): Promise<Response> {
-  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  if (body) headers["content-length"] = String(body.length);
+export async function sendApiRequest(request: ApiRequest, timeoutMs: number): Promise<ApiAnswer> {
+  const headers = request.body ? { ...request.headers, "Content-Length": String(request.body.length) } : request.headers;
   try {
-    return await send(request, headers, body, timeoutMs);
+    return await send(request, headers, timeoutMs);
   } catch (error) {
     if ((error as { reusedSocket?: boolean }).reusedSocket && RETRYABLE_METHODS.has(request.method)) {
-      return send(request, headers, body, timeoutMs);
+      return send(request, headers, timeoutMs);
     }
     throw error;
   }
 }
 
-function send(request: Request, headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number): Promise<Response> {
+function send(request: ApiRequest, headers: Record<string, string>, timeoutMs: number): Promise<ApiAnswer> {
   const url = new URL(request.url);
-  const transport = url.protocol === "https:" ? https : http;
-  const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
+  const secure = url.protocol === "https:";
   return new Promise((resolve, reject) => {
-    const outgoing = transport.request(url, { method: request.method, headers, agent }, (incoming) => {
-      const chunks: Buffer[] = [];
-      incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-      incoming.on("error", fail);
-      incoming.on("end", () => {
-        clearTimeout(timer);
-        const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(incoming.headers)) {
-          for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, one);
-        }
-        const status = incoming.statusCode ?? 502;
-        const bodyless = status === 204 || status === 205 || status === 304;
-        resolve(new Response(bodyless ? null : Buffer.concat(chunks), { status, statusText: incoming.statusMessage, headers: answerHeaders }));
-      });
-    });
+    const outgoing = (secure ? https : http).request(
+      url,
+      { method: request.method, headers, agent: secure ? agents["https:"] : agents["http:"] },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+        incoming.on("error", fail);
+        incoming.on("end", () => {
+          clearTimeout(timer);
+          resolve({ status: incoming.statusCode ?? 502, headers: incoming.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+        });
+      },
+    );
     const timer = setTimeout(() => outgoing.destroy(new Error(`The API did not answer within ${timeoutMs} ms`)), timeoutMs);
     function fail(error: Error) {
       clearTimeout(timer);
       reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket }));
     }
     outgoing.on("error", fail);
-    outgoing.end(body);
+    outgoing.end(request.body);
   });
 }

@@ -1,6 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
-import createClient, { type MaybeOptionalInit } from "openapi-fetch";
-import { apiFetch } from "./api-transport.server";
+import type { MaybeOptionalInit } from "openapi-fetch";
+import { type ApiAnswer, sendApiRequest } from "./api-transport.server";
 import type { components, paths } from "./api-types.generated";
 import { getEnv } from "./env.server";
 import { loginUrlFor } from "./safe-redirect";
@@ -108,48 +108,81 @@ export function apiRequestHeaders(request: Request, context: Pick<AppLoadContext
   return headers;
 }
 
+/** What a call may carry: path and query parameters, and a JSON body (as the OpenAPI types allow). */
+type CallInit = {
+  params?: { path?: Record<string, string | number>; query?: Record<string, string | number | boolean | undefined | null> };
+  body?: unknown;
+};
+
 export function createApiClient(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
   const env = getEnv();
   const headers = apiRequestHeaders(request, context, token);
 
-  const client = createClient<paths>({
-    baseUrl: env.apiBaseUrl,
-    headers,
-    fetch: (input) => apiFetch(input, env.API_TIMEOUT_MS),
-  });
-
-  async function settle<T>(
-    pending: Promise<{ data?: unknown; error?: unknown; response: Response }>,
-  ): Promise<ApiResult<T>> {
-    let answer: Awaited<typeof pending>;
+  async function call<T>(method: string, path: string, init: CallInit | undefined): Promise<ApiResult<T>> {
+    const body = init?.body === undefined ? undefined : Buffer.from(JSON.stringify(init.body));
+    let answer: ApiAnswer;
+    let parsed: unknown;
     try {
-      answer = await pending;
+      answer = await sendApiRequest(
+        {
+          method,
+          url: `${env.apiBaseUrl}${expandPath(path, init?.params?.path)}${queryString(init?.params?.query)}`,
+          headers: body ? { ...headers, "Content-Type": "application/json" } : headers,
+          body,
+        },
+        env.API_TIMEOUT_MS,
+      );
+      parsed = parseAnswer(answer);
     } catch {
-      // Unreachable, timed out, or a 200 that is not JSON (not the API answering).
+      // Unreachable, timed out, or a success that is not JSON (not the API answering).
       return { ok: false, status: 503, message: SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} };
     }
-    const { response } = answer;
-    if (response.status === 401 && token) {
+    if (answer.status === 401 && token) {
       // The API no longer accepts this token (revoked, expired): sign out exactly as logout does.
       throw await signOutRedirect(request);
     }
-    const envelope = answer.data as { status?: unknown; message?: string; data?: T } | undefined;
-    if (!response.ok || !envelope || envelope.status === false) {
-      const body = answer.error ?? envelope;
-      const fields = (body as ErrorBody | undefined)?.errors?.fields ?? {};
-      return { ok: false, status: response.status, message: messageOf(body) ?? "", fieldErrors: fields };
+    const ok = answer.status >= 200 && answer.status < 300;
+    const envelope = parsed as { status?: unknown; message?: string; data?: T } | undefined;
+    if (!ok || !envelope || typeof envelope !== "object" || envelope.status === false) {
+      const fields = (parsed as ErrorBody | undefined)?.errors?.fields ?? {};
+      return { ok: false, status: answer.status, message: messageOf(parsed) ?? "", fieldErrors: fields };
     }
-    return { ok: true, status: response.status, message: envelope.message ?? "", data: envelope.data as T };
+    return { ok: true, status: answer.status, message: envelope.message ?? "", data: envelope.data as T };
   }
 
-  // openapi-fetch checks the path, body and parameters against the document; settle() turns the
-  // envelope into an ApiResult.
+  // The path, body and parameters are checked against the API's document by the types of Call;
+  // call() turns the envelope into an ApiResult.
   return {
-    get: ((path, ...init) => settle(client.GET(path, ...(init as [never])))) as Call<"get">,
-    post: ((path, ...init) => settle(client.POST(path, ...(init as [never])))) as Call<"post">,
-    put: ((path, ...init) => settle(client.PUT(path, ...(init as [never])))) as Call<"put">,
-    delete: ((path, ...init) => settle(client.DELETE(path, ...(init as [never])))) as Call<"delete">,
+    get: ((path, ...init) => call("GET", path, init[0] as CallInit)) as Call<"get">,
+    post: ((path, ...init) => call("POST", path, init[0] as CallInit)) as Call<"post">,
+    put: ((path, ...init) => call("PUT", path, init[0] as CallInit)) as Call<"put">,
+    delete: ((path, ...init) => call("DELETE", path, init[0] as CallInit)) as Call<"delete">,
   };
+}
+
+/** /api/cards/{id} with { id: 7 } -> /api/cards/7 */
+function expandPath(path: string, values: Record<string, string | number> | undefined): string {
+  if (!values) return path;
+  return path.replace(/\{(\w+)\}/g, (whole, name: string) => (values[name] === undefined ? whole : encodeURIComponent(String(values[name]))));
+}
+
+function queryString(query: Record<string, string | number | boolean | undefined | null> | undefined): string {
+  if (!query) return "";
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null) search.append(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/** A success's JSON (throws when it is not JSON); an error's JSON, or its text. */
+function parseAnswer(answer: ApiAnswer): unknown {
+  const text = answer.body.toString("utf8");
+  if (answer.status >= 200 && answer.status < 300) return text ? JSON.parse(text) : undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

@@ -1,0 +1,118 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The portal's API client over real HTTP against a stand-in: what it sends (path and query
+// parameters, JSON bodies, the forwarded headers) and how it reads every kind of answer.
+type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
+const seen: Seen[] = [];
+let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end();
+
+const standIn = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() });
+    answer(req, res);
+  });
+});
+
+function json(res: http.ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+let client: typeof import("~/utils/api.server");
+let sessions: typeof import("~/utils/session.server");
+const context = { clientIp: "203.0.113.9", requestId: "req-42" };
+const request = new Request("http://portal.test/billing?page=2", { headers: { "User-Agent": "Browser/2.0" } });
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
+  process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+  process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
+  process.env.API_TIMEOUT_MS = "500";
+  client = await import("~/utils/api.server");
+  sessions = await import("~/utils/session.server");
+});
+
+afterAll(() => {
+  standIn.close();
+});
+
+describe("the API client", () => {
+  it("fills path parameters (encoded) and the query string, and forwards the token, address, request id and user agent", async () => {
+    seen.length = 0;
+    answer = (_req, res) => json(res, 200, { status: true, message: "OK", data: { id: "a b" } });
+    const api = client.createApiClient(request, context, "tok-1");
+    const result = await api.get("/api/payments/crypto/invoices/{id}", { params: { path: { id: "a b/c" } } });
+    expect(result).toEqual({ ok: true, status: 200, message: "OK", data: { id: "a b" } });
+    await api.get("/api/getCurrentcards", { params: { query: { page: 2, per_page: 10 } } });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(["GET /api/payments/crypto/invoices/a%20b%2Fc", "GET /api/getCurrentcards?page=2&per_page=10"]);
+    expect(seen[0]?.headers).toMatchObject({
+      authorization: "Bearer tok-1",
+      "x-forwarded-for": "203.0.113.9",
+      "x-request-id": "req-42",
+      "user-agent": "Browser/2.0",
+      accept: "application/json",
+    });
+    expect(seen[0]?.headers["content-type"]).toBeUndefined();
+  });
+
+  it("sends a body as JSON with its length", async () => {
+    seen.length = 0;
+    answer = (_req, res) => json(res, 200, { status: true, message: "Sent", data: null });
+    const api = client.createApiClient(request, context);
+    const result = await api.post("/api/auth/forgot-password", { body: { email: "été@example.com" } });
+    expect(result).toMatchObject({ ok: true, message: "Sent" });
+    expect(seen[0]?.headers["content-type"]).toBe("application/json");
+    expect(seen[0]?.headers["content-length"]).toBe(String(Buffer.byteLength(seen[0]!.body)));
+    expect(JSON.parse(seen[0]!.body)).toEqual({ email: "été@example.com" });
+    expect(seen[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it("reads the error envelope's message and field errors, and an error that is not JSON", async () => {
+    answer = (_req, res) =>
+      json(res, 422, { status: false, message: "The email is not valid.", errors: { message: "The email is not valid.", fields: { email: ["The email is not valid."] } } });
+    const api = client.createApiClient(request, context);
+    expect(await api.post("/api/auth/forgot-password", { body: { email: "x" } })).toEqual({
+      ok: false,
+      status: 422,
+      message: "The email is not valid.",
+      fieldErrors: { email: ["The email is not valid."] },
+    });
+    answer = (_req, res) => {
+      res.writeHead(502, { "Content-Type": "text/html" });
+      res.end("<h1>Bad gateway</h1>");
+    };
+    expect(await api.post("/api/auth/forgot-password", { body: { email: "x" } })).toEqual({ ok: false, status: 502, message: "", fieldErrors: {} });
+  });
+
+  it("takes a success that is not JSON, an unreachable API and a slow one as the API being unavailable", async () => {
+    const api = client.createApiClient(request, context);
+    answer = (_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end("<html>a captive portal</html>");
+    };
+    expect(await api.get("/api/download-links")).toEqual({ ok: false, status: 503, message: client.SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} });
+    answer = (_req, res) => void setTimeout(() => json(res, 200, { status: true, data: {} }), 1_500);
+    const started = Date.now();
+    expect(await api.get("/api/download-links")).toMatchObject({ ok: false, status: 503 });
+    expect(Date.now() - started).toBeLessThan(1_400);
+  });
+
+  it("signs the visitor out when the API no longer accepts their token", async () => {
+    answer = (_req, res) => json(res, 401, { status: false, message: "Unauthenticated." });
+    const probe = new Request("http://portal.test/");
+    const cookie = (await sessions.commitTokenSession(probe, "revoked")).split(";")[0]!;
+    const signedIn = new Request("http://portal.test/billing", { headers: { Cookie: cookie } });
+    const api = client.createApiClient(signedIn, context, "revoked");
+    const thrown = await api.get("/api/me").then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(thrown).toBeInstanceOf(Response);
+    expect((thrown as Response).status).toBe(302);
+    expect((thrown as Response).headers.get("Location")).toMatch(/^\/login\?/);
+  });
+});
