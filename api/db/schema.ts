@@ -23,6 +23,8 @@ export interface UsersTable {
   stripe_customer_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Set when the account was deleted: the row is then anonymised and kept for the payment records. */
+  deleted_at: string | null;
 }
 
 export interface DevicesTable {
@@ -198,7 +200,7 @@ export interface RateLimitsTable {
 }
 
 /** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
-export type CodePurpose = "signup" | "login" | "reset" | "set_password";
+export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete";
 
 /**
  * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the

@@ -46,6 +46,7 @@ export const SUBJECTS = {
   passwordChanged: "Your password was changed",
   passwordSet: "Your password was set",
   setPasswordLink: "Set your account password",
+  deletionCode: "Your account deletion code",
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {
@@ -64,6 +65,17 @@ export function loginCodeEmail(to: string, code: string): Mail {
     paragraphs: [
       { text: "This is your sign-in code. Enter it on the sign-in page. It expires in five minutes." },
       { text: "If you did not ask to sign in, you can ignore this email: nobody can sign in without this code." },
+    ],
+  });
+}
+
+/** The code that confirms deleting an account without a password. */
+export function deletionCodeEmail(to: string, code: string): Mail {
+  return render(to, SUBJECTS.deletionCode, {
+    code,
+    paragraphs: [
+      { text: "This is your code to delete your account. Enter it on the Delete account page. It expires in five minutes." },
+      { text: "If you did not ask to delete your account, you can ignore this email: nothing has been deleted." },
     ],
   });
 }

@@ -289,6 +289,8 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
     ])
     .where("subscriptions.subscription_by", "=", "bitpay")
     .where("subscriptions.billing_type", "=", "recurring")
+    // A deleted account is not invoiced again (docs/decisions/015).
+    .where("users.deleted_at", "is", null)
     .where("subscriptions.sub_exp_date", ">", now.toISOString())
     .where("subscriptions.sub_exp_date", "<=", soon)
     .execute();

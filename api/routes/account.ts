@@ -9,9 +9,23 @@ import {
   providerLabel,
   verifyProviderToken,
 } from "../lib/account-links";
+import { rateLimited, responses } from "../contract/responses";
+import {
+  DELETION_MAX_WRONG_PASSWORDS,
+  DELETION_MESSAGES,
+  DELETION_WRONG_PASSWORD_WINDOW_SECONDS,
+  deletionFailureKey,
+  eraseAccount,
+  releaseGatewayResources,
+} from "../lib/account-deletion";
+import { sendCode, useCode } from "../lib/codes";
+import { deletionCodeEmail } from "../lib/emails";
 import { ApiError } from "../lib/http";
+import { verifyPassword } from "../lib/passwords";
+import { secondsUntil } from "../lib/rate-limit";
+import { clientAddressKey } from "../lib/trust-proxy";
 import { UserSchema, publicUser } from "../lib/users";
-import { body, idField, linkTypeField, optionalText } from "../lib/validation";
+import { CODE_FORMAT, body, idField, linkTypeField, optionalText } from "../lib/validation";
 import { activeSubscription } from "../payments/plans";
 import { DownloadLinksSchema } from "./public";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
@@ -29,6 +43,23 @@ const disconnectSchema = body({
   }),
   link_type: linkTypeField("link type"),
 }).meta({ id: "DisconnectRequest" });
+
+const deleteAccountSchema = body({
+  password: z
+    .string({ error: "The password field must be text." })
+    .max(1024, { error: "The password field must not be longer than 1024 characters." })
+    .optional()
+    .meta({ description: "The account's password, compared exactly as sent. Required when the account has one." }),
+  code: z
+    .string({ error: CODE_FORMAT })
+    .trim()
+    .optional()
+    .meta({ description: "For an account without a password: the 6-digit code from POST /api/account/delete/send-code." }),
+}).meta({ id: "DeleteAccountRequest" });
+
+function fieldError(field: string, message: string): ApiError {
+  return new ApiError(422, message, { fields: { [field]: [message] } });
+}
 
 export const accountRoutes = [
   // The portal's account home in one round trip instead of four (docs/decisions/013-performance-budgets.md).
@@ -139,6 +170,81 @@ export const accountRoutes = [
     async handler({ ctx, auth, body: input }) {
       await disconnectLink(ctx.db, { userId: auth.user.id, linkId: input.link_id, linkType: input.link_type });
       return { data: null, message: LINK_MESSAGES.disconnected };
+    },
+  }),
+
+  // The emailed code that confirms deleting an account without a password: the code machinery and
+  // limits of every emailed code, under its own purpose 'delete' (docs/decisions/015).
+  route({
+    method: "post",
+    path: "/api/account/delete/send-code",
+    operationId: "sendAccountDeletionCode",
+    tags: ["Account"],
+    summary: "Email the code that confirms deleting an account without a password",
+    description:
+      "No request body. Emails a 6-digit code (subject 'Your account deletion code') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.",
+    auth: true,
+    success: { description: `'${DELETION_MESSAGES.codeSent}'`, data: z.null() },
+    errors: {
+      409: `'${DELETION_MESSAGES.hasPassword}'`,
+      429: responses.CodeRequestLimited,
+      502: `'${DELETION_MESSAGES.codeNotSent}' (the mail server is unavailable; nothing was stored)`,
+    },
+    async handler({ ctx, req, auth }) {
+      if (auth.user.password_hash) throw new ApiError(409, DELETION_MESSAGES.hasPassword);
+      const email = auth.user.email;
+      await sendCode(ctx, {
+        email,
+        purpose: "delete",
+        addressKey: clientAddressKey(req.ip),
+        failureMessage: DELETION_MESSAGES.codeNotSent,
+        compose: (code) => deletionCodeEmail(email, code),
+      });
+      return { data: null, message: DELETION_MESSAGES.codeSent };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/account/delete",
+    operationId: "deleteAccount",
+    tags: ["Account"],
+    summary: "Delete the signed-in account",
+    description:
+      "Confirmed by the password, or for an account without one by the emailed code. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every token and device, Google/Apple links, saved cards and codes deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. The email can then sign up again as a new account. Wrong passwords: 5 per account per 15 minutes.",
+    auth: true,
+    body: deleteAccountSchema,
+    success: { description: `'${DELETION_MESSAGES.deleted}' (data: null)`, data: z.null() },
+    errors: {
+      422: "Validation (errors.fields), 'The password is incorrect.' (under errors.fields.password), 'Please enter your password.', or the code is refused (under errors.fields.code) as in CodeRejected.",
+      429: rateLimited("'Too many wrong passwords. Please try again in N minutes.'"),
+      502: `'${DELETION_MESSAGES.gatewayFailed}'`,
+    },
+    async handler({ ctx, auth, body: input }) {
+      const { db, clock, limiter } = ctx;
+      const user = auth.user;
+      if (user.password_hash) {
+        if (!input.password) throw fieldError("password", DELETION_MESSAGES.passwordRequired);
+        const key = deletionFailureKey(user.id);
+        const window = (await limiter.peek([key])).get(key);
+        if (window && window.count >= DELETION_MAX_WRONG_PASSWORDS) {
+          const seconds = secondsUntil(window.resetAt);
+          throw new ApiError(429, DELETION_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
+            headers: { "Retry-After": String(seconds) },
+          });
+        }
+        if (!(await verifyPassword(user.password_hash, input.password))) {
+          await limiter.hit(key, DELETION_WRONG_PASSWORD_WINDOW_SECONDS);
+          throw fieldError("password", DELETION_MESSAGES.wrongPassword);
+        }
+      } else {
+        if (!input.code) throw fieldError("code", DELETION_MESSAGES.codeRequired);
+        if (!/^\d{6}$/.test(input.code)) throw fieldError("code", CODE_FORMAT);
+        await useCode(db, clock, { email: user.email, purpose: "delete", code: input.code, field: "code" });
+      }
+      await releaseGatewayResources(ctx.payments, user.id);
+      await eraseAccount(db, user, clock.now().toISOString());
+      return { data: null, message: DELETION_MESSAGES.deleted };
     },
   }),
 ];

@@ -241,6 +241,14 @@ export default function AccountHome() {
             </ul>
           </article>
 
+          <article className="card" aria-labelledby="account-data-heading">
+            <h2 id="account-data-heading">Your data</h2>
+            <p className="muted">Close your account and erase your personal data. Payment records are kept without it.</p>
+            <Link to="/account/delete" className="button button--link">
+              Delete account
+            </Link>
+          </article>
+
           <article className="card downloads" aria-labelledby="downloads-heading">
             <h2 id="downloads-heading">Downloads</h2>
             <ul className="download-grid">

@@ -11,3 +11,4 @@ export {
   SignupPasswordSchema,
 } from "./identity";
 export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkout";
+export { DeleteAccountSchema } from "./account-deletion";

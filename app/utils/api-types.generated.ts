@@ -813,6 +813,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/delete/send-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the code that confirms deleting an account without a password
+         * @description No request body. Emails a 6-digit code (subject 'Your account deletion code') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.
+         */
+        post: operations["sendAccountDeletionCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the signed-in account
+         * @description Confirmed by the password, or for an account without one by the emailed code. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every token and device, Google/Apple links, saved cards and codes deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. The email can then sign up again as a new account. Wrong passwords: 5 per account per 15 minutes.
+         */
+        post: operations["deleteAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices": {
         parameters: {
             query?: never;
@@ -1585,6 +1625,12 @@ export interface components {
              * @enum {string}
              */
             link_type: "GOOGLE" | "APPLE";
+        };
+        DeleteAccountRequest: {
+            /** @description The account's password, compared exactly as sent. Required when the account has one. */
+            password?: string;
+            /** @description For an account without a password: the 6-digit code from POST /api/account/delete/send-code. */
+            code?: string;
         };
         TerminateDeviceRequest: {
             /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
@@ -4166,6 +4212,112 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
+        };
+    };
+    sendAccountDeletionCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'We have emailed you a code to confirm.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Your account has a password: confirm with your password.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteAccountRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DeleteAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your account has been deleted.' (data: null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation (errors.fields), 'The password is incorrect.' (under errors.fields.password), 'Please enter your password.', or the code is refused (under errors.fields.code) as in CodeRejected. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many wrong passwords. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description 'We could not reach the payment provider, so nothing was deleted. Please try again.' */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     listDevices: {

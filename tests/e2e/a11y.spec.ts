@@ -294,6 +294,7 @@ test.describe("signed in", () => {
     "/billing?tab=payment-method",
     "/connected-devices",
     "/connected-devices?confirm=all",
+    "/account/delete",
     "/pricing",
     "/pricing?tab=monthly",
     "/demo",

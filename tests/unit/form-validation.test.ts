@@ -1,5 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, it } from "vitest";
+import { DeleteAccountSchema } from "~/schemas/account-deletion";
 import { LoginSchema } from "~/schemas/login";
 import { validateForm } from "~/utils/client-validation";
 
@@ -23,6 +24,28 @@ describe("login schema: the browser and the server agree", () => {
   it.each(cases)("%s", (_name, entries, expected) => {
     const server = parseWithZod(form(entries), { schema: LoginSchema });
     const browser = validateForm(form(entries), LoginSchema);
+    expect(server.status).toBe(expected ? "error" : "success");
+    expect(browser.status).toBe(expected ? "error" : "success");
+    if (expected) {
+      expect(server.status === "error" && server.error).toEqual(expected);
+      expect(browser.status === "error" && browser.error).toEqual(expected);
+    }
+  });
+});
+
+const deleteCases: Array<[string, Record<string, string>, Record<string, string[]> | null]> = [
+  ["password missing", { method: "password", password: "" }, { password: ["Please enter your password."] }],
+  ["nothing posted", {}, { password: ["Please enter your password."] }],
+  ["password given", { method: "password", password: " secret " }, null],
+  ["code missing", { method: "code", code: "" }, { code: ["Please enter the 6-digit verification code"] }],
+  ["code malformed", { method: "code", code: "12a456" }, { code: ["Please enter the 6-digit verification code"] }],
+  ["code given", { method: "code", code: " 123456 " }, null],
+];
+
+describe("delete-account schema: the browser and the server agree", () => {
+  it.each(deleteCases)("%s", (_name, entries, expected) => {
+    const server = parseWithZod(form(entries), { schema: DeleteAccountSchema });
+    const browser = validateForm(form(entries), DeleteAccountSchema);
     expect(server.status).toBe(expected ? "error" : "success");
     expect(browser.status).toBe(expected ? "error" : "success");
     if (expected) {
