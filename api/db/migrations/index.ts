@@ -4,6 +4,7 @@ import * as m0002 from "./0002_codes_mail";
 import * as m0003 from "./0003_identity";
 import * as m0004 from "./0004_commerce";
 import * as m0005 from "./0005_crypto";
+import * as m0007 from "./0007_refunds";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   "0003_identity": m0003,
   "0004_commerce": m0004,
   "0005_crypto": m0005,
+  "0007_refunds": m0007,
 };
