@@ -1,10 +1,11 @@
 import { expect, test } from "@playwright/test";
 import { buyMonthByCard } from "./refund-support";
-import { latestMail, open, withDatabase } from "./support";
+import { createUser, latestMail, open, signIn, withDatabase } from "./support";
 
 // The 30-day money-back guarantee (issue 12, decision 016): a card purchase is refunded from the
 // billing history through the server-rendered refund step; the payment reads 'Refunded' and the
-// account is Free. Without JavaScript and with it. (The 31-day case moves the test clock: it is in
+// account is Free; a crypto payment leaves a refund address and reads 'Refund requested'. Without JavaScript
+// and with it. (The 31-day case moves the test clock: it is in
 // refund-clock.spec.ts, which runs with the other clock specs.)
 
 test("buy a plan by card, request the refund: 'Refunded', the subscription ends, the account is Free", async ({ page, request }, testInfo) => {
@@ -73,4 +74,27 @@ test("a forged refund post for a payment outside the guarantee gets a clear refu
   await open(page, "/billing", testInfo);
   await expect(page.getByText("The 30-day money-back guarantee for this payment has ended.")).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
+});
+
+test("a crypto payment: the refund step asks for an address and records 'Refund requested'", async ({ page, request }, testInfo) => {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+  await page.getByText("Crypto Currencies", { exact: true }).click();
+  await page.getByRole("button", { name: "Pay with Crypto" }).click();
+  await page.getByRole("button", { name: "Mark as paid" }).click();
+  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+
+  await open(page, "/billing", testInfo);
+  await page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("link", { name: "Request refund" }).click();
+  const dialog = page.getByRole("dialog", { name: "Request a refund" });
+  await expect(dialog.getByText(/Crypto payments cannot be returned automatically/)).toBeVisible();
+  const address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+  await dialog.getByLabel("Refund address").fill(address);
+  await dialog.getByRole("button", { name: "Refund my payment" }).click();
+
+  await expect(page.getByText(/Your refund request has been received/)).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Refund requested", exact: true })).toBeVisible();
+  await expect(page.getByText("You have no active subscription.")).toBeVisible();
+  const mail = await latestMail(request, user.email, /refund request/i);
+  expect(mail.text).toContain(address);
 });
