@@ -97,6 +97,8 @@ export interface ApiConfig {
     baseUrl: string;
     notificationSecret?: string;
   };
+  /** Staff endpoints' bearer token (ADMIN_API_TOKEN); unset = those endpoints answer 404. Never log it. */
+  adminApiToken?: string;
   /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
   jobsIntervalMs: number;
   /** True when every integration is in sandbox mode ("sandbox mode": demo account, test clock). */
@@ -303,6 +305,9 @@ const envSchema = z
     BITPAY_NOTIFICATION_SECRET: optionalString.refine((v) => v === undefined || v.length >= 24, {
       message: "expected at least 24 random characters",
     }),
+    ADMIN_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 32, {
+      message: "expected at least 32 random characters",
+    }),
     JOBS_INTERVAL_SECONDS: positiveInteger,
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
@@ -408,6 +413,7 @@ export function loadApiConfig(
       baseUrl: e.BITPAY_BASE_URL ?? "https://test.bitpay.com/",
       notificationSecret: e.BITPAY_NOTIFICATION_SECRET,
     },
+    adminApiToken: e.ADMIN_API_TOKEN,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
     integrations,
     sandbox: Object.values(integrations).every((m) => m === "sandbox"),

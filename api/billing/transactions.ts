@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../db";
 import { dollars } from "../payments/plans";
+import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 
 /*
  * The user's payment history (commerce §3 Transaction, §9 page size 5): newest first, with the
@@ -21,10 +22,19 @@ export const TransactionSchema = z
       .meta({ description: "card, applepay, googlepay or crypto", examples: ["card"] }),
     payment_gateway: z.string().meta({ description: "stripe or bitpay", examples: ["stripe"] }),
     amount: z.number().meta({ description: "USD, two decimals", examples: [107.76] }),
-    status: z.string().meta({ description: "'paid' or 'Payment failed' (commerce §4: anything else than 'Payment failed' shows as Paid)", examples: ["paid"] }),
+    status: z.string().meta({
+      description: "'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)",
+      examples: ["paid"],
+    }),
     invoice_available: z.boolean().meta({
       description:
         "Whether GET /api/invoice/{id}/{payment_gateway} (bitpay: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it.",
+    }),
+    refundable: z.boolean().meta({
+      description: `Whether the ${REFUND_WINDOW_DAYS}-day money-back guarantee applies to it now (POST /api/billing/transactions/{id}/refund): the account's first paid payment, within ${REFUND_WINDOW_DAYS} days by the product's clock, no refund used yet.`,
+    }),
+    refund_status: z.enum(["pending", "refunded", "requested"]).nullable().meta({
+      description: "The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null.",
     }),
   })
   .meta({ id: "Transaction" });
@@ -46,6 +56,7 @@ export async function listTransactions(
   userId: number,
   page: number,
   perPage: number,
+  now: Date,
 ): Promise<{ transactions: PublicTransaction[]; pagination: Pagination }> {
   const counted = await db
     .selectFrom("transactions")
@@ -75,6 +86,10 @@ export async function listTransactions(
     .limit(perPage)
     .offset((page - 1) * perPage)
     .execute();
+  const [refundableId, refunds] = await Promise.all([
+    refundableTransactionId(db, userId, now),
+    refundStatuses(db, rows.map((row) => Number(row.id))),
+  ]);
   return {
     transactions: rows.map((row) => ({
       id: Number(row.id),
@@ -85,6 +100,8 @@ export async function listTransactions(
       amount: dollars(row.amount_cents),
       status: row.status,
       invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
+      refundable: Number(row.id) === refundableId,
+      refund_status: refunds.get(Number(row.id)) ?? null,
     })),
     pagination: { current_page: page, last_page: lastPage, per_page: perPage, total },
   };

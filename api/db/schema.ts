@@ -312,6 +312,24 @@ export interface BitpaySandboxInvoicesTable {
   created: number;
 }
 
+export type RefundKind = "card" | "crypto";
+/** card: 'pending' until the gateway confirms, then 'refunded'; crypto: 'requested' (staff send it). */
+export type RefundStatus = "pending" | "refunded" | "requested";
+
+/** The money-back guarantee, used at most once per account (unique user_id). */
+export interface RefundsTable {
+  id: Generated<number>;
+  user_id: number;
+  transaction_id: number;
+  kind: RefundKind;
+  status: RefundStatus;
+  amount_cents: number;
+  refund_address: string | null;
+  gateway_refund_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -333,6 +351,7 @@ export interface DB {
   stripe_sandbox_objects: StripeSandboxObjectsTable;
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
+  refunds: RefundsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { route } from "../contract/route";
 import { AUTO_RENEWAL_MESSAGES, setAutoRenewal } from "../billing/auto-renewal";
 import { INVOICE_MESSAGES, cryptoInvoicePdf, hostedInvoiceUrl } from "../billing/invoices";
+import { REFUND_MESSAGES, REFUND_WINDOW_DAYS, RefundRequestSchema, openRefundRequests, refundAddressField, requestRefund, requireAdmin } from "../billing/refunds";
 import { HISTORY_PAGE_SIZE, MAX_PAGE_SIZE, PaginationSchema, TransactionSchema, listTransactions } from "../billing/transactions";
 import { body, idField } from "../lib/validation";
 
@@ -45,6 +46,9 @@ const hostedInvoiceParams = z.object({
   walletPaymentType: z.string().trim().min(1).max(32).meta({ description: "The transaction's wallet_payment_type (card, applepay, googlepay)." }),
 });
 
+const refundParams = z.object({ id: idField("transaction id") });
+const refundRequest = body({ refund_address: refundAddressField() }).meta({ id: "RefundRequestBody" });
+
 export const billingRoutes = [
   route({
     method: "post",
@@ -60,7 +64,7 @@ export const billingRoutes = [
       data: z.strictObject({ transactions: z.array(TransactionSchema), pagination: PaginationSchema }),
     },
     async handler({ ctx, auth, body }) {
-      return { data: await listTransactions(ctx.db, auth.user.id, body.page, body.per_page) };
+      return { data: await listTransactions(ctx.db, auth.user.id, body.page, body.per_page, ctx.clock.now()) };
     },
   }),
 
@@ -126,6 +130,55 @@ export const billingRoutes = [
     async handler({ ctx, auth, params }) {
       const url = await hostedInvoiceUrl(ctx.db, auth.user.id, params.id, params.paymentGateway, params.walletPaymentType);
       return { data: { url } };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/billing/transactions/{id}/refund",
+    operationId: "refundTransaction",
+    tags: ["Billing"],
+    summary: `The ${REFUND_WINDOW_DAYS}-day money-back guarantee: refund a payment`,
+    description: `Once per account, for the account's first paid payment, within ${REFUND_WINDOW_DAYS} days of it by the product's clock (the history's \`refundable\` flag says the same). A card or wallet payment is refunded in full through the card gateway (idempotent on the transaction: any number of posts make one refund); the transaction becomes 'refunded', the subscription it bought ends now, and an email confirms it. A crypto payment cannot be returned automatically: \`refund_address\` is required and a request is recorded for staff (GET /api/admin/refund-requests); the subscription ends now too. Posting again for the same transaction answers the same outcome.`,
+    auth: true,
+    params: refundParams,
+    body: refundRequest,
+    success: {
+      description: `'${REFUND_MESSAGES.refunded}' or '${REFUND_MESSAGES.requested}'`,
+      data: z.strictObject({ status: z.enum(["refunded", "requested"]) }),
+    },
+    errors: {
+      404: `'${REFUND_MESSAGES.notFound}' (also another user's transaction)`,
+      409: `Not covered by the guarantee: '${REFUND_MESSAGES.alreadyUsed}', '${REFUND_MESSAGES.notFirst}', '${REFUND_MESSAGES.notPaid}' or '${REFUND_MESSAGES.tooLate}'`,
+      422: `Invalid fields; for a crypto payment '${REFUND_MESSAGES.addressRequired}' (under refund_address)`,
+      502: `'${REFUND_MESSAGES.gatewayFailed}' (nothing changed on our side; a retry continues the same refund)`,
+    },
+    async handler({ ctx, auth, params, body }) {
+      const outcome = await requestRefund(
+        { db: ctx.db, clock: ctx.clock, logger: ctx.logger, gateway: ctx.payments.gateway, mail: ctx.mail },
+        { userId: auth.user.id, email: auth.user.email, transactionId: params.id, refundAddress: body.refund_address },
+      );
+      return { data: { status: outcome.status }, message: outcome.message };
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/admin/refund-requests",
+    operationId: "adminRefundRequests",
+    tags: ["Billing"],
+    summary: "Staff: open crypto refund requests",
+    description:
+      "Crypto refunds are sent by hand: this lists the requests still open, oldest first. Authorization: Bearer <ADMIN_API_TOKEN> (configuration), not a user's token. Without ADMIN_API_TOKEN configured the endpoint answers 404.",
+    auth: false,
+    success: { description: "The open requests", data: z.strictObject({ refund_requests: z.array(RefundRequestSchema) }) },
+    errors: {
+      401: `'${REFUND_MESSAGES.adminUnauthorized}' (no or another bearer token)`,
+      404: "ADMIN_API_TOKEN is not configured",
+    },
+    async handler({ ctx, req }) {
+      requireAdmin(ctx.config.adminApiToken, req.get("authorization"));
+      return { data: { refund_requests: await openRefundRequests(ctx.db) } };
     },
   }),
 ];

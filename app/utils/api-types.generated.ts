@@ -733,6 +733,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/transactions/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The 30-day money-back guarantee: refund a payment
+         * @description Once per account, for the account's first paid payment, within 30 days of it by the product's clock (the history's `refundable` flag says the same). A card or wallet payment is refunded in full through the card gateway (idempotent on the transaction: any number of posts make one refund); the transaction becomes 'refunded', the subscription it bought ends now, and an email confirms it. A crypto payment cannot be returned automatically: `refund_address` is required and a request is recorded for staff (GET /api/admin/refund-requests); the subscription ends now too. Posting again for the same transaction answers the same outcome.
+         */
+        post: operations["refundTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/refund-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Staff: open crypto refund requests
+         * @description Crypto refunds are sent by hand: this lists the requests still open, oldest first. Authorization: Bearer <ADMIN_API_TOKEN> (configuration), not a user's token. Without ADMIN_API_TOKEN configured the endpoint answers 404.
+         */
+        get: operations["adminRefundRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/home": {
         parameters: {
             query?: never;
@@ -1601,6 +1641,10 @@ export interface components {
             /** @description subscriptions.id (the Subscription's id), not Stripe's. */
             subscriptionId: number | string;
         };
+        RefundRequestBody: {
+            /** @description Crypto payments only: where the refund is sent (required for them, ignored for cards). */
+            refund_address?: string;
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -2036,18 +2080,38 @@ export interface components {
              */
             amount: number;
             /**
-             * @description 'paid' or 'Payment failed' (commerce §4: anything else than 'Payment failed' shows as Paid)
+             * @description 'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)
              * @example paid
              */
             status: string;
             /** @description Whether GET /api/invoice/{id}/{payment_gateway} (bitpay: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it. */
             invoice_available: boolean;
+            /** @description Whether the 30-day money-back guarantee applies to it now (POST /api/billing/transactions/{id}/refund): the account's first paid payment, within 30 days by the product's clock, no refund used yet. */
+            refundable: boolean;
+            /** @description The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null. */
+            refund_status: ("pending" | "refunded" | "requested") | null;
         };
         TransactionPagination: {
             current_page: number;
             last_page: number;
             per_page: number;
             total: number;
+        };
+        RefundRequest: {
+            id: number;
+            transaction_id: number;
+            user_email: string;
+            plan: string;
+            /**
+             * @description USD, two decimals
+             * @example 107.76
+             */
+            amount: number;
+            refund_address: string;
+            /** Format: date-time */
+            requested_at: string;
+            /** Format: date-time */
+            paid_at: string;
         };
         AccountHome: {
             user: components["schemas"]["User"];
@@ -4047,6 +4111,124 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    refundTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundRequestBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["RefundRequestBody"];
+            };
+        };
+        responses: {
+            /** @description 'Your payment has been refunded.' or 'Your refund request has been received. We will send the refund to your address.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @enum {string} */
+                            status: "refunded" | "requested";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Transaction not found.' (also another user's transaction) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Not covered by the guarantee: 'The money-back guarantee has already been used on this account.', 'Only the payment for your first paid plan can be refunded.', 'Only a successful payment can be refunded.' or 'The 30-day money-back guarantee for this payment has ended.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid fields; for a crypto payment 'Please enter the address to send your crypto refund to.' (under refund_address) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description 'The refund could not be made right now. Please try again.' (nothing changed on our side; a retry continues the same refund) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRefundRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            refund_requests: components["schemas"]["RefundRequest"][];
+                        };
+                    };
+                };
+            };
+            /** @description 'Unauthenticated.' (no or another bearer token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ADMIN_API_TOKEN is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -4,6 +4,8 @@ import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatLongDate } from "~/utils/dates.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { REFUND_FORM } from "./refund-form";
+import { refundAction } from "./refund.server";
 
 // The 'Payment History' tab of /billing (commerce §2, §4, §7, §8, §9): the transactions 5 a page, an
 // invoice download per transaction, and the subscription's auto-renewal row with a server-rendered
@@ -26,7 +28,10 @@ export type TransactionRow = {
   title: string;
   method: string;
   amount: string;
-  status: "Paid" | "Payment failed";
+  status: "Paid" | "Payment failed" | typeof REFUND_FORM.refunded | typeof REFUND_FORM.requested;
+  /** The 30-day money-back guarantee applies to it now (the API's word). */
+  refundable: boolean;
+  crypto: boolean;
   /** The portal's download route: a PDF (crypto) or a redirect to the hosted invoice (others). */
   invoice: { href: string; kind: "pdf" | "hosted" } | null;
 };
@@ -51,8 +56,17 @@ export type HistoryState = {
   pagination: { current_page: number; last_page: number; per_page: number; total: number };
   renewal: RenewalRow;
   confirm: boolean;
+  /** The refund step (?refund={id}) for a refundable transaction of this page. */
+  refund: TransactionRow | null;
   notices: ToastView[];
 };
+
+function statusOf(t: ApiSchemas["Transaction"]): TransactionRow["status"] {
+  if (t.status === "Payment failed") return "Payment failed";
+  if (t.status === "refunded" || t.refund_status === "refunded") return REFUND_FORM.refunded;
+  if (t.refund_status === "requested") return REFUND_FORM.requested;
+  return "Paid";
+}
 
 function positiveInt(value: string | null): number | null {
   if (!value || !/^\d{1,6}$/.test(value)) return null;
@@ -111,30 +125,38 @@ export async function historyState(request: Request, context: AppLoadContext, ur
   if (!active.ok) notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
   const now = active.ok ? new Date(active.data.now) : new Date();
   const renewal = active.ok ? renewalRow(active.data.subscription, now) : ({ kind: "none" } as const);
-  return {
-    transactions: list.ok
+  const transactions: TransactionRow[] = list.ok
       ? list.data.transactions.map((t) => ({
           id: t.id,
           date: formatLongDate(t.created_at),
           title: t.product.title,
           method: methodLabel(t),
           amount: `$${t.amount.toFixed(2)}`,
-          status: t.status === "Payment failed" ? "Payment failed" : "Paid",
+          status: statusOf(t),
+          refundable: t.refundable,
+          crypto: t.payment_gateway === "bitpay",
           invoice: invoiceLink(t),
         }))
-      : [],
+      : [];
+  const refundId = positiveInt(url.searchParams.get("refund"));
+  return {
+    transactions,
     pagination: list.ok ? list.data.pagination : { current_page: 1, last_page: 1, per_page: HISTORY_PAGE_SIZE, total: 0 },
     renewal,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",
-    notices,
+    refund: refundId === null ? null : (transactions.find((t) => t.id === refundId && t.refundable) ?? null),
+    notices: refundId !== null && !transactions.some((t) => t.id === refundId && t.refundable)
+      ? [...notices, { type: "error", message: REFUND_FORM.notOffered }]
+      : notices,
   };
 }
 
-/** The tab's form intent: auto-renewal on or off. Null when the intent is not this tab's. */
+/** The tab's form intents: auto-renewal on or off, a refund. Null when the intent is not this tab's. */
 export async function historyAction(
   intent: string,
   args: { request: Request; context: AppLoadContext; formData: FormData },
-): Promise<Response | null> {
+): Promise<Response | Awaited<ReturnType<typeof refundAction>> | null> {
+  if (intent === REFUND_FORM.intent) return refundAction(args);
   if (intent !== "auto-renewal") return null;
   const { request, context, formData } = args;
   const token = await requireToken(request);

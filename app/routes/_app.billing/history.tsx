@@ -1,15 +1,18 @@
-import { Form, Link } from "@remix-run/react";
-import type { HistoryState, RenewalRow } from "./history.server";
+import { Form, Link, useActionData } from "@remix-run/react";
+import type { HistoryState, RenewalRow, TransactionRow } from "./history.server";
+import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "./refund-form";
+import type { RefundActionData } from "./refund.server";
 
 // The 'Payment History' tab: the transactions, pagination links (?page=N), and the subscription's
-// auto-renewal row. Everything is links and plain forms, so it works without JavaScript.
+// auto-renewal row, and the money-back guarantee's 'Request refund' link with its server-rendered step
+// (?refund={id}). Everything is links and plain forms, so it works without JavaScript.
 
 function pageHref(page: number): string {
   return page > 1 ? `/billing?page=${page}` : "/billing";
 }
 
 export function PaymentHistoryTab({ state }: { state: HistoryState }) {
-  const { transactions, pagination, renewal, confirm } = state;
+  const { transactions, pagination, renewal, confirm, refund } = state;
   return (
     <div className="billing-history">
       <section className="billing-card" aria-labelledby="billing-subscription-title">
@@ -32,6 +35,7 @@ export function PaymentHistoryTab({ state }: { state: HistoryState }) {
                   <th scope="col">Amount</th>
                   <th scope="col">Status</th>
                   <th scope="col">Invoice</th>
+                  <th scope="col">Refund</th>
                 </tr>
               </thead>
               <tbody>
@@ -42,7 +46,7 @@ export function PaymentHistoryTab({ state }: { state: HistoryState }) {
                     <td data-label="Payment method">{t.method}</td>
                     <td data-label="Amount">{t.amount}</td>
                     <td data-label="Status">
-                      <span className={`billing-status ${t.status === "Paid" ? "billing-status--paid" : "billing-status--failed"}`}>{t.status}</span>
+                      <span className={`billing-status ${statusClass(t.status)}`}>{t.status}</span>
                     </td>
                     <td data-label="Invoice">
                       {t.invoice === null ? (
@@ -55,6 +59,15 @@ export function PaymentHistoryTab({ state }: { state: HistoryState }) {
                         <a href={t.invoice.href} target="_blank" rel="noopener noreferrer" className="billing-invoice-link">
                           Download invoice
                         </a>
+                      )}
+                    </td>
+                    <td data-label="Refund">
+                      {t.refundable ? (
+                        <Link to={refundHref(pagination.current_page, t.id)} className="billing-refund-link">
+                          {REFUND_FORM.link}
+                        </Link>
+                      ) : (
+                        <span className="muted">—</span>
                       )}
                     </td>
                   </tr>
@@ -91,6 +104,78 @@ export function PaymentHistoryTab({ state }: { state: HistoryState }) {
       </section>
 
       {confirm && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} /> : null}
+      {refund ? <RefundDialog transaction={refund} page={pagination.current_page} /> : null}
+    </div>
+  );
+}
+
+function statusClass(status: TransactionRow["status"]): string {
+  if (status === "Paid") return "billing-status--paid";
+  if (status === "Payment failed") return "billing-status--failed";
+  return "billing-status--refunded";
+}
+
+function refundHref(page: number, id: number): string {
+  return page > 1 ? `/billing?page=${page}&refund=${id}` : `/billing?refund=${id}`;
+}
+
+/** The refund step: what happens, then 'Refund my payment' (crypto: with the address to send it to). */
+function RefundDialog({ transaction, page }: { transaction: TransactionRow; page: number }) {
+  const actionData = useActionData<RefundActionData>();
+  const addressError = actionData?.refundForm === transaction.id ? actionData.errors.refund_address : undefined;
+  return (
+    <div className="dialog-backdrop">
+      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="refund-title">
+        <header className="dialog-header">
+          <h2 id="refund-title">{REFUND_FORM.title}</h2>
+          <Link to={pageHref(page)} className="button button--link" aria-label="Close" replace>
+            ×
+          </Link>
+        </header>
+        <p>
+          Under our 30-day money-back guarantee, your payment of {transaction.amount} for {transaction.title} on {transaction.date} is
+          returned in full.
+        </p>
+        <ul>
+          <li>The payment is returned in full{transaction.crypto ? " to the crypto address you enter below" : " to the card or wallet that paid"}.</li>
+          <li>Your subscription ends now.</li>
+          <li>Your account goes Free.</li>
+        </ul>
+        <p>The guarantee can be used once per account.</p>
+        {transaction.crypto ? (
+          <p>Crypto payments cannot be returned automatically: we record your request and send the refund to your address ourselves.</p>
+        ) : null}
+        <Form method="post" action={refundHref(page, transaction.id)} className="billing-dialog-form">
+          <input type="hidden" name="intent" value={REFUND_FORM.intent} />
+          <input type="hidden" name="transactionId" value={transaction.id} />
+          {transaction.crypto ? (
+            <div className="field">
+              <label htmlFor="refund-address">{REFUND_FORM.addressLabel}</label>
+              <input
+                id="refund-address"
+                name="refund_address"
+                required
+                pattern={REFUND_ADDRESS_PATTERN}
+                autoComplete="off"
+                spellCheck={false}
+                aria-invalid={addressError ? true : undefined}
+                aria-describedby="refund-address-error"
+              />
+              <p id="refund-address-error" className="field-error" aria-live="polite">
+                {addressError ?? ""}
+              </p>
+            </div>
+          ) : null}
+          <div className="billing-dialog-actions">
+            <Link to={pageHref(page)} className="button" replace>
+              Go back
+            </Link>
+            <button type="submit" className="button button--primary">
+              {REFUND_FORM.submit}
+            </button>
+          </div>
+        </Form>
+      </section>
     </div>
   );
 }

@@ -1,0 +1,337 @@
+import { timingSafeEqual, createHash } from "node:crypto";
+import { z } from "zod";
+import type { Logger } from "../context";
+import type { Database } from "../db";
+import { isUniqueViolation } from "../db";
+import type { RefundKind, Transaction } from "../db/schema";
+import type { Clock } from "../lib/clock";
+import { refundConfirmationEmail, refundRequestEmail } from "../lib/emails";
+import { ApiError } from "../lib/http";
+import type { MailService } from "../lib/mailer";
+import { NOT_RENEWING } from "../payments/records";
+import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe-client";
+import { dollars } from "../payments/plans";
+
+/*
+ * The 30-day money-back guarantee (docs/decisions/016): once per account, for the account's first
+ * paid plan, within 30 days of that payment by the product's clock. One function, refundEligibility,
+ * decides it both for the billing history's `refundable` flag and for the refund post, so a forged
+ * post meets the same rules as the button.
+ *
+ * Card and wallet payments go back through the card gateway (Stripe or its sandbox) with an
+ * idempotency key derived from the transaction; crypto payments cannot be returned automatically, so
+ * the customer leaves an address and staff send it (GET /api/admin/refund-requests). Either way the
+ * subscription the payment bought ends at once.
+ *
+ * Concurrency: the refunds row (unique user_id and transaction_id) is the claim. Every post for the
+ * claimed transaction may call the gateway, but with the same idempotency key, so the gateway makes
+ * one refund; the state change is one conditional UPDATE (pending -> refunded), which exactly one
+ * post wins, and only that one ends the subscription and sends the email.
+ */
+
+export const REFUND_WINDOW_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const REFUND_MESSAGES = {
+  refunded: "Your payment has been refunded.",
+  requested: "Your refund request has been received. We will send the refund to your address.",
+  notFound: "Transaction not found.",
+  alreadyUsed: "The money-back guarantee has already been used on this account.",
+  notFirst: "Only the payment for your first paid plan can be refunded.",
+  notPaid: "Only a successful payment can be refunded.",
+  tooLate: `The ${REFUND_WINDOW_DAYS}-day money-back guarantee for this payment has ended.`,
+  addressRequired: "Please enter the address to send your crypto refund to.",
+  addressInvalid: "Please enter a valid crypto address (letters and digits, 20 to 120 characters).",
+  gatewayFailed: "The refund could not be made right now. Please try again.",
+  adminUnauthorized: "Unauthenticated.",
+  adminNotConfigured: "Not found.",
+} as const;
+
+/** A crypto address or payment URI as wallets show them (bech32, base58, 0x…, with an optional scheme). */
+export const REFUND_ADDRESS_PATTERN = /^(?:[a-z]{2,20}:)?[A-Za-z0-9]{20,120}$/;
+
+export const refundAddressField = () =>
+  z
+    .string({ error: REFUND_MESSAGES.addressInvalid })
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine((v) => v === undefined || REFUND_ADDRESS_PATTERN.test(v), { message: REFUND_MESSAGES.addressInvalid })
+    .meta({ description: "Crypto payments only: where the refund is sent (required for them, ignored for cards)." });
+
+export interface RefundDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  gateway: StripeSetup;
+  mail: MailService;
+}
+
+type Refusal = { ok: false; status: 404 | 409; message: string };
+export type Eligibility = { ok: true; transaction: Transaction; kind: RefundKind } | Refusal;
+
+/** The account's first paid payment (paid or since refunded), or undefined. */
+async function firstPaidTransaction(db: Database, userId: number): Promise<Transaction | undefined> {
+  return db
+    .selectFrom("transactions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("status", "in", ["paid", "refunded"])
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+function kindOf(transaction: Pick<Transaction, "payment_gateway">): RefundKind {
+  return transaction.payment_gateway === "bitpay" ? "crypto" : "card";
+}
+
+function withinWindow(createdAt: string, now: Date): boolean {
+  return now.getTime() - new Date(createdAt).getTime() <= REFUND_WINDOW_DAYS * DAY_MS;
+}
+
+/**
+ * Whether `transactionId` (of `userId`) may be refunded now; without an id, which transaction of the
+ * account may be (for the history's flag). The rules, in the order their refusals are told.
+ */
+export async function refundEligibility(db: Database, userId: number, now: Date, transactionId?: number): Promise<Eligibility> {
+  const [target, first, used] = await Promise.all([
+    transactionId === undefined
+      ? Promise.resolve(undefined)
+      : db.selectFrom("transactions").selectAll().where("id", "=", transactionId).where("user_id", "=", userId).executeTakeFirst(),
+    firstPaidTransaction(db, userId),
+    db.selectFrom("refunds").select("id").where("user_id", "=", userId).executeTakeFirst(),
+  ]);
+  const transaction = transactionId === undefined ? first : target;
+  if (!transaction) return { ok: false, status: 404, message: REFUND_MESSAGES.notFound };
+  if (used) return { ok: false, status: 409, message: REFUND_MESSAGES.alreadyUsed };
+  if (transaction.status !== "paid") return { ok: false, status: 409, message: REFUND_MESSAGES.notPaid };
+  if (!first || first.id !== transaction.id) return { ok: false, status: 409, message: REFUND_MESSAGES.notFirst };
+  if (!withinWindow(transaction.created_at, now)) return { ok: false, status: 409, message: REFUND_MESSAGES.tooLate };
+  return { ok: true, transaction, kind: kindOf(transaction) };
+}
+
+/** The id of the account's one refundable transaction right now, or null (the history's flag). */
+export async function refundableTransactionId(db: Database, userId: number, now: Date): Promise<number | null> {
+  const eligibility = await refundEligibility(db, userId, now);
+  return eligibility.ok ? Number(eligibility.transaction.id) : null;
+}
+
+/** Refund states by transaction id, for the history's `refund_status`. */
+export async function refundStatuses(db: Database, transactionIds: number[]): Promise<Map<number, "requested" | "refunded" | "pending">> {
+  if (transactionIds.length === 0) return new Map();
+  const rows = await db.selectFrom("refunds").select(["transaction_id", "status"]).where("transaction_id", "in", transactionIds).execute();
+  return new Map(rows.map((r) => [Number(r.transaction_id), r.status]));
+}
+
+export type RefundOutcome = { status: "refunded" | "requested"; message: string };
+
+/** Refunds (card) or records a refund request for (crypto) a transaction of `userId`. */
+export async function requestRefund(
+  deps: RefundDeps,
+  input: { userId: number; email: string; transactionId: number; refundAddress?: string },
+): Promise<RefundOutcome> {
+  const { db } = deps;
+  const now = deps.clock.now();
+  const claimOf = () => db.selectFrom("refunds").selectAll().where("user_id", "=", input.userId).executeTakeFirst();
+  const claim = await claimOf();
+  // A post for the transaction already claimed (a double submit, a retry after a gateway failure)
+  // continues that refund instead of being refused by the once-per-account rule.
+  if (claim && Number(claim.transaction_id) === input.transactionId) return continueRefund(deps, input, claim.id);
+
+  const eligibility = await refundEligibility(db, input.userId, now, input.transactionId);
+  if (!eligibility.ok) {
+    // A parallel post may have claimed this very transaction since the first look.
+    const late = eligibility.message === REFUND_MESSAGES.alreadyUsed ? await claimOf() : undefined;
+    if (late && Number(late.transaction_id) === input.transactionId) return continueRefund(deps, input, late.id);
+    throw new ApiError(eligibility.status, eligibility.message);
+  }
+  const { transaction, kind } = eligibility;
+  if (kind === "crypto" && !input.refundAddress) {
+    throw new ApiError(422, REFUND_MESSAGES.addressRequired, { fields: { refund_address: [REFUND_MESSAGES.addressRequired] } });
+  }
+
+  const at = now.toISOString();
+  try {
+    await db
+      .insertInto("refunds")
+      .values({
+        user_id: input.userId,
+        transaction_id: Number(transaction.id),
+        kind,
+        status: kind === "crypto" ? "requested" : "pending",
+        amount_cents: transaction.amount_cents,
+        refund_address: kind === "crypto" ? (input.refundAddress ?? null) : null,
+        gateway_refund_id: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // A parallel post claimed first: for this transaction, follow it; for another, the rule refuses.
+    const winner = await db.selectFrom("refunds").selectAll().where("user_id", "=", input.userId).executeTakeFirst();
+    if (!winner || Number(winner.transaction_id) !== input.transactionId) throw new ApiError(409, REFUND_MESSAGES.alreadyUsed);
+    return continueRefund(deps, input, winner.id);
+  }
+  const row = await db.selectFrom("refunds").select("id").where("user_id", "=", input.userId).executeTakeFirstOrThrow();
+  if (kind === "crypto") {
+    // Crypto: the request is the commitment; the plan ends now and staff send the money.
+    await endSubscription(db, transaction, now);
+    await deps.mail.deliver(
+      refundRequestEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}`, address: input.refundAddress! }),
+    );
+    return { status: "requested", message: REFUND_MESSAGES.requested };
+  }
+  return continueRefund(deps, input, row.id);
+}
+
+/** Carries a claimed refund to its end; safe to run any number of times, in parallel. */
+async function continueRefund(deps: RefundDeps, input: { userId: number; email: string }, refundId: number): Promise<RefundOutcome> {
+  const { db } = deps;
+  const refund = await db.selectFrom("refunds").selectAll().where("id", "=", refundId).executeTakeFirstOrThrow();
+  if (refund.status === "requested") return { status: "requested", message: REFUND_MESSAGES.requested };
+  if (refund.status === "refunded") return { status: "refunded", message: REFUND_MESSAGES.refunded };
+  const transaction = await db.selectFrom("transactions").selectAll().where("id", "=", refund.transaction_id).executeTakeFirstOrThrow();
+
+  const gatewayRefundId = await refundAtGateway(deps, transaction);
+  const now = deps.clock.now();
+  const won = await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable("refunds")
+      .set({ status: "refunded", gateway_refund_id: gatewayRefundId, updated_at: now.toISOString() })
+      .where("id", "=", refund.id)
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) return false;
+    await trx.updateTable("transactions").set({ status: "refunded" }).where("id", "=", transaction.id).execute();
+    await endSubscription(trx, transaction, now);
+    return true;
+  });
+  if (won) {
+    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}` }));
+  }
+  return { status: "refunded", message: REFUND_MESSAGES.refunded };
+}
+
+/** The Stripe PaymentIntent of a recorded payment: pi_… itself, or the one that paid invoice in_…. */
+async function paymentIntentOf(deps: RefundDeps, gatewayRef: string): Promise<string> {
+  if (gatewayRef.startsWith("pi_")) return gatewayRef;
+  const invoice = await deps.gateway.stripe.invoices.retrieve(gatewayRef, { expand: ["payments"] });
+  const paid = (invoice.payments?.data ?? []).filter((p) => p.status === "paid");
+  const ref = (paid[paid.length - 1] ?? invoice.payments?.data?.[0])?.payment?.payment_intent;
+  const id = typeof ref === "string" ? ref : ref?.id;
+  if (!id) throw new Error(`Invoice ${gatewayRef} has no PaymentIntent to refund`);
+  return id;
+}
+
+/**
+ * The refund at the card gateway (full amount), and the end of the gateway's subscription. The keys
+ * derive from the transaction, so parallel posts and retries make one refund and one cancellation.
+ */
+async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
+  const { stripe } = deps.gateway;
+  const key = `refund-transaction-${transaction.id}`;
+  try {
+    const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
+    let refundId: string | null = null;
+    try {
+      const refund = await stripe.refunds.create(
+        { payment_intent: paymentIntent, reason: "requested_by_customer", metadata: { transaction_id: String(transaction.id) } },
+        { idempotencyKey: key },
+      );
+      refundId = refund.id;
+    } catch (error) {
+      // Refunded already (a retry after the gateway's idempotency window): the money went back.
+      if (!(isInvalidRequest(error) && error.code === "charge_already_refunded")) throw error;
+    }
+    const subscription = transaction.subscription_id
+      ? await deps.db.selectFrom("subscriptions").select("stripe_sub_id").where("id", "=", transaction.subscription_id).executeTakeFirst()
+      : undefined;
+    if (subscription?.stripe_sub_id) {
+      await stripe.subscriptions.cancel(subscription.stripe_sub_id, {}, { idempotencyKey: `${key}:cancel` }).catch((error: unknown) => {
+        // Already canceled at the gateway: nothing left to stop.
+        if (!isInvalidRequest(error)) throw error;
+      });
+    }
+    return refundId;
+  } catch (error) {
+    if (!isGatewayFailure(error)) throw error;
+    deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer; the claim stays for a retry.`);
+    throw new ApiError(502, REFUND_MESSAGES.gatewayFailed);
+  }
+}
+
+/** The subscription a refunded payment bought ends now (access too), and never renews. */
+async function endSubscription(db: Pick<Database, "updateTable">, transaction: Transaction, now: Date): Promise<void> {
+  if (!transaction.subscription_id) return;
+  const at = now.toISOString();
+  await db
+    .updateTable("subscriptions")
+    .set({ sub_exp_date: at, subs_status: NOT_RENEWING, cancel_at_period_end: 1, updated_at: at })
+    .where("id", "=", transaction.subscription_id)
+    .where("sub_exp_date", ">", at)
+    .execute();
+}
+
+// Staff -----------------------------------------------------------------------------------------
+
+export const RefundRequestSchema = z
+  .strictObject({
+    id: z.int(),
+    transaction_id: z.int(),
+    user_email: z.string(),
+    plan: z.string(),
+    amount: z.number().meta({ description: "USD, two decimals", examples: [107.76] }),
+    refund_address: z.string(),
+    requested_at: z.string().meta({ format: "date-time" }),
+    paid_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "RefundRequest" });
+
+/** Open crypto refund requests, oldest first (the order staff should work in). */
+export async function openRefundRequests(db: Database): Promise<z.infer<typeof RefundRequestSchema>[]> {
+  const rows = await db
+    .selectFrom("refunds")
+    .innerJoin("users", "users.id", "refunds.user_id")
+    .innerJoin("transactions", "transactions.id", "refunds.transaction_id")
+    .innerJoin("plans", "plans.id", "transactions.plan_id")
+    .select([
+      "refunds.id",
+      "refunds.transaction_id",
+      "users.email",
+      "plans.title",
+      "refunds.amount_cents",
+      "refunds.refund_address",
+      "refunds.created_at",
+      "transactions.created_at as paid_at",
+    ])
+    .where("refunds.kind", "=", "crypto")
+    .where("refunds.status", "=", "requested")
+    .orderBy("refunds.created_at", "asc")
+    .orderBy("refunds.id", "asc")
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    transaction_id: Number(r.transaction_id),
+    user_email: r.email,
+    plan: r.title,
+    amount: dollars(r.amount_cents),
+    refund_address: r.refund_address ?? "",
+    requested_at: r.created_at,
+    paid_at: r.paid_at,
+  }));
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest();
+
+/**
+ * Staff authentication: 404 when no ADMIN_API_TOKEN is configured (the endpoint does not exist for
+ * this deployment), 401 unless the bearer token equals it (compared in constant time, as hashes).
+ */
+export function requireAdmin(configured: string | undefined, authorization: string | undefined): void {
+  if (!configured) throw new ApiError(404, REFUND_MESSAGES.adminNotConfigured);
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  if (!match || !timingSafeEqual(sha256(match[1]!), sha256(configured))) throw new ApiError(401, REFUND_MESSAGES.adminUnauthorized);
+}

@@ -1,0 +1,100 @@
+import { expect, test } from "@playwright/test";
+import { buyMonthByCard } from "./refund-support";
+import { createUser, latestMail, open, signIn, withDatabase } from "./support";
+
+// The 30-day money-back guarantee (issue 12, decision 016): a card purchase is refunded from the
+// billing history through the server-rendered refund step; the payment reads 'Refunded' and the
+// account is Free; a crypto payment leaves a refund address and reads 'Refund requested'. Without JavaScript
+// and with it. (The 31-day case moves the test clock: it is in
+// refund-clock.spec.ts, which runs with the other clock specs.)
+
+test("buy a plan by card, request the refund: 'Refunded', the subscription ends, the account is Free", async ({ page, request }, testInfo) => {
+  const user = await buyMonthByCard(page, testInfo);
+  await open(page, "/billing", testInfo);
+  const row = page.getByRole("row").filter({ hasText: "1 Month" });
+  await expect(row.getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
+  await row.getByRole("link", { name: "Request refund" }).click();
+
+  const dialog = page.getByRole("dialog", { name: "Request a refund" });
+  await expect(dialog).toBeVisible();
+  await expect(page).toHaveURL(/\/billing\?refund=\d+$/);
+  await expect(dialog.getByText("The payment is returned in full", { exact: false })).toBeVisible();
+  await expect(dialog.getByText("Your subscription ends now.")).toBeVisible();
+  await expect(dialog.getByText("Your account goes Free.")).toBeVisible();
+  await dialog.getByRole("button", { name: "Refund my payment" }).click();
+
+  await expect(page.getByText("Your payment has been refunded.")).toBeVisible();
+  await expect(page).toHaveURL(/\/billing$/);
+  await expect(row.getByRole("cell", { name: "Refunded", exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(0);
+  await expect(page.getByText("You have no active subscription.")).toBeVisible();
+
+  await open(page, "/", testInfo);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
+  const mail = await latestMail(request, user.email, /refunded/i);
+  expect(mail.text).toContain("$9.99");
+  const status = await withDatabase((db) =>
+    db
+      .selectFrom("transactions")
+      .innerJoin("users", "users.id", "transactions.user_id")
+      .select("transactions.status")
+      .where("users.email", "=", user.email)
+      .execute(),
+  );
+  expect(status).toEqual([{ status: "refunded" }]);
+});
+
+test("a forged refund post for a payment outside the guarantee gets a clear refusal", async ({ page }, testInfo) => {
+  const user = await buyMonthByCard(page, testInfo);
+  const transactionId = await withDatabase(async (db) => {
+    const row = await db
+      .selectFrom("transactions")
+      .innerJoin("users", "users.id", "transactions.user_id")
+      .select("transactions.id")
+      .where("users.email", "=", user.email)
+      .executeTakeFirstOrThrow();
+    // Carried past day 30 in the data, so that the server's rules refuse it.
+    await db.updateTable("transactions").set({ created_at: "2020-01-01T00:00:00.000Z" }).where("id", "=", row.id).execute();
+    return row.id;
+  });
+  await open(page, "/billing", testInfo);
+  await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(0);
+  // The step itself is not offered either.
+  await open(page, `/billing?refund=${transactionId}`, testInfo);
+  await expect(page.getByRole("dialog", { name: "Request a refund" })).toHaveCount(0);
+  await expect(page.getByText("This payment cannot be refunded.")).toBeVisible();
+  // A hand-made post, as a script would send it from the page.
+  const origin = new URL(page.url()).origin;
+  const response = await page.request.post("/billing", {
+    form: { intent: "refund", transactionId: String(transactionId) },
+    headers: { Origin: origin },
+    maxRedirects: 0,
+  });
+  expect(response.status()).toBe(302);
+  await open(page, "/billing", testInfo);
+  await expect(page.getByText("The 30-day money-back guarantee for this payment has ended.")).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
+});
+
+test("a crypto payment: the refund step asks for an address and records 'Refund requested'", async ({ page, request }, testInfo) => {
+  const user = await createUser();
+  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+  await page.getByText("Crypto Currencies", { exact: true }).click();
+  await page.getByRole("button", { name: "Pay with Crypto" }).click();
+  await page.getByRole("button", { name: "Mark as paid" }).click();
+  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+
+  await open(page, "/billing", testInfo);
+  await page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("link", { name: "Request refund" }).click();
+  const dialog = page.getByRole("dialog", { name: "Request a refund" });
+  await expect(dialog.getByText(/Crypto payments cannot be returned automatically/)).toBeVisible();
+  const address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+  await dialog.getByLabel("Refund address").fill(address);
+  await dialog.getByRole("button", { name: "Refund my payment" }).click();
+
+  await expect(page.getByText(/Your refund request has been received/)).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Refund requested", exact: true })).toBeVisible();
+  await expect(page.getByText("You have no active subscription.")).toBeVisible();
+  const mail = await latestMail(request, user.email, /refund request/i);
+  expect(mail.text).toContain(address);
+});
