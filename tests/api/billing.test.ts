@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canDisableAt } from "../../api/billing/auto-renewal";
 import { writePdf } from "../../api/billing/pdf";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
+import { GOOD, TWO_YEARS_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
 const HOUR = 3_600_000;
 
@@ -13,33 +13,6 @@ async function buyByCard(t: TestApi, who: { token: string; email: string }, plan
   });
   expect(res.status, res.text).toBe(200);
   return res.body.data.subscription as { id: number; stripe_sub_id: string; sub_exp_date: string };
-}
-
-/** Buys the 2-year plan with crypto and presses 'Mark as paid' on the crypto sandbox's invoice page. */
-async function buyByCrypto(t: TestApi, who: { token: string; email: string }) {
-  const created = await t.post("/api/payments/crypto/invoice", {
-    token: who.token,
-    json: { productId: "vpn_2_years", planId: 6, amount: "107.76", currency: "USD", email: who.email },
-  });
-  expect(created.status, created.text).toBe(200);
-  const path = new URL(created.body.data.invoiceUrl as string).pathname;
-  const page = await t.get(path);
-  const form = [...page.text.matchAll(/<form[^>]*>([\s\S]*?)<\/form>/g)].find((f) => />\s*Mark as paid\s*</.test(f[1]!));
-  if (!form) throw new Error("no 'Mark as paid' button");
-  const fields = new URLSearchParams();
-  for (const input of form[1]!.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
-    const name = /name="([^"]+)"/.exec(input[0])?.[1];
-    if (name) fields.set(name, /value="([^"]*)"/.exec(input[0])?.[1] ?? "");
-  }
-  const button = /<button[^>]*name="([^"]+)"[^>]*value="([^"]*)"[^>]*>\s*Mark as paid\s*<\/button>/.exec(form[1]!);
-  if (button) fields.set(button[1]!, button[2]!);
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: fields,
-  });
-  expect(res.status).toBe(303);
 }
 
 function history(t: TestApi, token: string, json: Record<string, unknown> = {}) {
@@ -177,7 +150,7 @@ describe.each(databases())("billing ($name)", (kind) => {
     expect(refused.body.message).toBe("A one-time plan does not renew.");
 
     const crypto = await customer(t, "crypto-renewal@example.com");
-    await buyByCrypto(t, crypto);
+    await buyByCrypto(t, crypto, TWO_YEARS_BY_CRYPTO);
     const sub = (await t.post("/api/subscription/active", { token: crypto.token })).body.data.subscription;
     const answer = await t.post("/api/stripe/auto-renewal", { token: crypto.token, json: { type: "enable", subscriptionId: sub.id } });
     expect(answer.status).toBe(422);
@@ -186,7 +159,7 @@ describe.each(databases())("billing ($name)", (kind) => {
 
   it("downloads a crypto invoice as a PDF and gives a card invoice's hosted url, only to the owner", async () => {
     const who = await customer(t, "invoices@example.com");
-    await buyByCrypto(t, who);
+    await buyByCrypto(t, who, TWO_YEARS_BY_CRYPTO);
     await buyByCard(t, who, 1);
     const [card, crypto] = (await history(t, who.token)).body.data.transactions as Array<{ id: number; payment_gateway: string; wallet_payment_type: string; invoice_available: boolean }>;
     expect(crypto).toMatchObject({ payment_gateway: "bitpay", wallet_payment_type: "crypto", invoice_available: true });

@@ -36,3 +36,34 @@ export async function customer(t: TestApi, email: string) {
   const token = await t.login(email, "pay-password");
   return { userId, token, email };
 }
+
+/** The crypto invoice a checkout asks for, per plan. */
+export const TWO_YEARS_BY_CRYPTO = { productId: "vpn_2_years", planId: 6, amount: "107.76" };
+export const ONE_MONTH_BY_CRYPTO = { productId: "vpn_1_month", planId: 1, amount: "9.99" };
+
+/** Buys a plan with crypto and presses 'Mark as paid' on the crypto sandbox's invoice page. */
+export async function buyByCrypto(t: TestApi, who: { token: string; email: string }, plan: { productId: string; planId: number; amount: string }) {
+  const created = await t.post("/api/payments/crypto/invoice", {
+    token: who.token,
+    json: { ...plan, currency: "USD", email: who.email },
+  });
+  expect(created.status, created.text).toBe(200);
+  const path = new URL(created.body.data.invoiceUrl as string).pathname;
+  const page = await t.get(path);
+  const form = [...page.text.matchAll(/<form[^>]*>([\s\S]*?)<\/form>/g)].find((f) => />\s*Mark as paid\s*</.test(f[1]!));
+  if (!form) throw new Error("no 'Mark as paid' button");
+  const fields = new URLSearchParams();
+  for (const input of form[1]!.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
+    const name = /name="([^"]+)"/.exec(input[0])?.[1];
+    if (name) fields.set(name, /value="([^"]*)"/.exec(input[0])?.[1] ?? "");
+  }
+  const button = /<button[^>]*name="([^"]+)"[^>]*value="([^"]*)"[^>]*>\s*Mark as paid\s*<\/button>/.exec(form[1]!);
+  if (button) fields.set(button[1]!, button[2]!);
+  const res = await fetch(`${t.baseUrl}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: fields,
+  });
+  expect(res.status).toBe(303);
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { REFUND_MESSAGES, requireAdmin } from "../../api/billing/refunds";
 import { ApiError } from "../../api/lib/http";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
+import { GOOD, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
 // The 30-day money-back guarantee (issue 12, decision 016): the rules (first paid plan only, 30 days
 // by the product's clock, once per account), the card refund through the Stripe sandbox (idempotent
@@ -17,33 +17,6 @@ async function buyByCard(t: TestApi, who: { token: string; email: string }, plan
   });
   expect(res.status, res.text).toBe(200);
   return res.body.data.subscription as { id: number; stripe_sub_id: string | null; sub_exp_date: string };
-}
-
-/** Buys the 1-month plan with crypto and presses 'Mark as paid' on the crypto sandbox's invoice page. */
-async function buyByCrypto(t: TestApi, who: { token: string; email: string }) {
-  const created = await t.post("/api/payments/crypto/invoice", {
-    token: who.token,
-    json: { productId: "vpn_1_month", planId: 1, amount: "9.99", currency: "USD", email: who.email },
-  });
-  expect(created.status, created.text).toBe(200);
-  const path = new URL(created.body.data.invoiceUrl as string).pathname;
-  const page = await t.get(path);
-  const form = [...page.text.matchAll(/<form[^>]*>([\s\S]*?)<\/form>/g)].find((f) => />\s*Mark as paid\s*</.test(f[1]!));
-  if (!form) throw new Error("no 'Mark as paid' button");
-  const fields = new URLSearchParams();
-  for (const input of form[1]!.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
-    const name = /name="([^"]+)"/.exec(input[0])?.[1];
-    if (name) fields.set(name, /value="([^"]*)"/.exec(input[0])?.[1] ?? "");
-  }
-  const button = /<button[^>]*name="([^"]+)"[^>]*value="([^"]*)"[^>]*>\s*Mark as paid\s*<\/button>/.exec(form[1]!);
-  if (button) fields.set(button[1]!, button[2]!);
-  const res = await fetch(`${t.baseUrl}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: fields,
-  });
-  expect(res.status).toBe(303);
 }
 
 type Row = { id: number; status: string; refundable: boolean; refund_status: string | null; product: { title: string } };
@@ -183,7 +156,7 @@ describe.each(databases())("refunds ($name)", (kind) => {
 
   it("crypto: asks for an address, records 'requested', ends the plan, lists it for staff behind the admin token", async () => {
     const who = await customer(t, "refund-crypto@example.com");
-    await buyByCrypto(t, who);
+    await buyByCrypto(t, who, ONE_MONTH_BY_CRYPTO);
     const [paid] = await history(t, who.token);
     expect(paid).toMatchObject({ status: "paid", refundable: true });
 
