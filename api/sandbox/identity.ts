@@ -424,6 +424,7 @@ function interactionRoutes(standIn: StandIn): express.Router {
             clientName: standIn.clientName,
             email: firstString(body.email),
             name: firstString(body.name),
+            mfa: firstString(body.mfa) !== "",
             emailError: INVALID_EMAIL_MESSAGE,
           }),
         );
@@ -434,10 +435,12 @@ function interactionRoutes(standIn: StandIn): express.Router {
       standIn.accounts.set(accountId, { email: accountId, name: name || undefined });
       await startFreshSession(standIn, details);
       const grantId = await grantConsent(standIn, details, accountId);
+      // RFC 8176 methods: the sandbox's page stands for a password, plus a second factor when ticked.
+      const amr = firstString(body.mfa) !== "" ? ["pwd", "mfa"] : ["pwd"];
       await standIn.provider.interactionFinished(
         req,
         res,
-        { login: { accountId }, consent: { grantId } },
+        { login: { accountId, amr }, consent: { grantId } },
         { mergeWithLastSubmission: false },
       );
     } catch (error) {

@@ -5,6 +5,7 @@ import * as m0003 from "./0003_identity";
 import * as m0004 from "./0004_commerce";
 import * as m0005 from "./0005_crypto";
 import * as m0006 from "./0006_account_deletion";
+import * as m0008 from "./0008_two_factor";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -17,4 +18,6 @@ export const migrations: Record<string, Migration> = {
   "0004_commerce": m0004,
   "0005_crypto": m0005,
   "0006_account_deletion": m0006,
+  // 0007 is the refunds migration of another branch; only the order matters.
+  "0008_two_factor": m0008,
 };
