@@ -14,7 +14,7 @@ import { readFlow, writeFlow } from "~/utils/flow.server";
 import { parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { redirectWithError } from "~/utils/toast.server";
-import { completeSignIn, TWO_FACTOR_PATH } from "~/utils/two-factor.server";
+import { completeSignIn } from "~/utils/two-factor.server";
 
 // The second step of a sign-in with two-factor on (docs/decisions/017): the challenge of the first
 // step waits in the signed flow cookie; this page asks for the authenticator app's code, or with
@@ -28,6 +28,8 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 /** The API keeps a challenge 10 minutes; the page says so before the API has to. */
 const CHALLENGE_SECONDS = 600;
+// Defined here, not imported from two-factor.server.ts: the components need it in the browser too.
+const TWO_FACTOR_PATH = "/login/two-factor";
 const CODE_FORM = "two-factor-code";
 const RECOVERY_FORM = "two-factor-recovery";
 const START_AGAIN = "Your sign-in has expired. Please sign in again.";
