@@ -158,11 +158,14 @@ async function createStandIn(
   const csp = contentSecurityPolicy(client.redirectUris);
   const stylesheetHref = `${issuerPath}/sandbox.css`;
 
-  const claims: Record<string, string[]> =
-    kind === "google"
+  const claims: Record<string, string[]> = {
+    // `amr` (RFC 8176): whether the sandbox's page said a second factor was used (docs/decisions/017).
+    openid: ["sub", "amr"],
+    ...(kind === "google"
       ? { email: ["email", "email_verified"], profile: ["name"], name: ["name"] }
       : // Apple's scopes are `name` and `email`; its ID token never carries the name.
-        { email: ["email", "email_verified", "is_private_email"], name: [] };
+        { email: ["email", "email_verified", "is_private_email"], name: [] }),
+  };
 
   const configuration: Configuration = {
     adapter: sandboxAdapter(store),

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
-import { createUser, expectHome, logOut, open, signIn, submitSignIn } from "./support";
+import { createUser, expectHome, hasJavaScript, logOut, open, signIn, submitSignIn } from "./support";
 
 // Two-factor authentication (issue 12, part 1): turn it on with a code computed from the setup key,
 // sign out, sign in with password + code, then with a recovery code, and turn it off. Each test runs
@@ -21,6 +21,30 @@ function wrongCode(setupKey: string): string {
 
 async function verifyButton(page: Page) {
   return page.getByRole("button", { name: "Verify", exact: true });
+}
+
+/** From the home: 'Set up', the setup key, 'Turn on' with its code; answers the key and the recovery codes. */
+async function turnOnTwoFactor(page: Page): Promise<{ setupKey: string; recoveryCodes: string[] }> {
+  await expectHome(page);
+  await page.getByRole("link", { name: "Set up" }).click();
+  const setupKey = await page.getByLabel("Setup key").inputValue();
+  await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+  await page.getByRole("button", { name: "Turn on" }).click();
+  const codeList = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+  await expect(codeList).toHaveCount(10);
+  const recoveryCodes = (await codeList.allTextContents()).map((code) => code.trim());
+  await page.getByRole("link", { name: "Done" }).click();
+  await expectHome(page);
+  return { setupKey, recoveryCodes };
+}
+
+/** The identity sandbox's page, with or without 'I used two-factor' (the ID token's amr). */
+async function approveAtGoogle(page: Page, email: string, usedTwoFactor: boolean) {
+  await page.waitForURL(/\/dev\/oidc\/google\//);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Name").fill("Two Factor");
+  if (usedTwoFactor) await page.getByLabel("I used two-factor").check();
+  await page.getByRole("button", { name: "Continue" }).click();
 }
 
 test.describe("two-factor authentication", () => {
@@ -107,5 +131,46 @@ test.describe("two-factor authentication", () => {
     await logOut(page);
     await submitSignIn(page, user);
     await expectHome(page);
+  });
+
+  test("Google sign-in asks for the code unless the provider says it used two-factor; so does the desktop hand-off", async ({ page }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    const { setupKey, recoveryCodes } = await turnOnTwoFactor(page);
+    await logOut(page);
+
+    // Google without multi-factor: our second step, then home with the provider's message.
+    await open(page, "/login", testInfo);
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await approveAtGoogle(page, user.email, false);
+    await expect(page).toHaveURL(/\/login\/two-factor$/);
+    await page.getByLabel("Authentication code").fill(codeFor(setupKey, 1));
+    await (await verifyButton(page)).click();
+    await expectHome(page);
+    await expect(page.getByText("Signed in with Google.")).toBeVisible();
+    await logOut(page);
+
+    // Google that used two-factor itself (amr: mfa): straight home.
+    await open(page, "/login", testInfo);
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await approveAtGoogle(page, user.email, true);
+    await expectHome(page);
+    await logOut(page);
+
+    // The desktop hand-off: the second step, then the page that opens the app.
+    await page.goto("/desktop-app/google/login?device_os=Linux");
+    await approveAtGoogle(page, user.email, false);
+    await expect(page).toHaveURL(/\/login\/two-factor$/);
+    await page.getByRole("link", { name: "Use a recovery code" }).click();
+    await page.getByLabel("Recovery code").fill("aaaaa-aaaaa");
+    await (await verifyButton(page)).click();
+    await expect(page.getByText("Invalid recovery code")).toBeVisible();
+    // (This half-minute's authenticator codes are used up: a recovery code finishes it.)
+    await page.getByLabel("Recovery code").fill(recoveryCodes[5]!);
+    await (await verifyButton(page)).click();
+    const openApp = page.getByRole("link", { name: "Open the app" });
+    await expect(openApp).toBeVisible();
+    expect(await openApp.getAttribute("href")).toMatch(/^vpnapp:\/\/auth\?token=/);
+    if (!hasJavaScript(testInfo)) await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^0;url=vpnapp:/);
   });
 });
