@@ -230,4 +230,14 @@ describe.each(databases())("two-factor authentication ($name)", (kind) => {
     expect(typeof res.body.data.token).toBe("string");
     expect((await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" } })).status).toBe(409);
   });
+
+  it("leaves nothing behind when the account is deleted", async () => {
+    const { userId, token, email } = await enrolled();
+    await passwordChallenge(email);
+    const deleted = await t.post("/api/account/delete", { token, json: { password: PASSWORD } });
+    expect(deleted.status).toBe(200);
+    for (const table of ["two_factor", "two_factor_recovery_codes", "two_factor_challenges"] as const) {
+      expect(await t.db.selectFrom(table).selectAll().where("user_id", "=", userId).execute()).toEqual([]);
+    }
+  });
 });
