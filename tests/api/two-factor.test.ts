@@ -9,6 +9,7 @@ import {
   providerUsedMultiFactor,
   timeStep,
 } from "../../api/lib/two-factor";
+import { loadApiConfig } from "../../api/config";
 import { databases, useApi } from "./harness";
 import { startOidcStub } from "./oidc-stub";
 
@@ -68,6 +69,16 @@ describe("TOTP (RFC 6238)", () => {
     expect(() => decryptSecret(key, 6, stored)).toThrow();
     expect(() => decryptSecret(Buffer.alloc(32, 8), 5, stored)).toThrow();
     expect(hashRecoveryCode("ABCDE-FGHJK")).toBe(hashRecoveryCode(" abcdefghjk "));
+  });
+
+  it("takes its encryption key from TWO_FACTOR_ENCRYPTION_KEY, required in production with a live integration", () => {
+    const hex = "ab".repeat(32);
+    expect(loadApiConfig({ TWO_FACTOR_ENCRYPTION_KEY: hex }).twoFactor).toEqual({ encryptionKey: Buffer.from(hex, "hex"), developmentKey: false });
+    expect(loadApiConfig({ TWO_FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") }).twoFactor.encryptionKey).toEqual(Buffer.alloc(32, 1));
+    expect(loadApiConfig({}).twoFactor.developmentKey).toBe(true);
+    expect(() => loadApiConfig({ TWO_FACTOR_ENCRYPTION_KEY: "too-short" })).toThrow(/TWO_FACTOR_ENCRYPTION_KEY/);
+    expect(() => loadApiConfig({ NODE_ENV: "production", SMTP_URL: "smtp://mail.example:25" })).toThrow(/TWO_FACTOR_ENCRYPTION_KEY: required/);
+    expect(loadApiConfig({ NODE_ENV: "production" }).twoFactor.developmentKey).toBe(true);
   });
 
   it("reads the provider's multi-factor claim", () => {
