@@ -1,4 +1,4 @@
-import { createPrivateKey } from "node:crypto";
+import { createHash, createPrivateKey } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { LOG_LEVELS, type LogLevel } from "./lib/logger";
@@ -60,6 +60,15 @@ export interface ApiConfig {
   identity: {
     google: GoogleIdentityConfig;
     apple: AppleIdentityConfig;
+  };
+  /**
+   * Two-factor authentication (docs/decisions/017): the AES-256-GCM key that encrypts TOTP secrets
+   * (TWO_FACTOR_ENCRYPTION_KEY, 32 bytes as 64 hex digits or base64). Without it a fixed development
+   * key is used (`developmentKey: true`), refused in production with a live integration.
+   */
+  twoFactor: {
+    encryptionKey: Buffer;
+    developmentKey: boolean;
   };
   /** Redeeming desktop hand-off codes: attempts per client address per window (real time). */
   desktopCodes: {
@@ -204,6 +213,18 @@ export function parseDatabaseUrl(url: string): DatabaseTarget | null {
   return { kind: "sqlite", path };
 }
 
+/** 32 bytes from 64 hex digits or base64 / base64url, else null. */
+export function parseEncryptionKey(value: string): Buffer | null {
+  const v = value.trim();
+  if (/^[0-9a-f]{64}$/i.test(v)) return Buffer.from(v, "hex");
+  if (!/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(v)) return null;
+  const bytes = Buffer.from(v.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  return bytes.length === 32 ? bytes : null;
+}
+
+/** Sandbox and development only (public, in the source): see the superRefine below. */
+const DEVELOPMENT_TWO_FACTOR_KEY = createHash("sha256").update("vpn-portal development two-factor key").digest();
+
 const NAMED_SUBNETS = new Set(["loopback", "linklocal", "uniquelocal"]);
 
 export function parseTrustProxy(value: string | undefined): TrustProxySetting | null {
@@ -320,6 +341,9 @@ const envSchema = z
     }),
     APPLE_ISSUER: httpUrl,
     DESKTOP_CODE_MAX_PER_IP: positiveInteger,
+    TWO_FACTOR_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || parseEncryptionKey(v) !== null, {
+      message: "expected 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)",
+    }),
     API_PORT: port(0),
     LOG_LEVEL: optionalString.refine((v) => v === undefined || (LOG_LEVELS as readonly string[]).includes(v), {
       message: `expected one of ${LOG_LEVELS.join(", ")}`,
@@ -336,6 +360,15 @@ const envSchema = z
       for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) {
         if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STRIPE_SECRET_KEY is set" });
       }
+    }
+    // The development key is public (it is in the source): a live deployment must bring its own.
+    const anyLive = [e.SMTP_URL, e.STRIPE_SECRET_KEY, e.BITPAY_API_TOKEN, e.GOOGLE_CLIENT_ID, e.APPLE_CLIENT_ID].some(Boolean);
+    if (e.NODE_ENV === "production" && anyLive && !e.TWO_FACTOR_ENCRYPTION_KEY) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TWO_FACTOR_ENCRYPTION_KEY"],
+        message: "required in production when any integration is live",
+      });
     }
     // Live Sign in with Apple signs its client secret with the team's key: all three are needed.
     if (!e.APPLE_CLIENT_ID) return;
@@ -389,6 +422,10 @@ export function loadApiConfig(
     mailFrom: e.MAIL_FROM ?? DEFAULT_MAIL_FROM,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     identity: identityConfig(e, publicUrl),
+    twoFactor: {
+      encryptionKey: e.TWO_FACTOR_ENCRYPTION_KEY ? parseEncryptionKey(e.TWO_FACTOR_ENCRYPTION_KEY)! : DEVELOPMENT_TWO_FACTOR_KEY,
+      developmentKey: !e.TWO_FACTOR_ENCRYPTION_KEY,
+    },
     desktopCodes: {
       maxPerIp: e.DESKTOP_CODE_MAX_PER_IP ?? 10,
       windowSeconds: DESKTOP_CODE_WINDOW_SECONDS,

@@ -281,6 +281,42 @@ export interface DesktopCodesTable {
   used_at: string | null;
 }
 
+/** Two-factor state of an account (docs/decisions/017). Secrets only encrypted; TOTP steps are real time. */
+export interface TwoFactorTable {
+  user_id: number;
+  /** The active secret (AES-256-GCM, see lib/two-factor.ts); null until turned on. */
+  secret_ciphertext: string | null;
+  /** The secret shown by 'Set up', until 'Turn on' proves the app has it. */
+  pending_secret_ciphertext: string | null;
+  pending_created_at: string | null;
+  enabled_at: string | null;
+  /** The newest accepted 30-second time step: a code is accepted only for a later step. */
+  last_used_step: number | null;
+  updated_at: string;
+}
+
+/** Single-use recovery codes, stored as sha256. */
+export interface TwoFactorRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+/** A sign-in waiting for its second factor; only the sha256 of the challenge id is stored. Real time. */
+export interface TwoFactorChallengesTable {
+  id: Generated<number>;
+  challenge_hash: string;
+  user_id: number;
+  purpose: string;
+  /** JSON of the device row the token gets. */
+  device: string;
+  attempts: Generated<number>;
+  created_at: string;
+  expires_at: string;
+}
+
 export type CryptoInvoiceKind = "purchase" | "renewal";
 
 /** Our record of a BitPay invoice: a purchase at checkout, or a renewal invoice emailed before expiry. */
@@ -352,6 +388,9 @@ export interface DB {
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
   refunds: RefundsTable;
+  two_factor: TwoFactorTable;
+  two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
+  two_factor_challenges: TwoFactorChallengesTable;
 }
 
 export type User = Selectable<UsersTable>;

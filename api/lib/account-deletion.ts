@@ -87,6 +87,10 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();
     await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
+    // Two-factor secret, recovery codes and waiting sign-ins (docs/decisions/017).
+    await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("two_factor").where("user_id", "=", userId).execute();
     await trx.deleteFrom("payment_methods").where("user_id", "=", userId).execute();
     await trx.deleteFrom("verification_codes").where("email", "=", user.email).execute();
     // Kept payment records: no email in them, and nothing renews or is invoiced again.

@@ -24,6 +24,7 @@ import { ApiError } from "../lib/http";
 import { verifyPassword } from "../lib/passwords";
 import { secondsUntil } from "../lib/rate-limit";
 import { clientAddressKey } from "../lib/trust-proxy";
+import { TwoFactorStatusSchema, twoFactorStatus } from "../lib/two-factor";
 import { UserSchema, publicUser } from "../lib/users";
 import { CODE_FORMAT, body, idField, linkTypeField, optionalText } from "../lib/validation";
 import { activeSubscription } from "../payments/plans";
@@ -70,7 +71,7 @@ export const accountRoutes = [
     tags: ["Account"],
     summary: "Everything the account home shows, in one call",
     description:
-      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`.",
+      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).",
     auth: true,
     success: {
       description: "The account home",
@@ -84,12 +85,17 @@ export const accountRoutes = [
           }),
           linked: z.array(LinkedAccountSchema),
           downloads: DownloadLinksSchema,
+          two_factor: TwoFactorStatusSchema,
         })
         .meta({ id: "AccountHome" }),
     },
     async handler({ ctx, auth }) {
       const now = ctx.clock.now();
-      const [subscription, linked] = await Promise.all([activeSubscription(ctx.db, auth.user.id, now), listLinks(ctx.db, auth.user.id)]);
+      const [subscription, linked, twoFactor] = await Promise.all([
+        activeSubscription(ctx.db, auth.user.id, now),
+        listLinks(ctx.db, auth.user.id),
+        twoFactorStatus(ctx.db, auth.user.id),
+      ]);
       return {
         data: {
           user: publicUser(auth.user),
@@ -97,6 +103,7 @@ export const accountRoutes = [
           now: now.toISOString(),
           linked,
           downloads: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac },
+          two_factor: twoFactor,
         },
       };
     },

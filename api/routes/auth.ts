@@ -23,6 +23,7 @@ import { secondsUntil } from "../lib/rate-limit";
 import { issueToken, liveTokenIdOf, revokeUserTokens, signInDevice } from "../lib/sessions";
 import { bearerToken } from "../lib/tokens";
 import { clientAddressKey } from "../lib/trust-proxy";
+import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../lib/two-factor";
 import { LoginResultSchema, findUserByEmail, publicUser } from "../lib/users";
 import {
   EMAIL_REQUIRED,
@@ -169,26 +170,22 @@ export const authRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with an emailed code",
     description:
-      "Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token). Not subject to the failed password sign-in limits (the code has its own: 5 wrong tries).",
+      "Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token; with two-factor on, a challenge for /api/user/two-factor/verify instead). Not subject to the failed password sign-in limits (the code has its own: 5 wrong tries).",
     auth: false,
     body: codeLoginSchema,
-    success: { description: `'${AUTH_MESSAGES.loggedIn}'`, data: LoginResultSchema },
+    success: { description: `'${AUTH_MESSAGES.loggedIn}', or with two-factor on '${TWO_FACTOR_MESSAGES.required}'`, data: SignInResultSchema },
     errors: { 422: responses.CodeRejected },
     async handler({ ctx, req, body: input }) {
-      const { db, config, clock, loginThrottle } = ctx;
+      const { db, clock, loginThrottle } = ctx;
       // Deliberately not throttled by the password limits: the mailbox holder can always get in.
       await useCode(db, clock, { email: input.email, purpose: "login", code: input.code, field: "code" });
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
       if (!user) throw invalidCodeError("code");
       await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
-      const { token } = await issueToken(db, {
-        userId: user.id,
-        device: signInDevice(input, req.headers["user-agent"]),
-        ttlDays: config.tokenTtlDays,
-        clock,
-      });
-      return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
+      const signedIn = await finishSignIn(ctx, { user, device: signInDevice(input, req.headers["user-agent"]), purpose: "code" });
+      if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
+      return { data: { token: signedIn.token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),
 

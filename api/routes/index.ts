@@ -12,6 +12,7 @@ import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
 import { subscriptionRoutes } from "./subscription";
+import { twoFactorRoutes } from "./two-factor";
 import { userRoutes } from "./user";
 import { walletRoutes } from "./wallets";
 
@@ -30,6 +31,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...publicRoutes,
   ...signupRoutes,
   ...authRoutes,
+  ...twoFactorRoutes,
   ...anonymousRoutes,
 ];
 

@@ -5,9 +5,10 @@ import { LINK_MESSAGES, accountForProviderSignIn, verifyProviderToken } from "..
 import { ApiError } from "../lib/http";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../lib/passwords";
 import { tooManyLoginsMessage } from "../lib/rate-limit";
-import { issueToken, signInDevice } from "../lib/sessions";
+import { signInDevice } from "../lib/sessions";
 import { clientAddressKey } from "../lib/trust-proxy";
-import { LoginResultSchema, UserSchema, publicUser } from "../lib/users";
+import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../lib/two-factor";
+import { UserSchema, publicUser } from "../lib/users";
 import {
   body,
   deviceFields,
@@ -59,13 +60,13 @@ export const userRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with email and password",
     description:
-      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits.",
+      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits. When the account has two-factor authentication on, the answer carries no token but a challenge (data.two_factor_required, data.challenge) for /api/user/two-factor/verify.",
     auth: false,
     body: loginSchema,
-    success: { description: "Signed in", data: LoginResultSchema },
+    success: { description: `'Login successful.', or with two-factor on '${TWO_FACTOR_MESSAGES.required}'`, data: SignInResultSchema },
     errors: { 401: `'${INVALID_CREDENTIALS}'`, 429: responses.TooManyRequests },
     async handler({ ctx, req, body: input }) {
-      const { db, config, clock, loginThrottle } = ctx;
+      const { db, clock, loginThrottle } = ctx;
       const addressKey = clientAddressKey(req.ip);
 
       const waitSeconds = await loginThrottle.blockedFor(input.email, addressKey);
@@ -93,8 +94,9 @@ export const userRoutes = [
       }
 
       const device = signInDevice(input, req.headers["user-agent"]);
-      const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
-      return { data: { token, user: publicUser(user) }, message: "Login successful." };
+      const signedIn = await finishSignIn(ctx, { user, device, purpose: "password" });
+      if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
+      return { data: { token: signedIn.token, user: publicUser(user) }, message: "Login successful." };
     },
   }),
 
@@ -107,10 +109,10 @@ export const userRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with Google or Apple",
     description:
-      "The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or \"true\"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token.",
+      "The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or \"true\"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.",
     auth: false,
     body: thirdPartyLoginSchema,
-    success: { description: `'${LINK_MESSAGES.loggedIn}'`, data: LoginResultSchema },
+    success: { description: `'${LINK_MESSAGES.loggedIn}', or with two-factor on '${TWO_FACTOR_MESSAGES.required}'`, data: SignInResultSchema },
     errors: {
       401: "'Login failed: the Google sign-in could not be verified. Please try again.' (signature, issuer, audience, expiry), 'Login failed: the email does not match your Google account.', 'Login failed: Google has not verified this email address.' (no account yet); Apple likewise.",
       403: "'This email belongs to an existing account. Sign in with your password, then connect your Google account.' (Apple likewise): the provider does not assert that the email is verified.",
@@ -127,8 +129,14 @@ export const userRoutes = [
       });
       const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name });
       const device = signInDevice(input, req.headers["user-agent"]);
-      const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
-      return { data: { token, user: publicUser(user) }, message: LINK_MESSAGES.loggedIn };
+      const signedIn = await finishSignIn(ctx, {
+        user,
+        device,
+        purpose: linkType === "GOOGLE" ? "google" : "apple",
+        multiFactor: providerUsedMultiFactor(claims.payload),
+      });
+      if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
+      return { data: { token: signedIn.token, user: publicUser(user) }, message: LINK_MESSAGES.loggedIn };
     },
   }),
 

@@ -158,11 +158,14 @@ async function createStandIn(
   const csp = contentSecurityPolicy(client.redirectUris);
   const stylesheetHref = `${issuerPath}/sandbox.css`;
 
-  const claims: Record<string, string[]> =
-    kind === "google"
+  const claims: Record<string, string[]> = {
+    // `amr` (RFC 8176): whether the sandbox's page said a second factor was used (docs/decisions/017).
+    openid: ["sub", "amr"],
+    ...(kind === "google"
       ? { email: ["email", "email_verified"], profile: ["name"], name: ["name"] }
       : // Apple's scopes are `name` and `email`; its ID token never carries the name.
-        { email: ["email", "email_verified", "is_private_email"], name: [] };
+        { email: ["email", "email_verified", "is_private_email"], name: [] }),
+  };
 
   const configuration: Configuration = {
     adapter: sandboxAdapter(store),
@@ -424,6 +427,7 @@ function interactionRoutes(standIn: StandIn): express.Router {
             clientName: standIn.clientName,
             email: firstString(body.email),
             name: firstString(body.name),
+            mfa: firstString(body.mfa) !== "",
             emailError: INVALID_EMAIL_MESSAGE,
           }),
         );
@@ -434,10 +438,12 @@ function interactionRoutes(standIn: StandIn): express.Router {
       standIn.accounts.set(accountId, { email: accountId, name: name || undefined });
       await startFreshSession(standIn, details);
       const grantId = await grantConsent(standIn, details, accountId);
+      // RFC 8176 methods: the sandbox's page stands for a password, plus a second factor when ticked.
+      const amr = firstString(body.mfa) !== "" ? ["pwd", "mfa"] : ["pwd"];
       await standIn.provider.interactionFinished(
         req,
         res,
-        { login: { accountId }, consent: { grantId } },
+        { login: { accountId, amr }, consent: { grantId } },
         { mergeWithLastSubmission: false },
       );
     } catch (error) {

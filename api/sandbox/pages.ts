@@ -34,6 +34,8 @@ export interface SignInPageOptions {
   clientName: string;
   email: string;
   name: string;
+  /** 'I used two-factor': the ID token's amr says ["pwd", "mfa"] instead of ["pwd"]. */
+  mfa?: boolean;
   emailError?: string;
 }
 
@@ -53,6 +55,10 @@ ${invalid ? `<p class="error" id="email-error">${escapeHtml(o.emailError ?? "")}
 <div class="field">
 <label for="name">Name</label>
 <input id="name" name="name" type="text" autocomplete="name" maxlength="100" value="${escapeHtml(o.name)}">
+</div>
+<div class="field checkbox">
+<input id="mfa" name="mfa" type="checkbox" value="1"${o.mfa ? " checked" : ""}>
+<label for="mfa">I used two-factor</label>
 </div>
 <div class="actions">
 <button type="submit" name="action" value="continue">Continue</button>
@@ -87,7 +93,10 @@ h1{margin:0 0 1rem;font-size:1.5rem;font-weight:500}
 .client{margin:0 0 1.5rem;color:#5f6368}
 .field{margin-bottom:1rem}
 label{display:block;margin-bottom:.25rem;font-weight:500}
+.checkbox{display:flex;gap:.5rem;align-items:center}
+.checkbox label{margin:0;font-weight:400}
 input{width:100%;padding:.625rem .75rem;border:1px solid #80868b;border-radius:4px;font:inherit}
+input[type="checkbox"]{width:auto}
 input[aria-invalid="true"]{border-color:#d93025}
 .error{margin:.25rem 0 0;color:#d93025;font-size:.875rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}

@@ -56,6 +56,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       { name: "Windows", href: home.downloads?.windows ?? null },
       { name: "macOS", href: home.downloads?.mac ?? null },
     ],
+    // null from an API without two-factor authentication: no card then.
+    twoFactor: home.two_factor ? { enabled: home.two_factor.enabled } : null,
     notices: home.notices,
   };
 }
@@ -143,7 +145,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountHome() {
-  const { email, hasPassword, status, accounts, downloads, notices, dialog } = useLoaderData<typeof loader>();
+  const { email, hasPassword, status, accounts, downloads, notices, dialog, twoFactor } = useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
@@ -212,6 +214,21 @@ export default function AccountHome() {
               </>
             )}
           </article>
+
+          {twoFactor ? (
+            <article className="card" aria-labelledby="two-factor-heading">
+              <h2 id="two-factor-heading">Two-factor authentication</h2>
+              <p className="muted">
+                <span className={twoFactor.enabled ? "badge badge--on" : "badge"}>{twoFactor.enabled ? "On" : "Off"}</span>{" "}
+                {twoFactor.enabled
+                  ? "Signing in asks for a code from your authenticator app."
+                  : "Ask for a code from an authenticator app when you sign in."}
+              </p>
+              <Link to="/account/two-factor" className="button">
+                {twoFactor.enabled ? "Turn off" : "Set up"}
+              </Link>
+            </article>
+          ) : null}
 
           <article className="card" aria-labelledby="accounts-heading">
             <h2 id="accounts-heading">Connected accounts</h2>

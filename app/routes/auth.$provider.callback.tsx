@@ -17,6 +17,7 @@ import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 
 // The provider's answer. Google redirects here (GET). Apple posts here cross-site (form_post; this
 // path is exempt from the same-origin POST check and verifies itself by state, nonce and the ID
@@ -80,6 +81,10 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
     const api = createApiClient(request, context);
     const login = await api.post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Desktop", ...intent.device } });
     if (!login.ok) return redirectWithError(desktopRetryUrl(provider, intent.device), login.message || "Login failed", { headers });
+    // The provider did not say it asked for a second factor: ours is asked before the hand-off.
+    if (needsSecondFactor(login.data)) {
+      return redirectToSecondFactor(request, login.data.challenge, { desktop: { provider }, success: `Signed in with ${label}.` }, headers);
+    }
     const code = await createApiClient(request, context, login.data.token).post("/api/auth/desktop-code/issue");
     headers.append(
       "Set-Cookie",
@@ -90,6 +95,9 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
 
   const login = await createApiClient(request, context).post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Web Browser" } });
   if (!login.ok) return redirectWithError("/login", login.message || "Login failed", { headers });
+  if (needsSecondFactor(login.data)) {
+    return redirectToSecondFactor(request, login.data.challenge, { oldurl: intent.oldurl, success: `Signed in with ${label}.` }, headers);
+  }
   headers.append("Set-Cookie", await commitTokenSession(request, login.data.token));
   return redirectWithSuccess(safeRedirect(intent.oldurl), `Signed in with ${label}.`, { headers });
 }

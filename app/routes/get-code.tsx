@@ -11,6 +11,7 @@ import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { commitTokenSession } from "~/utils/session.server";
+import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { pageMeta } from "~/utils/meta";
 
 // Sign in by emailed code (identity §2 'Get code'): email, then the 6-digit code, with resend.
@@ -49,6 +50,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (submission.status !== "success") return formFailure("verify", submission);
     const result = await api.post("/api/auth/code-login", { body: { email: flow.email, code: submission.value.code!.trim() } });
     if (!result.ok) return formFailure("verify", submission, result.message || "Login failed", result.status);
+    if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, {}, new Headers(), ["loginCode"]);
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
     headers.append("Set-Cookie", await writeFlow(request, "loginCode", undefined));

@@ -12,3 +12,4 @@ export {
 } from "./identity";
 export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkout";
 export { DeleteAccountSchema } from "./account-deletion";
+export { RecoveryCodeSchema, TwoFactorCodeSchema } from "./two-factor";

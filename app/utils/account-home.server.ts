@@ -3,8 +3,10 @@ import type { ToastView } from "~/components/toasts";
 import { createApiClient, serviceUnavailable, type ApiSchemas } from "./api.server";
 import { requireToken } from "./auth.server";
 
-export type AccountHome = Omit<ApiSchemas["AccountHome"], "downloads"> & {
+export type AccountHome = Omit<ApiSchemas["AccountHome"], "downloads" | "two_factor"> & {
   downloads: ApiSchemas["DownloadLinks"] | null;
+  /** null from an API without two-factor authentication (the card is then not shown). */
+  two_factor: ApiSchemas["TwoFactorStatus"] | null;
   /** The spec's toast for each part that could not be read (only with an API that lacks /api/account/home). */
   notices: ToastView[];
 };
@@ -18,7 +20,7 @@ export async function loadAccountHome(request: Request, context: AppLoadContext)
   const token = await requireToken(request);
   const api = createApiClient(request, context, token);
   const home = await api.get("/api/account/home");
-  if (home.ok) return { ...home.data, notices: [] };
+  if (home.ok) return { ...home.data, two_factor: home.data.two_factor ?? null, notices: [] };
   if (home.status !== 404) throw serviceUnavailable();
 
   const [me, subscriptionResult, linksResult, downloadsResult] = await Promise.all([
@@ -38,6 +40,8 @@ export async function loadAccountHome(request: Request, context: AppLoadContext)
     now: subscriptionResult.ok ? subscriptionResult.data.now : new Date().toISOString(),
     linked: linksResult.ok ? linksResult.data.linked : [],
     downloads: downloadsResult.ok ? downloadsResult.data : null,
+    // An API without the aggregate predates two-factor authentication.
+    two_factor: null,
     notices,
   };
 }

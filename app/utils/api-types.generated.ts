@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits.
+         * @description Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits. When the account has two-factor authentication on, the answer carries no token but a challenge (data.two_factor_required, data.challenge) for /api/user/two-factor/verify.
          */
         post: operations["login"];
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Google or Apple
-         * @description The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or "true"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token.
+         * @description The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or "true"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.
          */
         post: operations["thirdPartyLogin"];
         delete?: never;
@@ -782,7 +782,7 @@ export interface paths {
         };
         /**
          * Everything the account home shows, in one call
-         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`.
+         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).
          */
         get: operations["accountHome"];
         put?: never;
@@ -1118,7 +1118,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with an emailed code
-         * @description Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token). Not subject to the failed password sign-in limits (the code has its own: 5 wrong tries).
+         * @description Checks and uses up the 'login' code, then signs in like /api/user/login (device row and bearer token; with two-factor on, a challenge for /api/user/two-factor/verify instead). Not subject to the failed password sign-in limits (the code has its own: 5 wrong tries).
          */
         post: operations["codeLogin"];
         delete?: never;
@@ -1321,6 +1321,103 @@ export interface paths {
          * @description Uses up the code and answers with the bearer token it was issued for (the same token, which must still be live) and its user. Every request counts against the client address, right or wrong: DESKTOP_CODE_MAX_PER_IP per 10 minutes (real time), then 429.
          */
         post: operations["redeemDesktopCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether two-factor authentication is on */
+        get: operations["twoFactorStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/two-factor/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up two-factor authentication
+         * @description Makes a TOTP secret (20 random bytes) and keeps it, encrypted, as the account's pending secret; calling again answers the same pending secret until 'enable' succeeds. Nothing changes for sign-in until then. No request body.
+         */
+        post: operations["twoFactorSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/two-factor/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor authentication on
+         * @description The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Turns two-factor on and answers 10 single-use recovery codes: shown only here (stored as sha256).
+         */
+        post: operations["twoFactorEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor authentication off
+         * @description Takes a current authentication code (a time step not used before) or an unused recovery code, then deletes the secret, the recovery codes and any waiting sign-ins. 5 wrong codes per account per 15 minutes, then 429.
+         */
+        post: operations["twoFactorDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/two-factor/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a sign-in with its second factor
+         * @description For a sign-in answered with `two_factor_required` (/api/user/login, /api/auth/code-login, /api/user/thirdparty-login): the challenge (valid 600 s, real time) with a current authentication code (±1 step of 30 s, each step accepted once) or an unused recovery code. Answers the bearer token like /api/user/login, with the device of the first step. 5 wrong codes end the challenge ('Too many wrong codes. Please start again.'). Wrong codes also count as failed sign-ins of the account's email (the LOGIN_MAX_FAILURES_* limits, 429 with Retry-After).
+         */
+        post: operations["twoFactorVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1840,6 +1937,24 @@ export interface components {
              */
             code: string;
         };
+        TwoFactorEnableRequest: {
+            /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
+            code: string;
+        };
+        TwoFactorDisableRequest: {
+            /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
+            code?: string;
+            /** @description One of the recovery codes shown when two-factor was turned on (xxxxx-xxxxx; any case, dash optional). */
+            recovery_code?: string;
+        };
+        TwoFactorVerifyRequest: {
+            /** @description data.challenge of the sign-in answer that asked for two-factor. */
+            challenge: string;
+            /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
+            code?: string;
+            /** @description One of the recovery codes shown when two-factor was turned on (xxxxx-xxxxx; any case, dash optional). */
+            recovery_code?: string;
+        };
         SubscriptionEmailRequest: {
             /**
              * Format: email
@@ -1874,6 +1989,8 @@ export interface components {
             message: string;
             data: unknown;
         };
+        /** @description LoginResult ({token, user}) when the account has two-factor authentication off; otherwise TwoFactorChallenge ({two_factor_required: true, challenge, expires_in}) and no token: finish with /api/user/two-factor/verify. */
+        SignInResult: components["schemas"]["LoginResult"] | components["schemas"]["TwoFactorChallenge"];
         LoginResult: {
             /** @description Bearer token; shown only here. */
             token: string;
@@ -1889,6 +2006,17 @@ export interface components {
             email_verified_at: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        TwoFactorChallenge: {
+            /** @constant */
+            two_factor_required: true;
+            /** @description Opaque id of the waiting sign-in, for /api/user/two-factor/verify. Shown only here. */
+            challenge: string;
+            /**
+             * @description Seconds.
+             * @constant
+             */
+            expires_in: 600;
         };
         Subscription: {
             id: number;
@@ -2123,6 +2251,7 @@ export interface components {
             now: string;
             linked: components["schemas"]["LinkedAccount"][];
             downloads: components["schemas"]["DownloadLinks"];
+            two_factor: components["schemas"]["TwoFactorStatus"];
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -2141,6 +2270,13 @@ export interface components {
             windows: string;
             /** Format: uri */
             mac: string;
+        };
+        TwoFactorStatus: {
+            enabled: boolean;
+            /** Format: date-time */
+            enabled_at: string | null;
+            /** @description Unused recovery codes (0 when off). */
+            recovery_codes_left: number;
         };
         Device: {
             id: number;
@@ -2167,6 +2303,15 @@ export interface components {
             last_login_at: string;
             /** @description true for the device of the bearer token making this request. */
             current: boolean;
+        };
+        TwoFactorSetup: {
+            /** @description The TOTP secret, base32 (the 'Setup key' typed into an app). */
+            secret: string;
+            /** @description otpauth://totp/… URI for the QR code (SHA1, 6 digits, 30 s). */
+            otpauth_url: string;
+        };
+        TwoFactorRecoveryCodes: {
+            recovery_codes: string[];
         };
         MailboxEntry: {
             to: string;
@@ -2324,14 +2469,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in */
+            /** @description 'Login successful.', or with two-factor on 'Enter the code from your authenticator app to finish signing in.' */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data: components["schemas"]["LoginResult"];
+                        data: components["schemas"]["SignInResult"];
                     };
                 };
             };
@@ -2367,14 +2512,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description 'Login successful.' */
+            /** @description 'Login successful.', or with two-factor on 'Enter the code from your authenticator app to finish signing in.' */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data: components["schemas"]["LoginResult"];
+                        data: components["schemas"]["SignInResult"];
                     };
                 };
             };
@@ -4967,14 +5112,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description 'Login successful.' */
+            /** @description 'Login successful.', or with two-factor on 'Enter the code from your authenticator app to finish signing in.' */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data: components["schemas"]["LoginResult"];
+                        data: components["schemas"]["SignInResult"];
                     };
                 };
             };
@@ -5384,6 +5529,220 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's two-factor state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["TwoFactorStatus"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Scan the QR code with your authenticator app.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["TwoFactorSetup"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Two-factor authentication is already on.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorEnableRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TwoFactorEnableRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Two-factor authentication is on.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["TwoFactorRecoveryCodes"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Two-factor authentication is already on.' or 'Please set up two-factor authentication again.' (no pending secret) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'Please enter the 6-digit authentication code' or 'Invalid authentication code' (under code) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorDisableRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TwoFactorDisableRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Two-factor authentication is off.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Two-factor authentication is off.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'Invalid authentication code' (under code) or 'Invalid recovery code' (under recovery_code) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many wrong codes. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    twoFactorVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoFactorVerifyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TwoFactorVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Login successful.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LoginResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'Invalid authentication code' (under code), 'Invalid recovery code' (under recovery_code), 'This sign-in has expired or was ended. Please start again.' or 'Too many wrong codes. Please start again.' (under challenge: sign in again) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -30,7 +30,23 @@ export type CheckoutFlow = {
   paidAt?: number;
 };
 
+/**
+ * A sign-in waiting for its second factor (docs/decisions/017): the API's challenge id (never in the
+ * page), where to go afterwards, and for a desktop sign-in the provider to hand the token to the app.
+ */
+export type TwoFactorFlow = {
+  challenge: string;
+  oldurl?: string;
+  /** The flash message of the sign-in that started it ('Signed in with Google.'). */
+  success?: string;
+  desktop?: { provider: "google" | "apple" };
+  startedAt: number;
+};
+
 export type Flows = {
+  twoFactor?: TwoFactorFlow;
+  /** The recovery codes of a 'Turn on', until the page that shows them has been rendered once. */
+  recoveryCodes?: string[];
   checkout?: CheckoutFlow;
   signup?: SignupFlow;
   loginCode?: CodeFlow;
@@ -70,6 +86,16 @@ export async function writeFlow<K extends keyof Flows>(request: Request, key: K,
   const session = await flowStorage().getSession(request.headers.get("Cookie"));
   if (value === undefined) session.unset(key);
   else session.set(key, value as never);
+  return flowStorage().commitSession(session);
+}
+
+/** One Set-Cookie for several flows at once (a second writeFlow in one response would undo the first). */
+export async function writeFlows(request: Request, changes: { [K in keyof Flows]?: Flows[K] | undefined }): Promise<string> {
+  const session = await flowStorage().getSession(request.headers.get("Cookie"));
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) session.unset(key as keyof Flows);
+    else session.set(key as keyof Flows, value as never);
+  }
   return flowStorage().commitSession(session);
 }
 

@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type BrowserContext, type Page, type TestInfo, test as base, expect } from "@playwright/test";
+import { Secret, TOTP } from "otpauth";
 import { createPasswordlessUser, createUser, DEMO, enterCode, hasJavaScript, latestCode, open, signIn, uniqueEmail, withDatabase } from "./support";
 
 // Accessibility (issue 11): axe-core on every page of the portal, signed out and signed in, with
@@ -328,6 +329,38 @@ test.describe("signed in", () => {
       await expect(page.getByRole("dialog", { name: "Apple Pay (sandbox)" })).toBeVisible();
       await axe.check("the stand-in wallet sheet");
     }
+  });
+
+  test("two-factor authentication: set-up, the recovery codes, the sign-in step", async ({ page, axe }, testInfo) => {
+    // Several pages and a flow in one test, on a machine that may be busy.
+    test.slow();
+    const user = await createUser();
+    await signedInAt(page, testInfo, "/account/two-factor", user);
+    await axe.check("/account/two-factor: set-up");
+    const setupKey = await page.getByLabel("Setup key").inputValue();
+    const totp = new TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(setupKey) });
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByText("Please enter the 6-digit authentication code")).toBeVisible();
+    await axe.check("/account/two-factor: set-up with an error");
+    await page.getByLabel("Authentication code").fill(totp.generate());
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByRole("list", { name: "Recovery codes" })).toBeVisible();
+    await axe.check("/account/two-factor: the recovery codes");
+    await page.getByRole("link", { name: "Done" }).click();
+    await page.getByRole("button", { name: "Log Out" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page).toHaveURL(/\/login\/two-factor$/);
+    await axe.check("/login/two-factor");
+    await page.getByRole("link", { name: "Use a recovery code" }).click();
+    await expect(page.getByLabel("Recovery code")).toBeVisible();
+    await axe.check("/login/two-factor?recovery=1");
+    await page.getByLabel("Recovery code").fill("aaaaa-aaaaa");
+    await page.getByRole("button", { name: "Verify" }).click();
+    await expect(page.getByText("Invalid recovery code")).toBeVisible();
+    await axe.check("/login/two-factor?recovery=1 with an error");
   });
 
   test("the change-password dialog, both steps", async ({ page, axe, request }, testInfo) => {

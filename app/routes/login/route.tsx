@@ -8,6 +8,7 @@ import { requireAnonymous } from "~/utils/auth.server";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
+import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { SignInForm } from "./sign-in-form";
 import { SignUp } from "./sign-up";
 import { signupAction, signupState } from "./signup.server";
@@ -40,6 +41,7 @@ async function signIn(request: Request, context: ActionFunctionArgs["context"], 
   const { email, password } = submission.value;
   const result = await createApiClient(request, context).post("/api/user/login", { body: { email: email!.trim(), password: password! } });
   if (!result.ok) return formFailure("sign-in", submission, result.message || "Login failed", result.status);
+  if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, { oldurl });
   return redirect(safeRedirect(oldurl), { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
 }
 

@@ -1,0 +1,468 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from "node:crypto";
+import { Secret, TOTP } from "otpauth";
+import { z } from "zod";
+import type { ApiContext } from "../context";
+import type { Database } from "../db";
+import type { User } from "../db/schema";
+import { ApiError } from "./http";
+import { secondsUntil, tooManyLoginsMessage } from "./rate-limit";
+import { type describeDevice, issueToken } from "./sessions";
+import { generateToken, hashToken } from "./tokens";
+import { LoginResultSchema } from "./users";
+
+/*
+ * Two-factor authentication with time-based one-time passwords (RFC 6238), docs/decisions/017.
+ *
+ * - Codes: 6 digits, SHA-1, 30-second steps (what every authenticator app does by default), checked
+ *   against the real time (not the business clock: the phone's app follows the real one) with one
+ *   step either side. A code is accepted only for a step later than the last accepted one, so the
+ *   same code (or an older one) never signs in twice; the check-and-record is one conditional UPDATE.
+ * - Secrets: 20 random bytes, stored only encrypted (AES-256-GCM, TWO_FACTOR_ENCRYPTION_KEY, the
+ *   account id as associated data so a ciphertext cannot be moved to another account).
+ * - Recovery codes: ten per enrolment, 50 random bits each, stored as sha256, used once.
+ * - Sign-in: a first factor that is only a password, an emailed code, or a provider token without
+ *   multi-factor `amr` gets a challenge (an opaque id, stored as sha256, 10 minutes, 5 wrong tries)
+ *   instead of a token; /api/user/two-factor/verify exchanges it with a code for the token.
+ */
+
+export const TOTP_PERIOD_SECONDS = 30;
+export const TOTP_DIGITS = 6;
+export const TOTP_WINDOW = 1;
+export const TOTP_ISSUER = "VPN";
+export const RECOVERY_CODE_COUNT = 10;
+export const CHALLENGE_TTL_SECONDS = 600;
+export const CHALLENGE_MAX_ATTEMPTS = 5;
+/** Wrong codes when turning two-factor off, per account, per window (real time). */
+export const DISABLE_MAX_FAILURES = 5;
+export const DISABLE_FAILURE_WINDOW_SECONDS = 900;
+
+/** RFC 8176 methods that mean the provider itself asked for more than one factor. */
+const MULTI_FACTOR_AMR = new Set(["mfa"]);
+
+export const TWO_FACTOR_MESSAGES = {
+  required: "Enter the code from your authenticator app to finish signing in.",
+  verified: "Login successful.",
+  codeFormat: "Please enter the 6-digit authentication code",
+  codeInvalid: "Invalid authentication code",
+  recoveryFormat: "Please enter a recovery code",
+  recoveryInvalid: "Invalid recovery code",
+  challengeEnded: "This sign-in has expired or was ended. Please start again.",
+  tooManyWrong: "Too many wrong codes. Please start again.",
+  setupStarted: "Scan the QR code with your authenticator app.",
+  alreadyOn: "Two-factor authentication is already on.",
+  notOn: "Two-factor authentication is off.",
+  noSetup: "Please set up two-factor authentication again.",
+  turnedOn: "Two-factor authentication is on.",
+  turnedOff: "Two-factor authentication is off.",
+  tooManyDisable: (minutes: number) =>
+    `Too many wrong codes. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`,
+  status: "Two-factor authentication status.",
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Encryption of secrets
+
+const CIPHER_VERSION = "v1";
+
+export function encryptSecret(key: Buffer, userId: number, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(`two-factor:${userId}`));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return [CIPHER_VERSION, iv.toString("base64url"), ciphertext.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".");
+}
+
+export function decryptSecret(key: Buffer, userId: number, stored: string): string {
+  const [version, iv, ciphertext, tag] = stored.split(".");
+  if (version !== CIPHER_VERSION || !iv || !ciphertext || !tag) throw new Error("Unreadable two-factor secret.");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAAD(Buffer.from(`two-factor:${userId}`));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+}
+
+// ---------------------------------------------------------------------------------------------
+// TOTP
+
+function totpFor(secretBase32: string, label = "account"): TOTP {
+  return new TOTP({
+    issuer: TOTP_ISSUER,
+    label,
+    algorithm: "SHA1",
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_SECONDS,
+    secret: Secret.fromBase32(secretBase32),
+  });
+}
+
+/** A new random secret (20 bytes, RFC 4226's recommended length), base32 as apps take it. */
+export function generateSecret(): string {
+  return new Secret({ size: 20 }).base32;
+}
+
+/** The otpauth:// URI an authenticator app reads from the QR code. */
+export function otpauthUri(secretBase32: string, email: string): string {
+  return totpFor(secretBase32, email).toString();
+}
+
+/** The current code of a secret (tests and tools; the product never shows it). */
+export function currentCode(secretBase32: string, nowMs = Date.now()): string {
+  return totpFor(secretBase32).generate({ timestamp: nowMs });
+}
+
+export function timeStep(nowMs: number): number {
+  return Math.floor(nowMs / 1000 / TOTP_PERIOD_SECONDS);
+}
+
+/** The time step a code belongs to (±1 step around now), or null when it matches none. */
+export function matchingStep(secretBase32: string, code: string, nowMs = Date.now()): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
+  const delta = totpFor(secretBase32).validate({ token: code, timestamp: nowMs, window: TOTP_WINDOW });
+  return delta === null ? null : timeStep(nowMs) + delta;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recovery codes
+
+const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"; // no 0/o, 1/l/i
+
+/** 'xxxxx-xxxxx': 10 characters of a 31-letter alphabet (49.5 bits). */
+export function generateRecoveryCode(): string {
+  let raw = "";
+  for (let i = 0; i < 10; i++) raw += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
+  return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+}
+
+/** Any case, with or without the dash, spaces ignored. */
+export function normaliseRecoveryCode(value: string): string {
+  return value.toLowerCase().replace(/[\s-]/g, "");
+}
+
+export function hashRecoveryCode(value: string): string {
+  return createHash("sha256").update(`two-factor-recovery:${normaliseRecoveryCode(value)}`).digest("hex");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enrolment
+
+export interface TwoFactorStatus {
+  enabled: boolean;
+  enabled_at: string | null;
+  recovery_codes_left: number;
+}
+
+export const TwoFactorStatusSchema = z
+  .strictObject({
+    enabled: z.boolean(),
+    enabled_at: z.string().nullable().meta({ format: "date-time" }),
+    recovery_codes_left: z.int().meta({ description: "Unused recovery codes (0 when off)." }),
+  })
+  .meta({ id: "TwoFactorStatus" });
+
+export async function twoFactorStatus(db: Database, userId: number): Promise<TwoFactorStatus> {
+  const row = await db.selectFrom("two_factor").select(["enabled_at", "secret_ciphertext"]).where("user_id", "=", userId).executeTakeFirst();
+  if (!row?.enabled_at || !row.secret_ciphertext) return { enabled: false, enabled_at: null, recovery_codes_left: 0 };
+  const left = await db
+    .selectFrom("two_factor_recovery_codes")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null)
+    .executeTakeFirstOrThrow();
+  return { enabled: true, enabled_at: row.enabled_at, recovery_codes_left: Number(left.n) };
+}
+
+export async function isTwoFactorEnabled(db: Database, userId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom("two_factor")
+    .select("user_id")
+    .where("user_id", "=", userId)
+    .where("enabled_at", "is not", null)
+    .where("secret_ciphertext", "is not", null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * 'Set up': the pending secret, made now or kept from an earlier visit (so a refresh shows the same
+ * QR code). It becomes active only when 'Turn on' proves an app has it.
+ */
+export async function startSetup(ctx: Pick<ApiContext, "db" | "config">, user: Pick<User, "id" | "email">): Promise<{ secret: string; uri: string }> {
+  const { db, config } = ctx;
+  const key = config.twoFactor.encryptionKey;
+  const row = await db.selectFrom("two_factor").selectAll().where("user_id", "=", user.id).executeTakeFirst();
+  if (row?.enabled_at) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
+  let secret: string | null = null;
+  if (row?.pending_secret_ciphertext) {
+    try {
+      secret = decryptSecret(key, user.id, row.pending_secret_ciphertext);
+    } catch {
+      secret = null; // made under another key: start afresh
+    }
+  }
+  if (!secret) {
+    secret = generateSecret();
+    const now = new Date().toISOString();
+    const values = {
+      pending_secret_ciphertext: encryptSecret(key, user.id, secret),
+      pending_created_at: now,
+      updated_at: now,
+    };
+    await db
+      .insertInto("two_factor")
+      .values({ user_id: user.id, ...values })
+      .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
+      .execute();
+  }
+  return { secret, uri: otpauthUri(secret, user.email) };
+}
+
+function newRecoveryCodes(userId: number, now: string) {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, generateRecoveryCode);
+  return { codes, rows: codes.map((code) => ({ user_id: userId, code_hash: hashRecoveryCode(code), created_at: now, used_at: null })) };
+}
+
+/** 'Turn on': the code must come from the pending secret; answers the ten recovery codes (shown once). */
+export async function enableTwoFactor(ctx: Pick<ApiContext, "db" | "config">, userId: number, code: string, nowMs = Date.now()): Promise<string[]> {
+  const { db, config } = ctx;
+  const row = await db.selectFrom("two_factor").selectAll().where("user_id", "=", userId).executeTakeFirst();
+  if (row?.enabled_at) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
+  if (!row?.pending_secret_ciphertext) throw new ApiError(409, TWO_FACTOR_MESSAGES.noSetup);
+  let secret: string;
+  try {
+    secret = decryptSecret(config.twoFactor.encryptionKey, userId, row.pending_secret_ciphertext);
+  } catch {
+    throw new ApiError(409, TWO_FACTOR_MESSAGES.noSetup);
+  }
+  const step = matchingStep(secret, code, nowMs);
+  if (step === null) throw codeError("code", TWO_FACTOR_MESSAGES.codeInvalid);
+  const now = new Date(nowMs).toISOString();
+  const { codes, rows } = newRecoveryCodes(userId, now);
+  await db.transaction().execute(async (trx) => {
+    // Conditional on the same pending secret: a parallel 'Turn on' or a new 'Set up' wins once.
+    const updated = await trx
+      .updateTable("two_factor")
+      .set({
+        secret_ciphertext: row.pending_secret_ciphertext,
+        pending_secret_ciphertext: null,
+        pending_created_at: null,
+        enabled_at: now,
+        last_used_step: step,
+        updated_at: now,
+      })
+      .where("user_id", "=", userId)
+      .where("enabled_at", "is", null)
+      .where("pending_secret_ciphertext", "=", row.pending_secret_ciphertext)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
+    await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
+    await trx.insertInto("two_factor_recovery_codes").values(rows).execute();
+  });
+  return codes;
+}
+
+function codeError(field: "code" | "recovery_code", message: string): ApiError {
+  return new ApiError(422, message, { fields: { [field]: [message] } });
+}
+
+/**
+ * Checks a second factor of an account with two-factor on and uses it up: a TOTP code for a step
+ * later than the last accepted one, or an unused recovery code. True when accepted.
+ */
+export async function useSecondFactor(
+  ctx: Pick<ApiContext, "db" | "config">,
+  userId: number,
+  proof: { code?: string; recovery_code?: string },
+  nowMs = Date.now(),
+): Promise<boolean> {
+  const { db, config } = ctx;
+  if (proof.recovery_code !== undefined) {
+    const used = await db
+      .updateTable("two_factor_recovery_codes")
+      .set({ used_at: new Date(nowMs).toISOString() })
+      .where("user_id", "=", userId)
+      .where("code_hash", "=", hashRecoveryCode(proof.recovery_code))
+      .where("used_at", "is", null)
+      .executeTakeFirst();
+    return Number(used.numUpdatedRows) === 1;
+  }
+  if (proof.code === undefined) return false;
+  const row = await db.selectFrom("two_factor").select(["secret_ciphertext", "last_used_step"]).where("user_id", "=", userId).executeTakeFirst();
+  if (!row?.secret_ciphertext) return false;
+  const secret = decryptSecret(config.twoFactor.encryptionKey, userId, row.secret_ciphertext);
+  const step = matchingStep(secret, proof.code, nowMs);
+  if (step === null) return false;
+  // Accept only a step after the last accepted one; one statement, so parallel uses cannot both win.
+  const accepted = await db
+    .updateTable("two_factor")
+    .set({ last_used_step: step })
+    .where("user_id", "=", userId)
+    .where((eb) => eb.or([eb("last_used_step", "is", null), eb("last_used_step", "<", step)]))
+    .executeTakeFirst();
+  return Number(accepted.numUpdatedRows) === 1;
+}
+
+/** 'Turn off': every trace goes (secret, recovery codes, waiting sign-ins). */
+export async function disableTwoFactor(db: Database, userId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("two_factor").where("user_id", "=", userId).execute();
+  });
+}
+
+/** Limits wrong codes when turning two-factor off (a stolen session must not guess its way). */
+export async function checkDisableLimit(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<void> {
+  const key = disableKey(userId);
+  const window = (await ctx.limiter.peek([key])).get(key);
+  if (window && window.count >= DISABLE_MAX_FAILURES) {
+    const wait = secondsUntil(window.resetAt);
+    throw new ApiError(429, TWO_FACTOR_MESSAGES.tooManyDisable(Math.max(1, Math.ceil(wait / 60))), {
+      headers: { "Retry-After": String(wait) },
+    });
+  }
+}
+
+export async function recordDisableFailure(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<void> {
+  await ctx.limiter.hit(disableKey(userId), DISABLE_FAILURE_WINDOW_SECONDS);
+}
+
+function disableKey(userId: number): string {
+  return `two-factor-disable:user:${userId}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sign-in challenges
+
+export type SignInPurpose = "password" | "code" | "google" | "apple";
+
+export const TwoFactorChallengeSchema = z
+  .strictObject({
+    two_factor_required: z.literal(true),
+    challenge: z.string().meta({ description: "Opaque id of the waiting sign-in, for /api/user/two-factor/verify. Shown only here." }),
+    expires_in: z.literal(CHALLENGE_TTL_SECONDS).meta({ override: { type: "integer" }, description: "Seconds." }),
+  })
+  .meta({ id: "TwoFactorChallenge" });
+
+export type TwoFactorChallenge = z.infer<typeof TwoFactorChallengeSchema>;
+
+/** What a first-factor sign-in answers: the token, or (two-factor on) a challenge and no token. */
+export const SignInResultSchema = z.union([LoginResultSchema, TwoFactorChallengeSchema]).meta({
+  id: "SignInResult",
+  description:
+    "LoginResult ({token, user}) when the account has two-factor authentication off; otherwise TwoFactorChallenge ({two_factor_required: true, challenge, expires_in}) and no token: finish with /api/user/two-factor/verify.",
+});
+
+/** True when a provider's ID token says it asked for more than one factor (RFC 8176 `amr`). */
+export function providerUsedMultiFactor(payload: object): boolean {
+  const amr = (payload as { amr?: unknown }).amr;
+  return Array.isArray(amr) && amr.some((method) => typeof method === "string" && MULTI_FACTOR_AMR.has(method));
+}
+
+/**
+ * The end of every first-factor sign-in: the bearer token when the account has two-factor off (or
+ * the first factor already was multi-factor), else a challenge and no token.
+ */
+export async function finishSignIn(
+  ctx: Pick<ApiContext, "db" | "config" | "clock">,
+  opts: { user: User; device: ReturnType<typeof describeDevice>; purpose: SignInPurpose; multiFactor?: boolean },
+): Promise<{ token: string } | TwoFactorChallenge> {
+  const { db, config, clock } = ctx;
+  if (!opts.multiFactor && (await isTwoFactorEnabled(db, opts.user.id))) {
+    return createChallenge(db, opts.user.id, opts.purpose, opts.device);
+  }
+  const { token } = await issueToken(db, { userId: opts.user.id, device: opts.device, ttlDays: config.tokenTtlDays, clock });
+  return { token };
+}
+
+async function createChallenge(
+  db: Database,
+  userId: number,
+  purpose: SignInPurpose,
+  device: ReturnType<typeof describeDevice>,
+): Promise<TwoFactorChallenge> {
+  const challenge = generateToken();
+  const now = Date.now();
+  // Expired challenges are swept here: this is the only place they are made.
+  await db.deleteFrom("two_factor_challenges").where("expires_at", "<=", new Date(now).toISOString()).execute();
+  await db
+    .insertInto("two_factor_challenges")
+    .values({
+      challenge_hash: hashChallenge(challenge),
+      user_id: userId,
+      purpose,
+      device: JSON.stringify(device),
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + CHALLENGE_TTL_SECONDS * 1000).toISOString(),
+    })
+    .execute();
+  return { two_factor_required: true, challenge, expires_in: CHALLENGE_TTL_SECONDS };
+}
+
+function hashChallenge(challenge: string): string {
+  return hashToken(`two-factor-challenge:${challenge}`);
+}
+
+function challengeEnded(message: string = TWO_FACTOR_MESSAGES.challengeEnded): ApiError {
+  return new ApiError(422, message, { fields: { challenge: [message] } });
+}
+
+/**
+ * Exchanges a challenge and a second factor for the bearer token. The failed sign-in limits of the
+ * password apply (per email and client address, per address, per email); a try is counted on the
+ * challenge before the check, so parallel guesses cannot exceed five; the fifth wrong one ends it.
+ */
+export async function verifyChallenge(
+  ctx: Pick<ApiContext, "db" | "config" | "clock" | "loginThrottle">,
+  opts: { challenge: string; code?: string; recovery_code?: string; addressKey: string },
+): Promise<{ token: string; user: User }> {
+  const { db, config, clock, loginThrottle } = ctx;
+  const nowIso = new Date().toISOString();
+  const row = await db
+    .selectFrom("two_factor_challenges")
+    .innerJoin("users", "users.id", "two_factor_challenges.user_id")
+    .select(["two_factor_challenges.id as challenge_id", "two_factor_challenges.device as device", "users.email as email"])
+    .where("two_factor_challenges.challenge_hash", "=", hashChallenge(opts.challenge))
+    .where("two_factor_challenges.expires_at", ">", nowIso)
+    .executeTakeFirst();
+  if (!row) throw challengeEnded();
+
+  const waitSeconds = await loginThrottle.blockedFor(row.email, opts.addressKey);
+  if (waitSeconds !== null) {
+    throw new ApiError(429, tooManyLoginsMessage(waitSeconds), { headers: { "Retry-After": String(waitSeconds) } });
+  }
+
+  const counted = await db
+    .updateTable("two_factor_challenges")
+    .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+    .where("id", "=", row.challenge_id)
+    .where("attempts", "<", CHALLENGE_MAX_ATTEMPTS)
+    .returning(["attempts", "user_id"])
+    .executeTakeFirst();
+  if (!counted) {
+    await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).execute();
+    throw challengeEnded(TWO_FACTOR_MESSAGES.tooManyWrong);
+  }
+
+  const userId = Number(counted.user_id);
+  const field = opts.recovery_code !== undefined ? "recovery_code" : "code";
+  const accepted = await useSecondFactor(ctx, userId, { code: opts.code, recovery_code: opts.recovery_code });
+  if (!accepted) {
+    await loginThrottle.recordFailure(row.email, opts.addressKey);
+    if (Number(counted.attempts) >= CHALLENGE_MAX_ATTEMPTS) {
+      await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).execute();
+      throw challengeEnded(TWO_FACTOR_MESSAGES.tooManyWrong);
+    }
+    throw codeError(field, field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid);
+  }
+
+  // The challenge is used up once: of two parallel right answers, one gets the token.
+  const removed = await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).executeTakeFirst();
+  if (Number(removed.numDeletedRows) !== 1) throw challengeEnded();
+  await loginThrottle.recordSuccess(row.email, opts.addressKey);
+
+  const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
+  if (!user || user.deleted_at) throw challengeEnded();
+  const device = JSON.parse(row.device) as ReturnType<typeof describeDevice>;
+  const { token } = await issueToken(db, { userId, device, ttlDays: config.tokenTtlDays, clock });
+  return { token, user };
+}

@@ -1,0 +1,268 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Field } from "~/components/field";
+import { SubmitButton } from "~/components/submit-button";
+import { Toasts } from "~/components/toasts";
+import type { RecoveryCodeFields, TwoFactorCodeFields } from "~/schemas/two-factor";
+import { RecoveryCodeSchema, TwoFactorCodeSchema } from "~/schemas/index.server";
+import { serviceUnavailable } from "~/utils/api.server";
+import { requireUser } from "~/utils/auth.server";
+import { useFormOptions } from "~/utils/client-validation";
+import { readFlow, writeFlow } from "~/utils/flow.server";
+import { type FormFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { pageMeta } from "~/utils/meta";
+import { qrCodeSvg } from "~/utils/qr-code.server";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+
+// 'Two-factor authentication' (issue 12, docs/decisions/017): set up (QR code rendered on the
+// server as SVG, the 'Setup key' as text, 'Authentication code', 'Turn on'), the ten recovery codes
+// shown once, and 'Turn off' with a current code or a recovery code (?recovery=1 without JavaScript).
+
+export const meta: MetaFunction = () =>
+  pageMeta("Two-factor authentication | VPN Account", "Protect your VPN account with a code from an authenticator app.");
+
+const NO_STORE = { "Cache-Control": "private, no-store" };
+export const headers: HeadersFunction = () => NO_STORE;
+
+const PAGE = "/account/two-factor";
+const ENABLE_FORM = "two-factor-enable";
+const DISABLE_CODE_FORM = "two-factor-disable-code";
+const DISABLE_RECOVERY_FORM = "two-factor-disable-recovery";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { api } = await requireUser(request, context);
+  // Shown once: the cookie that carried them from 'Turn on' is cleared by this very answer.
+  const recoveryCodes = await readFlow(request, "recoveryCodes");
+  if (recoveryCodes?.length) {
+    return data(
+      { state: "codes" as const, codes: recoveryCodes },
+      { headers: { ...NO_STORE, "Set-Cookie": await writeFlow(request, "recoveryCodes", undefined) } },
+    );
+  }
+  const status = await api.get("/api/account/two-factor");
+  if (!status.ok) throw serviceUnavailable();
+  if (status.data.enabled) {
+    return data({ state: "on" as const, recoveryCodesLeft: status.data.recovery_codes_left }, { headers: NO_STORE });
+  }
+  const setup = await api.post("/api/account/two-factor/setup");
+  if (!setup.ok) throw serviceUnavailable();
+  return data(
+    { state: "setup" as const, secret: setup.data.secret, qrSvg: await qrCodeSvg(setup.data.otpauth_url) },
+    { headers: NO_STORE },
+  );
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { api } = await requireUser(request, context);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "");
+
+  if (intent === "enable") {
+    const submission = parseSubmission(formData, TwoFactorCodeSchema);
+    if (submission.status !== "success") return failure(ENABLE_FORM, submission);
+    const enabled = await api.post("/api/account/two-factor/enable", { body: { code: submission.value.code!.replace(/\s/g, "") } });
+    if (enabled.ok) {
+      return redirectWithSuccess(PAGE, enabled.message || "Two-factor authentication is on.", {
+        headers: { "Set-Cookie": await writeFlow(request, "recoveryCodes", enabled.data.recovery_codes) },
+      });
+    }
+    if (enabled.status === 409) return redirectWithError(PAGE, enabled.message || "Please set up two-factor authentication again.");
+    return apiFailure(ENABLE_FORM, submission, enabled, "code");
+  }
+
+  if (intent === "disable" || intent === "disable-recovery") {
+    const recovery = intent === "disable-recovery";
+    const form = recovery ? DISABLE_RECOVERY_FORM : DISABLE_CODE_FORM;
+    const submission = recovery ? parseSubmission(formData, RecoveryCodeSchema) : parseSubmission(formData, TwoFactorCodeSchema);
+    if (submission.status !== "success") return failure(form, submission);
+    const value = submission.value as { code?: string; recovery_code?: string };
+    const body = recovery ? { recovery_code: value.recovery_code!.trim() } : { code: value.code!.replace(/\s/g, "") };
+    const disabled = await api.post("/api/account/two-factor/disable", { body });
+    if (disabled.ok || disabled.status === 409) {
+      return redirectWithSuccess("/", disabled.ok ? disabled.message || "Two-factor authentication is off." : "Two-factor authentication is off.");
+    }
+    return apiFailure(form, submission, disabled, recovery ? "recovery_code" : "code");
+  }
+
+  throw new Response("Unknown form", { status: 400 });
+}
+
+type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
+
+function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
+  return data(
+    { form, result: submission.reply({ hideFields: ["code", "recovery_code"], fieldErrors }), serverError },
+    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
+  );
+}
+
+/** A refused code goes next to its field; anything else (limits, the API down) above the form. */
+function apiFailure(form: string, submission: Submission, result: { status: number; message: string; fieldErrors: Record<string, string[]> }, field: string) {
+  const messages = result.fieldErrors[field];
+  if (result.status === 422 && messages?.length) return failure(form, submission, { [field]: messages }, null, 422);
+  return failure(form, submission, {}, result.message || "Something went wrong. Please try again.", result.status);
+}
+
+export default function TwoFactorPage() {
+  const state = useLoaderData<typeof loader>();
+  const actionData = useActionData<FormFailure>();
+  const idle = useNavigation().state === "idle";
+  const serverError = idle ? actionData?.serverError : null;
+  return (
+    <section className="page two-factor">
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <header className="page-header">
+        <h1>Two-factor authentication</h1>
+        <p className="tagline">A code from an authenticator app on your phone, on top of your password.</p>
+      </header>
+      <div className="cards">
+        {state.state === "setup" ? <SetupCard secret={state.secret} qrSvg={state.qrSvg} /> : null}
+        {state.state === "codes" ? <RecoveryCodesCard codes={state.codes} /> : null}
+        {state.state === "on" ? <TurnOffCard recoveryCodesLeft={state.recoveryCodesLeft} /> : null}
+      </div>
+    </section>
+  );
+}
+
+function SetupCard({ secret, qrSvg }: { secret: string; qrSvg: string }) {
+  const [form, fields] = useForm<TwoFactorCodeFields>(
+    useFormOptions<TwoFactorCodeFields>(ENABLE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorCodeSchema)),
+  );
+  return (
+    <article className="card" aria-labelledby="setup-heading">
+      <h2 id="setup-heading">Set up</h2>
+      <ol className="steps">
+        <li>Scan this QR code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …).</li>
+        <li>Or type the setup key into the app.</li>
+        <li>Enter the 6-digit code the app shows.</li>
+      </ol>
+      {/* The QR code is our own server's SVG (qrcode), not user input. */}
+      <div className="qr-code" role="img" aria-label="QR code for your authenticator app" dangerouslySetInnerHTML={{ __html: qrSvg }} />
+      <div className="field">
+        <label htmlFor="setup-key">Setup key</label>
+        <input id="setup-key" className="setup-key" type="text" readOnly value={secret} spellCheck={false} />
+      </div>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="enable" />
+        <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+          <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
+        </Field>
+        <div className="form-actions">
+          <Link to="/" className="button">
+            Cancel
+          </Link>
+          <SubmitButton intent="enable" className="button button--primary">
+            Turn on
+          </SubmitButton>
+        </div>
+      </Form>
+    </article>
+  );
+}
+
+function RecoveryCodesCard({ codes }: { codes: string[] }) {
+  return (
+    <article className="card" aria-labelledby="recovery-heading">
+      <h2 id="recovery-heading">Recovery codes</h2>
+      <p>
+        Two-factor authentication is on. Save these recovery codes somewhere safe: each one signs you in once if you lose your
+        phone. <strong>They are shown only now.</strong>
+      </p>
+      <ul className="recovery-codes" aria-label="Recovery codes">
+        {codes.map((code) => (
+          <li key={code}>
+            <code>{code}</code>
+          </li>
+        ))}
+      </ul>
+      <div className="form-actions">
+        {/* A plain document POST: the browser saves the text file and stays on this page. */}
+        <form method="post" action="/account/two-factor/recovery-codes">
+          {codes.map((code) => (
+            <input key={code} type="hidden" name="codes" value={code} />
+          ))}
+          <button type="submit" className="button">
+            Download recovery codes
+          </button>
+        </form>
+        <Link to="/" className="button button--primary">
+          Done
+        </Link>
+      </div>
+    </article>
+  );
+}
+
+function TurnOffCard({ recoveryCodesLeft }: { recoveryCodesLeft: number }) {
+  const [searchParams] = useSearchParams();
+  const recovery = searchParams.get("recovery") === "1";
+  return (
+    <article className="card" aria-labelledby="turn-off-heading">
+      <h2 id="turn-off-heading">Turn off</h2>
+      <p className="muted">
+        Two-factor authentication is on. You have {recoveryCodesLeft} unused recovery {recoveryCodesLeft === 1 ? "code" : "codes"}.
+      </p>
+      {recovery ? <TurnOffWithRecoveryCode /> : <TurnOffWithCode />}
+    </article>
+  );
+}
+
+function TurnOffWithCode() {
+  const [form, fields] = useForm<TwoFactorCodeFields>(
+    useFormOptions<TwoFactorCodeFields>(DISABLE_CODE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorCodeSchema)),
+  );
+  return (
+    <>
+      <p>To turn it off, enter a current code from your authenticator app.</p>
+      <Form method="post" action={PAGE} {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="disable" />
+        <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+          <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
+        </Field>
+        <div className="form-actions">
+          <SubmitButton intent="disable" className="button button--danger">
+            Turn off
+          </SubmitButton>
+        </div>
+      </Form>
+      <p>
+        <Link to={`${PAGE}?recovery=1`} replace>
+          Use a recovery code
+        </Link>
+      </p>
+    </>
+  );
+}
+
+function TurnOffWithRecoveryCode() {
+  const [form, fields] = useForm<RecoveryCodeFields>(
+    useFormOptions<RecoveryCodeFields>(DISABLE_RECOVERY_FORM, () => import("~/schemas/two-factor").then((module) => module.RecoveryCodeSchema)),
+  );
+  return (
+    <>
+      <p>To turn it off, enter one of your recovery codes.</p>
+      <Form method="post" action={`${PAGE}?recovery=1`} {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="disable-recovery" />
+        <Field
+          label={<label htmlFor={fields.recovery_code.id}>Recovery code</label>}
+          errorId={fields.recovery_code.errorId}
+          errors={fields.recovery_code.errors}
+        >
+          <input {...getInputProps(fields.recovery_code, { type: "text" })} autoComplete="off" autoCapitalize="none" spellCheck={false} maxLength={40} />
+        </Field>
+        <div className="form-actions">
+          <SubmitButton intent="disable-recovery" className="button button--danger">
+            Turn off
+          </SubmitButton>
+        </div>
+      </Form>
+      <p>
+        <Link to={PAGE} replace>
+          Use an authentication code
+        </Link>
+      </p>
+    </>
+  );
+}

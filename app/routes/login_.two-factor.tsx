@@ -1,0 +1,159 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { AuthPage } from "~/components/auth-page";
+import { Field } from "~/components/field";
+import { SubmitButton } from "~/components/submit-button";
+import type { RecoveryCodeFields, TwoFactorCodeFields } from "~/schemas/two-factor";
+import { RecoveryCodeSchema, TwoFactorCodeSchema } from "~/schemas/index.server";
+import { createApiClient } from "~/utils/api.server";
+import { requireAnonymous } from "~/utils/auth.server";
+import { useFormOptions } from "~/utils/client-validation";
+import { readFlow, writeFlow } from "~/utils/flow.server";
+import { parseSubmission, readFormData } from "~/utils/forms.server";
+import { pageMeta } from "~/utils/meta";
+import { redirectWithError } from "~/utils/toast.server";
+import { completeSignIn } from "~/utils/two-factor.server";
+
+// The second step of a sign-in with two-factor on (docs/decisions/017): the challenge of the first
+// step waits in the signed flow cookie; this page asks for the authenticator app's code, or with
+// ?recovery=1 (a plain link, so it works without JavaScript) for a recovery code.
+
+export const meta: MetaFunction = () =>
+  pageMeta("Two-factor authentication | VPN Account", "Enter the code from your authenticator app to finish signing in.");
+
+const NO_STORE = { "Cache-Control": "private, no-store" };
+export const headers: HeadersFunction = () => NO_STORE;
+
+/** The API keeps a challenge 10 minutes; the page says so before the API has to. */
+const CHALLENGE_SECONDS = 600;
+// Defined here, not imported from two-factor.server.ts: the components need it in the browser too.
+const TWO_FACTOR_PATH = "/login/two-factor";
+const CODE_FORM = "two-factor-code";
+const RECOVERY_FORM = "two-factor-recovery";
+const START_AGAIN = "Your sign-in has expired. Please sign in again.";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAnonymous(request);
+  const flow = await readFlow(request, "twoFactor");
+  if (!flow) throw redirect("/login");
+  if (Date.now() - flow.startedAt > CHALLENGE_SECONDS * 1000) {
+    throw await redirectWithError("/login", START_AGAIN, { headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) } });
+  }
+  const recovery = new URL(request.url).searchParams.get("recovery") === "1";
+  return data({ recovery, desktop: Boolean(flow.desktop) }, { headers: NO_STORE });
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireAnonymous(request);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "verify");
+  const flow = await readFlow(request, "twoFactor");
+
+  if (intent === "restart" || !flow) {
+    return redirect("/login", { headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) } });
+  }
+
+  const recovery = intent === "recovery";
+  const submission = recovery ? parseSubmission(formData, RecoveryCodeSchema) : parseSubmission(formData, TwoFactorCodeSchema);
+  const form = recovery ? RECOVERY_FORM : CODE_FORM;
+  if (submission.status !== "success") return failure(form, submission);
+
+  const value = submission.value as { code?: string; recovery_code?: string };
+  const proof = recovery ? { recovery_code: value.recovery_code!.trim() } : { code: value.code!.replace(/\s/g, "") };
+  const result = await createApiClient(request, context).post("/api/user/two-factor/verify", {
+    body: { challenge: flow.challenge, ...proof },
+  });
+  if (result.ok) {
+    const headers = new Headers({ "Set-Cookie": await writeFlow(request, "twoFactor", undefined) });
+    return completeSignIn(request, context, result.data.token, flow, headers);
+  }
+  // The challenge is gone (expired, or 5 wrong codes): back to the start, with the API's words.
+  if (result.fieldErrors.challenge?.length) {
+    return redirectWithError("/login", result.message || START_AGAIN, {
+      headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) },
+    });
+  }
+  const field = recovery ? "recovery_code" : "code";
+  const fieldMessages = result.fieldErrors[field];
+  if (result.status === 422 && fieldMessages?.length) return failure(form, submission, { [field]: fieldMessages }, null, 422);
+  return failure(form, submission, {}, result.message || "Failed to verify the code. Please try again.", result.status);
+}
+
+type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
+
+/** The form's errors next to its field (codes never echoed back) and, when the API refused it otherwise, its message. */
+function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
+  return data(
+    { form, result: submission.reply({ hideFields: ["code", "recovery_code"], fieldErrors }), serverError },
+    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
+  );
+}
+
+export default function TwoFactorSignInPage() {
+  const { recovery } = useLoaderData<typeof loader>();
+  return (
+    <AuthPage title="Two-factor authentication">
+      {recovery ? <RecoveryCodeForm /> : <AuthenticationCodeForm />}
+      <div className="code-actions">
+        <Form method="post">
+          <input type="hidden" name="intent" value="restart" />
+          <button type="submit" className="button button--link">
+            Cancel and sign in again
+          </button>
+        </Form>
+      </div>
+    </AuthPage>
+  );
+}
+
+function AuthenticationCodeForm() {
+  const [form, fields] = useForm<TwoFactorCodeFields>(
+    useFormOptions<TwoFactorCodeFields>(CODE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorCodeSchema)),
+  );
+  return (
+    <>
+      <p className="muted">Enter the 6-digit code from your authenticator app.</p>
+      <Form method="post" action={TWO_FACTOR_PATH} {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="verify" />
+        <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+          <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} autoFocus />
+        </Field>
+        <SubmitButton intent="verify">Verify</SubmitButton>
+      </Form>
+      <p className="auth-links">
+        <Link to={`${TWO_FACTOR_PATH}?recovery=1`} replace>
+          Use a recovery code
+        </Link>
+      </p>
+    </>
+  );
+}
+
+function RecoveryCodeForm() {
+  const [form, fields] = useForm<RecoveryCodeFields>(
+    useFormOptions<RecoveryCodeFields>(RECOVERY_FORM, () => import("~/schemas/two-factor").then((module) => module.RecoveryCodeSchema)),
+  );
+  return (
+    <>
+      <p className="muted">Enter one of the recovery codes you saved when you turned on two-factor authentication. Each code works once.</p>
+      <Form method="post" action={`${TWO_FACTOR_PATH}?recovery=1`} {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="recovery" />
+        <Field
+          label={<label htmlFor={fields.recovery_code.id}>Recovery code</label>}
+          errorId={fields.recovery_code.errorId}
+          errors={fields.recovery_code.errors}
+        >
+          <input {...getInputProps(fields.recovery_code, { type: "text" })} autoComplete="off" autoCapitalize="none" spellCheck={false} maxLength={40} autoFocus />
+        </Field>
+        <SubmitButton intent="recovery">Verify</SubmitButton>
+      </Form>
+      <p className="auth-links">
+        <Link to={TWO_FACTOR_PATH} replace>
+          Use an authentication code
+        </Link>
+      </p>
+    </>
+  );
+}
