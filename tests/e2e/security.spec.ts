@@ -231,6 +231,10 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "payment.$planId.tsx": ["/payment/5"],
   "subscription.bitpay-pay-due-invoice.$uuid.tsx": ["/subscription/bitpay-pay-due-invoice/00000000-0000-0000-0000-000000000000"],
   "payments.wallet.ts": ["/payments/wallet"],
+  "_app.account.delete.tsx": ["/account/delete"],
+  "_app.account.two-factor.tsx": ["/account/two-factor"],
+  "_app.account.two-factor_.recovery-codes.ts": ["/account/two-factor/recovery-codes"],
+  "login_.two-factor.tsx": ["/login/two-factor"],
 };
 
 /** Route modules (files, or a folder's route.tsx) that export an action. */
@@ -292,7 +296,7 @@ test.describe("cross-site posts", () => {
     httpOnce(testInfo);
     const { bearer } = await signedInRequest(request, baseURL!);
     const ssoToken = (await (await request.post("/api/auth/sso-token", { headers: { Authorization: `Bearer ${bearer}` } })).json()).data.access_token;
-    const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing"];
+    const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor"];
     const anonymousPages = ["/login", "/login?tab=signup", "/get-code", "/forget-password", `/login-sso?token=${ssoToken}`, "/pricing", "/subscription/payment/1"];
     const targets = new Set<string>();
     const collect = async (client: APIRequestContext, pages: string[]) => {
