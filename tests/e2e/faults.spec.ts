@@ -117,7 +117,8 @@ class Deploy {
 
 async function startProcess(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], {
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env },
+    // A production deploy with a live integration (the SMTP server here) must bring its own two-factor key.
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32), ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
