@@ -9,7 +9,8 @@ import { ApiError } from "./http";
  *
  * 1. At the gateway first, every step idempotent so that a retry after a failure redoes nothing
  *    harmful: auto-renewal of each live card subscription is cancelled (cancel_at_period_end, the
- *    same switch as the billing page) and each saved card is detached.
+ *    same switch as the billing page), each saved card is detached, and the Stripe customer's email,
+ *    name, description and phone are unset.
  * 2. Then ONE database transaction: sessions (tokens, devices, desktop codes, one-time tokens),
  *    Google/Apple links, saved cards and emailed codes are deleted, and the user row is anonymised
  *    (email replaced by a tombstone that is not an email address, so it frees the UNIQUE email and
@@ -42,7 +43,7 @@ export function tombstoneEmail(userId: number): string {
   return `deleted-account-${userId}`;
 }
 
-/** Cancels auto-renewal of the user's live card subscriptions and detaches the saved cards at Stripe. */
+/** At Stripe: cancels auto-renewal of the user's live card subscriptions, detaches the saved cards and erases the customer's personal data. */
 export async function releaseGatewayResources(deps: PaymentsDeps, userId: number): Promise<void> {
   const now = deps.clock.now().toISOString();
   try {
@@ -69,6 +70,17 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
         await deps.gateway.stripe.paymentMethods.detach(payment_method_id);
       } catch (error) {
         // Already detached (or gone) at Stripe.
+        if (!isInvalidRequest(error)) throw error;
+      }
+    }
+    // The customer at Stripe keeps its payment history (kept as the law requires) but no personal
+    // data: email, name, description and phone are unset ("" unsets a field in Stripe's API).
+    const { stripe_customer_id } = await deps.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow();
+    if (stripe_customer_id) {
+      try {
+        await deps.gateway.stripe.customers.update(stripe_customer_id, { email: "", name: "", description: "", phone: "" });
+      } catch (error) {
+        // Deleted at Stripe already: nothing personal left there.
         if (!isInvalidRequest(error)) throw error;
       }
     }

@@ -104,11 +104,14 @@ describe.each(databases())("account deletion ($name)", (kind) => {
     const subAfter = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", sub.id).executeTakeFirstOrThrow();
     expect(subAfter.cancel_at_period_end).toBe(1);
 
-    // At the gateway: auto-renewal off, the card detached.
+    // At the gateway: auto-renewal off, the card detached, the customer without personal data.
     const stripe = t.api.payments.gateway.stripe;
     expect((await stripe.subscriptions.retrieve(sub.stripe_sub_id!)).cancel_at_period_end).toBe(true);
     expect((await stripe.paymentMethods.retrieve(card.payment_method_id)).customer).toBeNull();
     expect(before.stripe_customer_id).toBeTruthy();
+    const atStripe = await stripe.customers.retrieve(before.stripe_customer_id!);
+    expect(atStripe.deleted).toBeFalsy();
+    expect(atStripe).toMatchObject({ email: null, name: null });
 
     // The email is free: it signs up again as a new account, with no history.
     const fresh = await signUpAgain(t, email);
