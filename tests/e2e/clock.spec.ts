@@ -1,8 +1,10 @@
 import { expect, type Page, type TestInfo, test } from "@playwright/test";
+import { buyMonthByCard } from "./refund-support";
 import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, withDatabase } from "./support";
 
 // The test clock (DESIGN §2) moves the whole server's business time, so these run after every other
-// spec (the "clock" projects of playwright.config.ts), one at a time.
+// spec (the "clock" projects of playwright.config.ts), one at a time: every test that moves it lives in this
+// file, since two files would run side by side and move each other's time.
 test.describe.configure({ mode: "serial" });
 
 async function payWith4242(page: Page, testInfo: TestInfo) {
@@ -88,4 +90,15 @@ test("a crypto plan gets a renewal invoice 3 days before it ends; paying it on t
     db.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").select("subscriptions.sub_exp_date").where("users.email", "=", user.email).executeTakeFirstOrThrow(),
   );
   expect(Date.parse(after.sub_exp_date) - Date.parse(before.sub_exp_date)).toBeGreaterThan(27 * 86_400_000);
+});
+
+// The 30-day money-back guarantee by the product's clock (issue 12, decision 016).
+test("31 days after a purchase the history offers no refund", async ({ page }, testInfo) => {
+  await buyMonthByCard(page, testInfo);
+  await open(page, "/billing", testInfo);
+  await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(1);
+  await advanceClock(page, 31);
+  await open(page, "/billing", testInfo);
+  await expect(page.getByRole("row").filter({ hasText: "1 Month" }).first()).toBeVisible();
+  await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(0);
 });

@@ -6,7 +6,7 @@ import { createUser, latestMail, open, signIn, withDatabase } from "./support";
 // billing history through the server-rendered refund step; the payment reads 'Refunded' and the
 // account is Free; a crypto payment leaves a refund address and reads 'Refund requested'. Without JavaScript
 // and with it. (The 31-day case moves the test clock: it is in
-// refund-clock.spec.ts, which runs with the other clock specs.)
+// the clock projects, in clock.spec.ts.)
 
 test("buy a plan by card, request the refund: 'Refunded', the subscription ends, the account is Free", async ({ page, request }, testInfo) => {
   const user = await buyMonthByCard(page, testInfo);
