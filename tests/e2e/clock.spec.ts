@@ -1,22 +1,11 @@
-import { expect, type Page, type TestInfo, test } from "@playwright/test";
-import { buyMonthByCard } from "./refund-support";
-import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, withDatabase } from "./support";
+import { expect, type Page, test } from "@playwright/test";
+import { buyMonthByCard, payWith4242 } from "./refund-support";
+import { createUser, expectHome, latestMail, open, signIn, withDatabase } from "./support";
 
 // The test clock (DESIGN §2) moves the whole server's business time, so these run after every other
 // spec (the "clock" projects of playwright.config.ts), one at a time: every test that moves it lives in this
 // file, since two files would run side by side and move each other's time.
 test.describe.configure({ mode: "serial" });
-
-async function payWith4242(page: Page, testInfo: TestInfo) {
-  if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-  await page.getByLabel("Expiry (MM / YY)").fill("12 / 49");
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("Cardholder name").fill("Pat Payer");
-  await page.getByLabel("Postal code").fill("10115");
-  await page.getByRole("button", { name: /^Pay \$/ }).click();
-  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
-}
 
 async function advanceClock(page: Page, days: number) {
   await page.goto("/dev/clock");
