@@ -1,13 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import createClient from "openapi-fetch";
-import { apiRequestHeaders, createApiClient } from "~/utils/api.server";
-import type { paths } from "~/utils/api-types.generated";
+import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { getEnv } from "~/utils/env.server";
 import { redirectWithError } from "~/utils/toast.server";
 
-// Invoice downloads of the billing page (commerce §7). /billing/invoice/{id}/bitpay streams the API's
+// Invoice downloads of the billing page (commerce §7). /billing/invoice/{id}/bitpay passes on the API's
 // PDF as invoice_{id}.pdf; /billing/invoice/{id}/{gateway}/{wallet} resolves the hosted invoice's url
 // on the server and redirects to it (the page opens it in a new tab). Failures go back to /billing
 // with 'Failed to fetch invoice'.
@@ -29,28 +26,15 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     return result.ok ? redirect(result.data.url) : redirectWithError("/billing", result.message || FAILED);
   }
 
-  // The PDF is not an envelope, so it bypasses the envelope client, but still on the typed paths.
-  const env = getEnv();
-  const headers = { ...apiRequestHeaders(request, context, token), Accept: "application/pdf" };
-  const client = createClient<paths>({
-    baseUrl: env.apiBaseUrl,
-    headers,
-    fetch: (input) => fetch(input, { signal: AbortSignal.timeout(env.API_TIMEOUT_MS) }),
+  // The PDF is not an envelope: the client's file download, on the same typed paths.
+  const answer = await createApiClient(request, context, token).getFile("/api/invoice/{id}/{paymentGateway}", {
+    params: { path: { id, paymentGateway: gateway } },
+    accept: "application/pdf",
   });
-  let response: Response;
-  try {
-    ({ response } = await client.GET("/api/invoice/{id}/{paymentGateway}", {
-      params: { path: { id, paymentGateway: gateway } },
-      parseAs: "stream",
-    }));
-  } catch {
+  if (answer?.status !== 200 || !String(answer.headers["content-type"] ?? "").startsWith("application/pdf")) {
     return redirectWithError("/billing", FAILED);
   }
-  if (response.status !== 200 || !response.body || !response.headers.get("Content-Type")?.startsWith("application/pdf")) {
-    await response.body?.cancel().catch(() => undefined);
-    return redirectWithError("/billing", FAILED);
-  }
-  return new Response(response.body, {
+  return new Response(answer.body as Uint8Array<ArrayBuffer>, {
     status: 200,
     headers: {
       "Content-Type": "application/pdf",

@@ -81,6 +81,11 @@ type Method = "get" | "post" | "put" | "delete";
 type PathsWithMethod<M extends Method> = {
   [P in keyof paths]: paths[P] extends Record<M, { responses: unknown }> ? P : never;
 }[keyof paths];
+/** A file download: the path's parameters, and the media type asked for. */
+type FileCall = <P extends PathsWithMethod<"get">>(
+  path: P,
+  ...init: InitArgs<MaybeOptionalInit<paths[P], "get"> & { accept?: string }>
+) => Promise<ApiAnswer | null>;
 /** `data` of an operation's 200 answer. */
 type OkData<Operation> = Operation extends {
   responses: { 200: { content: { "application/json": { data: infer D } } } };
@@ -96,7 +101,7 @@ type Call<M extends Method> = <P extends PathsWithMethod<M>, Init extends MaybeO
 ) => Promise<ApiResult<OkData<paths[P][M]>>>;
 
 /** Headers of every call to the API on behalf of this request. */
-export function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
+function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   // The API keys rate limits and device rows on the browser, not on the portal.
@@ -118,20 +123,20 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
   const env = getEnv();
   const headers = apiRequestHeaders(request, context, token);
 
-  async function call<T>(method: string, path: string, init: CallInit | undefined): Promise<ApiResult<T>> {
+  function send(method: string, path: string, init: CallInit | undefined, accept?: string): Promise<ApiAnswer> {
     const body = init?.body === undefined ? undefined : Buffer.from(JSON.stringify(init.body));
+    const sent = { ...headers, ...(accept ? { Accept: accept } : {}), ...(body ? { "Content-Type": "application/json" } : {}) };
+    return sendApiRequest(
+      { method, url: `${env.apiBaseUrl}${expandPath(path, init?.params?.path)}${queryString(init?.params?.query)}`, headers: sent, body },
+      env.API_TIMEOUT_MS,
+    );
+  }
+
+  async function call<T>(method: string, path: string, init: CallInit | undefined): Promise<ApiResult<T>> {
     let answer: ApiAnswer;
     let parsed: unknown;
     try {
-      answer = await sendApiRequest(
-        {
-          method,
-          url: `${env.apiBaseUrl}${expandPath(path, init?.params?.path)}${queryString(init?.params?.query)}`,
-          headers: body ? { ...headers, "Content-Type": "application/json" } : headers,
-          body,
-        },
-        env.API_TIMEOUT_MS,
-      );
+      answer = await send(method, path, init);
       parsed = parseAnswer(answer);
     } catch {
       // Unreachable, timed out, or a success that is not JSON (not the API answering).
@@ -157,6 +162,15 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
     post: ((path, ...init) => call("POST", path, init[0] as CallInit)) as Call<"post">,
     put: ((path, ...init) => call("PUT", path, init[0] as CallInit)) as Call<"put">,
     delete: ((path, ...init) => call("DELETE", path, init[0] as CallInit)) as Call<"delete">,
+    /**
+     * A GET whose answer is a file, not an envelope (an invoice PDF): its status, headers and bytes, or
+     * null when the API is unreachable or slow. A 401 signs out like every other call.
+     */
+    getFile: (async (path, ...init) => {
+      const answer = await send("GET", path, init[0] as CallInit, (init[0] as { accept?: string } | undefined)?.accept).catch(() => null);
+      if (answer?.status === 401 && token) throw await signOutRedirect(request);
+      return answer;
+    }) as FileCall,
   };
 }
 

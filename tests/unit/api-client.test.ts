@@ -101,6 +101,23 @@ describe("the API client", () => {
     expect(Date.now() - started).toBeLessThan(1_400);
   });
 
+  it("downloads a file with the media type asked for, and gives null when the API is unreachable", async () => {
+    seen.length = 0;
+    answer = (_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/pdf" });
+      res.end("%PDF-1.4 invoice");
+    };
+    const api = client.createApiClient(request, context, "tok-2");
+    const file = await api.getFile("/api/invoice/{id}/{paymentGateway}", { params: { path: { id: 7, paymentGateway: "bitpay" } }, accept: "application/pdf" });
+    expect(file?.status).toBe(200);
+    expect(file?.headers["content-type"]).toBe("application/pdf");
+    expect(file?.body.toString()).toBe("%PDF-1.4 invoice");
+    expect(seen[0]).toMatchObject({ method: "GET", url: "/api/invoice/7/bitpay" });
+    expect(seen[0]?.headers).toMatchObject({ accept: "application/pdf", authorization: "Bearer tok-2" });
+    answer = (_req, res) => void setTimeout(() => res.end(), 1_500);
+    expect(await api.getFile("/api/invoice/{id}/{paymentGateway}", { params: { path: { id: 7, paymentGateway: "bitpay" } } })).toBeNull();
+  });
+
   it("signs the visitor out when the API no longer accepts their token", async () => {
     answer = (_req, res) => json(res, 401, { status: false, message: "Unauthenticated." });
     const probe = new Request("http://portal.test/");
