@@ -2,9 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { type Browser, type BrowserContext, expect, type Page, test, type TestInfo } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
-import { createDatabase } from "../../api/db";
-import { hashPassword } from "../../api/lib/passwords";
-import { expectHome, hasJavaScript, signIn, submitSignIn, uniqueEmail } from "./support";
+import { createUser, expectHome, hasJavaScript, signIn, submitSignIn, uniqueEmail } from "./support";
 
 // The product API unreachable, then back (decision 012). This spec runs its own split deploy — the
 // built API (`node build/api.js`) and the built portal (`node build/server.js` with API_URL pointing
@@ -133,31 +131,6 @@ async function startProcess(script: string, env: Record<string, string>, readyUr
   }
 }
 
-async function newUser(database: string) {
-  const email = uniqueEmail("faults");
-  const password = "faults-password-123";
-  const db = createDatabase(database);
-  try {
-    const now = new Date().toISOString();
-    await db
-      .insertInto("users")
-      .values({
-        email,
-        name: "Fault Tester",
-        password_hash: await hashPassword(password),
-        email_verified_at: now,
-        agreement_at: now,
-        newsletter_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-  } finally {
-    await db.destroy();
-  }
-  return { email, password };
-}
-
 let visits = 0;
 
 async function visit(page: Page, url: string, testInfo: TestInfo) {
@@ -205,7 +178,7 @@ test.beforeAll(async ({ browser }, testInfo) => {
   signedOut = await contexts(browser);
   const page = await signedIn.newPage();
   // The contexts' baseURL is this deploy's portal, so the shared helpers' relative paths go there.
-  await signIn(page, testInfo, await newUser(deploy.database));
+  await signIn(page, testInfo, await createUser({ database: deploy.database, emailPrefix: "faults", password: "faults-password-123" }));
   await expectHome(page);
   await page.close();
 });
@@ -254,7 +227,7 @@ test("the API hanging (stopped, not answering): every page is the 503 page withi
 test("a form posted while the API is down says so next to the form, and the same post works once it is back", async ({}, testInfo) => {
   test.setTimeout(120_000);
   const page = await signedOut.newPage();
-  const user = await newUser(deploy.database);
+  const user = await createUser({ database: deploy.database, emailPrefix: "faults", password: "faults-password-123" });
   await visit(page, "/login", testInfo);
   await deploy.signal("api", "SIGKILL");
   await submitSignIn(page, user);

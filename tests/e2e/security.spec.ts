@@ -15,8 +15,6 @@ import {
   test,
   type TestInfo,
 } from "@playwright/test";
-import { createDatabase } from "../../api/db";
-import { hashPassword } from "../../api/lib/passwords";
 import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, submitSignIn, uniqueEmail } from "./support";
 
 // Hostile input against the built server (DESIGN §4), end to end through the real pages. The main
@@ -127,31 +125,6 @@ async function startTlsProxy(listenPort: number, targetPort: number, tls: { key:
       server.closeAllConnections();
       server.close(() => resolve());
     });
-}
-
-/** An account with a password in an extra server's database. */
-async function createAccountIn(server: ExtraServer, password = "correct-horse-battery") {
-  const email = uniqueEmail("sec");
-  const db = createDatabase(server.databasePath);
-  try {
-    const now = new Date().toISOString();
-    await db
-      .insertInto("users")
-      .values({
-        email,
-        name: "Security Test",
-        password_hash: await hashPassword(password),
-        email_verified_at: now,
-        agreement_at: now,
-        newsletter_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-  } finally {
-    await db.destroy();
-  }
-  return { email, password };
 }
 
 /** The code in the newest email to `email` whose subject matches, from an extra server's mail sandbox. */
@@ -676,7 +649,7 @@ test.describe("cookies", () => {
         const response = await page.goto("/login");
         expect(response!.headers()["strict-transport-security"]).toMatch(/max-age=\d+/);
         expect(response!.headers()["content-security-policy"]).toContain("upgrade-insecure-requests");
-        const seen = await cookiesOfEveryFlow(page, testInfo, await createAccountIn(server!));
+        const seen = await cookiesOfEveryFlow(page, testInfo, await createUser({ database: server!.databasePath, emailPrefix: "sec" }));
         expectCookieFlags(seen, true);
         // The browser kept them as sent.
         for (const cookie of await context.cookies()) {
@@ -777,7 +750,7 @@ test.describe("lockout without denial of service", () => {
   }
 
   test("an attacker's source locks itself out; the owner signs in with the password from their own", async ({ browser }, testInfo) => {
-    const owner = await createAccountIn(server!);
+    const owner = await createUser({ database: server!.databasePath, emailPrefix: "sec" });
     const attacker = await contextOn(browser, testInfo, server!.baseURL, randomIp("203.0.113"));
     const ownerDevice = await contextOn(browser, testInfo, server!.baseURL, randomIp("198.51.100"));
     try {
@@ -797,7 +770,7 @@ test.describe("lockout without denial of service", () => {
   });
 
   test("while the password is locked, the owner can reset it, and sign in by emailed code", async ({ browser }, testInfo) => {
-    const owner = await createAccountIn(server!);
+    const owner = await createUser({ database: server!.databasePath, emailPrefix: "sec" });
     const context = await contextOn(browser, testInfo, server!.baseURL, randomIp("192.0.2"));
     try {
       const page = await context.newPage();

@@ -61,8 +61,9 @@ export function uniqueEmail(prefix = "user"): string {
   return `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
 }
 
-export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>): Promise<T> {
-  const db = createDatabase(E2E_DATABASE);
+/** Runs `work` on the e2e server's database, or on another server's (`database`, a path). */
+export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>, database = E2E_DATABASE): Promise<T> {
+  const db = createDatabase(database);
   try {
     return await work(db);
   } finally {
@@ -70,9 +71,14 @@ export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabas
   }
 }
 
-/** A fresh account, optionally with a subscription running from `startDaysAgo` for `days` days. */
-export async function createUser(options: { password?: string; subscriptionDays?: { startDaysAgo: number; days: number } } = {}) {
-  const email = uniqueEmail();
+/**
+ * A fresh account, optionally with a subscription running from `startDaysAgo` for `days` days, in the
+ * e2e server's database or in another server's (`database`, a path).
+ */
+export async function createUser(
+  options: { password?: string; subscriptionDays?: { startDaysAgo: number; days: number }; database?: string; emailPrefix?: string } = {},
+) {
+  const email = uniqueEmail(options.emailPrefix);
   const password = options.password ?? DEFAULT_PASSWORD;
   const now = new Date();
   const iso = (d: Date) => d.toISOString();
@@ -111,7 +117,7 @@ export async function createUser(options: { password?: string; subscriptionDays?
         })
         .execute();
     }
-  });
+  }, options.database);
   return { email, password };
 }
 
