@@ -13,7 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { portalSignIn, signUpThroughApi, startQualityServer } from "./quality-server";
+import { LOOPBACK_LIMITS, portalSignIn, signUpThroughApi, startQualityServer } from "./quality-server";
 
 const { values: args } = parseArgs({
   options: {
@@ -427,13 +427,7 @@ async function main() {
   const server = await startQualityServer({
     port: PORT,
     name: "fuzz",
-    env: {
-      LOGIN_MAX_FAILURES_PER_IP: "1000000",
-      LOGIN_MAX_FAILURES_PER_EMAIL: "1000000",
-      CODE_MAX_PER_IP_PER_HOUR: "1000000",
-      CODE_MAX_PER_EMAIL_PER_HOUR: "1000000",
-      DESKTOP_CODE_MAX_PER_IP: "1000000",
-    },
+    env: LOOPBACK_LIMITS,
   });
   const base = server.base;
   let exitCode = 1;

@@ -9,7 +9,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
-import { type Account, inBatches, percentile, portalSignIn, signUpThroughApi, startQualityServer } from "./quality-server";
+import { type Account, LOOPBACK_LIMITS, inBatches, percentile, portalSignIn, signUpThroughApi, startQualityServer } from "./quality-server";
 
 const { values: args } = parseArgs({
   options: {
@@ -100,13 +100,8 @@ async function main() {
   const server = await startQualityServer({
     port: PORT,
     name: "load",
-    env: {
-      // All traffic comes from 127.0.0.1: the per-address limits are raised (as playwright.config.ts does);
-      // the per-account payment limit stays, and buyers are spread over enough accounts.
-      LOGIN_MAX_FAILURES_PER_IP: "1000000",
-      LOGIN_MAX_FAILURES_PER_EMAIL: "1000000",
-      CODE_MAX_PER_IP_PER_HOUR: "1000000",
-    },
+    // The per-account payment limit stays: buyers are spread over enough accounts.
+    env: LOOPBACK_LIMITS,
   });
   const base = server.base;
   let exitCode = 1;

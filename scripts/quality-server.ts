@@ -22,6 +22,18 @@ export type QualityServer = {
 const BANNER = /^(!!|$)|SANDBOX INTEGRATIONS|SESSION_SECRET is not set|ExperimentalWarning|--trace-warnings/;
 const ERROR_LINE = /error|exception|unhandled|fatal|EADDRINUSE|ECONN|\bat .+:\d+:\d+\)?$/i;
 
+/**
+ * The per-address and per-email limits raised: all of a script's traffic comes from 127.0.0.1 (as in
+ * playwright.config.ts). The per-account payment limit stays.
+ */
+export const LOOPBACK_LIMITS: Record<string, string> = {
+  LOGIN_MAX_FAILURES_PER_IP: "1000000",
+  LOGIN_MAX_FAILURES_PER_EMAIL: "1000000",
+  CODE_MAX_PER_IP_PER_HOUR: "1000000",
+  CODE_MAX_PER_EMAIL_PER_HOUR: "1000000",
+  DESKTOP_CODE_MAX_PER_IP: "1000000",
+};
+
 export async function startQualityServer(options: { port: number; env?: Record<string, string>; name: string }): Promise<QualityServer> {
   if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first.");
   const base = `http://127.0.0.1:${options.port}`;
