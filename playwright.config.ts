@@ -1,6 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 
-// End-to-end tests drive the built server in sandbox mode on a fresh SQLite database, each flow
+// End-to-end tests drive the built server in sandbox mode (SANDBOX=true) on a fresh SQLite database, each flow
 // twice: with JavaScript disabled (plain HTML forms) and enabled (React enhancements).
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 // One database directory per port, so that runs on other ports (E2E_PORT) never share or delete it.
@@ -69,6 +69,8 @@ export default defineConfig({
     stderr: "pipe",
     env: {
       NODE_ENV: "production",
+      // Every integration on its stand-in (docs/decisions/019).
+      SANDBOX: "true",
       PORT: String(PORT),
       DATABASE_URL: E2E_DATABASE,
       PUBLIC_URL: `http://127.0.0.1:${PORT}`,

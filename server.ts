@@ -9,7 +9,7 @@ import compression from "compression";
 import express, { type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
 import { EMBEDDED_API_PATH, createApi } from "./api/app";
-import { loadApiConfig } from "./api/config";
+import { integrationsLine, isSandbox, loadApiConfig } from "./api/config";
 import { consoleStyle, createLogger, requestLogging, routeConsoleTo } from "./api/lib/logger";
 import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
 import { publicPageCache } from "./server/public-page-cache";
@@ -29,11 +29,14 @@ const rootLog = createLogger("info");
 const portalLog = rootLog.child({ name: "portal" });
 routeConsoleTo(portalLog);
 
+// `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
+const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
+// `npm run dev` is a developer's machine: sandbox mode unless said otherwise (as `npm start` does, scripts/start.mjs).
+if (isDev) process.env.SANDBOX ??= "true";
+
 const { apiConfig, env } = loadConfigurationOrExit();
 // A child keeps the level it was made with: set both (the API's child is made after this).
 rootLog.level = portalLog.level = env.LOG_LEVEL;
-// `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
-const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
 
 const app = express();
 app.disable("x-powered-by");
@@ -198,20 +201,8 @@ const server: Server = app.listen(env.PORT, env.HOST ?? "", () => {
   const port = typeof address === "object" && address ? address.port : env.PORT;
   console.info(`Portal listening on http://localhost:${port} (API ${env.embeddedApi ? "embedded at /api" : `at ${env.apiBaseUrl}`})`);
   if (isDev) void broadcastDevReady(build);
-  const sandboxes = Object.entries(apiConfig.integrations).filter(([, mode]) => mode === "sandbox").map(([name]) => name);
-  if (env.NODE_ENV === "production" && sandboxes.length > 0) {
-    console.warn(
-      [
-        "",
-        "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",
-        `!! SANDBOX INTEGRATIONS IN PRODUCTION: ${sandboxes.join(", ")}`,
-        "!! No real email is sent, no real payment is taken, sign-in uses a stand-in provider.",
-        "!! Configure their credentials (see .env.example) before serving real customers.",
-        "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",
-        "",
-      ].join("\n"),
-    );
-  }
+  // Which mode, and what runs how: sandbox mode says so at every start (and on every page).
+  console.info(integrationsLine(apiConfig));
 });
 
 let shuttingDown = false;
@@ -284,35 +275,44 @@ function liveIdentityOrigins(): string[] {
   return origins;
 }
 
-/** Validates the API's and the portal's environment together, and stops with every problem listed. */
+/** Validates the API's and the portal's environment together, and stops with every problem listed once. */
 function loadConfigurationOrExit() {
   const problems: string[] = [];
+  const collect = (error: unknown) => {
+    const listed = (error as { problems?: unknown }).problems;
+    for (const problem of Array.isArray(listed) ? (listed as string[]) : [(error as Error).message]) {
+      if (!problems.includes(problem)) problems.push(problem);
+    }
+  };
   let apiConfig: ReturnType<typeof loadApiConfig> | undefined;
+  let env: ReturnType<typeof parsePortalEnv> | undefined;
   try {
     apiConfig = loadApiConfig();
-    ensureSessionSecret(apiConfig.sandbox);
   } catch (error) {
-    problems.push((error as Error).message);
+    collect(error);
   }
+  ensureSessionSecret(isSandbox(process.env.SANDBOX));
   try {
-    const env = parsePortalEnv();
-    if (apiConfig && problems.length === 0) return { apiConfig, env };
+    env = parsePortalEnv();
   } catch (error) {
-    problems.push((error as Error).message);
+    collect(error);
   }
-  console.error(`The server cannot start:\n${problems.join("\n")}\nSee .env.example for every variable and its default.`);
+  if (apiConfig && env && problems.length === 0) return { apiConfig, env };
+  console.error(
+    `The server cannot start. Invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}\n` +
+      "See .env.example for every variable and its default, or set SANDBOX=true to run on stand-ins.",
+  );
   process.exit(1);
 }
 
 /**
- * A fresh clone has no SESSION_SECRET. In development, or while every integration is a sandbox,
- * we make one and keep it in data/ so sessions survive restarts; a live deployment must set its own.
+ * A fresh clone has no SESSION_SECRET. In development, or in sandbox mode, we make one and keep it in
+ * data/ so sessions survive restarts; a live deployment must set its own.
  */
 function ensureSessionSecret(sandbox: boolean) {
   if (process.env.SESSION_SECRET) return;
-  if (process.env.NODE_ENV === "production" && !sandbox) {
-    throw new Error("Invalid environment:\n  SESSION_SECRET: must be set when any integration is live (at least 32 characters)");
-  }
+  // Outside sandbox mode in production the portal's configuration check names it as missing.
+  if (process.env.NODE_ENV === "production" && !sandbox) return;
   const file = path.resolve("data/session-secret");
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(32).toString("hex"), { mode: 0o600 });

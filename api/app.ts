@@ -27,6 +27,7 @@ import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } f
 import { createTrustFunction } from "./lib/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "./lib/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
+import { cryptoRoutes } from "./routes/crypto";
 
 export type { ApiConfig } from "./config";
 export type { Database } from "./db";
@@ -51,8 +52,8 @@ export interface Api {
   db: Database;
   /** The card gateway (live Stripe or the sandbox) and what it records into: for tests and scripts. */
   payments: PaymentsDeps;
-  /** Crypto invoices (BitPay live or the crypto sandbox): for tests and scripts. */
-  crypto: CryptoDeps;
+  /** Crypto invoices (BitPay live or the crypto sandbox; null while off): for tests and scripts. */
+  crypto: CryptoDeps | null;
   /** Runs what has come due (what the JOBS_INTERVAL_SECONDS timer runs); each job is claimed once across instances. */
   runDueJobs(): Promise<void>;
   /** The Stripe sandbox while cards are in sandbox mode (its fault switch and advance()): for tests. */
@@ -88,13 +89,15 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     throw error;
   }
 
-  // Card payments: live Stripe, or the Stripe sandbox on its own loopback port (the SDK needs a
-  // host of its own); the sandbox delivers its signed webhooks to the same handler as Stripe's.
+  // Card payments: live Stripe, or (sandbox mode only) the Stripe sandbox on its own loopback port
+  // (the SDK needs a host of its own); the sandbox delivers its signed webhooks to the same handler as Stripe's.
   let stripeSandbox: StripeSandbox | undefined;
   let stripeSandboxServer: { close(): Promise<void> } | undefined;
   let gateway: StripeSetup | null = liveStripe(config);
   const payments = {} as PaymentsDeps;
   if (!gateway) {
+    // Cards are required outside sandbox mode (api/config.ts): no credentials here means the stand-in.
+    if (config.integrations.cards !== "sandbox") throw new Error("Card payments need STRIPE_SECRET_KEY outside sandbox mode.");
     stripeSandbox = createStripeSandbox({
       db,
       clock,
@@ -117,37 +120,44 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const mailSandbox = config.integrations.mail === "sandbox";
   const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
 
-  // Crypto invoices: live BitPay, or the crypto sandbox on its own loopback port; the sandbox
-  // delivers its notifications to the same handler as BitPay's (secret included).
+  // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
+  // which delivers its notifications to the same handler as BitPay's (secret included); else off.
   let bitpaySandbox: BitPaySandbox | undefined;
   let bitpaySandboxServer: { close(): Promise<void> } | undefined;
-  const crypto = {} as CryptoDeps;
-  let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
-  if (!bitpay) {
-    bitpaySandbox = createBitPaySandbox({
+  let crypto: CryptoDeps | null = null;
+  if (config.integrations.crypto !== "off") {
+    const deps = {} as CryptoDeps;
+    let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
+    let notificationSecret = config.bitpay.notificationSecret;
+    if (!bitpay) {
+      bitpaySandbox = createBitPaySandbox({
+        db,
+        clock,
+        publicUrl: config.publicUrl,
+        logger,
+        deliverNotification: async (url, payload) => {
+          const secret = new URL(url).searchParams.get("secret");
+          await handleBitPayNotification(deps, secret, JSON.parse(payload));
+        },
+      });
+      const listening = await bitpaySandbox.listen();
+      bitpaySandboxServer = listening;
+      bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: BITPAY_SANDBOX_TOKEN });
+      // The sandbox's published secret: it opens this route only here, in sandbox mode.
+      notificationSecret = "bitpay-sandbox-notification-secret";
+    }
+    Object.assign(deps, {
       db,
       clock,
-      publicUrl: config.publicUrl,
       logger,
-      deliverNotification: async (url, payload) => {
-        const secret = new URL(url).searchParams.get("secret");
-        await handleBitPayNotification(crypto, secret, JSON.parse(payload));
-      },
-    });
-    const listening = await bitpaySandbox.listen();
-    bitpaySandboxServer = listening;
-    bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: BITPAY_SANDBOX_TOKEN });
+      bitpay,
+      mail,
+      publicUrl: config.publicUrl,
+      // Live notifications carry the configured secret (required with a BitPay token).
+      notificationSecret: notificationSecret!,
+    } satisfies CryptoDeps);
+    crypto = deps;
   }
-  Object.assign(crypto, {
-    db,
-    clock,
-    logger,
-    bitpay,
-    mail,
-    publicUrl: config.publicUrl,
-    // Live notifications carry the configured secret (required with a BitPay token); the sandbox's a known one.
-    notificationSecret: config.bitpay.notificationSecret ?? "bitpay-sandbox-notification-secret",
-  } satisfies CryptoDeps);
 
   const limiter = new RateLimiter(db);
   const ctx: ApiContext = {
@@ -163,7 +173,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     async runDueJobs() {
       await stripeSandbox?.advance();
       await bitpaySandbox?.advance();
-      await createDueRenewalInvoices(crypto);
+      if (crypto) await createDueRenewalInvoices(crypto);
     },
   };
 
@@ -204,14 +214,15 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     resumeRequestScope,
   );
 
-  registerRoutes(app, ctx, apiRoutes);
+  // An integration that is off has no routes: its paths answer 404 like any unknown path.
+  registerRoutes(app, ctx, crypto ? apiRoutes : apiRoutes.filter((r) => !cryptoRoutes.includes(r)));
 
   app.use("/api", notFound);
   app.use("/api", errorHandler(logger));
   app.use("/payments/apple/charge", errorHandler(logger)); // the Apple Pay charge at the spec's path (routes/wallets.ts): error envelopes too
 
-  // The identity sandbox (an OpenID provider standing in for Google and Apple) exists only for the
-  // providers that are in sandbox mode; a live provider's sandbox paths go to next().
+  // The identity sandbox (an OpenID provider standing in for Google and Apple) exists only in sandbox
+  // mode, for the providers without credentials; a live or off provider's sandbox paths go to next().
   const googleSandbox = config.integrations.google === "sandbox";
   const appleSandbox = config.integrations.apple === "sandbox";
   let identitySandbox: Awaited<ReturnType<typeof createIdentitySandbox>> | undefined;

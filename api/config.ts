@@ -4,7 +4,12 @@ import { z } from "zod";
 import { LOG_LEVELS, type LogLevel } from "./lib/logger";
 import { parseFaultPlan } from "./payments/stripe-sandbox/faults";
 
-export type IntegrationMode = "live" | "sandbox";
+/**
+ * How an integration runs: with its credentials ("live"), as its stand-in ("sandbox": only in sandbox
+ * mode, SANDBOX=true), or not at all ("off": outside sandbox mode without credentials). Outside
+ * sandbox mode no stand-in exists (docs/decisions/019).
+ */
+export type IntegrationMode = "live" | "sandbox" | "off";
 
 /** The Stripe API version the product is written against (stripe@23's own); STRIPE_API_VERSION overrides it. */
 export const STRIPE_API_VERSION = "2026-10-28.endive";
@@ -58,13 +63,14 @@ export interface ApiConfig {
    * published test clients. GOOGLE_ISSUER / APPLE_ISSUER are honoured in both modes (tests).
    */
   identity: {
-    google: GoogleIdentityConfig;
-    apple: AppleIdentityConfig;
+    /** null when the provider is off (outside sandbox mode without its credentials). */
+    google: GoogleIdentityConfig | null;
+    apple: AppleIdentityConfig | null;
   };
   /**
    * Two-factor authentication (docs/decisions/017): the AES-256-GCM key that encrypts TOTP secrets
    * (TWO_FACTOR_ENCRYPTION_KEY, 32 bytes as 64 hex digits or base64). Without it a fixed development
-   * key is used (`developmentKey: true`), refused in production with a live integration.
+   * key is used (`developmentKey: true`), in sandbox mode only.
    */
   twoFactor: {
     encryptionKey: Buffer;
@@ -110,7 +116,11 @@ export interface ApiConfig {
   adminApiToken?: string;
   /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
   jobsIntervalMs: number;
-  /** True when every integration is in sandbox mode ("sandbox mode": demo account, test clock). */
+  /**
+   * Sandbox mode (SANDBOX=true), a deliberate setting: every integration without credentials is its
+   * stand-in, and the demo account, the WELCOME10 coupon and the test clock exist. Outside it an
+   * integration without credentials is off, and mail and cards are required.
+   */
   sandbox: boolean;
   /** NODE_ENV === "production". */
   production: boolean;
@@ -348,34 +358,60 @@ const envSchema = z
     LOG_LEVEL: optionalString.refine((v) => v === undefined || (LOG_LEVELS as readonly string[]).includes(v), {
       message: `expected one of ${LOG_LEVELS.join(", ")}`,
     }),
+    SANDBOX: optionalString.refine((v) => v === undefined || SANDBOX_VALUES.has(v.toLowerCase()), {
+      message: 'expected "true" (run every integration without credentials on its stand-in) or "false"',
+    }),
     NODE_ENV: optionalString,
   })
   .superRefine((e, ctx) => {
-    // Live BitPay notifications are only believed with their secret.
-    if (e.BITPAY_API_TOKEN && !e.BITPAY_NOTIFICATION_SECRET) {
-      ctx.addIssue({ code: "custom", path: ["BITPAY_NOTIFICATION_SECRET"], message: "required when BITPAY_API_TOKEN is set" });
+    const required = (name: keyof typeof e, message: string) => {
+      if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message });
+    };
+    // Outside sandbox mode there are no stand-ins: what the product cannot run without must be configured.
+    if (!isSandbox(e.SANDBOX)) {
+      const outside = "required outside sandbox mode (SANDBOX=true runs the product on stand-ins)";
+      for (const name of ["SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) required(name, outside);
+      // The development key is public (it is in the source): a real deployment brings its own.
+      required("TWO_FACTOR_ENCRYPTION_KEY", outside);
     }
-    // Live Stripe needs the browser's key and the webhook signing secret too.
+    // Half-configured integrations are refused in every mode: a credential never goes unused silently.
     if (e.STRIPE_SECRET_KEY) {
+      for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) required(name, "required when STRIPE_SECRET_KEY is set");
+    } else if (isSandbox(e.SANDBOX)) {
       for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) {
-        if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STRIPE_SECRET_KEY is set" });
+        if (e[name]) ctx.addIssue({ code: "custom", path: ["STRIPE_SECRET_KEY"], message: `required when ${name} is set` });
       }
     }
-    // The development key is public (it is in the source): a live deployment must bring its own.
-    const anyLive = [e.SMTP_URL, e.STRIPE_SECRET_KEY, e.BITPAY_API_TOKEN, e.GOOGLE_CLIENT_ID, e.APPLE_CLIENT_ID].some(Boolean);
-    if (e.NODE_ENV === "production" && anyLive && !e.TWO_FACTOR_ENCRYPTION_KEY) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["TWO_FACTOR_ENCRYPTION_KEY"],
-        message: "required in production when any integration is live",
-      });
-    }
+    // Live BitPay notifications are only believed with their secret.
+    if (e.BITPAY_API_TOKEN) required("BITPAY_NOTIFICATION_SECRET", "required when BITPAY_API_TOKEN is set");
+    else if (e.BITPAY_NOTIFICATION_SECRET) required("BITPAY_API_TOKEN", "required when BITPAY_NOTIFICATION_SECRET is set");
+    // Live Google sign-in: the portal exchanges the code with the client secret.
+    if (e.GOOGLE_CLIENT_ID) required("GOOGLE_CLIENT_SECRET", "required when GOOGLE_CLIENT_ID is set");
+    else if (e.GOOGLE_CLIENT_SECRET && !isSandbox(e.SANDBOX)) required("GOOGLE_CLIENT_ID", "required when GOOGLE_CLIENT_SECRET is set");
     // Live Sign in with Apple signs its client secret with the team's key: all three are needed.
-    if (!e.APPLE_CLIENT_ID) return;
-    for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) {
-      if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when APPLE_CLIENT_ID is set" });
+    if (e.APPLE_CLIENT_ID) {
+      for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) required(name, "required when APPLE_CLIENT_ID is set");
+    } else {
+      for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) {
+        if (e[name]) ctx.addIssue({ code: "custom", path: ["APPLE_CLIENT_ID"], message: `required when ${name} is set` });
+      }
     }
   });
+
+const SANDBOX_VALUES = new Set(["true", "false", "1", "0", "yes", "no"]);
+
+/** SANDBOX=true (or 1, yes): sandbox mode. Unset or anything else: not. */
+export function isSandbox(value: string | undefined): boolean {
+  return value !== undefined && ["true", "1", "yes"].includes(value.trim().toLowerCase());
+}
+
+/** A bad environment: every problem, one per variable ("NAME: what is wrong"). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment: ${problems.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
 
 /**
  * Reads and validates the API's environment. Throws one Error listing every bad variable, e.g.
@@ -387,12 +423,14 @@ export function loadApiConfig(
   const result = envSchema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
-    throw new Error(`Invalid environment: ${problems.join("; ")}`);
+    throw new ConfigError(problems);
   }
   const e = result.data;
   const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT ?? 3000}`).replace(/\/+$/, "");
-  const mode = (v: string | undefined): IntegrationMode => (v ? "live" : "sandbox");
+  const sandbox = isSandbox(e.SANDBOX);
+  // A missing credential never turns a stand-in on: outside sandbox mode the integration is off.
+  const mode = (v: string | undefined): IntegrationMode => (v ? "live" : sandbox ? "sandbox" : "off");
   const integrations = {
     mail: mode(e.SMTP_URL),
     cards: mode(e.STRIPE_SECRET_KEY),
@@ -421,7 +459,7 @@ export function loadApiConfig(
     },
     mailFrom: e.MAIL_FROM ?? DEFAULT_MAIL_FROM,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
-    identity: identityConfig(e, publicUrl),
+    identity: identityConfig(e, publicUrl, integrations),
     twoFactor: {
       encryptionKey: e.TWO_FACTOR_ENCRYPTION_KEY ? parseEncryptionKey(e.TWO_FACTOR_ENCRYPTION_KEY)! : DEVELOPMENT_TWO_FACTOR_KEY,
       developmentKey: !e.TWO_FACTOR_ENCRYPTION_KEY,
@@ -453,7 +491,7 @@ export function loadApiConfig(
     adminApiToken: e.ADMIN_API_TOKEN,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
     integrations,
-    sandbox: Object.values(integrations).every((m) => m === "sandbox"),
+    sandbox,
     production: e.NODE_ENV === "production",
     apiPort: e.API_PORT ?? 3001,
     logLevel: (e.LOG_LEVEL as LogLevel | undefined) ?? "info",
@@ -462,38 +500,52 @@ export function loadApiConfig(
 
 type Env = z.output<typeof envSchema>;
 
-function identityConfig(e: Env, publicUrl: string): ApiConfig["identity"] {
+function identityConfig(e: Env, publicUrl: string, modes: Record<"google" | "apple", IntegrationMode>): ApiConfig["identity"] {
   const issuer = (url: string) => url.replace(/\/+$/, "");
-  const google: GoogleIdentityConfig = e.GOOGLE_CLIENT_ID
-    ? {
-        issuer: issuer(e.GOOGLE_ISSUER ?? DEFAULT_GOOGLE_ISSUER),
-        clientId: e.GOOGLE_CLIENT_ID,
-        clientSecret: e.GOOGLE_CLIENT_SECRET,
-      }
-    : {
-        issuer: issuer(e.GOOGLE_ISSUER ?? `${publicUrl}/dev/oidc/google`),
-        clientId: SANDBOX_GOOGLE_CLIENT.clientId,
-        clientSecret: e.GOOGLE_CLIENT_SECRET ?? SANDBOX_GOOGLE_CLIENT.clientSecret,
-      };
-  const apple: AppleIdentityConfig = e.APPLE_CLIENT_ID
-    ? {
-        issuer: issuer(e.APPLE_ISSUER ?? DEFAULT_APPLE_ISSUER),
-        clientId: e.APPLE_CLIENT_ID,
-        // Checked present by the schema when APPLE_CLIENT_ID is set.
-        teamId: e.APPLE_TEAM_ID!,
-        keyId: e.APPLE_KEY_ID!,
-        privateKey: unescapePem(e.APPLE_PRIVATE_KEY!),
-      }
-    : {
-        issuer: issuer(e.APPLE_ISSUER ?? `${publicUrl}/dev/oidc/apple`),
-        ...SANDBOX_APPLE_CLIENT,
-      };
+  const google: GoogleIdentityConfig | null =
+    modes.google === "live"
+      ? {
+          issuer: issuer(e.GOOGLE_ISSUER ?? DEFAULT_GOOGLE_ISSUER),
+          clientId: e.GOOGLE_CLIENT_ID!,
+          clientSecret: e.GOOGLE_CLIENT_SECRET,
+        }
+      : modes.google === "sandbox"
+        ? {
+            issuer: issuer(e.GOOGLE_ISSUER ?? `${publicUrl}/dev/oidc/google`),
+            clientId: SANDBOX_GOOGLE_CLIENT.clientId,
+            clientSecret: e.GOOGLE_CLIENT_SECRET ?? SANDBOX_GOOGLE_CLIENT.clientSecret,
+          }
+        : null;
+  const apple: AppleIdentityConfig | null =
+    modes.apple === "live"
+      ? {
+          issuer: issuer(e.APPLE_ISSUER ?? DEFAULT_APPLE_ISSUER),
+          clientId: e.APPLE_CLIENT_ID!,
+          // Checked present by the schema when APPLE_CLIENT_ID is set.
+          teamId: e.APPLE_TEAM_ID!,
+          keyId: e.APPLE_KEY_ID!,
+          privateKey: unescapePem(e.APPLE_PRIVATE_KEY!),
+        }
+      : modes.apple === "sandbox"
+        ? { issuer: issuer(e.APPLE_ISSUER ?? `${publicUrl}/dev/oidc/apple`), ...SANDBOX_APPLE_CLIENT }
+        : null;
   return { google, apple };
 }
 
-/** Names of the integrations running as sandboxes (empty when all are live). */
-export function sandboxIntegrations(config: ApiConfig): string[] {
+/** Names of the integrations in a mode (e.g. those running as stand-ins, or those that are off). */
+export function integrationsIn(config: ApiConfig, mode: IntegrationMode): string[] {
   return Object.entries(config.integrations)
-    .filter(([, mode]) => mode === "sandbox")
+    .filter(([, m]) => m === mode)
     .map(([name]) => name);
+}
+
+/** The line printed at start: which mode, and what runs how. */
+export function integrationsLine(config: ApiConfig): string {
+  const parts = (["live", "sandbox", "off"] as const)
+    .map((mode) => [mode, integrationsIn(config, mode)] as const)
+    .filter(([, names]) => names.length > 0)
+    .map(([mode, names]) => `${mode === "sandbox" ? "stand-in" : mode}: ${names.join(", ")}`);
+  return config.sandbox
+    ? `Sandbox mode (SANDBOX=true): no real payments or emails. Integrations ${parts.join("; ")}.`
+    : `Live mode. Integrations ${parts.join("; ")}.`;
 }

@@ -24,8 +24,8 @@ export interface ApiContext {
   mail: MailService;
   /** Card payments: the Stripe SDK (live, or pointed at the Stripe sandbox) and what it records into. */
   payments: PaymentsDeps;
-  /** Crypto invoices: the BitPay client (live, or pointed at the crypto sandbox) and what it records into. */
-  crypto: CryptoDeps;
+  /** Crypto invoices: the BitPay client (live, or pointed at the crypto sandbox) and what it records into; null while crypto is off. */
+  crypto: CryptoDeps | null;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
   runDueJobs(): Promise<void>;
 }

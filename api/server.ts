@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import express from "express";
 import { createApi } from "./app";
-import { loadApiConfig, sandboxIntegrations } from "./config";
+import { integrationsLine, loadApiConfig } from "./config";
 import { sendError } from "./lib/http";
 import { consoleStyle, createLogger, routeConsoleTo } from "./lib/logger";
 
@@ -16,7 +16,13 @@ const rootLog = createLogger("info").child({ name: "api" });
 routeConsoleTo(rootLog);
 
 async function main(): Promise<void> {
-  const config = loadApiConfig();
+  let config: ReturnType<typeof loadApiConfig>;
+  try {
+    config = loadApiConfig();
+  } catch (error) {
+    console.error(`The API cannot start:\n${(error as Error).message}\nSee .env.example for every variable and its default.`);
+    process.exit(1);
+  }
   rootLog.level = config.logLevel;
   const api = await createApi({ config, logger: consoleStyle(rootLog) });
 
@@ -34,13 +40,7 @@ async function main(): Promise<void> {
     console.info(`API listening on http://localhost:${port}/api (${config.database.kind}${config.sandbox ? ", sandbox mode" : ""})`);
   });
 
-  const sandboxes = sandboxIntegrations(config);
-  if (config.production && sandboxes.length > 0) {
-    console.warn(
-      `\n!!!! SANDBOX INTEGRATIONS IN PRODUCTION: ${sandboxes.join(", ")}. ` +
-        "Configure their credentials before taking real customers. !!!!\n",
-    );
-  }
+  console.info(integrationsLine(config));
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -16,6 +16,7 @@ import { Toasts } from "./components/toasts";
 import { NotFound } from "./components/not-found";
 import stylesUrl from "./styles/app.css";
 import { requireApiReachable } from "./utils/api.server";
+import { getEnv } from "./utils/env.server";
 import { getToast } from "./utils/toast.server";
 import { useNonce } from "./utils/nonce-provider";
 import { pageMeta } from "./utils/meta";
@@ -31,7 +32,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const [{ toast, headers }] = await Promise.all([getToast(request), requireApiReachable(request)]);
   // getToast re-commits its cookie on every request; only pass it on when a toast was consumed, so
   // ordinary pages set no cookie (and public ones stay cacheable).
-  return data({ toast: toast ? { message: toast.message, type: toast.type } : null }, toast ? { headers } : undefined);
+  const { sandbox, identity } = getEnv();
+  return data(
+    {
+      toast: toast ? { message: toast.message, type: toast.type } : null,
+      sandbox,
+      // The sign-in providers that exist here (off outside sandbox mode without credentials).
+      signInProviders: (["google", "apple"] as const).filter((provider) => identity[provider] !== "off"),
+    },
+    toast ? { headers } : undefined,
+  );
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -50,6 +60,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <Links />
       </head>
       <body>
+        {rootData?.sandbox ? (
+          <aside className="sandbox-banner" aria-label="Sandbox mode">
+            <p>Sandbox: no real payments or emails</p>
+          </aside>
+        ) : null}
         <Toasts toasts={rootData?.toast ? [rootData.toast] : []} />
         {children}
         <ScrollRestoration nonce={nonce} />

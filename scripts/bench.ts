@@ -53,6 +53,7 @@ async function main() {
     env: {
       ...process.env,
       NODE_ENV: "production",
+      SANDBOX: "true",
       PORT: String(PORT),
       DATABASE_URL: path.join(dataDir, "bench.sqlite"),
       PUBLIC_URL: BASE,

@@ -69,6 +69,7 @@ async function main() {
     env: {
       ...process.env,
       NODE_ENV: "production",
+      SANDBOX: "true",
       PORT: String(PORT),
       DATABASE_URL: path.join(dataDir, "lighthouse.sqlite"),
       PUBLIC_URL: BASE,

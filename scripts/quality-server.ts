@@ -49,6 +49,7 @@ export async function startQualityServer(options: { port: number; env?: Record<s
     env: {
       ...process.env,
       NODE_ENV: "production",
+      SANDBOX: "true",
       PORT: String(options.port),
       HOST: "127.0.0.1",
       DATABASE_URL: databaseFile,

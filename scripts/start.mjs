@@ -6,6 +6,16 @@ import fs from "node:fs";
 if (fs.existsSync(".env")) process.loadEnvFile(".env");
 process.env.NODE_ENV ??= "production";
 
+// `npm start` on a fresh clone runs the whole product on its stand-ins (docs/decisions/019): sandbox
+// mode, said at start and on every page. Only when nothing is configured: as soon as one integration
+// has a credential, SANDBOX must be said outright, so a half-configured deploy refuses to start instead
+// of quietly standing in for what it lacks. The container image runs build/server.js: no default there.
+const CREDENTIALS = ["SMTP_URL", "STRIPE_SECRET_KEY", "BITPAY_API_TOKEN", "GOOGLE_CLIENT_ID", "APPLE_CLIENT_ID"];
+if (process.env.SANDBOX === undefined && !CREDENTIALS.some((name) => process.env[name])) {
+  process.env.SANDBOX = "true";
+  console.info("npm start: nothing is configured, so this runs in sandbox mode (SANDBOX=true). Set SANDBOX=false for a real deploy.");
+}
+
 const apiOnly = process.argv.includes("--api-only");
 const entry = apiOnly ? "build/api.js" : "build/server.js";
 

@@ -136,7 +136,7 @@ export async function seed(db: Database, opts: { config: ApiConfig; clock: Clock
   });
 
   // The card sandbox's coupon (DESIGN §2).
-  if (opts.config.integrations.cards === "sandbox") await seedWelcomeCoupon(db, opts.clock.now());
+  if (opts.config.sandbox) await seedWelcomeCoupon(db, opts.clock.now());
 
   if (opts.config.sandbox) {
     const existing = await db.selectFrom("users").select("id").where("email", "=", DEMO_EMAIL).executeTakeFirst();

@@ -33,6 +33,7 @@ export const LINK_MESSAGES = {
   connected: "Account connected.",
   disconnected: "Account disconnected.",
   notFound: "Connection not found.",
+  providerOff: (label: string) => `Sign-in with ${label} is not available.`,
   lastWayToSignIn: "Set a password before disconnecting your only way to sign in.",
   existingAccount: (label: string) =>
     `This email belongs to an existing account. Sign in with your password, then connect your ${label} account.`,
@@ -50,6 +51,8 @@ export const LINK_MESSAGES = {
 /** The issuer and audience (our client id) of a provider's ID tokens. */
 export function providerOf(config: ApiConfig, linkType: LinkType): { issuer: string; audience: string } {
   const p = linkType === "GOOGLE" ? config.identity.google : config.identity.apple;
+  // Off (no credentials outside sandbox mode): as if the route did not exist for this provider.
+  if (!p) throw new ApiError(404, LINK_MESSAGES.providerOff(providerLabel(linkType)));
   return { issuer: p.issuer, audience: p.clientId };
 }
 

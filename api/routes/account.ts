@@ -139,6 +139,7 @@ export const accountRoutes = [
     body: connectSchema,
     success: { description: `'${LINK_MESSAGES.connected}'`, data: LinkedAccountSchema },
     errors: {
+      404: "'Sign-in with Google is not available.' (Apple likewise): the provider is off (no credentials outside sandbox mode).",
       409: "'This Google account is already connected to another account.' or 'Your account is already connected to Google.' (Apple likewise)",
       422: "Validation (errors.fields), or the ID token is refused (also under errors.fields.firebase_id_token): 'The Google sign-in could not be verified. Please try again.', 'The email does not match your Google account.', 'Google has not verified this email address.' (Apple likewise). Not 401, which would mean the session is gone.",
       503: "'Sign-in with Google is unavailable right now. Please try again later.' (Apple likewise)",

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import type { ApiContext } from "../context";
 import { route } from "../contract/route";
 import { ApiError } from "../lib/http";
 import { body, emailField, idField, optionalText, requiredText } from "../lib/validation";
 import {
   CRYPTO_MESSAGES,
+  type CryptoDeps,
   createPurchaseInvoice,
   createRenewalInvoice,
   dueInvoicePath,
@@ -55,6 +57,12 @@ const currentInvoiceRequest = body({
   current_invoice_id: requiredText("current invoice id", { max: 64 }).meta({ description: "Our invoice id (uuid)." }),
 }).meta({ id: "CurrentInvoiceRequest" });
 
+/** The crypto gateway; these routes are registered only while it is on (api/app.ts), hence the 404. */
+function cryptoOf(ctx: ApiContext): CryptoDeps {
+  if (!ctx.crypto) throw new ApiError(404, "Not found.");
+  return ctx.crypto;
+}
+
 const INVOICE_URL = z.strictObject({
   invoiceUrl: z.string().meta({ format: "uri", description: "BitPay's invoice page: send the browser there." }),
   id: z.string().meta({ description: "Our invoice id (uuid)." }),
@@ -80,7 +88,7 @@ export const cryptoRoutes = [
     async handler({ ctx, auth, body: input }) {
       const plan = await findPlan(ctx.db, input.planId);
       if (!plan) throw new ApiError(404, "This plan does not exist.", { fields: { planId: ["This plan does not exist."] } });
-      const row = await createPurchaseInvoice(ctx.crypto, {
+      const row = await createPurchaseInvoice(cryptoOf(ctx), {
         user: auth.user,
         plan,
         amount: input.amount,
@@ -103,9 +111,9 @@ export const cryptoRoutes = [
     success: { description: "The invoice", data: z.strictObject({ invoice_details: InvoiceDetailsSchema }) },
     errors: { 404: `'${CRYPTO_MESSAGES.notFound}'` },
     async handler({ ctx, auth, params }) {
-      const row = await findCryptoInvoice(ctx.crypto, params.id);
+      const row = await findCryptoInvoice(cryptoOf(ctx), params.id);
       if (!row || row.user_id !== auth.user.id) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
-      return { data: { invoice_details: await invoiceDetails(ctx.crypto, row) } };
+      return { data: { invoice_details: await invoiceDetails(cryptoOf(ctx), row) } };
     },
   }),
 
@@ -121,9 +129,9 @@ export const cryptoRoutes = [
     success: { description: "The invoice", data: InvoiceDetailsSchema },
     errors: { 404: `'${CRYPTO_MESSAGES.notFound}'` },
     async handler({ ctx, params }) {
-      const row = await findCryptoInvoice(ctx.crypto, params.id);
+      const row = await findCryptoInvoice(cryptoOf(ctx), params.id);
       if (!row) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
-      return { data: await invoiceDetails(ctx.crypto, row) };
+      return { data: await invoiceDetails(cryptoOf(ctx), row) };
     },
   }),
 
@@ -144,7 +152,7 @@ export const cryptoRoutes = [
       502: `'${CRYPTO_MESSAGES.failed}'`,
     },
     async handler({ ctx, body: input }) {
-      const row = await payDueInvoice(ctx.crypto, input.current_invoice_id);
+      const row = await payDueInvoice(cryptoOf(ctx), input.current_invoice_id);
       return { data: { invoiceUrl: row.invoice_url!, id: row.uuid } };
     },
   }),
@@ -165,7 +173,7 @@ export const cryptoRoutes = [
     },
     errors: { 404: `'${CRYPTO_MESSAGES.notFound}'`, 409: `'${CRYPTO_MESSAGES.notRenewable}'` },
     async handler({ ctx, auth, body: input }) {
-      const row = await createRenewalInvoice(ctx.crypto, auth.user, input.current_invoice_id);
+      const row = await createRenewalInvoice(cryptoOf(ctx), auth.user, input.current_invoice_id);
       return { data: { id: row.uuid, due_invoice_path: dueInvoicePath(row.uuid) }, message: CRYPTO_MESSAGES.renewalCreated };
     },
   }),
@@ -188,7 +196,7 @@ export const cryptoRoutes = [
       502: `'${CRYPTO_MESSAGES.failed}' (BitPay could not be asked; BitPay retries)`,
     },
     async handler({ ctx, req, query }) {
-      await handleBitPayNotification(ctx.crypto, query.secret, req.body);
+      await handleBitPayNotification(cryptoOf(ctx), query.secret, req.body);
       return { data: null, message: CRYPTO_MESSAGES.received };
     },
   }),

@@ -132,16 +132,16 @@ export const paymentRoutes = [
     path: "/api/payments/config",
     operationId: "paymentConfig",
     tags: ["Billing"],
-    summary: "What the browser needs to take a card",
+    summary: "What the browser needs to take a card, and which other gateways are on",
     description:
-      "live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js).",
+      "live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode).",
     auth: false,
     success: {
       description: "The card gateway",
-      data: z.strictObject({ mode: z.enum(["live", "sandbox"]), publishable_key: z.string() }),
+      data: z.strictObject({ mode: z.enum(["live", "sandbox"]), publishable_key: z.string(), crypto: z.boolean() }),
     },
     handler: ({ ctx }) => ({
-      data: { mode: ctx.payments.gateway.mode, publishable_key: ctx.payments.gateway.publishableKey },
+      data: { mode: ctx.payments.gateway.mode, publishable_key: ctx.payments.gateway.publishableKey, crypto: ctx.crypto !== null },
     }),
   }),
 

@@ -116,6 +116,7 @@ export const userRoutes = [
     errors: {
       401: "'Login failed: the Google sign-in could not be verified. Please try again.' (signature, issuer, audience, expiry), 'Login failed: the email does not match your Google account.', 'Login failed: Google has not verified this email address.' (no account yet); Apple likewise.",
       403: "'This email belongs to an existing account. Sign in with your password, then connect your Google account.' (Apple likewise): the provider does not assert that the email is verified.",
+      404: "'Sign-in with Google is not available.' (Apple likewise): the provider is off (no credentials outside sandbox mode).",
       503: "'Sign-in with Google is unavailable right now. Please try again later.' (the provider's discovery document or keys could not be fetched; Apple likewise)",
     },
     async handler({ ctx, req, body: input }) {

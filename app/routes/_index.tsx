@@ -10,6 +10,7 @@ import { loadAccountHome } from "~/utils/account-home.server";
 import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates.server";
+import { getEnv } from "~/utils/env.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -45,11 +46,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     hasPassword: home.user.has_password,
     dialog: await changePasswordDialogState(request),
     status,
-    accounts: (["GOOGLE", "APPLE"] as const).map((type) => ({
-      type,
-      name: type === "GOOGLE" ? "Google" : "Apple",
-      linkId: home.linked.find((link) => link.link_type === type)?.id ?? null,
-    })),
+    // A provider that is off (docs/decisions/019) can't be connected; an existing link can still be removed.
+    accounts: (["GOOGLE", "APPLE"] as const)
+      .map((type) => ({
+        type,
+        name: type === "GOOGLE" ? "Google" : "Apple",
+        linkId: home.linked.find((link) => link.link_type === type)?.id ?? null,
+      }))
+      .filter((account) => account.linkId !== null || getEnv().identity[account.type === "GOOGLE" ? "google" : "apple"] !== "off"),
     downloads: [
       { name: "iOS", href: IOS_APP_URL },
       { name: "Android", href: ANDROID_APP_URL },
@@ -230,6 +234,7 @@ export default function AccountHome() {
             </article>
           ) : null}
 
+          {accounts.length > 0 ? (
           <article className="card" aria-labelledby="accounts-heading">
             <h2 id="accounts-heading">Connected accounts</h2>
             <ul className="account-rows">
@@ -257,6 +262,7 @@ export default function AccountHome() {
               ))}
             </ul>
           </article>
+          ) : null}
 
           <article className="card" aria-labelledby="account-data-heading">
             <h2 id="account-data-heading">Your data</h2>

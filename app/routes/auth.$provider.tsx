@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { startProviderFlow } from "~/utils/identity/authenticator.server";
 import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
@@ -8,7 +8,8 @@ import { redirectWithError } from "~/utils/toast.server";
 // Starts Google or Apple sign-in (from /login) or account linking (?intent=connect, from the
 // dashboard). A POST, so another site cannot start a flow in your name.
 
-export async function loader() {
+export async function loader({ params }: LoaderFunctionArgs) {
+  providerParam(params.provider);
   return redirect("/login");
 }
 

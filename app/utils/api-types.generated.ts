@@ -184,8 +184,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the browser needs to take a card
-         * @description live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js).
+         * What the browser needs to take a card, and which other gateways are on
+         * @description live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode).
          */
         get: operations["paymentConfig"];
         put?: never;
@@ -2542,6 +2542,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 'Sign-in with Google is not available.' (Apple likewise): the provider is off (no credentials outside sandbox mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2812,6 +2821,7 @@ export interface operations {
                             /** @enum {string} */
                             mode: "live" | "sandbox";
                             publishable_key: string;
+                            crypto: boolean;
                         };
                     };
                 };
@@ -4456,6 +4466,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description 'Sign-in with Google is not available.' (Apple likewise): the provider is off (no credentials outside sandbox mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             /** @description 'This Google account is already connected to another account.' or 'Your account is already connected to Google.' (Apple likewise) */
             409: {

@@ -12,14 +12,23 @@ const envSchema = z.object({
   // Comma-separated; the first signs, all verify, so a secret can be rotated without signing anyone out.
   SESSION_SECRET: z
     .string()
-    .min(1, "must be set")
+    .min(1, "required outside sandbox mode (at least 32 characters)")
     .refine((value) => value.split(",").every((secret) => secret.trim().length >= 32), {
       message: "each comma-separated secret must be at least 32 characters",
     }),
   TRUST_PROXY: z.string().optional(),
   // pino's levels (the API validates the same variable); server.ts logs JSON lines at this level and above.
   LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
-  // Google and Apple sign-in: live when their client id is set, the in-process OpenID sandbox otherwise.
+  // Sandbox mode (docs/decisions/019): integrations without credentials run on their stand-ins and a
+  // banner says so. The same variable as the API's (api/config.ts); outside it they are off.
+  SANDBOX: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || ["true", "false", "1", "0", "yes", "no"].includes(v.trim().toLowerCase()), {
+      message: 'expected "true" or "false"',
+    }),
+  // Google and Apple sign-in: live when their client id is set; else the in-process OpenID sandbox in
+  // sandbox mode, and off (no button, their routes 404) outside it.
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
@@ -43,6 +52,9 @@ export type PortalEnv = z.infer<typeof envSchema> & {
   embeddedApi: boolean;
   sessionSecrets: string[];
   secureCookies: boolean;
+  sandbox: boolean;
+  /** Which sign-in providers exist: live (client id set), sandbox (sandbox mode), or off. */
+  identity: Record<"google" | "apple", "live" | "sandbox" | "off">;
 };
 
 let cached: PortalEnv | undefined;
@@ -52,11 +64,13 @@ export function parsePortalEnv(source: NodeJS.ProcessEnv = process.env): PortalE
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const result = envSchema.safeParse(present);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw Object.assign(new Error(`Invalid environment:\n  ${problems.join("\n  ")}`), { problems });
   }
   const env = result.data;
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
+  const sandbox = ["true", "1", "yes"].includes(env.SANDBOX?.trim().toLowerCase() ?? "");
+  const mode = (clientId: string | undefined) => (clientId ? "live" : sandbox ? "sandbox" : "off");
   return {
     ...env,
     publicUrl,
@@ -65,6 +79,8 @@ export function parsePortalEnv(source: NodeJS.ProcessEnv = process.env): PortalE
     sessionSecrets: env.SESSION_SECRET.split(",").map((secret) => secret.trim()),
     // Secure cookies whenever the portal is served over https; plain-http localhost keeps working.
     secureCookies: publicUrl.startsWith("https:"),
+    sandbox,
+    identity: { google: mode(env.GOOGLE_CLIENT_ID), apple: mode(env.APPLE_CLIENT_ID) },
   };
 }
 

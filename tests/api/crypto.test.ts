@@ -141,13 +141,13 @@ describe.each(databases())("crypto invoices through the crypto sandbox ($name)",
     try {
       t.clock.advanceDays(26);
       // Not due yet: more than 3 days left.
-      expect(await createDueRenewalInvoices(t.api.crypto)).toBe(0);
+      expect(await createDueRenewalInvoices(t.api.crypto!)).toBe(0);
       t.clock.advanceDays(2);
       // A second instance on the same database runs the job at the same time.
       const second = await startApi(kind, { databaseUrl: t.config.databaseUrl });
       try {
         second.clock.advanceDays(28);
-        await Promise.all([createDueRenewalInvoices(t.api.crypto), createDueRenewalInvoices(second.api.crypto)]);
+        await Promise.all([createDueRenewalInvoices(t.api.crypto!), createDueRenewalInvoices(second.api.crypto!)]);
       } finally {
         await second.close();
       }

@@ -134,7 +134,7 @@ describe.each(databases())("webhooks and notifications replayed ($name)", (kind)
     const row = await t.db.selectFrom("crypto_invoices").selectAll().where("uuid", "=", created.body.data.id).executeTakeFirstOrThrow();
     const bitpayId = row.bitpay_invoice_id!;
     // What a notification handler that fetched the invoice before it was paid holds (a slow fetch).
-    const stale = await t.api.crypto.bitpay.getInvoice(bitpayId);
+    const stale = await t.api.crypto!.bitpay.getInvoice(bitpayId);
     expect(stale.status).toBe("new");
 
     // 'Mark as paid' on the sandbox's page: BitPay notifies 'paid' then 'confirmed'.
@@ -158,7 +158,7 @@ describe.each(databases())("webhooks and notifications replayed ($name)", (kind)
     }
     // The slow fetch lands last.
     const current = await t.db.selectFrom("crypto_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
-    await applyInvoice(t.api.crypto, current, stale);
+    await applyInvoice(t.api.crypto!, current, stale);
 
     const after = await t.db.selectFrom("crypto_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
     expect(after.status).toBe("confirmed");
@@ -176,7 +176,7 @@ describe.each(databases())("webhooks and notifications replayed ($name)", (kind)
       json: { planId: 1, amount: "9.99", currency: "USD", email: "bitpay-expired-replay@example.com" },
     });
     const row = await t.db.selectFrom("crypto_invoices").selectAll().where("uuid", "=", created.body.data.id).executeTakeFirstOrThrow();
-    const stale = await t.api.crypto.bitpay.getInvoice(row.bitpay_invoice_id!);
+    const stale = await t.api.crypto!.bitpay.getInvoice(row.bitpay_invoice_id!);
     const page = new URL(created.body.data.invoiceUrl).pathname;
     await fetch(`${t.baseUrl}${page}`, {
       method: "POST",
@@ -192,7 +192,7 @@ describe.each(databases())("webhooks and notifications replayed ($name)", (kind)
       );
     }
     const current = await t.db.selectFrom("crypto_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
-    await applyInvoice(t.api.crypto, current, stale);
+    await applyInvoice(t.api.crypto!, current, stale);
     const after = await t.db.selectFrom("crypto_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: "expired", activated_at: null });
     expect((await footprint(t, userId)).transactions).toEqual([]);

@@ -277,7 +277,8 @@ export async function insertUser(
 
 export async function startApi(kind: DatabaseKind, opts: StartOptions = {}): Promise<TestApi> {
   const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await kind.create();
-  const config = loadApiConfig({ DATABASE_URL: database.url, ...opts.env });
+  // Sandbox mode unless a test says otherwise (SANDBOX: "" for a live start).
+  const config = loadApiConfig({ DATABASE_URL: database.url, SANDBOX: "true", ...opts.env });
   const clock = new TestClock();
   const logger = new MemoryLogger();
   const api = await createApi({ config, clock, logger });

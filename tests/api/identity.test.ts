@@ -26,7 +26,7 @@ async function reasonOf(promise: Promise<unknown>): Promise<string> {
 
 describe("identity config", () => {
   it("runs both providers against the sandbox by default", () => {
-    const config = loadApiConfig({ PUBLIC_URL: "https://vpn.example.com" });
+    const config = loadApiConfig({ SANDBOX: "true", PUBLIC_URL: "https://vpn.example.com" });
     expect(config.identity).toEqual({
       google: {
         issuer: "https://vpn.example.com/dev/oidc/google",
@@ -45,6 +45,7 @@ describe("identity config", () => {
 
   it("honours GOOGLE_ISSUER / APPLE_ISSUER in sandbox mode (tests)", () => {
     const config = loadApiConfig({
+      SANDBOX: "true",
       GOOGLE_ISSUER: "http://127.0.0.1:9/google/",
       APPLE_ISSUER: "http://127.0.0.1:9/apple",
     });
@@ -63,6 +64,7 @@ describe("identity config", () => {
       .privateKey.export({ type: "pkcs8", format: "pem" })
       .toString();
     const config = loadApiConfig({
+      SANDBOX: "true",
       GOOGLE_CLIENT_ID: "123.apps.googleusercontent.com",
       GOOGLE_CLIENT_SECRET: "gsecret",
       APPLE_CLIENT_ID: "com.example.vpn.web",
@@ -89,12 +91,12 @@ describe("identity config", () => {
   });
 
   it("requires the team id, key id and private key with APPLE_CLIENT_ID, and a real key", () => {
-    expect(() => loadApiConfig({ APPLE_CLIENT_ID: "com.example.vpn.web" })).toThrow(
+    expect(() => loadApiConfig({ SANDBOX: "true", APPLE_CLIENT_ID: "com.example.vpn.web" })).toThrow(
       "Invalid environment: APPLE_TEAM_ID: required when APPLE_CLIENT_ID is set; APPLE_KEY_ID: required when APPLE_CLIENT_ID is set; APPLE_PRIVATE_KEY: required when APPLE_CLIENT_ID is set",
     );
-    expect(() => loadApiConfig({ APPLE_PRIVATE_KEY: "not a key" })).toThrow(/APPLE_PRIVATE_KEY: expected the PEM/);
-    expect(() => loadApiConfig({ GOOGLE_ISSUER: "accounts.google.com" })).toThrow(/GOOGLE_ISSUER/);
-    expect(() => loadApiConfig({ DESKTOP_CODE_MAX_PER_IP: "0" })).toThrow(/DESKTOP_CODE_MAX_PER_IP/);
+    expect(() => loadApiConfig({ SANDBOX: "true", APPLE_PRIVATE_KEY: "not a key" })).toThrow(/APPLE_PRIVATE_KEY: expected the PEM/);
+    expect(() => loadApiConfig({ SANDBOX: "true", GOOGLE_ISSUER: "accounts.google.com" })).toThrow(/GOOGLE_ISSUER/);
+    expect(() => loadApiConfig({ SANDBOX: "true", DESKTOP_CODE_MAX_PER_IP: "0" })).toThrow(/DESKTOP_CODE_MAX_PER_IP/);
   });
 });
 
@@ -691,7 +693,7 @@ describe.each(databases())("Google and Apple sign-in ($name)", (kind) => {
 
 describe.each(databases())("Google sign-in, live mode ($name)", (kind) => {
   const t = useApi(kind, {
-    env: { GOOGLE_CLIENT_ID: "live-client.apps.googleusercontent.com", GOOGLE_ISSUER: GOOGLE },
+    env: { GOOGLE_CLIENT_ID: "live-client.apps.googleusercontent.com", GOOGLE_CLIENT_SECRET: "live-secret", GOOGLE_ISSUER: GOOGLE },
   });
 
   it("verifies tokens for the configured client id", async () => {

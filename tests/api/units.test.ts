@@ -1,13 +1,74 @@
 import { describe, expect, it } from "vitest";
-import { loadApiConfig, parseDatabaseUrl, parseTrustProxy } from "../../api/config";
+import { ConfigError, integrationsLine, loadApiConfig, parseDatabaseUrl, parseTrustProxy } from "../../api/config";
 import { tooManyLoginsMessage } from "../../api/lib/rate-limit";
 import { bearerToken, generateToken, hashToken, looksLikeToken } from "../../api/lib/tokens";
 import { clientAddressKey, createTrustFunction } from "../../api/lib/trust-proxy";
 import { parseUserAgent } from "../../api/lib/user-agent";
 
+/** What a real deploy must bring outside sandbox mode (docs/decisions/019). */
+export const LIVE_ESSENTIALS = {
+  SMTP_URL: "smtp://mail.example.com:587",
+  STRIPE_SECRET_KEY: "sk_test_123",
+  STRIPE_PUBLISHABLE_KEY: "pk_test_123",
+  STRIPE_WEBHOOK_SECRET: "whsec_123",
+  TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32),
+};
+
+describe("sandbox mode is a deliberate setting (issue 17)", () => {
+  it("refuses to start without it when mail and a card gateway are missing, naming every variable", () => {
+    let error: unknown;
+    try {
+      loadApiConfig({});
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    for (const name of ["SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET", "TWO_FACTOR_ENCRYPTION_KEY"]) {
+      expect(problems).toContain(`${name}: required outside sandbox mode (SANDBOX=true runs the product on stand-ins)`);
+    }
+  });
+
+  it("turns an integration without credentials off outside sandbox mode, never into its stand-in", () => {
+    const config = loadApiConfig(LIVE_ESSENTIALS);
+    expect(config.sandbox).toBe(false);
+    expect(config.integrations).toEqual({ mail: "live", cards: "live", crypto: "off", google: "off", apple: "off" });
+    expect(config.identity).toEqual({ google: null, apple: null });
+    expect(config.twoFactor.developmentKey).toBe(false);
+    expect(integrationsLine(config)).toBe("Live mode. Integrations live: mail, cards; off: crypto, google, apple.");
+  });
+
+  it("runs every integration without credentials on its stand-in in sandbox mode", () => {
+    for (const value of ["true", "1", "yes", "TRUE"]) expect(loadApiConfig({ SANDBOX: value }).sandbox).toBe(true);
+    const config = loadApiConfig({ SANDBOX: "true", SMTP_URL: "smtp://127.0.0.1:2525" });
+    expect(config.integrations).toEqual({ mail: "live", cards: "sandbox", crypto: "sandbox", google: "sandbox", apple: "sandbox" });
+    expect(integrationsLine(config)).toBe(
+      "Sandbox mode (SANDBOX=true): no real payments or emails. Integrations live: mail; stand-in: cards, crypto, google, apple.",
+    );
+    expect(() => loadApiConfig({ SANDBOX: "maybe" })).toThrow('SANDBOX: expected "true"');
+    expect(loadApiConfig({ SANDBOX: "false", ...LIVE_ESSENTIALS }).sandbox).toBe(false);
+  });
+
+  it("refuses a half-configured integration in either mode", () => {
+    for (const mode of [{}, { SANDBOX: "true" }]) {
+      expect(() => loadApiConfig({ ...LIVE_ESSENTIALS, ...mode, GOOGLE_CLIENT_ID: "x.apps.googleusercontent.com" })).toThrow(
+        "GOOGLE_CLIENT_SECRET: required when GOOGLE_CLIENT_ID is set",
+      );
+      expect(() => loadApiConfig({ ...LIVE_ESSENTIALS, ...mode, APPLE_TEAM_ID: "TEAM" })).toThrow("APPLE_CLIENT_ID: required when APPLE_TEAM_ID is set");
+      expect(() => loadApiConfig({ ...LIVE_ESSENTIALS, ...mode, BITPAY_NOTIFICATION_SECRET: "s".repeat(24) })).toThrow(
+        "BITPAY_API_TOKEN: required when BITPAY_NOTIFICATION_SECRET is set",
+      );
+    }
+    expect(() => loadApiConfig({ SANDBOX: "true", STRIPE_PUBLISHABLE_KEY: "pk_test_1" })).toThrow(
+      "STRIPE_SECRET_KEY: required when STRIPE_PUBLISHABLE_KEY is set",
+    );
+    expect(() => loadApiConfig({ ...LIVE_ESSENTIALS, GOOGLE_CLIENT_SECRET: "secret" })).toThrow("GOOGLE_CLIENT_ID: required when GOOGLE_CLIENT_SECRET is set");
+  });
+});
+
 describe("loadApiConfig", () => {
   it("has defaults for everything", () => {
-    const config = loadApiConfig({});
+    const config = loadApiConfig({ SANDBOX: "true" });
     expect(config).toMatchObject({
       databaseUrl: "./data/portal.sqlite",
       database: { kind: "sqlite", path: "./data/portal.sqlite" },
@@ -26,8 +87,9 @@ describe("loadApiConfig", () => {
   });
 
   it("derives PUBLIC_URL from PORT and reads every variable", () => {
-    expect(loadApiConfig({ PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
+    expect(loadApiConfig({ SANDBOX: "true", PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     const config = loadApiConfig({
+      SANDBOX: "true",
       DATABASE_URL: "postgresql://u:p@db.internal:5432/portal",
       PUBLIC_URL: "https://vpn.example.com/",
       TOKEN_TTL_DAYS: "7",
@@ -52,17 +114,17 @@ describe("loadApiConfig", () => {
       trustProxy: { kind: "hops", hops: 1 },
       integrations: { mail: "sandbox", cards: "live", crypto: "sandbox", google: "sandbox", apple: "sandbox" },
       stripe: { secretKey: "sk_test_123", publishableKey: "pk_test_123", webhookSecret: "whsec_123", apiVersion: "2026-10-28.endive" },
-      sandbox: false,
+      sandbox: true,
       apiPort: 4100,
     });
     // Live Stripe needs its publishable key and webhook secret too.
-    expect(() => loadApiConfig({ STRIPE_SECRET_KEY: "sk_test_123" })).toThrow(
+    expect(() => loadApiConfig({ SANDBOX: "true", STRIPE_SECRET_KEY: "sk_test_123" })).toThrow(
       "STRIPE_PUBLISHABLE_KEY: required when STRIPE_SECRET_KEY is set; STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set",
     );
   });
 
   it("treats empty variables as unset", () => {
-    const config = loadApiConfig({ SMTP_URL: "", TOKEN_TTL_DAYS: "", TRUST_PROXY: "" });
+    const config = loadApiConfig({ SANDBOX: "true", SMTP_URL: "", TOKEN_TTL_DAYS: "", TRUST_PROXY: "" });
     expect(config.sandbox).toBe(true);
     expect(config.tokenTtlDays).toBe(30);
   });

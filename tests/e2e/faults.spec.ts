@@ -116,7 +116,7 @@ class Deploy {
 async function startProcess(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], {
     // A production deploy with a live integration (the SMTP server here) must bring its own two-factor key.
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32), ...env },
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", SANDBOX: "true", TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32), ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

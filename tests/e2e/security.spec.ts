@@ -65,6 +65,7 @@ async function startServer(port: number, env: Record<string, string>): Promise<E
     env: {
       ...process.env,
       NODE_ENV: "production",
+      SANDBOX: "true",
       PORT: String(port),
       DATABASE_URL: databasePath,
       PUBLIC_URL: `http://127.0.0.1:${port}`,

@@ -114,14 +114,14 @@ describe("LOG_LEVEL", () => {
     ({ NODE_ENV: "test", SESSION_SECRET: "unit-session-secret-0123456789abcdef0123456789", ...extra }) as NodeJS.ProcessEnv;
 
   it("defaults to info in the API's and the portal's configuration, and takes pino's levels", () => {
-    expect(loadApiConfig({}).logLevel).toBe("info");
+    expect(loadApiConfig({ SANDBOX: "true" }).logLevel).toBe("info");
     expect(parsePortalEnv(portalEnv()).LOG_LEVEL).toBe("info");
-    expect(loadApiConfig({ LOG_LEVEL: "debug" }).logLevel).toBe("debug");
+    expect(loadApiConfig({ SANDBOX: "true", LOG_LEVEL: "debug" }).logLevel).toBe("debug");
     expect(parsePortalEnv(portalEnv({ LOG_LEVEL: "warn" })).LOG_LEVEL).toBe("warn");
   });
 
   it("refuses anything else, saying what it expects", () => {
-    expect(() => loadApiConfig({ LOG_LEVEL: "loud" })).toThrow("LOG_LEVEL: expected one of silent, fatal, error, warn, info, debug, trace");
+    expect(() => loadApiConfig({ SANDBOX: "true", LOG_LEVEL: "loud" })).toThrow("LOG_LEVEL: expected one of silent, fatal, error, warn, info, debug, trace");
     expect(() => parsePortalEnv(portalEnv({ LOG_LEVEL: "loud" }))).toThrow(/LOG_LEVEL/);
   });
 });

@@ -65,6 +65,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
   process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
   process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
+  process.env.SANDBOX = "true";
   process.env.API_TIMEOUT_MS = "2000";
   home = await import("~/routes/_index");
   layout = await import("~/routes/_app");

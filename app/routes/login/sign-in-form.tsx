@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
 import { Field } from "~/components/field";
+import { SocialSignIn } from "~/components/social-sign-in";
 import { SubmitButton } from "~/components/submit-button";
 import type { LoginFields } from "~/schemas/login";
 import { useFormOptions } from "~/utils/client-validation";
@@ -36,22 +37,7 @@ export function SignInForm({ oldurl }: { oldurl: string }) {
         </div>
         <SubmitButton intent="signin">Continue</SubmitButton>
       </Form>
-      <div className="divider" role="separator">
-        <span>or</span>
-      </div>
-      {/* These leave the app for the provider: a plain document submission, not a client-side one. */}
-      <div className="social-buttons">
-        <Form method="post" reloadDocument action={`/auth/google${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
-          <button type="submit" className="button button--social">
-            Continue with Google
-          </button>
-        </Form>
-        <Form method="post" reloadDocument action={`/auth/apple${oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : ""}`}>
-          <button type="submit" className="button button--social">
-            Continue with Apple
-          </button>
-        </Form>
-      </div>
+      <SocialSignIn oldurl={oldurl} divider="or" />
     </>
   );
 }

@@ -32,7 +32,7 @@ export type CheckoutState = {
   savedCards: SavedCard[];
   /** The saved cards could not be loaded (commerce §8: 'Failed to fetch payment method list'). */
   cardsFailed: boolean;
-  gateway: { mode: "live" | "sandbox"; publishable_key: string };
+  gateway: { mode: "live" | "sandbox"; publishable_key: string; crypto: boolean };
   coupon: CouponQuote | null;
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
   idempotencyKey: string;

@@ -7,6 +7,7 @@ import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
 import { Field } from "~/components/field";
 import { PaymentFrame } from "~/components/payment-frame";
 import { ResendForm } from "~/components/resend-form";
+import { SocialSignIn } from "~/components/social-sign-in";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/schemas/checkout";
@@ -104,6 +105,7 @@ function Checkout({ state }: { state: CheckoutState }) {
                 )}
               </details>
               <WalletPanels plan={plan} total={summary.total} gateway={state.gateway} signedIn={Boolean(state.accountEmail)} />
+              {state.gateway.crypto ? (
               <details name="payment-method" className="accordion-item">
                 <summary>Crypto Currencies</summary>
                 <p>
@@ -117,6 +119,7 @@ function Checkout({ state }: { state: CheckoutState }) {
                   <p className="muted">Enter and verify your email above to pay with crypto.</p>
                 )}
               </details>
+              ) : null}
             </div>
           </section>
         </div>
@@ -167,21 +170,7 @@ function EmailSection({ state }: { state: CheckoutState }) {
       <h2>Enter the email for your account</h2>
       {visitor.step === "email" ? <EmailForm /> : <p>{visitor.email}</p>}
       {visitor.step !== "email" ? <VerifyDialog visitor={visitor} /> : null}
-      <div className="divider" role="separator">
-        <span>Or continue with</span>
-      </div>
-      <div className="social-buttons">
-        <Form method="post" reloadDocument action={`/auth/google?oldurl=${encodeURIComponent(here)}`}>
-          <button type="submit" className="button button--social">
-            Continue with Google
-          </button>
-        </Form>
-        <Form method="post" reloadDocument action={`/auth/apple?oldurl=${encodeURIComponent(here)}`}>
-          <button type="submit" className="button button--social">
-            Continue with Apple
-          </button>
-        </Form>
-      </div>
+      <SocialSignIn oldurl={here} divider="Or continue with" />
     </section>
   );
 }

@@ -1,8 +1,8 @@
 import { getEnv } from "../env.server";
 
 // Where each identity provider lives. Live: Google's and Apple's issuers with our credentials.
-// Sandbox: the in-process OpenID provider (api/sandbox) at /dev/oidc/{google,apple}, with its
-// published test clients — the same strategy code runs against both.
+// Sandbox (sandbox mode only): the in-process OpenID provider (api/sandbox) at /dev/oidc/{google,apple},
+// with its published test clients — the same strategy code runs against both. Off: 404.
 
 export type ProviderName = "google" | "apple";
 export type AuthMethod = "GOOGLE" | "APPLE";
@@ -20,6 +20,7 @@ export type AppleSettings = {
 
 export function googleSettings(): GoogleSettings {
   const env = getEnv();
+  if (env.identity.google === "off") throw new Response("Not Found", { status: 404 });
   if (env.GOOGLE_CLIENT_ID) {
     return { mode: "live", issuer: env.GOOGLE_ISSUER, clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET ?? "" };
   }
@@ -33,6 +34,7 @@ export function googleSettings(): GoogleSettings {
 
 export function appleSettings(): AppleSettings {
   const env = getEnv();
+  if (env.identity.apple === "off") throw new Response("Not Found", { status: 404 });
   if (env.APPLE_CLIENT_ID) {
     return {
       mode: "live",

@@ -1,0 +1,29 @@
+import { Form, useRouteLoaderData } from "@remix-run/react";
+import type { loader as rootLoader } from "~/root";
+
+/**
+ * 'Continue with Google' and 'Continue with Apple', for the providers that exist here (the root
+ * loader says which: off outside sandbox mode without credentials). They leave the app for the
+ * provider: a plain document submission, not a client-side one. Renders nothing when both are off.
+ */
+export function SocialSignIn({ oldurl, divider }: { oldurl: string; divider: string }) {
+  const providers = useRouteLoaderData<typeof rootLoader>("root")?.signInProviders ?? [];
+  if (providers.length === 0) return null;
+  const query = oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : "";
+  return (
+    <>
+      <div className="divider" role="separator">
+        <span>{divider}</span>
+      </div>
+      <div className="social-buttons">
+        {providers.map((provider) => (
+          <Form key={provider} method="post" reloadDocument action={`/auth/${provider}${query}`}>
+            <button type="submit" className="button button--social">
+              Continue with {provider === "google" ? "Google" : "Apple"}
+            </button>
+          </Form>
+        ))}
+      </div>
+    </>
+  );
+}
