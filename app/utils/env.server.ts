@@ -11,7 +11,7 @@ const envSchema = z.object({
   API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   // Comma-separated; the first signs, all verify, so a secret can be rotated without signing anyone out.
   SESSION_SECRET: z
-    .string()
+    .string({ error: "required outside sandbox mode (at least 32 characters)" })
     .min(1, "required outside sandbox mode (at least 32 characters)")
     .refine((value) => value.split(",").every((secret) => secret.trim().length >= 32), {
       message: "each comma-separated secret must be at least 32 characters",

@@ -165,6 +165,15 @@ export function codeIn(text: string): string {
   return matches[0]!;
 }
 
+/** What a real deploy must bring outside sandbox mode (docs/decisions/019); nothing here is called at start. */
+export const LIVE_ESSENTIALS = {
+  SMTP_URL: "smtp://127.0.0.1:9",
+  STRIPE_SECRET_KEY: "sk_test_123",
+  STRIPE_PUBLISHABLE_KEY: "pk_test_123",
+  STRIPE_WEBHOOK_SECRET: "whsec_123",
+  TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32),
+};
+
 export interface StartOptions {
   /** Extra environment for loadApiConfig (DATABASE_URL is set by the harness). */
   env?: Record<string, string>;

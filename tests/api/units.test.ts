@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, integrationsLine, loadApiConfig, parseDatabaseUrl, parseTrustProxy } from "../../api/config";
 import { tooManyLoginsMessage } from "../../api/lib/rate-limit";
+import { LIVE_ESSENTIALS } from "./harness";
 import { bearerToken, generateToken, hashToken, looksLikeToken } from "../../api/lib/tokens";
 import { clientAddressKey, createTrustFunction } from "../../api/lib/trust-proxy";
 import { parseUserAgent } from "../../api/lib/user-agent";
-
-/** What a real deploy must bring outside sandbox mode (docs/decisions/019). */
-export const LIVE_ESSENTIALS = {
-  SMTP_URL: "smtp://mail.example.com:587",
-  STRIPE_SECRET_KEY: "sk_test_123",
-  STRIPE_PUBLISHABLE_KEY: "pk_test_123",
-  STRIPE_WEBHOOK_SECRET: "whsec_123",
-  TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32),
-};
 
 describe("sandbox mode is a deliberate setting (issue 17)", () => {
   it("refuses to start without it when mail and a card gateway are missing, naming every variable", () => {
