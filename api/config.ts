@@ -37,6 +37,11 @@ export interface ApiConfig {
     maxFailuresPerEmailPerIp: number;
     maxFailuresPerIp: number;
     maxFailuresPerEmail: number;
+    /**
+     * Wrong second factors (two-factor sign-in) per account from anywhere, whatever the challenge
+     * (TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT), in the same window.
+     */
+    maxSecondFactorFailuresPerAccount: number;
     failureWindowSeconds: number;
   };
   downloads: { windows: string; mac: string };
@@ -290,6 +295,7 @@ const envSchema = z
     LOGIN_MAX_FAILURES_PER_IP: positiveInteger,
     LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
     LOGIN_FAILURE_WINDOW_SECONDS: positiveInteger,
+    TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT: positiveInteger,
     DOWNLOAD_WINDOWS_URL: httpUrl,
     DOWNLOAD_MAC_URL: httpUrl,
     TRUST_PROXY: optionalString.refine((v) => parseTrustProxy(v) !== null, {
@@ -447,6 +453,7 @@ export function loadApiConfig(
       maxFailuresPerEmailPerIp: e.LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP ?? 10,
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP ?? 50,
       maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL ?? 100,
+      maxSecondFactorFailuresPerAccount: e.TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT ?? 10,
       failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS ?? 900,
     },
     downloads: {

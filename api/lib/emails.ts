@@ -47,6 +47,7 @@ export const SUBJECTS = {
   passwordSet: "Your password was set",
   setPasswordLink: "Set your account password",
   deletionCode: "Your account deletion code",
+  secondFactorFailures: "Failed two-factor sign-in attempts on your account",
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {
@@ -107,6 +108,47 @@ export function passwordChangedEmail(to: string, publicUrl: string): Mail {
     paragraphs: [
       { text: "The password of your account was just changed, and your other sessions were signed out." },
       { text: "If you did not do this, reset your password now and check your account:", link: `${publicUrl}/forget-password` },
+    ],
+  });
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** '21 November, 2026 at 14:05 UTC' (the spec's 'DD MMMM, Y' date with the time). */
+export function emailDateTime(at: Date): string {
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${two(at.getUTCDate())} ${MONTHS[at.getUTCMonth()]}, ${at.getUTCFullYear()} at ${two(at.getUTCHours())}:${two(at.getUTCMinutes())} UTC`;
+}
+
+const FIRST_FACTORS = {
+  password: "your password",
+  code: "a sign-in code sent to this email address",
+  google: "your Google account",
+  apple: "your Apple account",
+} as const;
+
+/**
+ * Sent when a sign-in passed the first step (password, emailed code, Google or Apple) and then got
+ * several wrong two-factor codes in a row: whoever it was has that first factor (docs/decisions/017).
+ */
+export function secondFactorFailuresEmail(
+  to: string,
+  opts: { failures: number; firstFactor: keyof typeof FIRST_FACTORS; at: Date; publicUrl: string },
+): Mail {
+  const advice = {
+    password: "If this was not you, someone knows your password. Change your password now:",
+    code: "If this was not you, someone can read your email. Secure your email account, then change your password:",
+    google: "If this was not you, someone can sign in to your Google account. Secure it, then change your password here:",
+    apple: "If this was not you, someone can sign in to your Apple account. Secure it, then change your password here:",
+  }[opts.firstFactor];
+  return render(to, SUBJECTS.secondFactorFailures, {
+    paragraphs: [
+      {
+        text: `Someone signed in to your account with ${FIRST_FACTORS[opts.firstFactor]}, then entered a wrong two-factor authentication code ${opts.failures} times in a row, most recently on ${emailDateTime(opts.at)}.`,
+      },
+      { text: "They were not let in: signing in also needs a code from your authenticator app or a recovery code." },
+      { text: advice, link: `${opts.publicUrl}/forget-password` },
+      { text: "If it was you, you can ignore this email." },
     ],
   });
 }

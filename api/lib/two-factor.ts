@@ -5,7 +5,8 @@ import type { ApiContext } from "../context";
 import type { Database } from "../db";
 import type { User } from "../db/schema";
 import { ApiError } from "./http";
-import { secondsUntil, tooManyLoginsMessage } from "./rate-limit";
+import { secondFactorFailuresEmail } from "./emails";
+import type { Reservation } from "./rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
 import { generateToken, hashToken } from "./tokens";
 import { LoginResultSchema } from "./users";
@@ -310,20 +311,25 @@ export async function disableTwoFactor(db: Database, userId: number): Promise<vo
   });
 }
 
-/** Limits wrong codes when turning two-factor off (a stolen session must not guess its way). */
-export async function checkDisableLimit(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<void> {
-  const key = disableKey(userId);
-  const window = (await ctx.limiter.peek([key])).get(key);
-  if (window && window.count >= DISABLE_MAX_FAILURES) {
-    const wait = secondsUntil(window.resetAt);
+/**
+ * Limits wrong codes when turning two-factor off (a stolen session must not guess its way): takes
+ * one try before the code is checked (429 when the account has none left), so parallel guesses get
+ * no more than DISABLE_MAX_FAILURES; give it back with releaseDisableTry() when the code was right.
+ */
+export async function reserveDisableTry(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<Reservation> {
+  const limit: [string, number] = [disableKey(userId), DISABLE_MAX_FAILURES];
+  const reservation = await ctx.limiter.reserve(...limit, DISABLE_FAILURE_WINDOW_SECONDS);
+  if (!reservation) {
+    const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
     throw new ApiError(429, TWO_FACTOR_MESSAGES.tooManyDisable(Math.max(1, Math.ceil(wait / 60))), {
       headers: { "Retry-After": String(wait) },
     });
   }
+  return reservation;
 }
 
-export async function recordDisableFailure(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<void> {
-  await ctx.limiter.hit(disableKey(userId), DISABLE_FAILURE_WINDOW_SECONDS);
+export async function releaseDisableTry(ctx: Pick<ApiContext, "limiter">, reservation: Reservation): Promise<void> {
+  await ctx.limiter.release([reservation]);
 }
 
 function disableKey(userId: number): string {
@@ -406,29 +412,73 @@ function challengeEnded(message: string = TWO_FACTOR_MESSAGES.challengeEnded): A
   return new ApiError(422, message, { fields: { challenge: [message] } });
 }
 
+/** Per-account count of wrong second factors at sign-in, whatever the challenge (real time). */
+export function secondFactorFailureKey(userId: number): string {
+  return `two-factor-fail:user:${userId}`;
+}
+
+/** Wrong second factors in a row since the account's last complete sign-in (for the owner's alert). */
+export function secondFactorStreakKey(userId: number): string {
+  return `two-factor-streak:user:${userId}`;
+}
+
+/** The owner is emailed when this many wrong second factors come in a row. */
+export const SECOND_FACTOR_ALERT_AFTER = 5;
+/** How long a run of wrong second factors is remembered for that alert: at most one email a day per run. */
+export const SECOND_FACTOR_STREAK_WINDOW_SECONDS = 86_400;
+
+/** 429 'Too many wrong authentication codes for this account. Please try again in N minutes.' */
+export function tooManySecondFactorsMessage(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many wrong authentication codes for this account. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+}
+
+type VerifyContext = Pick<ApiContext, "db" | "config" | "clock" | "limiter" | "loginThrottle" | "mail" | "logger">;
+
 /**
- * Exchanges a challenge and a second factor for the bearer token. The failed sign-in limits of the
- * password apply (per email and client address, per address, per email); a try is counted on the
- * challenge before the check, so parallel guesses cannot exceed five; the fifth wrong one ends it.
+ * Exchanges a challenge and a second factor for the bearer token. Before the factor is looked at,
+ * one try is reserved (atomically, so a parallel burst gets no more than a sequence) on:
+ * - the account's second-factor budget (TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per
+ *   LOGIN_FAILURE_WINDOW_SECONDS, whatever the challenge: a fresh sign-in does not refill it);
+ * - the failed sign-in limits of the password (per email and address, per address, per email);
+ * - the challenge itself (5 tries; the fifth wrong one ends it).
+ * A right factor gives the tries back, completes the sign-in and clears the address's and the
+ * account's counts; a wrong one keeps them, and the fifth wrong one in a row emails the owner.
  */
 export async function verifyChallenge(
-  ctx: Pick<ApiContext, "db" | "config" | "clock" | "loginThrottle">,
+  ctx: VerifyContext,
   opts: { challenge: string; code?: string; recovery_code?: string; addressKey: string },
 ): Promise<{ token: string; user: User }> {
-  const { db, config, clock, loginThrottle } = ctx;
+  const { db, config, clock, limiter, loginThrottle } = ctx;
   const nowIso = new Date().toISOString();
   const row = await db
     .selectFrom("two_factor_challenges")
     .innerJoin("users", "users.id", "two_factor_challenges.user_id")
-    .select(["two_factor_challenges.id as challenge_id", "two_factor_challenges.device as device", "users.email as email"])
+    .select([
+      "two_factor_challenges.id as challenge_id",
+      "two_factor_challenges.device as device",
+      "two_factor_challenges.purpose as purpose",
+      "users.id as user_id",
+      "users.email as email",
+    ])
     .where("two_factor_challenges.challenge_hash", "=", hashChallenge(opts.challenge))
     .where("two_factor_challenges.expires_at", ">", nowIso)
     .executeTakeFirst();
   if (!row) throw challengeEnded();
+  const userId = Number(row.user_id);
 
-  const waitSeconds = await loginThrottle.blockedFor(row.email, opts.addressKey);
-  if (waitSeconds !== null) {
-    throw new ApiError(429, tooManyLoginsMessage(waitSeconds), { headers: { "Retry-After": String(waitSeconds) } });
+  const accountLimit: [string, number] = [secondFactorFailureKey(userId), config.login.maxSecondFactorFailuresPerAccount];
+  const account = await limiter.reserve(...accountLimit, config.login.failureWindowSeconds);
+  if (!account) {
+    const wait = (await limiter.blockedFor([accountLimit])) ?? 1;
+    throw new ApiError(429, tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) } });
+  }
+  const reservations: Reservation[] = [account];
+  try {
+    reservations.push(...(await loginThrottle.reserve(row.email, opts.addressKey)));
+  } catch (error) {
+    await limiter.release(reservations);
+    throw error;
   }
 
   const counted = await db
@@ -436,18 +486,26 @@ export async function verifyChallenge(
     .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
     .where("id", "=", row.challenge_id)
     .where("attempts", "<", CHALLENGE_MAX_ATTEMPTS)
-    .returning(["attempts", "user_id"])
+    .returning(["attempts"])
     .executeTakeFirst();
   if (!counted) {
+    // Not evaluated: the challenge had no tries left (or was just used up).
+    await limiter.release(reservations);
     await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).execute();
     throw challengeEnded(TWO_FACTOR_MESSAGES.tooManyWrong);
   }
 
-  const userId = Number(counted.user_id);
   const field = opts.recovery_code !== undefined ? "recovery_code" : "code";
-  const accepted = await useSecondFactor(ctx, userId, { code: opts.code, recovery_code: opts.recovery_code });
+  let accepted: boolean;
+  try {
+    accepted = await useSecondFactor(ctx, userId, { code: opts.code, recovery_code: opts.recovery_code });
+  } catch (error) {
+    await limiter.release(reservations);
+    throw error;
+  }
   if (!accepted) {
-    await loginThrottle.recordFailure(row.email, opts.addressKey);
+    // The reservations stay: they are this failure's count.
+    await noteSecondFactorFailure(ctx, { userId, email: row.email, purpose: row.purpose as SignInPurpose });
     if (Number(counted.attempts) >= CHALLENGE_MAX_ATTEMPTS) {
       await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).execute();
       throw challengeEnded(TWO_FACTOR_MESSAGES.tooManyWrong);
@@ -455,14 +513,42 @@ export async function verifyChallenge(
     throw codeError(field, field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid);
   }
 
+  // Right: not a failure.
+  await limiter.release(reservations);
   // The challenge is used up once: of two parallel right answers, one gets the token.
   const removed = await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).executeTakeFirst();
   if (Number(removed.numDeletedRows) !== 1) throw challengeEnded();
+  // The whole sign-in succeeded: now, and only now, the counts start again.
   await loginThrottle.recordSuccess(row.email, opts.addressKey);
+  await limiter.clear(secondFactorFailureKey(userId));
+  await limiter.clear(secondFactorStreakKey(userId));
 
   const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
   if (!user || user.deleted_at) throw challengeEnded();
   const device = JSON.parse(row.device) as ReturnType<typeof describeDevice>;
   const { token } = await issueToken(db, { userId, device, ttlDays: config.tokenTtlDays, clock });
   return { token, user };
+}
+
+/**
+ * Counts a wrong second factor in the account's run; the fifth in a row (one request sees exactly
+ * that count) emails the owner. The email is best effort: a mail failure never changes the answer.
+ */
+async function noteSecondFactorFailure(
+  ctx: VerifyContext,
+  opts: { userId: number; email: string; purpose: SignInPurpose },
+): Promise<void> {
+  const streak = await ctx.limiter.hit(secondFactorStreakKey(opts.userId), SECOND_FACTOR_STREAK_WINDOW_SECONDS);
+  if (streak.count !== SECOND_FACTOR_ALERT_AFTER) return;
+  const mail = secondFactorFailuresEmail(opts.email, {
+    failures: SECOND_FACTOR_ALERT_AFTER,
+    firstFactor: opts.purpose,
+    at: new Date(),
+    publicUrl: ctx.config.publicUrl,
+  });
+  try {
+    await ctx.mail.deliver(mail);
+  } catch (error) {
+    ctx.logger.error(`Mail to ${opts.email} (${mail.subject}) could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

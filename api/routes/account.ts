@@ -22,7 +22,6 @@ import { sendCode, useCode } from "../lib/codes";
 import { deletionCodeEmail } from "../lib/emails";
 import { ApiError } from "../lib/http";
 import { verifyPassword } from "../lib/passwords";
-import { secondsUntil } from "../lib/rate-limit";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { TwoFactorStatusSchema, twoFactorStatus } from "../lib/two-factor";
 import { UserSchema, publicUser } from "../lib/users";
@@ -233,18 +232,20 @@ export const accountRoutes = [
       const user = auth.user;
       if (user.password_hash) {
         if (!input.password) throw fieldError("password", DELETION_MESSAGES.passwordRequired);
-        const key = deletionFailureKey(user.id);
-        const window = (await limiter.peek([key])).get(key);
-        if (window && window.count >= DELETION_MAX_WRONG_PASSWORDS) {
-          const seconds = secondsUntil(window.resetAt);
+        // The try is taken before argon2, so parallel guesses get no more than 5 evaluations; a right
+        // password gives it back.
+        const limit: [string, number] = [deletionFailureKey(user.id), DELETION_MAX_WRONG_PASSWORDS];
+        const reservation = await limiter.reserve(...limit, DELETION_WRONG_PASSWORD_WINDOW_SECONDS);
+        if (!reservation) {
+          const seconds = (await limiter.blockedFor([limit])) ?? 1;
           throw new ApiError(429, DELETION_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
             headers: { "Retry-After": String(seconds) },
           });
         }
         if (!(await verifyPassword(user.password_hash, input.password))) {
-          await limiter.hit(key, DELETION_WRONG_PASSWORD_WINDOW_SECONDS);
           throw fieldError("password", DELETION_MESSAGES.wrongPassword);
         }
+        await limiter.release([reservation]);
       } else {
         if (!input.code) throw fieldError("code", DELETION_MESSAGES.codeRequired);
         if (!/^\d{6}$/.test(input.code)) throw fieldError("code", CODE_FORMAT);

@@ -182,9 +182,10 @@ export const authRoutes = [
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
       if (!user) throw invalidCodeError("code");
-      await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
       const signedIn = await finishSignIn(ctx, { user, device: signInDevice(input, req.headers["user-agent"]), purpose: "code" });
+      // With two-factor on the sign-in is not over yet: the counts are cleared only once the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
+      await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
       return { data: { token: signedIn.token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),

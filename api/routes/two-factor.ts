@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rateLimited, responses } from "../contract/responses";
+import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import { ApiError } from "../lib/http";
 import { clientAddressKey } from "../lib/trust-proxy";
@@ -8,13 +8,14 @@ import {
   CHALLENGE_TTL_SECONDS,
   DISABLE_MAX_FAILURES,
   RECOVERY_CODE_COUNT,
+  SECOND_FACTOR_ALERT_AFTER,
   TWO_FACTOR_MESSAGES,
   TwoFactorStatusSchema,
-  checkDisableLimit,
   disableTwoFactor,
   enableTwoFactor,
   isTwoFactorEnabled,
-  recordDisableFailure,
+  releaseDisableTry,
+  reserveDisableTry,
   startSetup,
   twoFactorStatus,
   useSecondFactor,
@@ -151,14 +152,15 @@ export const twoFactorRoutes = [
     async handler({ ctx, auth, body: input }) {
       const userId = auth.user.id;
       if (!(await isTwoFactorEnabled(ctx.db, userId))) throw new ApiError(409, TWO_FACTOR_MESSAGES.notOn);
-      await checkDisableLimit(ctx, userId);
+      // The try is taken before the check (parallel guesses get no more than a sequence) and kept when wrong.
+      const reservation = await reserveDisableTry(ctx, userId);
       const accepted = await useSecondFactor(ctx, userId, { code: input.code, recovery_code: input.recovery_code });
       if (!accepted) {
-        await recordDisableFailure(ctx, userId);
         const field = input.recovery_code !== undefined ? "recovery_code" : "code";
         const message = field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid;
         throw new ApiError(422, message, { fields: { [field]: [message] } });
       }
+      await releaseDisableTry(ctx, reservation);
       await disableTwoFactor(ctx.db, userId);
       return { data: null, message: TWO_FACTOR_MESSAGES.turnedOff };
     },
@@ -170,13 +172,15 @@ export const twoFactorRoutes = [
     operationId: "twoFactorVerify",
     tags: ["Authentication"],
     summary: "Finish a sign-in with its second factor",
-    description: `For a sign-in answered with \`two_factor_required\` (/api/user/login, /api/auth/code-login, /api/user/thirdparty-login): the challenge (valid ${CHALLENGE_TTL_SECONDS} s, real time) with a current authentication code (±1 step of 30 s, each step accepted once) or an unused recovery code. Answers the bearer token like /api/user/login, with the device of the first step. ${CHALLENGE_MAX_ATTEMPTS} wrong codes end the challenge ('${TWO_FACTOR_MESSAGES.tooManyWrong}'). Wrong codes also count as failed sign-ins of the account's email (the LOGIN_MAX_FAILURES_* limits, 429 with Retry-After).`,
+    description: `For a sign-in answered with \`two_factor_required\` (/api/user/login, /api/auth/code-login, /api/user/thirdparty-login): the challenge (valid ${CHALLENGE_TTL_SECONDS} s, real time) with a current authentication code (±1 step of 30 s, each step accepted once) or an unused recovery code. Answers the bearer token like /api/user/login, with the device of the first step. ${CHALLENGE_MAX_ATTEMPTS} wrong codes end the challenge ('${TWO_FACTOR_MESSAGES.tooManyWrong}'). Wrong codes (and recovery codes) also count per account, whatever the challenge: TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, then 429 until the window ends (a new sign-in does not refill it; a complete sign-in resets it); and as failed sign-ins of the account's email (the LOGIN_MAX_FAILURES_* limits). Each try is reserved before the code is checked and given back when it is right, so a parallel burst gets no more tries than a sequence. The ${SECOND_FACTOR_ALERT_AFTER}th wrong code in a row emails the account's owner ('Failed two-factor sign-in attempts on your account'). The failed sign-in counts of the first step are cleared only here, when the code is right.`,
     auth: false,
     body: verifySchema,
     success: { description: `'${TWO_FACTOR_MESSAGES.verified}'`, data: LoginResultSchema },
     errors: {
       422: `'${TWO_FACTOR_MESSAGES.codeInvalid}' (under code), '${TWO_FACTOR_MESSAGES.recoveryInvalid}' (under recovery_code), '${TWO_FACTOR_MESSAGES.challengeEnded}' or '${TWO_FACTOR_MESSAGES.tooManyWrong}' (under challenge: sign in again)`,
-      429: responses.TooManyRequests,
+      429: rateLimited(
+        "'Too many wrong authentication codes for this account. Please try again in N minutes.' (the account's second-factor budget) or 'Too many failed sign-in attempts. Please try again in N minutes.' (the LOGIN_MAX_FAILURES_* limits)",
+      ),
     },
     async handler({ ctx, req, body: input }) {
       const { token, user } = await verifyChallenge(ctx, {

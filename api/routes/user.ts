@@ -4,7 +4,6 @@ import { route } from "../contract/route";
 import { LINK_MESSAGES, accountForProviderSignIn, verifyProviderToken } from "../lib/account-links";
 import { ApiError } from "../lib/http";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../lib/passwords";
-import { tooManyLoginsMessage } from "../lib/rate-limit";
 import { signInDevice } from "../lib/sessions";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../lib/two-factor";
@@ -60,7 +59,7 @@ export const userRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with email and password",
     description:
-      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits. When the account has two-factor authentication on, the answer carries no token but a challenge (data.two_factor_required, data.challenge) for /api/user/two-factor/verify.",
+      "Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Each try is reserved on the counters before the password is checked and given back when it is right, so a parallel burst gets no more tries than a sequence. Only failures count; a completed sign-in clears this address's counter for the email (with two-factor on, only once the second factor is right: a right password alone clears nothing). Code sign-in and the password reset are not affected by these limits. When the account has two-factor authentication on, the answer carries no token but a challenge (data.two_factor_required, data.challenge) for /api/user/two-factor/verify.",
     auth: false,
     body: loginSchema,
     success: { description: `'Login successful.', or with two-factor on '${TWO_FACTOR_MESSAGES.required}'`, data: SignInResultSchema },
@@ -69,21 +68,16 @@ export const userRoutes = [
       const { db, clock, loginThrottle } = ctx;
       const addressKey = clientAddressKey(req.ip);
 
-      const waitSeconds = await loginThrottle.blockedFor(input.email, addressKey);
-      if (waitSeconds !== null) {
-        throw new ApiError(429, tooManyLoginsMessage(waitSeconds), {
-          headers: { "Retry-After": String(waitSeconds) },
-        });
-      }
+      // The try is taken before argon2 (429 when a limit is reached), so parallel guesses get no
+      // more evaluations than sequential ones; a wrong password keeps it as the failure count.
+      const reservations = await loginThrottle.reserve(input.email, addressKey);
 
       const user = await db.selectFrom("users").selectAll().where("email", "=", input.email).executeTakeFirst();
       // Always one argon2 verify (a dummy one for unknown emails and password-less accounts).
       const valid = await verifyPassword(user?.password_hash ?? null, input.password);
-      if (!user || !user.password_hash || !valid) {
-        await loginThrottle.recordFailure(input.email, addressKey);
-        throw new ApiError(401, INVALID_CREDENTIALS);
-      }
-      await loginThrottle.recordSuccess(input.email, addressKey);
+      if (!user || !user.password_hash || !valid) throw new ApiError(401, INVALID_CREDENTIALS);
+      // The right password is not a failure.
+      await loginThrottle.release(reservations);
 
       if (passwordNeedsRehash(user.password_hash)) {
         await db
@@ -95,7 +89,9 @@ export const userRoutes = [
 
       const device = signInDevice(input, req.headers["user-agent"]);
       const signedIn = await finishSignIn(ctx, { user, device, purpose: "password" });
+      // With two-factor on, the sign-in is not over: the counts are cleared only when the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
+      await loginThrottle.recordSuccess(input.email, addressKey);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: "Login successful." };
     },
   }),

@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Only failures count; a success clears this address's counter for the email. Code sign-in and the password reset are not affected by these limits. When the account has two-factor authentication on, the answer carries no token but a challenge (data.two_factor_required, data.challenge) for /api/user/two-factor/verify.
+         * @description Creates a device row (web: described by the User-Agent header; other platforms by the device_* fields) and a bearer token valid for TOKEN_TTL_DAYS. Wrong email and wrong password answer identically (401). Failed attempts are limited per email and client address (LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP), per client address (LOGIN_MAX_FAILURES_PER_IP) and per email from all addresses (LOGIN_MAX_FAILURES_PER_EMAIL, a higher backstop) within LOGIN_FAILURE_WINDOW_SECONDS; once a limit is reached the answer is 429 with Retry-After, before the password is checked. Each try is reserved on the counters before the password is checked and given back when it is right, so a parallel burst gets no more tries than a sequence. Only failures count; a completed sign-in clears this address's counter for the email (with two-factor on, only once the second factor is right: a right password alone clears nothing). Code sign-in and the password reset are not affected by these limits. When the account has two-factor authentication on, the answer carries no token but a challenge (data.two_factor_required, data.challenge) for /api/user/two-factor/verify.
          */
         post: operations["login"];
         delete?: never;
@@ -1415,7 +1415,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a sign-in with its second factor
-         * @description For a sign-in answered with `two_factor_required` (/api/user/login, /api/auth/code-login, /api/user/thirdparty-login): the challenge (valid 600 s, real time) with a current authentication code (±1 step of 30 s, each step accepted once) or an unused recovery code. Answers the bearer token like /api/user/login, with the device of the first step. 5 wrong codes end the challenge ('Too many wrong codes. Please start again.'). Wrong codes also count as failed sign-ins of the account's email (the LOGIN_MAX_FAILURES_* limits, 429 with Retry-After).
+         * @description For a sign-in answered with `two_factor_required` (/api/user/login, /api/auth/code-login, /api/user/thirdparty-login): the challenge (valid 600 s, real time) with a current authentication code (±1 step of 30 s, each step accepted once) or an unused recovery code. Answers the bearer token like /api/user/login, with the device of the first step. 5 wrong codes end the challenge ('Too many wrong codes. Please start again.'). Wrong codes (and recovery codes) also count per account, whatever the challenge: TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, then 429 until the window ends (a new sign-in does not refill it; a complete sign-in resets it); and as failed sign-ins of the account's email (the LOGIN_MAX_FAILURES_* limits). Each try is reserved before the code is checked and given back when it is right, so a parallel burst gets no more tries than a sequence. The 5th wrong code in a row emails the account's owner ('Failed two-factor sign-in attempts on your account'). The failed sign-in counts of the first step are cleared only here, when the code is right.
          */
         post: operations["twoFactorVerify"];
         delete?: never;
@@ -5761,7 +5761,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            /** @description 'Too many wrong authentication codes for this account. Please try again in N minutes.' (the account's second-factor budget) or 'Too many failed sign-in attempts. Please try again in N minutes.' (the LOGIN_MAX_FAILURES_* limits) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };
