@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
 # Portal with the embedded product API. Build: docker build -t vpn-portal .
-# Run: docker run -p 3000:3000 -e SESSION_SECRET=... -v portal-data:/app/data vpn-portal
+# Run (a real deploy): docker run -p 3000:3000 --env-file production.env -v portal-data:/app/data vpn-portal
+#   Without SMTP_URL, the Stripe keys, TWO_FACTOR_ENCRYPTION_KEY and SESSION_SECRET it refuses to start and names them.
+# Try it on stand-ins: docker run -p 3000:3000 -e SANDBOX=true vpn-portal
+# The image never defaults to sandbox mode (docs/decisions/019): it runs build/server.js, not `npm start`.
 
 FROM node:20-bookworm-slim AS base
 WORKDIR /app

@@ -32,7 +32,7 @@ routeConsoleTo(portalLog);
 // `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
 const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
 // `npm run dev` is a developer's machine: sandbox mode unless said otherwise (as `npm start` does, scripts/start.mjs).
-if (isDev) process.env.SANDBOX ??= "true";
+if (isDev && !process.env.SANDBOX) process.env.SANDBOX = "true";
 
 const { apiConfig, env } = loadConfigurationOrExit();
 // A child keeps the level it was made with: set both (the API's child is made after this).
