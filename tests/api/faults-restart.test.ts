@@ -30,7 +30,7 @@ interface RunningApi {
 async function startApiProcess(env: Record<string, string>, port: number): Promise<RunningApi> {
   const child = spawn(process.execPath, ["--import", "tsx", "api/server.ts"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "test", API_PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "test", SANDBOX: "true", API_PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

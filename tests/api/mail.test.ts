@@ -260,7 +260,7 @@ describe("SMTP mail (SMTP_URL set)", () => {
     // Nothing listens on port 9 of loopback (discard); the connection is refused.
     const t = await startApi(sqlite!, { env: { SMTP_URL: "smtp://127.0.0.1:9" } });
     try {
-      await t.createUser({ email: "demo@example.com", password: "demo-password" });
+      // The demo account exists in sandbox mode (SMTP live beside the other stand-ins).
       const res = await t.post("/api/auth/forgot-password", { json: { email: "demo@example.com" } });
       expect(res.status).toBe(502);
       expect(res.body.message).toBe("Failed to send reset password email");

@@ -10,7 +10,7 @@ import {
   timeStep,
 } from "../../api/lib/two-factor";
 import { loadApiConfig } from "../../api/config";
-import { databases, useApi } from "./harness";
+import { LIVE_ESSENTIALS, databases, useApi } from "./harness";
 import { startOidcStub } from "./oidc-stub";
 
 const stub = await startOidcStub();
@@ -71,14 +71,16 @@ describe("TOTP (RFC 6238)", () => {
     expect(hashRecoveryCode("ABCDE-FGHJK")).toBe(hashRecoveryCode(" abcdefghjk "));
   });
 
-  it("takes its encryption key from TWO_FACTOR_ENCRYPTION_KEY, required in production with a live integration", () => {
+  it("takes its encryption key from TWO_FACTOR_ENCRYPTION_KEY, required outside sandbox mode", () => {
     const hex = "ab".repeat(32);
-    expect(loadApiConfig({ TWO_FACTOR_ENCRYPTION_KEY: hex }).twoFactor).toEqual({ encryptionKey: Buffer.from(hex, "hex"), developmentKey: false });
-    expect(loadApiConfig({ TWO_FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") }).twoFactor.encryptionKey).toEqual(Buffer.alloc(32, 1));
-    expect(loadApiConfig({}).twoFactor.developmentKey).toBe(true);
-    expect(() => loadApiConfig({ TWO_FACTOR_ENCRYPTION_KEY: "too-short" })).toThrow(/TWO_FACTOR_ENCRYPTION_KEY/);
-    expect(() => loadApiConfig({ NODE_ENV: "production", SMTP_URL: "smtp://mail.example:25" })).toThrow(/TWO_FACTOR_ENCRYPTION_KEY: required/);
-    expect(loadApiConfig({ NODE_ENV: "production" }).twoFactor.developmentKey).toBe(true);
+    const sandbox = { SANDBOX: "true" };
+    expect(loadApiConfig({ ...sandbox, TWO_FACTOR_ENCRYPTION_KEY: hex }).twoFactor).toEqual({ encryptionKey: Buffer.from(hex, "hex"), developmentKey: false });
+    expect(loadApiConfig({ ...sandbox, TWO_FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") }).twoFactor.encryptionKey).toEqual(Buffer.alloc(32, 1));
+    expect(loadApiConfig(sandbox).twoFactor.developmentKey).toBe(true);
+    expect(() => loadApiConfig({ ...sandbox, TWO_FACTOR_ENCRYPTION_KEY: "too-short" })).toThrow(/TWO_FACTOR_ENCRYPTION_KEY/);
+    const { TWO_FACTOR_ENCRYPTION_KEY: _key, ...withoutKey } = LIVE_ESSENTIALS;
+    expect(() => loadApiConfig({ NODE_ENV: "production", ...withoutKey })).toThrow(/TWO_FACTOR_ENCRYPTION_KEY: required outside sandbox mode/);
+    expect(loadApiConfig(LIVE_ESSENTIALS).twoFactor.developmentKey).toBe(false);
   });
 
   it("reads the provider's multi-factor claim", () => {
