@@ -72,6 +72,20 @@ export class RateLimiter {
     return { count: Number(row.count), resetAt: Date.parse(row.reset_at) };
   }
 
+  /**
+   * Takes back one event counted by hit() in the key's live window (an attempt that turned out not to
+   * be one the limit is about, e.g. a coupon that was valid). Never below zero.
+   */
+  async giveBack(key: string): Promise<void> {
+    await this.db
+      .updateTable("rate_limits")
+      .set((eb) => ({ count: eb("count", "-", 1) }))
+      .where("key", "=", key)
+      .where("count", ">", 0)
+      .where("reset_at", ">", new Date(this.nowMs()).toISOString())
+      .execute();
+  }
+
   async clear(key: string): Promise<void> {
     await this.db.deleteFrom("rate_limits").where("key", "=", key).execute();
   }
