@@ -310,7 +310,7 @@ export const paymentRoutes = [
     tags: ["Billing"],
     summary: "Stripe's webhook",
     description:
-      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded.",
+      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
     auth: false,
     success: { description: `'${WEBHOOK_MESSAGES.received}'`, data: z.null() },
     errors: { 400: `'${WEBHOOK_MESSAGES.badSignature}'` },
