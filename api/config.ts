@@ -86,6 +86,21 @@ export interface ApiConfig {
     maxPerIp: number;
     windowSeconds: number;
   };
+  /**
+   * Coupon tries (POST /api/coupons/apply, security review issue 17): per client address and per
+   * signed-in account per window (real time); a try that finds a usable coupon is given back.
+   */
+  coupons: {
+    maxPerIp: number;
+    maxPerAccount: number;
+    windowSeconds: number;
+  };
+  /** Crypto invoices opened (each emails BitPay's buyer): per client address and per buyer email per hour. */
+  cryptoInvoices: {
+    maxPerIp: number;
+    maxPerEmail: number;
+    windowSeconds: number;
+  };
   integrations: {
     mail: IntegrationMode;
     cards: IntegrationMode;
@@ -357,6 +372,11 @@ const envSchema = z
     }),
     APPLE_ISSUER: httpUrl,
     DESKTOP_CODE_MAX_PER_IP: positiveInteger,
+    COUPON_MAX_ATTEMPTS_PER_IP: positiveInteger,
+    COUPON_MAX_ATTEMPTS_PER_ACCOUNT: positiveInteger,
+    COUPON_ATTEMPT_WINDOW_SECONDS: positiveInteger,
+    CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: positiveInteger,
+    CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
     TWO_FACTOR_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || parseEncryptionKey(v) !== null, {
       message: "expected 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)",
     }),
@@ -474,6 +494,16 @@ export function loadApiConfig(
     desktopCodes: {
       maxPerIp: e.DESKTOP_CODE_MAX_PER_IP ?? 10,
       windowSeconds: DESKTOP_CODE_WINDOW_SECONDS,
+    },
+    coupons: {
+      maxPerIp: e.COUPON_MAX_ATTEMPTS_PER_IP ?? 20,
+      maxPerAccount: e.COUPON_MAX_ATTEMPTS_PER_ACCOUNT ?? 20,
+      windowSeconds: e.COUPON_ATTEMPT_WINDOW_SECONDS ?? 600,
+    },
+    cryptoInvoices: {
+      maxPerIp: e.CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR ?? 20,
+      maxPerEmail: e.CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR ?? 10,
+      windowSeconds: 3600,
     },
     credentials: {
       smtpUrl: e.SMTP_URL,

@@ -32,6 +32,8 @@ export const LOOPBACK_LIMITS: Record<string, string> = {
   CODE_MAX_PER_IP_PER_HOUR: "1000000",
   CODE_MAX_PER_EMAIL_PER_HOUR: "1000000",
   DESKTOP_CODE_MAX_PER_IP: "1000000",
+  COUPON_MAX_ATTEMPTS_PER_IP: "1000000",
+  CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: "1000000",
 };
 
 export async function startQualityServer(options: { port: number; env?: Record<string, string>; name: string }): Promise<QualityServer> {

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /*
  * Kysely table interfaces. Portable conventions (one set of migrations for SQLite and PostgreSQL):
@@ -107,9 +107,28 @@ export interface CouponsTable {
   plan_ids: string | null;
   expires_at: string | null;
   max_redemptions: number | null;
+  /** Paid redemptions. */
   times_redeemed: Generated<number>;
+  /** Redemptions held by payments in progress (coupon_reservations in state 'held'); they count against the limit. */
+  reserved: Generated<number>;
   stripe_promotion_code_id: string | null;
   created_at: string;
+}
+
+export type CouponReservationState = "held" | "redeemed" | "released";
+
+/** One payment's claim on a coupon redemption, taken before the charge (docs/decisions/008). */
+export interface CouponReservationsTable {
+  id: Generated<number>;
+  coupon_id: number;
+  /** The payment's own key (from its idempotency key, or crypto:<invoice uuid>): one hold per payment. */
+  reservation_key: string;
+  user_id: number | null;
+  state: CouponReservationState;
+  /** Business time after which a hold that never became a payment is given back. */
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export type WalletPaymentType = "card" | "applepay" | "googlepay";
@@ -336,6 +355,9 @@ export interface CryptoInvoicesTable {
   exception_status: string | null;
   email: string;
   activated_at: string | null;
+  /** A purchase's coupon (amount_cents is already its total); its redemption counts when the invoice is paid. */
+  coupon_id: ColumnType<number | null, number | null | undefined, number | null>;
+  coupon_code: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -379,6 +401,7 @@ export interface DB {
   account_links: AccountLinksTable;
   desktop_codes: DesktopCodesTable;
   coupons: CouponsTable;
+  coupon_reservations: CouponReservationsTable;
   payment_methods: PaymentMethodsTable;
   transactions: TransactionsTable;
   invoices: InvoicesTable;
@@ -408,6 +431,7 @@ export type OneTimeToken = Selectable<OneTimeTokensTable>;
 export type AccountLink = Selectable<AccountLinksTable>;
 export type DesktopCode = Selectable<DesktopCodesTable>;
 export type Coupon = Selectable<CouponsTable>;
+export type CouponReservation = Selectable<CouponReservationsTable>;
 export type PaymentMethod = Selectable<PaymentMethodsTable>;
 export type Transaction = Selectable<TransactionsTable>;
 export type CryptoInvoice = Selectable<CryptoInvoicesTable>;

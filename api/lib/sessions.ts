@@ -84,6 +84,23 @@ export async function liveTokenIdOf(
   return row ? Number(row.id) : null;
 }
 
+/**
+ * The user of a live bearer token in an Authorization header, else null (no token, unknown, revoked,
+ * expired). For routes open to everyone that also count per account when one is signed in.
+ */
+export async function bearerUserId(db: Database, authorization: string | undefined): Promise<number | null> {
+  const token = bearerToken(authorization);
+  if (!token || !looksLikeToken(token)) return null;
+  const row = await db
+    .selectFrom("tokens")
+    .select("user_id")
+    .where("token_hash", "=", hashToken(token))
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", new Date().toISOString())
+    .executeTakeFirst();
+  return row ? Number(row.user_id) : null;
+}
+
 /** Revokes every live token of a user except `keepTokenId`; returns how many were revoked. */
 export async function revokeUserTokens(db: Database, userId: number, keepTokenId: number | null): Promise<number> {
   let query = db

@@ -4,9 +4,9 @@ import type { Database } from "../db";
 import type { Plan, User } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { ApiError } from "../lib/http";
-import { type CouponCheck, checkCoupon } from "./coupons";
+import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
-import { type StripeSetup, isCardError, isGatewayFailure } from "./stripe-client";
+import { type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe-client";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -128,6 +128,58 @@ async function stripeDiscount(
   return { coupon: id };
 }
 
+/** How long a card payment holds its coupon when it neither pays nor fails (3-D Secure never confirmed). */
+export const CARD_COUPON_HOLD_MS = 60 * 60_000;
+/** A hosted page's hold: Stripe's Checkout Session lives 24 hours (checkout.session.expired releases it sooner). */
+export const CHECKOUT_COUPON_HOLD_MS = 25 * 3600_000;
+
+/** The hold of one payment (`key`: the payment's idempotency-derived key), so a retry finds it. */
+export function couponReservationKey(key: string): string {
+  return `coupon:${key}`;
+}
+
+/**
+ * Takes the coupon's hold for this payment before anything is charged (coupons.ts): 422 with the
+ * coupon message when the coupon was used up meanwhile (by a parallel payment).
+ */
+async function holdCoupon(
+  deps: PaymentsDeps,
+  coupon: Extract<CouponCheck, { ok: true }> | null,
+  key: string,
+  user: User,
+  holdMs: number,
+): Promise<string | null> {
+  if (!coupon) return null;
+  const now = deps.clock.now();
+  const reservation = couponReservationKey(key);
+  const held = await reserveCoupon(deps.db, {
+    couponId: Number(coupon.coupon.id),
+    key: reservation,
+    userId: user.id,
+    now,
+    expiresAt: new Date(now.getTime() + holdMs),
+  });
+  if (!held) throw new ApiError(422, COUPON_MESSAGES.invalid, { fields: { coupon: [COUPON_MESSAGES.invalid] } });
+  return reservation;
+}
+
+/**
+ * Runs the charging part of a payment that holds a coupon: the hold is given back when nothing was
+ * bought (declined, or refused as the request's fault). A gateway failure keeps it (the charge may
+ * have gone through; the webhook records it, or the hold expires).
+ */
+async function releasingOnFailure<T extends { status: string }>(deps: PaymentsDeps, reservation: string | null, work: () => Promise<T>): Promise<T> {
+  let outcome: T;
+  try {
+    outcome = await work();
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) await releaseCouponHold(deps.db, reservation, deps.clock.now());
+    throw error;
+  }
+  if (outcome.status === "declined") await releaseCouponHold(deps.db, reservation, deps.clock.now());
+  return outcome;
+}
+
 async function couponFor(deps: PaymentsDeps, code: string | undefined, plan: Plan) {
   if (!code) return null;
   const check = await checkCoupon(deps.db, code, plan, deps.clock.now());
@@ -187,6 +239,7 @@ export async function recordStripeInvoice(
   if (first && plan.extra_months > 0) await giveFreeMonths(deps, subscription, accessEndOf(plan, periodEnd, true));
   const couponCode = subscription.metadata?.coupon_code || null;
   const couponId = subscription.metadata?.coupon_id ? Number(subscription.metadata.coupon_id) : null;
+  const couponReservation = subscription.metadata?.coupon_reservation || null;
   const row = await recordPaidInvoice(deps.db, {
     userId,
     plan,
@@ -200,6 +253,7 @@ export async function recordStripeInvoice(
     first,
     couponId: first ? couponId : null,
     couponCode: first ? couponCode : null,
+    couponReservation: first ? couponReservation : null,
     invoiceNumber: invoice.number ?? null,
     hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
     gatewayInvoiceId: invoice.id ?? null,
@@ -230,6 +284,7 @@ export async function recordOneTimePayment(
     first: true,
     couponId,
     couponCode: intent.metadata?.coupon_code || null,
+    couponReservation: intent.metadata?.coupon_reservation || null,
     invoiceNumber: null,
     hostedInvoiceUrl: null,
     gatewayInvoiceId: null,
@@ -238,12 +293,20 @@ export async function recordOneTimePayment(
   return Number(row.id);
 }
 
-function metadataFor(user: User, plan: Plan, coupon: Extract<CouponCheck, { ok: true }> | null, wallet: string) {
+function metadataFor(
+  user: User,
+  plan: Plan,
+  coupon: Extract<CouponCheck, { ok: true }> | null,
+  wallet: string,
+  reservation: string | null,
+) {
   return {
     user_id: String(user.id),
     plan_id: String(plan.id),
     wallet_payment_type: wallet,
     ...(coupon ? { coupon_code: coupon.coupon.code, coupon_id: String(coupon.coupon.id) } : {}),
+    // The hold the payment took: paying turns it into the redemption, an expired session releases it.
+    ...(reservation ? { coupon_reservation: reservation } : {}),
   };
 }
 
@@ -334,8 +397,32 @@ async function payWithCardAtGateway(
     }
   }
   const details = cardDetails(card);
-  const metadata = metadataFor(user, plan, coupon, wallet);
+  // The coupon is held before the charge, so parallel payments cannot take more than its limit.
+  const reservation = await holdCoupon(deps, coupon, key, user, CARD_COUPON_HOLD_MS);
+  const metadata = metadataFor(user, plan, coupon, wallet, reservation);
+  return releasingOnFailure(deps, reservation, () =>
+    chargeCard(deps, { user, plan, paymentMethodId, key, saved: input.saved, customer, amount, coupon, details, metadata, failed }),
+  );
+}
 
+async function chargeCard(
+  deps: PaymentsDeps,
+  input: {
+    user: User;
+    plan: Plan;
+    paymentMethodId: string;
+    key: string;
+    saved: boolean;
+    customer: string;
+    amount: number;
+    coupon: Extract<CouponCheck, { ok: true }> | null;
+    details: CardDetails | null;
+    metadata: Stripe.MetadataParam;
+    failed: (message: string, gatewayRef: string | null) => Promise<void>;
+  },
+): Promise<CardPaymentOutcome> {
+  const { stripe } = deps.gateway;
+  const { user, plan, paymentMethodId, key, customer, amount, coupon, details, metadata, failed } = input;
   if (plan.billing_type === "single") {
     let intent: Stripe.PaymentIntent;
     try {
@@ -419,13 +506,39 @@ async function startCheckoutSessionAtGateway(
   deps: PaymentsDeps,
   input: { user: User; plan: Plan; couponCode?: string; key: string; returnPath: string },
 ): Promise<{ id: string; url: string }> {
-  const { stripe } = deps.gateway;
   const { user, plan, key } = input;
   await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
   const price = await ensurePrice(deps, plan);
-  const metadata = metadataFor(user, plan, coupon, "card");
+  const reservation = await holdCoupon(deps, coupon, key, user, CHECKOUT_COUPON_HOLD_MS);
+  const metadata = metadataFor(user, plan, coupon, "card", reservation);
+  try {
+    return await createCheckoutSession(deps, { user, plan, key, returnPath: input.returnPath, coupon, customer, price, metadata });
+  } catch (error) {
+    // Refused: no session exists, so nothing can pay with the hold.
+    if ((error instanceof ApiError && error.status < 500) || isInvalidRequest(error)) {
+      await releaseCouponHold(deps.db, reservation, deps.clock.now());
+    }
+    throw error;
+  }
+}
+
+async function createCheckoutSession(
+  deps: PaymentsDeps,
+  input: {
+    user: User;
+    plan: Plan;
+    key: string;
+    returnPath: string;
+    coupon: Extract<CouponCheck, { ok: true }> | null;
+    customer: string;
+    price: string;
+    metadata: Stripe.MetadataParam;
+  },
+): Promise<{ id: string; url: string }> {
+  const { stripe } = deps.gateway;
+  const { user, plan, key, coupon, customer, price, metadata } = input;
   const back = `${deps.publicUrl}${input.returnPath}`;
   const join = back.includes("?") ? "&" : "?";
   const params: Stripe.Checkout.SessionCreateParams = {
@@ -472,6 +585,7 @@ export async function completeCheckoutSession(
   if (userId !== undefined && owner !== userId) {
     throw new ApiError(404, PAYMENT_MESSAGES.sessionNotFound, { fields: { sessionId: [PAYMENT_MESSAGES.sessionNotFound] } });
   }
+  if (session.status === "expired") await releaseCouponHold(deps.db, session.metadata?.coupon_reservation, deps.clock.now());
   if (session.status !== "complete" || session.payment_status !== "paid") return null;
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", Number(session.metadata?.plan_id)).executeTakeFirst();
   if (!plan || !Number.isSafeInteger(owner)) throw new Error(`Checkout Session ${session.id} has no plan or user in its metadata`);

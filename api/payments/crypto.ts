@@ -7,7 +7,7 @@ import { ApiError } from "../lib/http";
 import type { MailService } from "../lib/mailer";
 import { cryptoRenewalEmail } from "../lib/emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
-import { checkCoupon } from "./coupons";
+import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { dollars } from "./plans";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
 
@@ -42,6 +42,40 @@ export const CRYPTO_MESSAGES = {
   renewalCreated: "Renewal invoice created.",
   notRenewable: "Only crypto plans get renewal invoices.",
 } as const;
+
+/**
+ * How long a crypto purchase holds its coupon at most: BitPay's invoice expires after 15 minutes
+ * (its 'expired' status releases the hold), but a paid one may take hours to confirm. A payment that
+ * confirms after the hold was given back still counts its redemption.
+ */
+const CRYPTO_COUPON_HOLD_MS = 24 * 3600_000;
+
+/** The coupon hold of a crypto purchase: one per invoice row. */
+export function cryptoCouponReservationKey(uuid: string): string {
+  return `crypto:${uuid}`;
+}
+
+async function holdCryptoCoupon(deps: CryptoDeps, couponId: number, uuid: string, userId: number): Promise<void> {
+  const now = deps.clock.now();
+  const held = await reserveCoupon(deps.db, {
+    couponId,
+    key: cryptoCouponReservationKey(uuid),
+    userId,
+    now,
+    expiresAt: new Date(now.getTime() + CRYPTO_COUPON_HOLD_MS),
+  });
+  if (!held) throw new ApiError(422, COUPON_MESSAGES.invalid, { fields: { coupon: [COUPON_MESSAGES.invalid] } });
+}
+
+/** Opens the BitPay invoice of a row that holds a coupon; a refusal gives the hold back (no invoice exists to pay). */
+async function openHoldingInvoice(deps: CryptoDeps, row: CryptoInvoice, plan: Plan, back: string): Promise<CryptoInvoice> {
+  try {
+    return await openBitPayInvoice(deps, row, plan, back);
+  } catch (error) {
+    if (row.coupon_id !== null) await releaseCouponHold(deps.db, cryptoCouponReservationKey(row.uuid), deps.clock.now());
+    throw error;
+  }
+}
 
 /** Our row's statuses in the order they can follow one another ('creating' and 'due' before BitPay has one). */
 const STATUS_ORDER = ["creating", "due", "new", "expired", "invalid", "paid", "confirmed", "complete"] as const;
@@ -119,19 +153,24 @@ export async function createPurchaseInvoice(
 ): Promise<CryptoInvoice> {
   const { user, plan } = input;
   let cents = plan.discounted_price_cents;
+  let coupon: { id: number; code: string } | null = null;
   if (input.couponCode) {
     const check = await checkCoupon(deps.db, input.couponCode, plan, deps.clock.now());
     if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
     cents = check.totalCents;
+    coupon = { id: Number(check.coupon.id), code: check.coupon.code };
   }
   if (input.amount !== twoDecimals(cents)) {
     throw new ApiError(422, CRYPTO_MESSAGES.amountMismatch, { fields: { amount: [CRYPTO_MESSAGES.amountMismatch] } });
   }
+  const uuid = randomUUID();
+  // The coupon is held before the invoice exists, so parallel purchases cannot take more than its limit.
+  if (coupon) await holdCryptoCoupon(deps, coupon.id, uuid, user.id);
   const now = deps.clock.now().toISOString();
   const row = await deps.db
     .insertInto("crypto_invoices")
     .values({
-      uuid: randomUUID(),
+      uuid,
       user_id: user.id,
       plan_id: plan.id,
       kind: "purchase",
@@ -145,12 +184,14 @@ export async function createPurchaseInvoice(
       exception_status: null,
       email: input.email,
       activated_at: null,
+      coupon_id: coupon?.id ?? null,
+      coupon_code: coupon?.code ?? null,
       created_at: now,
       updated_at: now,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return openBitPayInvoice(deps, row, plan, input.returnPath);
+  return openHoldingInvoice(deps, row, plan, input.returnPath);
 }
 
 export async function findCryptoInvoice(deps: Pick<CryptoDeps, "db">, uuid: string): Promise<CryptoInvoice | undefined> {
@@ -173,7 +214,9 @@ export async function payDueInvoice(deps: CryptoDeps, uuid: string): Promise<Cry
     if (current.status === "new" || current.status === "paid") return updated;
   }
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
-  return openBitPayInvoice(deps, row, plan, dueInvoicePath(row.uuid));
+  // A purchase at a coupon's price whose invoice expired: the new invoice holds the coupon again.
+  if (row.coupon_id !== null) await holdCryptoCoupon(deps, Number(row.coupon_id), row.uuid, row.user_id);
+  return openHoldingInvoice(deps, row, plan, dueInvoicePath(row.uuid));
 }
 
 /** Verifies and acts on a BitPay notification: re-fetches the invoice and applies its status. */
@@ -219,6 +262,10 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     });
     return current;
   }
+  if (row.coupon_id !== null && !current.activated_at && statusRank(current.status) === statusRank("expired")) {
+    // Expired or invalid without being paid: nothing will pay with the coupon's hold.
+    await releaseCouponHold(deps.db, cryptoCouponReservationKey(row.uuid), now);
+  }
   if (!SETTLED.has(invoice.status) || current.activated_at) return current;
 
   // Claim the activation: one winner across replays and instances.
@@ -248,8 +295,10 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     periodStart: start,
     periodEnd: addMonthsUtc(start, plan.duration_months),
     first: !renewed,
-    couponId: null,
-    couponCode: null,
+    // A purchase's coupon counts its redemption and is recorded on the transaction, as for cards.
+    couponId: renewed ? null : row.coupon_id,
+    couponCode: renewed ? null : row.coupon_code,
+    couponReservation: row.coupon_id !== null ? cryptoCouponReservationKey(row.uuid) : null,
     invoiceNumber: null,
     hostedInvoiceUrl: null,
     gatewayInvoiceId: invoice.id,

@@ -1,7 +1,7 @@
 import type { Database } from "../db";
 import { isUniqueViolation } from "../db";
 import type { Plan, Subscription } from "../db/schema";
-import { redeemCoupon } from "./coupons";
+import { redeemCouponHold } from "./coupons";
 
 /*
  * What a payment leaves in our database: the subscription (with sub_start_date/sub_exp_date, which
@@ -54,6 +54,8 @@ export interface PaidInvoice {
   first: boolean;
   couponId: number | null;
   couponCode: string | null;
+  /** The coupon hold this payment took before charging (coupons.ts); null: counted under the payment's own ref. */
+  couponReservation?: string | null;
   invoiceNumber: string | null;
   hostedInvoiceUrl: string | null;
   gatewayInvoiceId: string | null;
@@ -166,7 +168,14 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
         created_at: now,
       })
       .execute();
-    if (paid.first && paid.couponId !== null) await redeemCoupon(trx, paid.couponId);
+    if (paid.first && paid.couponId !== null) {
+      await redeemCouponHold(trx, {
+        couponId: paid.couponId,
+        key: paid.couponReservation || `paid:${paid.gatewayRef}`,
+        userId: paid.userId,
+        now: paid.now,
+      });
+    }
     return subscription;
   });
 }

@@ -8,7 +8,9 @@ import {
   recordOneTimePayment,
   recordStripeInvoice,
 } from "./card-payments";
+import { couponDiscountCents, releaseCouponHold } from "./coupons";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "./records";
+import { isInvalidRequest } from "./stripe-client";
 
 /*
  * Stripe's webhooks drive the subscription state: renewals (invoice.paid), failed renewals
@@ -56,6 +58,27 @@ async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null 
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", planId).executeTakeFirst();
   const user = await deps.db.selectFrom("users").select("id").where("id", "=", userId).executeTakeFirst();
   return plan && user ? { plan, userId } : null;
+}
+
+/**
+ * An object as Stripe has it now, or null when Stripe does not know it (an event naming an object
+ * that does not exist acts on nothing). Gateway failures throw, so that Stripe's retry is handled.
+ */
+async function fromStripe<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isInvalidRequest(error)) return null;
+    throw error;
+  }
+}
+
+/** What a one-time plan's payment must have received: the plan's price, less its coupon's discount. */
+async function expectedOneTimeCents(deps: PaymentsDeps, plan: { discounted_price_cents: number }, metadata: Stripe.Metadata): Promise<number | null> {
+  if (!metadata.coupon_id) return plan.discounted_price_cents;
+  const coupon = await deps.db.selectFrom("coupons").selectAll().where("id", "=", Number(metadata.coupon_id)).executeTakeFirst();
+  if (!coupon) return null;
+  return plan.discounted_price_cents - couponDiscountCents(coupon, plan.discounted_price_cents);
 }
 
 /** Why the invoice's payment failed, as the card's bank said it: its PaymentIntent's last error. */
@@ -125,7 +148,14 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       return;
     }
     case "customer.subscription.deleted": {
-      const subscription = event.data.object;
+      // The body is only a trigger: end nothing unless Stripe says the subscription has ended.
+      const subscription = await fromStripe(() => stripe.subscriptions.retrieve(event.data.object.id));
+      if (!subscription || !["canceled", "incomplete_expired"].includes(subscription.status)) {
+        if (subscription === null) deps.logger.warn(`Webhook ${event.id}: subscription ${event.data.object.id} is unknown to Stripe; ignored.`);
+        return;
+      }
+      // Never paid (3-D Secure left unconfirmed): its coupon hold goes back (a paid one is redeemed already).
+      await releaseCouponHold(deps.db, subscription.metadata?.coupon_reservation, deps.clock.now());
       await recordSubscriptionState(deps.db, {
         stripeSubId: subscription.id,
         renewing: false,
@@ -138,11 +168,29 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       await completeCheckoutSession(deps, event.data.object.id);
       return;
     }
+    case "checkout.session.expired": {
+      // The hosted page was never paid: its coupon hold goes back (read from Stripe, not from the body).
+      const session = await fromStripe(() => stripe.checkout.sessions.retrieve(event.data.object.id));
+      if (session?.status === "expired") await releaseCouponHold(deps.db, session.metadata?.coupon_reservation, deps.clock.now());
+      return;
+    }
     case "payment_intent.succeeded": {
-      const intent = event.data.object;
-      if (intent.metadata?.kind !== "one_time") return;
+      // The body is only a trigger: record the PaymentIntent as Stripe has it, and only for what the plan costs.
+      const intent = await fromStripe(() => stripe.paymentIntents.retrieve(event.data.object.id));
+      if (!intent) {
+        deps.logger.warn(`Webhook ${event.id}: PaymentIntent ${event.data.object.id} is unknown to Stripe; ignored.`);
+        return;
+      }
+      if (intent.status !== "succeeded" || intent.metadata?.kind !== "one_time") return;
       const owner = await planAndUser(deps, intent.metadata);
       if (!owner) return;
+      const expected = await expectedOneTimeCents(deps, owner.plan, intent.metadata);
+      if (intent.currency !== "usd" || expected === null || intent.amount_received !== expected) {
+        deps.logger.warn(
+          `Webhook ${event.id}: PaymentIntent ${intent.id} received ${intent.amount_received} ${intent.currency}, not the plan's ${expected} usd; not recorded.`,
+        );
+        return;
+      }
       await recordOneTimePayment(deps, intent, owner.plan, owner.userId);
       return;
     }

@@ -1,7 +1,10 @@
+import type { Request } from "express";
 import { z } from "zod";
-import type { ApiContext } from "../context";
+import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
+import type { ApiContext } from "../context";
 import { ApiError } from "../lib/http";
+import { clientAddressKey } from "../lib/trust-proxy";
 import { body, emailField, idField, optionalText, requiredText } from "../lib/validation";
 import {
   CRYPTO_MESSAGES,
@@ -68,6 +71,32 @@ const INVOICE_URL = z.strictObject({
   id: z.string().meta({ description: "Our invoice id (uuid)." }),
 });
 
+/** 'Too many crypto invoices were requested. Please try again in N minutes.' */
+export function tooManyCryptoInvoices(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many crypto invoices were requested. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+}
+
+/**
+ * Each invoice makes BitPay email its buyer, and the buyer's email is whatever the request says: every
+ * request counts against the client address and the email before anything else is done (so a
+ * parallel burst opens no more than a sequence would), and 429 once either is over its limit.
+ */
+async function limitCryptoInvoices(ctx: ApiContext, req: Request, email: string): Promise<void> {
+  const { maxPerIp, maxPerEmail, windowSeconds } = ctx.config.cryptoInvoices;
+  const reserved = await ctx.limiter.reserveAll(
+    [
+      [`crypto-invoice:ip:${clientAddressKey(req.ip)}`, maxPerIp],
+      [`crypto-invoice:email:${email.toLowerCase()}`, maxPerEmail],
+    ],
+    windowSeconds,
+  );
+  if ("retryAfterSeconds" in reserved) {
+    const wait = reserved.retryAfterSeconds;
+    throw new ApiError(429, tooManyCryptoInvoices(wait), { headers: { "Retry-After": String(wait) } });
+  }
+}
+
 export const cryptoRoutes = [
   route({
     method: "post",
@@ -76,16 +105,18 @@ export const cryptoRoutes = [
     tags: ["Billing"],
     summary: "A crypto invoice for a plan (BitPay)",
     description:
-      "Opens a BitPay invoice for the plan at its price. The browser goes to invoiceUrl and comes back to the checkout with ?crypto={id}. BitPay's notification activates the plan (subscription_by bitpay, never auto-renewing) when the invoice is confirmed.",
+      "Opens a BitPay invoice for the plan at its price (the coupon's total with a coupon, whose redemption is held until the invoice is paid or expires). The browser goes to invoiceUrl and comes back to the checkout with ?crypto={id}. BitPay's notification activates the plan (subscription_by bitpay, never auto-renewing) when the invoice is confirmed. Every request counts against the client address and the email (CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR, default 20; CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR, default 10).",
     auth: true,
     body: newInvoiceRequest,
     success: { description: `'${CRYPTO_MESSAGES.created}'`, data: INVOICE_URL },
     errors: {
       404: "'This plan does not exist.'",
-      422: `Validation; '${CRYPTO_MESSAGES.amountMismatch}'; a coupon that cannot be used`,
+      422: `Validation; '${CRYPTO_MESSAGES.amountMismatch}'; a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon)`,
+      429: rateLimited("'Too many crypto invoices were requested. Please try again in N minutes.'"),
       502: `'${CRYPTO_MESSAGES.failed}' (BitPay could not be reached or refused)`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
+      await limitCryptoInvoices(ctx, req, input.email);
       const plan = await findPlan(ctx.db, input.planId);
       if (!plan) throw new ApiError(404, "This plan does not exist.", { fields: { planId: ["This plan does not exist."] } });
       const row = await createPurchaseInvoice(cryptoOf(ctx), {

@@ -160,7 +160,7 @@ export const paymentRoutes = [
       402: "The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed').",
       404: `'This plan does not exist.' or '${PAYMENT_MESSAGES.savedCardNotFound}'`,
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
-      422: `Validation; '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used (its reason, under errors.fields.coupon); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
+      422: `Validation; '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer. Nothing is recorded as failed: if the payment went through, Stripe's webhook records it, and a retry with the same idempotency key is never a second charge.`,
     },
@@ -234,7 +234,7 @@ export const paymentRoutes = [
     errors: {
       404: "'This plan does not exist.'",
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}'`,
-      422: "Validation; a coupon that cannot be used (its reason, under errors.fields.coupon); a return_path that is not a payment page",
+      422: "Validation; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); a return_path that is not a payment page",
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer`,
     },
@@ -310,7 +310,7 @@ export const paymentRoutes = [
     tags: ["Billing"],
     summary: "Stripe's webhook",
     description:
-      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded.",
+      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
     auth: false,
     success: { description: `'${WEBHOOK_MESSAGES.received}'`, data: z.null() },
     errors: { 400: `'${WEBHOOK_MESSAGES.badSignature}'` },

@@ -1,8 +1,14 @@
+import type { Request, Response } from "express";
 import { z } from "zod";
+import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
+import type { ApiContext } from "../context";
 import { ApiError } from "../lib/http";
+import type { Reservation } from "../lib/rate-limit";
+import { bearerUserId } from "../lib/sessions";
+import { clientAddressKey } from "../lib/trust-proxy";
 import { body, emailField, idField, requiredText } from "../lib/validation";
-import { COUPON_MESSAGES, CouponQuoteSchema, checkCoupon, couponQuote } from "../payments/coupons";
+import { COUPON_MESSAGES, CouponQuoteSchema, checkCoupon, couponQuote, tooManyCouponAttempts } from "../payments/coupons";
 import { PlanSchema, activeSubscription, findPlan, listPlans, publicPlan } from "../payments/plans";
 
 export const PLAN_MESSAGES = {
@@ -25,6 +31,27 @@ const couponRequest = body({
   }),
   planId: idField("plan id").meta({ description: "plans.id" }),
 }).meta({ id: "CouponRequest" });
+
+const COUPON_TRIES = "couponTries";
+
+/**
+ * Every coupon try counts, before the code is looked at (so a parallel burst gets no more tries than
+ * a sequence), against the client address and, when a live bearer token comes with it, the account:
+ * 429 once either is over its limit. A try that finds a usable coupon is given back in the handler,
+ * so the checkout's re-quotes of an applied coupon never run into it.
+ */
+async function limitCouponTries({ ctx, req, res }: { ctx: ApiContext; req: Request; res: Response }): Promise<void> {
+  const { maxPerIp, maxPerAccount, windowSeconds } = ctx.config.coupons;
+  const userId = await bearerUserId(ctx.db, req.headers.authorization);
+  const limits: Array<[string, number]> = [[`coupon-try:ip:${clientAddressKey(req.ip)}`, maxPerIp]];
+  if (userId !== null) limits.push([`coupon-try:user:${userId}`, maxPerAccount]);
+  const reserved = await ctx.limiter.reserveAll(limits, windowSeconds);
+  if ("retryAfterSeconds" in reserved) {
+    const wait = reserved.retryAfterSeconds;
+    throw new ApiError(429, tooManyCouponAttempts(wait), { headers: { "Retry-After": String(wait) } });
+  }
+  res.locals[COUPON_TRIES] = reserved.reservations;
+}
 
 async function planOrNotFound(db: Parameters<typeof findPlan>[0], id: number) {
   const plan = await findPlan(db, id);
@@ -85,18 +112,22 @@ export const planRoutes = [
     tags: ["Subscriptions"],
     summary: "What a plan's first payment costs with a coupon",
     description:
-      "Checks the coupon for the plan (known, not expired, not used up, valid for the plan) and answers the new total. Nothing is redeemed: the payment redeems it.",
+      "Checks the coupon for the plan (known, not expired, not used up, valid for the plan) and answers the new total. Nothing is redeemed: the payment holds and redeems it. Every try counts against the client address and, with a bearer token, the account (COUPON_MAX_ATTEMPTS_PER_IP, COUPON_MAX_ATTEMPTS_PER_ACCOUNT per COUPON_ATTEMPT_WINDOW_SECONDS; defaults 20 per 10 minutes), before the code is looked at; a try that finds a usable coupon is given back.",
     auth: false,
+    before: limitCouponTries,
     body: couponRequest,
     success: { description: `'${COUPON_MESSAGES.applied}'`, data: CouponQuoteSchema },
     errors: {
       404: `'${PLAN_MESSAGES.notFound}'`,
-      422: `Validation, or the coupon cannot be used (also under errors.fields.code): '${COUPON_MESSAGES.unknown}', '${COUPON_MESSAGES.expired}', '${COUPON_MESSAGES.usedUp}', 'This coupon does not apply to the {plan} plan.'`,
+      422: `Validation, or the coupon cannot be used (also under errors.fields.code): '${COUPON_MESSAGES.invalid}', the same for an unknown, expired, used-up or other-plan coupon, so that the answer does not tell which codes exist`,
+      429: rateLimited("'Too many coupon attempts. Please try again in N minutes.'"),
     },
-    async handler({ ctx, body: input }) {
+    async handler({ ctx, res, body: input }) {
       const plan = await planOrNotFound(ctx.db, input.planId);
       const check = await checkCoupon(ctx.db, input.code, plan, ctx.clock.now());
       if (!check.ok) throw new ApiError(422, check.message, { fields: { code: [check.message] } });
+      // Not a guess: this try does not count.
+      await ctx.limiter.release((res.locals[COUPON_TRIES] as Reservation[] | undefined) ?? []);
       return { data: couponQuote(check, plan.id), message: COUPON_MESSAGES.applied };
     },
   }),

@@ -227,7 +227,7 @@ export const walletRoutes: AnyRoute[] = [
     success: { description: `'${WALLET_MESSAGES.paid}'`, data: WalletResultSchema },
     errors: {
       ...PAYMENT_ERRORS,
-      422: `Validation ('${WALLET_MESSAGES.source}', ...); '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used (its reason, under errors.fields.coupon); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
+      422: `Validation ('${WALLET_MESSAGES.source}', ...); '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
     },
     async handler({ ctx, res, auth, body: input }) {
       refuseOtherEmail(auth.user, input.email);

@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * What a plan's first payment costs with a coupon
-         * @description Checks the coupon for the plan (known, not expired, not used up, valid for the plan) and answers the new total. Nothing is redeemed: the payment redeems it.
+         * @description Checks the coupon for the plan (known, not expired, not used up, valid for the plan) and answers the new total. Nothing is redeemed: the payment holds and redeems it. Every try counts against the client address and, with a bearer token, the account (COUPON_MAX_ATTEMPTS_PER_IP, COUPON_MAX_ATTEMPTS_PER_ACCOUNT per COUPON_ATTEMPT_WINDOW_SECONDS; defaults 20 per 10 minutes), before the code is looked at; a try that finds a usable coupon is given back.
          */
         post: operations["applyCoupon"];
         delete?: never;
@@ -287,7 +287,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's webhook
-         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded.
+         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -547,7 +547,7 @@ export interface paths {
         put?: never;
         /**
          * A crypto invoice for a plan (BitPay)
-         * @description Opens a BitPay invoice for the plan at its price. The browser goes to invoiceUrl and comes back to the checkout with ?crypto={id}. BitPay's notification activates the plan (subscription_by bitpay, never auto-renewing) when the invoice is confirmed.
+         * @description Opens a BitPay invoice for the plan at its price (the coupon's total with a coupon, whose redemption is held until the invoice is paid or expires). The browser goes to invoiceUrl and comes back to the checkout with ?crypto={id}. BitPay's notification activates the plan (subscription_by bitpay, never auto-renewing) when the invoice is confirmed. Every request counts against the client address and the email (CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR, default 20; CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR, default 10).
          */
         post: operations["createCryptoInvoice"];
         delete?: never;
@@ -2789,9 +2789,20 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation, or the coupon cannot be used (also under errors.fields.code): 'This coupon code is not valid.', 'This coupon has expired.', 'This coupon can no longer be used.', 'This coupon does not apply to the {plan} plan.' */
+            /** @description Validation, or the coupon cannot be used (also under errors.fields.code): 'This coupon code is not valid.', the same for an unknown, expired, used-up or other-plan coupon, so that the answer does not tell which codes exist */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many coupon attempts. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2887,7 +2898,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation; 'This email does not match your account.'; a coupon that cannot be used (its reason, under errors.fields.coupon); 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
+            /** @description Validation; 'This email does not match your account.'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2971,7 +2982,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation; a coupon that cannot be used (its reason, under errors.fields.coupon); a return_path that is not a payment page */
+            /** @description Validation; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); a return_path that is not a payment page */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3534,7 +3545,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation ('The payment source must be googlepay or applepay.', ...); 'This email does not match your account.'; a coupon that cannot be used (its reason, under errors.fields.coupon); 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
+            /** @description Validation ('The payment source must be googlepay or applepay.', ...); 'This email does not match your account.'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); 'This card cannot be used. Please enter your card again.'; 'This payment was already submitted with other details. Please reload the page and try again.' */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3815,9 +3826,20 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation; 'The amount does not match the plan's price. Please reload the page and try again.'; a coupon that cannot be used */
+            /** @description Validation; 'The amount does not match the plan's price. Please reload the page and try again.'; a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon) */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many crypto invoices were requested. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
