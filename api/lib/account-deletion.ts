@@ -3,6 +3,7 @@ import type { User } from "../db/schema";
 import type { PaymentsDeps } from "../payments/card-payments";
 import { isGatewayFailure, isInvalidRequest } from "../payments/stripe-client";
 import { ApiError } from "./http";
+import { revokeSessions } from "./sessions";
 
 /*
  * Deleting an account (docs/decisions/015-account-deletion.md).
@@ -94,6 +95,8 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
 export async function eraseAccount(db: Database, user: Pick<User, "id" | "email">, nowIso: string): Promise<void> {
   const userId = user.id;
   await db.transaction().execute(async (trx) => {
+    // Like every other end of sessions (then the rows themselves go).
+    await revokeSessions(trx, { userId, all: true });
     await trx.deleteFrom("desktop_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();

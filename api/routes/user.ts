@@ -5,7 +5,7 @@ import { LINK_MESSAGES, accountForProviderSignIn, verifyProviderToken } from "..
 import { ApiError } from "../lib/http";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../lib/passwords";
 import { tooManyLoginsMessage } from "../lib/rate-limit";
-import { signInDevice } from "../lib/sessions";
+import { revokeSessions, signInDevice } from "../lib/sessions";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../lib/two-factor";
 import { UserSchema, publicUser } from "../lib/users";
@@ -149,12 +149,7 @@ export const userRoutes = [
     auth: true,
     success: { description: "'Logged out.'", data: z.null() },
     async handler({ ctx, auth }) {
-      await ctx.db
-        .updateTable("tokens")
-        .set({ revoked_at: new Date().toISOString() })
-        .where("id", "=", auth.tokenId)
-        .where("revoked_at", "is", null)
-        .execute();
+      await ctx.db.transaction().execute((trx) => revokeSessions(trx, { userId: auth.user.id, tokenId: auth.tokenId }));
       return { data: null, message: "Logged out." };
     },
   }),

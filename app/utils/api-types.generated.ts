@@ -924,7 +924,7 @@ export interface paths {
         put?: never;
         /**
          * Terminate one device
-         * @description Revokes every token of one of the caller's devices at once: its next request answers 401. The caller's own device may be terminated (this signs the caller out after this answer).
+         * @description Revokes every token of one of the caller's devices at once: its next request answers 401, and the one-time SSO tokens and desktop codes its sessions made stop working. The caller's own device may be terminated (this signs the caller out after this answer).
          */
         post: operations["terminateDevice"];
         delete?: never;
@@ -944,7 +944,7 @@ export interface paths {
         put?: never;
         /**
          * Terminate every device
-         * @description Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login).
+         * @description Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login). One-time SSO tokens and desktop codes made by those sessions and waiting two-factor sign-ins stop working too.
          */
         post: operations["terminateAllDevices"];
         delete?: never;
@@ -1178,7 +1178,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a reset token
-         * @description Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session). Emails 'Your password was changed'. The bearer token is optional.
+         * @description Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -1238,7 +1238,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time sign-in token for another client
-         * @description A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. No request body.
+         * @description A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. It stops working when the session that made it ends (logout, device terminated, all devices terminated, password reset or change, account deleted). No request body.
          */
         post: operations["ssoToken"];
         delete?: never;

@@ -1,0 +1,171 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { currentCode } from "../../api/lib/two-factor";
+import { databases, useApi } from "./harness";
+import { startOidcStub } from "./oidc-stub";
+
+// Security review, issue 17: what a stolen session could still do after the owner ends it (SSO
+// tokens, waiting two-factor sign-ins, desktop codes), ID token replay, turning two-factor on
+// without the password, and the money-back guarantee coming back with a new account.
+
+const stub = await startOidcStub();
+afterAll(() => stub.close());
+
+const PASSWORD = "password-123";
+const SSO_INVALID = "This sign-in link is invalid or has expired.";
+const CHALLENGE_ENDED = "This sign-in has expired or was ended. Please start again.";
+
+describe.each(databases())("sessions ended: what they made ends too ($name)", (kind) => {
+  const t = useApi(kind, {
+    env: { ...stub.env, LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: "100", LOGIN_MAX_FAILURES_PER_IP: "100", CODE_MAX_PER_IP_PER_HOUR: "1000" },
+  });
+  let n = 0;
+  const newEmail = (prefix: string) => `${prefix}-${kind.name}-${++n}@example.com`;
+
+  async function account(prefix: string) {
+    const email = newEmail(prefix);
+    const userId = await t.createUser({ email, password: PASSWORD });
+    return { email, userId };
+  }
+
+  async function ssoToken(bearer: string): Promise<string> {
+    const res = await t.post("/api/auth/sso-token", { token: bearer });
+    expect(res.status).toBe(200);
+    return res.body.data.access_token;
+  }
+
+  const ssoLogin = (access_token: string) => t.post("/api/auth/sso-login-with-token", { json: { access_token } });
+  const ssoAccount = (access_token: string) => t.post("/api/auth/sso-token/account", { json: { access_token } });
+
+  async function expectRefused(accessToken: string) {
+    const peek = await ssoAccount(accessToken);
+    expect(peek.status).toBe(401);
+    const res = await ssoLogin(accessToken);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe(SSO_INVALID);
+  }
+
+  /** forgot-password, then the emailed code for a reset token. */
+  async function resetToken(email: string): Promise<string> {
+    expect((await t.post("/api/auth/forgot-password", { json: { email } })).status).toBe(200);
+    const res = await t.post("/api/auth/reset-password-by-code", { json: { email, code: await t.latestCode(email) } });
+    expect(res.status).toBe(200);
+    return res.body.data.reset_token;
+  }
+
+  async function deviceOf(bearer: string): Promise<number> {
+    const list = await t.get("/api/devices", { token: bearer });
+    return list.body.data[0].find((d: { current: boolean }) => d.current).id;
+  }
+
+  /** Two-factor on (setup, then enable with a code and the password). */
+  async function turnOnTwoFactor(bearer: string): Promise<string> {
+    const setup = await t.post("/api/account/two-factor/setup", { token: bearer });
+    const secret: string = setup.body.data.secret;
+    const enable = await t.post("/api/account/two-factor/enable", { token: bearer, json: { code: currentCode(secret), password: PASSWORD } });
+    expect(enable.status, enable.text).toBe(200);
+    return secret;
+  }
+
+  async function challengeFor(email: string): Promise<string> {
+    const res = await t.post("/api/user/login", { json: { email, password: PASSWORD } });
+    expect(res.body.data.two_factor_required).toBe(true);
+    return res.body.data.challenge;
+  }
+
+  it("an SSO token made by a stolen session is refused after a password reset (signed out)", async () => {
+    const { email } = await account("sso-reset");
+    const thief = await t.login(email, PASSWORD);
+    const stolen = await ssoToken(thief);
+    const reset = await t.post("/api/auth/reset-password", {
+      json: { token: await resetToken(email), email, password: "new-password-1", password_confirmation: "new-password-1" },
+    });
+    expect(reset.status).toBe(200);
+    await expectRefused(stolen);
+  });
+
+  it("after a password change the other sessions' SSO tokens are refused, the changing session's own still works", async () => {
+    const { email } = await account("sso-change");
+    const owner = await t.login(email, PASSWORD);
+    const thief = await t.login(email, PASSWORD);
+    const stolen = await ssoToken(thief);
+    const mine = await ssoToken(owner);
+    // The signed-in change-password dialog: a reset with the owner's bearer token keeps that session.
+    const change = await t.post("/api/auth/reset-password", {
+      token: owner,
+      json: { token: await resetToken(email), email, password: "new-password-2", password_confirmation: "new-password-2" },
+    });
+    expect(change.status).toBe(200);
+    await expectRefused(stolen);
+    expect((await ssoLogin(mine)).status).toBe(200);
+  });
+
+  it("an SSO token is refused after terminate-all, after its device is terminated, and after its session logs out", async () => {
+    const { email } = await account("sso-terminate");
+    const owner = await t.login(email, PASSWORD);
+    const thief = await t.login(email, PASSWORD);
+
+    // One device: only what that device's sessions made.
+    const fromThief = await ssoToken(thief);
+    const fromOwner = await ssoToken(owner);
+    const terminate = await t.post("/api/devices/terminate", { token: owner, json: { device_id: await deviceOf(thief) } });
+    expect(terminate.status).toBe(200);
+    await expectRefused(fromThief);
+    expect((await ssoLogin(fromOwner)).status).toBe(200);
+
+    // All devices.
+    const thief2 = await t.login(email, PASSWORD);
+    const fromThief2 = await ssoToken(thief2);
+    expect((await t.post("/api/devices/terminate-all", { token: owner, json: {} })).status).toBe(200);
+    await expectRefused(fromThief2);
+
+    // Logout of the session that made it.
+    const session = await t.login(email, PASSWORD);
+    const fromSession = await ssoToken(session);
+    expect((await t.post("/api/user/logout", { token: session })).status).toBe(200);
+    await expectRefused(fromSession);
+  });
+
+  it("an SSO token is refused after the account is deleted", async () => {
+    const { email } = await account("sso-delete");
+    const owner = await t.login(email, PASSWORD);
+    const stolen = await ssoToken(await t.login(email, PASSWORD));
+    const deleted = await t.post("/api/account/delete", { token: owner, json: { password: PASSWORD } });
+    expect(deleted.status, deleted.text).toBe(200);
+    await expectRefused(stolen);
+  });
+
+  it("a waiting two-factor sign-in is refused after terminate-all and after a password reset", async () => {
+    const { email } = await account("challenge");
+    const owner = await t.login(email, PASSWORD);
+    const secret = await turnOnTwoFactor(owner);
+
+    // Someone who knows the password waits at the second step; the owner signs everyone out.
+    const pending = await challengeFor(email);
+    expect((await t.post("/api/devices/terminate-all", { token: owner, json: {} })).status).toBe(200);
+    const afterTerminate = await t.post("/api/user/two-factor/verify", { json: { challenge: pending, code: currentCode(secret, Date.now() + 30_000) } });
+    expect(afterTerminate.status).toBe(422);
+    expect(afterTerminate.body.message).toBe(CHALLENGE_ENDED);
+
+    const pending2 = await challengeFor(email);
+    const reset = await t.post("/api/auth/reset-password", {
+      json: { token: await resetToken(email), email, password: "new-password-3", password_confirmation: "new-password-3" },
+    });
+    expect(reset.status).toBe(200);
+    const afterReset = await t.post("/api/user/two-factor/verify", { json: { challenge: pending2, code: currentCode(secret, Date.now() + 60_000) } });
+    expect(afterReset.status).toBe(422);
+    expect(afterReset.body.message).toBe(CHALLENGE_ENDED);
+  });
+
+  it("a desktop hand-off code is refused after its session is terminated", async () => {
+    const { email, userId } = await account("desktop");
+    const owner = await t.login(email, PASSWORD);
+    const desktop = await t.post("/api/user/login", { json: { email, password: PASSWORD, platform: "Desktop", device_os: "Windows" } });
+    const issued = await t.post("/api/auth/desktop-code/issue", { token: desktop.body.data.token });
+    expect(issued.status).toBe(200);
+    expect((await t.post("/api/devices/terminate-all", { token: owner, json: {} })).status).toBe(200);
+    const redeemed = await t.post("/api/auth/desktop-code", { json: { code: issued.body.data.code } });
+    expect(redeemed.status).toBe(422);
+    const row = await t.db.selectFrom("desktop_codes").select(["used_at", "token_ciphertext"]).where("user_id", "=", userId).executeTakeFirstOrThrow();
+    expect(row.token_ciphertext).toBeNull();
+  });
+});
