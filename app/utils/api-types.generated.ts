@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Google or Apple
-         * @description The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or "true"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.
+         * @description The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or "true"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Each ID token signs in once: a second use answers 409. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.
          */
         post: operations["thirdPartyLogin"];
         delete?: never;
@@ -2543,6 +2543,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Login failed: this Google sign-in was already used. Please sign in with Google again.' (Apple likewise): this ID token already signed in once (it is remembered by its `jti`, or by a hash of the whole token, until it expires). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];

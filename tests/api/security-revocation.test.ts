@@ -169,3 +169,54 @@ describe.each(databases())("sessions ended: what they made ends too ($name)", (k
     expect(row.token_ciphertext).toBeNull();
   });
 });
+
+describe.each(databases())("ID token replay ($name)", (kind) => {
+  const t = useApi(kind, { env: stub.env });
+  let n = 0;
+  const newEmail = () => `replay-${kind.name}-${++n}@example.com`;
+  const thirdPartyLogin = (email: string, idToken: string, provider = "GOOGLE") =>
+    t.post("/api/user/thirdparty-login", { json: { email, firebase_id_token: idToken, auth_method: provider } });
+
+  it("signs in once with an ID token; the same token again is refused (with and without a jti)", async () => {
+    const email = newEmail();
+    const token = await stub.sign("google", { email, sub: `g-${email}` });
+    expect((await thirdPartyLogin(email, token)).status).toBe(200);
+    const again = await thirdPartyLogin(email, token);
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe("Login failed: this Google sign-in was already used. Please sign in with Google again.");
+    expect(again.body.data?.token).toBeUndefined();
+    // A fresh token of the same person still signs in.
+    expect((await thirdPartyLogin(email, await stub.sign("google", { email, sub: `g-${email}` }))).status).toBe(200);
+
+    // Apple, and a token without a jti: remembered by a hash of the whole token.
+    const appleEmail = newEmail();
+    const noJti = await stub.sign("apple", { email: appleEmail, sub: `a-${appleEmail}` }, { omit: ["jti"] });
+    expect((await thirdPartyLogin(appleEmail, noJti, "APPLE")).status).toBe(200);
+    const replayed = await thirdPartyLogin(appleEmail, noJti, "APPLE");
+    expect(replayed.status).toBe(409);
+    expect(replayed.body.message).toBe("Login failed: this Apple sign-in was already used. Please sign in with Apple again.");
+  });
+
+  it("10 parallel uses of one ID token: exactly one signs in", async () => {
+    const email = newEmail();
+    const token = await stub.sign("google", { email, sub: `g-${email}` });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => thirdPartyLogin(email, token)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const users = await t.db.selectFrom("users").select("id").where("email", "=", email).execute();
+    expect(users).toHaveLength(1);
+    const tokens = await t.db.selectFrom("tokens").select("id").where("user_id", "=", users[0]!.id).execute();
+    expect(tokens).toHaveLength(1);
+  });
+
+  it("keeps used tokens only until they expire", async () => {
+    await t.db.insertInto("used_id_tokens").values({ key_hash: "stale", expires_at: new Date(Date.now() - 1000).toISOString() }).execute();
+    const email = newEmail();
+    const token = await stub.sign("google", { email, sub: `g-${email}` });
+    expect((await thirdPartyLogin(email, token)).status).toBe(200);
+    const rows = await t.db.selectFrom("used_id_tokens").selectAll().execute();
+    expect(rows.map((r) => r.key_hash)).not.toContain("stale");
+    // The newest one is kept until its exp plus the 60 s the verification tolerates.
+    const exp = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).exp as number;
+    expect(rows.map((r) => Date.parse(r.expires_at))).toContain(exp * 1000 + 60_000);
+  });
+});
