@@ -200,7 +200,7 @@ export interface RateLimitsTable {
 }
 
 /** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
-export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete";
+export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor";
 
 /**
  * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the

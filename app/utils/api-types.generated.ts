@@ -1364,6 +1364,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/two-factor/send-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the code that confirms turning two-factor on (accounts without a password)
+         * @description No request body. Emails a 6-digit code (subject 'Your code to turn on two-factor authentication') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.
+         */
+        post: operations["twoFactorSendCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/two-factor/enable": {
         parameters: {
             query?: never;
@@ -1375,7 +1395,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor authentication on
-         * @description The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Turns two-factor on and answers 10 single-use recovery codes: shown only here (stored as sha256).
+         * @description The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Confirmed again by the account's current `password` or, for an account without a password, by the `verification_code` emailed by /api/account/two-factor/send-code, so that a stolen session cannot lock the owner out with its own authenticator. 5 password tries per account per 15 minutes, then 429. Turns two-factor on and answers 10 single-use recovery codes: shown only here (stored as sha256).
          */
         post: operations["twoFactorEnable"];
         delete?: never;
@@ -1940,6 +1960,10 @@ export interface components {
         TwoFactorEnableRequest: {
             /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
             code: string;
+            /** @description The account's current password, compared exactly as sent. Required when the account has one. */
+            password?: string;
+            /** @description For an account without a password (Google/Apple only): the 6-digit code from POST /api/account/two-factor/send-code. */
+            verification_code?: string;
         };
         TwoFactorDisableRequest: {
             /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
@@ -5600,6 +5624,50 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    twoFactorSendCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'We have emailed you a code to confirm.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Your account has a password: confirm with your password.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     twoFactorEnable: {
         parameters: {
             query?: never;
@@ -5639,9 +5707,20 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description 'Please enter the 6-digit authentication code' or 'Invalid authentication code' (under code) */
+            /** @description 'Please enter the 6-digit authentication code' or 'Invalid authentication code' (under code); 'Please enter your password.' or 'The password is incorrect.' (under password); 'Please enter the 6-digit verification code' or a refused emailed code as in CodeRejected (under verification_code) */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many wrong passwords. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

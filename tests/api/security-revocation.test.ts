@@ -220,3 +220,96 @@ describe.each(databases())("ID token replay ($name)", (kind) => {
     expect(rows.map((r) => Date.parse(r.expires_at))).toContain(exp * 1000 + 60_000);
   });
 });
+
+describe.each(databases())("turning two-factor on asks who is there ($name)", (kind) => {
+  const t = useApi(kind, { env: { ...stub.env, CODE_MAX_PER_IP_PER_HOUR: "1000" } });
+  let n = 0;
+  const newEmail = (prefix: string) => `${prefix}-${kind.name}-${++n}@example.com`;
+  const enable = (token: string, json: Record<string, unknown>) => t.post("/api/account/two-factor/enable", { token, json });
+  const status = async (token: string) => (await t.get("/api/account/two-factor", { token })).body.data.enabled;
+
+  async function pendingSecret(token: string): Promise<string> {
+    const setup = await t.post("/api/account/two-factor/setup", { token });
+    expect(setup.status).toBe(200);
+    return setup.body.data.secret;
+  }
+
+  it("with a password: refused without it and with a wrong one (nothing changes), turned on with the right one", async () => {
+    const email = newEmail("enable-pw");
+    await t.createUser({ email, password: PASSWORD });
+    const token = await t.login(email, PASSWORD);
+    const secret = await pendingSecret(token);
+
+    const missing = await enable(token, { code: currentCode(secret) });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors.fields.password).toEqual(["Please enter your password."]);
+    const wrong = await enable(token, { code: currentCode(secret), password: "not-the-password" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors.fields.password).toEqual(["The password is incorrect."]);
+    expect(await status(token)).toBe(false);
+    // The pending secret is kept: the same QR code still works.
+    expect((await t.post("/api/account/two-factor/setup", { token })).body.data.secret).toBe(secret);
+
+    const ok = await enable(token, { code: currentCode(secret), password: PASSWORD });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.recovery_codes).toHaveLength(10);
+    expect(await status(token)).toBe(true);
+  });
+
+  it("a burst of wrong passwords gets 5 tries, then 429", async () => {
+    const email = newEmail("enable-burst");
+    await t.createUser({ email, password: PASSWORD });
+    const token = await t.login(email, PASSWORD);
+    const secret = await pendingSecret(token);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => enable(token, { code: currentCode(secret), password: `wrong-${i}` })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    // Even the right password now waits.
+    expect((await enable(token, { code: currentCode(secret), password: PASSWORD })).status).toBe(429);
+    expect(await status(token)).toBe(false);
+  });
+
+  it("without a password (Google only): confirmed with a code emailed to the account", async () => {
+    const email = newEmail("enable-google");
+    const login = await t.post("/api/user/thirdparty-login", {
+      json: { email, firebase_id_token: await stub.sign("google", { email, sub: `g-${email}` }), auth_method: "GOOGLE" },
+    });
+    expect(login.status, login.text).toBe(200);
+    const token: string = login.body.data.token;
+    const secret = await pendingSecret(token);
+
+    const missing = await enable(token, { code: currentCode(secret) });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors.fields.verification_code).toEqual(["Please enter the 6-digit verification code"]);
+    const unsent = await enable(token, { code: currentCode(secret), verification_code: "123456" });
+    expect(unsent.status).toBe(422);
+    expect(unsent.body.errors.fields.verification_code).toBeDefined();
+
+    const sent = await t.post("/api/account/two-factor/send-code", { token });
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.message).toBe("We have emailed you a code to confirm.");
+    const mail = (await t.mailbox(email))[0]!;
+    expect(mail.subject).toBe("Your code to turn on two-factor authentication");
+    const emailed = await t.latestCode(email);
+
+    // A wrong authentication code does not use up the emailed one.
+    const right = currentCode(secret);
+    const wrongTotp = right === "000000" ? "111111" : "000000";
+    const wrong = await enable(token, { code: wrongTotp, verification_code: emailed });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors.fields.code).toEqual(["Invalid authentication code"]);
+    const ok = await enable(token, { code: right, verification_code: emailed });
+    expect(ok.status, ok.text).toBe(200);
+    expect(await status(token)).toBe(true);
+  });
+
+  it("accounts with a password get no emailed code instead", async () => {
+    const email = newEmail("enable-sendcode");
+    await t.createUser({ email, password: PASSWORD });
+    const token = await t.login(email, PASSWORD);
+    const res = await t.post("/api/account/two-factor/send-code", { token });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toBe("Your account has a password: confirm with your password.");
+  });
+});

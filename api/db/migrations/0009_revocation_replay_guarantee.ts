@@ -1,5 +1,5 @@
-import type { Kysely } from "kysely";
-import { withIdColumn } from "../dialect";
+import { type Kysely, sql } from "kysely";
+import { dialectOf, withIdColumn } from "../dialect";
 
 /*
  * Security review, issue 17.
@@ -12,8 +12,41 @@ import { withIdColumn } from "../dialect";
  *   (docs/decisions/016): a keyed hash of the email of an account that had a refund, and the card
  *   fingerprints of refunded payments (also as keyed hashes). Nothing else; no user id, so it
  *   survives deletion and ties to no account.
+ * - verification_codes.purpose may be 'two_factor': the emailed code that confirms turning
+ *   two-factor on for an account without a password (its own row, like 'delete' in 0006; SQLite
+ *   cannot alter a CHECK constraint, so the table is rebuilt there the same way).
  */
+const PURPOSES_BEFORE = sql`purpose in ('signup', 'login', 'reset', 'set_password', 'delete')`;
+const PURPOSES_AFTER = sql`purpose in ('signup', 'login', 'reset', 'set_password', 'delete', 'two_factor')`;
+
+async function setPurposes(db: Kysely<any>, check: typeof PURPOSES_AFTER): Promise<void> {
+  if (dialectOf(db) === "postgres") {
+    await sql`alter table verification_codes drop constraint verification_codes_purpose_check`.execute(db);
+    await sql`alter table verification_codes add constraint verification_codes_purpose_check check (${check})`.execute(db);
+    return;
+  }
+  await withIdColumn(db, db.schema.createTable("verification_codes_rebuilt"))
+    .addColumn("email", "text", (c) => c.notNull())
+    .addColumn("purpose", "text", (c) => c.notNull().check(check))
+    .addColumn("code_hash", "text")
+    .addColumn("code_salt", "text")
+    .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("sent_at", "text", (c) => c.notNull())
+    .addColumn("expires_at", "text")
+    .addColumn("is_checkout", "integer", (c) => c.check(sql`is_checkout in (0, 1)`))
+    .addColumn("plan_id", "text")
+    .addUniqueConstraint("verification_codes_email_purpose_key", ["email", "purpose"])
+    .execute();
+  const columns = sql`id, email, purpose, code_hash, code_salt, attempts, sent_at, expires_at, is_checkout, plan_id`;
+  // Going back drops the rows the old check would refuse.
+  await sql`insert into verification_codes_rebuilt (${columns}) select ${columns} from verification_codes where ${check}`.execute(db);
+  await db.schema.dropTable("verification_codes").execute();
+  await db.schema.alterTable("verification_codes_rebuilt").renameTo("verification_codes").execute();
+  await db.schema.createIndex("verification_codes_sent_at_idx").on("verification_codes").column("sent_at").execute();
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
+  await setPurposes(db, PURPOSES_AFTER);
   await db.schema.alterTable("one_time_tokens").addColumn("token_id", "integer").execute();
   await db.schema.createIndex("one_time_tokens_token_id_idx").on("one_time_tokens").column("token_id").execute();
 
@@ -34,6 +67,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  if (dialectOf(db) === "postgres") await sql`delete from verification_codes where purpose = 'two_factor'`.execute(db);
+  await setPurposes(db, PURPOSES_BEFORE);
   await db.schema.dropTable("refund_guarantee_uses").ifExists().execute();
   await db.schema.dropTable("used_id_tokens").ifExists().execute();
   await db.schema.dropIndex("one_time_tokens_token_id_idx").ifExists().execute();
