@@ -17,6 +17,8 @@ import { revokeSessions } from "./sessions";
  *    (email replaced by a tombstone that is not an email address, so it frees the UNIQUE email and
  *    can never sign in or receive a code). The row stays because transactions, invoices and
  *    subscriptions — kept as the law requires — reference it; they then point to no personal data.
+ *    refund_guarantee_uses (hashes of the email and card of a refund, with no account id) is left as
+ *    it is: it keeps the money-back guarantee once per customer (docs/decisions/016).
  */
 
 export const DELETION_MESSAGES = {

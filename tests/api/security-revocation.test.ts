@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { currentCode } from "../../api/lib/two-factor";
-import { databases, useApi } from "./harness";
+import { type TestApi, databases, useApi } from "./harness";
 import { startOidcStub } from "./oidc-stub";
+import { GOOD, GOOD_OTHER, customer, newKey, paymentMethod } from "./payment-support";
 
 // Security review, issue 17: what a stolen session could still do after the owner ends it (SSO
 // tokens, waiting two-factor sign-ins, desktop codes), ID token replay, turning two-factor on
@@ -311,5 +312,74 @@ describe.each(databases())("turning two-factor on asks who is there ($name)", (k
     const res = await t.post("/api/account/two-factor/send-code", { token });
     expect(res.status).toBe(409);
     expect(res.body.message).toBe("Your account has a password: confirm with your password.");
+  });
+});
+
+describe.each(databases())("the money-back guarantee is once per customer ($name)", (kind) => {
+  const t = useApi(kind);
+  const EMAIL_USED = "The money-back guarantee has already been used with this email address.";
+  const CARD_USED = "The money-back guarantee has already been used with this card.";
+
+  async function buyMonth(who: { token: string; email: string }, card: string): Promise<number> {
+    const res = await t.post("/api/payments/card", {
+      token: who.token,
+      json: { type: "new-card", paymentMethodId: await paymentMethod(t, card), planId: 1, email: who.email, idempotency_key: newKey() },
+    });
+    expect(res.status, res.text).toBe(200);
+    return (await firstRow(t, who.token)).id;
+  }
+
+  async function firstRow(api: TestApi, token: string): Promise<{ id: number; refundable: boolean }> {
+    const res = await api.post("/api/billing/transactions", { token, json: { per_page: 50 } });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.transactions[0];
+  }
+
+  const refund = (token: string, id: number) => t.post(`/api/billing/transactions/${id}/refund`, { token, json: {} });
+
+  it("a deleted account signed up again with the same email gets no second refund; another account paying with the same card neither", async () => {
+    const email = `guarantee-${kind.name}@example.com`;
+    const first = await customer(t, email);
+    const paid = await buyMonth(first, GOOD);
+    expect((await refund(first.token, paid)).status).toBe(200);
+    expect((await t.post("/api/account/delete", { token: first.token, json: { password: "pay-password" } })).status).toBe(200);
+
+    // What is kept holds neither the email nor the fingerprint, and names no account.
+    const kept = await t.db.selectFrom("refund_guarantee_uses").selectAll().execute();
+    expect(kept.map((r) => r.kind).sort()).toEqual(["card", "email"]);
+    expect(JSON.stringify(kept)).not.toContain(email);
+
+    // The same email again, with another card: no refund (neither the flag nor a post).
+    const again = await customer(t, email.toUpperCase());
+    const paidAgain = await buyMonth(again, GOOD_OTHER);
+    expect((await firstRow(t, again.token)).refundable).toBe(false);
+    const refused = await refund(again.token, paidAgain);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(EMAIL_USED);
+
+    // Another email, the first card: no refund either, and nothing reached the gateway.
+    const other = await customer(t, `guarantee-other-${kind.name}@example.com`);
+    const paidOther = await buyMonth(other, GOOD);
+    const byCard = await refund(other.token, paidOther);
+    expect(byCard.status).toBe(409);
+    expect(byCard.body.message).toBe(CARD_USED);
+    const refunds = await t.db.selectFrom("refunds").select("user_id").execute();
+    expect(refunds.map((r) => Number(r.user_id))).toEqual([first.userId]);
+  });
+
+  it("two accounts with one card posting at once: one refund", async () => {
+    const a = await customer(t, `guarantee-race-a-${kind.name}@example.com`);
+    const b = await customer(t, `guarantee-race-b-${kind.name}@example.com`);
+    const paidA = await buyMonth(a, GOOD_OTHER);
+    const paidB = await buyMonth(b, GOOD_OTHER);
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, () => refund(a.token, paidA)),
+      ...Array.from({ length: 5 }, () => refund(b.token, paidB)),
+    ]);
+    // The winner's five posts follow its one refund; the other account's are refused.
+    expect(answers.map((r) => r.status).sort()).toEqual([...Array(5).fill(200), ...Array(5).fill(409)]);
+    const rows = await t.db.selectFrom("refunds").select("user_id").where("user_id", "in", [a.userId, b.userId]).execute();
+    expect(rows).toHaveLength(1);
+    expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 409 && r.body.message === CARD_USED)).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { dialectOf, withIdColumn } from "../dialect";
 
@@ -64,6 +65,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "text", (c) => c.notNull())
     .addUniqueConstraint("refund_guarantee_uses_kind_key_hash_key", ["kind", "key_hash"])
     .execute();
+  // Refunds made before this migration: the emails of accounts that still exist (deleted ones have
+  // none left; card fingerprints are only at the gateway). Same hash as billing/refunds.ts guaranteeKey.
+  const refunded = await db
+    .selectFrom("refunds")
+    .innerJoin("users", "users.id", "refunds.user_id")
+    .select("users.email")
+    .where("users.deleted_at", "is", null)
+    .execute();
+  const now = new Date().toISOString();
+  for (const { email } of refunded as { email: string }[]) {
+    const keyHash = createHash("sha256").update(`vpn-portal refund-guarantee email v1:${email.trim().toLowerCase()}`, "utf8").digest("hex");
+    await db
+      .insertInto("refund_guarantee_uses")
+      .values({ kind: "email", key_hash: keyHash, created_at: now })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
