@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Logger } from "../context";
 import type { Database } from "../db";
 import { isUniqueViolation } from "../db";
-import type { RefundKind, Transaction } from "../db/schema";
+import type { GuaranteeUseKind, RefundKind, Transaction } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { refundConfirmationEmail, refundRequestEmail } from "../lib/emails";
 import { ApiError } from "../lib/http";
@@ -23,6 +23,13 @@ import { dollars } from "../payments/plans";
  * the customer leaves an address and staff send it (GET /api/admin/refund-requests). Either way the
  * subscription the payment bought ends at once.
  *
+ * Once per customer, not only per account (issue 17): a deleted account's email may sign up again,
+ * and one card may pay for several accounts. refund_guarantee_uses keeps, with no link to any
+ * account, a hash of the email of every account that used the guarantee and a hash of the card
+ * fingerprint of every refunded card payment; a refund is refused when either already had one. The
+ * rows are inserted in the same transaction as the claim, so parallel posts of two accounts with one
+ * card (or one email) get one refund.
+ *
  * Concurrency: the refunds row (unique user_id and transaction_id) is the claim. Every post for the
  * claimed transaction may call the gateway, but with the same idempotency key, so the gateway makes
  * one refund; the state change is one conditional UPDATE (pending -> refunded), which exactly one
@@ -37,6 +44,8 @@ export const REFUND_MESSAGES = {
   requested: "Your refund request has been received. We will send the refund to your address.",
   notFound: "Transaction not found.",
   alreadyUsed: "The money-back guarantee has already been used on this account.",
+  emailUsed: "The money-back guarantee has already been used with this email address.",
+  cardUsed: "The money-back guarantee has already been used with this card.",
   notFirst: "Only the payment for your first paid plan can be refunded.",
   notPaid: "Only a successful payment can be refunded.",
   tooLate: `The ${REFUND_WINDOW_DAYS}-day money-back guarantee for this payment has ended.`,
@@ -68,6 +77,26 @@ export interface RefundDeps {
 }
 
 type Refusal = { ok: false; status: 404 | 409; message: string };
+
+/**
+ * What refund_guarantee_uses keeps: sha256 of the trimmed, lower-cased email or of the gateway's
+ * card fingerprint, each under its own prefix (never the email or the fingerprint itself). Migration
+ * 0009 computes the email key the same way for refunds made before it.
+ */
+export function guaranteeKey(kind: GuaranteeUseKind, value: string): string {
+  const normalised = kind === "email" ? value.trim().toLowerCase() : value;
+  return createHash("sha256").update(`vpn-portal refund-guarantee ${kind} v1:${normalised}`, "utf8").digest("hex");
+}
+
+async function guaranteeUsed(db: Database, kind: GuaranteeUseKind, value: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("refund_guarantee_uses")
+    .select("id")
+    .where("kind", "=", kind)
+    .where("key_hash", "=", guaranteeKey(kind, value))
+    .executeTakeFirst();
+  return row !== undefined;
+}
 export type Eligibility = { ok: true; transaction: Transaction; kind: RefundKind } | Refusal;
 
 /** The account's first paid payment (paid or since refunded), or undefined. */
@@ -96,16 +125,20 @@ function withinWindow(createdAt: string, now: Date): boolean {
  * account may be (for the history's flag). The rules, in the order their refusals are told.
  */
 export async function refundEligibility(db: Database, userId: number, now: Date, transactionId?: number): Promise<Eligibility> {
-  const [target, first, used] = await Promise.all([
+  const [target, first, used, user] = await Promise.all([
     transactionId === undefined
       ? Promise.resolve(undefined)
       : db.selectFrom("transactions").selectAll().where("id", "=", transactionId).where("user_id", "=", userId).executeTakeFirst(),
     firstPaidTransaction(db, userId),
     db.selectFrom("refunds").select("id").where("user_id", "=", userId).executeTakeFirst(),
+    db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst(),
   ]);
   const transaction = transactionId === undefined ? first : target;
   if (!transaction) return { ok: false, status: 404, message: REFUND_MESSAGES.notFound };
   if (used) return { ok: false, status: 409, message: REFUND_MESSAGES.alreadyUsed };
+  // An earlier account with this email (since deleted) used it. The card is checked at the refund
+  // itself: its fingerprint is the gateway's.
+  if (user && (await guaranteeUsed(db, "email", user.email))) return { ok: false, status: 409, message: REFUND_MESSAGES.emailUsed };
   if (transaction.status !== "paid") return { ok: false, status: 409, message: REFUND_MESSAGES.notPaid };
   if (!first || first.id !== transaction.id) return { ok: false, status: 409, message: REFUND_MESSAGES.notFirst };
   if (!withinWindow(transaction.created_at, now)) return { ok: false, status: 409, message: REFUND_MESSAGES.tooLate };
@@ -140,40 +173,59 @@ export async function requestRefund(
   // continues that refund instead of being refused by the once-per-account rule.
   if (claim && Number(claim.transaction_id) === input.transactionId) return continueRefund(deps, input, claim.id);
 
-  const eligibility = await refundEligibility(db, input.userId, now, input.transactionId);
-  if (!eligibility.ok) {
-    // A parallel post may have claimed this very transaction since the first look.
-    const late = eligibility.message === REFUND_MESSAGES.alreadyUsed ? await claimOf() : undefined;
+  // A parallel post may have claimed this very transaction since the first look (and recorded its
+  // email and card): then this post follows that refund instead of being refused.
+  const USED: string[] = [REFUND_MESSAGES.alreadyUsed, REFUND_MESSAGES.emailUsed, REFUND_MESSAGES.cardUsed];
+  const refuse = async (status: number, message: string): Promise<RefundOutcome> => {
+    const late = USED.includes(message) ? await claimOf() : undefined;
     if (late && Number(late.transaction_id) === input.transactionId) return continueRefund(deps, input, late.id);
-    throw new ApiError(eligibility.status, eligibility.message);
-  }
+    throw new ApiError(status, message);
+  };
+
+  const eligibility = await refundEligibility(db, input.userId, now, input.transactionId);
+  if (!eligibility.ok) return refuse(eligibility.status, eligibility.message);
   const { transaction, kind } = eligibility;
   if (kind === "crypto" && !input.refundAddress) {
     throw new ApiError(422, REFUND_MESSAGES.addressRequired, { fields: { refund_address: [REFUND_MESSAGES.addressRequired] } });
   }
 
+  // The card that paid, as the gateway identifies it (card payments only).
+  const fingerprint = kind === "card" ? await cardFingerprintOf(deps, transaction) : null;
+  if (fingerprint && (await guaranteeUsed(db, "card", fingerprint))) return refuse(409, REFUND_MESSAGES.cardUsed);
+  const account = await db.selectFrom("users").select("email").where("id", "=", input.userId).executeTakeFirstOrThrow();
+
   const at = now.toISOString();
   try {
-    await db
-      .insertInto("refunds")
-      .values({
-        user_id: input.userId,
-        transaction_id: Number(transaction.id),
-        kind,
-        status: kind === "crypto" ? "requested" : "pending",
-        amount_cents: transaction.amount_cents,
-        refund_address: kind === "crypto" ? (input.refundAddress ?? null) : null,
-        gateway_refund_id: null,
-        created_at: at,
-        updated_at: at,
-      })
-      .execute();
+    // The claim and what outlives the account, together: either all of it or none.
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("refunds")
+        .values({
+          user_id: input.userId,
+          transaction_id: Number(transaction.id),
+          kind,
+          status: kind === "crypto" ? "requested" : "pending",
+          amount_cents: transaction.amount_cents,
+          refund_address: kind === "crypto" ? (input.refundAddress ?? null) : null,
+          gateway_refund_id: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      const uses: { kind: GuaranteeUseKind; key_hash: string; created_at: string }[] = [
+        { kind: "email", key_hash: guaranteeKey("email", account.email), created_at: at },
+      ];
+      if (fingerprint) uses.push({ kind: "card", key_hash: guaranteeKey("card", fingerprint), created_at: at });
+      for (const use of uses) await trx.insertInto("refund_guarantee_uses").values(use).execute();
+    });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // A parallel post claimed first: for this transaction, follow it; for another, the rule refuses.
     const winner = await db.selectFrom("refunds").selectAll().where("user_id", "=", input.userId).executeTakeFirst();
-    if (!winner || Number(winner.transaction_id) !== input.transactionId) throw new ApiError(409, REFUND_MESSAGES.alreadyUsed);
-    return continueRefund(deps, input, winner.id);
+    if (winner && Number(winner.transaction_id) === input.transactionId) return continueRefund(deps, input, winner.id);
+    if (winner) throw new ApiError(409, REFUND_MESSAGES.alreadyUsed);
+    // Another account with the same email or card claimed first.
+    return refuse(409, (await guaranteeUsed(db, "email", account.email)) ? REFUND_MESSAGES.emailUsed : REFUND_MESSAGES.cardUsed);
   }
   const row = await db.selectFrom("refunds").select("id").where("user_id", "=", input.userId).executeTakeFirstOrThrow();
   if (kind === "crypto") {
@@ -213,6 +265,20 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
     await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}` }));
   }
   return { status: "refunded", message: REFUND_MESSAGES.refunded };
+}
+
+/** The gateway's fingerprint of the card that made a payment (null when it has none); 502 when the gateway fails. */
+async function cardFingerprintOf(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
+  try {
+    const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
+    const intent = await deps.gateway.stripe.paymentIntents.retrieve(paymentIntent, { expand: ["payment_method"] });
+    const method = intent.payment_method;
+    return typeof method === "object" && method?.card?.fingerprint ? method.card.fingerprint : null;
+  } catch (error) {
+    if (!isGatewayFailure(error)) throw error;
+    deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer reading the card.`);
+    throw new ApiError(502, REFUND_MESSAGES.gatewayFailed);
+  }
 }
 
 /** The Stripe PaymentIntent of a recorded payment: pi_… itself, or the one that paid invoice in_…. */

@@ -219,7 +219,7 @@ export interface RateLimitsTable {
 }
 
 /** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
-export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete";
+export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor";
 
 /**
  * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the
@@ -265,6 +265,25 @@ export interface OneTimeTokensTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** SSO tokens: the bearer token (session) that made it; revoking that session retires it. */
+  token_id: number | null;
+}
+
+/** Google/Apple ID tokens already used to sign in, until their expiry (replay guard). */
+export interface UsedIdTokensTable {
+  /** sha256 of the issuer and jti, or of the whole token when it has no jti. */
+  key_hash: string;
+  expires_at: string;
+}
+
+export type GuaranteeUseKind = "email" | "card";
+
+/** Kept after account deletion: keyed hashes of emails and card fingerprints that had a refund (decision 016). */
+export interface RefundGuaranteeUsesTable {
+  id: Generated<number>;
+  kind: GuaranteeUseKind;
+  key_hash: string;
+  created_at: string;
 }
 
 export type LinkType = "GOOGLE" | "APPLE";
@@ -411,6 +430,8 @@ export interface DB {
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
   refunds: RefundsTable;
+  used_id_tokens: UsedIdTokensTable;
+  refund_guarantee_uses: RefundGuaranteeUsesTable;
   two_factor: TwoFactorTable;
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../db";
 import { ApiError } from "../lib/http";
-import { WEB_PLATFORM } from "../lib/sessions";
+import { WEB_PLATFORM, revokeSessions } from "../lib/sessions";
 
 /*
  * Connected devices (commerce spec §2, §3, §7): the device rows of a user that still have a live
@@ -104,12 +104,5 @@ export async function terminateDevice(db: Database, userId: number, deviceId: nu
     .where("user_id", "=", userId)
     .executeTakeFirst();
   if (!device) throw new ApiError(404, DEVICE_MESSAGES.notFound);
-  const result = await db
-    .updateTable("tokens")
-    .set({ revoked_at: new Date().toISOString() })
-    .where("device_id", "=", deviceId)
-    .where("user_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return db.transaction().execute((trx) => revokeSessions(trx, { userId, deviceId }));
 }

@@ -3,6 +3,7 @@ import type { User } from "../db/schema";
 import type { PaymentsDeps } from "../payments/card-payments";
 import { isGatewayFailure, isInvalidRequest } from "../payments/stripe-client";
 import { ApiError } from "./http";
+import { revokeSessions } from "./sessions";
 
 /*
  * Deleting an account (docs/decisions/015-account-deletion.md).
@@ -16,6 +17,8 @@ import { ApiError } from "./http";
  *    (email replaced by a tombstone that is not an email address, so it frees the UNIQUE email and
  *    can never sign in or receive a code). The row stays because transactions, invoices and
  *    subscriptions — kept as the law requires — reference it; they then point to no personal data.
+ *    refund_guarantee_uses (hashes of the email and card of a refund, with no account id) is left as
+ *    it is: it keeps the money-back guarantee once per customer (docs/decisions/016).
  */
 
 export const DELETION_MESSAGES = {
@@ -94,6 +97,8 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
 export async function eraseAccount(db: Database, user: Pick<User, "id" | "email">, nowIso: string): Promise<void> {
   const userId = user.id;
   await db.transaction().execute(async (trx) => {
+    // Like every other end of sessions (then the rows themselves go).
+    await revokeSessions(trx, { userId, all: true });
     await trx.deleteFrom("desktop_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();

@@ -46,6 +46,7 @@ export const LINK_MESSAGES = {
   connectEmailMismatch: (label: string) => `The email does not match your ${label} account.`,
   connectEmailUnverified: (label: string) => `${label} has not verified this email address.`,
   unavailable: (label: string) => `Sign-in with ${label} is unavailable right now. Please try again later.`,
+  loginReplayed: (label: string) => `Login failed: this ${label} sign-in was already used. Please sign in with ${label} again.`,
 } as const;
 
 /** The issuer and audience (our client id) of a provider's ID tokens. */

@@ -48,6 +48,7 @@ export const SUBJECTS = {
   setPasswordLink: "Set your account password",
   deletionCode: "Your account deletion code",
   secondFactorFailures: "Failed two-factor sign-in attempts on your account",
+  twoFactorCode: "Your code to turn on two-factor authentication",
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {
@@ -77,6 +78,16 @@ export function deletionCodeEmail(to: string, code: string): Mail {
     paragraphs: [
       { text: "This is your code to delete your account. Enter it on the Delete account page. It expires in five minutes." },
       { text: "If you did not ask to delete your account, you can ignore this email: nothing has been deleted." },
+    ],
+  });
+}
+
+export function twoFactorCodeEmail(to: string, code: string): Mail {
+  return render(to, SUBJECTS.twoFactorCode, {
+    code,
+    paragraphs: [
+      { text: "This is your code to turn on two-factor authentication. Enter it on the Two-factor authentication page. It expires in five minutes." },
+      { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
     ],
   });
 }

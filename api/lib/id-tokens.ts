@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { type JWTPayload, type JWTVerifyGetKey, createRemoteJWKSet, jwtVerify } from "jose";
 import { DEFAULT_GOOGLE_ISSUER } from "../config";
+import { type Database, isUniqueViolation } from "../db";
 
 /*
  * OpenID Connect ID tokens from Google and Apple (or the identity sandbox): the signature is
@@ -213,5 +215,41 @@ function toIdTokenError(error: unknown): IdTokenError {
     default:
       // Fetching the keys failed (timeout, network, a bad JWKS document).
       return new IdTokenError("unavailable", "The sign-in provider could not be reached.");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay
+
+/**
+ * The key under which a used ID token is remembered: its issuer and `jti` when it has one (the
+ * provider's own id of this token), else the whole token. Only a sha256 is stored.
+ */
+export function idTokenUseKey(token: string, payload: JWTPayload): string {
+  const id = typeof payload.jti === "string" && payload.jti !== "" ? `jti:${payload.iss ?? ""}:${payload.jti}` : `token:${token}`;
+  return createHash("sha256").update(`id-token-use:${id}`, "utf8").digest("hex");
+}
+
+/**
+ * Records a verified ID token as used, once: false when it was used before (a replay). The insert
+ * on the primary key is the check, so of parallel uses exactly one gets true. Remembered until the
+ * token could no longer verify anyway (`exp` plus the clock tolerance); expired entries are purged
+ * here.
+ */
+export async function claimIdTokenUse(db: Database, token: string, payload: JWTPayload, nowMs = Date.now()): Promise<boolean> {
+  const expMs = typeof payload.exp === "number" ? payload.exp * 1000 : nowMs;
+  await db.deleteFrom("used_id_tokens").where("expires_at", "<=", new Date(nowMs).toISOString()).execute();
+  try {
+    await db
+      .insertInto("used_id_tokens")
+      .values({
+        key_hash: idTokenUseKey(token, payload),
+        expires_at: new Date(Math.max(expMs, nowMs) + ID_TOKEN_CLOCK_TOLERANCE_SECONDS * 1000).toISOString(),
+      })
+      .execute();
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
   }
 }

@@ -1,5 +1,6 @@
 import type { Database } from "../db";
-import type { OneTimeTokenPurpose } from "../db/schema";
+import type { ExpressionBuilder } from "kysely";
+import type { DB, OneTimeTokenPurpose } from "../db/schema";
 import { generateToken, hashToken, looksLikeToken } from "./tokens";
 
 /*
@@ -22,7 +23,7 @@ let lastSweep = 0;
 
 export async function createOneTimeToken(
   db: Database,
-  opts: { purpose: OneTimeTokenPurpose; userId: number; nowMs?: number; ttlSeconds?: number },
+  opts: { purpose: OneTimeTokenPurpose; userId: number; tokenId?: number; nowMs?: number; ttlSeconds?: number },
 ): Promise<string> {
   const now = opts.nowMs ?? Date.now();
   const ttl = opts.ttlSeconds ?? ONE_TIME_TOKEN_TTL_SECONDS[opts.purpose];
@@ -35,6 +36,7 @@ export async function createOneTimeToken(
       user_id: opts.userId,
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + ttl * 1000).toISOString(),
+      token_id: opts.tokenId ?? null,
     })
     .execute();
   const real = Date.now();
@@ -53,6 +55,22 @@ export function createSetPasswordToken(db: Database, userId: number, nowMs: numb
   return createOneTimeToken(db, { purpose: "set_password", userId, nowMs });
 }
 
+/**
+ * A token made by a session (SSO) is live only while that session is: revokeSessions() retires
+ * such tokens, and this second check holds even for a path that revokes a session some other way.
+ */
+const makerStillSignedIn = (eb: ExpressionBuilder<DB, "one_time_tokens">) =>
+  eb.or([
+    eb("one_time_tokens.token_id", "is", null),
+    eb.exists(
+      eb
+        .selectFrom("tokens")
+        .select("tokens.id")
+        .whereRef("tokens.id", "=", "one_time_tokens.token_id")
+        .where("tokens.revoked_at", "is", null),
+    ),
+  ]);
+
 /** The user id of a live (unused, unexpired) token of this purpose, without using it. */
 export async function peekOneTimeToken(
   db: Database,
@@ -66,6 +84,7 @@ export async function peekOneTimeToken(
     .where("purpose", "=", opts.purpose)
     .where("used_at", "is", null)
     .where("expires_at", ">", new Date(opts.nowMs ?? Date.now()).toISOString())
+    .where(makerStillSignedIn)
     .executeTakeFirst();
   return row ? Number(row.user_id) : null;
 }
@@ -86,7 +105,8 @@ export async function consumeOneTimeToken(
     .where("token_hash", "=", hashToken(opts.token))
     .where("purpose", "=", opts.purpose)
     .where("used_at", "is", null)
-    .where("expires_at", ">", nowIso);
+    .where("expires_at", ">", nowIso)
+    .where(makerStillSignedIn);
   if (opts.userId !== undefined) query = query.where("user_id", "=", opts.userId);
   const row = await query.returning("user_id").executeTakeFirst();
   return row ? Number(row.user_id) : null;

@@ -101,16 +101,69 @@ export async function bearerUserId(db: Database, authorization: string | undefin
   return row ? Number(row.user_id) : null;
 }
 
-/** Revokes every live token of a user except `keepTokenId`; returns how many were revoked. */
-export async function revokeUserTokens(db: Database, userId: number, keepTokenId: number | null): Promise<number> {
-  let query = db
+/**
+ * What a revocation ends: every session of the account (optionally but one, the caller's own when
+ * it changes its password), the sessions of one device, or one session (logout).
+ */
+export type RevocationScope =
+  | { userId: number; all: true; keepTokenId?: number | null }
+  | { userId: number; deviceId: number }
+  | { userId: number; tokenId: number };
+
+/**
+ * THE way sessions end (password reset and change, terminate one or all devices, logout, account
+ * deletion), so that no path forgets what a session can still mint after it is gone:
+ * - the bearer tokens in scope are revoked;
+ * - SSO one-time tokens made by those sessions are retired (a stolen session's token must not sign
+ *   in after the owner ends it), and desktop hand-off codes of those tokens are erased;
+ * - when every session ends, pending two-factor challenges are deleted too: they are sign-ins that
+ *   proved the (possibly stolen) first factor and wait only for the second.
+ * Run it inside the caller's transaction when there is one. Returns how many tokens were revoked.
+ */
+export async function revokeSessions(db: Database, scope: RevocationScope): Promise<number> {
+  const nowIso = new Date().toISOString();
+  const { userId } = scope;
+  const keep = "all" in scope ? (scope.keepTokenId ?? null) : null;
+  // The sessions in scope, revoked already or not: what they made must go either way.
+  let inScope = db.selectFrom("tokens").select("tokens.id").where("tokens.user_id", "=", userId);
+  if ("deviceId" in scope) inScope = inScope.where("tokens.device_id", "=", scope.deviceId);
+  if ("tokenId" in scope) inScope = inScope.where("tokens.id", "=", scope.tokenId);
+  if (keep !== null) inScope = inScope.where("tokens.id", "!=", keep);
+
+  let revoke = db
     .updateTable("tokens")
-    .set({ revoked_at: new Date().toISOString() })
+    .set({ revoked_at: nowIso })
     .where("user_id", "=", userId)
     .where("revoked_at", "is", null);
-  if (keepTokenId !== null) query = query.where("id", "!=", keepTokenId);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  if ("deviceId" in scope) revoke = revoke.where("device_id", "=", scope.deviceId);
+  if ("tokenId" in scope) revoke = revoke.where("id", "=", scope.tokenId);
+  if (keep !== null) revoke = revoke.where("id", "!=", keep);
+  const revoked = await revoke.executeTakeFirst();
+
+  let sso = db
+    .updateTable("one_time_tokens")
+    .set({ used_at: nowIso })
+    .where("purpose", "=", "sso")
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null);
+  // Every session ending: every SSO token but the kept session's (older rows without a maker too).
+  if ("all" in scope) {
+    if (keep !== null) sso = sso.where((eb) => eb.or([eb("token_id", "is", null), eb("token_id", "!=", keep)]));
+  } else {
+    sso = sso.where("token_id", "in", inScope);
+  }
+  await sso.execute();
+
+  await db
+    .updateTable("desktop_codes")
+    .set({ used_at: nowIso, token_ciphertext: null })
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null)
+    .where("token_id", "in", inScope)
+    .execute();
+
+  if ("all" in scope) await db.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
+  return Number(revoked.numUpdatedRows);
 }
 
 /**

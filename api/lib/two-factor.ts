@@ -58,6 +58,14 @@ export const TWO_FACTOR_MESSAGES = {
   tooManyDisable: (minutes: number) =>
     `Too many wrong codes. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`,
   status: "Two-factor authentication status.",
+  // Turning it on asks again who is there (a stolen session must not lock the owner out).
+  passwordRequired: "Please enter your password.",
+  wrongPassword: "The password is incorrect.",
+  tooManyWrongPasswords: (minutes: number) =>
+    `Too many wrong passwords. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`,
+  confirmCodeSent: "We have emailed you a code to confirm.",
+  confirmCodeNotSent: "Failed to send the code. Please try again.",
+  hasPassword: "Your account has a password: confirm with your password.",
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -222,8 +230,18 @@ function newRecoveryCodes(userId: number, now: string) {
   return { codes, rows: codes.map((code) => ({ user_id: userId, code_hash: hashRecoveryCode(code), created_at: now, used_at: null })) };
 }
 
-/** 'Turn on': the code must come from the pending secret; answers the ten recovery codes (shown once). */
-export async function enableTwoFactor(ctx: Pick<ApiContext, "db" | "config">, userId: number, code: string, nowMs = Date.now()): Promise<string[]> {
+/**
+ * 'Turn on': the code must come from the pending secret; answers the ten recovery codes (shown
+ * once). `confirm` (e.g. using up an emailed code) runs once the code is right, before anything
+ * changes, so that a wrong authentication code does not use up the emailed one.
+ */
+export async function enableTwoFactor(
+  ctx: Pick<ApiContext, "db" | "config">,
+  userId: number,
+  code: string,
+  opts: { nowMs?: number; confirm?: () => Promise<unknown> } = {},
+): Promise<string[]> {
+  const nowMs = opts.nowMs ?? Date.now();
   const { db, config } = ctx;
   const row = await db.selectFrom("two_factor").selectAll().where("user_id", "=", userId).executeTakeFirst();
   if (row?.enabled_at) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
@@ -236,6 +254,7 @@ export async function enableTwoFactor(ctx: Pick<ApiContext, "db" | "config">, us
   }
   const step = matchingStep(secret, code, nowMs);
   if (step === null) throw codeError("code", TWO_FACTOR_MESSAGES.codeInvalid);
+  await opts.confirm?.();
   const now = new Date(nowMs).toISOString();
   const { codes, rows } = newRecoveryCodes(userId, now);
   await db.transaction().execute(async (trx) => {
@@ -334,6 +353,31 @@ export async function releaseDisableTry(ctx: Pick<ApiContext, "limiter">, reserv
 
 function disableKey(userId: number): string {
   return `two-factor-disable:user:${userId}`;
+}
+
+/**
+ * Password tries when turning two-factor on: DISABLE_MAX_FAILURES per account per window (real
+ * time). Each try is reserved before the password is checked, so a parallel burst gets no more
+ * guesses than a sequence; a right password gives its try back (releaseEnablePasswordTry).
+ */
+export async function reserveEnablePasswordTry(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<Reservation> {
+  const limit: [string, number] = [enableKey(userId), DISABLE_MAX_FAILURES];
+  const reservation = await ctx.limiter.reserve(...limit, DISABLE_FAILURE_WINDOW_SECONDS);
+  if (!reservation) {
+    const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
+    throw new ApiError(429, TWO_FACTOR_MESSAGES.tooManyWrongPasswords(Math.max(1, Math.ceil(wait / 60))), {
+      headers: { "Retry-After": String(wait) },
+    });
+  }
+  return reservation;
+}
+
+export async function releaseEnablePasswordTry(ctx: Pick<ApiContext, "limiter">, reservation: Reservation): Promise<void> {
+  await ctx.limiter.release([reservation]);
+}
+
+function enableKey(userId: number): string {
+  return `two-factor-enable-password:user:${userId}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import {
 } from "../lib/one-time-tokens";
 import { hashPassword } from "../lib/passwords";
 import { secondsUntil } from "../lib/rate-limit";
-import { issueToken, liveTokenIdOf, revokeUserTokens, signInDevice } from "../lib/sessions";
+import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../lib/sessions";
 import { bearerToken } from "../lib/tokens";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../lib/two-factor";
@@ -248,7 +248,7 @@ export const authRoutes = [
     tags: ["Authentication"],
     summary: "Set a new password with a reset token",
     description:
-      "Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session). Emails 'Your password was changed'. The bearer token is optional.",
+      "Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional.",
     auth: false,
     body: resetPasswordSchema,
     success: { description: `'${AUTH_MESSAGES.passwordReset}'`, data: z.null() },
@@ -271,7 +271,7 @@ export const authRoutes = [
           .set({ password_hash: passwordHash, updated_at: clock.now().toISOString() })
           .where("id", "=", user.id)
           .execute();
-        await revokeUserTokens(trx, user.id, keepTokenId);
+        await revokeSessions(trx, { userId: user.id, all: true, keepTokenId });
         await retireOneTimeTokens(trx, { purpose: "reset", userId: user.id });
         await retireOneTimeTokens(trx, { purpose: "set_password", userId: user.id });
       });
@@ -352,11 +352,11 @@ export const authRoutes = [
     tags: ["Authentication"],
     summary: "A one-time sign-in token for another client",
     description:
-      "A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. No request body.",
+      "A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. It stops working when the session that made it ends (logout, device terminated, all devices terminated, password reset or change, account deleted). No request body.",
     auth: true,
     success: { description: `'${AUTH_MESSAGES.ssoCreated}'`, data: z.strictObject({ access_token: z.string() }) },
-    async handler({ ctx, auth: { user } }) {
-      const accessToken = await createOneTimeToken(ctx.db, { purpose: "sso", userId: user.id });
+    async handler({ ctx, auth: { user, tokenId } }) {
+      const accessToken = await createOneTimeToken(ctx.db, { purpose: "sso", userId: user.id, tokenId });
       return { data: { access_token: accessToken }, message: AUTH_MESSAGES.ssoCreated };
     },
   }),

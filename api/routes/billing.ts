@@ -139,7 +139,7 @@ export const billingRoutes = [
     operationId: "refundTransaction",
     tags: ["Billing"],
     summary: `The ${REFUND_WINDOW_DAYS}-day money-back guarantee: refund a payment`,
-    description: `Once per account, for the account's first paid payment, within ${REFUND_WINDOW_DAYS} days of it by the product's clock (the history's \`refundable\` flag says the same). A card or wallet payment is refunded in full through the card gateway (idempotent on the transaction: any number of posts make one refund); the transaction becomes 'refunded', the subscription it bought ends now, and an email confirms it. A crypto payment cannot be returned automatically: \`refund_address\` is required and a request is recorded for staff (GET /api/admin/refund-requests); the subscription ends now too. Posting again for the same transaction answers the same outcome.`,
+    description: `Once per account and once per customer (an email or a card that already had a refund, even on a deleted account, is refused: 409), for the account's first paid payment, within ${REFUND_WINDOW_DAYS} days of it by the product's clock (the history's \`refundable\` flag says the same). A card or wallet payment is refunded in full through the card gateway (idempotent on the transaction: any number of posts make one refund); the transaction becomes 'refunded', the subscription it bought ends now, and an email confirms it. A crypto payment cannot be returned automatically: \`refund_address\` is required and a request is recorded for staff (GET /api/admin/refund-requests); the subscription ends now too. Posting again for the same transaction answers the same outcome.`,
     auth: true,
     params: refundParams,
     body: refundRequest,

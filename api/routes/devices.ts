@@ -7,7 +7,7 @@ import {
   listDevices,
   terminateDevice,
 } from "../devices/devices";
-import { revokeUserTokens } from "../lib/sessions";
+import { revokeSessions } from "../lib/sessions";
 import { body, idField } from "../lib/validation";
 
 const userIdField = () =>
@@ -63,7 +63,7 @@ export const deviceRoutes = [
     tags: ["Account"],
     summary: "Terminate one device",
     description:
-      "Revokes every token of one of the caller's devices at once: its next request answers 401. The caller's own device may be terminated (this signs the caller out after this answer).",
+      "Revokes every token of one of the caller's devices at once: its next request answers 401, and the one-time SSO tokens and desktop codes its sessions made stop working. The caller's own device may be terminated (this signs the caller out after this answer).",
     auth: true,
     body: terminateSchema,
     success: {
@@ -91,7 +91,7 @@ export const deviceRoutes = [
     tags: ["Account"],
     summary: "Terminate every device",
     description:
-      "Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login).",
+      "Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login). One-time SSO tokens and desktop codes made by those sessions and waiting two-factor sign-ins stop working too.",
     auth: true,
     body: terminateAllSchema,
     success: {
@@ -101,7 +101,7 @@ export const deviceRoutes = [
     errors: { 403: FORBIDDEN },
     async handler({ ctx, auth, body: input }) {
       assertOwnUser(input.user_id, auth.user.id);
-      const revoked = await revokeUserTokens(ctx.db, auth.user.id, null);
+      const revoked = await ctx.db.transaction().execute((trx) => revokeSessions(trx, { userId: auth.user.id, all: true }));
       return { data: { revoked }, message: DEVICE_MESSAGES.allTerminated };
     },
   }),

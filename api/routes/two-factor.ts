@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { rateLimited } from "../contract/responses";
+import { rateLimited, responses } from "../contract/responses";
 import { route } from "../contract/route";
+import { sendCode, useCode } from "../lib/codes";
+import { twoFactorCodeEmail } from "../lib/emails";
 import { ApiError } from "../lib/http";
+import { verifyPassword } from "../lib/passwords";
 import { clientAddressKey } from "../lib/trust-proxy";
 import {
   CHALLENGE_MAX_ATTEMPTS,
@@ -16,13 +19,15 @@ import {
   isTwoFactorEnabled,
   releaseDisableTry,
   reserveDisableTry,
+  releaseEnablePasswordTry,
+  reserveEnablePasswordTry,
   startSetup,
   twoFactorStatus,
   useSecondFactor,
   verifyChallenge,
 } from "../lib/two-factor";
 import { LoginResultSchema, publicUser } from "../lib/users";
-import { body, requiredText } from "../lib/validation";
+import { CODE_FORMAT, body, requiredText } from "../lib/validation";
 
 // Two-factor authentication (TOTP, RFC 6238): enrolment on the account, and the second step of a
 // sign-in (docs/decisions/017; the rules are in lib/two-factor.ts).
@@ -60,7 +65,26 @@ function requireOneProof(value: { code?: string; recovery_code?: string }, ctx: 
   }
 }
 
-const enableSchema = body({ code: codeField() }).meta({ id: "TwoFactorEnableRequest" });
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+
+const enableSchema = body({
+  code: codeField(),
+  password: z
+    .string({ error: "The password field must be text." })
+    .max(1024, { error: "The password field must not be longer than 1024 characters." })
+    .optional()
+    .meta({ description: "The account's current password, compared exactly as sent. Required when the account has one." }),
+  verification_code: z
+    .preprocess(blankToUndefined, z.string({ error: CODE_FORMAT }).trim().regex(/^\d{6}$/, { error: CODE_FORMAT }).optional())
+    .meta({
+      description: "For an account without a password (Google/Apple only): the 6-digit code from POST /api/account/two-factor/send-code.",
+      override: { type: "string", pattern: "^\\s*\\d{6}\\s*$" },
+    }),
+}).meta({ id: "TwoFactorEnableRequest" });
+
+function fieldError(field: string, message: string): ApiError {
+  return new ApiError(422, message, { fields: { [field]: [message] } });
+}
 
 const disableSchema = body(secondFactorFields()).superRefine(requireOneProof).meta({ id: "TwoFactorDisableRequest" });
 
@@ -111,13 +135,44 @@ export const twoFactorRoutes = [
     },
   }),
 
+  // The emailed code that confirms turning two-factor on for an account without a password: the
+  // code machinery and limits of every emailed code, under its own purpose 'two_factor'.
+  route({
+    method: "post",
+    path: "/api/account/two-factor/send-code",
+    operationId: "twoFactorSendCode",
+    tags: ["Account"],
+    summary: "Email the code that confirms turning two-factor on (accounts without a password)",
+    description:
+      "No request body. Emails a 6-digit code (subject 'Your code to turn on two-factor authentication') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.",
+    auth: true,
+    success: { description: `'${TWO_FACTOR_MESSAGES.confirmCodeSent}'`, data: z.null() },
+    errors: {
+      409: `'${TWO_FACTOR_MESSAGES.hasPassword}'`,
+      429: responses.CodeRequestLimited,
+      502: `'${TWO_FACTOR_MESSAGES.confirmCodeNotSent}' (the mail server is unavailable; nothing was stored)`,
+    },
+    async handler({ ctx, req, auth }) {
+      if (auth.user.password_hash) throw new ApiError(409, TWO_FACTOR_MESSAGES.hasPassword);
+      const email = auth.user.email;
+      await sendCode(ctx, {
+        email,
+        purpose: "two_factor",
+        addressKey: clientAddressKey(req.ip),
+        failureMessage: TWO_FACTOR_MESSAGES.confirmCodeNotSent,
+        compose: (code) => twoFactorCodeEmail(email, code),
+      });
+      return { data: null, message: TWO_FACTOR_MESSAGES.confirmCodeSent };
+    },
+  }),
+
   route({
     method: "post",
     path: "/api/account/two-factor/enable",
     operationId: "twoFactorEnable",
     tags: ["Account"],
     summary: "Turn two-factor authentication on",
-    description: `The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Turns two-factor on and answers ${RECOVERY_CODE_COUNT} single-use recovery codes: shown only here (stored as sha256).`,
+    description: `The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Confirmed again by the account's current \`password\` or, for an account without a password, by the \`verification_code\` emailed by /api/account/two-factor/send-code, so that a stolen session cannot lock the owner out with its own authenticator. ${DISABLE_MAX_FAILURES} password tries per account per 15 minutes, then 429. Turns two-factor on and answers ${RECOVERY_CODE_COUNT} single-use recovery codes: shown only here (stored as sha256).`,
     auth: true,
     body: enableSchema,
     success: {
@@ -126,10 +181,24 @@ export const twoFactorRoutes = [
     },
     errors: {
       409: `'${TWO_FACTOR_MESSAGES.alreadyOn}' or '${TWO_FACTOR_MESSAGES.noSetup}' (no pending secret)`,
-      422: `'${TWO_FACTOR_MESSAGES.codeFormat}' or '${TWO_FACTOR_MESSAGES.codeInvalid}' (under code)`,
+      422: `'${TWO_FACTOR_MESSAGES.codeFormat}' or '${TWO_FACTOR_MESSAGES.codeInvalid}' (under code); '${TWO_FACTOR_MESSAGES.passwordRequired}' or '${TWO_FACTOR_MESSAGES.wrongPassword}' (under password); '${CODE_FORMAT}' or a refused emailed code as in CodeRejected (under verification_code)`,
+      429: rateLimited("'Too many wrong passwords. Please try again in N minutes.'"),
     },
     async handler({ ctx, auth, body: input }) {
-      const codes = await enableTwoFactor(ctx, auth.user.id, input.code);
+      const { user } = auth;
+      let confirm: (() => Promise<unknown>) | undefined;
+      if (user.password_hash) {
+        if (!input.password) throw fieldError("password", TWO_FACTOR_MESSAGES.passwordRequired);
+        const reservation = await reserveEnablePasswordTry(ctx, user.id);
+        if (!(await verifyPassword(user.password_hash, input.password))) throw fieldError("password", TWO_FACTOR_MESSAGES.wrongPassword);
+        await releaseEnablePasswordTry(ctx, reservation);
+      } else {
+        const code = input.verification_code;
+        if (!code) throw fieldError("verification_code", CODE_FORMAT);
+        // Used up only once the authentication code is right (enableTwoFactor's confirm step).
+        confirm = () => useCode(ctx.db, ctx.clock, { email: user.email, purpose: "two_factor", code, field: "verification_code" });
+      }
+      const codes = await enableTwoFactor(ctx, user.id, input.code, { confirm });
       return { data: { recovery_codes: codes }, message: TWO_FACTOR_MESSAGES.turnedOn };
     },
   }),

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { responses } from "../contract/responses";
 import { route } from "../contract/route";
-import { LINK_MESSAGES, accountForProviderSignIn, verifyProviderToken } from "../lib/account-links";
+import { LINK_MESSAGES, accountForProviderSignIn, providerLabel, verifyProviderToken } from "../lib/account-links";
+import { claimIdTokenUse } from "../lib/id-tokens";
 import { ApiError } from "../lib/http";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../lib/passwords";
-import { signInDevice } from "../lib/sessions";
+import { tooManyLoginsMessage } from "../lib/rate-limit";
+import { revokeSessions, signInDevice } from "../lib/sessions";
 import { clientAddressKey } from "../lib/trust-proxy";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../lib/two-factor";
 import { UserSchema, publicUser } from "../lib/users";
@@ -105,12 +107,13 @@ export const userRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with Google or Apple",
     description:
-      "The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or \"true\"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.",
+      "The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or \"true\"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Each ID token signs in once: a second use answers 409. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.",
     auth: false,
     body: thirdPartyLoginSchema,
     success: { description: `'${LINK_MESSAGES.loggedIn}', or with two-factor on '${TWO_FACTOR_MESSAGES.required}'`, data: SignInResultSchema },
     errors: {
       401: "'Login failed: the Google sign-in could not be verified. Please try again.' (signature, issuer, audience, expiry), 'Login failed: the email does not match your Google account.', 'Login failed: Google has not verified this email address.' (no account yet); Apple likewise.",
+      409: "'Login failed: this Google sign-in was already used. Please sign in with Google again.' (Apple likewise): this ID token already signed in once (it is remembered by its `jti`, or by a hash of the whole token, until it expires).",
       403: "'This email belongs to an existing account. Sign in with your password, then connect your Google account.' (Apple likewise): the provider does not assert that the email is verified.",
       404: "'Sign-in with Google is not available.' (Apple likewise): the provider is off (no credentials outside sandbox mode).",
       503: "'Sign-in with Google is unavailable right now. Please try again later.' (the provider's discovery document or keys could not be fetched; Apple likewise)",
@@ -124,6 +127,10 @@ export const userRoutes = [
         email: input.email,
         purpose: "login",
       });
+      // An ID token signs in once: a copy (a log, a proxy, a stolen redirect) must not sign in again.
+      if (!(await claimIdTokenUse(db, input.firebase_id_token, claims.payload))) {
+        throw new ApiError(409, LINK_MESSAGES.loginReplayed(providerLabel(linkType)));
+      }
       const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name });
       const device = signInDevice(input, req.headers["user-agent"]);
       const signedIn = await finishSignIn(ctx, {
@@ -146,12 +153,7 @@ export const userRoutes = [
     auth: true,
     success: { description: "'Logged out.'", data: z.null() },
     async handler({ ctx, auth }) {
-      await ctx.db
-        .updateTable("tokens")
-        .set({ revoked_at: new Date().toISOString() })
-        .where("id", "=", auth.tokenId)
-        .where("revoked_at", "is", null)
-        .execute();
+      await ctx.db.transaction().execute((trx) => revokeSessions(trx, { userId: auth.user.id, tokenId: auth.tokenId }));
       return { data: null, message: "Logged out." };
     },
   }),

@@ -5,8 +5,8 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { Field } from "~/components/field";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
-import type { RecoveryCodeFields, TwoFactorCodeFields } from "~/schemas/two-factor";
-import { RecoveryCodeSchema, TwoFactorCodeSchema } from "~/schemas/index.server";
+import type { RecoveryCodeFields, TwoFactorCodeFields, TwoFactorEnableFields } from "~/schemas/two-factor";
+import { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "~/schemas/index.server";
 import { serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
@@ -19,6 +19,8 @@ import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 // 'Two-factor authentication' (issue 12, docs/decisions/017): set up (QR code rendered on the
 // server as SVG, the 'Setup key' as text, 'Authentication code', 'Turn on'), the ten recovery codes
 // shown once, and 'Turn off' with a current code or a recovery code (?recovery=1 without JavaScript).
+// 'Turn on' asks again who is there (issue 17): the 'Current password', or for an account without
+// one a 'Verification code' emailed by 'Send code', so a stolen session cannot enrol its own app.
 
 export const meta: MetaFunction = () =>
   pageMeta("Two-factor authentication | VPN Account", "Protect your VPN account with a code from an authenticator app.");
@@ -32,7 +34,7 @@ const DISABLE_CODE_FORM = "two-factor-disable-code";
 const DISABLE_RECOVERY_FORM = "two-factor-disable-recovery";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { api } = await requireUser(request, context);
+  const { api, user } = await requireUser(request, context);
   // Shown once: the cookie that carried them from 'Turn on' is cleared by this very answer.
   const recoveryCodes = await readFlow(request, "recoveryCodes");
   if (recoveryCodes?.length) {
@@ -49,27 +51,44 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const setup = await api.post("/api/account/two-factor/setup");
   if (!setup.ok) throw serviceUnavailable();
   return data(
-    { state: "setup" as const, secret: setup.data.secret, qrSvg: await qrCodeSvg(setup.data.otpauth_url) },
+    {
+      state: "setup" as const,
+      secret: setup.data.secret,
+      qrSvg: await qrCodeSvg(setup.data.otpauth_url),
+      hasPassword: user.has_password,
+      email: user.email,
+    },
     { headers: NO_STORE },
   );
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { api } = await requireUser(request, context);
+  const { api, user } = await requireUser(request, context);
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
 
+  if (intent === "send-code") {
+    const sent = await api.post("/api/account/two-factor/send-code");
+    return sent.ok
+      ? redirectWithSuccess(PAGE, sent.message || "We have emailed you a code to confirm.")
+      : redirectWithError(PAGE, sent.message || "Failed to send the code. Please try again.");
+  }
+
   if (intent === "enable") {
-    const submission = parseSubmission(formData, TwoFactorCodeSchema);
+    // The account decides how turning on is confirmed, whatever the hidden field says.
+    formData.set("method", user.has_password ? "password" : "code");
+    const submission = parseSubmission(formData, TwoFactorEnableSchema);
     if (submission.status !== "success") return failure(ENABLE_FORM, submission);
-    const enabled = await api.post("/api/account/two-factor/enable", { body: { code: submission.value.code!.replace(/\s/g, "") } });
+    const { code, password, verification_code } = submission.value;
+    const confirmation = user.has_password ? { password: password! } : { verification_code: verification_code!.trim() };
+    const enabled = await api.post("/api/account/two-factor/enable", { body: { code: code!.replace(/\s/g, ""), ...confirmation } });
     if (enabled.ok) {
       return redirectWithSuccess(PAGE, enabled.message || "Two-factor authentication is on.", {
         headers: { "Set-Cookie": await writeFlow(request, "recoveryCodes", enabled.data.recovery_codes) },
       });
     }
     if (enabled.status === 409) return redirectWithError(PAGE, enabled.message || "Please set up two-factor authentication again.");
-    return apiFailure(ENABLE_FORM, submission, enabled, "code");
+    return apiFailure(ENABLE_FORM, submission, enabled, ["code", user.has_password ? "password" : "verification_code"]);
   }
 
   if (intent === "disable" || intent === "disable-recovery") {
@@ -83,7 +102,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (disabled.ok || disabled.status === 409) {
       return redirectWithSuccess("/", disabled.ok ? disabled.message || "Two-factor authentication is off." : "Two-factor authentication is off.");
     }
-    return apiFailure(form, submission, disabled, recovery ? "recovery_code" : "code");
+    return apiFailure(form, submission, disabled, [recovery ? "recovery_code" : "code"]);
   }
 
   throw new Response("Unknown form", { status: 400 });
@@ -93,15 +112,20 @@ type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Recor
 
 function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
   return data(
-    { form, result: submission.reply({ hideFields: ["code", "recovery_code"], fieldErrors }), serverError },
+    { form, result: submission.reply({ hideFields: ["code", "recovery_code", "password", "verification_code"], fieldErrors }), serverError },
     { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
   );
 }
 
-/** A refused code goes next to its field; anything else (limits, the API down) above the form. */
-function apiFailure(form: string, submission: Submission, result: { status: number; message: string; fieldErrors: Record<string, string[]> }, field: string) {
-  const messages = result.fieldErrors[field];
-  if (result.status === 422 && messages?.length) return failure(form, submission, { [field]: messages }, null, 422);
+/** A refused code or password goes next to its field; anything else (limits, the API down) above the form. */
+function apiFailure(
+  form: string,
+  submission: Submission,
+  result: { status: number; message: string; fieldErrors: Record<string, string[]> },
+  fields: string[],
+) {
+  const fieldErrors = Object.fromEntries(fields.flatMap((field) => (result.fieldErrors[field]?.length ? [[field, result.fieldErrors[field]!]] : [])));
+  if (result.status === 422 && Object.keys(fieldErrors).length) return failure(form, submission, fieldErrors, null, 422);
   return failure(form, submission, {}, result.message || "Something went wrong. Please try again.", result.status);
 }
 
@@ -118,7 +142,7 @@ export default function TwoFactorPage() {
         <p className="tagline">A code from an authenticator app on your phone, on top of your password.</p>
       </header>
       <div className="cards">
-        {state.state === "setup" ? <SetupCard secret={state.secret} qrSvg={state.qrSvg} /> : null}
+        {state.state === "setup" ? <SetupCard secret={state.secret} qrSvg={state.qrSvg} hasPassword={state.hasPassword} email={state.email} /> : null}
         {state.state === "codes" ? <RecoveryCodesCard codes={state.codes} /> : null}
         {state.state === "on" ? <TurnOffCard recoveryCodesLeft={state.recoveryCodesLeft} /> : null}
       </div>
@@ -126,9 +150,9 @@ export default function TwoFactorPage() {
   );
 }
 
-function SetupCard({ secret, qrSvg }: { secret: string; qrSvg: string }) {
-  const [form, fields] = useForm<TwoFactorCodeFields>(
-    useFormOptions<TwoFactorCodeFields>(ENABLE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorCodeSchema)),
+function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSvg: string; hasPassword: boolean; email: string }) {
+  const [form, fields] = useForm<TwoFactorEnableFields>(
+    useFormOptions<TwoFactorEnableFields>(ENABLE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorEnableSchema)),
   );
   return (
     <article className="card" aria-labelledby="setup-heading">
@@ -137,6 +161,7 @@ function SetupCard({ secret, qrSvg }: { secret: string; qrSvg: string }) {
         <li>Scan this QR code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …).</li>
         <li>Or type the setup key into the app.</li>
         <li>Enter the 6-digit code the app shows.</li>
+        <li>{hasPassword ? "Confirm with your current password." : `Confirm with a code we email to ${email}.`}</li>
       </ol>
       {/* The QR code is our own server's SVG (qrcode), not user input. */}
       <div className="qr-code" role="img" aria-label="QR code for your authenticator app" dangerouslySetInnerHTML={{ __html: qrSvg }} />
@@ -144,11 +169,34 @@ function SetupCard({ secret, qrSvg }: { secret: string; qrSvg: string }) {
         <label htmlFor="setup-key">Setup key</label>
         <input id="setup-key" className="setup-key" type="text" readOnly value={secret} spellCheck={false} />
       </div>
-      <Form method="post" {...getFormProps(form)} noValidate>
+      {hasPassword ? null : (
+        // Its own form: sending the code must not submit (or lose) what is typed in 'Turn on'.
+        <Form method="post" action={PAGE}>
+          <input type="hidden" name="intent" value="send-code" />
+          <SubmitButton intent="send-code" className="button">
+            Send code
+          </SubmitButton>
+        </Form>
+      )}
+      <Form method="post" action={PAGE} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="enable" />
+        <input type="hidden" name="method" value={hasPassword ? "password" : "code"} />
         <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
         </Field>
+        {hasPassword ? (
+          <Field label={<label htmlFor={fields.password.id}>Current password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+            <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
+          </Field>
+        ) : (
+          <Field
+            label={<label htmlFor={fields.verification_code.id}>Verification code</label>}
+            errorId={fields.verification_code.errorId}
+            errors={fields.verification_code.errors}
+          >
+            <input {...getInputProps(fields.verification_code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
+          </Field>
+        )}
         <div className="form-actions">
           <Link to="/" className="button">
             Cancel

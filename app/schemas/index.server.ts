@@ -12,4 +12,4 @@ export {
 } from "./identity";
 export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkout";
 export { DeleteAccountSchema } from "./account-deletion";
-export { RecoveryCodeSchema, TwoFactorCodeSchema } from "./two-factor";
+export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "./two-factor";

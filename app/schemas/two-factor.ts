@@ -20,5 +20,34 @@ export const RecoveryCodeSchema = z.object({ recovery_code: z.optional(z.string(
   }),
 );
 
+/**
+ * 'Turn on': the authentication code, confirmed by the 'Current password' or, for an account
+ * without one (`method` "code", a hidden field the page renders from the account; the server
+ * decides by the account), the emailed 'Verification code'.
+ */
+export const CURRENT_PASSWORD_REQUIRED = "Please enter your password.";
+export const VERIFICATION_CODE_FORMAT = "Please enter the 6-digit verification code";
+
+export const TwoFactorEnableSchema = z
+  .object({
+    code: z.optional(z.string()),
+    method: z.optional(z.string()),
+    password: z.optional(z.string()),
+    verification_code: z.optional(z.string()),
+  })
+  .check(
+    z.superRefine((value, ctx) => {
+      if (!/^\d{6}$/.test(value.code?.replace(/\s/g, "") ?? "")) ctx.addIssue({ code: "custom", message: AUTHENTICATION_CODE_FORMAT, path: ["code"] });
+      if (value.method === "code") {
+        if (!/^\d{6}$/.test(value.verification_code?.trim() ?? "")) {
+          ctx.addIssue({ code: "custom", message: VERIFICATION_CODE_FORMAT, path: ["verification_code"] });
+        }
+      } else if (!value.password) {
+        ctx.addIssue({ code: "custom", message: CURRENT_PASSWORD_REQUIRED, path: ["password"] });
+      }
+    }),
+  );
+
 export type TwoFactorCodeFields = z.input<typeof TwoFactorCodeSchema>;
+export type TwoFactorEnableFields = z.input<typeof TwoFactorEnableSchema>;
 export type RecoveryCodeFields = z.input<typeof RecoveryCodeSchema>;

@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Google or Apple
-         * @description The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or "true"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.
+         * @description The portal runs the provider's sign-in (and checks its nonce), then sends the ID token, verified here again against the provider of auth_method (GOOGLE_ISSUER / GOOGLE_CLIENT_ID, APPLE_ISSUER / APPLE_CLIENT_ID; the identity sandbox when unset). The account: (1) a link with this provider and the token's `sub` signs into its account, whatever the email; (2) else an account with the token's email signs in and gets the link, only when the provider asserts email_verified (true or "true"), otherwise 403; (3) else a new account without a password is created (email verified, name from `name`, the token, or the part of the email before the @) with the link. Each ID token signs in once: a second use answers 409. Then a device row (platform and device_* as for /api/user/login) and a bearer token; but when the account has two-factor authentication on and the ID token's `amr` does not include 'mfa' (the provider did not itself ask for a second factor), a challenge for /api/user/two-factor/verify instead of the token.
          */
         post: operations["thirdPartyLogin"];
         delete?: never;
@@ -744,7 +744,7 @@ export interface paths {
         put?: never;
         /**
          * The 30-day money-back guarantee: refund a payment
-         * @description Once per account, for the account's first paid payment, within 30 days of it by the product's clock (the history's `refundable` flag says the same). A card or wallet payment is refunded in full through the card gateway (idempotent on the transaction: any number of posts make one refund); the transaction becomes 'refunded', the subscription it bought ends now, and an email confirms it. A crypto payment cannot be returned automatically: `refund_address` is required and a request is recorded for staff (GET /api/admin/refund-requests); the subscription ends now too. Posting again for the same transaction answers the same outcome.
+         * @description Once per account and once per customer (an email or a card that already had a refund, even on a deleted account, is refused: 409), for the account's first paid payment, within 30 days of it by the product's clock (the history's `refundable` flag says the same). A card or wallet payment is refunded in full through the card gateway (idempotent on the transaction: any number of posts make one refund); the transaction becomes 'refunded', the subscription it bought ends now, and an email confirms it. A crypto payment cannot be returned automatically: `refund_address` is required and a request is recorded for staff (GET /api/admin/refund-requests); the subscription ends now too. Posting again for the same transaction answers the same outcome.
          */
         post: operations["refundTransaction"];
         delete?: never;
@@ -924,7 +924,7 @@ export interface paths {
         put?: never;
         /**
          * Terminate one device
-         * @description Revokes every token of one of the caller's devices at once: its next request answers 401. The caller's own device may be terminated (this signs the caller out after this answer).
+         * @description Revokes every token of one of the caller's devices at once: its next request answers 401, and the one-time SSO tokens and desktop codes its sessions made stop working. The caller's own device may be terminated (this signs the caller out after this answer).
          */
         post: operations["terminateDevice"];
         delete?: never;
@@ -944,7 +944,7 @@ export interface paths {
         put?: never;
         /**
          * Terminate every device
-         * @description Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login).
+         * @description Revokes every token of the caller, including the one making this request: the caller is signed out everywhere (the portal then goes to /login). One-time SSO tokens and desktop codes made by those sessions and waiting two-factor sign-ins stop working too.
          */
         post: operations["terminateAllDevices"];
         delete?: never;
@@ -1178,7 +1178,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a reset token
-         * @description Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session). Emails 'Your password was changed'. The bearer token is optional.
+         * @description Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -1238,7 +1238,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time sign-in token for another client
-         * @description A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. No request body.
+         * @description A single-use token valid 60 seconds (real time) that /api/auth/sso-login-with-token exchanges for a session of the same account. It stops working when the session that made it ends (logout, device terminated, all devices terminated, password reset or change, account deleted). No request body.
          */
         post: operations["ssoToken"];
         delete?: never;
@@ -1364,6 +1364,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/two-factor/send-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the code that confirms turning two-factor on (accounts without a password)
+         * @description No request body. Emails a 6-digit code (subject 'Your code to turn on two-factor authentication') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.
+         */
+        post: operations["twoFactorSendCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/two-factor/enable": {
         parameters: {
             query?: never;
@@ -1375,7 +1395,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor authentication on
-         * @description The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Turns two-factor on and answers 10 single-use recovery codes: shown only here (stored as sha256).
+         * @description The code must come from the pending secret of /api/account/two-factor/setup (±1 time step of 30 s). Confirmed again by the account's current `password` or, for an account without a password, by the `verification_code` emailed by /api/account/two-factor/send-code, so that a stolen session cannot lock the owner out with its own authenticator. 5 password tries per account per 15 minutes, then 429. Turns two-factor on and answers 10 single-use recovery codes: shown only here (stored as sha256).
          */
         post: operations["twoFactorEnable"];
         delete?: never;
@@ -1940,6 +1960,10 @@ export interface components {
         TwoFactorEnableRequest: {
             /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
             code: string;
+            /** @description The account's current password, compared exactly as sent. Required when the account has one. */
+            password?: string;
+            /** @description For an account without a password (Google/Apple only): the 6-digit code from POST /api/account/two-factor/send-code. */
+            verification_code?: string;
         };
         TwoFactorDisableRequest: {
             /** @description The 6-digit code of the authenticator app (trimmed). Otherwise 422 'Please enter the 6-digit authentication code'. */
@@ -2552,6 +2576,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Login failed: this Google sign-in was already used. Please sign in with Google again.' (Apple likewise): this ID token already signed in once (it is remembered by its `jti`, or by a hash of the whole token, until it expires). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
@@ -5632,6 +5665,50 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    twoFactorSendCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'We have emailed you a code to confirm.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Your account has a password: confirm with your password.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     twoFactorEnable: {
         parameters: {
             query?: never;
@@ -5671,9 +5748,20 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description 'Please enter the 6-digit authentication code' or 'Invalid authentication code' (under code) */
+            /** @description 'Please enter the 6-digit authentication code' or 'Invalid authentication code' (under code); 'Please enter your password.' or 'The password is incorrect.' (under password); 'Please enter the 6-digit verification code' or a refused emailed code as in CodeRejected (under verification_code) */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many wrong passwords. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -28,7 +28,7 @@ export interface SignOptions {
   rogue?: boolean;
   /** Another kid in the header. */
   kid?: string;
-  /** Leave out a claim set by default (iss, aud, exp, iat, sub, email, email_verified). */
+  /** Leave out a claim set by default (iss, aud, exp, iat, jti, sub, email, email_verified). */
   omit?: string[];
 }
 
@@ -38,8 +38,9 @@ export interface OidcStub {
   /** GOOGLE_ISSUER and APPLE_ISSUER for loadApiConfig. */
   env: Record<string, string>;
   /**
-   * An ID token from `provider` for the sandbox client: iss, aud, iat, exp (+10 min), sub, email
-   * and email_verified (true; "true" for Apple) by default; `claims` overrides or adds.
+   * An ID token from `provider` for the sandbox client: iss, aud, iat, exp (+10 min), jti (random,
+   * as real providers' tokens carry one), sub, email and email_verified (true; "true" for Apple) by
+   * default; `claims` overrides or adds.
    */
   sign(provider: StubProvider, claims?: JWTPayload & Record<string, unknown>, opts?: SignOptions): Promise<string>;
   /** How many times each path was fetched. */
@@ -99,6 +100,7 @@ export async function startOidcStub(): Promise<OidcStub> {
         aud: SANDBOX_AUDIENCE[provider],
         iat: now,
         exp: now + 600,
+        jti: `${provider}-jti-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`,
         sub: `${provider}-sub-${Math.random().toString(36).slice(2)}`,
         email: "someone@example.com",
         email_verified: provider === "apple" ? "true" : true,

@@ -5,6 +5,8 @@ import type { TestApi } from "./harness";
 // What the payment suites share: the DESIGN §2 test cards and a signed-in customer.
 
 export const GOOD = "4242 4242 4242 4242";
+/** Another card that succeeds, with its own fingerprint (the money-back guarantee is once per card). */
+export const GOOD_OTHER = "4000 0566 5566 5556";
 export const DECLINED = "4000 0000 0000 0002";
 export const NO_FUNDS = "4000 0000 0000 9995";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { REFUND_MESSAGES, requireAdmin } from "../../api/billing/refunds";
 import { ApiError } from "../../api/lib/http";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
+import { GOOD, GOOD_OTHER, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
 // The 30-day money-back guarantee (issue 12, decision 016): the rules (first paid plan only, 30 days
 // by the product's clock, once per account), the card refund through the Stripe sandbox (idempotent
@@ -10,10 +10,10 @@ import { GOOD, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod
 
 const ADMIN_TOKEN = "admin-token-for-tests-0123456789abcdef";
 
-async function buyByCard(t: TestApi, who: { token: string; email: string }, planId: number) {
+async function buyByCard(t: TestApi, who: { token: string; email: string }, planId: number, card = GOOD) {
   const res = await t.post("/api/payments/card", {
     token: who.token,
-    json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId, email: who.email, idempotency_key: newKey() },
+    json: { type: "new-card", paymentMethodId: await paymentMethod(t, card), planId, email: who.email, idempotency_key: newKey() },
   });
   expect(res.status, res.text).toBe(200);
   return res.body.data.subscription as { id: number; stripe_sub_id: string | null; sub_exp_date: string };
@@ -142,7 +142,8 @@ describe.each(databases())("refunds ($name)", (kind) => {
 
   it("10 concurrent posts: exactly one gateway refund, one state change, one email", async () => {
     const who = await customer(t, "refund-race@example.com");
-    await buyByCard(t, who, 1);
+    // Another card than the first test's: the guarantee is once per card too.
+    await buyByCard(t, who, 1, GOOD_OTHER);
     const [paid] = await history(t, who.token);
     const answers = await Promise.all(Array.from({ length: 10 }, () => refund(t, who.token, paid!.id)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));

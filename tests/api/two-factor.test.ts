@@ -105,7 +105,7 @@ describe.each(databases())("two-factor authentication ($name)", (kind) => {
     expect(setup.status).toBe(200);
     const secret: string = setup.body.data.secret;
     expect(setup.body.data.otpauth_url).toContain(`secret=${secret}`);
-    const enable = await t.post("/api/account/two-factor/enable", { token, json: { code: currentCode(secret) } });
+    const enable = await t.post("/api/account/two-factor/enable", { token, json: { code: currentCode(secret), password: PASSWORD } });
     expect(enable.status).toBe(200);
     const recoveryCodes: string[] = enable.body.data.recovery_codes;
     return { email, userId, token, secret, recoveryCodes };
@@ -134,7 +134,7 @@ describe.each(databases())("two-factor authentication ($name)", (kind) => {
     expect(row.enabled_at).toBeNull();
     expect(row.pending_secret_ciphertext).not.toContain(first.body.data.secret);
     // Not on until a code proves the app has the secret.
-    const wrong = await t.post("/api/account/two-factor/enable", { token, json: { code: "000000" === currentCode(first.body.data.secret) ? "111111" : "000000" } });
+    const wrong = await t.post("/api/account/two-factor/enable", { token, json: { code: "000000" === currentCode(first.body.data.secret) ? "111111" : "000000", password: PASSWORD } });
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors.fields.code).toEqual(["Invalid authentication code"]);
     expect(Object.keys((await t.post("/api/user/login", { json: { email, password: PASSWORD } })).body.data).sort()).toEqual(["token", "user"]);

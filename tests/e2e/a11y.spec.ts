@@ -343,6 +343,7 @@ test.describe("signed in", () => {
     await expect(page.getByText("Please enter the 6-digit authentication code")).toBeVisible();
     await axe.check("/account/two-factor: set-up with an error");
     await page.getByLabel("Authentication code").fill(totp.generate());
+    await page.getByLabel("Current password").fill(user.password);
     await page.getByRole("button", { name: "Turn on" }).click();
     await expect(page.getByRole("list", { name: "Recovery codes" })).toBeVisible();
     await axe.check("/account/two-factor: the recovery codes");

@@ -44,7 +44,7 @@ export const TEST_PASSWORDS = [
 ];
 
 /** The card sandbox's test numbers (DESIGN §2); the log scan looks for them with and without spaces. */
-export const TEST_CARD_NUMBERS = ["4242 4242 4242 4242", "4000 0000 0000 0002", "4000 0000 0000 9995"];
+export const TEST_CARD_NUMBERS = ["4242 4242 4242 4242", "4000 0566 5566 5556", "4000 0000 0000 0002", "4000 0000 0000 9995"];
 
 export function hasJavaScript(testInfo: TestInfo): boolean {
   return testInfo.project.use.javaScriptEnabled !== false;

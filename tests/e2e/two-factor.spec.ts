@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
-import { createUser, expectHome, hasJavaScript, logOut, open, signIn, submitSignIn } from "./support";
+import { createUser, expectHome, hasJavaScript, latestCode, logOut, open, signIn, submitSignIn, uniqueEmail } from "./support";
 
 // Two-factor authentication (issue 12, part 1): turn it on with a code computed from the setup key,
 // sign out, sign in with password + code, then with a recovery code, and turn it off. Each test runs
@@ -23,12 +23,13 @@ async function verifyButton(page: Page) {
   return page.getByRole("button", { name: "Verify", exact: true });
 }
 
-/** From the home: 'Set up', the setup key, 'Turn on' with its code; answers the key and the recovery codes. */
-async function turnOnTwoFactor(page: Page): Promise<{ setupKey: string; recoveryCodes: string[] }> {
+/** From the home: 'Set up', the setup key, 'Turn on' with its code and the password; answers the key and the recovery codes. */
+async function turnOnTwoFactor(page: Page, password: string): Promise<{ setupKey: string; recoveryCodes: string[] }> {
   await expectHome(page);
   await page.getByRole("link", { name: "Set up" }).click();
   const setupKey = await page.getByLabel("Setup key").inputValue();
   await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+  await page.getByLabel("Current password").fill(password);
   await page.getByRole("button", { name: "Turn on" }).click();
   const codeList = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
   await expect(codeList).toHaveCount(10);
@@ -64,14 +65,25 @@ test.describe("two-factor authentication", () => {
     const setupKey = await page.getByLabel("Setup key").inputValue();
     expect(setupKey).toMatch(/^[A-Z2-7]{32}$/);
 
-    // A wrong code is refused next to the field; the right one turns it on.
+    // A wrong code is refused next to the field; so is a missing or wrong current password (the
+    // setup stays: same key); the right code with the right password turns it on.
     const turnOn = page.getByRole("button", { name: "Turn on" });
     await turnOn.click();
     await expect(page.getByText("Please enter the 6-digit authentication code")).toBeVisible();
+    await expect(page.getByText("Please enter your password.")).toBeVisible();
     await page.getByLabel("Authentication code").fill(wrongCode(setupKey));
+    await page.getByLabel("Current password").fill(user.password);
     await turnOn.click();
     await expect(page.getByText("Invalid authentication code")).toBeVisible();
     await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Current password").fill("wrong-password");
+    await turnOn.click();
+    const passwordError = page.getByText("The password is incorrect.");
+    await expect(passwordError).toBeVisible();
+    await expect(page.getByLabel("Setup key")).toHaveValue(setupKey);
+    await expect(turnOn).toBeVisible();
+    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Current password").fill(user.password);
     await turnOn.click();
 
     // Ten recovery codes, shown once, and downloadable as text.
@@ -136,7 +148,7 @@ test.describe("two-factor authentication", () => {
   test("Google sign-in asks for the code unless the provider says it used two-factor; so does the desktop hand-off", async ({ page }, testInfo) => {
     const user = await createUser();
     await signIn(page, testInfo, user);
-    const { setupKey, recoveryCodes } = await turnOnTwoFactor(page);
+    const { setupKey, recoveryCodes } = await turnOnTwoFactor(page, user.password);
     await logOut(page);
 
     // Google without multi-factor: our second step, then home with the provider's message.
@@ -172,5 +184,33 @@ test.describe("two-factor authentication", () => {
     await expect(openApp).toBeVisible();
     expect(await openApp.getAttribute("href")).toMatch(/^vpnapp:\/\/auth\?token=/);
     if (!hasJavaScript(testInfo)) await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^0;url=vpnapp:/);
+  });
+
+  test("an account without a password (Google only) turns it on with a code emailed to it", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("tf-google");
+    await open(page, "/login", testInfo);
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await approveAtGoogle(page, email, false);
+    await expectHome(page);
+    await page.getByRole("link", { name: "Set up" }).click();
+    await expect(page.getByLabel("Current password")).toHaveCount(0);
+    const setupKey = await page.getByLabel("Setup key").inputValue();
+
+    // 'Turn on' without the emailed code is refused next to its field.
+    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByText("Please enter the 6-digit verification code")).toBeVisible();
+
+    await page.getByRole("button", { name: "Send code" }).click();
+    await expect(page.getByText("We have emailed you a code to confirm.").first()).toBeVisible();
+    const emailed = await latestCode(request, email, /two-factor/);
+    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Verification code").fill(emailed === "000000" ? "111111" : "000000");
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByText("Invalid verification code")).toBeVisible();
+    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Verification code").fill(emailed);
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem")).toHaveCount(10);
   });
 });

@@ -7,6 +7,7 @@ import * as m0005 from "./0005_crypto";
 import * as m0006 from "./0006_account_deletion";
 import * as m0007 from "./0007_refunds";
 import * as m0008 from "./0008_two_factor";
+import * as m0009 from "./0009_revocation_replay_guarantee";
 import * as m0010 from "./0010_coupon_reservations";
 
 /**
@@ -22,5 +23,6 @@ export const migrations: Record<string, Migration> = {
   "0006_account_deletion": m0006,
   "0007_refunds": m0007,
   "0008_two_factor": m0008,
+  "0009_revocation_replay_guarantee": m0009,
   "0010_coupon_reservations": m0010,
 };

@@ -21,6 +21,9 @@ export interface TestCard {
 
 export const TEST_CARDS: readonly TestCard[] = [
   { number: "4242424242424242", brand: "visa", last4: "4242", behaviour: "succeeds", description: "succeeds" },
+  // Stripe's Visa (debit) test card: a second card that succeeds, with its own fingerprint (the
+  // money-back guarantee is once per card, so a second refund needs another card).
+  { number: "4000056655665556", brand: "visa", last4: "5556", behaviour: "succeeds", description: "succeeds (another card)" },
   { number: "4000000000000002", brand: "visa", last4: "0002", behaviour: "declined", description: "is declined" },
   {
     number: "4000000000009995",
