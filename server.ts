@@ -12,6 +12,7 @@ import { EMBEDDED_API_PATH, createApi } from "./api/app";
 import { loadApiConfig } from "./api/config";
 import { consoleStyle, createLogger, requestLogging, routeConsoleTo } from "./api/lib/logger";
 import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
+import { cachePolicy } from "./server/cache-policy";
 import { publicPageCache } from "./server/public-page-cache";
 
 // Paths come from this file's place (server.ts at the root, or its bundle in build/), not from the
@@ -186,6 +187,8 @@ function pageSlot(req: Request, res: Response, next: NextFunction) {
 
 // Under `npm run dev`, `tsx watch` restarts this process whenever remix rebuilds build/.
 const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
+// Every answer of the app is private, no-store and varies on Cookie unless public and anonymous.
+app.use(cachePolicy);
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",
