@@ -106,6 +106,9 @@ app.get("/.well-known/apple-developer-merchantid-domain-association", publicFile
 // ahead of the API's router, so a cached page costs little more than its security headers and log line.
 app.use(publicPageCache({ paths: ["/pricing"] }));
 
+// Cross-site posts are refused before the sandboxes' pages too: /dev/clock moves everyone's time.
+app.use(sameOriginPosts);
+
 // The sandboxes' pages and /dev (HTML, under the CSP above) go to the embedded API here.
 if (apiHandle) app.use(apiHandle.app);
 
@@ -118,31 +121,61 @@ app.get("/healthz", async (_req, res) => {
   }
 });
 
-// Paths that verify their posts their own way (bearer tokens, signatures, provider form_post).
-const CROSS_SITE_POST_EXEMPT = [
-  /^\/api(\/|$)/,
-  /^\/dev(\/|$)/,
-  /^\/auth\/apple\/callback$/,
-  /^\/webhooks\//,
-  // The spec's Apple Pay charge: the bearer-token API at a path outside /api.
-  /^\/payments\/apple\/charge$/,
-];
+// Paths that verify their posts their own way: the Apple callback (the provider's form_post, checked
+// against its state cookie). Exact paths, compared with the path Remix routes (see routedPath). The
+// bearer-token API (/api, webhooks included, and /payments/apple/charge) is answered above, before
+// this check; the sandboxes' pages under /dev are not exempt (their forms post from this origin).
+const CROSS_SITE_POST_EXEMPT = new Set(["/auth/apple/callback"]);
 
 /** Refuses cookie-authenticated posts from other origins, on top of SameSite=Lax cookies (DESIGN §4). */
 function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
-  if (CROSS_SITE_POST_EXEMPT.some((pattern) => pattern.test(req.path))) return next();
+  if (CROSS_SITE_POST_EXEMPT.has(routedPath(req) ?? "")) return next();
   const origin = req.get("Origin");
   const fetchSite = req.get("Sec-Fetch-Site");
   const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(env.publicUrl).origin]);
-  const crossSite = origin ? !ownOrigins.has(origin) : fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
+  // Our origin, and addressed to the host it names: Remix refuses an action whose Origin is not the
+  // Host (or X-Forwarded-Host) it was sent to by throwing (a 500), so such a post is refused here.
+  const crossSite = origin
+    ? !ownOrigins.has(origin) || hostOf(origin) !== addressedHost(req)
+    : fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
   if (crossSite) {
     res.status(403).type("text/plain").send("This request came from another site and was refused.");
     return;
   }
   next();
 }
-app.use(sameOriginPosts);
+
+/**
+ * The path Remix routes for this request: its URL built as @remix-run/express builds it (dot segments
+ * resolved), then each segment decoded as React Router does. Undefined for a URL Remix cannot build.
+ */
+function routedPath(req: Request): string | undefined {
+  const portOf = (host: string | undefined) => Number.parseInt(host?.split(":")[1] ?? "", 10);
+  const port = [portOf(req.get("X-Forwarded-Host")), portOf(req.get("Host"))].find(Number.isSafeInteger);
+  try {
+    const { pathname } = new URL(`${req.protocol}://${req.hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
+    return pathname
+      .split("/")
+      .map((segment) => decodeURIComponent(segment).replace(/\//g, "%2F"))
+      .join("/");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host a request says it was sent to, as Remix's action check reads it (X-Forwarded-Host first). */
+function addressedHost(req: Request): string | undefined {
+  return req.get("X-Forwarded-Host")?.split(",")[0]?.trim() || req.get("Host");
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
 
 // Remix reads bodies itself; refuse oversized ones before they are buffered.
 app.use((req, res, next) => {
