@@ -146,17 +146,27 @@ function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
-/**
- * The path Remix routes for this request: its URL built as @remix-run/express builds it (dot segments
- * resolved), then each segment decoded as React Router does. Undefined for a URL Remix cannot build.
- */
-function routedPath(req: Request): string | undefined {
+/** The request's URL as @remix-run/express builds it (host, port, then the request target), if it can. */
+function remixUrl(req: Request): URL | undefined {
   const portOf = (host: string | undefined) => Number.parseInt(host?.split(":")[1] ?? "", 10);
   const port = [portOf(req.get("X-Forwarded-Host")), portOf(req.get("Host"))].find(Number.isSafeInteger);
   try {
-    const { pathname } = new URL(`${req.protocol}://${req.hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
-    return pathname
-      .split("/")
+    const url = new URL(`${req.protocol}://${req.hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
+    // A Fetch Request refuses a URL with credentials ("Host: a@b").
+    return url.username || url.password ? undefined : url;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path Remix routes for this request: its URL's path (dot segments resolved), each segment
+ * decoded as React Router decodes it. Undefined for a URL Remix cannot build.
+ */
+function routedPath(req: Request): string | undefined {
+  try {
+    return remixUrl(req)
+      ?.pathname.split("/")
       .map((segment) => decodeURIComponent(segment).replace(/\//g, "%2F"))
       .join("/");
   } catch {
@@ -222,6 +232,9 @@ function pageSlot(req: Request, res: Response, next: NextFunction) {
 const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
 // Every answer of the app is private, no-store and varies on Cookie unless public and anonymous.
 app.use(cachePolicy);
+// A request Remix cannot make a URL of (an absolute-form target `GET http://…`, a Host such as "a b")
+// would make its adapter throw: a 500. It is the client's mistake.
+app.use((req, res, next) => (remixUrl(req) ? next() : res.status(400).type("text/plain").send("The request's URL or Host is not valid.")));
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",

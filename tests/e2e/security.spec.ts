@@ -321,14 +321,14 @@ async function cookieHeader(request: APIRequestContext): Promise<string> {
  * A form post sent exactly as written: the path as is (Playwright's client resolves "..", "%2e%2e"),
  * and any Host header.
  */
-function rawPost(baseURL: string, target: string, headers: Record<string, string>, body = "intent=x") {
+function rawPost(baseURL: string, target: string, headers: Record<string, string>, body = "intent=x", method = "POST") {
   const url = new URL(baseURL);
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const request = http.request(
       {
         host: url.hostname,
         port: url.port,
-        method: "POST",
+        method,
         path: target,
         headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(Buffer.byteLength(body)), ...headers },
       },
@@ -416,6 +416,23 @@ test.describe("cross-site posts: the sandbox, paths and hosts", () => {
     const own = await rawPost(baseURL!, "/get-code", { Origin: baseURL! }, "intent=send&email=");
     expect(own.status).toBe(400);
     expect((await request.get("/", { maxRedirects: 0 })).status()).toBe(200);
+  });
+
+  test("a request whose URL cannot be built from its target and Host is a 400, never a 500", async ({ baseURL }, testInfo) => {
+    httpOnce(testInfo);
+    const cases: Array<{ method: string; target: string; headers: Record<string, string> }> = [
+      { method: "GET", target: "http://evil.example/login", headers: {} },
+      { method: "POST", target: "http://evil.example/logout", headers: {} },
+      { method: "OPTIONS", target: "*", headers: {} },
+      { method: "GET", target: "/login", headers: { Host: "a b" } },
+      { method: "GET", target: "/login", headers: { Host: "[" } },
+      { method: "GET", target: "/login", headers: { Host: "user@evil.example" } },
+      { method: "POST", target: "/login", headers: { Host: "user:pass@127.0.0.1" } },
+    ];
+    for (const { method, target, headers } of cases) {
+      const response = await rawPost(baseURL!, target, headers, method === "POST" ? "a=1" : "", method);
+      expect(response.status, `${method} ${target} ${JSON.stringify(headers)}`).toBe(400);
+    }
   });
 });
 
