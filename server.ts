@@ -12,6 +12,7 @@ import { EMBEDDED_API_PATH, createApi } from "./api/app";
 import { integrationsLine, isSandbox, loadApiConfig } from "./api/config";
 import { consoleStyle, createLogger, requestLogging, routeConsoleTo } from "./api/lib/logger";
 import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
+import { cachePolicy } from "./server/cache-policy";
 import { publicPageCache } from "./server/public-page-cache";
 
 // Paths come from this file's place (server.ts at the root, or its bundle in build/), not from the
@@ -108,6 +109,9 @@ app.get("/.well-known/apple-developer-merchantid-domain-association", publicFile
 // ahead of the API's router, so a cached page costs little more than its security headers and log line.
 app.use(publicPageCache({ paths: ["/pricing"] }));
 
+// Cross-site posts are refused before the sandboxes' pages too: /dev/clock moves everyone's time.
+app.use(sameOriginPosts);
+
 // The sandboxes' pages and /dev (HTML, under the CSP above) go to the embedded API here.
 if (apiHandle) app.use(apiHandle.app);
 
@@ -120,31 +124,71 @@ app.get("/healthz", async (_req, res) => {
   }
 });
 
-// Paths that verify their posts their own way (bearer tokens, signatures, provider form_post).
-const CROSS_SITE_POST_EXEMPT = [
-  /^\/api(\/|$)/,
-  /^\/dev(\/|$)/,
-  /^\/auth\/apple\/callback$/,
-  /^\/webhooks\//,
-  // The spec's Apple Pay charge: the bearer-token API at a path outside /api.
-  /^\/payments\/apple\/charge$/,
-];
+// Paths that verify their posts their own way: the Apple callback (the provider's form_post, checked
+// against its state cookie). Exact paths, compared with the path Remix routes (see routedPath). The
+// bearer-token API (/api, webhooks included, and /payments/apple/charge) is answered above, before
+// this check; the sandboxes' pages under /dev are not exempt (their forms post from this origin).
+const CROSS_SITE_POST_EXEMPT = new Set(["/auth/apple/callback"]);
 
 /** Refuses cookie-authenticated posts from other origins, on top of SameSite=Lax cookies (DESIGN §4). */
 function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
-  if (CROSS_SITE_POST_EXEMPT.some((pattern) => pattern.test(req.path))) return next();
+  if (CROSS_SITE_POST_EXEMPT.has(routedPath(req) ?? "")) return next();
   const origin = req.get("Origin");
   const fetchSite = req.get("Sec-Fetch-Site");
   const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(env.publicUrl).origin]);
-  const crossSite = origin ? !ownOrigins.has(origin) : fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
+  // Our origin, and addressed to the host it names: Remix refuses an action whose Origin is not the
+  // Host (or X-Forwarded-Host) it was sent to by throwing (a 500), so such a post is refused here.
+  const crossSite = origin
+    ? !ownOrigins.has(origin) || hostOf(origin) !== addressedHost(req)
+    : fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none";
   if (crossSite) {
     res.status(403).type("text/plain").send("This request came from another site and was refused.");
     return;
   }
   next();
 }
-app.use(sameOriginPosts);
+
+/** The request's URL as @remix-run/express builds it (host, port, then the request target), if it can. */
+function remixUrl(req: Request): URL | undefined {
+  const portOf = (host: string | undefined) => Number.parseInt(host?.split(":")[1] ?? "", 10);
+  const port = [portOf(req.get("X-Forwarded-Host")), portOf(req.get("Host"))].find(Number.isSafeInteger);
+  try {
+    const url = new URL(`${req.protocol}://${req.hostname}${port ? `:${port}` : ""}${req.originalUrl}`);
+    // A Fetch Request refuses a URL with credentials ("Host: a@b").
+    return url.username || url.password ? undefined : url;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path Remix routes for this request: its URL's path (dot segments resolved), each segment
+ * decoded as React Router decodes it. Undefined for a URL Remix cannot build.
+ */
+function routedPath(req: Request): string | undefined {
+  try {
+    return remixUrl(req)
+      ?.pathname.split("/")
+      .map((segment) => decodeURIComponent(segment).replace(/\//g, "%2F"))
+      .join("/");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host a request says it was sent to, as Remix's action check reads it (X-Forwarded-Host first). */
+function addressedHost(req: Request): string | undefined {
+  return req.get("X-Forwarded-Host")?.split(",")[0]?.trim() || req.get("Host");
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
 
 // Remix reads bodies itself; refuse oversized ones before they are buffered.
 app.use((req, res, next) => {
@@ -189,6 +233,11 @@ function pageSlot(req: Request, res: Response, next: NextFunction) {
 
 // Under `npm run dev`, `tsx watch` restarts this process whenever remix rebuilds build/.
 const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
+// Every answer of the app is private, no-store and varies on Cookie unless public and anonymous.
+app.use(cachePolicy);
+// A request Remix cannot make a URL of (an absolute-form target `GET http://…`, a Host such as "a b")
+// would make its adapter throw: a 500. It is the client's mistake.
+app.use((req, res, next) => (remixUrl(req) ? next() : res.status(400).type("text/plain").send("The request's URL or Host is not valid.")));
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",

@@ -33,8 +33,8 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce ?? "";
-  // Pages are personal unless a route says otherwise (the public pricing page does).
-  if (!responseHeaders.has("Cache-Control")) responseHeaders.set("Cache-Control", "private, no-store");
+  // Cache-Control: server/cache-policy.ts makes every answer of the app (pages, data requests,
+  // redirects) private, no-store unless a route marks it public and the visitor is anonymous.
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;

@@ -1,8 +1,15 @@
 import { createCookieSessionStorage } from "@remix-run/node";
+import { createSealedCookie, portalCookieName } from "./cookies.server";
 import { getEnv } from "./env.server";
 
-// Multi-step flows keep their state on the server side of a signed, httpOnly, short-lived cookie
-// (DESIGN §3): refresh, back and a second tab all see the same step.
+// Multi-step flows keep their state on the server side of a sealed (encrypted and authenticated),
+// httpOnly cookie (DESIGN §3): refresh, back and a second tab all see the same step. It holds
+// secrets (recovery codes, the second-factor challenge, the reset token, verified codes), so its
+// content is unreadable, and it is a session cookie: the hour it is good for is checked by the
+// server, from inside the sealed value (docs/decisions/018-flow-cookies-and-caching.md).
+
+/** How long a flow's state is good for after its last change. */
+const FLOW_TTL_SECONDS = 60 * 60;
 
 export const RESEND_SECONDS = 30;
 export const CODE_TTL_SECONDS = 300;
@@ -59,15 +66,14 @@ let storage: ReturnType<typeof createStorage> | undefined;
 function createStorage() {
   const env = getEnv();
   return createCookieSessionStorage<Flows>({
-    cookie: {
-      name: "__flow",
+    cookie: createSealedCookie(portalCookieName("__flow", env.secureCookies), {
       httpOnly: true,
       sameSite: "lax",
       path: "/",
       secure: env.secureCookies,
       secrets: env.sessionSecrets,
-      maxAge: 60 * 60,
-    },
+      ttlSeconds: FLOW_TTL_SECONDS,
+    }),
   });
 }
 

@@ -1,4 +1,5 @@
 import { createCookieSessionStorage } from "@remix-run/node";
+import { portalCookieName } from "./cookies.server";
 import { getEnv } from "./env.server";
 
 type SessionData = { token: string };
@@ -9,7 +10,7 @@ function createStorage() {
   const env = getEnv();
   return createCookieSessionStorage<SessionData>({
     cookie: {
-      name: "__session",
+      name: portalCookieName("__session", env.secureCookies),
       httpOnly: true,
       sameSite: "lax",
       path: "/",

@@ -1,12 +1,12 @@
 import { getToast as readToastCookie, redirectWithError, redirectWithSuccess, setToastCookieOptions } from "remix-toast";
+import { portalCookieName } from "./cookies.server";
 import { getEnv } from "./env.server";
 
 // Flash messages ride in their own signed cookie and render in the server HTML (components/toasts.tsx).
 const env = getEnv();
-setToastCookieOptions({ secrets: env.sessionSecrets, secure: env.secureCookies, httpOnly: true, sameSite: "lax" });
-
-/** remix-toast's cookie name (its default). */
-const TOAST_COOKIE = "toast-session";
+/** remix-toast's default name, `__Host-` prefixed on https. */
+const TOAST_COOKIE = portalCookieName("toast-session", env.secureCookies);
+setToastCookieOptions({ name: TOAST_COOKIE, secrets: env.sessionSecrets, secure: env.secureCookies, httpOnly: true, sameSite: "lax", path: "/" });
 
 /**
  * The flash message this request carries, and the Set-Cookie that consumes it. remix-toast parses

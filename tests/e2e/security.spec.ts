@@ -15,6 +15,7 @@ import {
   test,
   type TestInfo,
 } from "@playwright/test";
+import { Secret, TOTP } from "otpauth";
 import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, submitSignIn, uniqueEmail } from "./support";
 
 // Hostile input against the built server (DESIGN §4), end to end through the real pages. The main
@@ -312,6 +313,182 @@ test.describe("cross-site posts", () => {
   });
 });
 
+/** The cookies of a request context, as a Cookie header. */
+async function cookieHeader(request: APIRequestContext): Promise<string> {
+  return (await request.storageState()).cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
+}
+
+/**
+ * A form post sent exactly as written: the path as is (Playwright's client resolves "..", "%2e%2e"),
+ * and any Host header.
+ */
+function rawPost(baseURL: string, target: string, headers: Record<string, string>, body = "intent=x", method = "POST") {
+  const url = new URL(baseURL);
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: target,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(Buffer.byteLength(body)), ...headers },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+const REFUSED = "This request came from another site and was refused.";
+
+test.describe("cross-site posts: the sandbox, paths and hosts", () => {
+  test("the test clock refuses a cross-site post; one without Origin (DESIGN §2) still reaches it", async ({ request, baseURL }, testInfo) => {
+    httpOnce(testInfo);
+    // days=0 is refused by the clock itself (422), so nothing here moves the shared server's time.
+    for (const headers of [{ Origin: EVIL }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }] as Array<Record<string, string>>) {
+      const response = await request.post("/dev/clock", { headers, form: { days: "0" }, maxRedirects: 0 });
+      expect(response.status(), JSON.stringify(headers)).toBe(403);
+      expect(await response.text()).toBe(REFUSED);
+    }
+    for (const headers of [{}, { Origin: baseURL!, "Sec-Fetch-Site": "same-origin" }] as Array<Record<string, string>>) {
+      const response = await request.post("/dev/clock", { headers, form: { days: "0" }, maxRedirects: 0 });
+      expect(response.status(), JSON.stringify(headers)).toBe(422);
+      expect(await response.text()).toContain("Enter a number of days from 1 to 3650.");
+    }
+  });
+
+  test("an exempt-looking path that Remix routes elsewhere (dot segments, encodings) is refused", async ({ request, baseURL }, testInfo) => {
+    httpOnce(testInfo);
+    const { bearer } = await signedInRequest(request, baseURL!);
+    const Cookie = await cookieHeader(request);
+    const variants = [
+      "/webhooks/../logout",
+      "/webhooks/%2e%2e/logout",
+      "/webhooks/x/../../logout",
+      "/dev/../logout",
+      "/dev/%2E%2E/logout",
+      "/dev/clock/../../logout",
+      "/%64ev/../logout",
+      "//api/../logout",
+      "/auth/apple/callback/../../../logout",
+      "/auth/apple/callback/..%2F..%2F..%2Flogout",
+      "/webhooks/../account/delete",
+      "/dev/../account/two-factor",
+      "/dev/./../_root.data?index",
+    ];
+    for (const target of variants) {
+      for (const headers of [{ Origin: EVIL }, { "Sec-Fetch-Site": "cross-site" }] as Array<Record<string, string>>) {
+        const response = await rawPost(baseURL!, target, { ...headers, Cookie });
+        expect(response.status, `${target} with ${JSON.stringify(headers)}`).toBe(403);
+        expect(response.text).toBe(REFUSED);
+      }
+    }
+    // Under /api the bearer-token API answers first (and has no such path): never the portal's logout.
+    const api = await rawPost(baseURL!, "/api/../logout", { "Sec-Fetch-Site": "cross-site", Cookie });
+    expect(api.status).toBe(404);
+    // Still signed in, and the token still works.
+    expect((await request.get("/", { maxRedirects: 0 })).status()).toBe(200);
+    expect((await request.get("/api/me", { headers: { Authorization: `Bearer ${bearer}` } })).status()).toBe(200);
+    // The exact exempt path still is: the Apple callback's form_post comes from Apple's origin.
+    const apple = await rawPost(baseURL!, "/auth/apple/callback", { Origin: "https://appleid.apple.com" }, "state=forged");
+    expect(apple.status).not.toBe(403);
+    expect(apple.status).toBeLessThan(500);
+  });
+
+  test("a post whose Origin is PUBLIC_URL but sent to another Host is refused (403), never a 500", async ({ request, baseURL }, testInfo) => {
+    httpOnce(testInfo);
+    await signedInRequest(request, baseURL!);
+    const Cookie = await cookieHeader(request);
+    const targets = ["/login", "/get-code", "/forget-password", "/?index", "/_root.data?index", "/login.data", "/logout", "/account/two-factor"];
+    for (const target of targets) {
+      for (const hostHeaders of [{ Host: "evil.example" }, { "X-Forwarded-Host": "evil.example" }, { Host: "127.0.0.1" }] as Array<Record<string, string>>) {
+        const response = await rawPost(baseURL!, target, { Origin: baseURL!, Cookie, ...hostHeaders }, "intent=send&email=a%40b.co&password=x");
+        expect(response.status, `${target} with ${JSON.stringify(hostHeaders)}`).toBe(403);
+        expect(response.text).toBe(REFUSED);
+      }
+    }
+    // The same post to its own host is not refused.
+    const own = await rawPost(baseURL!, "/get-code", { Origin: baseURL! }, "intent=send&email=");
+    expect(own.status).toBe(400);
+    expect((await request.get("/", { maxRedirects: 0 })).status()).toBe(200);
+  });
+
+  test("a request whose URL cannot be built from its target and Host is a 400, never a 500", async ({ baseURL }, testInfo) => {
+    httpOnce(testInfo);
+    const cases: Array<{ method: string; target: string; headers: Record<string, string> }> = [
+      { method: "GET", target: "http://evil.example/login", headers: {} },
+      { method: "POST", target: "http://evil.example/logout", headers: {} },
+      { method: "OPTIONS", target: "*", headers: {} },
+      { method: "GET", target: "/login", headers: { Host: "a b" } },
+      { method: "GET", target: "/login", headers: { Host: "[" } },
+      { method: "GET", target: "/login", headers: { Host: "user@evil.example" } },
+      { method: "POST", target: "/login", headers: { Host: "user:pass@127.0.0.1" } },
+    ];
+    for (const { method, target, headers } of cases) {
+      const response = await rawPost(baseURL!, target, headers, method === "POST" ? "a=1" : "", method);
+      expect(response.status, `${method} ${target} ${JSON.stringify(headers)}`).toBe(400);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Caching
+
+test.describe("caching", () => {
+  test("every answer to a signed-in visitor, data requests, redirects and errors included, is private, no-store and varies on Cookie", async ({ request, playwright, baseURL }, testInfo) => {
+    httpOnce(testInfo);
+    await signedInRequest(request, baseURL!);
+    const signedIn = [
+      "/",
+      "/_root.data",
+      "/_root.data?index",
+      "/_root.data?_routes=root,routes/_index",
+      "/forget-password.data",
+      "/desktop-app/handoff.data",
+      "/billing.data",
+      "/connected-devices.data",
+      "/account/two-factor.data",
+      "/pricing",
+      "/pricing.data",
+      "/login",
+      "/login.data",
+      "/no-such-page",
+      "/no-such-page.data",
+    ];
+    for (const path of signedIn) {
+      const response = await request.get(path, { maxRedirects: 0 });
+      expect(response.status(), path).toBeLessThan(500);
+      expect(response.headers()["cache-control"], `${path} (${response.status()})`).toBe("private, no-store");
+      expect(response.headers()["vary"], path).toMatch(/\bCookie\b/i);
+    }
+    // The home's data carries this account: it is what must never be stored.
+    expect(await (await request.get("/_root.data")).text()).toContain("@");
+
+    // Anonymous: the public page and its data stay cacheable (varying on Cookie); the others do not.
+    const anonymous = await playwright.request.newContext({ baseURL });
+    try {
+      for (const path of ["/pricing", "/pricing.data"]) {
+        const response = await anonymous.get(path);
+        expect(response.headers()["cache-control"], path).toMatch(/^public\b/);
+        expect(response.headers()["vary"], path).toMatch(/\bCookie\b/i);
+      }
+      for (const path of ["/login", "/login.data", "/_root.data", "/forget-password.data", "/desktop-app/handoff.data", "/no-such-page.data"]) {
+        const response = await anonymous.get(path, { maxRedirects: 0 });
+        expect(response.headers()["cache-control"], path).toBe("private, no-store");
+        expect(response.headers()["vary"], path).toMatch(/\bCookie\b/i);
+      }
+    } finally {
+      await anonymous.dispose();
+    }
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Open redirects
 
@@ -535,7 +712,7 @@ test.describe("Content-Security-Policy", () => {
 // ---------------------------------------------------------------------------------------------
 // Cookies
 
-type SeenCookie = { name: string; path: string; httpOnly: boolean; secure: boolean; sameSite: string };
+type SeenCookie = { name: string; path: string; httpOnly: boolean; secure: boolean; sameSite: string; domain: boolean };
 
 /** Parses a Set-Cookie line into its name and the flags we check. */
 function parseSetCookie(line: string): SeenCookie {
@@ -551,11 +728,20 @@ function parseSetCookie(line: string): SeenCookie {
     httpOnly: flags.has("httponly"),
     secure: flags.has("secure"),
     sameSite: (flags.get("samesite") ?? "").toLowerCase(),
+    domain: flags.has("domain"),
   };
 }
 
 // Every cookie the portal sets (the identity sandbox's own cookies under /dev are not the portal's).
 const PORTAL_COOKIES = ["__session", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff"];
+// On https these carry the __Host- prefix (Secure, Path=/, no Domain: no subdomain or http page can set them).
+const HOST_PREFIXED: Record<string, string> = {
+  __session: "__Host-session",
+  __flow: "__Host-flow",
+  "toast-session": "__Host-toast-session",
+  __desktop_handoff: "__Host-desktop_handoff",
+};
+const portalCookies = (secure: boolean) => PORTAL_COOKIES.map((name) => (secure ? (HOST_PREFIXED[name] ?? name) : name));
 
 /** Drives every flow that sets a cookie, recording every Set-Cookie the portal answers. */
 async function cookiesOfEveryFlow(page: Page, testInfo: TestInfo, account: { email: string; password: string }) {
@@ -599,10 +785,40 @@ async function cookiesOfEveryFlow(page: Page, testInfo: TestInfo, account: { ema
   return seen;
 }
 
+/** A cookie value and everything it decodes to (URL-decoding, base64 of each part, repeatedly), joined. */
+function readableForms(value: string): string {
+  const forms = new Set([value]);
+  const queue = [value];
+  while (queue.length > 0 && forms.size < 200) {
+    const current = queue.pop()!;
+    const next: string[] = [];
+    try {
+      next.push(decodeURIComponent(current));
+    } catch {
+      // not URL-encoded
+    }
+    for (const part of current.split(/[.":;,\s]/)) {
+      if (part.length < 8) continue;
+      next.push(Buffer.from(part, "base64").toString("latin1"), Buffer.from(part, "base64url").toString("latin1"));
+    }
+    for (const form of next) {
+      if (forms.has(form)) continue;
+      forms.add(form);
+      queue.push(form);
+    }
+  }
+  return [...forms].join("\n");
+}
+
 function expectCookieFlags(seen: SeenCookie[], secure: boolean) {
-  expect([...new Set(seen.map((cookie) => cookie.name))].sort()).toEqual([...PORTAL_COOKIES].sort());
+  expect([...new Set(seen.map((cookie) => cookie.name))].sort()).toEqual(portalCookies(secure).sort());
   for (const cookie of seen) {
     const label = `${cookie.name} (${JSON.stringify(cookie)})`;
+    expect(cookie.domain, label).toBe(false);
+    if (cookie.name.startsWith("__Host-")) {
+      expect(cookie.secure, label).toBe(true);
+      expect(cookie.path, label).toBe("/");
+    }
     expect(cookie.httpOnly, label).toBe(true);
     expect(cookie.secure, label).toBe(secure);
     // Lax everywhere; None only where a cross-site form_post must bring it back (Apple), and only with Secure.
@@ -620,6 +836,74 @@ test.describe("cookies", () => {
   test("every cookie the portal sets over http is httpOnly and SameSite=Lax", async ({ page }, testInfo) => {
     const seen = await cookiesOfEveryFlow(page, testInfo, await createUser());
     expectCookieFlags(seen, false);
+  });
+
+  test("flow cookies are sealed session cookies: no recovery code, reset token, code or email is readable in them", async ({ page, request }, testInfo) => {
+    const flowLines: string[] = [];
+    const reading: Array<Promise<void>> = [];
+    page.on("response", (response) => {
+      reading.push(
+        response
+          .headerValues("set-cookie")
+          .catch(() => [] as string[])
+          .then((lines) => {
+            for (const line of lines.flatMap((value) => value.split("\n"))) if (/^(__Host-flow|__flow)=/.test(line.trim())) flowLines.push(line.trim());
+          }),
+      );
+    });
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    // Turning on two-factor: the ten recovery codes ride in the flow cookie until their page is shown.
+    await expectHome(page);
+    await page.getByRole("link", { name: "Set up" }).click();
+    const setupKey = await page.getByLabel("Setup key").inputValue();
+    const totp = new TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(setupKey) });
+    await page.getByLabel("Authentication code").fill(totp.generate());
+    await page.getByRole("button", { name: "Turn on" }).click();
+    const codeList = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+    await expect(codeList).toHaveCount(10);
+    const recoveryCodes = (await codeList.allTextContents()).map((code) => code.trim());
+    await page.getByRole("link", { name: "Done" }).click();
+    await expectHome(page);
+    await page.getByRole("button", { name: "Log Out" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    // A password reset: the verified reset token rides in it between the code and the new password.
+    await open(page, "/forget-password", testInfo);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Enter the code we've sent to")).toBeVisible();
+    const code = await latestCode(request, user.email, /reset/i);
+    await enterCode(page, code);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByLabel("Confirm Password")).toBeVisible();
+    await Promise.all(reading);
+
+    const written = flowLines.filter((line) => !/^[^=]+=;/.test(line));
+    expect(written.length).toBeGreaterThanOrEqual(3);
+    for (const line of written) {
+      const readable = readableForms(line.slice(line.indexOf("=") + 1).split(";")[0]!);
+      for (const secret of [...recoveryCodes, code, user.email, "resetToken", "recoveryCodes", "challenge"]) {
+        expect(readable, `${secret} in ${line}`).not.toContain(secret);
+      }
+      // A session cookie: the hour it is good for is checked by the server, inside the sealed value.
+      expect(line, line).not.toMatch(/;\s*(max-age|expires)=/i);
+    }
+  });
+
+  test("the desktop hand-off cookie does not show the bearer token", async ({ page }, testInfo) => {
+    await page.goto("/desktop-app/google/login?device_os=Linux");
+    await approveAtProvider(page, testInfo, "Google", uniqueEmail("handoff-sealed"));
+    const openApp = page.getByRole("link", { name: "Open the app" });
+    await expect(openApp).toBeVisible();
+    const token = new URL((await openApp.getAttribute("href"))!).searchParams.get("token")!;
+    expect(token.length).toBeGreaterThan(20);
+    const handoff = (await page.context().cookies()).find((cookie) => /^(__Host-desktop_handoff|__desktop_handoff)$/.test(cookie.name));
+    expect(handoff).toBeTruthy();
+    expect(readableForms(handoff!.value)).not.toContain(token);
+    // The page's data answer carries the token: private, no-store.
+    const data = await page.request.get("/desktop-app/handoff.data");
+    expect(await data.text()).toContain(encodeURIComponent(token));
+    expect(data.headers()["cache-control"]).toBe("private, no-store");
   });
 
   test.describe("behind https (PUBLIC_URL https://…, production-like)", () => {
@@ -654,7 +938,7 @@ test.describe("cookies", () => {
         expectCookieFlags(seen, true);
         // The browser kept them as sent.
         for (const cookie of await context.cookies()) {
-          if (!PORTAL_COOKIES.includes(cookie.name.replace(/:.*$/, ""))) continue;
+          if (!portalCookies(true).includes(cookie.name.replace(/:.*$/, ""))) continue;
           expect(cookie.secure, cookie.name).toBe(true);
           expect(cookie.httpOnly, cookie.name).toBe(true);
         }

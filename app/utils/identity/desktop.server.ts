@@ -1,17 +1,25 @@
-import { createCookie } from "@remix-run/node";
+import type { Cookie } from "@remix-run/node";
+import { createSealedCookie, portalCookieName } from "../cookies.server";
 import { getEnv } from "../env.server";
 
 export type DesktopHandoff = { token: string; code: string | null; provider: "google" | "apple" };
 
-let cookie: ReturnType<typeof createCookie> | undefined;
+let cookie: Cookie | undefined;
 
-/** Carries the desktop session token from the callback to the hand-off page (5 minutes, this browser only). */
+const HANDOFF_SECONDS = 300;
+
+/**
+ * Carries the desktop session token from the callback to the hand-off page (5 minutes, this browser
+ * only), sealed: the bearer token is not readable in the cookie. Path=/ as the `__Host-` prefix
+ * requires on https.
+ */
 export function desktopHandoffCookie() {
   const env = getEnv();
-  cookie ??= createCookie("__desktop_handoff", {
+  cookie ??= createSealedCookie(portalCookieName("__desktop_handoff", env.secureCookies), {
     httpOnly: true,
-    path: "/desktop-app",
-    maxAge: 300,
+    path: "/",
+    maxAge: HANDOFF_SECONDS,
+    ttlSeconds: HANDOFF_SECONDS,
     sameSite: "lax",
     secure: env.secureCookies,
     secrets: env.sessionSecrets,
