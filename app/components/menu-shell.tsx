@@ -31,10 +31,11 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           drawer from it with :has(). */}
       <header className="topbar">
         <input ref={drawerToggle} type="checkbox" id="drawer-toggle" className="drawer-toggle" aria-label="Menu" />
-        <label htmlFor="drawer-toggle" className="hamburger" aria-hidden="true">
-          <span />
-          <span />
-          <span />
+        {/* Labels of the checkbox stay plain labels (aria-hidden on one is invalid HTML): what they draw is hidden. */}
+        <label htmlFor="drawer-toggle" className="hamburger">
+          <span aria-hidden="true" />
+          <span aria-hidden="true" />
+          <span aria-hidden="true" />
         </label>
         <Logo />
         {navigation.state === "loading" ? <Spinner /> : null}
@@ -43,8 +44,8 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
         <div className="sidebar-logo">
           <Logo />
           {/* Visible close control for the drawer; the checkbox itself is the accessible one. */}
-          <label htmlFor="drawer-toggle" className="drawer-close" aria-hidden="true">
-            ×
+          <label htmlFor="drawer-toggle" className="drawer-close">
+            <span aria-hidden="true">×</span>
           </label>
         </div>
         <nav aria-label="Main">
@@ -67,7 +68,7 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           </Form>
         </div>
       </aside>
-      <label htmlFor="drawer-toggle" className="drawer-backdrop" aria-hidden="true" />
+      <label htmlFor="drawer-toggle" className="drawer-backdrop" />
       <main className="content" aria-busy={navigation.state === "loading"}>
         {children}
       </main>

@@ -10,6 +10,22 @@ test.describe("the server over HTTP", () => {
     test.skip(hasJavaScript(testInfo) && !testInfo.title.includes("CSP"), "HTTP checks run once, in the no-js project");
   });
 
+  test("every page's bytes are well-formed: no U+0000, nothing after </html>", async ({ page, request }, testInfo) => {
+    // React 18's Node renderer once wrote NUL bytes where a multibyte character crossed its 2 kB view,
+    // and Remix's single-fetch scripts came after </html> (app/entry.server.tsx).
+    const check = async (path: string, body: Buffer) => {
+      expect(body.includes(0), `${path} has a U+0000 byte`).toBe(false);
+      expect(body.toString("utf8").trimEnd().endsWith("</body></html>"), `${path} has something after </html>`).toBe(true);
+    };
+    for (const path of ["/login", "/login?tab=signup", "/pricing", "/pricing?tab=monthly", "/get-code", "/forget-password", "/subscription/payment/5", "/no-such-page"]) {
+      await check(path, await (await request.get(path)).body());
+    }
+    await signIn(page, testInfo, DEMO);
+    for (const path of ["/", "/pricing", "/billing", "/connected-devices", "/subscription/payment/5", "/account/two-factor"]) {
+      await check(`${path} (signed in)`, await (await page.request.get(path)).body());
+    }
+  });
+
   test("healthz checks the database through the API", async ({ request }) => {
     const response = await request.get("/healthz");
     expect(response.status()).toBe(200);

@@ -191,6 +191,8 @@ function expectSameOrigin(target: URL, baseURL: string, label: string) {
 // Every route module of app/routes that has an action, with the paths that reach it (including the
 // data requests JavaScript sends). A new route with an action fails the first test until it is listed.
 const ACTION_ROUTES: Record<string, string[]> = {
+  // The catch-all answers posts to unknown paths with 404 (it has an action only for that).
+  "$.tsx": ["/no-such-page"],
   "login/route.tsx": ["/login", "/login?tab=signup", "/login.data"],
   "get-code.tsx": ["/get-code"],
   "forget-password.tsx": ["/forget-password"],
