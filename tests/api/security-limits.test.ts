@@ -56,7 +56,7 @@ describe.each(databases())("limits under a burst and across challenges ($name)",
     const token = await t.login(email, PASSWORD, from("192.0.2.250"));
     const setup = await t.post("/api/account/two-factor/setup", { token });
     const secret: string = setup.body.data.secret;
-    const enable = await t.post("/api/account/two-factor/enable", { token, json: { code: currentCode(secret) } });
+    const enable = await t.post("/api/account/two-factor/enable", { token, json: { code: currentCode(secret), password: PASSWORD } });
     expect(enable.status).toBe(200);
     return { email, userId, token, secret, recoveryCodes: enable.body.data.recovery_codes as string[] };
   }

@@ -861,6 +861,7 @@ test.describe("cookies", () => {
     const setupKey = await page.getByLabel("Setup key").inputValue();
     const totp = new TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(setupKey) });
     await page.getByLabel("Authentication code").fill(totp.generate());
+    await page.getByLabel("Current password").fill(user.password);
     await page.getByRole("button", { name: "Turn on" }).click();
     const codeList = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
     await expect(codeList).toHaveCount(10);
