@@ -11,7 +11,6 @@ export interface ApiList<T> {
   data: T[];
   has_more: boolean;
   url: string;
-  total_count?: number;
 }
 
 interface Base<O extends string> {
@@ -378,11 +377,16 @@ export interface SbCharge extends Base<"charge"> {
   status: "succeeded" | "failed";
 }
 
-export interface SbRefund extends Base<"refund"> {
+export interface SbRefund {
+  id: string;
+  object: "refund";
+  created: number;
   amount: number;
   charge: string;
   currency: string;
+  customer?: string | null;
   payment_intent: string;
+  payment_method?: string | null;
   reason: string | null;
   status: "succeeded";
   metadata: Metadata;

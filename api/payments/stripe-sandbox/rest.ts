@@ -51,6 +51,7 @@ import {
   updateCustomer,
   updatePaymentMethod,
 } from "./customers";
+import { complete } from "./complete";
 import { SandboxError } from "./errors";
 import type { SandboxFaults } from "./faults";
 import { type Answer, IdempotencyKeys } from "./idempotency";
@@ -315,7 +316,7 @@ export function createRestApp(deps: RestDeps): Express {
   get("/v1/invoices/:id", ({ id, expand }) => read("invoice", id, expand));
   get("/v1/invoices/:id/lines", async (input) => {
     const invoice = await store.require("invoice", input.id);
-    return invoice.lines;
+    return complete(structuredClone(invoice.lines));
   });
   post("/v1/invoices/:id/pay", ({ id, params, expand }) => {
     const p = parse(invoicePayParams, params);
@@ -371,7 +372,7 @@ export function createRestApp(deps: RestDeps): Express {
   get("/v1/checkout/sessions/:id", ({ id, expand }) => read("checkout_session", id, expand));
   get("/v1/checkout/sessions/:id/line_items", async (input) => {
     const session = await store.require("checkout_session", input.id);
-    return session.line_items;
+    return complete(structuredClone(session.line_items));
   });
   post("/v1/checkout/sessions/:id/expire", ({ id, expand }) =>
     mutate("checkout_session", expand, (ops) => expireCheckoutSession(ops, id)),
