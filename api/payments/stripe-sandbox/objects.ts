@@ -1,6 +1,6 @@
 /*
  * The objects the sandbox keeps, shaped as Stripe's API (2026-10-28.endive) answers them, with only
- * the fields the product can use. Fields whose name starts with "_" are the sandbox's own
+ * the fields the product can use (complete.ts adds Stripe's other fields, with their defaults, to every answer). Fields whose name starts with "_" are the sandbox's own
  * bookkeeping: they are stored but never answered (render.ts strips them).
  */
 
