@@ -306,6 +306,17 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     }
   });
 
+  it("the check itself finds a missing field, a wrong null, an unknown enum value and an invented field", () => {
+    const refund = seen.find((entry) => entry.type === "Refund")?.value as Record<string, unknown>;
+    expect(stripeTypeProblems("Refund", refund, TYPES)).toEqual([]);
+    const { balance_transaction: _gone, ...missing } = refund;
+    expect(stripeTypeProblems("Refund", missing, TYPES)).toEqual([expect.stringMatching(/^Refund\.balance_transaction: missing/)]);
+    expect(stripeTypeProblems("Refund", { ...refund, amount: null }, TYPES)).toEqual([expect.stringMatching(/^Refund\.amount: null/)]);
+    expect(stripeTypeProblems("Refund", { ...refund, object: "refunds" }, TYPES)).toEqual([expect.stringMatching(/^Refund\.object: "refunds"/)]);
+    expect(stripeTypeProblems("Refund", { ...refund, livemode: false }, TYPES)).toEqual(["Refund.livemode: not in Refund"]);
+    expect(stripeTypeProblems("Refund", { ...refund, metadata: { n: 1 } }, TYPES)).toEqual(['Refund.metadata["n"]: 1 is not a string']);
+  });
+
   it.each(TYPES)("every %s answered conforms to Stripe.%s", (type) => {
     const objects = seen.filter((entry) => entry.type === type);
     expect(objects.length, `no ${type} was answered`).toBeGreaterThan(0);
