@@ -163,6 +163,91 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     expect(missing.param).toBe("id");
   });
 
+  it("refuses unknown parameters and invalid values as Stripe does, and keeps no refusal under an idempotency key", async () => {
+    const invalid = async (promise: Promise<unknown>) => {
+      const error = await rejection(promise);
+      expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+      const refused = error as Stripe.errors.StripeInvalidRequestError;
+      expect(refused.statusCode).toBe(400);
+      expect(refused.type).toBe("StripeInvalidRequestError");
+      return { code: refused.code, param: refused.param, message: refused.message };
+    };
+    const before = (await stripe.customers.list({ limit: 100 })).data.length;
+
+    // A misspelt parameter fails, as it would live, instead of making a customer without an email.
+    expect(await invalid(stripe.customers.create({ emial: "typo@example.com" } as Stripe.CustomerCreateParams))).toEqual({
+      code: "parameter_unknown",
+      param: "emial",
+      message: "Received unknown parameter: emial",
+    });
+    expect((await stripe.customers.list({ limit: 100 })).data.length).toBe(before);
+    // Nested parameters, retrieves and lists are declared too.
+    expect(
+      await invalid(
+        stripe.paymentMethods.create({
+          type: "card",
+          card: { number: CARDS.visa, exp_month: 12, exp_year: 2040, cvc: "123", colour: "blue" },
+        } as Stripe.PaymentMethodCreateParams),
+      ),
+    ).toMatchObject({ code: "parameter_unknown", param: "card[colour]" });
+    const customer = await stripe.customers.create({ email: "strict@example.com" });
+    expect(await invalid(stripe.customers.retrieve(customer.id, { expnd: ["x"] } as Stripe.CustomerRetrieveParams))).toMatchObject({
+      code: "parameter_unknown",
+      param: "expnd",
+    });
+    expect(await invalid(stripe.invoices.list({ custmer: customer.id } as Stripe.InvoiceListParams))).toMatchObject({
+      code: "parameter_unknown",
+      param: "custmer",
+    });
+
+    // Invalid values: Stripe's codes where it has one (parameter_invalid_integer, ...), none for an enum or a currency.
+    const intent = { amount: 1750, currency: "usd" };
+    const zzz = await invalid(stripe.paymentIntents.create({ ...intent, currency: "zzz" }));
+    expect(zzz).toMatchObject({ code: undefined, param: "currency" });
+    expect(zzz.message).toMatch(/^Invalid currency: zzz\. Stripe currently supports these currencies: .*\busd\b/);
+    expect(await invalid(stripe.paymentIntents.create({ ...intent, amount: "12x" as unknown as number }))).toEqual({
+      code: "parameter_invalid_integer",
+      param: "amount",
+      message: "Invalid integer: 12x",
+    });
+    expect(
+      await invalid(stripe.subscriptions.create({ customer: customer.id, items: [{ price: monthlyPrice.id }], payment_behavior: "sometimes" as "allow_incomplete" })),
+    ).toEqual({
+      code: undefined,
+      param: "payment_behavior",
+      message: "Invalid payment_behavior: must be one of default_incomplete, allow_incomplete, or error_if_incomplete",
+    });
+    expect(await invalid(stripe.subscriptions.create({ customer: " ", items: [{ price: monthlyPrice.id }] }))).toMatchObject({
+      code: "parameter_invalid_string_blank",
+      param: "customer",
+    });
+    expect(await invalid(stripe.subscriptions.create({ customer: "", items: [{ price: monthlyPrice.id }] }))).toMatchObject({
+      code: "parameter_invalid_empty",
+      param: "customer",
+    });
+    expect(await invalid(stripe.subscriptions.create({ items: [{ price: monthlyPrice.id }] } as Stripe.SubscriptionCreateParams))).toEqual({
+      code: "parameter_missing",
+      param: "customer",
+      message: "Missing required param: customer.",
+    });
+
+    // The refused request was not kept under its key: the corrected retry with the same key runs, and is kept.
+    const key = "strict-retry-1";
+    expect(await invalid(stripe.customers.create({ emial: "retry@example.com" } as Stripe.CustomerCreateParams, { idempotencyKey: key }))).toMatchObject({
+      code: "parameter_unknown",
+    });
+    const created = await stripe.customers.create({ email: "retry@example.com" }, { idempotencyKey: key });
+    expect(created.email).toBe("retry@example.com");
+    const replayed = await stripe.customers.create({ email: "retry@example.com" }, { idempotencyKey: key });
+    expect(replayed.id).toBe(created.id);
+    expect(replayed.lastResponse.headers["idempotent-replayed"]).toBe("true");
+    const payKey = "strict-retry-2";
+    const pm = await card(CARDS.visa);
+    await invalid(stripe.paymentIntents.create({ ...intent, currency: "zzz", payment_method: pm.id, confirm: true }, { idempotencyKey: payKey }));
+    const paid = await stripe.paymentIntents.create({ ...intent, payment_method: pm.id, confirm: true }, { idempotencyKey: payKey });
+    expect(paid.status).toBe("succeeded");
+  });
+
   it("makes PaymentMethods from the test cards only", async () => {
     const pm = await card(CARDS.visa);
     expect(pm.id).toMatch(/^pm_\w{20,}$/);

@@ -28,9 +28,9 @@ import { addInterval } from "./time";
 const NO_PAYMENT_METHOD =
   "This customer has no attached payment source or default payment method. Please consider adding a default payment method.";
 
-export const subscriptionCreateParams = z.object({
+export const subscriptionCreateParams = z.strictObject({
   customer: zId,
-  items: zList(z.object({ price: zId, quantity: zInt.pipe(z.number().min(1)).optional() })),
+  items: zList(z.strictObject({ price: zId, quantity: zInt.pipe(z.number().min(1)).optional() })),
   default_payment_method: zText.optional(),
   payment_behavior: z.enum(["default_incomplete", "allow_incomplete", "error_if_incomplete"]).optional(),
   payment_settings: z
@@ -42,7 +42,7 @@ export const subscriptionCreateParams = z.object({
   metadata: zMetadata.optional(),
 });
 
-export const subscriptionUpdateParams = z.object({
+export const subscriptionUpdateParams = z.strictObject({
   cancel_at_period_end: zBool.optional(),
   // A free period until this time: no charge until then, and the billing cycle restarts there.
   trial_end: z.coerce.number().int().positive().optional(),
@@ -52,21 +52,21 @@ export const subscriptionUpdateParams = z.object({
   metadata: zMetadata.optional(),
 });
 
-export const subscriptionListParams = z.object({
+export const subscriptionListParams = z.strictObject({
   customer: z.string().optional(),
   price: z.string().optional(),
   status: z.enum(["active", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "trialing", "all", "ended"]).optional(),
   ...zListParams,
 });
 
-export const invoiceListParams = z.object({
+export const invoiceListParams = z.strictObject({
   customer: z.string().optional(),
   subscription: z.string().optional(),
   status: z.enum(["draft", "open", "paid", "uncollectible", "void"]).optional(),
   ...zListParams,
 });
 
-export const invoicePayParams = z.object({
+export const invoicePayParams = z.strictObject({
   payment_method: zText.optional(),
   off_session: zBool.optional(),
 });
@@ -211,7 +211,7 @@ async function buildSubscriptionInvoice(
     hosted_invoice_url: `${ops.publicUrl}/dev/stripe/invoices/${id}`,
     invoice_pdf: null,
     last_finalization_error: null,
-    lines: { object: "list", data: [line], has_more: false, total_count: 1, url: `/v1/invoices/${id}/lines` },
+    lines: { object: "list", data: [line], has_more: false, url: `/v1/invoices/${id}/lines` },
     metadata: {},
     next_payment_attempt: null,
     number: await nextInvoiceNumber(ops.store),
@@ -450,7 +450,6 @@ export async function createSubscription(ops: Ops, p: z.output<typeof subscripti
         },
       ],
       has_more: false,
-      total_count: 1,
       url: `/v1/subscription_items?subscription=${id}`,
     },
     latest_invoice: null,

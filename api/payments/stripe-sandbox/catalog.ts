@@ -3,14 +3,14 @@ import type { Ops } from "./context";
 import { invalidRequest } from "./errors";
 import { newId, randomToken } from "./ids";
 import type { Interval, SbCoupon, SbDiscount, SbPrice, SbProduct, SbPromotionCode } from "./objects";
-import { applyMetadata, onlyOneOf, zBool, zDecimal, zId, zInt, zList, zListParams, zMetadata, zText } from "./params";
+import { applyMetadata, onlyOneOf, zBool, zCurrency, zDecimal, zId, zInt, zList, zListParams, zMetadata, zText } from "./params";
 import type { SandboxStore } from "./store";
 
 /* Products, prices, coupons, promotion codes and the discounts they make. */
 
 // Products --------------------------------------------------------------------------------------
 
-export const productCreateParams = z.object({
+export const productCreateParams = z.strictObject({
   id: zText.optional(),
   name: zId,
   description: zText.optional(),
@@ -44,11 +44,11 @@ export async function createProduct(ops: Ops, p: z.output<typeof productCreatePa
 /** Stripe's longest billing interval is three years. */
 const MAX_INTERVAL_COUNT: Record<Interval, number> = { day: 1095, week: 156, month: 36, year: 3 };
 
-export const priceCreateParams = z.object({
-  currency: z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "Invalid currency"),
+export const priceCreateParams = z.strictObject({
+  currency: zCurrency,
   unit_amount: zInt.pipe(z.number().min(0)),
   product: zText.optional(),
-  product_data: z.object({ name: zId, metadata: zMetadata.optional() }).optional(),
+  product_data: z.strictObject({ name: zId, metadata: zMetadata.optional() }).optional(),
   recurring: z
     .object({
       interval: z.enum(["day", "week", "month", "year"]),
@@ -62,7 +62,7 @@ export const priceCreateParams = z.object({
   metadata: zMetadata.optional(),
 });
 
-export const priceListParams = z.object({
+export const priceListParams = z.strictObject({
   lookup_keys: zList(z.string()).optional(),
   active: zBool.optional(),
   product: z.string().optional(),
@@ -137,11 +137,11 @@ export async function listPrices(store: SandboxStore, p: z.output<typeof priceLi
 
 // Coupons and promotion codes -------------------------------------------------------------------
 
-export const couponCreateParams = z.object({
+export const couponCreateParams = z.strictObject({
   id: zText.optional(),
   percent_off: zDecimal.pipe(z.number().gt(0).max(100)).optional(),
   amount_off: zInt.pipe(z.number().min(1)).optional(),
-  currency: z.string().trim().toLowerCase().optional(),
+  currency: zCurrency.optional(),
   duration: z.enum(["once", "forever", "repeating"]).optional(),
   duration_in_months: zInt.pipe(z.number().min(1)).optional(),
   max_redemptions: zInt.pipe(z.number().min(1)).optional(),
@@ -184,9 +184,9 @@ export async function createCoupon(ops: Ops, p: z.output<typeof couponCreatePara
   return coupon;
 }
 
-export const promotionCodeCreateParams = z.object({
+export const promotionCodeCreateParams = z.strictObject({
   code: zText.optional(),
-  promotion: z.object({ type: z.literal("coupon"), coupon: zId }).optional(),
+  promotion: z.strictObject({ type: z.literal("coupon"), coupon: zId }).optional(),
   /** The shape of API versions before 2025-09-30. */
   coupon: zText.optional(),
   active: zBool.optional(),
@@ -195,7 +195,7 @@ export const promotionCodeCreateParams = z.object({
   metadata: zMetadata.optional(),
 });
 
-export const promotionCodeListParams = z.object({
+export const promotionCodeListParams = z.strictObject({
   code: z.string().optional(),
   active: zBool.optional(),
   coupon: z.string().optional(),
@@ -248,7 +248,7 @@ export async function listPromotionCodes(store: SandboxStore, p: z.output<typeof
 
 // Discounts -------------------------------------------------------------------------------------
 
-export const zDiscounts = zList(z.object({ coupon: zText.optional(), promotion_code: zText.optional() }));
+export const zDiscounts = zList(z.strictObject({ coupon: zText.optional(), promotion_code: zText.optional() }));
 
 /** A coupon to apply, and the promotion code that named it. */
 export interface DiscountSpec {

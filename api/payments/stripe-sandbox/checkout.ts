@@ -7,7 +7,7 @@ import { attachPaymentMethod, createCustomer, createPaymentMethod } from "./cust
 import { invalidRequest } from "./errors";
 import { newId } from "./ids";
 import type { SbCheckoutLineItem, SbCheckoutSession, SbPrice } from "./objects";
-import { applyMetadata, onlyOneOf, zInt, zList, zListParams, zMetadata, zText } from "./params";
+import { applyMetadata, onlyOneOf, zCurrency, zInt, zList, zListParams, zMetadata, zText } from "./params";
 import { createPaymentIntent, createSetupIntent } from "./payments";
 import type { SandboxStore } from "./store";
 
@@ -26,22 +26,22 @@ const zUrl = z
     } catch {
       return false;
     }
-  }, "Not a valid URL");
+  }, { error: "Not a valid URL", params: { code: "url_invalid" } });
 
-export const checkoutSessionCreateParams = z.object({
+export const checkoutSessionCreateParams = z.strictObject({
   mode: z.enum(["payment", "subscription", "setup"]),
   customer: zText.optional(),
   customer_email: zText.optional(),
   line_items: zList(
-    z.object({
+    z.strictObject({
       price: zText.optional(),
       quantity: zInt.pipe(z.number().min(1)).optional(),
       price_data: z
         .object({
-          currency: z.string().trim().toLowerCase(),
+          currency: zCurrency,
           unit_amount: zInt.pipe(z.number().min(0)),
           product: zText.optional(),
-          product_data: z.object({ name: z.string().min(1) }).optional(),
+          product_data: z.strictObject({ name: z.string().min(1) }).optional(),
           recurring: z
             .object({
               interval: z.enum(["day", "week", "month", "year"]),
@@ -56,10 +56,10 @@ export const checkoutSessionCreateParams = z.object({
   success_url: zUrl,
   cancel_url: zUrl.optional(),
   client_reference_id: zText.optional(),
-  currency: z.string().trim().toLowerCase().optional(),
+  currency: zCurrency.optional(),
   expires_at: zInt.optional(),
   metadata: zMetadata.optional(),
-  subscription_data: z.object({ metadata: zMetadata.optional(), description: zText.optional() }).optional(),
+  subscription_data: z.strictObject({ metadata: zMetadata.optional(), description: zText.optional() }).optional(),
   payment_intent_data: z
     .object({
       metadata: zMetadata.optional(),
@@ -69,7 +69,7 @@ export const checkoutSessionCreateParams = z.object({
     .optional(),
 });
 
-export const checkoutSessionListParams = z.object({
+export const checkoutSessionListParams = z.strictObject({
   customer: z.string().optional(),
   subscription: z.string().optional(),
   payment_intent: z.string().optional(),

@@ -8,19 +8,19 @@ import { applyMetadata, zId, zInt, zListParams, zMetadata, zText } from "./param
 
 /* Customers and their payment methods (cards). */
 
-export const customerCreateParams = z.object({
+export const customerCreateParams = z.strictObject({
   email: zText.optional(),
   name: zText.optional(),
   description: zText.optional(),
   phone: zText.optional(),
   metadata: zMetadata.optional(),
   payment_method: zText.optional(),
-  invoice_settings: z.object({ default_payment_method: zText.optional() }).optional(),
+  invoice_settings: z.strictObject({ default_payment_method: zText.optional() }).optional(),
 });
 
 export const customerUpdateParams = customerCreateParams.omit({ payment_method: true });
 
-export const customerListParams = z.object({ email: z.string().optional(), ...zListParams });
+export const customerListParams = z.strictObject({ email: z.string().optional(), ...zListParams });
 
 export async function createCustomer(ops: Ops, p: z.output<typeof customerCreateParams>): Promise<SbCustomer> {
   const customer: SbCustomer = {
@@ -87,7 +87,7 @@ export async function requireOwnPaymentMethod(ops: Ops, id: string, customer: st
 
 const zLoose = z.union([z.string(), z.number()]).transform(String);
 
-const zAddress = z.object({
+const zAddress = z.strictObject({
   city: zText.optional(),
   country: zText.optional(),
   line1: zText.optional(),
@@ -96,17 +96,17 @@ const zAddress = z.object({
   state: zText.optional(),
 });
 
-const zBillingDetails = z.object({
+const zBillingDetails = z.strictObject({
   name: zText.optional(),
   email: zText.optional(),
   phone: zText.optional(),
   address: zAddress.optional(),
 });
 
-export const paymentMethodCreateParams = z.object({
+export const paymentMethodCreateParams = z.strictObject({
   type: z.literal("card"),
   // Card fields are checked by checkCard(), which answers Stripe's card errors ("incomplete", "invalid").
-  card: z.object({
+  card: z.strictObject({
     number: zLoose.optional(),
     exp_month: zLoose.optional(),
     exp_year: zLoose.optional(),
@@ -116,19 +116,19 @@ export const paymentMethodCreateParams = z.object({
   metadata: zMetadata.optional(),
 });
 
-export const paymentMethodUpdateParams = z.object({
+export const paymentMethodUpdateParams = z.strictObject({
   billing_details: zBillingDetails.optional(),
-  card: z.object({ exp_month: zInt.optional(), exp_year: zInt.optional() }).optional(),
+  card: z.strictObject({ exp_month: zInt.optional(), exp_year: zInt.optional() }).optional(),
   metadata: zMetadata.optional(),
 });
 
-export const paymentMethodListParams = z.object({
+export const paymentMethodListParams = z.strictObject({
   customer: zId.optional(),
   type: z.literal("card").optional(),
   ...zListParams,
 });
 
-export const attachParams = z.object({ customer: zId });
+export const attachParams = z.strictObject({ customer: zId });
 
 /** "" → null (not given); digits → number; anything else → NaN (an invalid value). */
 function looseInt(value: string | undefined): number | null {

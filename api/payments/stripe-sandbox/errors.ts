@@ -19,19 +19,31 @@ export class SandboxError extends Error {
   constructor(
     readonly status: number,
     readonly body: StripeErrorBody,
+    /**
+     * The request failed validation, before anything ran: Stripe keeps no answer under its Idempotency-Key,
+     * so a corrected retry with the same key runs.
+     */
+    readonly validation = false,
   ) {
     super(body.message);
     this.name = "SandboxError";
   }
 }
 
-export function invalidRequest(message: string, opts: { param?: string; code?: string; status?: number } = {}): SandboxError {
-  return new SandboxError(opts.status ?? 400, {
-    type: "invalid_request_error",
-    message,
-    ...(opts.code ? { code: opts.code } : {}),
-    ...(opts.param ? { param: opts.param } : {}),
-  });
+export function invalidRequest(
+  message: string,
+  opts: { param?: string; code?: string; status?: number; validation?: boolean } = {},
+): SandboxError {
+  return new SandboxError(
+    opts.status ?? 400,
+    {
+      type: "invalid_request_error",
+      message,
+      ...(opts.code ? { code: opts.code } : {}),
+      ...(opts.param ? { param: opts.param } : {}),
+    },
+    opts.validation ?? false,
+  );
 }
 
 export function notFound(type: ObjectType, id: string, param = "id"): SandboxError {

@@ -7,12 +7,15 @@ import type { SandboxStore } from "./store";
  * an idempotency_error when it asks something else. The key's row is inserted *before* the request
  * runs, so of concurrent requests with one key exactly one runs (the insert is the decision, on
  * SQLite and PostgreSQL alike); the others wait for its answer. 5xx answers are not kept, so that a
- * retry runs again. Keys are forgotten after 24 hours (prune()).
+ * retry runs again; nor are answers to requests that failed validation (an unknown or invalid parameter),
+ * which never began: Stripe saves a result only once the endpoint started executing. Keys are forgotten after 24 hours (prune()).
  */
 
 export interface Answer {
   status: number;
   body: unknown;
+  /** false: the request failed validation before it began, and Stripe keeps nothing under its key. */
+  keep?: boolean;
 }
 
 interface KeyRecord {
@@ -102,7 +105,7 @@ export class IdempotencyKeys {
       await this.store.deleteRow(id, pending);
       throw error;
     }
-    if (result.status >= 500) {
+    if (result.status >= 500 || result.keep === false) {
       await this.store.deleteRow(id, pending);
     } else {
       const started = (JSON.parse(pending) as KeyRecord).started_ms;

@@ -1,6 +1,6 @@
 /*
  * The objects the sandbox keeps, shaped as Stripe's API (2026-10-28.endive) answers them, with only
- * the fields the product can use. Fields whose name starts with "_" are the sandbox's own
+ * the fields the product can use (complete.ts adds Stripe's other fields, with their defaults, to every answer). Fields whose name starts with "_" are the sandbox's own
  * bookkeeping: they are stored but never answered (render.ts strips them).
  */
 
@@ -11,7 +11,6 @@ export interface ApiList<T> {
   data: T[];
   has_more: boolean;
   url: string;
-  total_count?: number;
 }
 
 interface Base<O extends string> {
@@ -378,11 +377,16 @@ export interface SbCharge extends Base<"charge"> {
   status: "succeeded" | "failed";
 }
 
-export interface SbRefund extends Base<"refund"> {
+export interface SbRefund {
+  id: string;
+  object: "refund";
+  created: number;
   amount: number;
   charge: string;
   currency: string;
+  customer?: string | null;
   payment_intent: string;
+  payment_method?: string | null;
   reason: string | null;
   status: "succeeded";
   metadata: Metadata;

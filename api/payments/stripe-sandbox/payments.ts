@@ -5,20 +5,21 @@ import { attachPaymentMethod, paymentMethodFor } from "./customers";
 import { type SandboxError, cardError, invalidRequest, unexpectedState } from "./errors";
 import { newId, randomToken } from "./ids";
 import type { SbCharge, SbPaymentIntent, SbPaymentMethod, SbRefund, SbSetupIntent } from "./objects";
-import { applyMetadata, onlyOneOf, zBool, zInt, zList, zMetadata, zText } from "./params";
+import { applyMetadata, onlyOneOf, zBool, zCurrency, zInt, zList, zMetadata, zText } from "./params";
 
 /* PaymentIntents, their charges, refunds, and SetupIntents. */
 
-const zCurrency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "Invalid currency");
 const zFutureUsage = z.union([z.enum(["off_session", "on_session"]), z.literal("").transform(() => null)]);
 /** `off_session` is a boolean, or "one_off" / "recurring". */
 const zOffSession = z.union([zBool, z.enum(["one_off", "recurring"]).transform(() => true)]);
+/** Accepted as Stripe does; the sandbox offers cards only, which never redirect. */
+const zAutomaticPaymentMethods = z.strictObject({ enabled: zBool, allow_redirects: z.enum(["always", "never"]).optional() });
 
 /** Stripe's smallest charge in US dollars. */
 const MIN_AMOUNT = 50;
 const MAX_AMOUNT = 99_999_999;
 
-export const paymentIntentCreateParams = z.object({
+export const paymentIntentCreateParams = z.strictObject({
   amount: zInt,
   currency: zCurrency,
   customer: zText.optional(),
@@ -27,12 +28,13 @@ export const paymentIntentCreateParams = z.object({
   off_session: zOffSession.optional(),
   setup_future_usage: zFutureUsage.optional(),
   payment_method_types: zList(z.string()).optional(),
+  automatic_payment_methods: zAutomaticPaymentMethods.optional(),
   metadata: zMetadata.optional(),
   description: zText.optional(),
   receipt_email: zText.optional(),
 });
 
-export const paymentIntentUpdateParams = z.object({
+export const paymentIntentUpdateParams = z.strictObject({
   amount: zInt.optional(),
   payment_method: zText.optional(),
   setup_future_usage: zFutureUsage.optional(),
@@ -41,12 +43,12 @@ export const paymentIntentUpdateParams = z.object({
   receipt_email: zText.optional(),
 });
 
-export const paymentIntentConfirmParams = z.object({
+export const paymentIntentConfirmParams = z.strictObject({
   payment_method: zText.optional(),
   off_session: zOffSession.optional(),
 });
 
-export const paymentIntentCancelParams = z.object({
+export const paymentIntentCancelParams = z.strictObject({
   cancellation_reason: z.enum(["duplicate", "fraudulent", "requested_by_customer", "abandoned"]).optional(),
 });
 
@@ -279,7 +281,7 @@ export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaym
 
 // Refunds ---------------------------------------------------------------------------------------
 
-export const refundCreateParams = z.object({
+export const refundCreateParams = z.strictObject({
   payment_intent: zText.optional(),
   charge: zText.optional(),
   amount: zInt.pipe(z.number().min(1)).optional(),
@@ -325,9 +327,10 @@ export async function createRefund(ops: Ops, p: z.output<typeof refundCreatePara
     id: newId("re_"),
     object: "refund",
     created: ops.now,
-    livemode: false,
     amount,
     charge: charge.id,
+    customer: charge.customer,
+    payment_method: charge.payment_method,
     currency: charge.currency,
     payment_intent: charge.payment_intent,
     reason: p.reason ?? null,
@@ -344,17 +347,18 @@ export async function createRefund(ops: Ops, p: z.output<typeof refundCreatePara
 
 // SetupIntents ----------------------------------------------------------------------------------
 
-export const setupIntentCreateParams = z.object({
+export const setupIntentCreateParams = z.strictObject({
   customer: zText.optional(),
   payment_method: zText.optional(),
   confirm: zBool.optional(),
   usage: z.enum(["off_session", "on_session"]).optional(),
   payment_method_types: zList(z.string()).optional(),
+  automatic_payment_methods: zAutomaticPaymentMethods.optional(),
   description: zText.optional(),
   metadata: zMetadata.optional(),
 });
 
-export const setupIntentConfirmParams = z.object({ payment_method: zText.optional() });
+export const setupIntentConfirmParams = z.strictObject({ payment_method: zText.optional() });
 
 export async function createSetupIntent(ops: Ops, p: z.output<typeof setupIntentCreateParams>): Promise<SbSetupIntent> {
   const customer = p.customer ? (await ops.store.require("customer", p.customer, "customer")).id : null;

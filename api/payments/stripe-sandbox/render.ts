@@ -1,3 +1,4 @@
+import { complete } from "./complete";
 import { invalidRequest } from "./errors";
 import { type ApiList, type ObjectType, type SandboxObjects, TYPE_OF_OBJECT } from "./objects";
 import type { SandboxStore } from "./store";
@@ -97,7 +98,7 @@ export class Renderer {
   /** The answer for a stored object, with `expand` applied. */
   async render<K extends ObjectType>(type: K, object: SandboxObjects[K], expand: readonly string[] = []): Promise<JsonObject> {
     checkDepth(expand);
-    return this.renderShape(type, clone(object) as unknown as JsonObject, expand, "");
+    return complete(await this.renderShape(type, clone(object) as unknown as JsonObject, expand, ""));
   }
 
   /** A list answer; `data.x` entries of expand apply to every item. */

@@ -51,13 +51,14 @@ import {
   updateCustomer,
   updatePaymentMethod,
 } from "./customers";
+import { complete } from "./complete";
 import { SandboxError } from "./errors";
 import type { SandboxFaults } from "./faults";
 import { type Answer, IdempotencyKeys } from "./idempotency";
 import { newId } from "./ids";
 import { paginate } from "./lists";
 import type { ObjectType, SandboxObjects } from "./objects";
-import { parse, zExpand, zListParams } from "./params";
+import { parse, zBool, zExpand, zListParams, zText } from "./params";
 import {
   cancelPaymentIntent,
   confirmPaymentIntent,
@@ -103,10 +104,18 @@ interface RouteInput {
 
 type Route = (input: RouteInput) => Promise<unknown>;
 
-const expandParams = z.object({ expand: zExpand });
-const listOnlyParams = z.object({ ...zListParams });
-const typeListParams = z.object({ type: z.literal("card").optional(), ...zListParams });
-const eventListParams = z.object({ type: z.string().optional(), ...zListParams });
+const expandParams = z.strictObject({ expand: zExpand });
+/** A retrieve, detach or expire takes nothing but `expand` (taken off before the route sees the rest). */
+const noParams = z.strictObject({});
+const listOnlyParams = z.strictObject({ ...zListParams });
+/** Stripe's cancel parameters; the sandbox always cancels at once, without a final invoice. */
+const subscriptionCancelParams = z.strictObject({
+  invoice_now: zBool.optional(),
+  prorate: zBool.optional(),
+  cancellation_details: z.strictObject({ comment: zText.optional(), feedback: zText.optional() }).optional(),
+});
+const typeListParams = z.strictObject({ type: z.literal("card").optional(), ...zListParams });
+const eventListParams = z.strictObject({ type: z.string().optional(), ...zListParams });
 
 /** The API key of a request: Bearer, or Basic with the key as user name (curl -u sk_test_…:). */
 function apiKeyOf(req: Request): string | null {
@@ -172,11 +181,14 @@ export function createRestApp(deps: RestDeps): Express {
       const params: unknown = req.method === "POST" ? req.body : req.query;
       const answer = async (): Promise<Answer> => {
         try {
-          const { expand } = parse(expandParams, { expand: (params as { expand?: unknown } | undefined)?.expand });
-          const body = await route({ id: String(req.params.id ?? ""), params, expand: expand ?? [], path: req.path });
+          // Every endpoint takes expand[]; the route's own (strict) schema sees the other parameters.
+          const { expand: sentExpand, ...rest } = (params && typeof params === "object" ? params : {}) as Record<string, unknown>;
+          const { expand } = parse(expandParams, { expand: sentExpand });
+          const body = await route({ id: String(req.params.id ?? ""), params: rest, expand: expand ?? [], path: req.path });
           return { status: 200, body };
         } catch (error) {
-          if (error instanceof SandboxError) return { status: error.status, body: { error: error.body } };
+          // A request that failed validation never began: nothing is kept under its Idempotency-Key.
+          if (error instanceof SandboxError) return { status: error.status, body: { error: error.body }, keep: !error.validation };
           deps.logger.error(`Stripe sandbox: ${req.method} ${req.path} failed:`, error);
           return { status: 500, body: { error: { type: "api_error", message: "An error occurred in the Stripe sandbox." } } };
         }
@@ -212,6 +224,13 @@ export function createRestApp(deps: RestDeps): Express {
     runner.run(async (ops) => renderer.render(type, await op(ops), expand));
   const read = async <K extends ObjectType>(type: K, id: string, expand: string[]) =>
     renderer.render(type, await store.require(type, id), expand);
+  /** GET /v1/<objects>/:id: takes only expand[]. */
+  const retrieve =
+    <K extends ObjectType>(type: K): Route =>
+    ({ id, params, expand }) => {
+      parse(noParams, params);
+      return read(type, id, expand);
+    };
   const list = <K extends ObjectType>(
     type: K,
     items: SandboxObjects[K][],
@@ -229,7 +248,7 @@ export function createRestApp(deps: RestDeps): Express {
     const customers = (await store.list("customer")).filter((c) => !p.email || c.email === p.email);
     return list("customer", customers, p, input);
   });
-  get("/v1/customers/:id", ({ id, expand }) => read("customer", id, expand));
+  get("/v1/customers/:id", retrieve("customer"));
   post("/v1/customers/:id", ({ id, params, expand }) => {
     const p = parse(customerUpdateParams, params);
     return mutate("customer", expand, (ops) => updateCustomer(ops, id, p));
@@ -250,7 +269,7 @@ export function createRestApp(deps: RestDeps): Express {
     const methods = p.customer ? await store.list("payment_method", p.customer) : [];
     return list("payment_method", methods, p, input);
   });
-  get("/v1/payment_methods/:id", ({ id, expand }) => read("payment_method", id, expand));
+  get("/v1/payment_methods/:id", retrieve("payment_method"));
   post("/v1/payment_methods/:id", ({ id, params, expand }) => {
     const p = parse(paymentMethodUpdateParams, params);
     return mutate("payment_method", expand, (ops) => updatePaymentMethod(ops, id, p));
@@ -259,16 +278,17 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(attachParams, params);
     return mutate("payment_method", expand, (ops) => attachPaymentMethod(ops, id, p.customer));
   });
-  post("/v1/payment_methods/:id/detach", ({ id, expand }) =>
-    mutate("payment_method", expand, (ops) => detachPaymentMethod(ops, id)),
-  );
+  post("/v1/payment_methods/:id/detach", ({ id, params, expand }) => {
+    parse(noParams, params);
+    return mutate("payment_method", expand, (ops) => detachPaymentMethod(ops, id));
+  });
 
   // Products, prices, coupons, promotion codes
   post("/v1/products", ({ params, expand }) => {
     const p = parse(productCreateParams, params);
     return mutate("product", expand, (ops) => createProduct(ops, p));
   });
-  get("/v1/products/:id", ({ id, expand }) => read("product", id, expand));
+  get("/v1/products/:id", retrieve("product"));
   post("/v1/prices", ({ params, expand }) => {
     const p = parse(priceCreateParams, params);
     return mutate("price", expand, (ops) => createPrice(ops, p));
@@ -277,12 +297,12 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(priceListParams, input.params);
     return list("price", await listPrices(store, p), p, input);
   });
-  get("/v1/prices/:id", ({ id, expand }) => read("price", id, expand));
+  get("/v1/prices/:id", retrieve("price"));
   post("/v1/coupons", ({ params, expand }) => {
     const p = parse(couponCreateParams, params);
     return mutate("coupon", expand, (ops) => createCoupon(ops, p));
   });
-  get("/v1/coupons/:id", ({ id, expand }) => read("coupon", id, expand));
+  get("/v1/coupons/:id", retrieve("coupon"));
   post("/v1/promotion_codes", ({ params, expand }) => {
     const p = parse(promotionCodeCreateParams, params);
     return mutate("promotion_code", expand, (ops) => createPromotionCode(ops, p));
@@ -291,7 +311,7 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(promotionCodeListParams, input.params);
     return list("promotion_code", await listPromotionCodes(store, p), p, input);
   });
-  get("/v1/promotion_codes/:id", ({ id, expand }) => read("promotion_code", id, expand));
+  get("/v1/promotion_codes/:id", retrieve("promotion_code"));
 
   // Subscriptions and invoices
   post("/v1/subscriptions", ({ params, expand }) => {
@@ -302,20 +322,24 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(subscriptionListParams, input.params);
     return list("subscription", await listSubscriptions(store, p), p, input);
   });
-  get("/v1/subscriptions/:id", ({ id, expand }) => read("subscription", id, expand));
+  get("/v1/subscriptions/:id", retrieve("subscription"));
   post("/v1/subscriptions/:id", ({ id, params, expand }) => {
     const p = parse(subscriptionUpdateParams, params);
     return mutate("subscription", expand, (ops) => updateSubscription(ops, id, p));
   });
-  del("/v1/subscriptions/:id", ({ id, expand }) => mutate("subscription", expand, (ops) => cancelSubscription(ops, id)));
+  del("/v1/subscriptions/:id", ({ id, params, expand }) => {
+    parse(subscriptionCancelParams, params);
+    return mutate("subscription", expand, (ops) => cancelSubscription(ops, id));
+  });
   get("/v1/invoices", async (input) => {
     const p = parse(invoiceListParams, input.params);
     return list("invoice", await listInvoices(store, p), p, input);
   });
-  get("/v1/invoices/:id", ({ id, expand }) => read("invoice", id, expand));
+  get("/v1/invoices/:id", retrieve("invoice"));
   get("/v1/invoices/:id/lines", async (input) => {
+    parse(listOnlyParams, input.params);
     const invoice = await store.require("invoice", input.id);
-    return invoice.lines;
+    return complete(structuredClone(invoice.lines));
   });
   post("/v1/invoices/:id/pay", ({ id, params, expand }) => {
     const p = parse(invoicePayParams, params);
@@ -327,7 +351,7 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(paymentIntentCreateParams, params);
     return mutate("payment_intent", expand, (ops) => createPaymentIntent(ops, p));
   });
-  get("/v1/payment_intents/:id", ({ id, expand }) => read("payment_intent", id, expand));
+  get("/v1/payment_intents/:id", retrieve("payment_intent"));
   post("/v1/payment_intents/:id", ({ id, params, expand }) => {
     const p = parse(paymentIntentUpdateParams, params);
     return mutate("payment_intent", expand, (ops) => updatePaymentIntent(ops, id, p));
@@ -343,17 +367,17 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(paymentIntentCancelParams, params);
     return mutate("payment_intent", expand, (ops) => cancelPaymentIntent(ops, id, p));
   });
-  get("/v1/charges/:id", ({ id, expand }) => read("charge", id, expand));
+  get("/v1/charges/:id", retrieve("charge"));
   post("/v1/refunds", ({ params, expand }) => {
     const p = parse(refundCreateParams, params);
     return mutate("refund", expand, (ops) => createRefund(ops, p));
   });
-  get("/v1/refunds/:id", ({ id, expand }) => read("refund", id, expand));
+  get("/v1/refunds/:id", retrieve("refund"));
   post("/v1/setup_intents", ({ params, expand }) => {
     const p = parse(setupIntentCreateParams, params);
     return mutate("setup_intent", expand, (ops) => createSetupIntent(ops, p));
   });
-  get("/v1/setup_intents/:id", ({ id, expand }) => read("setup_intent", id, expand));
+  get("/v1/setup_intents/:id", retrieve("setup_intent"));
   post("/v1/setup_intents/:id/confirm", ({ id, params, expand }) => {
     const p = parse(setupIntentConfirmParams, params);
     return mutate("setup_intent", expand, (ops) => confirmSetupIntent(ops, id, p));
@@ -368,14 +392,16 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(checkoutSessionListParams, input.params);
     return list("checkout_session", await listCheckoutSessions(store, p), p, input);
   });
-  get("/v1/checkout/sessions/:id", ({ id, expand }) => read("checkout_session", id, expand));
+  get("/v1/checkout/sessions/:id", retrieve("checkout_session"));
   get("/v1/checkout/sessions/:id/line_items", async (input) => {
+    parse(listOnlyParams, input.params);
     const session = await store.require("checkout_session", input.id);
-    return session.line_items;
+    return complete(structuredClone(session.line_items));
   });
-  post("/v1/checkout/sessions/:id/expire", ({ id, expand }) =>
-    mutate("checkout_session", expand, (ops) => expireCheckoutSession(ops, id)),
-  );
+  post("/v1/checkout/sessions/:id/expire", ({ id, params, expand }) => {
+    parse(noParams, params);
+    return mutate("checkout_session", expand, (ops) => expireCheckoutSession(ops, id));
+  });
 
   // Events
   get("/v1/events", async (input) => {
@@ -383,7 +409,7 @@ export function createRestApp(deps: RestDeps): Express {
     const events = (await store.list("event")).filter((e) => !p.type || e.type === p.type);
     return list("event", events, p, input);
   });
-  get("/v1/events/:id", ({ id, expand }) => read("event", id, expand));
+  get("/v1/events/:id", retrieve("event"));
 
   app.use((req, res) => {
     const { status, body } = stripeError(

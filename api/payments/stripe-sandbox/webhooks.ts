@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { complete } from "./complete";
 import { newId } from "./ids";
 import type { SbEvent } from "./objects";
 import type { SandboxStore } from "./store";
@@ -134,7 +135,7 @@ export class Webhooks {
   }
 
   private async attempt(event: SbEvent, rowData: string, attemptsBefore: number): Promise<void> {
-    const payload = JSON.stringify(event, null, 2);
+    const payload = JSON.stringify(complete(structuredClone(event)), null, 2);
     const signature = signatureHeader(payload, this.opts.secret, Math.floor(Date.now() / 1000));
     const rowId = deliveryRowId(event.id);
     try {
