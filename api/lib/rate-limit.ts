@@ -139,34 +139,11 @@ export class RateLimiter {
     }
   }
 
-  /** Counts one event in the key's window (starting a new window when the old one has passed). */
+  /** Counts one event in the key's window (starting a new window when the old one has passed), without a limit. */
   async hit(key: string, windowSeconds: number): Promise<WindowState> {
-    const now = this.nowMs();
-    const nowIso = new Date(now).toISOString();
-    const resetIso = new Date(now + windowSeconds * 1000).toISOString();
-    const row = await this.db
-      .insertInto("rate_limits")
-      .values({ key, count: 1, reset_at: resetIso })
-      .onConflict((oc) =>
-        oc.column("key").doUpdateSet((eb) => ({
-          count: eb
-            .case()
-            .when("rate_limits.reset_at", "<=", nowIso)
-            .then(1)
-            .else(eb("rate_limits.count", "+", 1))
-            .end(),
-          reset_at: eb
-            .case()
-            .when("rate_limits.reset_at", "<=", nowIso)
-            .then(eb.ref("excluded.reset_at"))
-            .else(eb.ref("rate_limits.reset_at"))
-            .end(),
-        })),
-      )
-      .returning(["count", "reset_at"])
-      .executeTakeFirstOrThrow();
-    await this.maybeSweep(now);
-    return { count: Number(row.count), resetAt: Date.parse(row.reset_at) };
+    // The largest count a PostgreSQL integer column holds: no limit in practice.
+    const reservation = (await this.reserve(key, 2_147_483_647, windowSeconds))!;
+    return { count: reservation.count, resetAt: Date.parse(reservation.resetIso) };
   }
 
   async clear(key: string): Promise<void> {

@@ -331,53 +331,34 @@ export async function disableTwoFactor(db: Database, userId: number): Promise<vo
 }
 
 /**
- * Limits wrong codes when turning two-factor off (a stolen session must not guess its way): takes
- * one try before the code is checked (429 when the account has none left), so parallel guesses get
- * no more than DISABLE_MAX_FAILURES; give it back with releaseDisableTry() when the code was right.
+ * Tries that guard turning two-factor on or off, DISABLE_MAX_FAILURES per account per window (real
+ * time), so a stolen session can guess neither its way off nor the password that turns it on: one try
+ * is reserved before the code or password is checked (429 when the account has none left), so a
+ * parallel burst gets no more than a sequence; give it back with releaseSettingTry() when it was right.
  */
-export async function reserveDisableTry(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<Reservation> {
-  const limit: [string, number] = [disableKey(userId), DISABLE_MAX_FAILURES];
+const SETTING_TRIES = {
+  disable: { key: "two-factor-disable", tooMany: (minutes: number) => TWO_FACTOR_MESSAGES.tooManyDisable(minutes) },
+  enable: { key: "two-factor-enable-password", tooMany: (minutes: number) => TWO_FACTOR_MESSAGES.tooManyWrongPasswords(minutes) },
+} as const;
+
+export async function reserveSettingTry(
+  ctx: Pick<ApiContext, "limiter">,
+  what: keyof typeof SETTING_TRIES,
+  userId: number,
+): Promise<Reservation> {
+  const limit: [string, number] = [`${SETTING_TRIES[what].key}:user:${userId}`, DISABLE_MAX_FAILURES];
   const reservation = await ctx.limiter.reserve(...limit, DISABLE_FAILURE_WINDOW_SECONDS);
   if (!reservation) {
     const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
-    throw new ApiError(429, TWO_FACTOR_MESSAGES.tooManyDisable(Math.max(1, Math.ceil(wait / 60))), {
+    throw new ApiError(429, SETTING_TRIES[what].tooMany(Math.max(1, Math.ceil(wait / 60))), {
       headers: { "Retry-After": String(wait) },
     });
   }
   return reservation;
 }
 
-export async function releaseDisableTry(ctx: Pick<ApiContext, "limiter">, reservation: Reservation): Promise<void> {
+export async function releaseSettingTry(ctx: Pick<ApiContext, "limiter">, reservation: Reservation): Promise<void> {
   await ctx.limiter.release([reservation]);
-}
-
-function disableKey(userId: number): string {
-  return `two-factor-disable:user:${userId}`;
-}
-
-/**
- * Password tries when turning two-factor on: DISABLE_MAX_FAILURES per account per window (real
- * time). Each try is reserved before the password is checked, so a parallel burst gets no more
- * guesses than a sequence; a right password gives its try back (releaseEnablePasswordTry).
- */
-export async function reserveEnablePasswordTry(ctx: Pick<ApiContext, "limiter">, userId: number): Promise<Reservation> {
-  const limit: [string, number] = [enableKey(userId), DISABLE_MAX_FAILURES];
-  const reservation = await ctx.limiter.reserve(...limit, DISABLE_FAILURE_WINDOW_SECONDS);
-  if (!reservation) {
-    const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
-    throw new ApiError(429, TWO_FACTOR_MESSAGES.tooManyWrongPasswords(Math.max(1, Math.ceil(wait / 60))), {
-      headers: { "Retry-After": String(wait) },
-    });
-  }
-  return reservation;
-}
-
-export async function releaseEnablePasswordTry(ctx: Pick<ApiContext, "limiter">, reservation: Reservation): Promise<void> {
-  await ctx.limiter.release([reservation]);
-}
-
-function enableKey(userId: number): string {
-  return `two-factor-enable-password:user:${userId}`;
 }
 
 // ---------------------------------------------------------------------------------------------

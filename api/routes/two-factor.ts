@@ -17,10 +17,8 @@ import {
   disableTwoFactor,
   enableTwoFactor,
   isTwoFactorEnabled,
-  releaseDisableTry,
-  reserveDisableTry,
-  releaseEnablePasswordTry,
-  reserveEnablePasswordTry,
+  releaseSettingTry,
+  reserveSettingTry,
   startSetup,
   twoFactorStatus,
   useSecondFactor,
@@ -189,9 +187,9 @@ export const twoFactorRoutes = [
       let confirm: (() => Promise<unknown>) | undefined;
       if (user.password_hash) {
         if (!input.password) throw fieldError("password", TWO_FACTOR_MESSAGES.passwordRequired);
-        const reservation = await reserveEnablePasswordTry(ctx, user.id);
+        const reservation = await reserveSettingTry(ctx, "enable", user.id);
         if (!(await verifyPassword(user.password_hash, input.password))) throw fieldError("password", TWO_FACTOR_MESSAGES.wrongPassword);
-        await releaseEnablePasswordTry(ctx, reservation);
+        await releaseSettingTry(ctx, reservation);
       } else {
         const code = input.verification_code;
         if (!code) throw fieldError("verification_code", CODE_FORMAT);
@@ -222,14 +220,14 @@ export const twoFactorRoutes = [
       const userId = auth.user.id;
       if (!(await isTwoFactorEnabled(ctx.db, userId))) throw new ApiError(409, TWO_FACTOR_MESSAGES.notOn);
       // The try is taken before the check (parallel guesses get no more than a sequence) and kept when wrong.
-      const reservation = await reserveDisableTry(ctx, userId);
+      const reservation = await reserveSettingTry(ctx, "disable", userId);
       const accepted = await useSecondFactor(ctx, userId, { code: input.code, recovery_code: input.recovery_code });
       if (!accepted) {
         const field = input.recovery_code !== undefined ? "recovery_code" : "code";
         const message = field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid;
         throw new ApiError(422, message, { fields: { [field]: [message] } });
       }
-      await releaseDisableTry(ctx, reservation);
+      await releaseSettingTry(ctx, reservation);
       await disableTwoFactor(ctx.db, userId);
       return { data: null, message: TWO_FACTOR_MESSAGES.turnedOff };
     },
