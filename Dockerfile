@@ -13,6 +13,8 @@ ENV NODE_ENV=production
 # Native modules (better-sqlite3, argon2) compile here, so the runtime image needs no compiler.
 FROM base AS deps
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# node-gyp builds against the image's own Node headers instead of downloading them (works offline, as .ci/run).
+ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json ./
 RUN npm ci --include=dev
 
