@@ -20,9 +20,15 @@ const JS_BUDGETS: Record<string, number> = {
   "/pricing (anonymous)": 20 * 1024,
   "/ (signed in)": 25 * 1024,
 };
-// Throughput as a share of the floor's in the same round.
-const RPS_RATIO_BUDGET = 0.7;
-const RPS_BUDGET_ROUTES = ["/login", "/pricing (anonymous)", "/ (signed in)"];
+// Throughput as a share of the floor's in the same round: 70 % for pages that make no API call; 60 % for the
+// signed-in home, whose one call to the product API over loopback HTTP (a separate service by design, which
+// a deploy can run apart) costs about a millisecond of CPU the floor does not pay (docs/decisions/020).
+const RPS_RATIO_BUDGETS: Record<string, number> = {
+  "/login": 0.7,
+  "/pricing (anonymous)": 0.7,
+  "/ (signed in)": 0.6,
+};
+const RPS_BUDGET_ROUTES = Object.keys(RPS_RATIO_BUDGETS);
 // /pricing (anonymous) at many connections: its p99 latency.
 const PRICING_P99_BUDGET_MS = 50;
 const PRICING_P99_CONNECTIONS = 50;
@@ -122,7 +128,7 @@ async function main() {
       const ratios = rounds.map((r) => `${((r[name]!.rps / r["floor (not-found page)"]!.rps) * 100).toFixed(0)} %`).join(", ");
       const errors = per.reduce((sum, m) => sum + m.errors, 0);
       const cpu = median(per.map((m) => m.cpuMsPerRequest));
-      const bar = RPS_BUDGET_ROUTES.includes(name) ? `  bar ${RPS_RATIO_BUDGET * 100} %` : "";
+      const bar = name in RPS_RATIO_BUDGETS ? `  bar ${RPS_RATIO_BUDGETS[name]! * 100} %` : "";
       console.log(
         `  ${name.padEnd(24)} ${median(per.map((m) => m.rps)).toFixed(0).padStart(8)} ${median(per.map((m) => m.p50)).toFixed(1).padStart(7)} ${median(per.map((m) => m.p99)).toFixed(1).padStart(7)} ${`${(ratioOf(name) * 100).toFixed(0)} %`.padStart(9)} ${cpu.toFixed(2).padStart(11)} ${`${((floorCpu / cpu) * 100).toFixed(0)} %`.padStart(13)}  (${ratios})${bar}${errors ? `  (${errors} errors)` : ""}`,
       );
@@ -143,7 +149,7 @@ async function main() {
       ),
       [`the card form's code loads on the signed-in checkout only`, cardFormOnCheckout && cardFormOutsideCheckout.length === 0],
       ...RPS_BUDGET_ROUTES.map(
-        (name) => [`${name} throughput ${(ratioOf(name) * 100).toFixed(0)} % of floor >= ${RPS_RATIO_BUDGET * 100} %`, ratioOf(name) >= RPS_RATIO_BUDGET] as const,
+        (name) => [`${name} throughput ${(ratioOf(name) * 100).toFixed(0)} % of floor >= ${RPS_RATIO_BUDGETS[name]! * 100} %`, ratioOf(name) >= RPS_RATIO_BUDGETS[name]!] as const,
       ),
       [`/pricing (anonymous) p99 ${pricingP99.toFixed(1)} ms <= ${PRICING_P99_BUDGET_MS} ms at ${PRICING_P99_CONNECTIONS} connections`, pricingP99 <= PRICING_P99_BUDGET_MS && pricingUnderLoad.every((m) => m.errors === 0 && m.non2xx === 0)],
       [`/pricing is CDN-cacheable for anonymous visitors (public, s-maxage)`, /public/.test(pricingCache) && /s-maxage=\d+/.test(pricingCache)],

@@ -28,13 +28,36 @@ export function createDatabase(url: string): Database {
     return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   }
   const inMemory = target.path === ":memory:";
-  if (!inMemory) mkdirSync(dirname(resolve(target.path)), { recursive: true });
-  const sqlite = new SqliteDatabase(target.path);
-  if (!inMemory) sqlite.pragma("journal_mode = WAL");
+  let sqlite: SqliteDatabase.Database;
+  try {
+    if (!inMemory) mkdirSync(dirname(resolve(target.path)), { recursive: true });
+    sqlite = new SqliteDatabase(target.path);
+    if (!inMemory) sqlite.pragma("journal_mode = WAL");
+  } catch (error) {
+    throw cannotOpen(target.path, error);
+  }
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/**
+ * SQLite's own word for a folder it may not write is "unable to open database file" (SQLITE_CANTOPEN): it
+ * names neither the file nor the cause. The usual cause is a container's bind-mounted folder owned by
+ * root (docs/decisions/021), so the message says who needs to be able to write where.
+ */
+function cannotOpen(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !["SQLITE_CANTOPEN", "SQLITE_READONLY", "EACCES", "EPERM", "EROFS"].includes(code)) return error;
+  const file = resolve(path);
+  const who = typeof process.getuid === "function" ? ` (uid ${process.getuid()}, gid ${process.getgid?.()})` : "";
+  return new Error(
+    `Cannot open the SQLite database ${file} (${code}): its folder ${dirname(file)} must exist and be writable by this process${who}, ` +
+      "and the path must not be a folder. In the container image, mount a named volume at /app/data " +
+      "(-v portal-data:/app/data) or a host folder owned by 1000:1000 (README, \"Docker\").",
+    { cause: error },
+  );
 }
 
 /**
