@@ -1,6 +1,7 @@
+import { Writable } from "node:stream";
 import type { ActionFunctionArgs, AppLoadContext, EntryContext, LoaderFunctionArgs } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { renderToReadableStream } from "react-dom/server.browser";
+import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./utils/nonce-provider";
 
 const ABORT_DELAY = 5_000;
@@ -20,14 +21,11 @@ export function handleError(error: unknown, { request }: LoaderFunctionArgs | Ac
 
 /**
  * Renders the page whole and answers it in one piece, with its length. No route streams (no defer,
- * no Suspense), so the shell is the whole page anyway; one buffer instead of a chain of streams is
- * several writes and stream hops fewer per page (docs/decisions/013-performance-budgets.md).
- *
- * React's web-streams renderer, not renderToPipeableStream: React 18's Node renderer writes its whole
- * 2 kB view when a multibyte character does not fit at its end, so U+0000 bytes land in the page
- * (react-dom-server.node writeStringChunk). The web renderer encodes each string whole.
+ * no Suspense), so the shell is the whole page anyway; one buffer instead of a chain of streams
+ * (React's 2 kB writes through a PassThrough, a web ReadableStream and the response) is several
+ * writes and stream hops fewer per page (docs/decisions/013-performance-budgets.md).
  */
-export default async function handleRequest(
+export default function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -38,42 +36,69 @@ export default async function handleRequest(
   // Cache-Control: server/cache-policy.ts makes every answer of the app (pages, data requests,
   // redirects) private, no-store unless a route marks it public and the visitor is anonymous.
 
-  let shellRendered = false;
-  const abort = new AbortController();
-  // Cleared once the page is done: a pending timer would keep the whole render in memory for its delay.
-  const deadline = setTimeout(() => abort.abort(), ABORT_DELAY + 1_000);
-  try {
-    const stream = await renderToReadableStream(
+  return new Promise<Response>((resolve, reject) => {
+    let shellRendered = false;
+    const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
         <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
       </NonceProvider>,
       {
         nonce,
-        signal: abort.signal,
+        onShellReady() {
+          shellRendered = true;
+        },
+        onAllReady() {
+          const chunks: Buffer[] = [];
+          pipe(
+            new Writable({
+              write(chunk: Buffer, _encoding, done) {
+                chunks.push(withoutViewPadding(chunk));
+                done();
+              },
+              final(done) {
+                clearTimeout(deadline);
+                const html = documentInOrder(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+                responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+                responseHeaders.set("Content-Length", String(html.length));
+                // Node's Buffer is a Uint8Array; the DOM types only want its ArrayBuffer form spelled out.
+                resolve(new Response(html as Uint8Array<ArrayBuffer>, { headers: responseHeaders, status: responseStatusCode }));
+                done();
+              },
+            }),
+          );
+        },
+        onShellError(error: unknown) {
+          clearTimeout(deadline);
+          reject(error);
+        },
         onError(error: unknown) {
           responseStatusCode = 500;
-          // Errors during the shell reject the render (Remix answers them); log only those after it.
+          // Errors during the shell are reported by onShellError; log only those after it.
           if (shellRendered) console.error(error);
         },
       },
     );
-    shellRendered = true;
-    await stream.allReady;
-    const html = documentInOrder(await readAll(stream));
-    responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-    responseHeaders.set("Content-Length", String(html.length));
-    // Node's Buffer is a Uint8Array; the DOM types only want its ArrayBuffer form spelled out.
-    return new Response(html as Uint8Array<ArrayBuffer>, { headers: responseHeaders, status: responseStatusCode });
-  } finally {
-    clearTimeout(deadline);
-  }
+    // Cleared once the page is done: a pending timer would keep the whole render in memory for its delay.
+    const deadline = setTimeout(abort, ABORT_DELAY + 1_000);
+  });
 }
 
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  const reader = stream.getReader();
-  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
-  return Buffer.concat(chunks);
+/** React 18's Node renderer writes into views of this many bytes (react-dom-server.node: VIEW_SIZE). */
+const REACT_VIEW_SIZE = 2048;
+
+/**
+ * React 18.3's Node renderer has a bug (writeStringChunk): when a string's next character does not fit
+ * in the rest of its 2 kB view, it writes the whole view, unused zero bytes included, and goes on in a
+ * new one; so U+0000 bytes land in the page before that character ('✓' on /pricing). Such a view is
+ * exactly REACT_VIEW_SIZE long and ends in zeros, which no written HTML does: those zeros are cut.
+ * React 19 fixes it; its web-streams renderer avoids it too, but costs about 0.5 ms more per page
+ * (the signed-in home 57 % of the floor instead of 64 %, `npm run bench`).
+ */
+export function withoutViewPadding(chunk: Buffer): Buffer {
+  if (chunk.length !== REACT_VIEW_SIZE || chunk[chunk.length - 1] !== 0) return chunk;
+  let end = chunk.length;
+  while (end > 0 && chunk[end - 1] === 0) end--;
+  return chunk.subarray(0, end);
 }
 
 const DOCUMENT_END = Buffer.from("</body></html>");
