@@ -9,7 +9,7 @@ import {
   providerLabel,
   verifyProviderToken,
 } from "../lib/account-links";
-import { rateLimited, responses } from "../contract/responses";
+import { rateLimited } from "../contract/responses";
 import {
   DELETION_MAX_WRONG_PASSWORDS,
   DELETION_MESSAGES,
@@ -18,11 +18,11 @@ import {
   eraseAccount,
   releaseGatewayResources,
 } from "../lib/account-deletion";
-import { sendCode, useCode } from "../lib/codes";
-import { deletionCodeEmail } from "../lib/emails";
+import { useCode } from "../lib/codes";
+import { SUBJECTS, deletionCodeEmail } from "../lib/emails";
+import { confirmationCodeRoute } from "./confirmation-code";
 import { ApiError } from "../lib/http";
 import { verifyPassword } from "../lib/passwords";
-import { clientAddressKey } from "../lib/trust-proxy";
 import { TwoFactorStatusSchema, twoFactorStatus } from "../lib/two-factor";
 import { UserSchema, publicUser } from "../lib/users";
 import { CODE_FORMAT, body, idField, linkTypeField, optionalText } from "../lib/validation";
@@ -182,33 +182,14 @@ export const accountRoutes = [
 
   // The emailed code that confirms deleting an account without a password: the code machinery and
   // limits of every emailed code, under its own purpose 'delete' (docs/decisions/015).
-  route({
-    method: "post",
+  confirmationCodeRoute({
     path: "/api/account/delete/send-code",
     operationId: "sendAccountDeletionCode",
-    tags: ["Account"],
     summary: "Email the code that confirms deleting an account without a password",
-    description:
-      "No request body. Emails a 6-digit code (subject 'Your account deletion code') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.",
-    auth: true,
-    success: { description: `'${DELETION_MESSAGES.codeSent}'`, data: z.null() },
-    errors: {
-      409: `'${DELETION_MESSAGES.hasPassword}'`,
-      429: responses.CodeRequestLimited,
-      502: `'${DELETION_MESSAGES.codeNotSent}' (the mail server is unavailable; nothing was stored)`,
-    },
-    async handler({ ctx, req, auth }) {
-      if (auth.user.password_hash) throw new ApiError(409, DELETION_MESSAGES.hasPassword);
-      const email = auth.user.email;
-      await sendCode(ctx, {
-        email,
-        purpose: "delete",
-        addressKey: clientAddressKey(req.ip),
-        failureMessage: DELETION_MESSAGES.codeNotSent,
-        compose: (code) => deletionCodeEmail(email, code),
-      });
-      return { data: null, message: DELETION_MESSAGES.codeSent };
-    },
+    subject: SUBJECTS.deletionCode,
+    purpose: "delete",
+    messages: { sent: DELETION_MESSAGES.codeSent, notSent: DELETION_MESSAGES.codeNotSent, hasPassword: DELETION_MESSAGES.hasPassword },
+    compose: deletionCodeEmail,
   }),
 
   route({

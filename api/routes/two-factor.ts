@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { rateLimited, responses } from "../contract/responses";
+import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
-import { sendCode, useCode } from "../lib/codes";
-import { twoFactorCodeEmail } from "../lib/emails";
+import { useCode } from "../lib/codes";
+import { SUBJECTS, twoFactorCodeEmail } from "../lib/emails";
+import { confirmationCodeRoute } from "./confirmation-code";
 import { ApiError } from "../lib/http";
 import { verifyPassword } from "../lib/passwords";
 import { clientAddressKey } from "../lib/trust-proxy";
@@ -135,33 +136,14 @@ export const twoFactorRoutes = [
 
   // The emailed code that confirms turning two-factor on for an account without a password: the
   // code machinery and limits of every emailed code, under its own purpose 'two_factor'.
-  route({
-    method: "post",
+  confirmationCodeRoute({
     path: "/api/account/two-factor/send-code",
     operationId: "twoFactorSendCode",
-    tags: ["Account"],
     summary: "Email the code that confirms turning two-factor on (accounts without a password)",
-    description:
-      "No request body. Emails a 6-digit code (subject 'Your code to turn on two-factor authentication') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.",
-    auth: true,
-    success: { description: `'${TWO_FACTOR_MESSAGES.confirmCodeSent}'`, data: z.null() },
-    errors: {
-      409: `'${TWO_FACTOR_MESSAGES.hasPassword}'`,
-      429: responses.CodeRequestLimited,
-      502: `'${TWO_FACTOR_MESSAGES.confirmCodeNotSent}' (the mail server is unavailable; nothing was stored)`,
-    },
-    async handler({ ctx, req, auth }) {
-      if (auth.user.password_hash) throw new ApiError(409, TWO_FACTOR_MESSAGES.hasPassword);
-      const email = auth.user.email;
-      await sendCode(ctx, {
-        email,
-        purpose: "two_factor",
-        addressKey: clientAddressKey(req.ip),
-        failureMessage: TWO_FACTOR_MESSAGES.confirmCodeNotSent,
-        compose: (code) => twoFactorCodeEmail(email, code),
-      });
-      return { data: null, message: TWO_FACTOR_MESSAGES.confirmCodeSent };
-    },
+    subject: SUBJECTS.twoFactorCode,
+    purpose: "two_factor",
+    messages: { sent: TWO_FACTOR_MESSAGES.confirmCodeSent, notSent: TWO_FACTOR_MESSAGES.confirmCodeNotSent, hasPassword: TWO_FACTOR_MESSAGES.hasPassword },
+    compose: twoFactorCodeEmail,
   }),
 
   route({
