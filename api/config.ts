@@ -570,7 +570,7 @@ function identityConfig(e: Env, publicUrl: string, modes: Record<"google" | "app
 }
 
 /** Names of the integrations in a mode (e.g. those running as stand-ins, or those that are off). */
-export function integrationsIn(config: ApiConfig, mode: IntegrationMode): string[] {
+function integrationsIn(config: ApiConfig, mode: IntegrationMode): string[] {
   return Object.entries(config.integrations)
     .filter(([, m]) => m === mode)
     .map(([name]) => name);

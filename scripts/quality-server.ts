@@ -19,7 +19,7 @@ export type QualityServer = {
   cleanUp: () => void;
 };
 
-const BANNER = /^(!!|$)|SANDBOX INTEGRATIONS|SESSION_SECRET is not set|ExperimentalWarning|--trace-warnings/;
+const BANNER = /^$|SESSION_SECRET is not set|ExperimentalWarning|--trace-warnings/;
 const ERROR_LINE = /error|exception|unhandled|fatal|EADDRINUSE|ECONN|\bat .+:\d+:\d+\)?$/i;
 
 /**
