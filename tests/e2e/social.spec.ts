@@ -77,7 +77,7 @@ test.describe("Google and Apple sign-in through the identity sandbox", () => {
   });
 
   test("a Google-created account sets its first password through the emailed link", async ({ page, request }, testInfo) => {
-    const email = uniqueEmail("google-first-password");
+    const email = uniqueEmail("google-no-password");
     await signInWith(page, testInfo, "Google", { email, name: "Grace" });
     await expectHome(page);
     await page.getByRole("button", { name: "Set password" }).click();
