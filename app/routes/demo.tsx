@@ -5,7 +5,7 @@ import { PaymentFrame } from "~/components/payment-frame";
 import { Spinner } from "~/components/spinner";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { getSessionToken } from "~/utils/session.server";
-import type { WalletBodyProps } from "./subscription.payment.$planId/wallet-request";
+import type { WalletBodyProps } from "~/features/wallets/wallet-request";
 import { pageMeta } from "~/utils/meta";
 
 // The standalone express-checkout test page (commerce §2, §9): Apple Pay and Google Pay for a fixed
@@ -46,8 +46,8 @@ function ExpressCheckoutTest({ gateway }: { gateway: Gateway }) {
     let live = true;
     const loading =
       gateway.mode === "live"
-        ? import("./subscription.payment.$planId/wallet-live").then((m) => m.LiveDemo)
-        : import("./subscription.payment.$planId/wallet-sandbox").then((m) => m.SandboxDemo);
+        ? import("~/features/wallets/wallet-live").then((m) => m.LiveDemo)
+        : import("~/features/wallets/wallet-sandbox").then((m) => m.SandboxDemo);
     void loading.then((component) => {
       if (live) setWallets(() => component);
     });

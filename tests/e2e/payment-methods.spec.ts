@@ -1,18 +1,9 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { type Page, type TestInfo, expect, test } from "@playwright/test";
 import { createUser, hasJavaScript, open, signIn, withDatabase } from "./support";
 
 // The 'Payment Method' tab of /billing (commerce §2, §4, §8), with and without JavaScript.
-// The /billing route renders the tab once it uses PaymentMethodsTab; until then these tests are skipped.
 
 const TAB = "/billing?tab=payment-method";
-const integrated = readFileSync(join(process.cwd(), "app/routes/_app.billing.tsx"), "utf8").includes("PaymentMethodsTab");
-
-test.beforeEach(() => {
-  test.skip(!integrated, "app/routes/_app.billing.tsx does not render PaymentMethodsTab yet (it shows a placeholder)");
-});
-
 const year = (new Date().getUTCFullYear() + 3) % 100;
 
 /** Adds the 4242 card through the UI: inline fields with JavaScript, the hosted setup page without. */

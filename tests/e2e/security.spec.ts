@@ -202,7 +202,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "auth.$provider.callback.tsx": ["/auth/google/callback"],
   "logout.tsx": ["/logout"],
   "_index.tsx": ["/?index", "/_root.data?index"],
-  "_app.billing.tsx": ["/billing", "/billing?tab=methods"],
+  "_app.billing/route.tsx": ["/billing", "/billing?tab=methods"],
   "_app.connected-devices.tsx": ["/connected-devices"],
   "subscription.payment.$planId/route.tsx": ["/subscription/payment/1", "/subscription/payment/1.data"],
   "payment.$planId.tsx": ["/payment/5"],

@@ -16,14 +16,14 @@ import {
   expressCheckoutMessage,
   walletRequestMessage,
 } from "../../app/utils/wallet-errors";
-import { sandboxUnavailable } from "../../app/routes/subscription.payment.$planId/wallet-sandbox";
+import { sandboxUnavailable } from "../../app/features/wallets/wallet-sandbox";
 import {
   DEMO_ORDER,
   appleRecurringRequest,
   intervalLabel,
   recurringInterval,
   walletOrder,
-} from "../../app/routes/subscription.payment.$planId/wallet-request";
+} from "../../app/features/wallets/wallet-request";
 
 // Every Google Pay, Apple Pay, wallet-load and express-checkout message of commerce §8, reached from its cause.
 

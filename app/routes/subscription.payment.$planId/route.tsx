@@ -14,10 +14,10 @@ import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/sc
 import type { SignupPasswordFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
-import type { CardFormProps } from "./card-form";
+import type { CardFormProps } from "~/features/card-entry/card-payment";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { money, orderSummary, planTerms } from "./summary";
-import { WalletPanels } from "./wallet-panels";
+import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { pageMeta } from "~/utils/meta";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
@@ -329,7 +329,7 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
   const [CardForm, setCardForm] = useState<ComponentType<CardFormProps> | null>(null);
   useEffect(() => {
     let live = true;
-    void import("./card-form").then((module) => {
+    void import("~/features/card-entry/card-form").then((module) => {
       if (live) setCardForm(() => module.CardForm);
     });
     return () => {

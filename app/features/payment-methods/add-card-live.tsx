@@ -3,7 +3,7 @@ import { type Stripe, loadStripe } from "@stripe/stripe-js";
 import { useNavigation, useSubmit } from "@remix-run/react";
 import { type FormEvent, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { CARD_MESSAGES } from "~/routes/subscription.payment.$planId/sandbox-card";
+import { CARD_MESSAGES } from "~/features/card-entry/card-messages";
 import { TAB_PATH } from "./messages";
 
 // Live 'Add card': Stripe's Payment Element in setup mode (Stripe.js, loaded on this tab only). The

@@ -1,23 +1,14 @@
-import { useActionData, useNavigation, useSubmit } from "@remix-run/react";
+import { useActionData, useNavigation } from "@remix-run/react";
 import { type ComponentType, type FormEvent, useEffect, useRef, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { type CardErrors, SandboxCardFields, readSandboxCard, tokenizeSandboxCard } from "./sandbox-card";
+import { type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-payment";
+import type { CardErrors } from "./card-messages";
+import { SandboxCardFields, readSandboxCard, tokenizeSandboxCard } from "./sandbox-card";
 
 // The card entry of the checkout, loaded only once JavaScript runs (the page works without it
 // through the hosted payment page). The card itself goes to the gateway from the browser — the
 // sandbox's tokenizer here, Stripe.js live — and only the resulting payment method id is posted to
 // the portal, with the page's idempotency key.
-
-export type CardFormProps = {
-  gateway: { mode: "live" | "sandbox"; publishable_key: string };
-  idempotencyKey: string;
-  totalCents: number;
-  billingType: "recurring" | "single";
-  /** 'Pay $107.76' */
-  payLabel: string;
-};
-
-export { CARD_MESSAGES, parseExpiry } from "./sandbox-card";
 
 export function CardForm(props: CardFormProps) {
   const [Live, setLive] = useState<ComponentType<CardFormProps> | null>(null);
@@ -35,21 +26,6 @@ export function CardForm(props: CardFormProps) {
     return Live ? <Live {...props} /> : <Spinner />;
   }
   return <SandboxCardForm {...props} />;
-}
-
-/** Posts the payment method to the action (intent pay-card), as a navigation so the page follows. */
-export function usePayWithPaymentMethod(idempotencyKey: string) {
-  const submit = useSubmit();
-  return (paymentMethodId: string) =>
-    submit({ intent: "pay-card", paymentMethodId, idempotency_key: idempotencyKey }, { method: "post" });
-}
-
-/** Busy from the click until the payment's answer has loaded: a second click does nothing. */
-export function usePaying() {
-  const navigation = useNavigation();
-  const submitting = navigation.state !== "idle" && navigation.formData?.get("intent") === "pay-card";
-  const [tokenizing, setTokenizing] = useState(false);
-  return { busy: submitting || tokenizing, setTokenizing };
 }
 
 /** The sandbox's stand-in for Stripe Elements (sandbox-card.tsx), paying the checkout's plan. */

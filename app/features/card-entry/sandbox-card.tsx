@@ -3,23 +3,7 @@
 // 'Postal code' (no `name` attributes: they are never posted to the portal), their §5 checks, and the
 // sandbox's tokenizer, which turns the card into a payment method in the browser.
 
-export const CARD_MESSAGES = {
-  name: "Please enter the cardholder name",
-  postal: "Please enter the postal code",
-  card: "Please complete your card details",
-  notLoaded: "Stripe is not loaded. Please refresh and try again.",
-} as const;
-
-export type CardErrors = Partial<Record<"name" | "postal" | "card" | "form", string>>;
-
-/** "12/30", "12 / 30", "1230", "12/2030" → month and four-digit year. */
-export function parseExpiry(value: string): { month: number; year: number } | null {
-  const match = /^\s*(\d{1,2})\s*\/?\s*(\d{2}|\d{4})\s*$/.exec(value);
-  if (!match) return null;
-  const month = Number(match[1]);
-  const year = match[2]!.length === 2 ? 2000 + Number(match[2]) : Number(match[2]);
-  return month >= 1 && month <= 12 ? { month, year } : null;
-}
+import { CARD_MESSAGES, type CardErrors, parseExpiry } from "./card-messages";
 
 export type SandboxCard = { number: string; month: number; year: number; cvc: string; name: string; postal: string };
 

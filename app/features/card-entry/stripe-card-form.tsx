@@ -3,7 +3,8 @@ import { type Stripe, loadStripe } from "@stripe/stripe-js";
 import { useActionData } from "@remix-run/react";
 import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { CARD_MESSAGES, type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-form";
+import { CARD_MESSAGES } from "./card-messages";
+import { type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-payment";
 
 // Live card entry: Stripe's Payment Element (Stripe.js is loaded from Stripe, on this page only).
 // The card becomes a PaymentMethod in the browser; the API creates the subscription (or the

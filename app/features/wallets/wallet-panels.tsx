@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { money } from "./summary";
+import { formatMoney as money } from "~/utils/plans";
 import { type WalletBodyProps, intervalLabel, toCents, walletOrder } from "./wallet-request";
 
 // The 'Apple Pay' and 'Google Pay' panels of the checkout's payment-method accordion (commerce §2).

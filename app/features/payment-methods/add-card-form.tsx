@@ -1,12 +1,8 @@
 import { Form, useActionData, useNavigation, useSubmit } from "@remix-run/react";
 import { type ComponentType, type FormEvent, useEffect, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import {
-  type CardErrors,
-  SandboxCardFields,
-  readSandboxCard,
-  tokenizeSandboxCard,
-} from "~/routes/subscription.payment.$planId/sandbox-card";
+import type { CardErrors } from "~/features/card-entry/card-messages";
+import { SandboxCardFields, readSandboxCard, tokenizeSandboxCard } from "~/features/card-entry/sandbox-card";
 import { TAB_PATH } from "./messages";
 
 // 'Add card'. Without JavaScript: a button that opens the gateway's hosted setup page. With it (sandbox):

@@ -4,10 +4,10 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Toasts } from "~/components/toasts";
 import { requireToken } from "~/utils/auth.server";
 import { readFormData } from "~/utils/forms.server";
-import { paymentMethodsAction, paymentMethodsState } from "./billing-payment-methods/payment-methods.server";
-import { PaymentMethodsTab } from "./billing-payment-methods/payment-methods-tab";
-import { PaymentHistoryTab } from "./_app.billing/history";
-import { historyAction, historyState } from "./_app.billing/history.server";
+import { paymentMethodsAction, paymentMethodsState } from "~/features/payment-methods/payment-methods.server";
+import { PaymentMethodsTab } from "~/features/payment-methods/payment-methods-tab";
+import { PaymentHistoryTab } from "./history";
+import { historyAction, historyState } from "./history.server";
 import { pageMeta } from "~/utils/meta";
 
 // Billing (commerce §2): two tabs as links, 'Payment History' (?tab=history, the default) and

@@ -1,0 +1,30 @@
+import { useNavigation, useSubmit } from "@remix-run/react";
+import { useState } from "react";
+
+// What the checkout's two card forms share (the sandbox's in card-form.tsx, Stripe's in
+// stripe-card-form.tsx): their props and how they post the payment method. Its own module so the
+// lazily loaded Stripe form does not import the sandbox form that loads it.
+
+export type CardFormProps = {
+  gateway: { mode: "live" | "sandbox"; publishable_key: string };
+  idempotencyKey: string;
+  totalCents: number;
+  billingType: "recurring" | "single";
+  /** 'Pay $107.76' */
+  payLabel: string;
+};
+
+/** Posts the payment method to the action (intent pay-card), as a navigation so the page follows. */
+export function usePayWithPaymentMethod(idempotencyKey: string) {
+  const submit = useSubmit();
+  return (paymentMethodId: string) =>
+    submit({ intent: "pay-card", paymentMethodId, idempotency_key: idempotencyKey }, { method: "post" });
+}
+
+/** Busy from the click until the payment's answer has loaded: a second click does nothing. */
+export function usePaying() {
+  const navigation = useNavigation();
+  const submitting = navigation.state !== "idle" && navigation.formData?.get("intent") === "pay-card";
+  const [tokenizing, setTokenizing] = useState(false);
+  return { busy: submitting || tokenizing, setTokenizing };
+}
