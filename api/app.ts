@@ -2,7 +2,8 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import { APPLE_SANDBOX_PATH, createIdentitySandbox, GOOGLE_SANDBOX_PATH } from "./sandbox/identity";
 import { type ApiConfig, SANDBOX_APPLE_CLIENT, SANDBOX_GOOGLE_CLIENT } from "./config";
 import { registerRoutes } from "./contract/route";
-import type { ApiContext, Logger } from "./context";
+import type { ApiContext } from "./context";
+import type { Logger } from "./lib/logger";
 import { type Database, createDatabase, migrateToLatest } from "./db";
 import { seed } from "./db/seed";
 import { type Clock, OffsetClock, isMovable, systemClock } from "./lib/clock";

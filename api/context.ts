@@ -1,16 +1,11 @@
 import type { ApiConfig } from "./config";
 import type { Database } from "./db";
 import type { Clock } from "./lib/clock";
+import type { Logger } from "./lib/logger";
 import type { MailService } from "./lib/mailer";
 import type { LoginThrottle, RateLimiter } from "./lib/rate-limit";
 import type { PaymentsDeps } from "./payments/card-payments";
 import type { CryptoDeps } from "./payments/crypto";
-
-/**
- * What the API logs through: console's shape, so a test can pass a collector. The servers pass pino
- * (api/lib/logger.ts: JSON lines), which also takes pino's `info({ fields }, "message")` form.
- */
-export type Logger = Pick<Console, "info" | "warn" | "error"> & Partial<Pick<Console, "debug">>;
 
 /** What every route module receives. */
 export interface ApiContext {

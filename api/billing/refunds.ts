@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import { z } from "zod";
-import type { Logger } from "../context";
+import type { Logger } from "../lib/logger";
 import type { Database } from "../db";
 import { isUniqueViolation } from "../db";
 import type { GuaranteeUseKind, RefundKind, Transaction } from "../db/schema";

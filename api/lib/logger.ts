@@ -3,7 +3,12 @@ import { randomUUID } from "node:crypto";
 import { format } from "node:util";
 import type { Request, RequestHandler } from "express";
 import pino from "pino";
-import type { Logger } from "../context";
+
+/**
+ * What the API logs through: console's shape, so a test can pass a collector. The servers pass pino
+ * (api/lib/logger.ts: JSON lines), which also takes pino's `info({ fields }, "message")` form.
+ */
+export type Logger = Pick<Console, "info" | "warn" | "error"> & Partial<Pick<Console, "debug">>;
 
 // Structured logs for the portal (server.ts) and the product API (api/app.ts, api/server.ts): one JSON
 // line per event on stdout, one line per request with its request id, so an operator can follow a

@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { z } from "zod";
 import type { ApiConfig } from "../config";
-import type { Logger } from "../context";
+import type { Logger } from "./logger";
 import type { Database } from "../db";
 import type { Clock } from "./clock";
 

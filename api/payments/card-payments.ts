@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import type { Logger } from "../context";
+import type { Logger } from "../lib/logger";
 import type { Database } from "../db";
 import type { Plan, User } from "../db/schema";
 import type { Clock } from "../lib/clock";

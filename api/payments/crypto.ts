@@ -1,5 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type { Logger } from "../context";
+import type { Logger } from "../lib/logger";
 import type { Database } from "../db";
 import type { CryptoInvoice, Plan, User } from "../db/schema";
 import type { Clock } from "../lib/clock";
