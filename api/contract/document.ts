@@ -37,25 +37,35 @@ const BEARER = {
     "An opaque token from /api/user/login (32 random bytes, base64url). Missing, unknown, revoked or expired tokens answer 401 'Unauthenticated.'.",
 } as const;
 
+const ADMIN_BEARER = {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "Staff endpoints: the ADMIN_API_TOKEN of the configuration (not a user's token). Another or no token answers 401; without ADMIN_API_TOKEN configured these endpoints answer 404.",
+} as const;
+
 /** The error answers every route of its kind gives, before the route's own `errors`. */
 function defaultErrors(r: AnyRoute): Record<number, ErrorDoc> {
   const errors: Record<number, ErrorDoc> = {};
-  if (r.body) errors[400] = responses.BadRequest;
+  if (r.body || r.rawBody) errors[400] = responses.BadRequest;
   if (r.auth) errors[401] = responses.Unauthenticated;
   errors[405] = responses.MethodNotAllowed;
-  if (r.body) {
-    errors[413] = responses.PayloadTooLarge;
-    errors[415] = responses.UnsupportedMediaType;
-  }
+  if (r.body || r.rawBody) errors[413] = responses.PayloadTooLarge;
+  if (r.body) errors[415] = responses.UnsupportedMediaType;
   if (r.body || r.query || r.params) errors[422] = responses.ValidationError;
   errors[500] = responses.ServerError;
   return errors;
 }
 
+/** The success status of a route: 200, or a raw route's own (303 for a redirect). */
+export function successStatus(r: AnyRoute): number {
+  return "data" in r.success ? 200 : (r.success.status ?? 200);
+}
+
 function operation(r: AnyRoute): ZodOpenApiOperationObject {
   const answers: Record<string, ZodOpenApiResponseObject> = {};
   const { success } = r;
-  answers["200"] =
+  answers[String(successStatus(r))] =
     "data" in success
       ? {
           description: success.description,
@@ -63,7 +73,8 @@ function operation(r: AnyRoute): ZodOpenApiOperationObject {
         }
       : {
           description: success.description,
-          content: { [success.raw.mediaType]: { schema: success.raw.schema } },
+          ...(success.headers ? { headers: success.headers } : {}),
+          ...(success.raw ? { content: { [success.raw.mediaType]: { schema: success.raw.schema } } } : {}),
         };
   const errors = { ...defaultErrors(r), ...r.errors };
   for (const status of Object.keys(errors).map(Number).sort((a, b) => a - b)) {
@@ -77,15 +88,17 @@ function operation(r: AnyRoute): ZodOpenApiOperationObject {
     operationId: r.operationId,
     summary: r.summary,
     ...(r.description ? { description: r.description } : {}),
-    security: r.auth ? [{ bearerAuth: [] }] : [],
+    security: r.auth ? [{ bearerAuth: [] }] : r.admin ? [{ adminBearerAuth: [] }] : [],
     responses: answers,
   };
-  if (r.query || r.params) {
+  if (r.query || r.params || r.headers) {
     op.requestParams = {
       ...(r.query ? { query: r.query as z.ZodObject } : {}),
       ...(r.params ? { path: r.params as z.ZodObject } : {}),
+      ...(r.headers ? { header: r.headers } : {}),
     };
   }
+  if (r.body && r.rawBody) throw new Error(`${r.operationId}: body and rawBody exclude each other`);
   if (r.body) {
     op.requestBody = {
       required: true,
@@ -94,6 +107,8 @@ function operation(r: AnyRoute): ZodOpenApiOperationObject {
         "application/x-www-form-urlencoded": { schema: r.body },
       },
     };
+  } else if (r.rawBody) {
+    op.requestBody = r.rawBody;
   }
   return op;
 }
@@ -121,7 +136,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]) {
       tags: TAGS,
       paths,
       // NotFound answers every path that is not listed; no operation names it.
-      components: { securitySchemes: { bearerAuth: BEARER }, responses: { NotFound: responses.NotFound } },
+      components: { securitySchemes: { bearerAuth: BEARER, adminBearerAuth: ADMIN_BEARER }, responses: { NotFound: responses.NotFound } },
     },
     { override: tidy },
   );

@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import type { ZodOpenApiResponseObject } from "zod-openapi";
+import type { ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from "zod-openapi";
 import type { ApiContext } from "../context";
 import { asyncHandler, parseBody, sendError, sendOk, validationError } from "../lib/http";
 import { type AuthState, getAuth, requireAuth } from "../lib/sessions";
@@ -52,9 +52,18 @@ interface RouteBase<B, Q, P, A extends boolean> {
   description?: string;
   /** true: a bearer token is required (401 'Unauthenticated.' before anything else). */
   auth: A;
+  /** A staff endpoint: the handler checks the admin bearer token (ADMIN_API_TOKEN) itself. */
+  admin?: true;
   body?: B;
   query?: Q;
   params?: P;
+  /** Request headers the handler reads itself (documented, not parsed here): a webhook's signature. */
+  headers?: z.ZodObject;
+  /**
+   * A request body the handler reads itself, as its sender sends it (a webhook's raw JSON): documented
+   * only, never parsed here, so no 400/413/415/422 defaults. Routes with `body` leave it out.
+   */
+  rawBody?: ZodOpenApiRequestBodyObject;
   /** Answers besides 200, by status. Defaults (overridable): 405, 500; 401 with auth; 400, 413, 415, 422 with a body; 422 with query or path parameters. */
   errors?: Partial<Record<number, ErrorDoc>>;
   /** Runs after authentication and before the request is parsed (a limit that counts every attempt). */
@@ -72,11 +81,15 @@ export interface EnvelopeRoute<B, Q, P, A extends boolean, D extends Schema> ext
   handler: (args: HandlerArgs<B, Q, P, A>) => Promise<Ok<D>> | Ok<D>;
 }
 
-/** A route that writes its own answer (a page, a bare JSON array); the contract still describes it. */
+/** A route that writes its own answer (a page, a bare JSON array, a redirect); the contract still describes it. */
 export interface RawRoute<B, Q, P, A extends boolean> extends RouteBase<B, Q, P, A> {
   success: {
     description: string;
-    raw: { mediaType: string; schema: Schema };
+    /** The success status (default 200): 303 for a redirect. */
+    status?: number;
+    /** The body; left out when the answer has none worth describing (a redirect). */
+    raw?: { mediaType: string; schema: Schema };
+    headers?: z.ZodObject;
   };
   handler: (args: HandlerArgs<B, Q, P, A>) => Promise<void> | void;
 }

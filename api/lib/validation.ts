@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { regexes, z } from "zod";
 
 /*
  * Building blocks for request schemas. Strings are trimmed (passwords excepted: they are compared
@@ -33,6 +33,12 @@ export function requiredText(label: string, opts: { max?: number; trim?: boolean
 }
 
 export const INVALID_EMAIL = "Please enter a valid email address";
+
+/**
+ * An email as the API accepts it, for the OpenAPI document: zod's email pattern with the blanks that
+ * trimming removes around it (so not `format: email`, which refuses them).
+ */
+export const EMAIL_INPUT_PATTERN = `^\\s*${regexes.email.source.replace(/^\^|\$$/g, "")}\\s*$`;
 export const EMAIL_REQUIRED = "Email is required";
 
 /**
@@ -51,7 +57,7 @@ export function emailField(opts: { required?: string } = {}) {
     .pipe(z.email({ error: INVALID_EMAIL }))
     .meta({
       description: `Trimmed and lower-cased. Missing: ${quote(required)}; malformed or over 254 characters: ${quote(INVALID_EMAIL)}.`,
-      override: { type: "string", format: "email", maxLength: 254, minLength: undefined },
+      override: { type: "string", pattern: EMAIL_INPUT_PATTERN, maxLength: 254, minLength: undefined },
     });
 }
 
@@ -194,10 +200,27 @@ export function linkTypeField(label: string) {
     .toUpperCase()
     .pipe(z.enum(["GOOGLE", "APPLE"], { error: invalid }))
     .meta({
-      description: "The identity provider. Accepted in any case.",
-      override: { type: "string", enum: ["GOOGLE", "APPLE"] },
+      description: "The identity provider, GOOGLE or APPLE, in any case (trimmed).",
+      override: { type: "string", pattern: "^\\s*([Gg][Oo][Oo][Gg][Ll][Ee]|[Aa][Pp][Pp][Ll][Ee])\\s*$", examples: ["GOOGLE", "APPLE"] },
     });
 }
+
+/**
+ * A whole number as a JSON number or as a string of `maxDigits` digits at most (form data, query
+ * strings), blanks around it allowed; the string is not all zeros when `min` is 1.
+ */
+export function integerOrDigits(opts: { min: 0 | 1; maxDigits: number; max?: number }) {
+  const digits = `\\d{1,${opts.maxDigits}}`;
+  return {
+    anyOf: [
+      { type: "integer" as const, minimum: opts.min, ...(opts.max !== undefined ? { maximum: opts.max } : {}) },
+      { type: "string" as const, pattern: opts.min === 1 ? `^\\s*(?!0+\\s*$)${digits}\\s*$` : `^\\s*${digits}\\s*$` },
+    ],
+  };
+}
+
+/** What idField accepts: a positive integer, or 1 to 15 digits (not all zeros) in a string. */
+export const ID_SCHEMA = integerOrDigits({ min: 1, maxDigits: 15 });
 
 /** A positive integer id, as a JSON number or a string of digits (form data). */
 export function idField(label: string) {
@@ -215,5 +238,5 @@ export function idField(label: string) {
       return z.NEVER;
     }
     return n;
-  }).meta({ override: { type: ["integer", "string"] } });
+  }).meta({ override: ID_SCHEMA });
 }

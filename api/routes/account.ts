@@ -55,7 +55,16 @@ const deleteAccountSchema = body({
     .trim()
     .optional()
     .meta({ description: "For an account without a password: the 6-digit code from POST /api/account/delete/send-code." }),
-}).meta({ id: "DeleteAccountRequest" });
+}).meta({
+  id: "DeleteAccountRequest",
+  // The handler wants the password (an account with one) or the code (an account without): one of them.
+  override: {
+    anyOf: [
+      { required: ["password"], properties: { password: { minLength: 1 } } },
+      { required: ["code"], properties: { code: { pattern: "^\\s*\\d{6}\\s*$" } } },
+    ],
+  },
+});
 
 function fieldError(field: string, message: string): ApiError {
   return new ApiError(422, message, { fields: { [field]: [message] } });

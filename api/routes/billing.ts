@@ -4,7 +4,7 @@ import { AUTO_RENEWAL_MESSAGES, setAutoRenewal } from "../billing/auto-renewal";
 import { INVOICE_MESSAGES, cryptoInvoicePdf, hostedInvoiceUrl } from "../billing/invoices";
 import { REFUND_MESSAGES, REFUND_WINDOW_DAYS, RefundRequestSchema, openRefundRequests, refundAddressField, requestRefund, requireAdmin } from "../billing/refunds";
 import { HISTORY_PAGE_SIZE, MAX_PAGE_SIZE, PaginationSchema, TransactionSchema, listTransactions } from "../billing/transactions";
-import { body, idField } from "../lib/validation";
+import { body, idField, integerOrDigits } from "../lib/validation";
 
 /** An optional positive integer (a JSON number or digits in form data) up to `max`; missing or blank = `fallback`. */
 function pageField(label: string, fallback: number, max: number) {
@@ -21,7 +21,11 @@ function pageField(label: string, fallback: number, max: number) {
       }
       return n;
     })
-    .meta({ override: { type: ["integer", "string"], minimum: 1, maximum: max, default: fallback } });
+    .meta({
+      description: `From 1 to ${max}.`,
+      // Digits are read up to 6 (then the range applies); blank or null is the default.
+      override: { anyOf: [...integerOrDigits({ min: 1, maxDigits: 6, max }).anyOf, { const: "" }, { type: "null" }], default: fallback },
+    });
 }
 
 const transactionsRequest = body({
@@ -171,6 +175,7 @@ export const billingRoutes = [
     description:
       "Crypto refunds are sent by hand: this lists the requests still open, oldest first. Authorization: Bearer <ADMIN_API_TOKEN> (configuration), not a user's token. Without ADMIN_API_TOKEN configured the endpoint answers 404.",
     auth: false,
+    admin: true,
     success: { description: "The open requests", data: z.strictObject({ refund_requests: z.array(RefundRequestSchema) }) },
     errors: {
       401: `'${REFUND_MESSAGES.adminUnauthorized}' (no or another bearer token)`,

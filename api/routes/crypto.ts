@@ -19,6 +19,18 @@ import {
 } from "../payments/crypto";
 import { findPlan } from "../payments/plans";
 
+/** BitPay's invoice notification: the IPN `{event, data: invoice}`, or the legacy invoice itself. Only the invoice id is read. */
+const BitPayInvoiceId = z.string().regex(/^[A-Za-z0-9]{1,64}$/).meta({ description: "BitPay's invoice id" });
+const BitPayNotificationSchema = z
+  .union([
+    z.looseObject({
+      event: z.looseObject({ code: z.int(), name: z.string() }).optional(),
+      data: z.looseObject({ id: BitPayInvoiceId, status: z.string().optional() }),
+    }),
+    z.looseObject({ id: BitPayInvoiceId, status: z.string().optional() }),
+  ])
+  .meta({ id: "BitPayNotification" });
+
 /** commerce §3 'invoice_details': what the portal shows of a crypto invoice. */
 const InvoiceDetailsSchema = z
   .strictObject({
@@ -59,6 +71,9 @@ const newInvoiceRequest = body({
 const currentInvoiceRequest = body({
   current_invoice_id: requiredText("current invoice id", { max: 64 }).meta({ description: "Our invoice id (uuid)." }),
 }).meta({ id: "CurrentInvoiceRequest" });
+
+/** While crypto payments are off these routes are not registered: every one of them may answer 404. */
+const OFF = "; 'Not found.' while crypto payments are off (the routes are not registered)";
 
 /** The crypto gateway; these routes are registered only while it is on (api/app.ts), hence the 404. */
 function cryptoOf(ctx: ApiContext): CryptoDeps {
@@ -110,7 +125,7 @@ export const cryptoRoutes = [
     body: newInvoiceRequest,
     success: { description: `'${CRYPTO_MESSAGES.created}'`, data: INVOICE_URL },
     errors: {
-      404: "'This plan does not exist.'",
+      404: `'This plan does not exist.'${OFF}`,
       422: `Validation; '${CRYPTO_MESSAGES.amountMismatch}'; a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon)`,
       429: rateLimited("'Too many crypto invoices were requested. Please try again in N minutes.'"),
       502: `'${CRYPTO_MESSAGES.failed}' (BitPay could not be reached or refused)`,
@@ -140,7 +155,7 @@ export const cryptoRoutes = [
     auth: true,
     params: uuidParams,
     success: { description: "The invoice", data: z.strictObject({ invoice_details: InvoiceDetailsSchema }) },
-    errors: { 404: `'${CRYPTO_MESSAGES.notFound}'` },
+    errors: { 404: `'${CRYPTO_MESSAGES.notFound}'${OFF}` },
     async handler({ ctx, auth, params }) {
       const row = await findCryptoInvoice(cryptoOf(ctx), params.id);
       if (!row || row.user_id !== auth.user.id) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
@@ -158,7 +173,7 @@ export const cryptoRoutes = [
     auth: false,
     params: uuidParams,
     success: { description: "The invoice", data: InvoiceDetailsSchema },
-    errors: { 404: `'${CRYPTO_MESSAGES.notFound}'` },
+    errors: { 404: `'${CRYPTO_MESSAGES.notFound}'${OFF}` },
     async handler({ ctx, params }) {
       const row = await findCryptoInvoice(cryptoOf(ctx), params.id);
       if (!row) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
@@ -178,7 +193,7 @@ export const cryptoRoutes = [
     body: currentInvoiceRequest,
     success: { description: "Where to pay", data: INVOICE_URL },
     errors: {
-      404: `'${CRYPTO_MESSAGES.notFound}'`,
+      404: `'${CRYPTO_MESSAGES.notFound}'${OFF}`,
       409: `'${CRYPTO_MESSAGES.alreadyPaid}'`,
       502: `'${CRYPTO_MESSAGES.failed}'`,
     },
@@ -202,7 +217,7 @@ export const cryptoRoutes = [
       description: `'${CRYPTO_MESSAGES.renewalCreated}'`,
       data: z.strictObject({ id: z.string(), due_invoice_path: z.string() }),
     },
-    errors: { 404: `'${CRYPTO_MESSAGES.notFound}'`, 409: `'${CRYPTO_MESSAGES.notRenewable}'` },
+    errors: { 404: `'${CRYPTO_MESSAGES.notFound}'${OFF}`, 409: `'${CRYPTO_MESSAGES.notRenewable}'` },
     async handler({ ctx, auth, body: input }) {
       const row = await createRenewalInvoice(cryptoOf(ctx), auth.user, input.current_invoice_id);
       return { data: { id: row.uuid, due_invoice_path: dueInvoicePath(row.uuid) }, message: CRYPTO_MESSAGES.renewalCreated };
@@ -218,11 +233,24 @@ export const cryptoRoutes = [
     description:
       "Only a trigger: the invoice is fetched from BitPay and its status there is applied (confirmed or complete activates once; expired or invalid does not). The URL carries ?secret=BITPAY_NOTIFICATION_SECRET, compared in constant time.",
     auth: false,
-    query: z.object({ secret: z.string().max(200).optional() }),
+    // Required: a missing secret is refused (403) like a wrong one, so it is parsed as optional.
+    query: z.object({
+      secret: z
+        .string()
+        .max(200)
+        .optional()
+        .meta({ description: "BITPAY_NOTIFICATION_SECRET, as put in the notificationURL.", param: { required: true } }),
+    }),
+    rawBody: {
+      required: true,
+      description: "BitPay's invoice notification (the IPN: `{event, data}` with the invoice under data, or the legacy invoice object itself). Only the invoice id is read from it.",
+      content: { "application/json": { schema: BitPayNotificationSchema } },
+    },
     success: { description: `'${CRYPTO_MESSAGES.received}'`, data: z.null() },
     errors: {
       400: "'The notification names no invoice.' or a body that is not JSON",
       403: `'${CRYPTO_MESSAGES.forged}' (wrong or missing secret)`,
+      404: `${OFF.slice(2)}`,
       422: null,
       502: `'${CRYPTO_MESSAGES.failed}' (BitPay could not be asked; BitPay retries)`,
     },

@@ -25,7 +25,10 @@ const mailboxQuery = (format?: "email") =>
       .unknown()
       .optional()
       .transform(queryEmail)
-      .meta({ override: { type: "string", ...(format ? { format } : {}) } }),
+      .meta({
+        description: format ? "An email: any text is taken (trimmed, compared without regard to case)." : undefined,
+        override: { type: "string" },
+      }),
   });
 
 const SANDBOX_ONLY = "Exists only while mail is a sandbox (SMTP_URL unset); otherwise the path is not the API's.";
@@ -166,8 +169,11 @@ export const devClockRoutes = [
     description: `Form field \`days\`. Runs everything that came due before answering, then redirects back (303) to the page that posted (or /dev/clock). Needs no Origin header. ${CLOCK_ONLY}`,
     auth: false,
     body: clockRequest,
-    success: { description: "Not used: the answer is a 303 redirect", raw: { mediaType: "text/plain", schema: z.string() } },
-    errors: { 303: { description: "Back to the page that posted", headers: z.object({ Location: z.string() }) } },
+    success: {
+      description: "Back to the page that posted (or /dev/clock)",
+      status: 303,
+      headers: z.object({ Location: z.string().meta({ description: "A path of this origin" }) }),
+    },
     async handler({ ctx, req, res, body: input }) {
       if (!isMovable(ctx.clock)) throw new Error("The test clock needs a movable clock");
       ctx.clock.advanceDays(input.days);

@@ -8,14 +8,14 @@ import {
   terminateDevice,
 } from "../devices/devices";
 import { revokeSessions } from "../lib/sessions";
-import { body, idField } from "../lib/validation";
+import { ID_SCHEMA, body, idField } from "../lib/validation";
 
 const userIdField = () =>
   idField("user id")
     .optional()
     .meta({
       description: "The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out.",
-      override: { type: ["integer", "string"] },
+      override: ID_SCHEMA,
     });
 
 const listQuery = z.object({ user_id: userIdField() });
@@ -45,7 +45,9 @@ export const deviceRoutes = [
     query: listQuery,
     success: {
       description: "data[0]: the device list",
-      data: z.tuple([z.array(DeviceSchema)]).meta({ description: "A one-element array: [the device list]." }),
+      // A one-element array, said with minItems/maxItems (prefixItems with items: false is valid
+      // OpenAPI 3.1, but common tools reject it).
+      data: z.array(z.array(DeviceSchema)).length(1).meta({ description: "A one-element array: [the device list]." }),
     },
     errors: { 403: FORBIDDEN },
     async handler({ ctx, auth, query }) {

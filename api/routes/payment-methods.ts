@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { route } from "../contract/route";
-import { body, flagField, idField, optionalText, requiredText } from "../lib/validation";
+import { ID_SCHEMA, body, flagField, idField, optionalText, requiredText } from "../lib/validation";
 import {
   DEFAULT_PER_PAGE,
   MAX_PER_PAGE,
@@ -65,9 +65,8 @@ const cardParams = z.object({ id: idField("card id").meta({ description: "The sa
 const setDefaultParams = z.object({
   id: z
     .string()
-    .optional()
     .transform((value, ctx) => {
-      const v = value?.trim() ?? "";
+      const v = value.trim();
       if (!v) {
         ctx.addIssue({ code: "custom", message: SAVED_CARD_MESSAGES.idRequired });
         return z.NEVER;
@@ -78,7 +77,7 @@ const setDefaultParams = z.object({
       }
       return Number(v);
     })
-    .meta({ override: { type: "integer" }, description: "The saved card's id (SavedCard.id)." }),
+    .meta({ override: { type: undefined, ...ID_SCHEMA }, description: "The saved card's id (SavedCard.id)." }),
 });
 
 const monthField = () =>
@@ -92,7 +91,14 @@ const monthField = () =>
       }
       return n;
     })
-    .meta({ override: { type: ["integer", "string"], minimum: 1, maximum: 12 } });
+    .meta({
+      override: {
+        anyOf: [
+          { type: "integer", minimum: 1, maximum: 12 },
+          { type: "string", pattern: "^\\s*(0?[1-9]|1[0-2])\\s*$" },
+        ],
+      },
+    });
 
 const yearField = () =>
   z
@@ -106,7 +112,16 @@ const yearField = () =>
       }
       return year;
     })
-    .meta({ override: { type: ["integer", "string"] }, description: "Four digits, or two (30 = 2030)." });
+    .meta({
+      override: {
+        anyOf: [
+          { type: "integer", minimum: 0, maximum: 99 },
+          { type: "integer", minimum: 2000, maximum: 2100 },
+          { type: "string", pattern: "^\\s*(\\d{2}|20\\d{2}|2100)\\s*$" },
+        ],
+      },
+      description: "Four digits, or two (30 = 2030); from 2000 to 2100.",
+    });
 
 const addCardRequest = body({
   payment_method_id: requiredText("payment method id", { max: 255 }).meta({

@@ -14,6 +14,19 @@ import { SubscriptionSchema, publicSubscription } from "./subscription";
 
 export const STRIPE_WEBHOOK_PATH = "/api/payments/stripe/webhook";
 
+/** Stripe's Event object, as far as this API reads it (Stripe sends more fields). */
+const StripeEventSchema = z
+  .looseObject({
+    id: z.string().meta({ examples: ["evt_1NG8Du2eZvKYlo2CUI79vXWy"] }),
+    object: z.literal("event").optional(),
+    type: z.string().meta({ examples: ["invoice.paid"] }),
+    created: z.int().optional().meta({ description: "Unix time" }),
+    livemode: z.boolean().optional(),
+    api_version: z.string().nullable().optional(),
+    data: z.looseObject({ object: z.looseObject({}).meta({ description: "The event's object (re-read from Stripe, never trusted)." }) }),
+  })
+  .meta({ id: "StripeEvent" });
+
 export const CARD_TYPES = ["new-card", "saved-card"] as const;
 
 /** Payment attempts per user per hour (real time): enough for every honest retry, not for card testing. */
@@ -312,8 +325,21 @@ export const paymentRoutes = [
     description:
       "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
     auth: false,
+    headers: z.object({
+      "Stripe-Signature": z.string().meta({
+        description: "t=<unix time>,v1=<HMAC-SHA256 of 't.<raw body>' with STRIPE_WEBHOOK_SECRET> (Stripe's signature scheme).",
+        examples: ["t=1700000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"],
+      }),
+    }),
+    rawBody: {
+      required: true,
+      description: "Stripe's Event object as Stripe sent it: the signature covers these exact bytes (read raw, before any parsing).",
+      content: { "application/json": { schema: StripeEventSchema } },
+    },
     success: { description: `'${WEBHOOK_MESSAGES.received}'`, data: z.null() },
-    errors: { 400: `'${WEBHOOK_MESSAGES.badSignature}'` },
+    errors: {
+      400: `'${WEBHOOK_MESSAGES.badSignature}' (no, a malformed or a wrong Stripe-Signature; a body that is not the signed one)`,
+    },
     async handler({ ctx, req }) {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.from("");
       const signature = req.headers["stripe-signature"];

@@ -44,7 +44,9 @@ const tempSignupSchema = body({
     .transform((v) => (v === undefined || v === null || v === "" ? undefined : String(v)))
     .meta({
       description: "The plan chosen at checkout; kept with the code.",
-      override: { type: ["string", "integer"], maxLength: 50, anyOf: undefined },
+      override: {
+        anyOf: [{ type: "string", maxLength: 50 }, { type: "integer", minimum: 0 }, { type: "null" }],
+      },
     }),
 }).meta({ id: "TempSignupRequest" });
 

@@ -85,7 +85,12 @@ function fieldError(field: string, message: string): ApiError {
   return new ApiError(422, message, { fields: { [field]: [message] } });
 }
 
-const disableSchema = body(secondFactorFields()).superRefine(requireOneProof).meta({ id: "TwoFactorDisableRequest" });
+/** requireOneProof, for the OpenAPI document: code or recovery_code. */
+const ONE_PROOF = { anyOf: [{ required: ["code"] }, { required: ["recovery_code"] }] };
+
+const disableSchema = body(secondFactorFields())
+  .superRefine(requireOneProof)
+  .meta({ id: "TwoFactorDisableRequest", override: ONE_PROOF });
 
 const verifySchema = body({
   challenge: requiredText("challenge", { max: 200, required: TWO_FACTOR_MESSAGES.challengeEnded }).meta({
@@ -94,7 +99,7 @@ const verifySchema = body({
   ...secondFactorFields(),
 })
   .superRefine(requireOneProof)
-  .meta({ id: "TwoFactorVerifyRequest" });
+  .meta({ id: "TwoFactorVerifyRequest", override: ONE_PROOF });
 
 const SetupSchema = z
   .strictObject({

@@ -5,7 +5,7 @@ import { type AnyRoute, route } from "../contract/route";
 import type { ApiContext } from "../context";
 import type { User } from "../db/schema";
 import { ApiError } from "../lib/http";
-import { body, emailField, idField, optionalText, requiredText } from "../lib/validation";
+import { body, emailField, idField, integerOrDigits, optionalText, requiredText } from "../lib/validation";
 import { PAYMENT_MESSAGES } from "../payments/card-payments";
 import { IDEMPOTENCY_MESSAGES } from "../payments/idempotency";
 import {
@@ -86,7 +86,7 @@ const centsField = () =>
     })
     .meta({
       description: "In cents, as Stripe counts (commerce §9): the plan's discounted price × 100 (the coupon's total with a coupon).",
-      override: { type: ["integer", "string"], examples: [10776] },
+      override: { ...integerOrDigits({ min: 1, maxDigits: 9 }), examples: [10776] },
     });
 
 const appleChargeRequest = body({

@@ -1533,10 +1533,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         LoginRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'The email field is required.'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'The email field is required.'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description Compared exactly as sent (not trimmed). */
             password: string;
@@ -1563,24 +1560,19 @@ export interface components {
             device_model?: string | null;
             /** @description Name for a new account; else the ID token's name, else the part of the email before the @. */
             name?: string | null;
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased; must be the ID token's email.
-             */
+            /** @description Trimmed and lower-cased; must be the ID token's email. */
             email: string;
             /** @description The provider's OpenID Connect ID token (the spec's name for it). Verified: signature against the issuer's published keys (discovery + JWKS), issuer, audience (our client id), expiry (60 s tolerance); its email must equal `email` (any case). */
             firebase_id_token: string;
             /**
-             * @description The identity provider. Accepted in any case.
-             * @enum {string}
+             * @description The identity provider, GOOGLE or APPLE, in any case (trimmed).
+             * @example GOOGLE
+             * @example APPLE
              */
-            auth_method: "GOOGLE" | "APPLE";
+            auth_method: string;
         };
         PlanListRequest: {
-            /**
-             * Format: email
-             * @description The spec's payload: the signed-in user's email. The bearer token decides whose plans these are.
-             */
+            /** @description The spec's payload: the signed-in user's email. The bearer token decides whose plans these are. */
             email?: string;
         };
         PlanDetailRequest: {
@@ -1605,10 +1597,7 @@ export interface components {
              * @enum {string}
              */
             type: "new-card" | "saved-card";
-            /**
-             * Format: email
-             * @description The account's email (the spec's payload); it must be the signed-in user's.
-             */
+            /** @description The account's email (the spec's payload); it must be the signed-in user's. */
             email: string;
             /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
             coupon?: string | null;
@@ -1628,6 +1617,22 @@ export interface components {
         CompleteCheckoutRequest: {
             /** @description The Checkout Session's id (session_id of the return URL). */
             sessionId: string;
+        };
+        StripeEvent: {
+            /** @example evt_1NG8Du2eZvKYlo2CUI79vXWy */
+            id: string;
+            /** @constant */
+            object?: "event";
+            /** @example invoice.paid */
+            type: string;
+            /** @description Unix time */
+            created?: number;
+            livemode?: boolean;
+            api_version?: string | null;
+            data: {
+                /** @description The event's object (re-read from Stripe, never trusted). */
+                object: Record<string, never>;
+            };
         };
         AddCardRequest: {
             /** @description The PaymentMethod the browser made (Stripe.js createPaymentMethod, or the sandbox's tokenizer). */
@@ -1652,7 +1657,7 @@ export interface components {
         };
         UpdateCardRequest: {
             card_exp_month: number | string;
-            /** @description Four digits, or two (30 = 2030). */
+            /** @description Four digits, or two (30 = 2030); from 2000 to 2100. */
             card_exp_year: number | string;
             billing_name: string;
         };
@@ -1678,10 +1683,7 @@ export interface components {
              * @enum {string}
              */
             paymentSource: "googlepay" | "applepay";
-            /**
-             * Format: email
-             * @description The account's email (the spec's payload); when given it must be the signed-in user's.
-             */
+            /** @description The account's email (the spec's payload); when given it must be the signed-in user's. */
             email?: string;
             /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
             coupon?: string | null;
@@ -1697,10 +1699,7 @@ export interface components {
         AppleChargeRequest: {
             /** @description The card PaymentMethod Apple Pay made (pm_...). */
             token: string;
-            /**
-             * Format: email
-             * @description The account's email; it must be the signed-in user's.
-             */
+            /** @description The account's email; it must be the signed-in user's. */
             email: string;
             /**
              * @description In cents, as Stripe counts (commerce §9): the plan's discounted price × 100 (the coupon's total with a coupon).
@@ -1732,10 +1731,7 @@ export interface components {
             amount: string;
             /** @constant */
             currency: "USD";
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'The email field is required.'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'The email field is required.'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             coupon?: string | null;
         };
@@ -1743,11 +1739,32 @@ export interface components {
             /** @description Our invoice id (uuid). */
             current_invoice_id: string;
         };
+        BitPayNotification: {
+            event?: {
+                code: number;
+                name: string;
+            };
+            data: {
+                /** @description BitPay's invoice id */
+                id: string;
+                status?: string;
+            };
+        } | {
+            /** @description BitPay's invoice id */
+            id: string;
+            status?: string;
+        };
         TransactionsRequest: {
-            /** @default 1 */
-            page?: number | string;
-            /** @default 5 */
-            per_page?: number | string;
+            /**
+             * @description From 1 to 100000.
+             * @default 1
+             */
+            page?: number | string | "" | null;
+            /**
+             * @description From 1 to 50.
+             * @default 5
+             */
+            per_page?: number | string | "" | null;
         };
         AutoRenewalRequest: {
             /**
@@ -1765,33 +1782,36 @@ export interface components {
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased; must be the ID token's email.
-             */
+            /** @description Trimmed and lower-cased; must be the ID token's email. */
             email: string;
             /** @description The provider's OpenID Connect ID token (the spec's name for it). Verified: signature against the issuer's published keys (discovery + JWKS), issuer, audience (our client id), expiry (60 s tolerance); its email must equal `email` (any case). */
             firebase_id_token: string;
             /**
-             * @description The identity provider. Accepted in any case.
-             * @enum {string}
+             * @description The identity provider, GOOGLE or APPLE, in any case (trimmed).
+             * @example GOOGLE
+             * @example APPLE
              */
-            link_type: "GOOGLE" | "APPLE";
+            link_type: string;
         };
         DisconnectRequest: {
             /** @description id from /api/account/link-list (a number, or digits in form data). */
             link_id: number | string;
             /**
-             * @description The identity provider. Accepted in any case.
-             * @enum {string}
+             * @description The identity provider, GOOGLE or APPLE, in any case (trimmed).
+             * @example GOOGLE
+             * @example APPLE
              */
-            link_type: "GOOGLE" | "APPLE";
+            link_type: string;
         };
         DeleteAccountRequest: {
             /** @description The account's password, compared exactly as sent. Required when the account has one. */
             password?: string;
             /** @description For an account without a password: the 6-digit code from POST /api/account/delete/send-code. */
             code?: string;
+        } | {
+            password: unknown;
+        } | {
+            code: unknown;
         };
         TerminateDeviceRequest: {
             /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
@@ -1804,10 +1824,7 @@ export interface components {
             user_id?: number | string;
         };
         TempSignupRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /**
              * @description Sign-up started from checkout; kept with the code.
@@ -1815,22 +1832,16 @@ export interface components {
              */
             isCheckout?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
             /** @description The plan chosen at checkout; kept with the code. */
-            plan_id?: string | number;
+            plan_id?: string | number | null;
         };
         VerifyTempCodeRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
             verification_code: string;
         };
         RegisterRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description Must be 1 (also "1", true, "on"): 'You must agree to terms and conditions'. */
             agreement: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
@@ -1854,10 +1865,7 @@ export interface components {
             device_model?: string | null;
         };
         CheckoutRegisterRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
             verification_code: string;
@@ -1877,17 +1885,11 @@ export interface components {
             device_model?: string | null;
         };
         EmailRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
         };
         CodeLoginRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
             code: string;
@@ -1903,10 +1905,7 @@ export interface components {
             device_model?: string | null;
         };
         CodeRequest: {
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
             code: string;
@@ -1914,10 +1913,7 @@ export interface components {
         ResetPasswordRequest: {
             /** @description data.reset_token from reset-password-by-code. */
             token: string;
-            /**
-             * Format: email
-             * @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'.
-             */
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
             /** @description Not trimmed. Missing: 'Please enter password'; shorter than 8: 'Password must be at least 8 characters'. */
             password: string;
@@ -1970,7 +1966,7 @@ export interface components {
             code?: string;
             /** @description One of the recovery codes shown when two-factor was turned on (xxxxx-xxxxx; any case, dash optional). */
             recovery_code?: string;
-        };
+        } | unknown | unknown;
         TwoFactorVerifyRequest: {
             /** @description data.challenge of the sign-in answer that asked for two-factor. */
             challenge: string;
@@ -1978,7 +1974,7 @@ export interface components {
             code?: string;
             /** @description One of the recovery codes shown when two-factor was turned on (xxxxx-xxxxx; any case, dash optional). */
             recovery_code?: string;
-        };
+        } | unknown | unknown;
         SubscriptionEmailRequest: {
             /**
              * Format: email
@@ -3127,11 +3123,19 @@ export interface operations {
     stripeWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description t=<unix time>,v1=<HMAC-SHA256 of 't.<raw body>' with STRIPE_WEBHOOK_SECRET> (Stripe's signature scheme). */
+                "Stripe-Signature": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Stripe's Event object as Stripe sent it: the signature covers these exact bytes (read raw, before any parsing). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StripeEvent"];
+            };
+        };
         responses: {
             /** @description 'Received.' */
             200: {
@@ -3144,7 +3148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 'The webhook signature could not be verified.' */
+            /** @description 'The webhook signature could not be verified.' (no, a malformed or a wrong Stripe-Signature; a body that is not the signed one) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3154,6 +3158,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -3301,7 +3306,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The saved card's id (SavedCard.id). */
-                id: number;
+                id: number | string;
             };
             cookie?: never;
         };
@@ -3847,7 +3852,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            /** @description 'This plan does not exist.' */
+            /** @description 'This plan does not exist.'; 'Not found.' while crypto payments are off (the routes are not registered) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +3922,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            /** @description 'No invoice data found' */
+            /** @description 'No invoice data found'; 'Not found.' while crypto payments are off (the routes are not registered) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,7 +3959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 'No invoice data found' */
+            /** @description 'No invoice data found'; 'Not found.' while crypto payments are off (the routes are not registered) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4002,7 +4007,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description 'No invoice data found' */
+            /** @description 'No invoice data found'; 'Not found.' while crypto payments are off (the routes are not registered) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4071,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            /** @description 'No invoice data found' */
+            /** @description 'No invoice data found'; 'Not found.' while crypto payments are off (the routes are not registered) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4093,14 +4098,20 @@ export interface operations {
     };
     bitpayNotification: {
         parameters: {
-            query?: {
-                secret?: string;
+            query: {
+                /** @description BITPAY_NOTIFICATION_SECRET, as put in the notificationURL. */
+                secret: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description BitPay's invoice notification (the IPN: `{event, data}` with the invoice under data, or the legacy invoice object itself). Only the invoice id is read from it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BitPayNotification"];
+            };
+        };
         responses: {
             /** @description 'Notification received.' */
             200: {
@@ -4131,7 +4142,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 'Not found.' while crypto payments are off (the routes are not registered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["ServerError"];
             /** @description 'Failed to create BitPay invoice' (BitPay could not be asked; BitPay retries) */
             502: {
@@ -4741,9 +4762,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         /** @description A one-element array: [the device list]. */
-                        data: [
-                            components["schemas"]["Device"][]
-                        ];
+                        data: components["schemas"]["Device"][][];
                     };
                 };
             };
@@ -5932,6 +5951,7 @@ export interface operations {
     devMailboxJson: {
         parameters: {
             query?: {
+                /** @description An email: any text is taken (trimmed, compared without regard to case). */
                 to?: string;
             };
             header?: never;
@@ -6013,18 +6033,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Not used: the answer is a 303 redirect */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description Back to the page that posted */
+            /** @description Back to the page that posted (or /dev/clock) */
             303: {
                 headers: {
+                    /** @description A path of this origin */
                     Location: string;
                     [name: string]: unknown;
                 };

@@ -20,12 +20,12 @@ import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { type Api, createApi } from "../../api/app";
 import { type ApiConfig, loadApiConfig } from "../../api/config";
-import { successSchema } from "../../api/contract/responses";
 import type { AnyRoute } from "../../api/contract/route";
 import { type Database, withDefaultUser } from "../../api/db";
 import type { Clock } from "../../api/lib/clock";
 import { hashPassword } from "../../api/lib/passwords";
 import { documentedRoutes } from "../../api/routes";
+import { ContractChecker, type Exchange } from "./contract-check";
 
 export interface TestDatabase {
   url: string;
@@ -191,35 +191,20 @@ export function routeFor(method: string, path: string): AnyRoute | undefined {
   );
 }
 
-/** Responses of the declared routes that the harness checked against their contract. */
+/** Exchanges the harness checked against the OpenAPI document. */
 export const contractChecks = { count: 0 };
 
+let checker: ContractChecker | undefined;
+
 /**
- * Every 200 answer of a declared route must match its declared schema: the success envelope with
- * `data` as the route declares it (no undeclared fields), or its raw body. So every API test is a
- * contract test too.
+ * Every exchange through the harness is checked against api/openapi.json (tests/api/contract-check.ts):
+ * the answer's status, content type, headers and body, errors included, and the request when the
+ * API accepted it. A violation throws, failing the test at the request that broke the contract.
  */
-export function checkContract(method: string, path: string, res: { status: number; headers: Headers; body: unknown }) {
-  const declared = routeFor(method, path);
-  if (!declared || res.status !== 200) return;
-  const label = `${method.toUpperCase()} ${path}`;
-  const { success } = declared;
-  let schema;
-  if ("data" in success) {
-    schema = successSchema(success.data, success.topLevel);
-  } else if (success.raw.mediaType === "application/json") {
-    schema = success.raw.schema;
-  } else {
-    const type = res.headers.get("content-type") ?? "";
-    if (!type.startsWith(success.raw.mediaType)) throw new Error(`${label} answered ${type}, declared ${success.raw.mediaType}`);
-    contractChecks.count++;
-    return;
-  }
-  const result = schema.safeParse(res.body);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
-    throw new Error(`${label} answered 200 with a body that does not match its declared schema: ${issues}`);
-  }
+export function checkContract(exchange: Exchange): void {
+  checker ??= ContractChecker.fromFile();
+  const violations = checker.check(exchange);
+  if (violations.length) throw new Error(`The API contract (api/openapi.json) is broken:\n${violations.join("\n")}`);
   contractChecks.count++;
 }
 
@@ -245,8 +230,18 @@ export async function request(baseUrl: string, method: string, path: string, opt
     parsed = undefined;
   }
   const answer = { status: res.status, headers: res.headers, text, body: parsed as any };
-  // A followed redirect answered another request (GET of the Location): nothing of this route's to check.
-  if (method !== "HEAD" && !opts.notTheApi && !res.redirected) checkContract(method, path, answer);
+  // A followed redirect answered another request (GET of the Location): nothing of this one's to check.
+  if (!opts.notTheApi && !res.redirected) {
+    checkContract({
+      method,
+      path,
+      requestHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+      requestBody: body,
+      status: res.status,
+      responseHeaders: res.headers,
+      responseText: text,
+    });
+  }
   return answer;
 }
 

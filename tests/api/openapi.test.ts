@@ -1,9 +1,13 @@
 import { readFileSync } from "node:fs";
+import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
+import { successStatus } from "../../api/contract/document";
 import { CONTRACT_FILES, renderApiContract } from "../../scripts/api-contract";
+import { ContractChecker, type Exchange } from "./contract-check";
 import { databases, listen, request, routeFor, useApi } from "./harness";
 
 interface Operation {
+  operationId: string;
   security?: Array<Record<string, unknown>>;
   requestBody?: { required?: boolean; content: Record<string, { schema?: unknown }> };
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
@@ -63,7 +67,12 @@ describe("OpenAPI document", () => {
     );
   });
 
-  it("documents every operation with its schemas: request body (JSON and form) where it takes one, and the 200 answer", () => {
+  it("is a valid OpenAPI 3.1 document (swagger-parser's validator)", async () => {
+    // validate() dereferences in place: give it a copy.
+    await expect(SwaggerParser.validate(structuredClone(spec) as never)).resolves.toBeDefined();
+  });
+
+  it("documents every operation with its schemas: request body (JSON and form) where it takes one, and the success answer", () => {
     for (const [path, item] of Object.entries(spec.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const label = `${method.toUpperCase()} ${path}`;
@@ -73,12 +82,24 @@ describe("OpenAPI document", () => {
           expect(op.requestBody?.required, label).toBe(true);
           expect(op.requestBody?.content["application/json"]?.schema, label).toBeDefined();
           expect(op.requestBody?.content["application/x-www-form-urlencoded"]?.schema, label).toBeDefined();
+        } else if (declared?.rawBody) {
+          // A body the handler reads as its sender sends it (a webhook): documented as that sender's JSON.
+          expect(op.requestBody?.required, label).toBe(true);
+          expect(op.requestBody?.content["application/json"]?.schema, label).toBeDefined();
         } else {
           expect(op.requestBody, label).toBeUndefined();
         }
-        const ok = Object.values(op.responses["200"]?.content ?? {});
-        expect(ok.length, label).toBe(1);
-        expect(ok[0]?.schema, label).toBeDefined();
+        const status = successStatus(declared!);
+        if (status === 200) {
+          const ok = Object.values(op.responses["200"]?.content ?? {});
+          expect(ok.length, label).toBe(1);
+          expect(ok[0]?.schema, label).toBeDefined();
+        } else {
+          // A redirect: its Location, no body worth describing.
+          expect(status, label).toBe(303);
+          expect(op.responses["303"], label).toMatchObject({ headers: { Location: { required: true } } });
+          expect(op.responses["200"], label).toBeUndefined();
+        }
       }
     }
   });
@@ -86,6 +107,20 @@ describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 with a bearer security scheme", () => {
     expect(spec.openapi).toMatch(/^3\.1\./);
     expect(spec.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("documents the webhooks as their senders call them: Stripe's signed event, BitPay's notification with its secret", () => {
+    const stripe = spec.paths["/api/payments/stripe/webhook"]!.post! as Operation & { parameters: Array<Record<string, unknown>> };
+    expect(stripe.parameters).toContainEqual(expect.objectContaining({ in: "header", name: "Stripe-Signature", required: true }));
+    expect(stripe.requestBody?.required).toBe(true);
+    const bitpay = spec.paths["/api/payments/bitpay/notify"]!.post! as Operation & { parameters: Array<Record<string, unknown>> };
+    expect(bitpay.parameters).toContainEqual(expect.objectContaining({ in: "query", name: "secret", required: true }));
+    expect(bitpay.requestBody?.required).toBe(true);
+  });
+
+  it("marks the staff endpoint as needing the admin bearer token", () => {
+    expect(spec.paths["/api/admin/refund-requests"]!.get!.security).toEqual([{ adminBearerAuth: [] }]);
+    expect(spec.components.securitySchemes.adminBearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
   it("documents exactly the routes registered on the app", () => {
@@ -103,7 +138,7 @@ describe("OpenAPI document", () => {
     for (const [path, item] of Object.entries(spec.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const label = `${method.toUpperCase()} ${path}`;
-        expect(op.responses["200"], label).toBeDefined();
+        expect(Object.keys(op.responses).some((status) => /^2|^303$/.test(status)), label).toBe(true);
         expect(op.responses["405"], label).toBeDefined();
         const needsToken = (op.security ?? []).some((s) => "bearerAuth" in s);
         const res = await t.request(method.toUpperCase(), path);
@@ -120,7 +155,77 @@ describe("OpenAPI document", () => {
 });
 
 describe("the harness's contract check", () => {
-  it("fails a test whose 200 answer does not match the route's declared data schema", async () => {
+  const checker = ContractChecker.fromFile();
+  const json = (body: unknown) => JSON.stringify(body);
+  const jsonHeaders = (extra: Record<string, string> = {}) => new Headers({ "content-type": "application/json; charset=utf-8", ...extra });
+  const exchange = (over: Partial<Exchange>): Exchange => ({
+    method: "GET",
+    path: "/api/me",
+    requestHeaders: { authorization: "Bearer x" },
+    status: 200,
+    responseHeaders: jsonHeaders(),
+    responseText: "",
+    ...over,
+  });
+  const user = { id: 1, email: "a@b.c", name: null, has_password: true, email_verified_at: null, created_at: "2026-01-01T00:00:00.000Z" };
+  const error = (message: string, fields?: Record<string, string[]>) =>
+    json({ status: false, success: false, message, errors: { message, ...(fields ? { fields } : {}) } });
+
+  it("passes answers that keep the document: a success, an error with its envelope", () => {
+    expect(checker.check(exchange({ responseText: json({ status: true, success: true, message: "OK", data: user }) }))).toEqual([]);
+    expect(
+      checker.check(exchange({ status: 401, responseHeaders: jsonHeaders({ "www-authenticate": "Bearer" }), responseText: error("Unauthenticated.") })),
+    ).toEqual([]);
+  });
+
+  it("catches a body missing a required field or with one too many", () => {
+    const { name: _, ...withoutName } = user;
+    const [violation] = checker.check(exchange({ responseText: json({ status: true, success: true, message: "OK", data: { ...withoutName, admin: true } }) }));
+    expect(violation).toMatch(/GET \/api\/me → 200: the body does not match the documented schema: .*required property 'name'.*additional properties/);
+  });
+
+  it("catches an undocumented status, an error without its envelope, a wrong content type, a missing documented header", () => {
+    expect(checker.check(exchange({ status: 418, responseText: error("Teapot.") }))).toEqual([
+      expect.stringMatching(/status 418 is not documented for me/),
+    ]);
+    expect(checker.check(exchange({ status: 500, responseText: json({ error: "boom" }) }))).toEqual([
+      expect.stringMatching(/500: the body does not match the documented schema/),
+    ]);
+    expect(checker.check(exchange({ responseHeaders: new Headers({ "content-type": "text/html" }), responseText: "<p>hi</p>" }))).toEqual([
+      expect.stringMatching(/content type 'text\/html' is not documented/),
+    ]);
+    expect(checker.check(exchange({ status: 401, responseText: error("Unauthenticated.") }))).toEqual([
+      expect.stringMatching(/the documented header WWW-Authenticate is missing/),
+    ]);
+  });
+
+  it("holds accepted requests to the document, not refused ones (tests of 4xx answers send bad requests on purpose)", () => {
+    const deleted = json({ status: true, success: true, message: "Deleted.", data: null });
+    const del = { method: "POST", path: "/api/account/delete", requestHeaders: { authorization: "Bearer x", "content-type": "application/json" } };
+    expect(checker.check(exchange({ ...del, requestBody: json({}), responseText: deleted }))).toEqual([
+      expect.stringMatching(/the request body does not match its schema.*the API accepted this request/),
+    ]);
+    expect(checker.check(exchange({ ...del, requestBody: json({ password: "secret" }), responseText: deleted }))).toEqual([]);
+    const refused = error("Please enter your password.", { password: ["Please enter your password."] });
+    expect(checker.check(exchange({ ...del, requestBody: json({}), status: 422, responseText: refused }))).toEqual([]);
+    // Path parameters: digits only.
+    const card = { method: "PUT", path: "/api/payment-methods/abc/set-default" };
+    expect(checker.check(exchange({ ...card, responseText: json({ status: true, success: true, message: "OK", data: {} }) }))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/path parameter id="abc" does not match/)]),
+    );
+  });
+
+  it("knows the paths the document does not list (404) and the methods it does not (405)", () => {
+    expect(checker.check(exchange({ path: "/api/nowhere", status: 200, responseText: json({}) }))).toEqual([
+      expect.stringMatching(/must answer 404/),
+    ]);
+    expect(checker.check(exchange({ path: "/api/nowhere", status: 404, responseText: error("Not found.") }))).toEqual([]);
+    expect(checker.check(exchange({ method: "DELETE", status: 200, responseText: json({}) }))).toEqual([expect.stringMatching(/must answer 405/)]);
+    // Not the API's namespace: a sandbox's pages are not checked.
+    expect(checker.check(exchange({ path: "/dev/stripe/checkout/x", responseHeaders: new Headers({ "content-type": "text/html" }) }))).toEqual([]);
+  });
+
+  it("fails the request helper, so every API test is a contract test", async () => {
     // A stand-in API whose /api/me answers a user without most of its fields, and one field too many.
     const fake = await listen((_req, res) => {
       res.setHeader("content-type", "application/json");
@@ -128,8 +233,8 @@ describe("the harness's contract check", () => {
     });
     try {
       const base = `http://127.0.0.1:${fake.port}`;
-      await expect(request(base, "GET", "/api/me")).rejects.toThrow(/GET \/api\/me answered 200 with a body that does not match/);
-      // Paths that are not declared routes are not checked.
+      await expect(request(base, "GET", "/api/me")).rejects.toThrow(/GET \/api\/me → 200: the body does not match the documented schema/);
+      // Paths outside the API's namespace are not checked.
       expect((await request(base, "GET", "/somewhere-else")).status).toBe(200);
     } finally {
       await fake.close();
