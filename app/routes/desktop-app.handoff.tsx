@@ -13,7 +13,7 @@ import { pageMeta } from "~/utils/meta";
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   ...pageMeta("Return to the app | VPN Account", "You are signed in: return to the VPN app."),
   // Without JavaScript the browser still goes to the app: a refresh to the scheme URL.
-  ...(data ? [{ httpEquiv: "refresh", content: `0;url=${data.appUrl}` } as const] : []),
+  ...(data ? [{ httpEquiv: "refresh", content: `0; url=${data.appUrl}` } as const] : []),
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {

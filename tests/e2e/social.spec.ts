@@ -111,7 +111,7 @@ test.describe("desktop-app hand-off", () => {
       const token = decodeURIComponent(href.split("token=")[1]!);
       // Without JavaScript the page refreshes itself to the same URL.
       if (!hasJavaScript(testInfo)) {
-        await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", `0;url=${href}`);
+        await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", `0; url=${href}`);
       }
 
       const code = (await page.locator(".code-display").textContent())!.trim();

@@ -197,7 +197,8 @@ function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }
             ) : renewal.kind === "crypto" ? (
               <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
             ) : (
-              <span className="billing-renewal">
+              // A div: the form inside is flow content, which a span may not hold.
+              <div className="billing-renewal">
                 <strong className={renewal.on ? "billing-on" : "billing-off"}>{renewal.on ? "ON" : "OFF"}</strong>
                 <Form method="get" action="/billing" className="billing-inline-form">
                   {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
@@ -206,7 +207,7 @@ function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }
                     {renewal.on ? "Cancel auto-renewal" : "Active auto-renewal"}
                   </button>
                 </Form>
-              </span>
+              </div>
             )}
           </dd>
         </div>

@@ -60,10 +60,11 @@ export default function BillingPage() {
           </Link>
         ))}
       </div>
-      <section role="tabpanel" aria-labelledby={`billing-tab-${current.id}`} className="billing-panel">
+      {/* A div, not a section: a tab panel has no heading of its own, the active tab names it. */}
+      <div role="tabpanel" aria-labelledby={`billing-tab-${current.id}`} className="billing-panel">
         {history ? <PaymentHistoryTab state={history} /> : null}
         {paymentMethods ? <PaymentMethodsTab state={paymentMethods} /> : null}
-      </section>
+      </div>
     </section>
   );
 }

@@ -39,10 +39,11 @@ export default function LoginPage() {
           Sign Up
         </Link>
       </div>
-      {/* Named by the active tab, which is how a checker (and assistive technology) pairs them. */}
-      <section role="tabpanel" aria-labelledby={`login-tab-${tab}`}>
+      {/* Named by the active tab, which is how a checker (and assistive technology) pairs them; a div, not a
+          section: the panel has no heading of its own. */}
+      <div role="tabpanel" aria-labelledby={`login-tab-${tab}`}>
         {signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}
-      </section>
+      </div>
     </AuthPage>
   );
 }

@@ -29,7 +29,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
     `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay or crypto, with a 30-day money-back guarantee.`,
   ),
   // 'Payment Successful!' goes home after its countdown (commerce §3: 300 s), with or without JavaScript.
-  ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn};url=/` } as const] : []),
+  ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn}; url=/` } as const] : []),
 ];
 
 // Personal (the account, its cards, a fresh idempotency key): never stored by a shared cache.
