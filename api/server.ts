@@ -4,10 +4,10 @@
  */
 import { createServer } from "node:http";
 import express from "express";
-import { createApi } from "./app";
-import { integrationsLine, loadApiConfig } from "./config";
-import { sendError } from "./lib/http";
-import { consoleStyle, createLogger, routeConsoleTo } from "./lib/logger";
+import { createApi } from "./http/app";
+import { integrationsLine, loadApiConfig } from "./platform/config";
+import { sendError } from "./http/envelope";
+import { consoleStyle, createLogger, routeConsoleTo } from "./platform/logger";
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 

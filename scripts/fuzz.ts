@@ -29,7 +29,7 @@ const SEED = args.seed !== undefined ? Number(args.seed) : Math.floor(Math.rando
 const CONCURRENCY = Number(args.concurrency ?? 4);
 const PORT = Number(process.env.FUZZ_PORT ?? 3401);
 const PORTAL_BODY_LIMIT = 1024 * 1024; // server.ts MAX_PORTAL_BODY_BYTES
-const API_BODY_LIMIT = 64 * 1024; // api/app.ts BODY_LIMIT
+const API_BODY_LIMIT = 64 * 1024; // api/http/app.ts BODY_LIMIT
 
 // ---------------------------------------------------------------------------------------------
 // Targets

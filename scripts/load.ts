@@ -24,7 +24,7 @@ const SECONDS = Number(args.seconds ?? (args.short ? 10 : 60));
 /** Requests per second each virtual user sends at most: a user reads a page before the next click. */
 const RATE = Number(args.rate ?? 1);
 const PORT = Number(process.env.LOAD_PORT ?? 3400);
-/** The API's per-account limit (api/routes/payments.ts): hosted sessions started per account and hour. */
+/** The API's per-account limit (api/http/routes/payments.ts): hosted sessions started per account and hour. */
 const PAYMENT_ATTEMPTS_PER_HOUR = 20;
 const CARD = { card_number: "4242 4242 4242 4242", card_expiry: `12 / ${(new Date().getUTCFullYear() + 4) % 100}`, card_cvc: "123", billing_name: "Load Tester", billing_postal_code: "10115" };
 const ONE_TIME_PLAN = 7;

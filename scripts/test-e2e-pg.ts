@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import pg from "pg";
-import { withDefaultUser } from "../api/db";
+import { withDefaultUser } from "../api/platform/db";
 
 const adminUrl = process.env.TEST_DATABASE_URL?.trim() || "postgres://127.0.0.1:5432/test";
 const safeUrl = (() => {

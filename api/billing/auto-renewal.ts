@@ -1,7 +1,7 @@
 import type { PaymentsDeps } from "../payments/card-payments";
 import { recordSubscriptionState } from "../payments/records";
-import { isInvalidRequest } from "../payments/stripe-client";
-import { ApiError } from "../lib/http";
+import { isInvalidRequest } from "../payments/stripe/client";
+import { ApiError } from "../platform/errors";
 
 /*
  * Auto-renewal on or off (commerce §4, §9) for a recurring card subscription, through Stripe:

@@ -1,5 +1,5 @@
-import type { Database } from "../db";
-import { ApiError } from "../lib/http";
+import type { Database } from "../platform/db";
+import { ApiError } from "../platform/errors";
 import { formatUsd } from "./money";
 import { writePdf } from "./pdf";
 

@@ -1,15 +1,15 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import { z } from "zod";
-import type { Logger } from "../lib/logger";
-import type { Database } from "../db";
-import { isUniqueViolation } from "../db";
-import type { GuaranteeUseKind, RefundKind, Transaction } from "../db/schema";
-import type { Clock } from "../lib/clock";
-import { refundConfirmationEmail, refundRequestEmail } from "../lib/emails";
-import { ApiError } from "../lib/http";
-import type { MailService } from "../lib/mailer";
+import type { Logger } from "../platform/logger";
+import type { Database } from "../platform/db";
+import { isUniqueViolation } from "../platform/db";
+import type { GuaranteeUseKind, RefundKind, Transaction } from "../platform/db/schema";
+import type { Clock } from "../platform/clock";
+import { refundConfirmationEmail, refundRequestEmail } from "../identity/emails";
+import { ApiError } from "../platform/errors";
+import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
-import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe-client";
+import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe/client";
 import { dollars } from "../payments/plans";
 
 /*

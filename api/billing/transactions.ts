@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Database } from "../db";
+import type { Database } from "../platform/db";
 import { dollars } from "../payments/plans";
 import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 

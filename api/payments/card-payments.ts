@@ -1,12 +1,12 @@
 import type Stripe from "stripe";
-import type { Logger } from "../lib/logger";
-import type { Database } from "../db";
-import type { Plan, User } from "../db/schema";
-import type { Clock } from "../lib/clock";
-import { ApiError } from "../lib/http";
+import type { Logger } from "../platform/logger";
+import type { Database } from "../platform/db";
+import type { Plan, User } from "../platform/db/schema";
+import type { Clock } from "../platform/clock";
+import { ApiError } from "../platform/errors";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
-import { type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe-client";
+import { type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).

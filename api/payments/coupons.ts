@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { type Database, isUniqueViolation } from "../db";
-import type { Coupon, Plan } from "../db/schema";
+import { type Database, isUniqueViolation } from "../platform/db";
+import type { Coupon, Plan } from "../platform/db/schema";
 import { dollars } from "./plans";
 
 /*

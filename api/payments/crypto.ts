@@ -1,11 +1,11 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type { Logger } from "../lib/logger";
-import type { Database } from "../db";
-import type { CryptoInvoice, Plan, User } from "../db/schema";
-import type { Clock } from "../lib/clock";
-import { ApiError } from "../lib/http";
-import type { MailService } from "../lib/mailer";
-import { cryptoRenewalEmail } from "../lib/emails";
+import type { Logger } from "../platform/logger";
+import type { Database } from "../platform/db";
+import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
+import type { Clock } from "../platform/clock";
+import { ApiError } from "../platform/errors";
+import type { MailService } from "../platform/mailer";
+import { cryptoRenewalEmail } from "../identity/emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { dollars } from "./plans";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Database } from "../db";
-import { isUniqueViolation } from "../db";
-import { ApiError } from "../lib/http";
+import type { Database } from "../platform/db";
+import { isUniqueViolation } from "../platform/db";
+import { ApiError } from "../platform/errors";
 
 /*
  * One payment per idempotency key. The page puts a fresh random key in every payment form; a double

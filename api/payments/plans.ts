@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Database } from "../db";
-import type { Plan, Subscription } from "../db/schema";
+import type { Database } from "../platform/db";
+import type { Plan, Subscription } from "../platform/db/schema";
 
 /** Cents as the spec's API shows money: a number of dollars with two decimals (1199 -> 11.99). */
 export function dollars(cents: number): number {

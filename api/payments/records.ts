@@ -1,6 +1,6 @@
-import type { Database } from "../db";
-import { isUniqueViolation } from "../db";
-import type { Plan, Subscription } from "../db/schema";
+import type { Database } from "../platform/db";
+import { isUniqueViolation } from "../platform/db";
+import type { Plan, Subscription } from "../platform/db/schema";
 import { redeemCouponHold } from "./coupons";
 
 /*

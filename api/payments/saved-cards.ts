@@ -1,9 +1,9 @@
 import type Stripe from "stripe";
-import type { PaymentMethod, User } from "../db/schema";
-import { ApiError } from "../lib/http";
+import type { PaymentMethod, User } from "../platform/db/schema";
+import { ApiError } from "../platform/errors";
 import { type PaymentsDeps, cardDetails, ensureCustomer } from "./card-payments";
 import { saveCard } from "./records";
-import { isCardError, isInvalidRequest } from "./stripe-client";
+import { isCardError, isInvalidRequest } from "./stripe/client";
 
 /*
  * Saved cards (commerce §2 'Payment Method' tab, §4 card rules): list, add, edit, set default,

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiContext } from "../context";
-import type { Plan, User } from "../db/schema";
-import { ApiError } from "../lib/http";
-import { PAYMENT_MESSAGES, payWithCard } from "./card-payments";
+import type { PlatformServices } from "../platform/services";
+import type { Plan, User } from "../platform/db/schema";
+import { ApiError } from "../platform/errors";
+import { PAYMENT_MESSAGES, type PaymentsDeps, payWithCard } from "./card-payments";
 import { checkCoupon } from "./coupons";
 import { oncePerKey } from "./idempotency";
 import { dollars } from "./plans";
@@ -44,7 +44,7 @@ export function amountMismatchMessage(planTitle: string, expectedCents: number):
 }
 
 /** What a wallet charge must ask: the plan's price, or the coupon's total when one is given. */
-export async function expectedAmountCents(ctx: Pick<ApiContext, "db" | "clock">, plan: Plan, couponCode?: string): Promise<number> {
+export async function expectedAmountCents(ctx: Pick<PlatformServices, "db" | "clock">, plan: Plan, couponCode?: string): Promise<number> {
   if (!couponCode) return plan.discounted_price_cents;
   const check = await checkCoupon(ctx.db, couponCode, plan, ctx.clock.now());
   if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
@@ -99,7 +99,7 @@ type StoredWalletAnswer = {
  * Pays a plan with a wallet's card PaymentMethod, once per key: the first request pays, every later
  * one with the same key gets the first answer (declines included: 402 with the gateway's message).
  */
-export async function payWithWallet(ctx: ApiContext, input: WalletPaymentInput): Promise<{ outcome: WalletOutcome; message: string }> {
+export async function payWithWallet(ctx: Pick<PlatformServices, "db" | "clock"> & { payments: PaymentsDeps }, input: WalletPaymentInput): Promise<{ outcome: WalletOutcome; message: string }> {
   const { user, plan } = input;
   const answer = await oncePerKey(
     ctx.db,

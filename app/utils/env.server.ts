@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The portal's own configuration. The product API validates its own variables (api/config.ts).
+// The portal's own configuration. The product API validates its own variables (api/platform/config.ts).
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -20,7 +20,7 @@ const envSchema = z.object({
   // pino's levels (the API validates the same variable); server.ts logs JSON lines at this level and above.
   LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   // Sandbox mode (docs/decisions/019): integrations without credentials run on their stand-ins and a
-  // banner says so. The same variable as the API's (api/config.ts); outside it they are off.
+  // banner says so. The same variable as the API's (api/platform/config.ts); outside it they are off.
   SANDBOX: z
     .string()
     .optional()

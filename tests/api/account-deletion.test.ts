@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tombstoneEmail } from "../../api/lib/account-deletion";
+import { tombstoneEmail } from "../../api/identity/account-deletion";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 

@@ -6,7 +6,7 @@
  */
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/db";
+import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
 import {
   type BitPayClient,
   BitPayError,
@@ -14,7 +14,7 @@ import {
   createBitPayClient,
   invoiceIdOfNotification,
 } from "../../api/payments/bitpay/client";
-import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "../../api/payments/bitpay/sandbox";
+import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "../../api/sandboxes/bitpay";
 import { MemoryLogger, type TestDatabase, TestClock, databases, listen } from "./harness";
 
 const PORTAL = "https://portal.example.com";

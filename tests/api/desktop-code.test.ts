@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DESKTOP_CODE_ALPHABET, generateDesktopCode, normalizeDesktopCode } from "../../api/lib/desktop-codes";
-import { hashToken } from "../../api/lib/tokens";
+import { DESKTOP_CODE_ALPHABET, generateDesktopCode, normalizeDesktopCode } from "../../api/identity/desktop-codes";
+import { hashToken } from "../../api/platform/tokens";
 import { databases, useApi } from "./harness";
 
 const INVALID = "This code is invalid or has expired.";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { deviceIcon } from "../../api/devices/devices";
-import { hashToken } from "../../api/lib/tokens";
+import { deviceIcon } from "../../api/identity/devices";
+import { hashToken } from "../../api/platform/tokens";
 import { databases, useApi } from "./harness";
 
 const WINDOWS_CHROME =
@@ -99,7 +99,7 @@ describe.each(databases())("connected devices ($name)", (kind) => {
     expect(res.body.data[0][0].current).toBe(true);
 
     // The caller's own device always exists while it asks; with every token gone the query is empty.
-    const { listDevices } = await import("../../api/devices/devices");
+    const { listDevices } = await import("../../api/identity/devices");
     await t.db.updateTable("tokens").set({ revoked_at: new Date().toISOString() }).where("user_id", "=", id).execute();
     expect(await listDevices(t.db, id, 0)).toEqual([]);
   });

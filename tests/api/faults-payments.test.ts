@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Fault } from "../../api/payments/stripe-sandbox";
+import type { Fault } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 

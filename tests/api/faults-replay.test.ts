@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyInvoice } from "../../api/payments/crypto";
-import { SANDBOX_WEBHOOK_SECRET } from "../../api/payments/stripe-sandbox";
-import { signatureHeader } from "../../api/payments/stripe-sandbox/webhooks";
+import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
+import { signatureHeader } from "../../api/sandboxes/stripe/webhooks";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 

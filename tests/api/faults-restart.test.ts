@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase } from "../../api/db";
-import { SANDBOX_PUBLISHABLE_KEY } from "../../api/payments/stripe-sandbox";
+import { type Database, createDatabase } from "../../api/platform/db";
+import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import { databases } from "./harness";
 import { GOOD } from "./payment-support";
 

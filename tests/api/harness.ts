@@ -18,13 +18,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { type Api, createApi } from "../../api/app";
-import { type ApiConfig, loadApiConfig } from "../../api/config";
-import type { AnyRoute } from "../../api/contract/route";
-import { type Database, withDefaultUser } from "../../api/db";
-import type { Clock } from "../../api/lib/clock";
-import { hashPassword } from "../../api/lib/passwords";
-import { documentedRoutes } from "../../api/routes";
+import { type Api, createApi } from "../../api/http/app";
+import { type ApiConfig, loadApiConfig } from "../../api/platform/config";
+import type { AnyRoute } from "../../api/http/contract/route";
+import { type Database, withDefaultUser } from "../../api/platform/db";
+import type { Clock } from "../../api/platform/clock";
+import { hashPassword } from "../../api/identity/passwords";
+import { documentedRoutes } from "../../api/http/routes";
 import { ContractChecker, type Exchange } from "./contract-check";
 
 export interface TestDatabase {

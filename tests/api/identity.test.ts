@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadApiConfig } from "../../api/config";
-import { IdTokenError, verifyIdToken, verifyIdTokenWithKeys } from "../../api/lib/id-tokens";
-import { hashToken } from "../../api/lib/tokens";
+import { loadApiConfig } from "../../api/platform/config";
+import { IdTokenError, verifyIdToken, verifyIdTokenWithKeys } from "../../api/identity/id-tokens";
+import { hashToken } from "../../api/platform/tokens";
 import { databases, startApi, useApi } from "./harness";
 import { SANDBOX_AUDIENCE, startOidcStub } from "./oidc-stub";
 

@@ -3,7 +3,7 @@ import { databases, startApi, type TestApi } from "./harness";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 
 // A scaled deploy runs several API instances on one database, and each runs the scheduled jobs on its
-// own timer (api/app.ts). Every job must be claimed in the database so that what comes due happens
+// own timer (api/http/app.ts). Every job must be claimed in the database so that what comes due happens
 // once: one crypto renewal invoice and one email, one card renewal charge.
 
 const DAY = 86_400_000;

@@ -9,8 +9,8 @@ import {
   resetCodeEmail,
   setPasswordLinkEmail,
   signupCodeEmail,
-} from "../../api/lib/emails";
-import { SmtpMailer } from "../../api/lib/mailer";
+} from "../../api/identity/emails";
+import { SmtpMailer } from "../../api/platform/mailer";
 import { codeIn, databases, listen, request, startApi, useApi } from "./harness";
 
 const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };

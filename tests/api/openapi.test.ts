@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
-import { successStatus } from "../../api/contract/document";
+import { successStatus } from "../../api/http/contract/document";
 import { CONTRACT_FILES, renderApiContract } from "../../scripts/api-contract";
 import { ContractChecker, type Exchange } from "./contract-check";
 import { databases, listen, request, routeFor, useApi } from "./harness";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createSetPasswordToken } from "../../api/lib/one-time-tokens";
-import { hashToken } from "../../api/lib/tokens";
-import { createUserWithoutPassword } from "../../api/lib/users";
+import { createSetPasswordToken } from "../../api/identity/one-time-tokens";
+import { hashToken } from "../../api/platform/tokens";
+import { createUserWithoutPassword } from "../../api/identity/users";
 import { databases, useApi } from "./harness";
 
 const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };

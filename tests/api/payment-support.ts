@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { SANDBOX_PUBLISHABLE_KEY } from "../../api/payments/stripe-sandbox";
+import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import type { TestApi } from "./harness";
 
 // What the payment suites share: the DESIGN §2 test cards and a signed-in customer.

@@ -1,6 +1,6 @@
 import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
-import { LoginThrottle, RateLimiter } from "../../api/lib/rate-limit";
+import { LoginThrottle, RateLimiter } from "../../api/platform/rate-limit";
 import { databases, listen, request, useApi } from "./harness";
 
 const PER_EMAIL_PER_IP = 3;

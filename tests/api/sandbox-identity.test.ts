@@ -18,7 +18,7 @@ import {
   jwtVerify,
 } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type IdentitySandboxOptions, createIdentitySandbox } from "../../api/sandbox/identity";
+import { type IdentitySandboxOptions, createIdentitySandbox } from "../../api/sandboxes/identity/identity";
 
 const GOOGLE = { clientId: "sandbox-google-client", clientSecret: "sandbox-google-secret" };
 const APPLE = { clientId: "sandbox.apple.client", teamId: "SANDBOXTEAM", keyId: "SANDBOXKEY" };

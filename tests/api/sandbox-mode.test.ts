@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { SANDBOX_WEBHOOK_SECRET } from "../../api/payments/stripe-sandbox";
+import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { LIVE_ESSENTIALS, databases, useApi } from "./harness";
 
 // Sandbox mode is a deliberate setting (docs/decisions/019, issue 17): outside it no stand-in exists,

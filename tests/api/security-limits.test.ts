@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { deletionFailureKey } from "../../api/lib/account-deletion";
-import { LoginThrottle } from "../../api/lib/rate-limit";
-import { currentCode, secondFactorFailureKey, secondFactorStreakKey } from "../../api/lib/two-factor";
+import { deletionFailureKey } from "../../api/identity/account-deletion";
+import { LoginThrottle } from "../../api/platform/rate-limit";
+import { currentCode, secondFactorFailureKey, secondFactorStreakKey } from "../../api/identity/two-factor";
 import { databases, type TestResponse, useApi } from "./harness";
 
 // Issue 17 (security review, "Medium"): limits that a parallel burst or a fresh challenge used to get

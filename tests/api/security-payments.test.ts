@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { SANDBOX_WEBHOOK_SECRET } from "../../api/payments/stripe-sandbox";
+import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
 import { DECLINED, GOOD, customer, newKey, paymentMethod } from "./payment-support";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { currentCode } from "../../api/lib/two-factor";
+import { currentCode } from "../../api/identity/two-factor";
 import { type TestApi, databases, useApi } from "./harness";
 import { startOidcStub } from "./oidc-stub";
 import { GOOD, GOOD_OTHER, customer, newKey, paymentMethod } from "./payment-support";

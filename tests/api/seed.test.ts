@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createApi } from "../../api/app";
-import { DEMO_EMAIL, PLANS } from "../../api/db/seed";
-import { hashPassword } from "../../api/lib/passwords";
+import { createApi } from "../../api/http/app";
+import { PLANS } from "../../api/payments/catalog";
+import { DEMO_EMAIL } from "../../api/sandboxes/seed";
+import { hashPassword } from "../../api/identity/passwords";
 import { LIVE_ESSENTIALS, databases, MemoryLogger, startApi, TestClock, useApi } from "./harness";
 
 describe.each(databases())("seed ($name)", (kind) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashToken } from "../../api/lib/tokens";
+import { hashToken } from "../../api/platform/tokens";
 import { databases, useApi } from "./harness";
 
 const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashToken } from "../../api/lib/tokens";
+import { hashToken } from "../../api/platform/tokens";
 import { databases, useApi } from "./harness";
 
 const INVALID = "This sign-in link is invalid or has expired.";

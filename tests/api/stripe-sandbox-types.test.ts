@@ -8,7 +8,7 @@
 import express from "express";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/db";
+import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
 import {
   SANDBOX_API_VERSION,
   SANDBOX_PUBLISHABLE_KEY,
@@ -16,7 +16,7 @@ import {
   SANDBOX_WEBHOOK_SECRET,
   type StripeSandbox,
   createStripeSandbox,
-} from "../../api/payments/stripe-sandbox";
+} from "../../api/sandboxes/stripe";
 import { MemoryLogger, type TestDatabase, TestClock, databases, listen } from "./harness";
 import { loadStripeTypes, stripeTypeProblems } from "./stripe-types";
 

@@ -6,7 +6,7 @@
 import express from "express";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/db";
+import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
 import {
   SANDBOX_API_VERSION,
   SANDBOX_PUBLISHABLE_KEY,
@@ -14,7 +14,7 @@ import {
   SANDBOX_WEBHOOK_SECRET,
   type StripeSandbox,
   createStripeSandbox,
-} from "../../api/payments/stripe-sandbox";
+} from "../../api/sandboxes/stripe";
 import { MemoryLogger, type TestDatabase, TestClock, databases, listen } from "./harness";
 
 const SANDBOX_MESSAGE = "This is a sandbox: only test cards are accepted, such as 4242 4242 4242 4242.";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewSubscription } from "../../api/db/schema";
+import type { NewSubscription } from "../../api/platform/db/schema";
 import { databases, useApi } from "./harness";
 
 const DAY = 86_400_000;

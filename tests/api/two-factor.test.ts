@@ -8,8 +8,8 @@ import {
   matchingStep,
   providerUsedMultiFactor,
   timeStep,
-} from "../../api/lib/two-factor";
-import { loadApiConfig } from "../../api/config";
+} from "../../api/identity/two-factor";
+import { loadApiConfig } from "../../api/platform/config";
 import { LIVE_ESSENTIALS, databases, useApi } from "./harness";
 import { startOidcStub } from "./oidc-stub";
 

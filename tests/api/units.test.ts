@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, integrationsLine, loadApiConfig, parseDatabaseUrl, parseTrustProxy } from "../../api/config";
-import { tooManyLoginsMessage } from "../../api/lib/rate-limit";
+import { ConfigError, integrationsLine, loadApiConfig, parseDatabaseUrl, parseTrustProxy } from "../../api/platform/config";
+import { tooManyLoginsMessage } from "../../api/platform/rate-limit";
 import { LIVE_ESSENTIALS } from "./harness";
-import { bearerToken, generateToken, hashToken, looksLikeToken } from "../../api/lib/tokens";
-import { clientAddressKey, createTrustFunction } from "../../api/lib/trust-proxy";
-import { parseUserAgent } from "../../api/lib/user-agent";
+import { bearerToken, generateToken, hashToken, looksLikeToken } from "../../api/platform/tokens";
+import { clientAddressKey, createTrustFunction } from "../../api/platform/trust-proxy";
+import { parseUserAgent } from "../../api/identity/user-agent";
 
 describe("sandbox mode is a deliberate setting (issue 17)", () => {
   it("refuses to start without it when mail and a card gateway are missing, naming every variable", () => {

@@ -12,7 +12,7 @@ import { E2E_SERVER_LOG, TEST_CARD_NUMBERS, TEST_PASSWORDS, withDatabase } from 
 type LogLine = Record<string, unknown> & { level: string; time: string; msg: string };
 
 const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:=+/-]{0,63}$/;
-/** The shape of bearer, SSO and set-password tokens (api/lib/tokens.ts: 32 random bytes, base64url). */
+/** The shape of bearer, SSO and set-password tokens (api/platform/tokens.ts: 32 random bytes, base64url). */
 const TOKEN_SHAPE = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 
 function readLog(): { text: string; lines: LogLine[] } {

@@ -6,7 +6,7 @@
  */
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { withDefaultUser } from "../../api/db";
+import { withDefaultUser } from "../../api/platform/db";
 
 /** Only names this lane makes, so a wrong variable can never drop someone's database. */
 const LANE_DATABASE = /^e2e_pg_\d+_[0-9a-f]+$/;

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { hashToken } from "../../api/lib/tokens";
+import { hashToken } from "../../api/platform/tokens";
 import { createUser, expectHome, open, withDatabase } from "./support";
 
 async function ssoToken(request: APIRequestContext, user: { email: string; password: string }) {

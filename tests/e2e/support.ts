@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
-import { createDatabase } from "../../api/db";
-import { createSetPasswordToken } from "../../api/lib/one-time-tokens";
-import { hashPassword } from "../../api/lib/passwords";
-import { createUserWithoutPassword } from "../../api/lib/users";
+import { createDatabase } from "../../api/platform/db";
+import { createSetPasswordToken } from "../../api/identity/one-time-tokens";
+import { hashPassword } from "../../api/identity/passwords";
+import { createUserWithoutPassword } from "../../api/identity/users";
 
 // Test fixtures go through the API's own database code, on the e2e server's database: its SQLite file
 // (one per port: see playwright.config.ts), or the PostgreSQL database of the PostgreSQL lane

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createDatabase } from "../../api/db";
+import { createDatabase } from "../../api/platform/db";
 
 // A SQLite file the process cannot open (a container's bind mount owned by root) must say where and why,
 // not SQLite's bare "unable to open database file" (docs/decisions/021).
@@ -28,7 +28,7 @@ describe("opening the SQLite database", () => {
     const asRoot = process.getuid?.() === 0;
     const asUser = asRoot ? { uid: 1000, gid: 1000 } : {};
     // A clone uid 1000 cannot read (under /root, say) cannot run this check as that user.
-    const moduleFile = path.resolve("api/db/index.ts");
+    const moduleFile = path.resolve("api/platform/db/index.ts");
     const readable = spawnSync(process.execPath, ["--import", "tsx", "-e", `import("node:fs").then((fs) => fs.accessSync(${JSON.stringify(moduleFile)}))`], { cwd: path.resolve("."), ...asUser });
     if (readable.status !== 0) {
       console.warn(`Skipped: uid 1000 cannot read ${moduleFile} and node_modules here, so the check cannot run as that user.`);
@@ -36,7 +36,7 @@ describe("opening the SQLite database", () => {
     }
     if (!asRoot) fs.chmodSync(readOnly, 0o555);
     // As root every folder is writable, so the check runs in a child process as uid 1000, like the image.
-    const script = `import("${path.resolve("api/db/index.ts")}").then(({ createDatabase }) => createDatabase(${JSON.stringify(target)})).then(() => console.log("opened"), (e) => console.log(e.message))`;
+    const script = `import("${path.resolve("api/platform/db/index.ts")}").then(({ createDatabase }) => createDatabase(${JSON.stringify(target)})).then(() => console.log("opened"), (e) => console.log(e.message))`;
     const child = spawnSync(process.execPath, ["--import", "tsx", "-e", script], {
       encoding: "utf8",
       cwd: path.resolve("."),

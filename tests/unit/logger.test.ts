@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadApiConfig } from "../../api/config";
-import { consoleStyle, createLogger, requestLogging } from "../../api/lib/logger";
+import { loadApiConfig } from "../../api/platform/config";
+import { consoleStyle, createLogger, requestLogging } from "../../api/platform/logger";
 import { parsePortalEnv } from "../../app/utils/env.server";
 
 /** A logger whose JSON lines are kept in memory, parsed. */

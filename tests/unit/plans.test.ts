@@ -26,7 +26,7 @@ import {
   type Plan,
 } from "~/utils/plans";
 
-// The plans as the API seeds them (api/db/seed.ts), in the API's order (order_priority).
+// The plans as the API seeds them (api/payments/catalog.ts), in the API's order (order_priority).
 function plan(overrides: Partial<Plan> & Pick<Plan, "id" | "slug" | "title">): Plan {
   return {
     plan_id: `vpn_${overrides.slug}`,

@@ -1,6 +1,6 @@
 import SqliteDatabase from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { withStatementCache } from "../../api/db/statement-cache";
+import { withStatementCache } from "../../api/platform/db/statement-cache";
 
 describe("the SQLite statement cache", () => {
   it("prepares a query once, gives an iterating statement's SQL a fresh one, and keeps at most its capacity", () => {

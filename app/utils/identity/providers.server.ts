@@ -1,7 +1,7 @@
 import { getEnv } from "../env.server";
 
 // Where each identity provider lives. Live: Google's and Apple's issuers with our credentials.
-// Sandbox (sandbox mode only): the in-process OpenID provider (api/sandbox) at /dev/oidc/{google,apple},
+// Sandbox (sandbox mode only): the in-process OpenID provider (api/sandboxes/identity) at /dev/oidc/{google,apple},
 // with its published test clients — the same strategy code runs against both. Off: 404.
 
 export type ProviderName = "google" | "apple";

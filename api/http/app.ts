@@ -1,0 +1,340 @@
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import { APPLE_SANDBOX_PATH, createIdentitySandbox, GOOGLE_SANDBOX_PATH } from "../sandboxes/identity/identity";
+import { type ApiConfig, SANDBOX_APPLE_CLIENT, SANDBOX_GOOGLE_CLIENT } from "../platform/config";
+import { registerRoutes } from "./contract/route";
+import type { ApiContext } from "./context";
+import type { Logger } from "../platform/logger";
+import { type Database, createDatabase, migrateToLatest } from "../platform/db";
+import { upsertPlans } from "../payments/catalog";
+import { seedSandbox } from "../sandboxes/seed";
+import { type Clock, OffsetClock, isMovable, systemClock } from "../platform/clock";
+import { handleStripeWebhook } from "../payments/stripe/webhooks";
+import { errorBody, sendError } from "./envelope";
+import { ApiError } from "../platform/errors";
+import { MailService, createMailer } from "../platform/mailer";
+import { LoginThrottle, RateLimiter } from "../platform/rate-limit";
+import type { PaymentsDeps } from "../payments/card-payments";
+import { type StripeSetup, liveStripe, sandboxStripe } from "../payments/stripe/client";
+import {
+  SANDBOX_PUBLISHABLE_KEY,
+  SANDBOX_SECRET_KEY,
+  SANDBOX_WEBHOOK_SECRET,
+  type StripeSandbox,
+  createStripeSandbox,
+  parseFaultPlan,
+} from "../sandboxes/stripe";
+import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
+import { createBitPayClient } from "../payments/bitpay/client";
+import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "../sandboxes/bitpay";
+import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "../payments/crypto";
+import { createTrustFunction } from "../platform/trust-proxy";
+import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
+import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
+import { cryptoRoutes } from "./routes/crypto";
+
+export type { ApiConfig } from "../platform/config";
+export type { Database } from "../platform/db";
+export type { Clock } from "../platform/clock";
+
+export interface CreateApiOptions {
+  config: ApiConfig;
+  /** An open database; when given, createApi() still migrates and seeds it but close() leaves it open. */
+  db?: Database;
+  /** The product's business time (default: the system clock). */
+  clock?: Clock;
+  /** Where the API logs (default: JSON lines on stdout at LOG_LEVEL, named "api"). */
+  logger?: Logger;
+}
+
+export interface Api {
+  /**
+   * Handles /api and /api/..., and while mail is a sandbox GET /dev/mailbox and /dev/mailbox.json;
+   * any other path goes to next() untouched.
+   */
+  app: express.Express;
+  db: Database;
+  /** The card gateway (live Stripe or the sandbox) and what it records into: for tests and scripts. */
+  payments: PaymentsDeps;
+  /** Crypto invoices (BitPay live or the crypto sandbox; null while off): for tests and scripts. */
+  crypto: CryptoDeps | null;
+  /** Runs what has come due (what the JOBS_INTERVAL_SECONDS timer runs); each job is claimed once across instances. */
+  runDueJobs(): Promise<void>;
+  /** The Stripe sandbox while cards are in sandbox mode (its fault switch and advance()): for tests. */
+  stripeSandbox?: StripeSandbox;
+  /** Waits for mail still being sent, closes the SMTP transport, and closes the database when createApi() opened it. */
+  close(): Promise<void>;
+}
+
+/** The paths the API answers (or passes on) when the portal embeds it: the API logs these requests itself. */
+export const EMBEDDED_API_PATH = /^\/(api|dev)(\/|$)|^\/payments\/apple\/charge$/;
+
+/** The body limit for JSON and form bodies. */
+export const BODY_LIMIT = "64kb";
+
+/**
+ * Builds the product API: opens the database (unless given), migrates it to the latest version,
+ * seeds it, and returns an Express app whose routes use full paths (/api/user/login, ...).
+ * Mount it at the root of the portal's server, before any body parser: `app.use(api.app)`.
+ */
+export async function createApi(opts: CreateApiOptions): Promise<Api> {
+  const { config } = opts;
+  // In sandbox mode the business time is a test clock (/dev/clock moves it).
+  const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
+  const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
+  const ownsDb = !opts.db;
+  const db = opts.db ?? createDatabase(config.databaseUrl);
+
+  try {
+    await migrateToLatest(db);
+    await upsertPlans(db);
+    if (config.sandbox) await seedSandbox(db, clock);
+  } catch (error) {
+    if (ownsDb) await db.destroy().catch(() => undefined);
+    throw error;
+  }
+
+  // Card payments: live Stripe, or (sandbox mode only) the Stripe sandbox on its own loopback port
+  // (the SDK needs a host of its own); the sandbox delivers its signed webhooks to the same handler as Stripe's.
+  let stripeSandbox: StripeSandbox | undefined;
+  let stripeSandboxServer: { close(): Promise<void> } | undefined;
+  let gateway: StripeSetup | null = liveStripe(config);
+  const payments = {} as PaymentsDeps;
+  if (!gateway) {
+    // Cards are required outside sandbox mode (api/platform/config.ts): no credentials here means the stand-in.
+    if (config.integrations.cards !== "sandbox") throw new Error("Card payments need STRIPE_SECRET_KEY outside sandbox mode.");
+    stripeSandbox = createStripeSandbox({
+      db,
+      clock,
+      publicUrl: config.publicUrl,
+      logger,
+      deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
+      faults: parseFaultPlan(config.stripe.sandboxFaults),
+    });
+    const listening = await stripeSandbox.listen();
+    stripeSandboxServer = listening;
+    gateway = sandboxStripe(config, {
+      port: listening.port,
+      secretKey: SANDBOX_SECRET_KEY,
+      publishableKey: SANDBOX_PUBLISHABLE_KEY,
+      webhookSecret: SANDBOX_WEBHOOK_SECRET,
+    });
+  }
+  Object.assign(payments, { db, clock, logger, gateway, publicUrl: config.publicUrl } satisfies PaymentsDeps);
+
+  const mailSandbox = config.integrations.mail === "sandbox";
+  const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
+
+  // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
+  // which delivers its notifications to the same handler as BitPay's (secret included); else off.
+  let bitpaySandbox: BitPaySandbox | undefined;
+  let bitpaySandboxServer: { close(): Promise<void> } | undefined;
+  let crypto: CryptoDeps | null = null;
+  if (config.integrations.crypto !== "off") {
+    const deps = {} as CryptoDeps;
+    let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
+    let notificationSecret = config.bitpay.notificationSecret;
+    if (!bitpay) {
+      bitpaySandbox = createBitPaySandbox({
+        db,
+        clock,
+        publicUrl: config.publicUrl,
+        logger,
+        deliverNotification: async (url, payload) => {
+          const secret = new URL(url).searchParams.get("secret");
+          await handleBitPayNotification(deps, secret, JSON.parse(payload));
+        },
+      });
+      const listening = await bitpaySandbox.listen();
+      bitpaySandboxServer = listening;
+      bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: BITPAY_SANDBOX_TOKEN });
+      // The sandbox's published secret: it opens this route only here, in sandbox mode.
+      notificationSecret = "bitpay-sandbox-notification-secret";
+    }
+    Object.assign(deps, {
+      db,
+      clock,
+      logger,
+      bitpay,
+      mail,
+      publicUrl: config.publicUrl,
+      // Live notifications carry the configured secret (required with a BitPay token).
+      notificationSecret: notificationSecret!,
+    } satisfies CryptoDeps);
+    crypto = deps;
+  }
+
+  const limiter = new RateLimiter(db);
+  const ctx: ApiContext = {
+    config,
+    db,
+    clock,
+    logger,
+    limiter,
+    loginThrottle: new LoginThrottle(limiter, config.login),
+    mail,
+    payments,
+    crypto,
+    async runDueJobs() {
+      await stripeSandbox?.advance();
+      await bitpaySandbox?.advance();
+      if (crypto) await createDueRenewalInvoices(crypto);
+    },
+  };
+
+  // What comes due with time (crypto renewal invoices 3 days before expiry) also runs on a timer;
+  // every job is claimed in the database, so several instances do each thing once.
+  const jobs = setInterval(() => {
+    ctx.runDueJobs().catch((error) => logger.error(`Scheduled jobs failed: ${error instanceof Error ? error.message : String(error)}`));
+  }, config.jobsIntervalMs);
+  jobs.unref();
+
+  const app = express();
+  app.disable("x-powered-by");
+  // Answers are no-store: an ETag (a SHA-1 of every body) would never be used.
+  app.set("etag", false);
+  // Loopback always (the portal calls over loopback and forwards the browser's address), plus
+  // TRUST_PROXY. req.ip is the client address used for rate limits.
+  const trust = createTrustFunction(config.trustProxy);
+  app.set("trust proxy", trust);
+  // One line per request that reaches the API first (embedded, the portal's own pages are logged by
+  // the portal); the portal's X-Request-Id is kept, as is a trusted proxy's.
+  app.use(
+    requestLogging({
+      logger,
+      trustsPeer: (address) => trust(address, 0),
+      quiet: (path) => path === "/api/health",
+    }),
+  );
+
+  app.use("/api", apiHeaders);
+  // Stripe signs the exact bytes it sent: its webhook keeps the raw body (before the JSON parser).
+  app.use(STRIPE_WEBHOOK_PATH, express.raw({ type: () => true, limit: "512kb" }));
+  app.use(
+    "/api",
+    // strict: false, so that valid JSON that is not an object (null, "text") is a 422 from the
+    // schema and only malformed JSON is a 400.
+    express.json({ limit: BODY_LIMIT, strict: false }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }),
+    resumeRequestScope,
+  );
+
+  // An integration that is off has no routes: its paths answer 404 like any unknown path.
+  registerRoutes(app, ctx, crypto ? apiRoutes : apiRoutes.filter((r) => !cryptoRoutes.includes(r)));
+
+  app.use("/api", notFound);
+  app.use("/api", errorHandler(logger));
+  app.use("/payments/apple/charge", errorHandler(logger)); // the Apple Pay charge at the spec's path (routes/wallets.ts): error envelopes too
+
+  // The identity sandbox (an OpenID provider standing in for Google and Apple) exists only in sandbox
+  // mode, for the providers without credentials; a live or off provider's sandbox paths go to next().
+  const googleSandbox = config.integrations.google === "sandbox";
+  const appleSandbox = config.integrations.apple === "sandbox";
+  let identitySandbox: Awaited<ReturnType<typeof createIdentitySandbox>> | undefined;
+  if (googleSandbox || appleSandbox) {
+    identitySandbox = await createIdentitySandbox({
+      publicUrl: config.publicUrl,
+      google: { ...SANDBOX_GOOGLE_CLIENT, redirectUris: [`${config.publicUrl}/auth/google/callback`] },
+      apple: { ...SANDBOX_APPLE_CLIENT, redirectUris: [`${config.publicUrl}/auth/apple/callback`] },
+    });
+    const sandboxRouter = identitySandbox.router;
+    app.use((req, res, next) => {
+      if (!googleSandbox && req.path.startsWith(GOOGLE_SANDBOX_PATH)) return next();
+      if (!appleSandbox && req.path.startsWith(APPLE_SANDBOX_PATH)) return next();
+      return sandboxRouter(req, res, next);
+    });
+  }
+
+  // The sandboxes' browser pages (hosted checkout, invoices, the card tokenizer; the crypto invoice
+  // page), wrapped so that they stay out of the API's own route table.
+  if (stripeSandbox) app.use((req, res, next) => stripeSandbox!.browserRouter(req, res, next));
+  if (bitpaySandbox) app.use((req, res, next) => bitpaySandbox!.browserRouter(req, res, next));
+
+  // The test clock exists only in sandbox mode, with a clock it can move.
+  if (config.sandbox && isMovable(clock)) {
+    app.use("/dev/clock", express.urlencoded({ extended: false, limit: "1kb", parameterLimit: 10 }));
+    registerRoutes(app, ctx, clockSandboxRoutes);
+    app.use("/dev/clock", errorHandler(logger));
+  }
+
+  // The mail sandbox's pages exist only while mail is a sandbox. Other /dev paths go to next().
+  if (mailSandbox) {
+    registerRoutes(app, ctx, mailSandboxRoutes);
+    app.use("/dev", errorHandler(logger));
+  }
+
+  return {
+    app,
+    db,
+    payments,
+    crypto,
+    runDueJobs: () => ctx.runDueJobs(),
+    stripeSandbox,
+    async close() {
+      await mail.close().catch(() => undefined);
+      await identitySandbox?.close().catch(() => undefined);
+      clearInterval(jobs);
+      await stripeSandboxServer?.close().catch(() => undefined);
+      await bitpaySandboxServer?.close().catch(() => undefined);
+      if (ownsDb) await db.destroy();
+    },
+  };
+}
+
+const apiHeaders: RequestHandler = (_req, res, next) => {
+  // Answers are personal or change with the data: never cache them, never sniff them.
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  next();
+};
+
+const notFound: RequestHandler = (_req, res) => {
+  sendError(res, 404, "Not found.");
+};
+
+interface HttpishError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/** Body-parser failures by their `type`. */
+const BODY_ERRORS: Record<string, [number, string]> = {
+  "entity.parse.failed": [400, "The request body is not valid JSON."],
+  "entity.too.large": [413, "The request body is too large."],
+  "parameters.too.many": [413, "The request body is too large."],
+  "encoding.unsupported": [415, "The request body's encoding is not supported."],
+  "charset.unsupported": [415, "The request body's character set is not supported."],
+  "request.aborted": [400, "The request was aborted."],
+  "request.size.invalid": [400, "The request body does not match its length."],
+  "stream.encoding.set": [500, "Something went wrong."],
+};
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (err instanceof ApiError) {
+      for (const [name, value] of Object.entries(err.options.headers ?? {})) res.setHeader(name, value);
+      res.status(err.status).json(errorBody(err.message, err.options.fields));
+      return;
+    }
+    const e = (err ?? {}) as HttpishError;
+    const known = e.type ? BODY_ERRORS[e.type] : undefined;
+    if (known && known[0] < 500) {
+      sendError(res, known[0], known[1]);
+      return;
+    }
+    const status = e.status ?? e.statusCode;
+    if (!known && typeof status === "number" && status >= 400 && status < 500 && e.expose !== false) {
+      sendError(res, status, status === 404 ? "Not found." : "The request could not be processed.");
+      return;
+    }
+    // Logged without the request body, query string or headers (they may hold passwords or tokens).
+    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    logger.error(`API error on ${req.method} ${loggedPath(req)}: ${detail}`);
+    sendError(res, 500, "Something went wrong.");
+  };
+}

@@ -1,0 +1,13 @@
+import type { PaymentsDeps } from "../payments/card-payments";
+import type { CryptoDeps } from "../payments/crypto";
+import type { PlatformServices } from "../platform/services";
+
+/** What every route module receives: the platform's services and the payment gateways. */
+export interface ApiContext extends PlatformServices {
+  /** Card payments: the Stripe SDK (live, or pointed at the Stripe sandbox) and what it records into. */
+  payments: PaymentsDeps;
+  /** Crypto invoices: the BitPay client (live, or pointed at the crypto sandbox) and what it records into; null while crypto is off. */
+  crypto: CryptoDeps | null;
+  /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
+  runDueJobs(): Promise<void>;
+}

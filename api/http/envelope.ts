@@ -1,0 +1,90 @@
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { z } from "zod";
+import { ApiError, type FieldErrors } from "../platform/errors";
+
+/*
+ * Response envelopes.
+ *   success: 200 {"status": true, "success": true, "message": "...", "data": ...}
+ *   error:   4xx/5xx {"status": false, "success": false, "message": "Human text",
+ *                     "errors": {"message": "Human text", "fields"?: {"email": ["..."]}}}
+ */
+
+
+export interface SuccessBody<T> {
+  status: true;
+  success: true;
+  message: string;
+  data: T;
+}
+
+export interface ErrorBody {
+  status: false;
+  success: false;
+  message: string;
+  errors: { message: string; fields?: FieldErrors };
+}
+
+
+/**
+ * 200 with the success envelope. `extra` adds top-level fields after `data` where a client reads
+ * them there (registration's `token`).
+ */
+export function sendOk<T>(res: Response, data: T, message = "OK", extra?: Record<string, unknown>): void {
+  const body: SuccessBody<T> = { status: true, success: true, message, data };
+  res.status(200).json(extra ? { ...extra, ...body } : body);
+}
+
+export function errorBody(message: string, fields?: FieldErrors): ErrorBody {
+  return {
+    status: false,
+    success: false,
+    message,
+    errors: fields ? { message, fields } : { message },
+  };
+}
+
+export function sendError(res: Response, status: number, message: string, fields?: FieldErrors): void {
+  res.status(status).json(errorBody(message, fields));
+}
+
+/** Express 4 does not catch rejected promises; this forwards them to the error handler. */
+export function asyncHandler(
+  fn: (req: Request, res: Response, next: NextFunction) => Promise<unknown>,
+): RequestHandler {
+  return (req, res, next) => {
+    fn(req, res, next).catch(next);
+  };
+}
+
+const ACCEPTED_BODY_TYPES = ["application/json", "application/x-www-form-urlencoded"];
+
+/**
+ * Validates the request body with a zod schema. Throws 415 for a body in another format and 422
+ * with per-field messages (the first one also as the message) when the schema rejects it.
+ */
+export function parseBody<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+  if (hasBody(req) && !req.is(ACCEPTED_BODY_TYPES)) {
+    throw new ApiError(415, "The request body must be JSON or form data.");
+  }
+  const result = schema.safeParse(req.body ?? {});
+  if (result.success) return result.data;
+  throw validationError(result.error);
+}
+
+/** 422 with per-field messages (the first one also as the message). */
+export function validationError(error: z.ZodError): ApiError {
+  const fields: FieldErrors = {};
+  let first: string | undefined;
+  for (const issue of error.issues) {
+    first ??= issue.message;
+    const key = issue.path.length ? issue.path.map(String).join(".") : "body";
+    const list = (fields[key] ??= []);
+    if (!list.includes(issue.message)) list.push(issue.message);
+  }
+  return new ApiError(422, first ?? "The given data was invalid.", { fields });
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}

@@ -1,0 +1,92 @@
+import type { Database } from "../platform/db";
+import type { User } from "../platform/db/schema";
+import { ApiError } from "../platform/errors";
+import { revokeSessions } from "./sessions";
+
+/*
+ * Deleting an account (docs/decisions/015-account-deletion.md).
+ *
+ * 1. At the gateway first (api/payments/account-deletion.ts), every step idempotent so that a retry after a failure redoes nothing
+ *    harmful: auto-renewal of each live card subscription is cancelled (cancel_at_period_end, the
+ *    same switch as the billing page), each saved card is detached, and the Stripe customer's email,
+ *    name, description and phone are unset.
+ * 2. Then ONE database transaction: sessions (tokens, devices, desktop codes, one-time tokens),
+ *    Google/Apple links, saved cards and emailed codes are deleted, and the user row is anonymised
+ *    (email replaced by a tombstone that is not an email address, so it frees the UNIQUE email and
+ *    can never sign in or receive a code). The row stays because transactions, invoices and
+ *    subscriptions — kept as the law requires — reference it; they then point to no personal data.
+ *    refund_guarantee_uses (hashes of the email and card of a refund, with no account id) is left as
+ *    it is: it keeps the money-back guarantee once per customer (docs/decisions/016).
+ */
+
+export const DELETION_MESSAGES = {
+  deleted: "Your account has been deleted.",
+  codeSent: "We have emailed you a code to confirm.",
+  codeNotSent: "Failed to send the code. Please try again.",
+  wrongPassword: "The password is incorrect.",
+  passwordRequired: "Please enter your password.",
+  codeRequired: "Please enter the 6-digit verification code",
+  hasPassword: "Your account has a password: confirm with your password.",
+  gatewayFailed: "We could not reach the payment provider, so nothing was deleted. Please try again.",
+  tooManyTries: (minutes: number) => `Too many wrong passwords. Please try again in ${minutes} minutes.`,
+} as const;
+
+/** Wrong passwords on the delete form, per account, before it is refused for a while. */
+export const DELETION_MAX_WRONG_PASSWORDS = 5;
+export const DELETION_WRONG_PASSWORD_WINDOW_SECONDS = 900;
+
+export function deletionFailureKey(userId: number): string {
+  return `account-delete-fail:user:${userId}`;
+}
+
+/** The email a deleted account keeps: unique, and not an address (so no sign-in or code reaches it). */
+export function tombstoneEmail(userId: number): string {
+  return `deleted-account-${userId}`;
+}
+
+/** The database part, in one transaction: a failure half-way leaves the account as it was. */
+export async function eraseAccount(db: Database, user: Pick<User, "id" | "email">, nowIso: string): Promise<void> {
+  const userId = user.id;
+  await db.transaction().execute(async (trx) => {
+    // Like every other end of sessions (then the rows themselves go).
+    await revokeSessions(trx, { userId, all: true });
+    await trx.deleteFrom("desktop_codes").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("devices").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
+    // Two-factor secret, recovery codes and waiting sign-ins (docs/decisions/017).
+    await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("two_factor").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("payment_methods").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("verification_codes").where("email", "=", user.email).execute();
+    // Kept payment records: no email in them, and nothing renews or is invoiced again.
+    await trx.updateTable("crypto_invoices").set({ email: "" }).where("user_id", "=", userId).execute();
+    await trx
+      .updateTable("subscriptions")
+      .set({ cancel_at_period_end: 1, updated_at: nowIso })
+      .where("user_id", "=", userId)
+      .where("cancel_at_period_end", "=", 0)
+      .execute();
+    const erased = await trx
+      .updateTable("users")
+      .set({
+        email: tombstoneEmail(userId),
+        name: null,
+        password_hash: null,
+        email_verified_at: null,
+        agreement_at: null,
+        newsletter: 0,
+        newsletter_at: null,
+        stripe_customer_id: null,
+        deleted_at: nowIso,
+        updated_at: nowIso,
+      })
+      .where("id", "=", userId)
+      .where("deleted_at", "is", null)
+      .executeTakeFirst();
+    // A parallel deletion won: its transaction did the same work.
+    if (Number(erased.numUpdatedRows) === 0) throw new ApiError(401, "Unauthenticated.");
+  });
+}

@@ -1,0 +1,279 @@
+import { z } from "zod";
+import type { ApiConfig } from "../platform/config";
+import { type Database, dialectOf, isUniqueViolation } from "../platform/db";
+import type { AccountLink, LinkType, User } from "../platform/db/schema";
+import type { Clock } from "../platform/clock";
+import { ApiError } from "../platform/errors";
+import { type IdTokenClaims, IdTokenError, verifyIdToken } from "./id-tokens";
+import { createUserWithoutPassword } from "./users";
+
+/*
+ * Google and Apple accounts linked to users (account_links). A link is keyed on the provider's
+ * `sub`, never on the email: the email at the provider may change, the sub does not.
+ *
+ * Sign-in with a provider (thirdparty-login):
+ *   1. a link with (link_type, sub) exists -> its user;
+ *   2. else a user with the token's email exists -> that user, and the link is added, only because
+ *      the provider asserts email_verified (otherwise 403: sign in another way, then connect);
+ *   3. else a new account without a password (email verified now) and the link.
+ * Connecting (signed in) adds a link; disconnecting removes one unless it is the account's last way
+ * to sign in (no password and no other link).
+ */
+
+export type { LinkType } from "../platform/db/schema";
+
+export const LINK_TYPES = ["GOOGLE", "APPLE"] as const satisfies readonly LinkType[];
+
+export function providerLabel(linkType: LinkType): string {
+  return linkType === "GOOGLE" ? "Google" : "Apple";
+}
+
+export const LINK_MESSAGES = {
+  loggedIn: "Login successful.",
+  connected: "Account connected.",
+  disconnected: "Account disconnected.",
+  notFound: "Connection not found.",
+  providerOff: (label: string) => `Sign-in with ${label} is not available.`,
+  lastWayToSignIn: "Set a password before disconnecting your only way to sign in.",
+  existingAccount: (label: string) =>
+    `This email belongs to an existing account. Sign in with your password, then connect your ${label} account.`,
+  connectedElsewhere: (label: string) => `This ${label} account is already connected to another account.`,
+  alreadyConnected: (label: string) => `Your account is already connected to ${label}.`,
+  loginNotVerified: (label: string) => `Login failed: the ${label} sign-in could not be verified. Please try again.`,
+  loginEmailMismatch: (label: string) => `Login failed: the email does not match your ${label} account.`,
+  loginEmailUnverified: (label: string) => `Login failed: ${label} has not verified this email address.`,
+  connectNotVerified: (label: string) => `The ${label} sign-in could not be verified. Please try again.`,
+  connectEmailMismatch: (label: string) => `The email does not match your ${label} account.`,
+  connectEmailUnverified: (label: string) => `${label} has not verified this email address.`,
+  unavailable: (label: string) => `Sign-in with ${label} is unavailable right now. Please try again later.`,
+  loginReplayed: (label: string) => `Login failed: this ${label} sign-in was already used. Please sign in with ${label} again.`,
+} as const;
+
+/** The issuer and audience (our client id) of a provider's ID tokens. */
+export function providerOf(config: ApiConfig, linkType: LinkType): { issuer: string; audience: string } {
+  const p = linkType === "GOOGLE" ? config.identity.google : config.identity.apple;
+  // Off (no credentials outside sandbox mode): as if the route did not exist for this provider.
+  if (!p) throw new ApiError(404, LINK_MESSAGES.providerOff(providerLabel(linkType)));
+  return { issuer: p.issuer, audience: p.clientId };
+}
+
+/**
+ * Verifies a provider's ID token for thirdparty-login or connect (signature, issuer, audience,
+ * expiry; the token's email must equal `email`, without regard to case). Whether the email is
+ * verified is left to the caller (claims.emailVerified). Throws ApiError: 503 when the provider
+ * cannot be reached, else `status` (401 for sign-in, 422 for connect) with a message for the person.
+ */
+export async function verifyProviderToken(
+  config: ApiConfig,
+  opts: { linkType: LinkType; idToken: string; email: string; purpose: "login" | "connect" },
+): Promise<IdTokenClaims> {
+  const label = providerLabel(opts.linkType);
+  const login = opts.purpose === "login";
+  const fail = (message: string) =>
+    login ? new ApiError(401, message) : new ApiError(422, message, { fields: { firebase_id_token: [message] } });
+  let claims: IdTokenClaims;
+  try {
+    claims = await verifyIdToken(opts.idToken, providerOf(config, opts.linkType));
+  } catch (error) {
+    if (!(error instanceof IdTokenError)) throw error;
+    if (error.reason === "unavailable") throw new ApiError(503, LINK_MESSAGES.unavailable(label));
+    throw fail(login ? LINK_MESSAGES.loginNotVerified(label) : LINK_MESSAGES.connectNotVerified(label));
+  }
+  if (!claims.email || claims.email !== opts.email.trim().toLowerCase()) {
+    throw fail(login ? LINK_MESSAGES.loginEmailMismatch(label) : LINK_MESSAGES.connectEmailMismatch(label));
+  }
+  return claims;
+}
+
+/** The identity provider of a link, as answers give it. */
+export const LinkTypeSchema = z
+  .enum(LINK_TYPES)
+  .meta({ id: "LinkType", description: "The identity provider. Accepted in any case." });
+
+/** A linked Google or Apple account, as the API answers it. */
+export const LinkedAccountSchema = z
+  .strictObject({
+    id: z.int().meta({ description: "The link's id (link_id of /api/account/disconnect)." }),
+    link_type: LinkTypeSchema,
+    email: z.string().meta({ description: "The provider account's email, as its last ID token gave it." }),
+  })
+  .meta({ id: "LinkedAccount" });
+
+export type PublicLink = z.infer<typeof LinkedAccountSchema>;
+
+export function publicLink(link: Pick<AccountLink, "id" | "link_type" | "email">): PublicLink {
+  return { id: Number(link.id), link_type: link.link_type, email: link.email };
+}
+
+/** The user's links, Google first. */
+export async function listLinks(db: Database, userId: number): Promise<PublicLink[]> {
+  const rows = await db
+    .selectFrom("account_links")
+    .select(["id", "link_type", "email"])
+    .where("user_id", "=", userId)
+    .orderBy("link_type", "desc")
+    .orderBy("id")
+    .execute();
+  return rows.map(publicLink);
+}
+
+export async function findLinkBySubject(
+  db: Database,
+  linkType: LinkType,
+  subject: string,
+): Promise<AccountLink | undefined> {
+  return db
+    .selectFrom("account_links")
+    .selectAll()
+    .where("link_type", "=", linkType)
+    .where("subject", "=", subject)
+    .executeTakeFirst();
+}
+
+/** Runs `work` in a transaction, again (up to twice more) when a parallel request won a unique constraint. */
+async function retryOnConflict<T>(db: Database, work: (trx: Database) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (attempt >= 2 || !isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+/** The name of a new account: the given name, else the token's, else the part of the email before the @. */
+export function accountName(name: string | undefined, claims: IdTokenClaims, email: string): string {
+  return name?.trim() || claims.name || email.split("@")[0] || email;
+}
+
+/**
+ * Finds or creates the account a provider sign-in belongs to (the rule at the top of this file).
+ * Throws 403 (an existing account's email, not verified by the provider) or 401 (a new account's
+ * email not verified by the provider).
+ */
+export async function accountForProviderSignIn(
+  db: Database,
+  clock: Clock,
+  opts: { linkType: LinkType; claims: IdTokenClaims; name?: string },
+): Promise<{ user: User; created: boolean; linked: boolean }> {
+  const { linkType, claims } = opts;
+  const label = providerLabel(linkType);
+  const email = claims.email!;
+  return retryOnConflict(db, async (trx) => {
+    const now = clock.now().toISOString();
+    const link = await findLinkBySubject(trx, linkType, claims.sub);
+    if (link) {
+      const user = await trx.selectFrom("users").selectAll().where("id", "=", link.user_id).executeTakeFirstOrThrow();
+      if (link.email !== email) {
+        await trx.updateTable("account_links").set({ email }).where("id", "=", link.id).execute();
+      }
+      return { user, created: false, linked: false };
+    }
+
+    const existing = await trx.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+    if (!claims.emailVerified) {
+      if (existing) throw new ApiError(403, LINK_MESSAGES.existingAccount(label));
+      throw new ApiError(401, LINK_MESSAGES.loginEmailUnverified(label));
+    }
+
+    if (existing) {
+      // The provider vouches for the mailbox, as an emailed code would. An account that already has
+      // a link of this type (another account at the provider with the same email, e.g. re-created)
+      // is signed in without a second link.
+      const own = await trx
+        .selectFrom("account_links")
+        .select("id")
+        .where("user_id", "=", existing.id)
+        .where("link_type", "=", linkType)
+        .executeTakeFirst();
+      if (!own) {
+        await trx
+          .insertInto("account_links")
+          .values({ user_id: existing.id, link_type: linkType, subject: claims.sub, email, created_at: now })
+          .execute();
+      }
+      return { user: existing, created: false, linked: !own };
+    }
+
+    const userId = await createUserWithoutPassword(trx, { email, name: accountName(opts.name, claims, email) }, clock);
+    await trx
+      .insertInto("account_links")
+      .values({ user_id: userId, link_type: linkType, subject: claims.sub, email, created_at: now })
+      .execute();
+    const user = await trx.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
+    return { user, created: true, linked: true };
+  });
+}
+
+/** Links a provider account to a signed-in user; 409 when it is linked elsewhere or the user has one of this type. */
+export async function connectLink(
+  db: Database,
+  clock: Clock,
+  opts: { userId: number; linkType: LinkType; claims: IdTokenClaims },
+): Promise<PublicLink> {
+  const { userId, linkType, claims } = opts;
+  const label = providerLabel(linkType);
+  const conflict = async (trx: Database): Promise<ApiError | null> => {
+    const bySubject = await findLinkBySubject(trx, linkType, claims.sub);
+    if (bySubject && Number(bySubject.user_id) !== userId) {
+      return new ApiError(409, LINK_MESSAGES.connectedElsewhere(label));
+    }
+    const own = await trx
+      .selectFrom("account_links")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("link_type", "=", linkType)
+      .executeTakeFirst();
+    return bySubject || own ? new ApiError(409, LINK_MESSAGES.alreadyConnected(label)) : null;
+  };
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const refused = await conflict(trx);
+      if (refused) throw refused;
+      const row = await trx
+        .insertInto("account_links")
+        .values({
+          user_id: userId,
+          link_type: linkType,
+          subject: claims.sub,
+          email: claims.email!,
+          created_at: clock.now().toISOString(),
+        })
+        .returning(["id", "link_type", "email"])
+        .executeTakeFirstOrThrow();
+      return publicLink(row);
+    });
+  } catch (error) {
+    // A parallel connect won: answer as if it had come first.
+    if (isUniqueViolation(error)) {
+      throw (await conflict(db)) ?? new ApiError(409, LINK_MESSAGES.alreadyConnected(label));
+    }
+    throw error;
+  }
+}
+
+/**
+ * Removes one of the user's links: 404 unless it is theirs and of that type; 409 when it is the
+ * last way to sign in (no password, no other link). The user row is locked (PostgreSQL) so that two
+ * parallel disconnects cannot remove both links of an account without a password.
+ */
+export async function disconnectLink(
+  db: Database,
+  opts: { userId: number; linkId: number; linkType: LinkType },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    let userQuery = trx.selectFrom("users").select(["id", "password_hash"]).where("id", "=", opts.userId);
+    if (dialectOf(trx) === "postgres") userQuery = userQuery.forUpdate();
+    const user = await userQuery.executeTakeFirst();
+    if (!user) throw new ApiError(404, LINK_MESSAGES.notFound);
+    const links = await trx
+      .selectFrom("account_links")
+      .select(["id", "link_type"])
+      .where("user_id", "=", opts.userId)
+      .execute();
+    const link = links.find((l) => Number(l.id) === opts.linkId && l.link_type === opts.linkType);
+    if (!link) throw new ApiError(404, LINK_MESSAGES.notFound);
+    if (!user.password_hash && links.length <= 1) throw new ApiError(409, LINK_MESSAGES.lastWayToSignIn);
+    await trx.deleteFrom("account_links").where("id", "=", link.id).execute();
+  });
+}

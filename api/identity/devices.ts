@@ -1,0 +1,108 @@
+import { z } from "zod";
+import type { Database } from "../platform/db";
+import { ApiError } from "../platform/errors";
+import { WEB_PLATFORM, revokeSessions } from "./sessions";
+
+/*
+ * Connected devices (commerce spec §2, §3, §7): the device rows of a user that still have a live
+ * (unrevoked, unexpired) bearer token, and their termination. Every token is tied to one device row
+ * (DESIGN §4), so terminating a device revokes its tokens and the device drops out of the list.
+ */
+
+export const DEVICE_MESSAGES = {
+  listed: "Connected devices",
+  terminated: "Device terminated successfully",
+  allTerminated: "All devices terminated successfully",
+  notFound: "Device not found.",
+  forbidden: "You can only manage your own devices.",
+} as const;
+
+export const DEVICE_ICONS = ["windows", "apple", "android", "linux", "desktop", "browser"] as const;
+export type DeviceIcon = (typeof DEVICE_ICONS)[number];
+
+export const DeviceSchema = z
+  .strictObject({
+    id: z.int(),
+    device_icon: z.enum(DEVICE_ICONS).meta({
+      description:
+        "From the OS: Windows → windows; macOS, iOS, iPadOS → apple; Android → android; Linux, Chrome OS → linux; otherwise from the platform: 'Web Browser' → browser, anything else → desktop.",
+    }),
+    device_os: z.string().nullable(),
+    device_os_version: z.string().nullable(),
+    device_model: z.string().nullable().meta({ description: "For web sign-ins: the browser and its major version ('Chrome 131')." }),
+    device_brand: z.string().nullable().meta({ description: "For web sign-ins: the browser ('Chrome')." }),
+    platform: z.string().meta({ examples: ["Web Browser", "Desktop"] }),
+    last_login_at: z.string().meta({ format: "date-time", description: "ISO 8601, UTC (business time)." }),
+    current: z.boolean().meta({ description: "true for the device of the bearer token making this request." }),
+  })
+  .meta({ id: "Device" });
+
+export type DeviceView = z.infer<typeof DeviceSchema>;
+
+/** The icon of a device, from its OS first, then its platform. */
+export function deviceIcon(os: string | null, platform: string): DeviceIcon {
+  const name = (os ?? "").toLowerCase();
+  if (name.startsWith("windows")) return "windows";
+  if (/^(macos|mac os|ios|ipados|os x)/.test(name)) return "apple";
+  if (name.startsWith("android")) return "android";
+  if (/^(linux|chrome os|ubuntu|debian|fedora)/.test(name)) return "linux";
+  return platform === WEB_PLATFORM ? "browser" : "desktop";
+}
+
+/** 403 unless `userId` (when given) is the caller's own id. */
+export function assertOwnUser(given: number | undefined, callerId: number): void {
+  if (given !== undefined && given !== callerId) throw new ApiError(403, DEVICE_MESSAGES.forbidden);
+}
+
+/** The user's devices that have a live token, most recent sign-in first. */
+export async function listDevices(db: Database, userId: number, currentDeviceId: number): Promise<DeviceView[]> {
+  const nowIso = new Date().toISOString();
+  const rows = await db
+    .selectFrom("devices")
+    .select([
+      "id",
+      "platform",
+      "device_os",
+      "device_os_version",
+      "device_model",
+      "device_brand",
+      "last_login_at",
+    ])
+    .where("user_id", "=", userId)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("tokens")
+          .select("tokens.id")
+          .whereRef("tokens.device_id", "=", "devices.id")
+          .where("tokens.revoked_at", "is", null)
+          .where("tokens.expires_at", ">", nowIso),
+      ),
+    )
+    .orderBy("last_login_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    device_icon: deviceIcon(row.device_os, row.platform),
+    device_os: row.device_os,
+    device_os_version: row.device_os_version,
+    device_model: row.device_model,
+    device_brand: row.device_brand,
+    platform: row.platform,
+    last_login_at: new Date(row.last_login_at).toISOString(),
+    current: Number(row.id) === currentDeviceId,
+  }));
+}
+
+/** Revokes every live token of one of the user's devices; 404 for an unknown device or another user's. */
+export async function terminateDevice(db: Database, userId: number, deviceId: number): Promise<number> {
+  const device = await db
+    .selectFrom("devices")
+    .select("id")
+    .where("id", "=", deviceId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (!device) throw new ApiError(404, DEVICE_MESSAGES.notFound);
+  return db.transaction().execute((trx) => revokeSessions(trx, { userId, deviceId }));
+}

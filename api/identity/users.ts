@@ -1,0 +1,68 @@
+import { z } from "zod";
+import type { Database } from "../platform/db";
+import type { User } from "../platform/db/schema";
+import { type Clock, systemClock } from "../platform/clock";
+
+/** The user object every endpoint returns. */
+export const UserSchema = z
+  .strictObject({
+    id: z.int(),
+    email: z.string().meta({ format: "email" }),
+    name: z.string().nullable(),
+    has_password: z.boolean(),
+    email_verified_at: z.string().nullable().meta({ format: "date-time" }),
+    created_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "User" });
+
+export type PublicUser = z.infer<typeof UserSchema>;
+
+/** What every sign-in answers: the new bearer token and the user. */
+export const LoginResultSchema = z
+  .strictObject({
+    token: z.string().meta({ description: "Bearer token; shown only here." }),
+    user: UserSchema,
+  })
+  .meta({ id: "LoginResult" });
+
+export function publicUser(
+  user: Pick<User, "id" | "email" | "name" | "password_hash" | "email_verified_at" | "created_at">,
+): PublicUser {
+  return {
+    id: Number(user.id),
+    email: user.email,
+    name: user.name,
+    has_password: Boolean(user.password_hash),
+    email_verified_at: user.email_verified_at,
+    created_at: user.created_at,
+  };
+}
+
+/**
+ * Creates an account without a password (as Google/Apple sign-in will), email verified now;
+ * returns its id. Such accounts get a password through forgot-password or the set-password email.
+ */
+export async function createUserWithoutPassword(
+  db: Database,
+  user: { email: string; name?: string | null },
+  clock: Clock = systemClock,
+): Promise<number> {
+  const now = clock.now().toISOString();
+  const row = await db
+    .insertInto("users")
+    .values({
+      email: user.email.trim().toLowerCase(),
+      name: user.name ?? null,
+      password_hash: null,
+      email_verified_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<User | undefined> {
+  return db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst();
+}

@@ -1,0 +1,54 @@
+import { DELETION_MESSAGES } from "../identity/account-deletion";
+import { ApiError } from "../platform/errors";
+import type { PaymentsDeps } from "./card-payments";
+import { isGatewayFailure, isInvalidRequest } from "./stripe/client";
+
+// The gateway half of deleting an account (docs/decisions/015-account-deletion.md); identity's
+// eraseAccount does the database half after it.
+
+/** At Stripe: cancels auto-renewal of the user's live card subscriptions, detaches the saved cards and erases the customer's personal data. */
+export async function releaseGatewayResources(deps: PaymentsDeps, userId: number): Promise<void> {
+  const now = deps.clock.now().toISOString();
+  try {
+    const renewing = await deps.db
+      .selectFrom("subscriptions")
+      .select("stripe_sub_id")
+      .where("user_id", "=", userId)
+      .where("subscription_by", "=", "stripe")
+      .where("billing_type", "=", "recurring")
+      .where("stripe_sub_id", "is not", null)
+      .where("sub_exp_date", ">", now)
+      .execute();
+    for (const { stripe_sub_id } of renewing) {
+      try {
+        await deps.gateway.stripe.subscriptions.update(stripe_sub_id!, { cancel_at_period_end: true });
+      } catch (error) {
+        // Already canceled at Stripe: it will not renew, which is what we want.
+        if (!isInvalidRequest(error)) throw error;
+      }
+    }
+    const cards = await deps.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", userId).execute();
+    for (const { payment_method_id } of cards) {
+      try {
+        await deps.gateway.stripe.paymentMethods.detach(payment_method_id);
+      } catch (error) {
+        // Already detached (or gone) at Stripe.
+        if (!isInvalidRequest(error)) throw error;
+      }
+    }
+    // The customer at Stripe keeps its payment history (kept as the law requires) but no personal
+    // data: email, name, description and phone are unset ("" unsets a field in Stripe's API).
+    const { stripe_customer_id } = await deps.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow();
+    if (stripe_customer_id) {
+      try {
+        await deps.gateway.stripe.customers.update(stripe_customer_id, { email: "", name: "", description: "", phone: "" });
+      } catch (error) {
+        // Deleted at Stripe already: nothing personal left there.
+        if (!isInvalidRequest(error)) throw error;
+      }
+    }
+  } catch (error) {
+    if (isGatewayFailure(error)) throw new ApiError(502, DELETION_MESSAGES.gatewayFailed);
+    throw error;
+  }
+}

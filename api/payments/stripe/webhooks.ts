@@ -1,0 +1,200 @@
+import type Stripe from "stripe";
+import { isUniqueViolation } from "../../platform/db";
+import { ApiError } from "../../platform/errors";
+import {
+  type PaymentsDeps,
+  completeCheckoutSession,
+  invoiceSubscriptionId,
+  recordOneTimePayment,
+  recordStripeInvoice,
+} from "../card-payments";
+import { couponDiscountCents, releaseCouponHold } from "../coupons";
+import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
+import { isInvalidRequest } from "./client";
+
+/*
+ * Stripe's webhooks drive the subscription state: renewals (invoice.paid), failed renewals
+ * (invoice.payment_failed), auto-renewal switched on or off (customer.subscription.updated), the end
+ * (customer.subscription.deleted), and payments made on the hosted page (checkout.session.completed).
+ * Verified on the raw body with the signing secret; each event id is handled once (webhook_events),
+ * and every handler is idempotent too, so replays and out-of-order delivery change nothing twice.
+ */
+
+export const WEBHOOK_MESSAGES = {
+  badSignature: "The webhook signature could not be verified.",
+  received: "Received.",
+} as const;
+
+/** Verifies and handles one delivery. Throws ApiError(400) for a bad signature. */
+export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | Buffer, signature: string | undefined): Promise<void> {
+  let event: Stripe.Event;
+  try {
+    event = deps.gateway.stripe.webhooks.constructEvent(rawBody, signature ?? "", deps.gateway.webhookSecret);
+  } catch {
+    throw new ApiError(400, WEBHOOK_MESSAGES.badSignature);
+  }
+  try {
+    await deps.db
+      .insertInto("webhook_events")
+      .values({ id: event.id, source: "stripe", type: event.type, received_at: new Date().toISOString() })
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) return; // already handled
+    throw error;
+  }
+  try {
+    await handleEvent(deps, event);
+  } catch (error) {
+    // Not handled: forget it so that Stripe's retry is handled.
+    await deps.db.deleteFrom("webhook_events").where("id", "=", event.id).execute();
+    throw error;
+  }
+}
+
+async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null | undefined) {
+  const planId = Number(metadata?.plan_id);
+  const userId = Number(metadata?.user_id);
+  if (!Number.isSafeInteger(planId) || !Number.isSafeInteger(userId)) return null;
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", planId).executeTakeFirst();
+  const user = await deps.db.selectFrom("users").select("id").where("id", "=", userId).executeTakeFirst();
+  return plan && user ? { plan, userId } : null;
+}
+
+/**
+ * An object as Stripe has it now, or null when Stripe does not know it (an event naming an object
+ * that does not exist acts on nothing). Gateway failures throw, so that Stripe's retry is handled.
+ */
+async function fromStripe<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isInvalidRequest(error)) return null;
+    throw error;
+  }
+}
+
+/** What a one-time plan's payment must have received: the plan's price, less its coupon's discount. */
+async function expectedOneTimeCents(deps: PaymentsDeps, plan: { discounted_price_cents: number }, metadata: Stripe.Metadata): Promise<number | null> {
+  if (!metadata.coupon_id) return plan.discounted_price_cents;
+  const coupon = await deps.db.selectFrom("coupons").selectAll().where("id", "=", Number(metadata.coupon_id)).executeTakeFirst();
+  if (!coupon) return null;
+  return plan.discounted_price_cents - couponDiscountCents(coupon, plan.discounted_price_cents);
+}
+
+/** Why the invoice's payment failed, as the card's bank said it: its PaymentIntent's last error. */
+async function declineMessage(deps: PaymentsDeps, invoice: Stripe.Invoice): Promise<string | null> {
+  const { stripe } = deps.gateway;
+  const full = await stripe.invoices.retrieve(invoice.id!, { expand: ["payments"] });
+  const payments = full.payments?.data ?? [];
+  const ref = payments[payments.length - 1]?.payment?.payment_intent;
+  if (!ref) return null;
+  const intent = typeof ref === "string" ? await stripe.paymentIntents.retrieve(ref) : ref;
+  return intent.last_payment_error?.message ?? null;
+}
+
+async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<void> {
+  const { stripe } = deps.gateway;
+  switch (event.type) {
+    case "invoice.paid": {
+      const subId = invoiceSubscriptionId(event.data.object);
+      if (!subId) return;
+      const subscription = await stripe.subscriptions.retrieve(subId);
+      const owner = await planAndUser(deps, subscription.metadata);
+      if (!owner) return;
+      // The event may be old: record the invoice as Stripe has it now.
+      const invoice = await stripe.invoices.retrieve(event.data.object.id!);
+      if (invoice.status !== "paid") return;
+      await recordStripeInvoice(deps, invoice, subscription, owner.plan, owner.userId);
+      return;
+    }
+    case "invoice.payment_failed": {
+      const invoice = event.data.object;
+      const subId = invoiceSubscriptionId(invoice);
+      if (!subId) return;
+      const subscription = await stripe.subscriptions.retrieve(subId);
+      const owner = await planAndUser(deps, subscription.metadata);
+      if (!owner) return;
+      const row = await deps.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", subId).executeTakeFirst();
+      await recordFailedPayment(deps.db, {
+        userId: owner.userId,
+        planId: owner.plan.id,
+        subscriptionId: row ? Number(row.id) : null,
+        amountCents: invoice.amount_due,
+        // One row per failed attempt of an invoice (a first payment refused on the page is recorded as failed:<invoice> too).
+        gatewayRef: `failed:${invoice.id}${invoice.attempt_count > 1 ? `:${invoice.attempt_count}` : ""}`,
+        walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
+        message: (await declineMessage(deps, invoice)) ?? FAILED_STATUS,
+        now: deps.clock.now(),
+      });
+      return;
+    }
+    case "customer.subscription.updated": {
+      // The event may be old (replayed, or overtaken by a newer one): follow the subscription as Stripe has it now.
+      const subscription = await stripe.subscriptions.retrieve(event.data.object.id);
+      if (subscription.status === "canceled") {
+        await recordSubscriptionState(deps.db, {
+          stripeSubId: subscription.id,
+          renewing: false,
+          endedAt: subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now(),
+          now: deps.clock.now(),
+        });
+        return;
+      }
+      await recordSubscriptionState(deps.db, {
+        stripeSubId: subscription.id,
+        renewing: !subscription.cancel_at_period_end && ["active", "trialing", "past_due"].includes(subscription.status),
+        now: deps.clock.now(),
+      });
+      return;
+    }
+    case "customer.subscription.deleted": {
+      // The body is only a trigger: end nothing unless Stripe says the subscription has ended.
+      const subscription = await fromStripe(() => stripe.subscriptions.retrieve(event.data.object.id));
+      if (!subscription || !["canceled", "incomplete_expired"].includes(subscription.status)) {
+        if (subscription === null) deps.logger.warn(`Webhook ${event.id}: subscription ${event.data.object.id} is unknown to Stripe; ignored.`);
+        return;
+      }
+      // Never paid (3-D Secure left unconfirmed): its coupon hold goes back (a paid one is redeemed already).
+      await releaseCouponHold(deps.db, subscription.metadata?.coupon_reservation, deps.clock.now());
+      await recordSubscriptionState(deps.db, {
+        stripeSubId: subscription.id,
+        renewing: false,
+        endedAt: subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now(),
+        now: deps.clock.now(),
+      });
+      return;
+    }
+    case "checkout.session.completed": {
+      await completeCheckoutSession(deps, event.data.object.id);
+      return;
+    }
+    case "checkout.session.expired": {
+      // The hosted page was never paid: its coupon hold goes back (read from Stripe, not from the body).
+      const session = await fromStripe(() => stripe.checkout.sessions.retrieve(event.data.object.id));
+      if (session?.status === "expired") await releaseCouponHold(deps.db, session.metadata?.coupon_reservation, deps.clock.now());
+      return;
+    }
+    case "payment_intent.succeeded": {
+      // The body is only a trigger: record the PaymentIntent as Stripe has it, and only for what the plan costs.
+      const intent = await fromStripe(() => stripe.paymentIntents.retrieve(event.data.object.id));
+      if (!intent) {
+        deps.logger.warn(`Webhook ${event.id}: PaymentIntent ${event.data.object.id} is unknown to Stripe; ignored.`);
+        return;
+      }
+      if (intent.status !== "succeeded" || intent.metadata?.kind !== "one_time") return;
+      const owner = await planAndUser(deps, intent.metadata);
+      if (!owner) return;
+      const expected = await expectedOneTimeCents(deps, owner.plan, intent.metadata);
+      if (intent.currency !== "usd" || expected === null || intent.amount_received !== expected) {
+        deps.logger.warn(
+          `Webhook ${event.id}: PaymentIntent ${intent.id} received ${intent.amount_received} ${intent.currency}, not the plan's ${expected} usd; not recorded.`,
+        );
+        return;
+      }
+      await recordOneTimePayment(deps, intent, owner.plan, owner.userId);
+      return;
+    }
+    default:
+      return;
+  }
+}

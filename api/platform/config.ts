@@ -1,0 +1,588 @@
+import { createHash, createPrivateKey } from "node:crypto";
+import { isIP } from "node:net";
+import { z } from "zod";
+import { LOG_LEVELS, type LogLevel } from "./logger";
+
+/**
+ * How an integration runs: with its credentials ("live"), as its stand-in ("sandbox": only in sandbox
+ * mode, SANDBOX=true), or not at all ("off": outside sandbox mode without credentials). Outside
+ * sandbox mode no stand-in exists (docs/decisions/019).
+ */
+export type IntegrationMode = "live" | "sandbox" | "off";
+
+/** The Stripe API version the product is written against (stripe@23's own); STRIPE_API_VERSION overrides it. */
+export const STRIPE_API_VERSION = "2026-10-28.endive";
+
+/** How far the API trusts X-Forwarded-For beyond loopback (loopback is always trusted). */
+export type TrustProxySetting =
+  | { kind: "none" }
+  | { kind: "all" }
+  | { kind: "hops"; hops: number }
+  | { kind: "list"; entries: string[] };
+
+export type DatabaseTarget =
+  | { kind: "sqlite"; path: string }
+  | { kind: "postgres"; url: string };
+
+export interface ApiConfig {
+  /** The DATABASE_URL as given (or the default). Pass it to createDatabase(). */
+  databaseUrl: string;
+  database: DatabaseTarget;
+  /** Public origin of the portal, without a trailing slash (used for links in emails). */
+  publicUrl: string;
+  tokenTtlDays: number;
+  /** Failed password sign-ins (api/platform/rate-limit.ts LoginThrottle), real time. */
+  login: {
+    maxFailuresPerEmailPerIp: number;
+    maxFailuresPerIp: number;
+    maxFailuresPerEmail: number;
+    /**
+     * Wrong second factors (two-factor sign-in) per account from anywhere, whatever the challenge
+     * (TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT), in the same window.
+     */
+    maxSecondFactorFailuresPerAccount: number;
+    failureWindowSeconds: number;
+  };
+  downloads: { windows: string; mac: string };
+  /** Hourly caps on emailed-code requests (sign-up, sign-in, reset, set-password link), real time. */
+  codes: {
+    maxPerEmailPerHour: number;
+    maxPerIpPerHour: number;
+  };
+  /** The From header of every email (MAIL_FROM). */
+  mailFrom: string;
+  trustProxy: TrustProxySetting;
+  /** Raw integration credentials; read now, used by later issues. Never log them. */
+  credentials: {
+    smtpUrl?: string;
+    stripeSecretKey?: string;
+    bitpayApiToken?: string;
+    googleClientId?: string;
+    appleClientId?: string;
+  };
+  /**
+   * Google and Apple sign-in: where each provider's ID tokens come from (issuer, for discovery and
+   * the `iss` check) and our client at each (the `aud` of its ID tokens). Live when the client id
+   * is set, else the in-process OpenID sandbox at {PUBLIC_URL}/dev/oidc/{google,apple} with its
+   * published test clients. GOOGLE_ISSUER / APPLE_ISSUER are honoured in both modes (tests).
+   */
+  identity: {
+    /** null when the provider is off (outside sandbox mode without its credentials). */
+    google: GoogleIdentityConfig | null;
+    apple: AppleIdentityConfig | null;
+  };
+  /**
+   * Two-factor authentication (docs/decisions/017): the AES-256-GCM key that encrypts TOTP secrets
+   * (TWO_FACTOR_ENCRYPTION_KEY, 32 bytes as 64 hex digits or base64). Without it a fixed development
+   * key is used (`developmentKey: true`), in sandbox mode only.
+   */
+  twoFactor: {
+    encryptionKey: Buffer;
+    developmentKey: boolean;
+  };
+  /** Redeeming desktop hand-off codes: attempts per client address per window (real time). */
+  desktopCodes: {
+    maxPerIp: number;
+    windowSeconds: number;
+  };
+  /**
+   * Coupon tries (POST /api/coupons/apply, security review issue 17): per client address and per
+   * signed-in account per window (real time); a try that finds a usable coupon is given back.
+   */
+  coupons: {
+    maxPerIp: number;
+    maxPerAccount: number;
+    windowSeconds: number;
+  };
+  /** Crypto invoices opened (each emails BitPay's buyer): per client address and per buyer email per hour. */
+  cryptoInvoices: {
+    maxPerIp: number;
+    maxPerEmail: number;
+    windowSeconds: number;
+  };
+  integrations: {
+    mail: IntegrationMode;
+    cards: IntegrationMode;
+    crypto: IntegrationMode;
+    google: IntegrationMode;
+    apple: IntegrationMode;
+  };
+  /**
+   * Card payments through Stripe: live keys when STRIPE_SECRET_KEY is set, else the in-process
+   * Stripe sandbox (api/sandboxes/stripe) with its own keys. The API version is pinned.
+   */
+  stripe: {
+    secretKey?: string;
+    publishableKey?: string;
+    webhookSecret?: string;
+    apiVersion: string;
+    /** How long one request to Stripe may take before the SDK gives up (and retries it with the same key). */
+    timeoutMs: number;
+    /** Sandbox only, for fault tests (decision 012): STRIPE_SANDBOX_FAULTS, the sandbox's fault plan as JSON. */
+    sandboxFaults?: string;
+  };
+  /**
+   * Crypto invoices through BitPay's POS facade: live when BITPAY_API_TOKEN is set (BITPAY_BASE_URL,
+   * BitPay's test host by default), else the in-process crypto sandbox. Notifications must carry
+   * BITPAY_NOTIFICATION_SECRET (required live).
+   */
+  bitpay: {
+    token?: string;
+    baseUrl: string;
+    notificationSecret?: string;
+  };
+  /** Staff endpoints' bearer token (ADMIN_API_TOKEN); unset = those endpoints answer 404. Never log it. */
+  adminApiToken?: string;
+  /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
+  jobsIntervalMs: number;
+  /**
+   * Sandbox mode (SANDBOX=true), a deliberate setting: every integration without credentials is its
+   * stand-in, and the demo account, the WELCOME10 coupon and the test clock exist. Outside it an
+   * integration without credentials is off, and mail and cards are required.
+   */
+  sandbox: boolean;
+  /** NODE_ENV === "production". */
+  production: boolean;
+  /** Port of the standalone API server (api/server.ts). */
+  apiPort: number;
+  /** The lowest level logged (LOG_LEVEL, default info). */
+  logLevel: LogLevel;
+}
+
+export interface GoogleIdentityConfig {
+  issuer: string;
+  clientId: string;
+  /** GOOGLE_CLIENT_SECRET (the portal's code exchange); the API itself only verifies ID tokens. */
+  clientSecret: string | undefined;
+}
+
+export interface AppleIdentityConfig {
+  issuer: string;
+  /** The Services ID: the `aud` of the ID tokens. */
+  clientId: string;
+  teamId: string;
+  keyId: string;
+  /** PEM of the Sign in with Apple key (.p8), `\n` escapes turned into newlines; unset in sandbox. */
+  privateKey?: string;
+}
+
+export const DEFAULT_GOOGLE_ISSUER = "https://accounts.google.com";
+export const DEFAULT_APPLE_ISSUER = "https://appleid.apple.com";
+/** The sandbox provider's published test clients. */
+export const SANDBOX_GOOGLE_CLIENT = {
+  clientId: "sandbox-google-client",
+  clientSecret: "sandbox-google-secret",
+} as const;
+export const SANDBOX_APPLE_CLIENT = {
+  clientId: "sandbox.apple.client",
+  teamId: "SANDBOXTEAM",
+  keyId: "SANDBOXKEY",
+} as const;
+/** Window of DESKTOP_CODE_MAX_PER_IP. */
+export const DESKTOP_CODE_WINDOW_SECONDS = 600;
+
+export const DEFAULT_DATABASE_URL = "./data/portal.sqlite";
+export const DEFAULT_DOWNLOAD_WINDOWS_URL = "https://downloads.example.com/vpn/windows/VPN-Setup.exe";
+export const DEFAULT_DOWNLOAD_MAC_URL = "https://downloads.example.com/vpn/macos/VPN.dmg";
+export const DEFAULT_MAIL_FROM = "VPN <no-reply@localhost>";
+
+/** Empty strings in the environment (e.g. `SMTP_URL=` in a .env file) count as "not set". */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => {
+    const t = v?.trim();
+    return t ? t : undefined;
+  });
+
+function integer(opts: { min: number; max: number; message: string }) {
+  return optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= opts.min && Number(v) <= opts.max), {
+      message: opts.message,
+    })
+    .transform((v) => (v === undefined ? undefined : Number(v)));
+}
+
+const positiveInteger = integer({ min: 1, max: Number.MAX_SAFE_INTEGER, message: "expected a positive integer" });
+const port = (min: number) =>
+  integer({ min, max: 65535, message: `expected a port number between ${min} and 65535` });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = optionalString.refine((v) => v === undefined || isHttpUrl(v), {
+  message: "expected an http:// or https:// URL",
+});
+
+export function parseDatabaseUrl(url: string): DatabaseTarget | null {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      return null;
+    }
+    return { kind: "postgres", url };
+  }
+  let path = url;
+  if (/^file:/i.test(path)) {
+    path = path.slice(5);
+    // file:///abs/path -> /abs/path ; file://./rel -> ./rel ; file:./rel -> ./rel
+    if (path.startsWith("//")) path = path.slice(2);
+    const q = path.indexOf("?");
+    if (q >= 0) path = path.slice(0, q);
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return null; // some other URL scheme (mysql://, http://, ...)
+  if (!path) return null;
+  return { kind: "sqlite", path };
+}
+
+/** 32 bytes from 64 hex digits or base64 / base64url, else null. */
+export function parseEncryptionKey(value: string): Buffer | null {
+  const v = value.trim();
+  if (/^[0-9a-f]{64}$/i.test(v)) return Buffer.from(v, "hex");
+  if (!/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(v)) return null;
+  const bytes = Buffer.from(v.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  return bytes.length === 32 ? bytes : null;
+}
+
+/** Sandbox and development only (public, in the source): see the superRefine below. */
+const DEVELOPMENT_TWO_FACTOR_KEY = createHash("sha256").update("vpn-portal development two-factor key").digest();
+
+const NAMED_SUBNETS = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+export function parseTrustProxy(value: string | undefined): TrustProxySetting | null {
+  const v = value?.trim() ?? "";
+  if (v === "" || v.toLowerCase() === "false") return { kind: "none" };
+  if (v.toLowerCase() === "true") return { kind: "all" };
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return hops === 0 ? { kind: "none" } : { kind: "hops", hops };
+  }
+  const entries = v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (NAMED_SUBNETS.has(entry.toLowerCase())) continue;
+    const [address, prefix, extra] = entry.split("/");
+    if (extra !== undefined || !address) return null;
+    const family = isIP(address);
+    if (family === 0) return null;
+    if (prefix !== undefined) {
+      if (!/^\d+$/.test(prefix)) return null;
+      const bits = Number(prefix);
+      if (bits > (family === 4 ? 32 : 128)) return null;
+    }
+  }
+  return entries.length ? { kind: "list", entries } : { kind: "none" };
+}
+
+/** An APPLE_PRIVATE_KEY value with its `\n` escapes turned into newlines. */
+function unescapePem(value: string): string {
+  return value.replace(/\\n/g, "\n");
+}
+
+function isPrivateKeyPem(value: string): boolean {
+  try {
+    createPrivateKey(unescapePem(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const envSchema = z
+  .object({
+    DATABASE_URL: optionalString.refine((v) => v === undefined || parseDatabaseUrl(v) !== null, {
+      message: "expected a SQLite file path (optionally prefixed with file:) or a postgres:// URL",
+    }),
+    PORT: port(1),
+    PUBLIC_URL: httpUrl,
+    TOKEN_TTL_DAYS: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_IP: positiveInteger,
+    LOGIN_MAX_FAILURES_PER_EMAIL: positiveInteger,
+    LOGIN_FAILURE_WINDOW_SECONDS: positiveInteger,
+    TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT: positiveInteger,
+    DOWNLOAD_WINDOWS_URL: httpUrl,
+    DOWNLOAD_MAC_URL: httpUrl,
+    TRUST_PROXY: optionalString.refine((v) => parseTrustProxy(v) !== null, {
+      message:
+        'expected empty, "true", "false", a number of hops, or comma-separated IP addresses/subnets (or loopback, linklocal, uniquelocal)',
+    }),
+    SMTP_URL: optionalString.refine(
+      (v) => {
+        if (v === undefined) return true;
+        try {
+          return ["smtp:", "smtps:"].includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: "expected an smtp:// or smtps:// URL" },
+    ),
+    MAIL_FROM: optionalString.refine((v) => v === undefined || (/^[^\r\n]*@[^\r\n]*$/.test(v) && v.length <= 320), {
+      message: 'expected an address such as "VPN <no-reply@example.com>"',
+    }),
+    CODE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
+    CODE_MAX_PER_IP_PER_HOUR: positiveInteger,
+    STRIPE_SECRET_KEY: optionalString,
+    STRIPE_PUBLISHABLE_KEY: optionalString,
+    STRIPE_WEBHOOK_SECRET: optionalString,
+    STRIPE_API_VERSION: optionalString.refine((v) => v === undefined || /^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/.test(v), {
+      message: "expected a Stripe API version such as 2026-10-28.endive",
+    }),
+    STRIPE_TIMEOUT_MS: positiveInteger,
+    STRIPE_SANDBOX_FAULTS: optionalString.refine(
+      (v) => {
+        if (v === undefined) return true;
+        // The shape only: the sandbox checks each fault when it is made at start (api/sandboxes/stripe/faults.ts).
+        try {
+          const plan: unknown = JSON.parse(v);
+          return typeof plan === "object" && plan !== null && Array.isArray((plan as { faults?: unknown }).faults);
+        } catch {
+          return false;
+        }
+      },
+      { message: 'expected the sandbox fault plan as JSON, e.g. {"faults":[{"path":"/v1/invoices/:id/pay","when":"after","kind":"delay"}]}' },
+    ),
+    BITPAY_API_TOKEN: optionalString,
+    BITPAY_BASE_URL: httpUrl,
+    BITPAY_NOTIFICATION_SECRET: optionalString.refine((v) => v === undefined || v.length >= 24, {
+      message: "expected at least 24 random characters",
+    }),
+    ADMIN_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 32, {
+      message: "expected at least 32 random characters",
+    }),
+    JOBS_INTERVAL_SECONDS: positiveInteger,
+    GOOGLE_CLIENT_ID: optionalString,
+    GOOGLE_CLIENT_SECRET: optionalString,
+    GOOGLE_ISSUER: httpUrl,
+    APPLE_CLIENT_ID: optionalString,
+    APPLE_TEAM_ID: optionalString,
+    APPLE_KEY_ID: optionalString,
+    APPLE_PRIVATE_KEY: optionalString.refine((v) => v === undefined || isPrivateKeyPem(v), {
+      message: "expected the PEM of the Sign in with Apple key (.p8), newlines as real newlines or \\n",
+    }),
+    APPLE_ISSUER: httpUrl,
+    DESKTOP_CODE_MAX_PER_IP: positiveInteger,
+    COUPON_MAX_ATTEMPTS_PER_IP: positiveInteger,
+    COUPON_MAX_ATTEMPTS_PER_ACCOUNT: positiveInteger,
+    COUPON_ATTEMPT_WINDOW_SECONDS: positiveInteger,
+    CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: positiveInteger,
+    CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
+    TWO_FACTOR_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || parseEncryptionKey(v) !== null, {
+      message: "expected 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)",
+    }),
+    API_PORT: port(0),
+    LOG_LEVEL: optionalString.refine((v) => v === undefined || (LOG_LEVELS as readonly string[]).includes(v), {
+      message: `expected one of ${LOG_LEVELS.join(", ")}`,
+    }),
+    SANDBOX: optionalString.refine((v) => v === undefined || SANDBOX_VALUES.has(v.toLowerCase()), {
+      message: 'expected "true" (run every integration without credentials on its stand-in) or "false"',
+    }),
+    NODE_ENV: optionalString,
+  })
+  .superRefine((e, ctx) => {
+    const required = (name: keyof typeof e, message: string) => {
+      if (!e[name]) ctx.addIssue({ code: "custom", path: [name], message });
+    };
+    // Outside sandbox mode there are no stand-ins: what the product cannot run without must be configured.
+    if (!isSandbox(e.SANDBOX)) {
+      const outside = "required outside sandbox mode (SANDBOX=true runs the product on stand-ins)";
+      for (const name of ["SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) required(name, outside);
+      // The development key is public (it is in the source): a real deployment brings its own.
+      required("TWO_FACTOR_ENCRYPTION_KEY", outside);
+    }
+    // Half-configured integrations are refused in every mode: a credential never goes unused silently.
+    if (e.STRIPE_SECRET_KEY) {
+      for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) required(name, "required when STRIPE_SECRET_KEY is set");
+    } else if (isSandbox(e.SANDBOX)) {
+      for (const name of ["STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) {
+        if (e[name]) ctx.addIssue({ code: "custom", path: ["STRIPE_SECRET_KEY"], message: `required when ${name} is set` });
+      }
+    }
+    // Live BitPay notifications are only believed with their secret.
+    if (e.BITPAY_API_TOKEN) required("BITPAY_NOTIFICATION_SECRET", "required when BITPAY_API_TOKEN is set");
+    else if (e.BITPAY_NOTIFICATION_SECRET) required("BITPAY_API_TOKEN", "required when BITPAY_NOTIFICATION_SECRET is set");
+    // Live Google sign-in: the portal exchanges the code with the client secret.
+    if (e.GOOGLE_CLIENT_ID) required("GOOGLE_CLIENT_SECRET", "required when GOOGLE_CLIENT_ID is set");
+    else if (e.GOOGLE_CLIENT_SECRET && !isSandbox(e.SANDBOX)) required("GOOGLE_CLIENT_ID", "required when GOOGLE_CLIENT_SECRET is set");
+    // Live Sign in with Apple signs its client secret with the team's key: all three are needed.
+    if (e.APPLE_CLIENT_ID) {
+      for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) required(name, "required when APPLE_CLIENT_ID is set");
+    } else {
+      for (const name of ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"] as const) {
+        if (e[name]) ctx.addIssue({ code: "custom", path: ["APPLE_CLIENT_ID"], message: `required when ${name} is set` });
+      }
+    }
+  });
+
+const SANDBOX_VALUES = new Set(["true", "false", "1", "0", "yes", "no"]);
+
+/** SANDBOX=true (or 1, yes): sandbox mode. Unset or anything else: not. */
+export function isSandbox(value: string | undefined): boolean {
+  return value !== undefined && ["true", "1", "yes"].includes(value.trim().toLowerCase());
+}
+
+/** A bad environment: every problem, one per variable ("NAME: what is wrong"). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment: ${problems.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Reads and validates the API's environment. Throws one Error listing every bad variable, e.g.
+ * `Invalid environment: LOGIN_MAX_FAILURES_PER_EMAIL: expected a positive integer`.
+ */
+export function loadApiConfig(
+  env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env,
+): ApiConfig {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
+    throw new ConfigError(problems);
+  }
+  const e = result.data;
+  const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT ?? 3000}`).replace(/\/+$/, "");
+  const sandbox = isSandbox(e.SANDBOX);
+  // A missing credential never turns a stand-in on: outside sandbox mode the integration is off.
+  const mode = (v: string | undefined): IntegrationMode => (v ? "live" : sandbox ? "sandbox" : "off");
+  const integrations = {
+    mail: mode(e.SMTP_URL),
+    cards: mode(e.STRIPE_SECRET_KEY),
+    crypto: mode(e.BITPAY_API_TOKEN),
+    google: mode(e.GOOGLE_CLIENT_ID),
+    apple: mode(e.APPLE_CLIENT_ID),
+  };
+  return {
+    databaseUrl,
+    database: parseDatabaseUrl(databaseUrl)!,
+    publicUrl,
+    tokenTtlDays: e.TOKEN_TTL_DAYS ?? 30,
+    login: {
+      maxFailuresPerEmailPerIp: e.LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP ?? 10,
+      maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP ?? 50,
+      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL ?? 100,
+      maxSecondFactorFailuresPerAccount: e.TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT ?? 10,
+      failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS ?? 900,
+    },
+    downloads: {
+      windows: e.DOWNLOAD_WINDOWS_URL ?? DEFAULT_DOWNLOAD_WINDOWS_URL,
+      mac: e.DOWNLOAD_MAC_URL ?? DEFAULT_DOWNLOAD_MAC_URL,
+    },
+    codes: {
+      maxPerEmailPerHour: e.CODE_MAX_PER_EMAIL_PER_HOUR ?? 10,
+      maxPerIpPerHour: e.CODE_MAX_PER_IP_PER_HOUR ?? 30,
+    },
+    mailFrom: e.MAIL_FROM ?? DEFAULT_MAIL_FROM,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
+    identity: identityConfig(e, publicUrl, integrations),
+    twoFactor: {
+      encryptionKey: e.TWO_FACTOR_ENCRYPTION_KEY ? parseEncryptionKey(e.TWO_FACTOR_ENCRYPTION_KEY)! : DEVELOPMENT_TWO_FACTOR_KEY,
+      developmentKey: !e.TWO_FACTOR_ENCRYPTION_KEY,
+    },
+    desktopCodes: {
+      maxPerIp: e.DESKTOP_CODE_MAX_PER_IP ?? 10,
+      windowSeconds: DESKTOP_CODE_WINDOW_SECONDS,
+    },
+    coupons: {
+      maxPerIp: e.COUPON_MAX_ATTEMPTS_PER_IP ?? 20,
+      maxPerAccount: e.COUPON_MAX_ATTEMPTS_PER_ACCOUNT ?? 20,
+      windowSeconds: e.COUPON_ATTEMPT_WINDOW_SECONDS ?? 600,
+    },
+    cryptoInvoices: {
+      maxPerIp: e.CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR ?? 20,
+      maxPerEmail: e.CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR ?? 10,
+      windowSeconds: 3600,
+    },
+    credentials: {
+      smtpUrl: e.SMTP_URL,
+      stripeSecretKey: e.STRIPE_SECRET_KEY,
+      bitpayApiToken: e.BITPAY_API_TOKEN,
+      googleClientId: e.GOOGLE_CLIENT_ID,
+      appleClientId: e.APPLE_CLIENT_ID,
+    },
+    stripe: {
+      secretKey: e.STRIPE_SECRET_KEY,
+      publishableKey: e.STRIPE_PUBLISHABLE_KEY,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      apiVersion: e.STRIPE_API_VERSION ?? STRIPE_API_VERSION,
+      timeoutMs: e.STRIPE_TIMEOUT_MS ?? 20_000,
+      sandboxFaults: e.STRIPE_SANDBOX_FAULTS,
+    },
+    bitpay: {
+      token: e.BITPAY_API_TOKEN,
+      baseUrl: e.BITPAY_BASE_URL ?? "https://test.bitpay.com/",
+      notificationSecret: e.BITPAY_NOTIFICATION_SECRET,
+    },
+    adminApiToken: e.ADMIN_API_TOKEN,
+    jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
+    integrations,
+    sandbox,
+    production: e.NODE_ENV === "production",
+    apiPort: e.API_PORT ?? 3001,
+    logLevel: (e.LOG_LEVEL as LogLevel | undefined) ?? "info",
+  };
+}
+
+type Env = z.output<typeof envSchema>;
+
+function identityConfig(e: Env, publicUrl: string, modes: Record<"google" | "apple", IntegrationMode>): ApiConfig["identity"] {
+  const issuer = (url: string) => url.replace(/\/+$/, "");
+  const google: GoogleIdentityConfig | null =
+    modes.google === "live"
+      ? {
+          issuer: issuer(e.GOOGLE_ISSUER ?? DEFAULT_GOOGLE_ISSUER),
+          clientId: e.GOOGLE_CLIENT_ID!,
+          clientSecret: e.GOOGLE_CLIENT_SECRET,
+        }
+      : modes.google === "sandbox"
+        ? {
+            issuer: issuer(e.GOOGLE_ISSUER ?? `${publicUrl}/dev/oidc/google`),
+            clientId: SANDBOX_GOOGLE_CLIENT.clientId,
+            clientSecret: e.GOOGLE_CLIENT_SECRET ?? SANDBOX_GOOGLE_CLIENT.clientSecret,
+          }
+        : null;
+  const apple: AppleIdentityConfig | null =
+    modes.apple === "live"
+      ? {
+          issuer: issuer(e.APPLE_ISSUER ?? DEFAULT_APPLE_ISSUER),
+          clientId: e.APPLE_CLIENT_ID!,
+          // Checked present by the schema when APPLE_CLIENT_ID is set.
+          teamId: e.APPLE_TEAM_ID!,
+          keyId: e.APPLE_KEY_ID!,
+          privateKey: unescapePem(e.APPLE_PRIVATE_KEY!),
+        }
+      : modes.apple === "sandbox"
+        ? { issuer: issuer(e.APPLE_ISSUER ?? `${publicUrl}/dev/oidc/apple`), ...SANDBOX_APPLE_CLIENT }
+        : null;
+  return { google, apple };
+}
+
+/** Names of the integrations in a mode (e.g. those running as stand-ins, or those that are off). */
+function integrationsIn(config: ApiConfig, mode: IntegrationMode): string[] {
+  return Object.entries(config.integrations)
+    .filter(([, m]) => m === mode)
+    .map(([name]) => name);
+}
+
+/** The line printed at start: which mode, and what runs how. */
+export function integrationsLine(config: ApiConfig): string {
+  const parts = (["live", "sandbox", "off"] as const)
+    .map((mode) => [mode, integrationsIn(config, mode)] as const)
+    .filter(([, names]) => names.length > 0)
+    .map(([mode, names]) => `${mode === "sandbox" ? "stand-in" : mode}: ${names.join(", ")}`);
+  return config.sandbox
+    ? `Sandbox mode (SANDBOX=true): no real payments or emails. Integrations ${parts.join("; ")}.`
+    : `Live mode. Integrations ${parts.join("; ")}.`;
+}

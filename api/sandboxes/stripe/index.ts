@@ -1,0 +1,132 @@
+import type { Express, Router } from "express";
+import type { Database } from "../../platform/db";
+import type { Clock } from "../../platform/clock";
+import { listenOnLoopback } from "../../platform/loopback";
+import { dueSubscriptions, runDueRenewal } from "./billing";
+import { createBrowserRouter } from "./browser";
+import { expireDueSessions } from "./checkout";
+import { Runner } from "./context";
+import { type FaultPlan, SandboxFaults } from "./faults";
+import { IdempotencyKeys } from "./idempotency";
+import { WriterLock } from "./lock";
+import { Renderer } from "./render";
+import { createRestApp } from "./rest";
+import { SandboxStore } from "./store";
+import { unixSeconds } from "./time";
+import { Webhooks } from "./webhooks";
+
+/*
+ * The Stripe sandbox: a stateful stand-in for the subset of Stripe's API that the product uses, so
+ * that the product's real Stripe code (the official SDK) runs offline and in every test. State lives
+ * in the database (stripe_sandbox_objects); time is the product's business clock.
+ * See README.md beside this file.
+ */
+
+export const SANDBOX_SECRET_KEY = "sk_test_sandbox";
+export const SANDBOX_PUBLISHABLE_KEY = "pk_test_sandbox";
+export const SANDBOX_WEBHOOK_SECRET = "whsec_sandbox";
+export const SANDBOX_API_VERSION = "2026-10-28.endive";
+
+export { SANDBOX_CARD_MESSAGE, TEST_CARDS } from "./cards";
+export { type Fault, type FaultPlan, parseFaultPlan, SandboxFaults } from "./faults";
+
+export interface StripeSandboxOptions {
+  db: Database;
+  clock: Clock;
+  /** The portal's public origin, for the hosted pages' URLs (e.g. http://localhost:3000). */
+  publicUrl: string;
+  /** Delivers a signed webhook event to the product: payload is the exact JSON text, signature the Stripe-Signature header value. Awaited. */
+  deliverEvent(payload: string, signature: string): Promise<void>;
+  logger?: Pick<Console, "info" | "warn" | "error">;
+  /** Faults armed from the start (STRIPE_SANDBOX_FAULTS): for tests that spawn a process. */
+  faults?: FaultPlan;
+}
+
+export interface StripeSandbox {
+  /** The REST API (/v1/...). createApi serves it on its own loopback port; the SDK is pointed there. */
+  restApp: Express;
+  /** Browser-facing pages and endpoints under /dev/stripe/... (hosted checkout, hosted invoice, the inline card form's tokenizer); mounted on the portal's origin. Paths outside /dev/stripe go to next(). */
+  browserRouter: Router;
+  /** Starts restApp on 127.0.0.1 on an ephemeral port. */
+  listen(): Promise<{ port: number; close(): Promise<void> }>;
+  /** Runs what has come due by clock.now(): subscription renewals and cancellations at period end, each with its webhooks delivered (awaited) before it resolves. Safe to call twice (no double renewal). */
+  advance(): Promise<void>;
+  /** The fault switch for tests (faults.ts): failing or lost answers, webhooks held back. */
+  faults: SandboxFaults;
+}
+
+/** A guard against a runaway loop (a daily plan left for years is a few thousand renewals). */
+const MAX_RENEWALS_PER_ADVANCE = 10_000;
+
+export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
+  const logger = opts.logger ?? console;
+  const publicUrl = opts.publicUrl.replace(/\/+$/, "");
+  const store = new SandboxStore(opts.db);
+  const renderer = new Renderer(store);
+  const faults = new SandboxFaults(opts.faults);
+  if (opts.faults) logger.warn("Stripe sandbox: STRIPE_SANDBOX_FAULTS is set; the sandbox will fail requests on purpose.");
+  const webhooks = new Webhooks(store, {
+    deferred: () => faults.deferWebhooks,
+    secret: SANDBOX_WEBHOOK_SECRET,
+    apiVersion: SANDBOX_API_VERSION,
+    deliver: opts.deliverEvent,
+    logger,
+  });
+  const runner = new Runner(store, renderer, new WriterLock(store), webhooks, opts.clock, publicUrl);
+  const idempotency = new IdempotencyKeys(store);
+
+  const restApp = createRestApp({
+    store,
+    renderer,
+    runner,
+    idempotency,
+    faults,
+    secretKeyPrefix: SANDBOX_SECRET_KEY,
+    apiVersion: SANDBOX_API_VERSION,
+    logger,
+  });
+  const browserRouter = createBrowserRouter({
+    store,
+    renderer,
+    runner,
+    clock: opts.clock,
+    publishableKeyPrefix: SANDBOX_PUBLISHABLE_KEY,
+    logger,
+  });
+
+  async function advanceNow(): Promise<void> {
+    await webhooks.retryFailed();
+    await idempotency.prune();
+    await runner.run((ops) => expireDueSessions(ops));
+    // One renewal per locked step, soonest first across subscriptions, so events come in time
+    // order and each step's webhooks are handled before the next step runs.
+    const queue = await dueSubscriptions(store, unixSeconds(opts.clock.now()));
+    for (let steps = 0; queue.length > 0 && steps < MAX_RENEWALS_PER_ADVANCE; steps++) {
+      queue.sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
+      const next = queue.shift();
+      if (!next) break;
+      const due = await runner.run((ops) => runDueRenewal(ops, next.id));
+      if (due !== null) queue.push({ id: next.id, due });
+    }
+  }
+  let advancing: Promise<void> = Promise.resolve();
+
+  return {
+    restApp,
+    browserRouter,
+    faults,
+
+    async listen() {
+      await idempotency.prune();
+      return listenOnLoopback(restApp);
+    },
+
+    advance() {
+      // One advance at a time in this process, so that the webhooks of its steps arrive in time
+      // order; other instances are kept from renewing twice by the re-check under the lock.
+      const run = advancing.then(advanceNow);
+      advancing = run.catch(() => undefined);
+      return run;
+    },
+  };
+}
