@@ -17,6 +17,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { type Browser, type BrowserContext, chromium, expect, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
+import { VISITOR_PAGES } from "../tests/e2e/pages";
 import { LOOPBACK_LIMITS, portalSignIn, startQualityServer } from "./quality-server";
 
 const PORT = Number(process.env.HTML_CHECK_PORT ?? 3450);
@@ -155,27 +156,9 @@ function flows(base: string, support: Support): Flow[] {
   };
 
   const visitorPages = [
-    "/login",
-    "/login?tab=signup",
-    "/get-code",
-    "/forget-password",
-    "/generate-password",
-    "/generate-password/not-a-real-token",
-    "/pricing",
-    "/pricing?tab=monthly",
-    "/pricing?tab=yearly",
-    "/subscription/payment/6",
-    "/payment/6",
-    "/subscription/payment/7",
-    "/terms",
-    "/privacy",
-    "/demo",
-    "/login-sso",
+    ...VISITOR_PAGES,
     "/login-sso?token=not-a-real-token",
-    "/desktop-app/google/login?failed=1",
-    NO_INVOICE,
-    "/no-such-page",
-    // The sandbox's own pages (api/routes/dev.ts): a user of sandbox mode meets them.
+    // The sandbox's own pages (api/http/routes/dev.ts): a user of sandbox mode meets them.
     "/dev/mailbox",
     "/dev/clock",
   ];

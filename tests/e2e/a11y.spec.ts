@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { type BrowserContext, type Page, type TestInfo, test as base, expect } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { createPasswordlessUser, createUser, DEMO, enterCode, hasJavaScript, latestCode, open, signIn, uniqueEmail, withDatabase } from "./support";
+import { VISITOR_PAGES } from "./pages";
 
 // Accessibility (issue 11): axe-core on every page of the portal, signed out and signed in, with
 // JavaScript off and on, expects no violation of any rule axe runs by default (WCAG 2.x A and AA and
@@ -127,27 +128,7 @@ async function approveAtGoogle(page: Page, person: { email: string; name: string
 }
 
 test.describe("signed out", () => {
-  const pages = [
-    "/login",
-    "/login?tab=signup",
-    "/get-code",
-    "/forget-password",
-    "/generate-password",
-    "/generate-password/not-a-real-token",
-    "/pricing",
-    "/pricing?tab=monthly",
-    "/pricing?tab=yearly",
-    "/subscription/payment/6",
-    "/payment/6",
-    "/subscription/payment/7",
-    "/terms",
-    "/privacy",
-    "/demo",
-    "/login-sso",
-    "/desktop-app/google/login?failed=1",
-    "/subscription/bitpay-pay-due-invoice/00000000-0000-4000-8000-000000000000",
-    "/no-such-page",
-  ];
+  const pages = VISITOR_PAGES;
   for (const path of pages) {
     test(`${path}`, async ({ page, axe }, testInfo) => {
       await open(page, path, testInfo);
