@@ -183,7 +183,7 @@ test.describe("two-factor authentication", () => {
     const openApp = page.getByRole("link", { name: "Open the app" });
     await expect(openApp).toBeVisible();
     expect(await openApp.getAttribute("href")).toMatch(/^vpnapp:\/\/auth\?token=/);
-    if (!hasJavaScript(testInfo)) await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^0;url=vpnapp:/);
+    if (!hasJavaScript(testInfo)) await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^0; url=vpnapp:/);
   });
 
   test("an account without a password (Google only) turns it on with a code emailed to it", async ({ page, request }, testInfo) => {
