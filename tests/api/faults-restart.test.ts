@@ -108,6 +108,9 @@ describe.each(databases())("the API killed mid-checkout and restarted ($name)", 
       const charged = rows.some((r) => r.type === "charge" && JSON.parse(r.data).status === "succeeded");
       const held = rows.some((r) => r.type === "webhook_delivery" && JSON.parse(r.data).type === "invoice.paid" && JSON.parse(r.data).state === "failed");
       return charged && held;
+      // Two minutes: on CI's 2 cores the spawned API shares them with the other suites; a miss shows its log.
+    }, 120_000).catch((error: Error) => {
+      throw new Error(`${error.message}; the API's output ends:\n${first.output().slice(-3000)}`);
     });
     await kill(first, "SIGKILL");
     await pending;
