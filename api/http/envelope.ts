@@ -9,7 +9,6 @@ import { ApiError, type FieldErrors } from "../platform/errors";
  *                     "errors": {"message": "Human text", "fields"?: {"email": ["..."]}}}
  */
 
-
 export interface SuccessBody<T> {
   status: true;
   success: true;

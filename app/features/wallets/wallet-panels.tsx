@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { formatMoney as money } from "~/utils/plans";
+import { formatMoney } from "~/utils/plans";
 import { type WalletBodyProps, intervalLabel, toCents, walletOrder } from "./wallet-request";
 
 // The 'Apple Pay' and 'Google Pay' panels of the checkout's payment-method accordion (commerce §2).
@@ -40,8 +40,8 @@ export function WalletPanels(props: WalletPanelsProps) {
 
 /** The plan's terms as this wallet pays them (renewal, or a one-time payment). */
 function walletTerms(name: string, plan: WalletPanelsProps["plan"], total: number, order: ReturnType<typeof walletOrder>): string {
-  if (!order.interval) return `With ${name} you pay ${money(total)} once; this plan never renews.`;
-  return `With ${name} you pay ${money(total)} today; the plan then renews ${intervalLabel(order.interval)} at ${money(plan.discounted_price)} by auto-renewal, which you can turn off at least 24 hours before a billing cycle ends.`;
+  if (!order.interval) return `With ${name} you pay ${formatMoney(total)} once; this plan never renews.`;
+  return `With ${name} you pay ${formatMoney(total)} today; the plan then renews ${intervalLabel(order.interval)} at ${formatMoney(plan.discounted_price)} by auto-renewal, which you can turn off at least 24 hours before a billing cycle ends.`;
 }
 
 function WalletPanel({ wallet, name, plan, total, gateway, signedIn }: WalletPanelsProps & { wallet: Wallet; name: string }) {
