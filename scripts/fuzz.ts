@@ -222,7 +222,7 @@ const caseDraft: fc.Arbitrary<CaseDraft> = fc.record({
 function formPairs(fields: Record<string, unknown>): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   const walk = (key: string, value: unknown) => {
-    if (Array.isArray(value)) value.forEach((item) => walk(key, item));
+    if (Array.isArray(value)) for (const item of value) walk(key, item);
     else if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) walk(`${key}[${k}]`, v);
     else pairs.push([key, value === null || value === undefined ? "" : String(value)]);
   };
@@ -267,7 +267,7 @@ function buildBody(encoding: Encoding, fields: Record<string, unknown>, limit: n
     case "json-no-type":
       return { headers: {}, body: new TextEncoder().encode(json()), describe: "JSON without a content type" };
     case "malformed-json":
-      return { headers: { "content-type": "application/json" }, body: json().slice(0, -1) + ',"', describe: "malformed JSON" };
+      return { headers: { "content-type": "application/json" }, body: `${json().slice(0, -1)},"`, describe: "malformed JSON" };
     case "xml":
       return { headers: { "content-type": "application/xml" }, body: `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>`, describe: "XML" };
     case "empty":
@@ -650,7 +650,7 @@ async function realIds(base: string, me: Credentials): Promise<RealIds> {
 
 /** Every id (id, invoiceId, ...) anywhere in an API answer. */
 function idsIn(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((item) => idsIn(item, out));
+  if (Array.isArray(value)) for (const item of value) idsIn(item, out);
   else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
       if (/^(id|invoiceId|invoice_id)$/.test(key) && (typeof item === "string" || typeof item === "number")) out.push(String(item));

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { NextFunction, RequestHandler, Response } from "express";
 
 /**
  * A short in-process cache (a "micro-cache") of public pages for anonymous visitors, with a
@@ -38,7 +38,7 @@ export function publicPageCache({
     else if (entry && (now - entry.storedAt <= freshMs || entry.refreshing)) return sendCached(res, entry);
     else if (entry) entry.refreshing = true; // this request renders the replacement; the others get the stale copy
 
-    renderWithHashedCsp(req, res, next, (page) => {
+    renderWithHashedCsp(res, next, (page) => {
       if (entry) entry.refreshing = false;
       if (!page) return;
       if (!cached.has(key) && cached.size >= maxEntries) {
@@ -72,7 +72,7 @@ function sendCached(res: Response, page: CachedPage) {
  * sends it with a CSP that lists its inline scripts' hashes. `done` gets the page when it may be
  * kept for everyone, else null.
  */
-function renderWithHashedCsp(req: Request, res: Response, next: NextFunction, done: (page: CachedPage | null) => void) {
+function renderWithHashedCsp(res: Response, next: NextFunction, done: (page: CachedPage | null) => void) {
   // server.ts's getLoadContext passes this nonce to the render: none, for a page that will be shared.
   res.locals.cspNonce = "";
   const chunks: Buffer[] = [];

@@ -1,3 +1,4 @@
+import type Stripe from "stripe";
 import type { PaymentsDeps } from "../payments/card-payments";
 import { recordSubscriptionState } from "../payments/records";
 import { isInvalidRequest } from "../payments/stripe/client";
@@ -54,7 +55,7 @@ export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscri
     throw new ApiError(422, AUTO_RENEWAL_MESSAGES.tooLate);
   }
 
-  let updated;
+  let updated: Stripe.Subscription;
   try {
     updated = await deps.gateway.stripe.subscriptions.update(row.stripe_sub_id, { cancel_at_period_end: !wantRenewing });
   } catch (error) {

@@ -258,7 +258,7 @@ export async function verifyCode(
     .where("email", "=", opts.email)
     .where("purpose", "=", opts.purpose)
     .executeTakeFirst();
-  if (!row || !row.code_hash || !row.code_salt || !row.expires_at) throw codeError(CODE_MESSAGES.expired, opts.field);
+  if (!row?.code_hash || !row.code_salt || !row.expires_at) throw codeError(CODE_MESSAGES.expired, opts.field);
   if (Number(row.attempts) >= MAX_WRONG_ATTEMPTS) throw codeError(CODE_MESSAGES.burnt, opts.field);
   if (row.expires_at <= clock.now().toISOString()) throw codeError(CODE_MESSAGES.expired, opts.field);
 

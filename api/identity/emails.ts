@@ -35,7 +35,7 @@ function render(to: string, subject: string, opts: { code?: string; paragraphs: 
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
     `<body>${htmlParts.join("")}</body></html>`;
-  return { to, subject, text: textParts.join("\n\n") + "\n", html };
+  return { to, subject, text: `${textParts.join("\n\n")}\n`, html };
 }
 
 export const SUBJECTS = {

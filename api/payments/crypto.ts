@@ -390,7 +390,7 @@ export async function createRenewalInvoice(deps: CryptoDeps, user: User, current
   const sub = previous.subscription_id
     ? await deps.db.selectFrom("subscriptions").selectAll().where("id", "=", previous.subscription_id).executeTakeFirst()
     : undefined;
-  if (!sub || sub.subscription_by !== "bitpay") throw new ApiError(409, CRYPTO_MESSAGES.notRenewable);
+  if (sub?.subscription_by !== "bitpay") throw new ApiError(409, CRYPTO_MESSAGES.notRenewable);
   const open = await deps.db
     .selectFrom("crypto_invoices")
     .selectAll()

@@ -67,7 +67,7 @@ export async function oncePerKey(
  */
 async function takeOverAbandoned(db: Database, key: string, hash: string, now: Date): Promise<boolean> {
   const row = await db.selectFrom("payment_requests").selectAll().where("idempotency_key", "=", key).executeTakeFirst();
-  if (!row || row.state !== "pending" || row.request_hash !== hash) return false;
+  if (row?.state !== "pending" || row.request_hash !== hash) return false;
   if (Date.parse(row.updated_at) > now.getTime() - ABANDONED_AFTER_MS) return false;
   const claimed = await db
     .updateTable("payment_requests")

@@ -177,7 +177,7 @@ export function checkValidationUrl(validationURL: string | undefined): void {
     url = null;
   }
   const host = url?.hostname.toLowerCase() ?? "";
-  if (!url || url.protocol !== "https:" || !(host === "apple.com" || host.endsWith(".apple.com"))) {
+  if (url?.protocol !== "https:" || !(host === "apple.com" || host.endsWith(".apple.com"))) {
     throw new ApiError(422, WALLET_MESSAGES.validationUrl, { fields: { validationURL: [WALLET_MESSAGES.validationUrl] } });
   }
 }

@@ -93,7 +93,7 @@ function expandIpv6(address: string): string[] | null {
   const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(a);
   if (v4) {
     const [b1, b2, b3, b4] = v4.slice(1).map(Number) as [number, number, number, number];
-    a = a.slice(0, v4.index) + ((b1 << 8) | b2).toString(16) + ":" + ((b3 << 8) | b4).toString(16);
+    a = `${a.slice(0, v4.index)}${((b1 << 8) | b2).toString(16)}:${((b3 << 8) | b4).toString(16)}`;
   }
   const halves = a.split("::");
   if (halves.length > 2) return null;

@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
  */
 export function useCountdown(initialSeconds: number, restartKey: unknown) {
   const [left, setLeft] = useState(initialSeconds);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: restartKey is read by no one; its change is what restarts the countdown
   useEffect(() => {
     setLeft(initialSeconds);
     if (initialSeconds <= 0) return;

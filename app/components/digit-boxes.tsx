@@ -26,7 +26,9 @@ export function DigitBoxes({
     if (incoming.length === 0) return;
     setDigits((current) => {
       const next = [...current];
-      incoming.forEach((digit, offset) => (next[start + offset] = digit));
+      incoming.forEach((digit, offset) => {
+        next[start + offset] = digit;
+      });
       return next;
     });
     boxes.current[Math.min(start + incoming.length, LENGTH - 1)]?.focus();
@@ -65,6 +67,7 @@ export function DigitBoxes({
     <div className="code-boxes">
       {digits.map((digit, index) => (
         <input
+          // biome-ignore lint/suspicious/noArrayIndexKey: a fixed row of boxes: the position is each box's identity
           key={index}
           ref={(element) => {
             boxes.current[index] = element;

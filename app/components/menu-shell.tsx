@@ -21,6 +21,7 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
   const drawerToggle = useRef<HTMLInputElement>(null);
 
   // Without JavaScript the drawer is a CSS checkbox; with it, the drawer also closes after each navigation.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: location.key changes on each navigation, the moment to close
   useEffect(() => {
     if (drawerToggle.current) drawerToggle.current.checked = false;
   }, [location.key]);
@@ -68,6 +69,7 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           </Form>
         </div>
       </aside>
+      {/* biome-ignore lint/a11y/noLabelWithoutControl: the backdrop is a second click target of the drawer toggle (the × is its named one) */}
       <label htmlFor="drawer-toggle" className="drawer-backdrop" />
       <main className="content" aria-busy={navigation.state === "loading"}>
         {children}

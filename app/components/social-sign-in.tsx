@@ -12,6 +12,7 @@ export function SocialSignIn({ oldurl, divider }: { oldurl: string; divider: str
   const query = oldurl ? `?oldurl=${encodeURIComponent(oldurl)}` : "";
   return (
     <>
+      {/* biome-ignore lint/a11y/useSemanticElements: the divider carries a text ("or"), which an <hr> cannot */}
       <div className="divider" role="separator">
         <span>{divider}</span>
       </div>

@@ -9,6 +9,7 @@ export function Toasts({ toasts }: { toasts: ToastView[] }) {
     <div className="toasts" aria-live="polite">
       {toasts.map((toast, index) => (
         <div
+          // biome-ignore lint/suspicious/noArrayIndexKey: toasts have no id, and the same message may come twice
           key={`${toast.type}-${index}-${toast.message}`}
           className={`toast toast--${toast.type}`}
           role={toast.type === "error" || toast.type === "warning" ? "alert" : "status"}

@@ -47,6 +47,7 @@ const FORM_INTENT_EVENTS = ["focusin", "focusout", "pointerdown", "keydown", "in
  */
 export function useLazySchemaValidation<Output>(formId: string, loadSchema: () => Promise<StandardSchema>) {
   const schema = useRef<StandardSchema | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: callers pass a new loadSchema arrow each render; the form's id decides what to load
   useEffect(() => {
     let live = true;
     let blurredWhileLoading: EventTarget | null = null;

@@ -35,7 +35,7 @@ describe("billing units", () => {
     expect(pdf.slice(xref, xref + 4)).toBe("xref");
     const offsets = [...pdf.slice(xref).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
     expect(offsets).toHaveLength(6);
-    offsets.forEach((offset, index) => expect(pdf.slice(offset).startsWith(`${index + 1} 0 obj`)).toBe(true));
+    for (const [index, offset] of offsets.entries()) expect(pdf.slice(offset).startsWith(`${index + 1} 0 obj`)).toBe(true);
   });
 });
 

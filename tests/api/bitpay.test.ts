@@ -424,7 +424,7 @@ describe("BitPay client mapping of live answers", () => {
     const client = createBitPayClient({ baseUrl: "https://test.bitpay.com", token: "pos-token", fetch: answering(200, { facade: "pos/invoice", data: live }, seen) });
     const invoice = await client.getInvoice(live.id);
     expect(seen.url).toBe(`https://test.bitpay.com/invoices/${live.id}?token=pos-token`);
-    expect((seen.init?.headers as Record<string, string>)["X-Accept-Version"]).toBe("2.0.0");
+    expect((seen.init?.headers as Record<string, string> | undefined)?.["X-Accept-Version"]).toBe("2.0.0");
     expect(invoice).toMatchObject({ status: "expired", exceptionStatus: "paidPartial", amountPaid: 5, orderId: null, buyer: { email: "live@example.com" } });
 
     const noTotals = createBitPayClient({ baseUrl: "https://test.bitpay.com/", token: "t", fetch: answering(200, { data: { ...live, paymentTotals: undefined } }) });

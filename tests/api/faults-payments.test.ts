@@ -35,7 +35,9 @@ function payCard(t: TestApi, who: { token: string; email: string }, body: { paym
 describe.each(databases())("the card gateway failing mid-payment ($name)", (kind) => {
   // A short SDK timeout, so that "no answer" is two seconds here rather than twenty.
   const t = useApi(kind, { env: { STRIPE_TIMEOUT_MS: "2000" } });
-  const arm = (...faults: Fault[]) => faults.forEach((fault) => t.api.stripeSandbox!.faults.inject(fault));
+  const arm = (...faults: Fault[]) => {
+    for (const fault of faults) t.api.stripeSandbox!.faults.inject(fault);
+  };
   afterEach(() => t.api.stripeSandbox!.faults.clear());
 
   it("a 500 from the gateway before it charged is retried with the same key: one charge, one transaction", async () => {

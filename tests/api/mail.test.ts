@@ -150,7 +150,7 @@ async function startSmtpServer() {
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString("utf8"),
         });
-        waiters.splice(0).forEach((w) => w());
+        for (const w of waiters.splice(0)) w();
         callback();
       });
     },

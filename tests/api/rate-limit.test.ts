@@ -54,7 +54,7 @@ describe.each(databases())("failed sign-in limits ($name)", (kind) => {
     const attacker = "203.0.113.66";
     const owner = "198.51.100.7";
 
-    for (let i = 0; i < PER_EMAIL_PER_IP; i++) expect((await attempt(email, "guess-" + i, attacker)).status).toBe(401);
+    for (let i = 0; i < PER_EMAIL_PER_IP; i++) expect((await attempt(email, `guess-${i}`, attacker)).status).toBe(401);
     // Locked for that email at that source, even with the right password (checked before the password).
     expectLocked(await attempt(email, "alice-password", attacker));
     expectLocked(await attempt(email, "another-guess", attacker));

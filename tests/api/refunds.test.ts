@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REFUND_MESSAGES, requireAdmin } from "../../api/billing/refunds";
-import { ApiError } from "../../api/platform/errors";
+import type { ApiError } from "../../api/platform/errors";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, GOOD_OTHER, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 

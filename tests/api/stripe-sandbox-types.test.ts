@@ -111,6 +111,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     });
   });
 
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: a hook of its own for its own timeout (the stripe package's types take long to load)
   beforeAll(() => loadStripeTypes(TYPES), 120_000);
 
   afterAll(async () => {

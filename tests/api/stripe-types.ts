@@ -68,7 +68,7 @@ class Checker {
     const { checker } = this;
     const flags = type.flags;
     if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return;
-    if (type.isUnion()) return this.checkUnion(value, type.types, at, problems);
+    if (type.isUnion()) return void this.checkUnion(value, type.types, at, problems);
     if (value === undefined) return void problems.push(`${at}: undefined`);
     if (value === null) {
       if (!(flags & ts.TypeFlags.Null)) problems.push(`${at}: null, but the type is ${checker.typeToString(type)}`);
@@ -106,10 +106,10 @@ class Checker {
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
       if (!Array.isArray(value)) return void problems.push(`${at}: ${JSON.stringify(value)} is not an array`);
       const [item] = checker.getTypeArguments(type as ts.TypeReference);
-      if (item) value.forEach((element, i) => this.check(element, item, `${at}[${i}]`, problems));
+      if (item) for (const [i, element] of value.entries()) this.check(element, item, `${at}[${i}]`, problems);
       return;
     }
-    if (flags & ts.TypeFlags.Object) return this.checkObject(value, type, at, problems);
+    if (flags & ts.TypeFlags.Object) return void this.checkObject(value, type, at, problems);
     problems.push(`${at}: cannot check type ${checker.typeToString(type)}`);
   }
 
@@ -169,7 +169,7 @@ class Checker {
       return;
     }
     if (valueKind === "boolean") return; // true | false
-    if (candidates.length === 1) return this.check(value, candidates[0]!, at, problems);
+    if (candidates.length === 1) return void this.check(value, candidates[0]!, at, problems);
     // Several object types: those whose discriminants (`object`, `type`) match, then the closest.
     const record = value as Record<string, unknown>;
     const matching = candidates.filter((candidate) =>

@@ -259,7 +259,7 @@ test.describe("signed out", () => {
     await axe.check("checkout: Verify Your Email, the password");
   });
 
-  test("desktop-app sign-in: the identity sandbox's page and the hand-off page", async ({ page, axe }, testInfo) => {
+  test("desktop-app sign-in: the identity sandbox's page and the hand-off page", async ({ page, axe }) => {
     await page.goto("/desktop-app/google/login?device_os=Linux&device_brand=Dell&device_model=XPS&device_os_version=6.8");
     await page.waitForURL(/\/dev\/oidc\/google\//);
     await axe.check("the identity sandbox's sign-in page (/dev/oidc)");

@@ -20,7 +20,7 @@ async function payByCard(page: Page, testInfo: TestInfo, number: string) {
   await page.getByRole("button", { name: /^Pay \$/ }).click();
 }
 
-async function expectPaid(page: Page, testInfo: TestInfo) {
+async function expectPaid(page: Page) {
   const dialog = page.getByRole("dialog", { name: "Payment Successful!" });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByText("Your plan is active.", { exact: false })).toBeVisible();
@@ -73,7 +73,7 @@ test.describe("checkout", () => {
     await expect(page.getByLabel("Email")).toBeDisabled();
 
     await payByCard(page, testInfo, GOOD);
-    await expectPaid(page, testInfo);
+    await expectPaid(page);
     const status = page.getByRole("article", { name: "Subscription" });
     await expect(status.getByText("Premium", { exact: true })).toBeVisible();
     await expect(status.getByText(/^\d+ Days Left$/)).toBeVisible();
@@ -99,7 +99,7 @@ test.describe("checkout", () => {
     const saved = page.getByRole("region", { name: "Pay again with" });
     await expect(saved.getByText("**** **** **** 4242")).toBeVisible();
     await saved.getByRole("button", { name: "Pay Now" }).click();
-    await expectPaid(page, testInfo);
+    await expectPaid(page);
     expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 5]);
   });
 

@@ -182,7 +182,7 @@ test.describe("the server over HTTP", () => {
     // The provider callbacks without a flow in progress send the visitor back with a message.
     const googleCallback = await request.get("/auth/google/callback?code=x&state=forged", { maxRedirects: 0 });
     expect(googleCallback.status()).toBe(302);
-    expect(googleCallback.headers()["location"]).toBe("/login");
+    expect(googleCallback.headers().location).toBe("/login");
     const desktop = await request.get("/desktop-app/google/login?failed=1&device_os=%00", { maxRedirects: 0 });
     expect(desktop.status()).toBe(200);
   });

@@ -174,7 +174,7 @@ async function signedInRequest(request: APIRequestContext, baseURL: string) {
 
 /** Where a redirect answer sends the browser, resolved against the page's origin. */
 function resolvedLocation(response: APIResponse, baseURL: string): URL {
-  const location = response.headers()["location"];
+  const location = response.headers().location;
   expect(location, `${response.url()} should redirect`).toBeTruthy();
   return new URL(location!, baseURL);
 }
@@ -467,7 +467,7 @@ test.describe("caching", () => {
       const response = await request.get(path, { maxRedirects: 0 });
       expect(response.status(), path).toBeLessThan(500);
       expect(response.headers()["cache-control"], `${path} (${response.status()})`).toBe("private, no-store");
-      expect(response.headers()["vary"], path).toMatch(/\bCookie\b/i);
+      expect(response.headers().vary, path).toMatch(/\bCookie\b/i);
     }
     // The home's data carries this account: it is what must never be stored.
     expect(await (await request.get("/_root.data")).text()).toContain("@");
@@ -478,12 +478,12 @@ test.describe("caching", () => {
       for (const path of ["/pricing", "/pricing.data"]) {
         const response = await anonymous.get(path);
         expect(response.headers()["cache-control"], path).toMatch(/^public\b/);
-        expect(response.headers()["vary"], path).toMatch(/\bCookie\b/i);
+        expect(response.headers().vary, path).toMatch(/\bCookie\b/i);
       }
       for (const path of ["/login", "/login.data", "/_root.data", "/forget-password.data", "/desktop-app/handoff.data", "/no-such-page.data"]) {
         const response = await anonymous.get(path, { maxRedirects: 0 });
         expect(response.headers()["cache-control"], path).toBe("private, no-store");
-        expect(response.headers()["vary"], path).toMatch(/\bCookie\b/i);
+        expect(response.headers().vary, path).toMatch(/\bCookie\b/i);
       }
     } finally {
       await anonymous.dispose();

@@ -8,7 +8,7 @@ const NEW = "new-secret-0123456789abcdef0123456789abcdef";
 const SECRET_CONTENT = { recoveryCodes: ["abcd-efgh-1111", "ijkl-mnop-2222"], reset: { email: "pat@example.com", resetToken: "reset-token-xyz" } };
 
 /** The cookie's value as a browser stores it (the part after name=, before the attributes). */
-function valueOf(setCookie: string, name: string): string {
+function cookieValueOf(setCookie: string, name: string): string {
   const match = new RegExp(`^${name}=([^;]*)`).exec(setCookie);
   expect(match, setCookie).toBeTruthy();
   return match![1]!;
@@ -26,13 +26,13 @@ describe("sealed cookies", () => {
   it("round-trips a value and hides it: nothing of it is readable in the cookie", async () => {
     const cookie = createSealedCookie("__flow", { secrets: [NEW], ttlSeconds: 3600, path: "/", httpOnly: true, sameSite: "lax" });
     const header = await cookie.serialize(SECRET_CONTENT);
-    const value = valueOf(header, "__flow");
+    const value = cookieValueOf(header, "__flow");
     for (const secret of ["abcd-efgh-1111", "reset-token-xyz", "pat@example.com", "recoveryCodes"]) {
       expect(readableForms(value)).not.toContain(secret);
     }
     expect(await cookie.parse(`__flow=${value}`)).toEqual(SECRET_CONTENT);
     // A fresh IV every time: the same content never makes the same cookie.
-    expect(valueOf(await cookie.serialize(SECRET_CONTENT), "__flow")).not.toBe(value);
+    expect(cookieValueOf(await cookie.serialize(SECRET_CONTENT), "__flow")).not.toBe(value);
   });
 
   it("is a session cookie (no Max-Age, no Expires) unless asked otherwise", async () => {
@@ -83,10 +83,10 @@ describe("sealed cookies", () => {
     const before = createSealedCookie("__flow", { secrets: [OLD], ttlSeconds: 3600 });
     const during = createSealedCookie("__flow", { secrets: [NEW, OLD], ttlSeconds: 3600 });
     const after = createSealedCookie("__flow", { secrets: [NEW], ttlSeconds: 3600 });
-    const oldValue = valueOf(await before.serialize({ step: 1 }), "__flow");
+    const oldValue = cookieValueOf(await before.serialize({ step: 1 }), "__flow");
     expect(await during.parse(`__flow=${oldValue}`)).toEqual({ step: 1 });
     // Re-sealed with the new secret, it outlives the old one.
-    const newValue = valueOf(await during.serialize({ step: 1 }), "__flow");
+    const newValue = cookieValueOf(await during.serialize({ step: 1 }), "__flow");
     expect(await after.parse(`__flow=${newValue}`)).toEqual({ step: 1 });
     expect(await before.parse(`__flow=${newValue}`)).toBeNull();
     expect(await after.parse(`__flow=${oldValue}`)).toBeNull();
@@ -97,7 +97,7 @@ describe("sealed cookies", () => {
     const session = await storage.getSession(null);
     session.set("reset", SECRET_CONTENT.reset);
     const header = await storage.commitSession(session);
-    const again = await storage.getSession(`other=1; __flow=${valueOf(header, "__flow")}`);
+    const again = await storage.getSession(`other=1; __flow=${cookieValueOf(header, "__flow")}`);
     expect(again.get("reset")).toEqual(SECRET_CONTENT.reset);
     expect(await storage.destroySession(again)).toMatch(/^__flow=; .*Expires=Thu, 01 Jan 1970/);
   });

@@ -5,7 +5,6 @@ import { LINK_MESSAGES, accountForProviderSignIn, providerLabel, verifyProviderT
 import { claimIdTokenUse } from "../../identity/id-tokens";
 import { ApiError } from "../../platform/errors";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../../identity/passwords";
-import { tooManyLoginsMessage } from "../../platform/rate-limit";
 import { revokeSessions, signInDevice } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../../identity/two-factor";
@@ -77,7 +76,7 @@ export const userRoutes = [
       const user = await db.selectFrom("users").selectAll().where("email", "=", input.email).executeTakeFirst();
       // Always one argon2 verify (a dummy one for unknown emails and password-less accounts).
       const valid = await verifyPassword(user?.password_hash ?? null, input.password);
-      if (!user || !user.password_hash || !valid) throw new ApiError(401, INVALID_CREDENTIALS);
+      if (!user?.password_hash || !valid) throw new ApiError(401, INVALID_CREDENTIALS);
       // The right password is not a failure.
       await loginThrottle.release(reservations);
 

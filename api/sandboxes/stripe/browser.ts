@@ -301,7 +301,7 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
   router.post("/dev/stripe/v1/payment_methods", (req: Request, res: Response, next) => {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get("authorization") ?? "")?.[1];
     res.set("Cache-Control", "no-store");
-    if (!bearer || !bearer.startsWith(deps.publishableKeyPrefix)) {
+    if (!bearer?.startsWith(deps.publishableKeyPrefix)) {
       res.status(401).json({
         error: { type: "invalid_request_error", message: "This endpoint takes the sandbox's publishable key as its Bearer token." },
       });

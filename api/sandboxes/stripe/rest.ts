@@ -54,7 +54,7 @@ import {
 import { complete } from "./complete";
 import { SandboxError } from "./errors";
 import type { SandboxFaults } from "./faults";
-import { type Answer, IdempotencyKeys } from "./idempotency";
+import type { Answer, IdempotencyKeys } from "./idempotency";
 import { newId } from "./ids";
 import { paginate } from "./lists";
 import type { ObjectType, SandboxObjects } from "./objects";

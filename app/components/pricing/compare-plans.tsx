@@ -33,6 +33,8 @@ export function ComparePlans({ plans, active }: { plans: readonly Plan[]; active
       {TABLES.map(({ tab, caption }) => (
         <div key={tab} className="compare__panel" hidden={tab !== active}>
           {/* On a narrow screen the table scrolls sideways: the keyboard must be able to reach it too. */}
+          {/* biome-ignore lint/a11y/useSemanticElements: a scroll box around a table, not a section of the page's outline */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable to scroll by keyboard */}
           <div className="compare__scroll" role="region" aria-labelledby={`compare-${tab}-caption`} tabIndex={0}>
             <CompareTable
               plans={compareTablePlans(plans, tab)}

@@ -37,6 +37,7 @@ function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
   const actionData = useActionData<{ form?: string; serverError?: string | null }>();
   const navigation = useNavigation();
   // A refused payment comes back as action data: the form may be sent again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new action data is the event to react to, not a value read
   useEffect(() => {
     if (navigation.state === "idle") sent.current = false;
   }, [navigation.state, actionData]);

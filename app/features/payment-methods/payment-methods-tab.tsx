@@ -102,6 +102,7 @@ function CardItem({ card, state, page }: { card: CardView; state: PaymentMethods
 
 function ConfirmDelete({ card, label, page }: { card: CardView; label: string; page: number }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: it groups a question and its two forms; a <fieldset> holds controls of one form
     <div className="payment-card__confirm" role="group" aria-label="Confirm deletion">
       <p>Delete the {label}? It cannot be used for payments afterwards.</p>
       <Form method="post" action={TAB_PATH}>

@@ -114,7 +114,7 @@ function Checkout({ state }: { state: CheckoutState }) {
                 </p>
                 <Guarantee />
                 {state.accountEmail ? (
-                  <CryptoPanel state={state} total={summary.total} />
+                  <CryptoPanel total={summary.total} />
                 ) : (
                   <p className="muted">Enter and verify your email above to pay with crypto.</p>
                 )}
@@ -364,7 +364,7 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
 }
 
 /** Crypto: a plain form; the action opens a BitPay invoice and sends the browser to it. */
-function CryptoPanel({ state, total }: { state: CheckoutState; total: number }) {
+function CryptoPanel({ total }: { total: number }) {
   return (
     <Form method="post">
       <input type="hidden" name="intent" value="crypto" />

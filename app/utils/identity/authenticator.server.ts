@@ -180,7 +180,7 @@ async function answeredState(request: Request) {
 /** Completes the provider's answer: the verified profile and the intent, or an IdentityError. */
 export async function finishProviderFlow(provider: ProviderName, request: Request) {
   const stored = await readStoredIntent(request);
-  if (!stored || !stored.state || stored.state !== (await answeredState(request.clone()))) {
+  if (!stored?.state || stored.state !== (await answeredState(request.clone()))) {
     throw new IdentityError("Your sign-in took too long or was started in another browser. Please try again.");
   }
   const intent = stored.intent;

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { discover } from "./providers.server";
 
 // Every ID token is verified before it is trusted: signature against the provider's keys, issuer,
@@ -31,7 +31,7 @@ export async function verifyIdToken(
   expected: { issuer: string; audience: string; nonce: string },
   keys?: JWTVerifyGetKey,
 ): Promise<IdTokenProfile> {
-  let payload;
+  let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(idToken, keys ?? (await keysFor(expected.issuer)), {
       issuer: expected.issuer,
