@@ -6,12 +6,12 @@ import { ApiError } from "../platform/errors";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
-import { priceForPlan } from "./stripe/prices";
 import { createPaymentCheckoutSession, retrievePaymentCheckoutSession } from "./stripe/checkout";
 import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
 import { createCustomer } from "./stripe/customers";
 import { payInvoice, retrieveInvoice } from "./stripe/invoices";
 import { chargeOnce, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
+import { priceForPlan } from "./stripe/prices";
 import { cancelSubscription, createIncompleteSubscription, retrieveSubscription, setFreePeriodUntil } from "./stripe/subscriptions";
 
 /*
