@@ -83,6 +83,22 @@ module.exports = {
       from: { path: "^api/", pathNot: "^api/(sandboxes/|http/app\\.ts$)" },
       to: { path: "^api/sandboxes/" },
     },
+    {
+      name: "stripe-sdk-only-in-the-gateway",
+      comment:
+        "The server-side Stripe SDK (its types included) is imported only by api/payments/stripe/, whose named functions the " +
+        "domains call, and by the sandboxes (their objects are typed by it). Tests and scripts may use it to look at the gateway.",
+      severity: "error",
+      from: { path: "^(api|app|server)/|^server\\.ts$", pathNot: "^api/(payments/stripe|sandboxes)/" },
+      to: { path: "(^|/)node_modules/stripe/" },
+    },
+    {
+      name: "stripe-js-only-in-the-portal",
+      comment: "Stripe.js and its React components (@stripe/*) run in the browser: the portal's card entry and wallets, never the API.",
+      severity: "error",
+      from: { path: "^(api|server)/|^server\\.ts$" },
+      to: { path: "(^|/)node_modules/@stripe/" },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -2,6 +2,7 @@ import type Stripe from "stripe";
 import type { PaymentsDeps } from "../payments/card-payments";
 import { recordSubscriptionState } from "../payments/records";
 import { isInvalidRequest } from "../payments/stripe/client";
+import { setRenewal } from "../payments/stripe/subscriptions";
 import { ApiError } from "../platform/errors";
 
 /*
@@ -57,7 +58,7 @@ export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscri
 
   let updated: Stripe.Subscription;
   try {
-    updated = await deps.gateway.stripe.subscriptions.update(row.stripe_sub_id, { cancel_at_period_end: !wantRenewing });
+    updated = await setRenewal(deps.gateway, row.stripe_sub_id, wantRenewing);
   } catch (error) {
     // Stripe refuses to change a canceled subscription.
     if (isInvalidRequest(error)) throw new ApiError(409, AUTO_RENEWAL_MESSAGES.ended);

@@ -10,6 +10,10 @@ import { ApiError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
 import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe/client";
+import { retrieveInvoiceWithPayments } from "../payments/stripe/invoices";
+import { retrievePaymentIntentWithCard } from "../payments/stripe/payment-intents";
+import { refundPayment } from "../payments/stripe/refunds";
+import { cancelSubscription } from "../payments/stripe/subscriptions";
 import { dollars } from "../payments/plans";
 
 /*
@@ -271,7 +275,7 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
 async function cardFingerprintOf(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
   try {
     const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
-    const intent = await deps.gateway.stripe.paymentIntents.retrieve(paymentIntent, { expand: ["payment_method"] });
+    const intent = await retrievePaymentIntentWithCard(deps.gateway, paymentIntent);
     const method = intent.payment_method;
     return typeof method === "object" && method?.card?.fingerprint ? method.card.fingerprint : null;
   } catch (error) {
@@ -284,7 +288,7 @@ async function cardFingerprintOf(deps: RefundDeps, transaction: Transaction): Pr
 /** The Stripe PaymentIntent of a recorded payment: pi_… itself, or the one that paid invoice in_…. */
 async function paymentIntentOf(deps: RefundDeps, gatewayRef: string): Promise<string> {
   if (gatewayRef.startsWith("pi_")) return gatewayRef;
-  const invoice = await deps.gateway.stripe.invoices.retrieve(gatewayRef, { expand: ["payments"] });
+  const invoice = await retrieveInvoiceWithPayments(deps.gateway, gatewayRef);
   const paid = (invoice.payments?.data ?? []).filter((p) => p.status === "paid");
   const ref = (paid[paid.length - 1] ?? invoice.payments?.data?.[0])?.payment?.payment_intent;
   const id = typeof ref === "string" ? ref : ref?.id;
@@ -297,16 +301,12 @@ async function paymentIntentOf(deps: RefundDeps, gatewayRef: string): Promise<st
  * derive from the transaction, so parallel posts and retries make one refund and one cancellation.
  */
 async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
-  const { stripe } = deps.gateway;
   const key = `refund-transaction-${transaction.id}`;
   try {
     const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
     let refundId: string | null = null;
     try {
-      const refund = await stripe.refunds.create(
-        { payment_intent: paymentIntent, reason: "requested_by_customer", metadata: { transaction_id: String(transaction.id) } },
-        { idempotencyKey: key },
-      );
+      const refund = await refundPayment(deps.gateway, { paymentIntentId: paymentIntent, transactionId: transaction.id, refundKey: key });
       refundId = refund.id;
     } catch (error) {
       // Refunded already (a retry after the gateway's idempotency window): the money went back.
@@ -316,7 +316,7 @@ async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Prom
       ? await deps.db.selectFrom("subscriptions").select("stripe_sub_id").where("id", "=", transaction.subscription_id).executeTakeFirst()
       : undefined;
     if (subscription?.stripe_sub_id) {
-      await stripe.subscriptions.cancel(subscription.stripe_sub_id, {}, { idempotencyKey: `${key}:cancel` }).catch((error: unknown) => {
+      await cancelSubscription(deps.gateway, subscription.stripe_sub_id, key).catch((error: unknown) => {
         // Already canceled at the gateway: nothing left to stop.
         if (!isInvalidRequest(error)) throw error;
       });

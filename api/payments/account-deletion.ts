@@ -1,7 +1,10 @@
 import { DELETION_MESSAGES } from "../identity/account-deletion";
 import { ApiError } from "../platform/errors";
 import type { PaymentsDeps } from "./card-payments";
+import { detachCard } from "./stripe/cards";
 import { isGatewayFailure, isInvalidRequest } from "./stripe/client";
+import { eraseCustomerPersonalData } from "./stripe/customers";
+import { setRenewal } from "./stripe/subscriptions";
 
 // The gateway half of deleting an account (docs/decisions/015-account-deletion.md); identity's
 // eraseAccount does the database half after it.
@@ -21,7 +24,7 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
       .execute();
     for (const { stripe_sub_id } of renewing) {
       try {
-        await deps.gateway.stripe.subscriptions.update(stripe_sub_id!, { cancel_at_period_end: true });
+        await setRenewal(deps.gateway, stripe_sub_id!, false);
       } catch (error) {
         // Already canceled at Stripe: it will not renew, which is what we want.
         if (!isInvalidRequest(error)) throw error;
@@ -30,7 +33,7 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
     const cards = await deps.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", userId).execute();
     for (const { payment_method_id } of cards) {
       try {
-        await deps.gateway.stripe.paymentMethods.detach(payment_method_id);
+        await detachCard(deps.gateway, payment_method_id);
       } catch (error) {
         // Already detached (or gone) at Stripe.
         if (!isInvalidRequest(error)) throw error;
@@ -41,7 +44,7 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
     const { stripe_customer_id } = await deps.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow();
     if (stripe_customer_id) {
       try {
-        await deps.gateway.stripe.customers.update(stripe_customer_id, { email: "", name: "", description: "", phone: "" });
+        await eraseCustomerPersonalData(deps.gateway, stripe_customer_id);
       } catch (error) {
         // Deleted at Stripe already: nothing personal left there.
         if (!isInvalidRequest(error)) throw error;

@@ -1,4 +1,3 @@
-import type Stripe from "stripe";
 import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
@@ -6,7 +5,14 @@ import type { Clock } from "../platform/clock";
 import { ApiError } from "../platform/errors";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
-import { type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
+import { attachCard, retrieveCard } from "./stripe/cards";
+import { createPaymentCheckoutSession, retrievePaymentCheckoutSession } from "./stripe/checkout";
+import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
+import { createCustomer } from "./stripe/customers";
+import { payInvoice, retrieveInvoice } from "./stripe/invoices";
+import { chargeOnce, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
+import { priceForPlan } from "./stripe/prices";
+import { cancelSubscription, createIncompleteSubscription, retrieveSubscription, setFreePeriodUntil } from "./stripe/subscriptions";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -59,20 +65,10 @@ export type CardPaymentOutcome =
   | { status: "requires_action"; clientSecret: string }
   | { status: "declined"; message: string };
 
-/** The plan's billing interval at Stripe. */
-export function stripeInterval(plan: Plan): Stripe.PriceCreateParams.Recurring {
-  return plan.duration_months % 12 === 0
-    ? { interval: "year", interval_count: plan.duration_months / 12 }
-    : { interval: "month", interval_count: plan.duration_months };
-}
-
 /** The gateway's customer of a user, created on first use. */
 export async function ensureCustomer(deps: PaymentsDeps, user: User): Promise<string> {
   if (user.stripe_customer_id) return user.stripe_customer_id;
-  const customer = await deps.gateway.stripe.customers.create(
-    { email: user.email, ...(user.name ? { name: user.name } : {}), metadata: { user_id: String(user.id) } },
-    { idempotencyKey: `customer-for-user-${user.id}` },
-  );
+  const customer = await createCustomer(deps.gateway, user);
   await deps.db
     .updateTable("users")
     .set({ stripe_customer_id: customer.id })
@@ -81,51 +77,6 @@ export async function ensureCustomer(deps: PaymentsDeps, user: User): Promise<st
     .execute();
   const row = await deps.db.selectFrom("users").select("stripe_customer_id").where("id", "=", user.id).executeTakeFirstOrThrow();
   return row.stripe_customer_id ?? customer.id;
-}
-
-/** The Stripe price of a plan at its current amount (looked up by key, created once). */
-export async function ensurePrice(deps: PaymentsDeps, plan: Plan): Promise<string> {
-  const { stripe } = deps.gateway;
-  const lookupKey = `${plan.plan_id}_${plan.billing_type}_${plan.discounted_price_cents}`;
-  const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
-  if (found.data[0]) return found.data[0].id;
-  const price = await stripe.prices.create(
-    {
-      currency: "usd",
-      unit_amount: plan.discounted_price_cents,
-      lookup_key: lookupKey,
-      product_data: { name: `VPN ${plan.title}` },
-      ...(plan.billing_type === "recurring" ? { recurring: stripeInterval(plan) } : {}),
-      metadata: { plan_id: String(plan.id) },
-    },
-    { idempotencyKey: `price-${lookupKey}` },
-  );
-  return price.id;
-}
-
-/** The Stripe discount of one of our coupons: its promotion code (live), else a coupon made once. */
-async function stripeDiscount(
-  deps: PaymentsDeps,
-  coupon: Extract<CouponCheck, { ok: true }>["coupon"],
-): Promise<Stripe.SubscriptionCreateParams.Discount> {
-  if (coupon.stripe_promotion_code_id) return { promotion_code: coupon.stripe_promotion_code_id };
-  const id = `portal_${coupon.code}`;
-  try {
-    await deps.gateway.stripe.coupons.retrieve(id);
-  } catch {
-    await deps.gateway.stripe.coupons.create(
-      {
-        id,
-        name: coupon.code,
-        duration: "once",
-        ...(coupon.percent_off !== null
-          ? { percent_off: coupon.percent_off }
-          : { amount_off: coupon.amount_off_cents ?? 0, currency: "usd" }),
-      },
-      { idempotencyKey: `coupon-${id}` },
-    );
-  }
-  return { coupon: id };
 }
 
 /** How long a card payment holds its coupon when it neither pays nor fails (3-D Secure never confirmed). */
@@ -215,11 +166,7 @@ export function invoiceSubscriptionId(invoice: Stripe.Invoice): string | null {
 async function giveFreeMonths(deps: PaymentsDeps, subscription: Stripe.Subscription, until: Date): Promise<void> {
   const trialEnd = Math.floor(until.getTime() / 1000);
   if (subscription.trial_end === trialEnd || subscription.status === "canceled") return;
-  await deps.gateway.stripe.subscriptions.update(
-    subscription.id,
-    { trial_end: trialEnd, proration_behavior: "none" },
-    { idempotencyKey: `free-months-${subscription.id}-${trialEnd}` },
-  );
+  await setFreePeriodUntil(deps.gateway, subscription.id, trialEnd);
 }
 
 /** Records a paid subscription invoice (first or renewal), with the subscription's metadata naming user and plan. */
@@ -349,7 +296,6 @@ async function payWithCardAtGateway(
     walletPaymentType?: string;
   },
 ): Promise<CardPaymentOutcome> {
-  const { stripe } = deps.gateway;
   const { user, plan, paymentMethodId, key } = input;
   const wallet = input.walletPaymentType ?? "card";
 
@@ -379,7 +325,7 @@ async function payWithCardAtGateway(
 
   let card: Stripe.PaymentMethod;
   try {
-    card = await stripe.paymentMethods.retrieve(paymentMethodId);
+    card = await retrieveCard(deps.gateway, paymentMethodId);
   } catch {
     throw new ApiError(422, PAYMENT_MESSAGES.cardNotUsable, { fields: { paymentMethodId: [PAYMENT_MESSAGES.cardNotUsable] } });
   }
@@ -389,7 +335,7 @@ async function payWithCardAtGateway(
   }
   if (!owner) {
     try {
-      card = await stripe.paymentMethods.attach(paymentMethodId, { customer }, { idempotencyKey: `${key}:attach` });
+      card = await attachCard(deps.gateway, paymentMethodId, customer, key);
     } catch (error) {
       if (!isCardError(error)) throw error;
       await failed(error.message, null);
@@ -421,26 +367,11 @@ async function chargeCard(
     failed: (message: string, gatewayRef: string | null) => Promise<void>;
   },
 ): Promise<CardPaymentOutcome> {
-  const { stripe } = deps.gateway;
   const { user, plan, paymentMethodId, key, customer, amount, coupon, details, metadata, failed } = input;
   if (plan.billing_type === "single") {
     let intent: Stripe.PaymentIntent;
     try {
-      intent = await stripe.paymentIntents.create(
-        {
-          amount,
-          currency: "usd",
-          customer,
-          payment_method: paymentMethodId,
-          // Cards only, and no redirecting methods: nothing here has a return_url.
-          automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-          confirm: true,
-          ...(input.saved ? { off_session: true } : { setup_future_usage: "off_session" }),
-          description: `VPN ${plan.title} (one-time)`,
-          metadata: { ...metadata, kind: "one_time" },
-        },
-        { idempotencyKey: `${key}:intent` },
-      );
+      intent = await chargeOnce(deps.gateway, { amount, customer, paymentMethodId, saved: input.saved, plan, metadata, paymentKey: key });
     } catch (error) {
       if (!isCardError(error)) throw error;
       await failed(error.message, error.payment_intent?.id ? `failed:${error.payment_intent.id}` : null);
@@ -458,24 +389,19 @@ async function chargeCard(
     return { status: "paid", subscriptionId: await recordOneTimePayment(deps, intent, plan, user.id) };
   }
 
-  const price = await ensurePrice(deps, plan);
-  let subscription = await stripe.subscriptions.create(
-    {
-      customer,
-      items: [{ price, quantity: 1 }],
-      default_payment_method: paymentMethodId,
-      payment_behavior: "default_incomplete",
-      payment_settings: { save_default_payment_method: "on_subscription" },
-      ...(coupon ? { discounts: [await stripeDiscount(deps, coupon.coupon)] } : {}),
-      metadata,
-      expand: ["latest_invoice.confirmation_secret"],
-    },
-    { idempotencyKey: `${key}:subscription` },
-  );
+  const price = await priceForPlan(deps.gateway, plan);
+  let subscription = await createIncompleteSubscription(deps.gateway, {
+    customer,
+    price,
+    paymentMethodId,
+    coupon: coupon ? coupon.coupon : null,
+    metadata,
+    paymentKey: key,
+  });
   let invoice = subscription.latest_invoice as Stripe.Invoice;
   if (invoice.status !== "paid") {
     try {
-      invoice = await stripe.invoices.pay(invoice.id!, { payment_method: paymentMethodId }, { idempotencyKey: `${key}:pay` });
+      invoice = await payInvoice(deps.gateway, invoice.id!, paymentMethodId, key);
     } catch (error) {
       if (isCardError(error) && error.code === "invoice_payment_intent_requires_action" && invoice.confirmation_secret) {
         return { status: "requires_action", clientSecret: invoice.confirmation_secret.client_secret };
@@ -483,13 +409,13 @@ async function chargeCard(
       if (!isCardError(error)) throw error;
       await failed(error.message, `failed:${invoice.id}`);
       // Nothing was bought: the incomplete subscription goes, so it never bills later.
-      await stripe.subscriptions.cancel(subscription.id, {}, { idempotencyKey: `${key}:cancel` }).catch((cancelError) => {
+      await cancelSubscription(deps.gateway, subscription.id, key).catch((cancelError) => {
         deps.logger.warn(`Could not cancel the incomplete subscription ${subscription.id}: ${String(cancelError)}`);
       });
       return { status: "declined", message: error.message };
     }
   }
-  subscription = await stripe.subscriptions.retrieve(subscription.id);
+  subscription = await retrieveSubscription(deps.gateway, subscription.id);
   if (details) await saveCard(deps.db, user.id, details, deps.clock.now());
   return { status: "paid", subscriptionId: await recordStripeInvoice(deps, invoice, subscription, plan, user.id) };
 }
@@ -510,7 +436,7 @@ async function startCheckoutSessionAtGateway(
   await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
-  const price = await ensurePrice(deps, plan);
+  const price = await priceForPlan(deps.gateway, plan);
   const reservation = await holdCoupon(deps, coupon, key, user, CHECKOUT_COUPON_HOLD_MS);
   const metadata = metadataFor(user, plan, coupon, "card", reservation);
   try {
@@ -537,28 +463,18 @@ async function createCheckoutSession(
     metadata: Stripe.MetadataParam;
   },
 ): Promise<{ id: string; url: string }> {
-  const { stripe } = deps.gateway;
   const { user, plan, key, coupon, customer, price, metadata } = input;
   const back = `${deps.publicUrl}${input.returnPath}`;
-  const join = back.includes("?") ? "&" : "?";
-  const params: Stripe.Checkout.SessionCreateParams = {
+  const session = await createPaymentCheckoutSession(deps.gateway, {
+    userId: user.id,
+    plan,
     customer,
-    line_items: [{ price, quantity: 1 }],
-    success_url: `${back}${join}session_id={CHECKOUT_SESSION_ID}`,
-    cancel_url: `${back}${join}checkout=cancelled`,
-    client_reference_id: String(user.id),
+    price,
+    coupon: coupon ? coupon.coupon : null,
     metadata,
-  };
-  if (plan.billing_type === "recurring") {
-    params.mode = "subscription";
-    params.subscription_data = { metadata };
-    if (coupon) params.discounts = [await stripeDiscount(deps, coupon.coupon)];
-  } else {
-    params.mode = "payment";
-    params.payment_intent_data = { metadata: { ...metadata, kind: "one_time" }, setup_future_usage: "off_session" };
-    if (coupon) params.discounts = [await stripeDiscount(deps, coupon.coupon)];
-  }
-  const session = await stripe.checkout.sessions.create(params, { idempotencyKey: `${key}:checkout` });
+    returnUrl: back,
+    paymentKey: key,
+  });
   if (!session.url) throw new Error("Stripe answered a Checkout Session without a URL");
   return { id: session.id, url: session.url };
 }
@@ -572,10 +488,9 @@ export async function completeCheckoutSession(
   sessionId: string,
   userId?: number,
 ): Promise<{ subscriptionId: number } | null> {
-  const { stripe } = deps.gateway;
   let session: Stripe.Checkout.Session;
   try {
-    session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["subscription", "payment_intent.payment_method"] });
+    session = await retrievePaymentCheckoutSession(deps.gateway, sessionId);
   } catch (error) {
     // Stripe not answering is not "no such session": the customer may have paid (the webhook records it).
     if (isGatewayFailure(error)) throw new ApiError(502, PAYMENT_MESSAGES.failed);
@@ -592,13 +507,13 @@ export async function completeCheckoutSession(
 
   if (session.mode === "subscription" && session.subscription) {
     const subscription =
-      typeof session.subscription === "string" ? await stripe.subscriptions.retrieve(session.subscription) : session.subscription;
+      typeof session.subscription === "string" ? await retrieveSubscription(deps.gateway, session.subscription) : session.subscription;
     const invoiceId = typeof subscription.latest_invoice === "string" ? subscription.latest_invoice : subscription.latest_invoice?.id;
     if (!invoiceId) return null;
-    const invoice = await stripe.invoices.retrieve(invoiceId);
+    const invoice = await retrieveInvoice(deps.gateway, invoiceId);
     const pmId = typeof subscription.default_payment_method === "string" ? subscription.default_payment_method : subscription.default_payment_method?.id;
     if (pmId) {
-      const details = cardDetails(await stripe.paymentMethods.retrieve(pmId));
+      const details = cardDetails(await retrieveCard(deps.gateway, pmId));
       if (details) await saveCard(deps.db, owner, details, deps.clock.now());
     }
     return { subscriptionId: await recordStripeInvoice(deps, invoice, subscription, plan, owner) };
@@ -606,7 +521,7 @@ export async function completeCheckoutSession(
   if (session.mode === "payment" && session.payment_intent) {
     const intent =
       typeof session.payment_intent === "string"
-        ? await stripe.paymentIntents.retrieve(session.payment_intent, { expand: ["payment_method"] })
+        ? await retrievePaymentIntentWithCard(deps.gateway, session.payment_intent)
         : session.payment_intent;
     const pm = intent.payment_method;
     if (pm && typeof pm !== "string") {

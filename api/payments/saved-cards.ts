@@ -1,9 +1,12 @@
-import type Stripe from "stripe";
 import type { PaymentMethod, User } from "../platform/db/schema";
 import { ApiError } from "../platform/errors";
 import { type PaymentsDeps, cardDetails, ensureCustomer } from "./card-payments";
 import { saveCard } from "./records";
-import { isCardError, isInvalidRequest } from "./stripe/client";
+import { confirmCardSetup, detachCard, retrieveCard, setCardBillingDetails, setCardExpiryAndName } from "./stripe/cards";
+import { createCardSetupSession, retrieveCardSetupSession } from "./stripe/checkout";
+import { type Stripe, isCardError, isInvalidRequest } from "./stripe/client";
+import { setDefaultCardOfCustomer } from "./stripe/customers";
+import { setCardOfSubscription } from "./stripe/subscriptions";
 
 /*
  * Saved cards (commerce §2 'Payment Method' tab, §4 card rules): list, add, edit, set default,
@@ -86,7 +89,7 @@ async function cardByPaymentMethod(deps: PaymentsDeps, userId: number, paymentMe
 export async function setDefaultCard(deps: PaymentsDeps, user: User, id: number): Promise<PaymentMethod> {
   const card = await ownCard(deps, user.id, id);
   const customer = await ensureCustomer(deps, user);
-  await deps.gateway.stripe.customers.update(customer, { invoice_settings: { default_payment_method: card.payment_method_id } });
+  await setDefaultCardOfCustomer(deps.gateway, customer, card.payment_method_id);
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     await trx
@@ -111,14 +114,13 @@ export async function addCard(
   user: User,
   input: { paymentMethodId: string; billingName?: string; billingPostal?: string; isDefault: boolean },
 ): Promise<PaymentMethod> {
-  const { stripe } = deps.gateway;
   const customer = await ensureCustomer(deps, user);
   const unusable = () =>
     new ApiError(422, SAVED_CARD_MESSAGES.cardNotUsable, { fields: { payment_method_id: [SAVED_CARD_MESSAGES.cardNotUsable] } });
 
   let pm: Stripe.PaymentMethod;
   try {
-    pm = await stripe.paymentMethods.retrieve(input.paymentMethodId);
+    pm = await retrieveCard(deps.gateway, input.paymentMethodId);
   } catch (error) {
     if (isInvalidRequest(error)) throw unusable();
     throw error;
@@ -131,10 +133,7 @@ export async function addCard(
   if (!owner) {
     let intent: Stripe.SetupIntent;
     try {
-      intent = await stripe.setupIntents.create(
-        { customer, payment_method: pm.id, automatic_payment_methods: { enabled: true, allow_redirects: "never" }, usage: "off_session", confirm: true },
-        { idempotencyKey: `add-card-${user.id}-${pm.id}` },
-      );
+      intent = await confirmCardSetup(deps.gateway, { userId: user.id, customer, paymentMethodId: pm.id });
     } catch (error) {
       if (isCardError(error)) throw new ApiError(402, error.message, { fields: { payment_method_id: [error.message] } });
       if (isInvalidRequest(error)) throw unusable();
@@ -148,11 +147,9 @@ export async function addCard(
   const name = input.billingName ?? pm.billing_details?.name ?? undefined;
   const postal = input.billingPostal ?? pm.billing_details?.address?.postal_code ?? undefined;
   if (name !== (pm.billing_details?.name ?? undefined) || postal !== (pm.billing_details?.address?.postal_code ?? undefined)) {
-    pm = await stripe.paymentMethods.update(pm.id, {
-      billing_details: { ...(name ? { name } : {}), ...(postal ? { address: { postal_code: postal } } : {}) },
-    });
+    pm = await setCardBillingDetails(deps.gateway, pm.id, { name, postal });
   } else {
-    pm = await stripe.paymentMethods.retrieve(pm.id);
+    pm = await retrieveCard(deps.gateway, pm.id);
   }
   const details = cardDetails(pm);
   if (!details) throw unusable();
@@ -173,10 +170,7 @@ export async function updateCardDetails(
   const card = await ownCard(deps, userId, id);
   let pm: Stripe.PaymentMethod;
   try {
-    pm = await deps.gateway.stripe.paymentMethods.update(card.payment_method_id, {
-      card: { exp_month: input.expMonth, exp_year: input.expYear },
-      billing_details: { name: input.billingName },
-    });
+    pm = await setCardExpiryAndName(deps.gateway, card.payment_method_id, input);
   } catch (error) {
     if (isCardError(error) || isInvalidRequest(error)) {
       const field = error.param === "exp_month" || error.param === "card[exp_month]" ? "card_exp_month" : "card_exp_year";
@@ -203,7 +197,7 @@ export async function deleteCard(deps: PaymentsDeps, userId: number, id: number)
   const card = await ownCard(deps, userId, id);
   if (card.is_default === 1) throw new ApiError(409, SAVED_CARD_MESSAGES.defaultNotDeletable);
   try {
-    await deps.gateway.stripe.paymentMethods.detach(card.payment_method_id);
+    await detachCard(deps.gateway, card.payment_method_id);
   } catch (error) {
     // Already detached (or gone) at Stripe: nothing left to undo there.
     if (!isInvalidRequest(error)) throw error;
@@ -233,34 +227,25 @@ export async function updateSubscriptionPaymentMethod(
   }
   const card = await cardByPaymentMethod(deps, userId, input.paymentMethodId);
   if (!card) throw new ApiError(404, SAVED_CARD_MESSAGES.notFound, { fields: { paymentMethodId: [SAVED_CARD_MESSAGES.notFound] } });
-  await deps.gateway.stripe.subscriptions.update(subscription.stripe_sub_id, { default_payment_method: card.payment_method_id });
+  await setCardOfSubscription(deps.gateway, subscription.stripe_sub_id, card.payment_method_id);
 }
 
 /** The hosted page (Checkout in mode setup) where a browser without JavaScript adds a card. */
 export async function startSetupSession(deps: PaymentsDeps, user: User): Promise<{ id: string; url: string }> {
   const customer = await ensureCustomer(deps, user);
   const back = `${deps.publicUrl}/billing?tab=payment-method`;
-  const session = await deps.gateway.stripe.checkout.sessions.create({
-    mode: "setup",
-    customer,
-    currency: "usd",
-    success_url: `${back}&setup_session={CHECKOUT_SESSION_ID}`,
-    cancel_url: `${back}&setup=cancelled`,
-    client_reference_id: String(user.id),
-    metadata: { user_id: String(user.id), kind: "card_setup" },
-  });
+  const session = await createCardSetupSession(deps.gateway, { userId: user.id, customer, returnUrl: back });
   if (!session.url) throw new Error("Stripe answered a Checkout Session without a URL");
   return { id: session.id, url: session.url };
 }
 
 /** Saves the card a completed setup session attached (once: the same session again answers the same card). */
 export async function completeSetupSession(deps: PaymentsDeps, user: User, sessionId: string): Promise<PaymentMethod> {
-  const { stripe } = deps.gateway;
   const missing = () =>
     new ApiError(404, SAVED_CARD_MESSAGES.setupSessionNotFound, { fields: { sessionId: [SAVED_CARD_MESSAGES.setupSessionNotFound] } });
   let session: Stripe.Checkout.Session;
   try {
-    session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["setup_intent"] });
+    session = await retrieveCardSetupSession(deps.gateway, sessionId);
   } catch (error) {
     if (isInvalidRequest(error)) throw missing();
     throw error;
@@ -272,7 +257,7 @@ export async function completeSetupSession(deps: PaymentsDeps, user: User, sessi
   }
   const pmId = typeof intent.payment_method === "string" ? intent.payment_method : intent.payment_method?.id;
   if (!pmId || intent.status !== "succeeded") throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
-  const details = cardDetails(await stripe.paymentMethods.retrieve(pmId));
+  const details = cardDetails(await retrieveCard(deps.gateway, pmId));
   if (!details) throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
   await saveCard(deps.db, user.id, details, deps.clock.now());
   const saved = await cardByPaymentMethod(deps, user.id, pmId);

@@ -1,0 +1,74 @@
+import type { Coupon, Plan } from "../../platform/db/schema";
+import { discountForCoupon } from "./prices";
+import type { Stripe, StripeSetup } from "./client";
+
+// Stripe Checkout, the hosted pages for browsers without JavaScript: paying for a plan, and adding a card.
+
+/** `returnUrl` with a query parameter added (Stripe fills {CHECKOUT_SESSION_ID} in). */
+function withParam(returnUrl: string, param: string): string {
+  return `${returnUrl}${returnUrl.includes("?") ? "&" : "?"}${param}`;
+}
+
+/**
+ * The hosted page that pays `price` for the user: a subscription for a recurring plan, else one
+ * payment whose card is kept. It comes back to `returnUrl` with session_id, or with checkout=cancelled.
+ */
+export async function createPaymentCheckoutSession(
+  gateway: StripeSetup,
+  input: {
+    userId: number;
+    plan: Pick<Plan, "billing_type">;
+    customer: string;
+    price: string;
+    coupon: Coupon | null;
+    metadata: Stripe.MetadataParam;
+    returnUrl: string;
+    paymentKey: string;
+  },
+): Promise<Stripe.Checkout.Session> {
+  const { plan, customer, price, coupon, metadata } = input;
+  const params: Stripe.Checkout.SessionCreateParams = {
+    customer,
+    line_items: [{ price, quantity: 1 }],
+    success_url: withParam(input.returnUrl, "session_id={CHECKOUT_SESSION_ID}"),
+    cancel_url: withParam(input.returnUrl, "checkout=cancelled"),
+    client_reference_id: String(input.userId),
+    metadata,
+  };
+  if (plan.billing_type === "recurring") {
+    params.mode = "subscription";
+    params.subscription_data = { metadata };
+    if (coupon) params.discounts = [await discountForCoupon(gateway, coupon)];
+  } else {
+    params.mode = "payment";
+    params.payment_intent_data = { metadata: { ...metadata, kind: "one_time" }, setup_future_usage: "off_session" };
+    if (coupon) params.discounts = [await discountForCoupon(gateway, coupon)];
+  }
+  return gateway.stripe.checkout.sessions.create(params, { idempotencyKey: `${input.paymentKey}:checkout` });
+}
+
+/** A payment's session with what it paid expanded: the subscription, or the PaymentIntent and its card. */
+export function retrievePaymentCheckoutSession(gateway: StripeSetup, sessionId: string): Promise<Stripe.Checkout.Session> {
+  return gateway.stripe.checkout.sessions.retrieve(sessionId, { expand: ["subscription", "payment_intent.payment_method"] });
+}
+
+/** The hosted page (mode setup) where the user adds a card; back to `returnUrl` with setup_session, or setup=cancelled. */
+export function createCardSetupSession(
+  gateway: StripeSetup,
+  input: { userId: number; customer: string; returnUrl: string },
+): Promise<Stripe.Checkout.Session> {
+  return gateway.stripe.checkout.sessions.create({
+    mode: "setup",
+    customer: input.customer,
+    currency: "usd",
+    success_url: withParam(input.returnUrl, "setup_session={CHECKOUT_SESSION_ID}"),
+    cancel_url: withParam(input.returnUrl, "setup=cancelled"),
+    client_reference_id: String(input.userId),
+    metadata: { user_id: String(input.userId), kind: "card_setup" },
+  });
+}
+
+/** A card setup session with its SetupIntent expanded. */
+export function retrieveCardSetupSession(gateway: StripeSetup, sessionId: string): Promise<Stripe.Checkout.Session> {
+  return gateway.stripe.checkout.sessions.retrieve(sessionId, { expand: ["setup_intent"] });
+}

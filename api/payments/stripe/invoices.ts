@@ -1,0 +1,17 @@
+import type { Stripe, StripeSetup } from "./client";
+
+// Stripe's invoices of card subscriptions.
+
+export function retrieveInvoice(gateway: StripeSetup, invoiceId: string): Promise<Stripe.Invoice> {
+  return gateway.stripe.invoices.retrieve(invoiceId);
+}
+
+/** The invoice with its payments expanded (which PaymentIntent paid it). */
+export function retrieveInvoiceWithPayments(gateway: StripeSetup, invoiceId: string): Promise<Stripe.Invoice> {
+  return gateway.stripe.invoices.retrieve(invoiceId, { expand: ["payments"] });
+}
+
+/** Pays a subscription's open invoice with the card, as part of the payment with key `paymentKey`. */
+export function payInvoice(gateway: StripeSetup, invoiceId: string, paymentMethodId: string, paymentKey: string): Promise<Stripe.Invoice> {
+  return gateway.stripe.invoices.pay(invoiceId, { payment_method: paymentMethodId }, { idempotencyKey: `${paymentKey}:pay` });
+}
