@@ -1,12 +1,10 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
-import { APPLE_SANDBOX_PATH, createIdentitySandbox, GOOGLE_SANDBOX_PATH } from "../sandboxes/identity/identity";
 import { type ApiConfig, SANDBOX_APPLE_CLIENT, SANDBOX_GOOGLE_CLIENT } from "../platform/config";
 import { registerRoutes } from "./contract/route";
 import type { ApiContext } from "./context";
 import type { Logger } from "../platform/logger";
 import { type Database, createDatabase, migrateToLatest } from "../platform/db";
 import { upsertPlans } from "../payments/catalog";
-import { seedSandbox } from "../sandboxes/seed";
 import { type Clock, OffsetClock, isMovable, systemClock } from "../platform/clock";
 import { handleStripeWebhook } from "../payments/stripe/webhooks";
 import { errorBody, sendError } from "./envelope";
@@ -15,17 +13,9 @@ import { MailService, createMailer } from "../platform/mailer";
 import { LoginThrottle, RateLimiter } from "../platform/rate-limit";
 import type { PaymentsDeps } from "../payments/card-payments";
 import { type StripeSetup, liveStripe, sandboxStripe } from "../payments/stripe/client";
-import {
-  SANDBOX_PUBLISHABLE_KEY,
-  SANDBOX_SECRET_KEY,
-  SANDBOX_WEBHOOK_SECRET,
-  type StripeSandbox,
-  createStripeSandbox,
-  parseFaultPlan,
-} from "../sandboxes/stripe";
+import { type SandboxGateway, type SandboxKit, type StripeSandbox, loadSandboxes } from "./sandboxes";
 import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
 import { createBitPayClient } from "../payments/bitpay/client";
-import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "../sandboxes/bitpay";
 import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "../payments/crypto";
 import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
@@ -83,11 +73,17 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
   const ownsDb = !opts.db;
   const db = opts.db ?? createDatabase(config.databaseUrl);
+  // The stand-ins, loaded only in sandbox mode (docs/decisions/024): outside it their code is never read.
+  let sandboxes: SandboxKit | undefined;
 
   try {
     await migrateToLatest(db);
     await upsertPlans(db);
-    if (config.sandbox) await seedSandbox(db, clock);
+    if (config.sandbox) {
+      sandboxes = await loadSandboxes();
+      await sandboxes.migrate(db);
+      await sandboxes.seed(db, clock);
+    }
   } catch (error) {
     if (ownsDb) await db.destroy().catch(() => undefined);
     throw error;
@@ -101,22 +97,22 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const payments = {} as PaymentsDeps;
   if (!gateway) {
     // Cards are required outside sandbox mode (api/platform/config.ts): no credentials here means the stand-in.
-    if (config.integrations.cards !== "sandbox") throw new Error("Card payments need STRIPE_SECRET_KEY outside sandbox mode.");
-    stripeSandbox = createStripeSandbox({
+    if (config.integrations.cards !== "sandbox" || !sandboxes) throw new Error("Card payments need STRIPE_SECRET_KEY outside sandbox mode.");
+    stripeSandbox = sandboxes.stripe.create({
       db,
       clock,
       publicUrl: config.publicUrl,
       logger,
       deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
-      faults: parseFaultPlan(config.stripe.sandboxFaults),
+      sandboxFaults: config.stripe.sandboxFaults,
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;
     gateway = sandboxStripe(config, {
       port: listening.port,
-      secretKey: SANDBOX_SECRET_KEY,
-      publishableKey: SANDBOX_PUBLISHABLE_KEY,
-      webhookSecret: SANDBOX_WEBHOOK_SECRET,
+      secretKey: sandboxes.stripe.secretKey,
+      publishableKey: sandboxes.stripe.publishableKey,
+      webhookSecret: sandboxes.stripe.webhookSecret,
     });
   }
   Object.assign(payments, { db, clock, logger, gateway, publicUrl: config.publicUrl } satisfies PaymentsDeps);
@@ -126,7 +122,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
   // which delivers its notifications to the same handler as BitPay's (secret included); else off.
-  let bitpaySandbox: BitPaySandbox | undefined;
+  let bitpaySandbox: SandboxGateway | undefined;
   let bitpaySandboxServer: { close(): Promise<void> } | undefined;
   let crypto: CryptoDeps | null = null;
   if (config.integrations.crypto !== "off") {
@@ -134,7 +130,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
     let notificationSecret = config.bitpay.notificationSecret;
     if (!bitpay) {
-      bitpaySandbox = createBitPaySandbox({
+      // Crypto is optional: without a token it is off outside sandbox mode (api/platform/config.ts).
+      if (!sandboxes) throw new Error("Crypto payments need BITPAY_API_TOKEN outside sandbox mode.");
+      bitpaySandbox = sandboxes.bitpay.create({
         db,
         clock,
         publicUrl: config.publicUrl,
@@ -146,9 +144,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       });
       const listening = await bitpaySandbox.listen();
       bitpaySandboxServer = listening;
-      bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: BITPAY_SANDBOX_TOKEN });
+      bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: sandboxes.bitpay.token });
       // The sandbox's published secret: it opens this route only here, in sandbox mode.
-      notificationSecret = "bitpay-sandbox-notification-secret";
+      notificationSecret = sandboxes.bitpay.notificationSecret;
     }
     Object.assign(deps, {
       db,
@@ -229,17 +227,18 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   // mode, for the providers without credentials; a live or off provider's sandbox paths go to next().
   const googleSandbox = config.integrations.google === "sandbox";
   const appleSandbox = config.integrations.apple === "sandbox";
-  let identitySandbox: Awaited<ReturnType<typeof createIdentitySandbox>> | undefined;
-  if (googleSandbox || appleSandbox) {
-    identitySandbox = await createIdentitySandbox({
+  let identitySandbox: Awaited<ReturnType<SandboxKit["identity"]["create"]>> | undefined;
+  if ((googleSandbox || appleSandbox) && sandboxes) {
+    const { googlePath, applePath } = sandboxes.identity;
+    identitySandbox = await sandboxes.identity.create({
       publicUrl: config.publicUrl,
       google: { ...SANDBOX_GOOGLE_CLIENT, redirectUris: [`${config.publicUrl}/auth/google/callback`] },
       apple: { ...SANDBOX_APPLE_CLIENT, redirectUris: [`${config.publicUrl}/auth/apple/callback`] },
     });
     const sandboxRouter = identitySandbox.router;
     app.use((req, res, next) => {
-      if (!googleSandbox && req.path.startsWith(GOOGLE_SANDBOX_PATH)) return next();
-      if (!appleSandbox && req.path.startsWith(APPLE_SANDBOX_PATH)) return next();
+      if (!googleSandbox && req.path.startsWith(googlePath)) return next();
+      if (!appleSandbox && req.path.startsWith(applePath)) return next();
       return sandboxRouter(req, res, next);
     });
   }

@@ -16,6 +16,8 @@ import { SandboxStore } from "./store";
  */
 
 export const BITPAY_SANDBOX_TOKEN = "bitpay-sandbox-token";
+/** The secret the product's notification route expects from this sandbox: published, so it is accepted only in sandbox mode. */
+export const BITPAY_SANDBOX_NOTIFICATION_SECRET = "bitpay-sandbox-notification-secret";
 
 export interface BitPaySandboxOptions {
   db: Database;

@@ -1,0 +1,42 @@
+import { BITPAY_SANDBOX_NOTIFICATION_SECRET, BITPAY_SANDBOX_TOKEN, createBitPaySandbox } from "./bitpay";
+import { APPLE_SANDBOX_PATH, GOOGLE_SANDBOX_PATH, createIdentitySandbox } from "./identity/identity";
+import { migrateSandboxes } from "./migrations";
+import { seedSandbox } from "./seed";
+import {
+  SANDBOX_PUBLISHABLE_KEY,
+  SANDBOX_SECRET_KEY,
+  SANDBOX_WEBHOOK_SECRET,
+  type StripeSandboxOptions,
+  createStripeSandbox,
+  parseFaultPlan,
+} from "./stripe";
+
+/*
+ * The sandboxes' one door (docs/decisions/024). The product loads this module with a dynamic import
+ * in sandbox mode only (api/http/sandboxes.ts, which declares the shape it expects: `SandboxKit`);
+ * the build makes it a bundle of its own, build/sandboxes.js, so the product's bundles hold none of it.
+ */
+export const sandboxKit = {
+  /** Creates the sandboxes' tables (their own migration set, recorded apart from the product's). */
+  migrate: migrateSandboxes,
+  /** The demo account and the WELCOME10 coupon. */
+  seed: seedSandbox,
+  stripe: {
+    /** sandboxFaults: STRIPE_SANDBOX_FAULTS as given, checked here (the config checks only its shape). */
+    create: ({ sandboxFaults, ...opts }: Omit<StripeSandboxOptions, "faults"> & { sandboxFaults?: string }) =>
+      createStripeSandbox({ ...opts, faults: parseFaultPlan(sandboxFaults) }),
+    secretKey: SANDBOX_SECRET_KEY,
+    publishableKey: SANDBOX_PUBLISHABLE_KEY,
+    webhookSecret: SANDBOX_WEBHOOK_SECRET,
+  },
+  bitpay: {
+    create: createBitPaySandbox,
+    token: BITPAY_SANDBOX_TOKEN,
+    notificationSecret: BITPAY_SANDBOX_NOTIFICATION_SECRET,
+  },
+  identity: {
+    create: createIdentitySandbox,
+    googlePath: GOOGLE_SANDBOX_PATH,
+    applePath: APPLE_SANDBOX_PATH,
+  },
+};
