@@ -78,10 +78,21 @@ module.exports = {
     },
     {
       name: "api-sandboxes-stay-out-of-the-product",
-      comment: "The stand-ins are wired in by the HTTP layer's composition root (api/http/app.ts) only; no domain imports them.",
+      comment:
+        "The stand-ins are loaded in sandbox mode only, through one module, api/http/sandboxes.ts (docs/decisions/024): " +
+        "nothing else in the product imports them, so the product's bundles hold none of their code.",
       severity: "error",
-      from: { path: "^api/", pathNot: "^api/(sandboxes/|http/app\\.ts$)" },
+      from: { path: "^(api|app|server)/|^server\\.ts$", pathNot: "^api/sandboxes/|^api/http/sandboxes\\.ts$" },
       to: { path: "^api/sandboxes/" },
+    },
+    {
+      name: "api-sandboxes-loaded-dynamically",
+      comment:
+        "The sandbox loader reaches the sandboxes by a dynamic import only (the build keeps it a separate bundle, " +
+        "build/sandboxes.js); a type-only import is erased and allowed.",
+      severity: "error",
+      from: { path: "^api/http/sandboxes\\.ts$" },
+      to: { path: "^api/sandboxes/", dependencyTypesNot: ["dynamic-import", "type-only"] },
     },
     {
       name: "stripe-sdk-only-in-the-gateway",
