@@ -202,6 +202,7 @@ export interface WebhookEventsTable {
   received_at: string;
 }
 
+/** The Stripe sandbox's state: made by 0004 and by the sandboxes' own migrations (api/sandboxes/migrations, docs/decisions/024). */
 export interface StripeSandboxObjectsTable {
   id: string;
   type: string;
@@ -381,7 +382,7 @@ export interface CryptoInvoicesTable {
   updated_at: string;
 }
 
-/** The crypto sandbox's invoices, as BitPay answers them (JSON). */
+/** The crypto sandbox's invoices, as BitPay answers them (JSON): made by 0005 and by the sandboxes' own migrations. */
 export interface BitpaySandboxInvoicesTable {
   id: string;
   data: string;
