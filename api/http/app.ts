@@ -82,7 +82,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
   const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
   const ownsDb = !opts.db;
-  const db = opts.db ?? createDatabase(config.databaseUrl);
+  const db = opts.db ?? createDatabase(config.databaseUrl, config.postgresUser);
 
   try {
     await migrateToLatest(db);
