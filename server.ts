@@ -33,7 +33,7 @@ const portalLog = rootLog.child({ name: "portal" });
 routeConsoleTo(portalLog);
 
 // The one place this process reads its environment (docs/decisions/025): everything below gets its part.
-const { api: apiConfig, portal: env, server: serverConfig } = loadConfigurationOrExit();
+const { api: apiConfig, portal, server: serverConfig } = loadConfigurationOrExit();
 // `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
 const isDev = serverConfig.dev;
 // A child keeps the level it was made with: set both (the API's child is made after this).
@@ -44,7 +44,7 @@ app.disable("x-powered-by");
 app.set("trust proxy", serverConfig.trustProxy);
 
 let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
-if (env.embeddedApi) {
+if (portal.embeddedApi) {
   apiHandle = await createApi({ config: apiConfig, logger: consoleStyle(rootLog.child({ name: "api" })) });
   // The JSON API skips the page middleware below (CSP nonce, helmet, compression, the portal's request
   // log): it sets its own headers and logs its own lines, and every page's loaders call it over loopback.
@@ -75,12 +75,12 @@ app.use(
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
-        ...(env.secureCookies ? { "upgrade-insecure-requests": [] } : {}),
+        ...(portal.secureCookies ? { "upgrade-insecure-requests": [] } : {}),
       },
     },
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: "same-origin" },
-    strictTransportSecurity: env.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
+    strictTransportSecurity: portal.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
   }),
 );
 app.use(compression());
@@ -94,7 +94,7 @@ app.use(
     logger: consoleStyle(portalLog),
     trustsPeer: (address) => trustsProxy(address, 0),
     quiet: (path) => path === "/healthz" || path.startsWith("/build/"),
-    leave: (req) => env.embeddedApi && EMBEDDED_API_PATH.test(req.path),
+    leave: (req) => portal.embeddedApi && EMBEDDED_API_PATH.test(req.path),
   }),
 );
 
@@ -117,7 +117,7 @@ if (apiHandle) app.use(apiHandle.app);
 
 app.get("/healthz", async (_req, res) => {
   try {
-    const response = await fetch(`${env.apiBaseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(`${portal.apiBaseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
     res.status(response.ok ? 200 : 503).json({ status: response.ok ? "ok" : "unavailable" });
   } catch {
     res.status(503).json({ status: "unavailable" });
@@ -136,7 +136,7 @@ function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
   if (CROSS_SITE_POST_EXEMPT.has(routedPath(req) ?? "")) return next();
   const origin = req.get("Origin");
   const fetchSite = req.get("Sec-Fetch-Site");
-  const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(env.publicUrl).origin]);
+  const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(portal.publicUrl).origin]);
   // Our origin, and addressed to the host it names: Remix refuses an action whose Origin is not the
   // Host (or X-Forwarded-Host) it was sent to by throwing (a 500), so such a post is refused here.
   const crossSite = origin
@@ -234,7 +234,7 @@ function pageSlot(req: Request, res: Response, next: NextFunction) {
 // Under `npm run dev`, `tsx watch` restarts this process whenever remix rebuilds build/.
 const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
 // The build holds its own copy of app/config.server: its entry module hands the configuration over.
-(build.entry.module as unknown as { setPortalConfig(config: PortalConfig): void }).setPortalConfig(env);
+(build.entry.module as unknown as { setPortalConfig(config: PortalConfig): void }).setPortalConfig(portal);
 // Every answer of the app is private, no-store and varies on Cookie unless public and anonymous.
 app.use(cachePolicy);
 // A request Remix cannot make a URL of (an absolute-form target `GET http://…`, a Host such as "a b")
@@ -250,7 +250,7 @@ app.all("*", pageSlot, createRequestHandler({ build, mode: build.mode, getLoadCo
 const server: Server = app.listen(serverConfig.port, serverConfig.host, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : serverConfig.port;
-  console.info(`Portal listening on http://localhost:${port} (API ${env.embeddedApi ? "embedded at /api" : `at ${env.apiBaseUrl}`})`);
+  console.info(`Portal listening on http://localhost:${port} (API ${portal.embeddedApi ? "embedded at /api" : `at ${portal.apiBaseUrl}`})`);
   if (isDev) void broadcastDevReady(build);
   // Which mode, and what runs how: sandbox mode says so at every start (and on every page).
   console.info(integrationsLine(apiConfig));
