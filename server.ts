@@ -9,10 +9,12 @@ import compression from "compression";
 import express, { type NextFunction, type Request, type Response } from "express";
 import helmet from "helmet";
 import { EMBEDDED_API_PATH, createApi } from "./api/http/app";
-import { integrationsLine, isSandbox, loadApiConfig } from "./api/platform/config";
+import { ConfigError, integrationsLine } from "./api/platform/config";
 import { consoleStyle, createLogger, requestLogging, routeConsoleTo } from "./api/platform/logger";
-import { parsePortalEnv, trustProxySetting } from "./app/utils/env.server";
+import { exitGracefullyOnSignals } from "./api/platform/shutdown";
+import type { PortalConfig } from "./app/config.server";
 import { cachePolicy } from "./server/cache-policy";
+import { loadConfig } from "./server/config";
 import { publicPageCache } from "./server/public-page-cache";
 
 // Paths come from this file's place (server.ts at the root, or its bundle in build/), not from the
@@ -30,21 +32,19 @@ const rootLog = createLogger("info");
 const portalLog = rootLog.child({ name: "portal" });
 routeConsoleTo(portalLog);
 
+// The one place this process reads its environment (docs/decisions/025): everything below gets its part.
+const { api: apiConfig, portal, server: serverConfig } = loadConfigurationOrExit();
 // `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
-const isDev = Boolean(process.env.REMIX_DEV_ORIGIN);
-// `npm run dev` is a developer's machine: sandbox mode unless said otherwise (as `npm start` does, scripts/start.mjs).
-if (isDev && !process.env.SANDBOX) process.env.SANDBOX = "true";
-
-const { apiConfig, env } = loadConfigurationOrExit();
+const isDev = serverConfig.dev;
 // A child keeps the level it was made with: set both (the API's child is made after this).
-rootLog.level = portalLog.level = env.LOG_LEVEL;
+rootLog.level = portalLog.level = apiConfig.logLevel;
 
 const app = express();
 app.disable("x-powered-by");
-app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
+app.set("trust proxy", serverConfig.trustProxy);
 
 let apiHandle: Awaited<ReturnType<typeof createApi>> | undefined;
-if (env.embeddedApi) {
+if (portal.embeddedApi) {
   apiHandle = await createApi({ config: apiConfig, logger: consoleStyle(rootLog.child({ name: "api" })) });
   // The JSON API skips the page middleware below (CSP nonce, helmet, compression, the portal's request
   // log): it sets its own headers and logs its own lines, and every page's loaders call it over loopback.
@@ -71,16 +71,16 @@ app.use(
         "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com")],
         // A form post that redirects to a live identity provider (or Stripe's hosted payment page) is
         // checked against form-action too.
-        "form-action": ["'self'", ...liveIdentityOrigins(), stripeOn("https://checkout.stripe.com"), bitpayOn()],
+        "form-action": ["'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn()],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
-        ...(env.secureCookies ? { "upgrade-insecure-requests": [] } : {}),
+        ...(portal.secureCookies ? { "upgrade-insecure-requests": [] } : {}),
       },
     },
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: "same-origin" },
-    strictTransportSecurity: env.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
+    strictTransportSecurity: portal.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
   }),
 );
 app.use(compression());
@@ -94,7 +94,7 @@ app.use(
     logger: consoleStyle(portalLog),
     trustsPeer: (address) => trustsProxy(address, 0),
     quiet: (path) => path === "/healthz" || path.startsWith("/build/"),
-    leave: (req) => env.embeddedApi && EMBEDDED_API_PATH.test(req.path),
+    leave: (req) => portal.embeddedApi && EMBEDDED_API_PATH.test(req.path),
   }),
 );
 
@@ -117,7 +117,7 @@ if (apiHandle) app.use(apiHandle.app);
 
 app.get("/healthz", async (_req, res) => {
   try {
-    const response = await fetch(`${env.apiBaseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(`${portal.apiBaseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
     res.status(response.ok ? 200 : 503).json({ status: response.ok ? "ok" : "unavailable" });
   } catch {
     res.status(503).json({ status: "unavailable" });
@@ -136,7 +136,7 @@ function sameOriginPosts(req: Request, res: Response, next: NextFunction) {
   if (CROSS_SITE_POST_EXEMPT.has(routedPath(req) ?? "")) return next();
   const origin = req.get("Origin");
   const fetchSite = req.get("Sec-Fetch-Site");
-  const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(env.publicUrl).origin]);
+  const ownOrigins = new Set([`${req.protocol}://${req.get("Host")}`, new URL(portal.publicUrl).origin]);
   // Our origin, and addressed to the host it names: Remix refuses an action whose Origin is not the
   // Host (or X-Forwarded-Host) it was sent to by throwing (a 500), so such a post is refused here.
   const crossSite = origin
@@ -233,6 +233,8 @@ function pageSlot(req: Request, res: Response, next: NextFunction) {
 
 // Under `npm run dev`, `tsx watch` restarts this process whenever remix rebuilds build/.
 const build = (await import(pathToFileURL(BUILD_PATH).href)) as ServerBuild;
+// The build holds its own copy of app/config.server: its entry module hands the configuration over.
+(build.entry.module as unknown as { setPortalConfig(config: PortalConfig): void }).setPortalConfig(portal);
 // Every answer of the app is private, no-store and varies on Cookie unless public and anonymous.
 app.use(cachePolicy);
 // A request Remix cannot make a URL of (an absolute-form target `GET http://…`, a Host such as "a b")
@@ -245,30 +247,18 @@ const getLoadContext = (req: Request, res: Response) => ({
 });
 app.all("*", pageSlot, createRequestHandler({ build, mode: build.mode, getLoadContext }));
 
-const server: Server = app.listen(env.PORT, env.HOST ?? "", () => {
+const server: Server = app.listen(serverConfig.port, serverConfig.host, () => {
   const address = server.address();
-  const port = typeof address === "object" && address ? address.port : env.PORT;
-  console.info(`Portal listening on http://localhost:${port} (API ${env.embeddedApi ? "embedded at /api" : `at ${env.apiBaseUrl}`})`);
+  const port = typeof address === "object" && address ? address.port : serverConfig.port;
+  console.info(`Portal listening on http://localhost:${port} (API ${portal.embeddedApi ? "embedded at /api" : `at ${portal.apiBaseUrl}`})`);
   if (isDev) void broadcastDevReady(build);
   // Which mode, and what runs how: sandbox mode says so at every start (and on every page).
   console.info(integrationsLine(apiConfig));
 });
 
-let shuttingDown = false;
-async function shutdown(signal: string) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  console.info(`${signal} received: finishing open requests`);
-  const force = setTimeout(() => process.exit(1), 10_000);
-  force.unref();
-  server.close(async () => {
-    await apiHandle?.close();
-    process.exit(0);
-  });
-  server.closeIdleConnections();
-}
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+exitGracefullyOnSignals(server, async () => {
+  await apiHandle?.close();
+});
 
 /**
  * 411 for a chunked body, 413 when it passes the body limit: answered once the body has been read and
@@ -305,66 +295,37 @@ const CRYPTO_PAGE = /^\/((subscription\/)?payment\/\d+|subscription\/bitpay-pay-
 /** BitPay's origin in form-action on the pages that redirect there, with live BitPay only. */
 function bitpayOn() {
   return (req: unknown) =>
-    process.env.BITPAY_API_TOKEN && CRYPTO_PAGE.test((req as express.Request).path)
-      ? new URL(process.env.BITPAY_BASE_URL || "https://test.bitpay.com/").origin
-      : "'self'";
+    serverConfig.bitpayOrigin && CRYPTO_PAGE.test((req as express.Request).path) ? serverConfig.bitpayOrigin : "'self'";
 }
 
 /** A CSP source allowed only on the checkout with live Stripe ('self' elsewhere, which adds nothing). */
 function stripeOn(source: string) {
   return (req: unknown) =>
-    env.STRIPE_PUBLISHABLE_KEY && CHECKOUT_PATH.test((req as express.Request).path) ? source : "'self'";
-}
-
-/** Origins of the identity providers that are live (sandbox ones are served from this origin). */
-function liveIdentityOrigins(): string[] {
-  const origins: string[] = [];
-  if (env.GOOGLE_CLIENT_ID) origins.push(new URL(env.GOOGLE_ISSUER).origin);
-  if (env.APPLE_CLIENT_ID) origins.push(new URL(env.APPLE_ISSUER).origin);
-  return origins;
+    serverConfig.stripePublishableKey && CHECKOUT_PATH.test((req as express.Request).path) ? source : "'self'";
 }
 
 /** Validates the API's and the portal's environment together, and stops with every problem listed once. */
 function loadConfigurationOrExit() {
-  const problems: string[] = [];
-  const collect = (error: unknown) => {
-    const listed = (error as { problems?: unknown }).problems;
-    for (const problem of Array.isArray(listed) ? (listed as string[]) : [(error as Error).message]) {
-      if (!problems.includes(problem)) problems.push(problem);
-    }
-  };
-  let apiConfig: ReturnType<typeof loadApiConfig> | undefined;
-  let env: ReturnType<typeof parsePortalEnv> | undefined;
   try {
-    apiConfig = loadApiConfig();
+    return loadConfig(process.env, { generatedSessionSecret });
   } catch (error) {
-    collect(error);
+    const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+    console.error(
+      `The server cannot start. Invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}\n` +
+        "See .env.example for every variable and its default, or set SANDBOX=true to run on stand-ins.",
+    );
+    process.exit(1);
   }
-  ensureSessionSecret(isSandbox(process.env.SANDBOX));
-  try {
-    env = parsePortalEnv();
-  } catch (error) {
-    collect(error);
-  }
-  if (apiConfig && env && problems.length === 0) return { apiConfig, env };
-  console.error(
-    `The server cannot start. Invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}\n` +
-      "See .env.example for every variable and its default, or set SANDBOX=true to run on stand-ins.",
-  );
-  process.exit(1);
 }
 
 /**
  * A fresh clone has no SESSION_SECRET. In development, or in sandbox mode, we make one and keep it in
- * data/ so sessions survive restarts; a live deployment must set its own.
+ * data/ so sessions survive restarts; a live deployment must set its own (the configuration says so).
  */
-function ensureSessionSecret(sandbox: boolean) {
-  if (process.env.SESSION_SECRET) return;
-  // Outside sandbox mode in production the portal's configuration check names it as missing.
-  if (process.env.NODE_ENV === "production" && !sandbox) return;
+function generatedSessionSecret(): string {
   const file = path.resolve("data/session-secret");
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(32).toString("hex"), { mode: 0o600 });
-  process.env.SESSION_SECRET = fs.readFileSync(file, "utf8").trim();
   console.warn("SESSION_SECRET is not set: using a generated one stored in data/session-secret.");
+  return fs.readFileSync(file, "utf8").trim();
 }

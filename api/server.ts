@@ -8,8 +8,7 @@ import { createApi } from "./http/app";
 import { integrationsLine, loadApiConfig } from "./platform/config";
 import { sendError } from "./http/envelope";
 import { consoleStyle, createLogger, routeConsoleTo } from "./platform/logger";
-
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+import { exitGracefullyOnSignals } from "./platform/shutdown";
 
 // JSON lines from the start; LOG_LEVEL applies once the configuration is read.
 const rootLog = createLogger("info").child({ name: "api" });
@@ -18,7 +17,8 @@ routeConsoleTo(rootLog);
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadApiConfig>;
   try {
-    config = loadApiConfig();
+    // The one place the standalone API reads its environment (docs/decisions/025).
+    config = loadApiConfig(process.env);
   } catch (error) {
     console.error(`The API cannot start:\n${(error as Error).message}\nSee .env.example for every variable and its default.`);
     process.exit(1);
@@ -42,29 +42,7 @@ async function main(): Promise<void> {
 
   console.info(integrationsLine(config));
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.info(`${signal} received, shutting down.`);
-    const force = setTimeout(() => {
-      console.error("Shutdown timed out; exiting.");
-      process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
-    force.unref();
-    server.close(async () => {
-      try {
-        await api.close();
-        process.exit(0);
-      } catch (error) {
-        console.error("Error while closing the database:", error instanceof Error ? error.message : error);
-        process.exit(1);
-      }
-    });
-    server.closeIdleConnections();
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  exitGracefullyOnSignals(server, () => api.close());
 }
 
 main().catch((error: unknown) => {

@@ -8,6 +8,9 @@ const ABORT_DELAY = 5_000;
 
 export const streamTimeout = ABORT_DELAY;
 
+// server.ts gives the build its configuration through this module: the build holds its own copy of config.server.
+export { setPortalConfig } from "./config.server";
+
 /**
  * Server errors are logged (without request data); a request for a method or route that does not
  * exist (Remix's 405/404) is the client's mistake and would only bury real errors in the log.

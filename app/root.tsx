@@ -16,7 +16,7 @@ import { Toasts } from "./components/toasts";
 import { NotFound } from "./components/not-found";
 import stylesUrl from "./styles/app.css";
 import { requireApiReachable } from "./utils/api.server";
-import { getEnv } from "./utils/env.server";
+import { portalConfig } from "./config.server";
 import { getToast } from "./utils/toast.server";
 import { useNonce } from "./utils/nonce-provider";
 import { pageMeta } from "./utils/meta";
@@ -32,13 +32,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const [{ toast, headers }] = await Promise.all([getToast(request), requireApiReachable(request)]);
   // getToast re-commits its cookie on every request; only pass it on when a toast was consumed, so
   // ordinary pages set no cookie (and public ones stay cacheable).
-  const { sandbox, identity } = getEnv();
+  const { sandbox, identity } = portalConfig();
   return data(
     {
       toast: toast ? { message: toast.message, type: toast.type } : null,
       sandbox,
       // The sign-in providers that exist here (off outside sandbox mode without credentials).
-      signInProviders: (["google", "apple"] as const).filter((provider) => identity[provider] !== "off"),
+      signInProviders: (["google", "apple"] as const).filter((provider) => identity[provider] !== null),
     },
     toast ? { headers } : undefined,
   );

@@ -16,7 +16,7 @@ const safeUrl = (() => {
 })();
 
 async function reachable(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: withDefaultUser(adminUrl), connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({ connectionString: withDefaultUser(adminUrl, process.env.PGUSER || process.env.USER), connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
     await client.query("select 1");

@@ -72,7 +72,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
   const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
   const ownsDb = !opts.db;
-  const db = opts.db ?? createDatabase(config.databaseUrl);
+  const db = opts.db ?? createDatabase(config.databaseUrl, config.postgresUser);
   // The stand-ins, loaded only in sandbox mode (docs/decisions/024): outside it their code is never read.
   let sandboxes: SandboxKit | undefined;
 

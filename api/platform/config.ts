@@ -25,8 +25,13 @@ export type DatabaseTarget =
   | { kind: "postgres"; url: string };
 
 export interface ApiConfig {
-  /** The DATABASE_URL as given (or the default). Pass it to createDatabase(). */
+  /** The DATABASE_URL as given (or the default). Pass it to createDatabase() with postgresUser. */
   databaseUrl: string;
+  /**
+   * The user for a postgres:// URL that names none: PGUSER, else USER (else the OS account, as psql does;
+   * api/platform/db withDefaultUser).
+   */
+  postgresUser?: string;
   database: DatabaseTarget;
   /** Public origin of the portal, without a trailing slash (used for links in emails). */
   publicUrl: string;
@@ -388,6 +393,9 @@ const envSchema = z
       message: 'expected "true" (run every integration without credentials on its stand-in) or "false"',
     }),
     NODE_ENV: optionalString,
+    // libpq's defaults for a postgres:// URL without a user name.
+    PGUSER: optionalString,
+    USER: optionalString,
   })
   .superRefine((e, ctx) => {
     const required = (name: keyof typeof e, message: string) => {
@@ -443,9 +451,7 @@ export class ConfigError extends Error {
  * Reads and validates the API's environment. Throws one Error listing every bad variable, e.g.
  * `Invalid environment: LOGIN_MAX_FAILURES_PER_EMAIL: expected a positive integer`.
  */
-export function loadApiConfig(
-  env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env,
-): ApiConfig {
+export function loadApiConfig(env: Record<string, string | undefined>): ApiConfig {
   const result = envSchema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`);
@@ -467,6 +473,7 @@ export function loadApiConfig(
   return {
     databaseUrl,
     database: parseDatabaseUrl(databaseUrl)!,
+    postgresUser: e.PGUSER ?? e.USER,
     publicUrl,
     tokenTtlDays: e.TOKEN_TTL_DAYS ?? 30,
     login: {
@@ -550,7 +557,8 @@ function identityConfig(e: Env, publicUrl: string, modes: Record<"google" | "app
         ? {
             issuer: issuer(e.GOOGLE_ISSUER ?? `${publicUrl}/dev/oidc/google`),
             clientId: SANDBOX_GOOGLE_CLIENT.clientId,
-            clientSecret: e.GOOGLE_CLIENT_SECRET ?? SANDBOX_GOOGLE_CLIENT.clientSecret,
+            // The sandbox provider knows its published client only (api/http/app.ts registers it).
+            clientSecret: SANDBOX_GOOGLE_CLIENT.clientSecret,
           }
         : null;
   const apple: AppleIdentityConfig | null =

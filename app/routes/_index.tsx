@@ -10,7 +10,7 @@ import { loadAccountHome } from "~/utils/account-home.server";
 import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates.server";
-import { getEnv } from "~/utils/env.server";
+import { portalConfig } from "~/config.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -53,7 +53,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
         name: type === "GOOGLE" ? "Google" : "Apple",
         linkId: home.linked.find((link) => link.link_type === type)?.id ?? null,
       }))
-      .filter((account) => account.linkId !== null || getEnv().identity[account.type === "GOOGLE" ? "google" : "apple"] !== "off"),
+      .filter((account) => account.linkId !== null || portalConfig().identity[account.type === "GOOGLE" ? "google" : "apple"] !== null),
     downloads: [
       { name: "iOS", href: IOS_APP_URL },
       { name: "Android", href: ANDROID_APP_URL },

@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { MaybeOptionalInit } from "openapi-fetch";
 import { type ApiAnswer, sendApiRequest } from "./api-transport.server";
 import type { components, paths } from "./api-types.generated";
-import { getEnv } from "./env.server";
+import { portalConfig } from "../config.server";
 import { loginUrlFor } from "./safe-redirect";
 import { destroySessionCookie } from "./session.server";
 import { redirectWithError } from "./toast.server";
@@ -62,10 +62,10 @@ let lastHealth: { at: number; probe: Promise<boolean> } | undefined;
 function apiHealth(): Promise<boolean> {
   const now = Date.now();
   if (lastHealth && now - lastHealth.at < HEALTH_TTL_MS) return lastHealth.probe;
-  const env = getEnv();
+  const env = portalConfig();
   const probe = fetch(`${env.apiBaseUrl}/api/health`, {
     headers: { Accept: "application/json" },
-    signal: AbortSignal.timeout(env.API_TIMEOUT_MS),
+    signal: AbortSignal.timeout(env.apiTimeoutMs),
   }).then(
     async (response) => {
       await response.body?.cancel();
@@ -120,7 +120,7 @@ type CallInit = {
 };
 
 export function createApiClient(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
-  const env = getEnv();
+  const env = portalConfig();
   const headers = apiRequestHeaders(request, context, token);
 
   function send(method: string, path: string, init: CallInit | undefined, accept?: string): Promise<ApiAnswer> {
@@ -128,7 +128,7 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
     const sent = { ...headers, ...(accept ? { Accept: accept } : {}), ...(body ? { "Content-Type": "application/json" } : {}) };
     return sendApiRequest(
       { method, url: `${env.apiBaseUrl}${expandPath(path, init?.params?.path)}${queryString(init?.params?.query)}`, headers: sent, body },
-      env.API_TIMEOUT_MS,
+      env.apiTimeoutMs,
     );
   }
 

@@ -1,6 +1,6 @@
 import { createCookieSessionStorage } from "@remix-run/node";
 import { createSealedCookie, portalCookieName } from "./cookies.server";
-import { getEnv } from "./env.server";
+import { portalConfig } from "../config.server";
 
 // Multi-step flows keep their state on the server side of a sealed (encrypted and authenticated),
 // httpOnly cookie (DESIGN §3): refresh, back and a second tab all see the same step. It holds
@@ -64,7 +64,7 @@ export type Flows = {
 let storage: ReturnType<typeof createStorage> | undefined;
 
 function createStorage() {
-  const env = getEnv();
+  const env = portalConfig();
   return createCookieSessionStorage<Flows>({
     cookie: createSealedCookie(portalCookieName("__flow", env.secureCookies), {
       httpOnly: true,

@@ -1,13 +1,13 @@
 import { createCookieSessionStorage } from "@remix-run/node";
 import { portalCookieName } from "./cookies.server";
-import { getEnv } from "./env.server";
+import { portalConfig } from "../config.server";
 
 type SessionData = { token: string };
 
 let storage: ReturnType<typeof createStorage> | undefined;
 
 function createStorage() {
-  const env = getEnv();
+  const env = portalConfig();
   return createCookieSessionStorage<SessionData>({
     cookie: {
       name: portalCookieName("__session", env.secureCookies),

@@ -1,12 +1,26 @@
-import { getToast as readToastCookie, redirectWithError, redirectWithSuccess, setToastCookieOptions } from "remix-toast";
+import {
+  getToast as readToastCookie,
+  redirectWithError as redirectWithToastError,
+  redirectWithSuccess as redirectWithToastSuccess,
+  setToastCookieOptions,
+} from "remix-toast";
 import { portalCookieName } from "./cookies.server";
-import { getEnv } from "./env.server";
+import { portalConfig } from "../config.server";
 
 // Flash messages ride in their own signed cookie and render in the server HTML (components/toasts.tsx).
-const env = getEnv();
-/** remix-toast's default name, `__Host-` prefixed on https. */
-const TOAST_COOKIE = portalCookieName("toast-session", env.secureCookies);
-setToastCookieOptions({ name: TOAST_COOKIE, secrets: env.sessionSecrets, secure: env.secureCookies, httpOnly: true, sameSite: "lax", path: "/" });
+let toastCookieName: string | undefined;
+/**
+ * remix-toast's default name, `__Host-` prefixed on https; its options are set on first use, since the
+ * configuration arrives at boot, after this module is loaded.
+ */
+function toastCookie(): string {
+  if (toastCookieName === undefined) {
+    const env = portalConfig();
+    toastCookieName = portalCookieName("toast-session", env.secureCookies);
+    setToastCookieOptions({ name: toastCookieName, secrets: env.sessionSecrets, secure: env.secureCookies, httpOnly: true, sameSite: "lax", path: "/" });
+  }
+  return toastCookieName;
+}
 
 /**
  * The flash message this request carries, and the Set-Cookie that consumes it. remix-toast parses
@@ -14,8 +28,16 @@ setToastCookieOptions({ name: TOAST_COOKIE, secrets: env.sessionSecrets, secure:
  * that cookie skips the work: it has no toast.
  */
 export async function getToast(request: Request): ReturnType<typeof readToastCookie> {
-  if (!request.headers.get("Cookie")?.includes(`${TOAST_COOKIE}=`)) return { toast: undefined, headers: new Headers() };
+  if (!request.headers.get("Cookie")?.includes(`${toastCookie()}=`)) return { toast: undefined, headers: new Headers() };
   return readToastCookie(request);
 }
 
-export { redirectWithError, redirectWithSuccess };
+export function redirectWithError(...args: Parameters<typeof redirectWithToastError>) {
+  toastCookie();
+  return redirectWithToastError(...args);
+}
+
+export function redirectWithSuccess(...args: Parameters<typeof redirectWithToastSuccess>) {
+  toastCookie();
+  return redirectWithToastSuccess(...args);
+}

@@ -55,7 +55,7 @@ function postgres(adminUrl: string): DatabaseKind {
     name: "postgres",
     async create() {
       const name = `api_test_${randomBytes(6).toString("hex")}`;
-      const admin = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
+      const admin = new pg.Client({ connectionString: withDefaultUser(adminUrl, process.env.PGUSER || process.env.USER) });
       await admin.connect();
       try {
         await admin.query(`CREATE DATABASE ${name}`);
@@ -65,9 +65,10 @@ function postgres(adminUrl: string): DatabaseKind {
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
       return {
-        url: url.toString(),
+        // With its user, as the API's configuration would give it (PGUSER, else USER).
+        url: withDefaultUser(url.toString(), process.env.PGUSER || process.env.USER),
         async drop() {
-          const client = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
+          const client = new pg.Client({ connectionString: withDefaultUser(adminUrl, process.env.PGUSER || process.env.USER) });
           await client.connect();
           try {
             await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -22,7 +22,7 @@ function laneDatabase(): { name: string; adminUrl: string } {
 
 async function onAdmin(statement: string) {
   const { adminUrl } = laneDatabase();
-  const client = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
+  const client = new pg.Client({ connectionString: withDefaultUser(adminUrl, process.env.PGUSER || process.env.USER) });
   await client.connect();
   try {
     await client.query(statement);

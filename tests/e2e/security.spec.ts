@@ -24,7 +24,7 @@ import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, ope
 // - "limits": default-like low limits and TRUST_PROXY=loopback, so that each browser context can
 //   come from its own client address (X-Forwarded-For, as from a reverse proxy on the same host);
 // - "secure": behind a local TLS proxy with PUBLIC_URL https://…, so cookies are Secure as in
-//   production (env.server.ts secureCookies).
+//   production (server/config.ts secureCookies).
 
 const EVIL = "https://evil.example";
 const LOCKED = "Too many failed sign-in attempts. Please try again in 15 minutes.";

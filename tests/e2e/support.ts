@@ -63,7 +63,7 @@ export function uniqueEmail(prefix = "user"): string {
 
 /** Runs `work` on the e2e server's database, or on another server's (`database`, a path). */
 export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>, database = E2E_DATABASE): Promise<T> {
-  const db = createDatabase(database);
+  const db = createDatabase(database, process.env.PGUSER || process.env.USER);
   try {
     return await work(db);
   } finally {

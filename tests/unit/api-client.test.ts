@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setPortalConfigForTests } from "./portal-config";
 
 // The portal's API client over real HTTP against a stand-in: what it sends (path and query
 // parameters, JSON bodies, the forwarded headers) and how it reads every kind of answer.
@@ -29,9 +30,11 @@ const request = new Request("http://portal.test/billing?page=2", { headers: { "U
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
-  process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-  process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
-  process.env.API_TIMEOUT_MS = "500";
+  setPortalConfigForTests({
+    API_URL: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`,
+    SESSION_SECRET: "unit-test-session-secret-0123456789abcdef",
+    API_TIMEOUT_MS: "500",
+  });
   client = await import("~/utils/api.server");
   sessions = await import("~/utils/session.server");
 });

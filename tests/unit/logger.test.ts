@@ -5,7 +5,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadApiConfig } from "../../api/platform/config";
 import { consoleStyle, createLogger, requestLogging } from "../../api/platform/logger";
-import { parsePortalEnv } from "../../app/utils/env.server";
+import { loadConfig } from "../../server/config";
 
 /** A logger whose JSON lines are kept in memory, parsed. */
 function memoryLog(level: Parameters<typeof createLogger>[0] = "info") {
@@ -110,18 +110,25 @@ describe("consoleStyle", () => {
 });
 
 describe("LOG_LEVEL", () => {
-  const portalEnv = (extra: Record<string, string> = {}) =>
-    ({ NODE_ENV: "test", SESSION_SECRET: "unit-session-secret-0123456789abcdef0123456789", ...extra }) as NodeJS.ProcessEnv;
+  const portalEnv = (extra: Record<string, string> = {}) => ({
+    NODE_ENV: "test",
+    SANDBOX: "true",
+    SESSION_SECRET: "unit-session-secret-0123456789abcdef0123456789",
+    ...extra,
+  });
+  // The level the portal's server (server.ts) logs at: the one configuration's.
+  const portalLogLevel = (env: Record<string, string>) =>
+    loadConfig(env, { generatedSessionSecret: () => "unused" }).api.logLevel;
 
   it("defaults to info in the API's and the portal's configuration, and takes pino's levels", () => {
     expect(loadApiConfig({ SANDBOX: "true" }).logLevel).toBe("info");
-    expect(parsePortalEnv(portalEnv()).LOG_LEVEL).toBe("info");
+    expect(portalLogLevel(portalEnv())).toBe("info");
     expect(loadApiConfig({ SANDBOX: "true", LOG_LEVEL: "debug" }).logLevel).toBe("debug");
-    expect(parsePortalEnv(portalEnv({ LOG_LEVEL: "warn" })).LOG_LEVEL).toBe("warn");
+    expect(portalLogLevel(portalEnv({ LOG_LEVEL: "warn" }))).toBe("warn");
   });
 
   it("refuses anything else, saying what it expects", () => {
     expect(() => loadApiConfig({ SANDBOX: "true", LOG_LEVEL: "loud" })).toThrow("LOG_LEVEL: expected one of silent, fatal, error, warn, info, debug, trace");
-    expect(() => parsePortalEnv(portalEnv({ LOG_LEVEL: "loud" }))).toThrow(/LOG_LEVEL/);
+    expect(() => portalLogLevel(portalEnv({ LOG_LEVEL: "loud" }))).toThrow(/LOG_LEVEL/);
   });
 });

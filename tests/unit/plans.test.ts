@@ -25,6 +25,7 @@ import {
   totalPrice,
   type Plan,
 } from "~/utils/plans";
+import { setPortalConfigForTests } from "./portal-config";
 
 // The plans as the API seeds them (api/payments/catalog.ts), in the API's order (order_priority).
 function plan(overrides: Partial<Plan> & Pick<Plan, "id" | "slug" | "title">): Plan {
@@ -280,9 +281,11 @@ describe("pricing loader", () => {
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
-    process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-    process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
-    process.env.API_TIMEOUT_MS = "2000";
+    setPortalConfigForTests({
+      API_URL: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`,
+      SESSION_SECRET: "unit-test-session-secret-0123456789abcdef",
+      API_TIMEOUT_MS: "2000",
+    });
     pricing = await import("~/routes/pricing");
     sessions = await import("~/utils/session.server");
   });

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setPortalConfigForTests } from "./portal-config";
 
 // The portal's loaders against a stand-in for the product API over real HTTP: the portal must be
 // deployable against any API that speaks the contract, including one that fails.
@@ -63,10 +64,12 @@ const context = { clientIp: "203.0.113.7", cspNonce: "" };
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
-  process.env.API_URL = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-  process.env.SESSION_SECRET = "unit-test-session-secret-0123456789abcdef";
-  process.env.SANDBOX = "true";
-  process.env.API_TIMEOUT_MS = "2000";
+  setPortalConfigForTests({
+    API_URL: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`,
+    SESSION_SECRET: "unit-test-session-secret-0123456789abcdef",
+    SANDBOX: "true",
+    API_TIMEOUT_MS: "2000",
+  });
   home = await import("~/routes/_index");
   layout = await import("~/routes/_app");
   sessions = await import("~/utils/session.server");

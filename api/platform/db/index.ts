@@ -18,11 +18,11 @@ export { dialectOf, isUniqueViolation, type DialectName } from "./dialect";
  * parent folder is created if missing; WAL and foreign keys on) or a postgres:// / postgresql://
  * URL (a pg Pool).
  */
-export function createDatabase(url: string): Database {
+export function createDatabase(url: string, postgresUser?: string): Database {
   const target = parseDatabaseUrl(url);
   if (!target) throw new Error("DATABASE_URL is neither a SQLite file path nor a postgres:// URL.");
   if (target.kind === "postgres") {
-    const pool = new pg.Pool({ connectionString: withDefaultUser(target.url), max: 10 });
+    const pool = new pg.Pool({ connectionString: withDefaultUser(target.url, postgresUser), max: 10 });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on("error", (err) => console.error("PostgreSQL pool error:", err.message));
     return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -62,13 +62,14 @@ function cannotOpen(path: string, error: unknown): unknown {
 
 /**
  * pg lets an empty user name in the URL override its defaults, so a URL without one
- * (postgres://127.0.0.1:5432/test) gets PGUSER, else USER, else the OS account name, like psql.
+ * (postgres://127.0.0.1:5432/test) gets the given user (the configuration's PGUSER, else USER), else the
+ * OS account name, like psql.
  */
-export function withDefaultUser(url: string): string {
+export function withDefaultUser(url: string, user: string | undefined): string {
   try {
     const parsed = new URL(url);
     if (parsed.username || !parsed.host) return url;
-    const user = process.env.PGUSER || process.env.USER || userInfo().username;
+    user ||= userInfo().username;
     if (!user) return url;
     parsed.username = encodeURIComponent(user);
     return parsed.toString();

@@ -3,7 +3,7 @@ import { createCookie } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { CodeChallengeMethod, OAuth2RequestError, OAuth2Strategy } from "remix-auth-oauth2";
 import type { ApiSchemas } from "../api.server";
-import { getEnv } from "../env.server";
+import { portalConfig } from "../../config.server";
 import { appleSigningKey, AppleStrategy, createAppleClientSecret } from "./apple-strategy.server";
 import { displayName, IdentityError, type SocialProfile } from "./common.server";
 import { IdTokenError, verifyIdToken } from "./id-token.server";
@@ -27,7 +27,7 @@ export type OAuthIntent =
  * the state the strategy has already matched against its cookie, so no extra storage is needed.
  */
 function nonceFor(state: string) {
-  return crypto.createHmac("sha256", getEnv().sessionSecrets[0]!).update(`oidc-nonce:${state}`).digest("base64url");
+  return crypto.createHmac("sha256", portalConfig().sessionSecrets[0]!).update(`oidc-nonce:${state}`).digest("base64url");
 }
 
 class GoogleStrategy<User> extends OAuth2Strategy<User> {
@@ -55,7 +55,7 @@ const authenticator = new Authenticator<SocialProfile>();
 const strategies = new Map<ProviderName, Promise<void>>();
 
 async function buildGoogle() {
-  const env = getEnv();
+  const env = portalConfig();
   const google = googleSettings();
   const discovery = await discover(google.issuer);
   authenticator.use(
@@ -83,7 +83,7 @@ async function buildGoogle() {
 }
 
 async function buildApple() {
-  const env = getEnv();
+  const env = portalConfig();
   const apple = appleSettings();
   const discovery = await discover(apple.issuer);
   let signingKey: Promise<Awaited<ReturnType<typeof appleSigningKey>>> | undefined;
@@ -125,7 +125,7 @@ async function strategyFor(provider: ProviderName) {
 
 let intentCookie: ReturnType<typeof createCookie> | undefined;
 function oauthIntentCookie() {
-  const env = getEnv();
+  const env = portalConfig();
   // Apple's callback is a cross-site POST: over https this cookie must be SameSite=None to come back.
   intentCookie ??= createCookie("__oauth_intent", {
     httpOnly: true,
@@ -209,7 +209,7 @@ export async function clearFlowCookies(request: Request): Promise<string[]> {
     .map((pair) => pair.trim().split("=")[0] ?? "")
     .filter((name) => name === GOOGLE_STATE_COOKIE || name.startsWith(`${GOOGLE_STATE_COOKIE}:`));
   // The same flags as when they were set (Secure over https; Apple's state is SameSite=None there).
-  const { secureCookies } = getEnv();
+  const { secureCookies } = portalConfig();
   const secure = secureCookies ? "; Secure" : "";
   return [
     await oauthIntentCookie().serialize("", { maxAge: 0 }),
@@ -227,7 +227,7 @@ let outcomeCookie: ReturnType<typeof createCookie> | undefined;
  * callback, where the session is there to connect an account or go back to the right page.
  */
 function flowOutcomeCookie() {
-  const env = getEnv();
+  const env = portalConfig();
   outcomeCookie ??= createCookie("__oauth_outcome", {
     httpOnly: true,
     path: "/auth",

@@ -1,6 +1,6 @@
 import type { Cookie } from "@remix-run/node";
 import { createSealedCookie, portalCookieName } from "../cookies.server";
-import { getEnv } from "../env.server";
+import { portalConfig } from "../../config.server";
 
 export type DesktopHandoff = { token: string; code: string | null; provider: "google" | "apple" };
 
@@ -14,7 +14,7 @@ const HANDOFF_SECONDS = 300;
  * requires on https.
  */
 export function desktopHandoffCookie() {
-  const env = getEnv();
+  const env = portalConfig();
   cookie ??= createSealedCookie(portalCookieName("__desktop_handoff", env.secureCookies), {
     httpOnly: true,
     path: "/",
@@ -29,5 +29,5 @@ export function desktopHandoffCookie() {
 
 /** The custom app-scheme URL carrying the URL-encoded session token (identity §2). */
 export function appSchemeUrl(token: string) {
-  return `${getEnv().DESKTOP_APP_SCHEME}://auth?token=${encodeURIComponent(token)}`;
+  return `${portalConfig().desktopAppScheme}://auth?token=${encodeURIComponent(token)}`;
 }

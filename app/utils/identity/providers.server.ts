@@ -1,55 +1,25 @@
-import { getEnv } from "../env.server";
+import { type AppleSettings, type GoogleSettings, portalConfig, type ProviderName } from "../../config.server";
 
-// Where each identity provider lives. Live: Google's and Apple's issuers with our credentials.
-// Sandbox (sandbox mode only): the in-process OpenID provider (api/sandboxes/identity) at /dev/oidc/{google,apple},
-// with its published test clients — the same strategy code runs against both. Off: 404.
+// Where each identity provider lives and our client there come from the configuration (app/config.server.ts):
+// live credentials, or the in-process OpenID sandbox's published test clients. Off: 404.
 
-export type ProviderName = "google" | "apple";
+export type { AppleSettings, GoogleSettings, ProviderName };
 export type AuthMethod = "GOOGLE" | "APPLE";
 
-export type GoogleSettings = { mode: "live" | "sandbox"; issuer: string; clientId: string; clientSecret: string };
-export type AppleSettings = {
-  mode: "live" | "sandbox";
-  issuer: string;
-  clientId: string;
-  teamId: string;
-  keyId: string;
-  /** PEM of the .p8 key (live); in sandbox the key is downloaded from the sandbox, as a developer would. */
-  privateKeyPem?: string;
-};
-
 export function googleSettings(): GoogleSettings {
-  const env = getEnv();
-  if (env.identity.google === "off") throw new Response("Not Found", { status: 404 });
-  if (env.GOOGLE_CLIENT_ID) {
-    return { mode: "live", issuer: env.GOOGLE_ISSUER, clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET ?? "" };
-  }
-  return {
-    mode: "sandbox",
-    issuer: `${env.publicUrl}/dev/oidc/google`,
-    clientId: "sandbox-google-client",
-    clientSecret: "sandbox-google-secret",
-  };
+  const google = portalConfig().identity.google;
+  if (!google) throw new Response("Not Found", { status: 404 });
+  return google;
 }
 
 export function appleSettings(): AppleSettings {
-  const env = getEnv();
-  if (env.identity.apple === "off") throw new Response("Not Found", { status: 404 });
-  if (env.APPLE_CLIENT_ID) {
-    return {
-      mode: "live",
-      issuer: env.APPLE_ISSUER,
-      clientId: env.APPLE_CLIENT_ID,
-      teamId: env.APPLE_TEAM_ID ?? "",
-      keyId: env.APPLE_KEY_ID ?? "",
-      privateKeyPem: env.APPLE_PRIVATE_KEY?.replace(/\\n/g, "\n"),
-    };
-  }
-  return { mode: "sandbox", issuer: `${env.publicUrl}/dev/oidc/apple`, clientId: "sandbox.apple.client", teamId: "SANDBOXTEAM", keyId: "SANDBOXKEY" };
+  const apple = portalConfig().identity.apple;
+  if (!apple) throw new Response("Not Found", { status: 404 });
+  return apple;
 }
 
 export function callbackUrl(provider: ProviderName) {
-  return `${getEnv().publicUrl}/auth/${provider}/callback`;
+  return `${portalConfig().publicUrl}/auth/${provider}/callback`;
 }
 
 export type Discovery = {

@@ -1,11 +1,10 @@
-import { getEnv } from "../env.server";
-import type { ProviderName } from "./providers.server";
+import { portalConfig, type ProviderName } from "../../config.server";
 
 export const PROVIDER_LABELS: Record<ProviderName, string> = { google: "Google", apple: "Apple" };
 
 /** The provider named in the path, when it exists here: a provider that is off answers 404 like an unknown one. */
 export function providerParam(value: string | undefined): ProviderName {
-  if ((value === "google" || value === "apple") && getEnv().identity[value] !== "off") return value;
+  if ((value === "google" || value === "apple") && portalConfig().identity[value] !== null) return value;
   throw new Response("Not Found", { status: 404 });
 }
 
