@@ -115,6 +115,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|build|public)/" },
+    exclude: { path: "^(build|public)/" },
   },
 };

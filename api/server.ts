@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   root.disable("x-powered-by");
   root.use(api.app);
   // Outside /api there is nothing here: answer in the API's JSON shape rather than Express's HTML.
-  root.use((_req, res) => sendError(res, 404, "Not found."));
+  root.use((_req, res) => sendError(res, "not_found", "Not found."));
 
   const server = createServer(root);
   server.keepAliveTimeout = 65_000;

@@ -1,9 +1,8 @@
-import type Stripe from "stripe";
 import type { PaymentsDeps } from "../payments/card-payments";
 import { recordSubscriptionState } from "../payments/records";
-import { isInvalidRequest } from "../payments/stripe/client";
+import { type Stripe, isInvalidRequest } from "../payments/stripe/client";
 import { setRenewal } from "../payments/stripe/subscriptions";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 
 /*
  * Auto-renewal on or off (commerce §4, §9) for a recurring card subscription, through Stripe:
@@ -43,17 +42,17 @@ export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscri
     .where("id", "=", subscriptionId)
     .where("user_id", "=", userId)
     .executeTakeFirst();
-  if (!row) throw new ApiError(404, AUTO_RENEWAL_MESSAGES.notFound);
-  if (row.subscription_by === "bitpay") throw new ApiError(422, AUTO_RENEWAL_MESSAGES.crypto);
-  if (row.billing_type === "single") throw new ApiError(422, AUTO_RENEWAL_MESSAGES.oneTime);
-  if (row.subscription_by !== "stripe" || !row.stripe_sub_id) throw new ApiError(422, AUTO_RENEWAL_MESSAGES.notCard);
+  if (!row) throw new DomainError("not_found", AUTO_RENEWAL_MESSAGES.notFound);
+  if (row.subscription_by === "bitpay") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.crypto);
+  if (row.billing_type === "single") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.oneTime);
+  if (row.subscription_by !== "stripe" || !row.stripe_sub_id) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
   const now = deps.clock.now();
-  if (new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new ApiError(409, AUTO_RENEWAL_MESSAGES.ended);
+  if (new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
 
   const renewingNow = !row.cancel_at_period_end;
   const wantRenewing = type === "enable";
   if (!wantRenewing && renewingNow && !canDisableAt(row.sub_exp_date, now)) {
-    throw new ApiError(422, AUTO_RENEWAL_MESSAGES.tooLate);
+    throw new DomainError("auto_renewal_too_late", AUTO_RENEWAL_MESSAGES.tooLate);
   }
 
   let updated: Stripe.Subscription;
@@ -61,7 +60,7 @@ export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscri
     updated = await setRenewal(deps.gateway, row.stripe_sub_id, wantRenewing);
   } catch (error) {
     // Stripe refuses to change a canceled subscription.
-    if (isInvalidRequest(error)) throw new ApiError(409, AUTO_RENEWAL_MESSAGES.ended);
+    if (isInvalidRequest(error)) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
     throw error;
   }
   await recordSubscriptionState(deps.db, {

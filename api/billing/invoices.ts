@@ -1,5 +1,5 @@
 import type { Database } from "../platform/db";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { formatUsd } from "./money";
 import { writePdf } from "./pdf";
 
@@ -34,13 +34,13 @@ async function ownInvoice(db: Database, userId: number, transactionId: number, g
     .where("transactions.id", "=", transactionId)
     .where("transactions.user_id", "=", userId)
     .executeTakeFirst();
-  if (!row || row.payment_gateway !== gateway) throw new ApiError(404, INVOICE_MESSAGES.notFound);
+  if (!row || row.payment_gateway !== gateway) throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
   return row;
 }
 
 /** The PDF of a crypto (BitPay) payment's invoice. */
 export async function cryptoInvoicePdf(db: Database, userId: number, transactionId: number, gateway: string): Promise<Buffer> {
-  if (gateway !== "bitpay") throw new ApiError(404, INVOICE_MESSAGES.notFound);
+  if (gateway !== "bitpay") throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
   const row = await ownInvoice(db, userId, transactionId, gateway);
   const date = new Date(row.created_at).toISOString().slice(0, 10);
   return writePdf(
@@ -68,7 +68,7 @@ export async function hostedInvoiceUrl(
 ): Promise<string> {
   const row = await ownInvoice(db, userId, transactionId, gateway);
   if (gateway === "bitpay" || row.wallet_payment_type !== walletPaymentType || !row.hosted_invoice_url) {
-    throw new ApiError(404, INVOICE_MESSAGES.notFound);
+    throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
   }
   return row.hosted_invoice_url;
 }

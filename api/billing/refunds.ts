@@ -6,7 +6,7 @@ import { isUniqueViolation } from "../platform/db";
 import type { GuaranteeUseKind, RefundKind, Transaction } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { refundConfirmationEmail, refundRequestEmail } from "../identity/emails";
-import { ApiError } from "../platform/errors";
+import { DomainError, type ErrorCode } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
 import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe/client";
@@ -80,7 +80,7 @@ export interface RefundDeps {
   mail: MailService;
 }
 
-type Refusal = { ok: false; status: 404 | 409; message: string };
+type Refusal = { ok: false; code: ErrorCode; message: string };
 
 /**
  * What refund_guarantee_uses keeps: sha256 of the trimmed, lower-cased email or of the gateway's
@@ -138,14 +138,14 @@ export async function refundEligibility(db: Database, userId: number, now: Date,
     db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst(),
   ]);
   const transaction = transactionId === undefined ? first : target;
-  if (!transaction) return { ok: false, status: 404, message: REFUND_MESSAGES.notFound };
-  if (used) return { ok: false, status: 409, message: REFUND_MESSAGES.alreadyUsed };
+  if (!transaction) return { ok: false, code: "not_found", message: REFUND_MESSAGES.notFound };
+  if (used) return { ok: false, code: "refund_already_used", message: REFUND_MESSAGES.alreadyUsed };
   // An earlier account with this email (since deleted) used it. The card is checked at the refund
   // itself: its fingerprint is the gateway's.
-  if (user && (await guaranteeUsed(db, "email", user.email))) return { ok: false, status: 409, message: REFUND_MESSAGES.emailUsed };
-  if (transaction.status !== "paid") return { ok: false, status: 409, message: REFUND_MESSAGES.notPaid };
-  if (!first || first.id !== transaction.id) return { ok: false, status: 409, message: REFUND_MESSAGES.notFirst };
-  if (!withinWindow(transaction.created_at, now)) return { ok: false, status: 409, message: REFUND_MESSAGES.tooLate };
+  if (user && (await guaranteeUsed(db, "email", user.email))) return { ok: false, code: "refund_guarantee_used", message: REFUND_MESSAGES.emailUsed };
+  if (transaction.status !== "paid") return { ok: false, code: "refund_not_eligible", message: REFUND_MESSAGES.notPaid };
+  if (!first || first.id !== transaction.id) return { ok: false, code: "refund_not_eligible", message: REFUND_MESSAGES.notFirst };
+  if (!withinWindow(transaction.created_at, now)) return { ok: false, code: "refund_window_closed", message: REFUND_MESSAGES.tooLate };
   return { ok: true, transaction, kind: kindOf(transaction) };
 }
 
@@ -179,23 +179,23 @@ export async function requestRefund(
 
   // A parallel post may have claimed this very transaction since the first look (and recorded its
   // email and card): then this post follows that refund instead of being refused.
-  const USED: string[] = [REFUND_MESSAGES.alreadyUsed, REFUND_MESSAGES.emailUsed, REFUND_MESSAGES.cardUsed];
-  const refuse = async (status: number, message: string): Promise<RefundOutcome> => {
-    const late = USED.includes(message) ? await claimOf() : undefined;
+  const USED: ErrorCode[] = ["refund_already_used", "refund_guarantee_used"];
+  const refuse = async (code: ErrorCode, message: string): Promise<RefundOutcome> => {
+    const late = USED.includes(code) ? await claimOf() : undefined;
     if (late && Number(late.transaction_id) === input.transactionId) return continueRefund(deps, input, late.id);
-    throw new ApiError(status, message);
+    throw new DomainError(code, message);
   };
 
   const eligibility = await refundEligibility(db, input.userId, now, input.transactionId);
-  if (!eligibility.ok) return refuse(eligibility.status, eligibility.message);
+  if (!eligibility.ok) return refuse(eligibility.code, eligibility.message);
   const { transaction, kind } = eligibility;
   if (kind === "crypto" && !input.refundAddress) {
-    throw new ApiError(422, REFUND_MESSAGES.addressRequired, { fields: { refund_address: [REFUND_MESSAGES.addressRequired] } });
+    throw new DomainError("validation_failed", REFUND_MESSAGES.addressRequired, { field: "refund_address" });
   }
 
   // The card that paid, as the gateway identifies it (card payments only).
   const fingerprint = kind === "card" ? await cardFingerprintOf(deps, transaction) : null;
-  if (fingerprint && (await guaranteeUsed(db, "card", fingerprint))) return refuse(409, REFUND_MESSAGES.cardUsed);
+  if (fingerprint && (await guaranteeUsed(db, "card", fingerprint))) return refuse("refund_guarantee_used", REFUND_MESSAGES.cardUsed);
   const account = await db.selectFrom("users").select("email").where("id", "=", input.userId).executeTakeFirstOrThrow();
 
   const at = now.toISOString();
@@ -227,9 +227,9 @@ export async function requestRefund(
     // A parallel post claimed first: for this transaction, follow it; for another, the rule refuses.
     const winner = await db.selectFrom("refunds").selectAll().where("user_id", "=", input.userId).executeTakeFirst();
     if (winner && Number(winner.transaction_id) === input.transactionId) return continueRefund(deps, input, winner.id);
-    if (winner) throw new ApiError(409, REFUND_MESSAGES.alreadyUsed);
+    if (winner) throw new DomainError("refund_already_used", REFUND_MESSAGES.alreadyUsed);
     // Another account with the same email or card claimed first.
-    return refuse(409, (await guaranteeUsed(db, "email", account.email)) ? REFUND_MESSAGES.emailUsed : REFUND_MESSAGES.cardUsed);
+    return refuse("refund_guarantee_used", (await guaranteeUsed(db, "email", account.email)) ? REFUND_MESSAGES.emailUsed : REFUND_MESSAGES.cardUsed);
   }
   const row = await db.selectFrom("refunds").select("id").where("user_id", "=", input.userId).executeTakeFirstOrThrow();
   if (kind === "crypto") {
@@ -281,7 +281,7 @@ async function cardFingerprintOf(deps: RefundDeps, transaction: Transaction): Pr
   } catch (error) {
     if (!isGatewayFailure(error)) throw error;
     deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer reading the card.`);
-    throw new ApiError(502, REFUND_MESSAGES.gatewayFailed);
+    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
   }
 }
 
@@ -325,7 +325,7 @@ async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Prom
   } catch (error) {
     if (!isGatewayFailure(error)) throw error;
     deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer; the claim stays for a retry.`);
-    throw new ApiError(502, REFUND_MESSAGES.gatewayFailed);
+    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
   }
 }
 
@@ -397,7 +397,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest();
  * this deployment), 401 unless the bearer token equals it (compared in constant time, as hashes).
  */
 export function requireAdmin(configured: string | undefined, authorization: string | undefined): void {
-  if (!configured) throw new ApiError(404, REFUND_MESSAGES.adminNotConfigured);
+  if (!configured) throw new DomainError("not_found", REFUND_MESSAGES.adminNotConfigured);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  if (!match || !timingSafeEqual(sha256(match[1]!), sha256(configured))) throw new ApiError(401, REFUND_MESSAGES.adminUnauthorized);
+  if (!match || !timingSafeEqual(sha256(match[1]!), sha256(configured))) throw new DomainError("unauthenticated", REFUND_MESSAGES.adminUnauthorized);
 }

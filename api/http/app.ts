@@ -7,8 +7,8 @@ import { type Database, createDatabase, migrateToLatest } from "../platform/db";
 import { upsertPlans } from "../payments/catalog";
 import { type Clock, OffsetClock, isMovable, systemClock } from "../platform/clock";
 import { handleStripeWebhook } from "../payments/stripe/webhooks";
-import { errorBody, sendError } from "./envelope";
-import { ApiError } from "../platform/errors";
+import { sendError } from "./envelope";
+import { DomainError, type ErrorCode } from "../platform/errors";
 import { MailService, createMailer } from "../platform/mailer";
 import { LoginThrottle, RateLimiter } from "../platform/rate-limit";
 import type { PaymentsDeps } from "../payments/card-payments";
@@ -287,7 +287,7 @@ const apiHeaders: RequestHandler = (_req, res, next) => {
 };
 
 const notFound: RequestHandler = (_req, res) => {
-  sendError(res, 404, "Not found.");
+  sendError(res, "not_found", "Not found.");
 };
 
 interface HttpishError {
@@ -298,15 +298,15 @@ interface HttpishError {
 }
 
 /** Body-parser failures by their `type`. */
-const BODY_ERRORS: Record<string, [number, string]> = {
-  "entity.parse.failed": [400, "The request body is not valid JSON."],
-  "entity.too.large": [413, "The request body is too large."],
-  "parameters.too.many": [413, "The request body is too large."],
-  "encoding.unsupported": [415, "The request body's encoding is not supported."],
-  "charset.unsupported": [415, "The request body's character set is not supported."],
-  "request.aborted": [400, "The request was aborted."],
-  "request.size.invalid": [400, "The request body does not match its length."],
-  "stream.encoding.set": [500, "Something went wrong."],
+const BODY_ERRORS: Record<string, [ErrorCode, string]> = {
+  "entity.parse.failed": ["malformed_body", "The request body is not valid JSON."],
+  "entity.too.large": ["body_too_large", "The request body is too large."],
+  "parameters.too.many": ["body_too_large", "The request body is too large."],
+  "encoding.unsupported": ["unsupported_media_type", "The request body's encoding is not supported."],
+  "charset.unsupported": ["unsupported_media_type", "The request body's character set is not supported."],
+  "request.aborted": ["malformed_body", "The request was aborted."],
+  "request.size.invalid": ["malformed_body", "The request body does not match its length."],
+  "stream.encoding.set": ["server_error", "Something went wrong."],
 };
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -315,25 +315,26 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    if (err instanceof ApiError) {
-      for (const [name, value] of Object.entries(err.options.headers ?? {})) res.setHeader(name, value);
-      res.status(err.status).json(errorBody(err.message, err.options.fields));
+    if (err instanceof DomainError) {
+      for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+      sendError(res, err.code, err.message, err.fields);
       return;
     }
     const e = (err ?? {}) as HttpishError;
     const known = e.type ? BODY_ERRORS[e.type] : undefined;
-    if (known && known[0] < 500) {
+    if (known && known[0] !== "server_error") {
       sendError(res, known[0], known[1]);
       return;
     }
     const status = e.status ?? e.statusCode;
     if (!known && typeof status === "number" && status >= 400 && status < 500 && e.expose !== false) {
-      sendError(res, status, status === 404 ? "Not found." : "The request could not be processed.");
+      if (status === 404) sendError(res, "not_found", "Not found.");
+      else sendError(res, "request_rejected", "The request could not be processed.", undefined, status);
       return;
     }
     // Logged without the request body, query string or headers (they may hold passwords or tokens).
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
     logger.error(`API error on ${req.method} ${loggedPath(req)}: ${detail}`);
-    sendError(res, 500, "Something went wrong.");
+    sendError(res, "server_error", "Something went wrong.");
   };
 }

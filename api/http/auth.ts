@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import type { ApiContext } from "./context";
 import { type AuthState, authenticate } from "../identity/sessions";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { bearerToken } from "../platform/tokens";
 import { asyncHandler } from "./envelope";
 
@@ -10,8 +10,8 @@ import { asyncHandler } from "./envelope";
 
 const UNAUTHENTICATED = "Unauthenticated.";
 
-function unauthenticated(): ApiError {
-  return new ApiError(401, UNAUTHENTICATED, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
+function unauthenticated(): DomainError {
+  return new DomainError("unauthenticated", UNAUTHENTICATED, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
 }
 
 /** Bearer authentication: 401 'Unauthenticated.' for a missing, unknown, revoked or expired token. */

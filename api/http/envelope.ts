@@ -1,12 +1,14 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import { ApiError, type FieldErrors } from "../platform/errors";
+import { DomainError, type ErrorCode, type FieldErrors } from "../platform/errors";
+import { statusOf } from "./error-status";
 
 /*
  * Response envelopes.
  *   success: 200 {"status": true, "success": true, "message": "...", "data": ...}
  *   error:   4xx/5xx {"status": false, "success": false, "message": "Human text",
- *                     "errors": {"message": "Human text", "fields"?: {"email": ["..."]}}}
+ *                     "errors": {"message": "Human text", "code": "email_taken", "fields"?: {"email": ["..."]}}}
+ *   The code says what happened (api/platform/errors.ts); its status comes from api/http/error-status.ts.
  */
 
 export interface SuccessBody<T> {
@@ -20,7 +22,7 @@ export interface ErrorBody {
   status: false;
   success: false;
   message: string;
-  errors: { message: string; fields?: FieldErrors };
+  errors: { message: string; code: ErrorCode; fields?: FieldErrors };
 }
 
 
@@ -33,17 +35,18 @@ export function sendOk<T>(res: Response, data: T, message = "OK", extra?: Record
   res.status(200).json(extra ? { ...extra, ...body } : body);
 }
 
-export function errorBody(message: string, fields?: FieldErrors): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, fields?: FieldErrors): ErrorBody {
   return {
     status: false,
     success: false,
     message,
-    errors: fields ? { message, fields } : { message },
+    errors: fields ? { message, code, fields } : { message, code },
   };
 }
 
-export function sendError(res: Response, status: number, message: string, fields?: FieldErrors): void {
-  res.status(status).json(errorBody(message, fields));
+/** The error envelope with the code's status (`status` only where another library chose it). */
+export function sendError(res: Response, code: ErrorCode, message: string, fields?: FieldErrors, status = statusOf(code)): void {
+  res.status(status).json(errorBody(code, message, fields));
 }
 
 /** Express 4 does not catch rejected promises; this forwards them to the error handler. */
@@ -58,20 +61,21 @@ export function asyncHandler(
 const ACCEPTED_BODY_TYPES = ["application/json", "application/x-www-form-urlencoded"];
 
 /**
- * Validates the request body with a zod schema. Throws 415 for a body in another format and 422
- * with per-field messages (the first one also as the message) when the schema rejects it.
+ * Validates the request body with a zod schema. Throws unsupported_media_type (415) for a body in
+ * another format and validation_failed (422) with per-field messages (the first one also as the
+ * message) when the schema rejects it.
  */
 export function parseBody<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
   if (hasBody(req) && !req.is(ACCEPTED_BODY_TYPES)) {
-    throw new ApiError(415, "The request body must be JSON or form data.");
+    throw new DomainError("unsupported_media_type", "The request body must be JSON or form data.");
   }
   const result = schema.safeParse(req.body ?? {});
   if (result.success) return result.data;
   throw validationError(result.error);
 }
 
-/** 422 with per-field messages (the first one also as the message). */
-export function validationError(error: z.ZodError): ApiError {
+/** validation_failed (422) with per-field messages (the first one also as the message). */
+export function validationError(error: z.ZodError): DomainError {
   const fields: FieldErrors = {};
   let first: string | undefined;
   for (const issue of error.issues) {
@@ -80,7 +84,7 @@ export function validationError(error: z.ZodError): ApiError {
     const list = (fields[key] ??= []);
     if (!list.includes(issue.message)) list.push(issue.message);
   }
-  return new ApiError(422, first ?? "The given data was invalid.", { fields });
+  return new DomainError("validation_failed", first ?? "The given data was invalid.", { fields });
 }
 
 function hasBody(req: Request): boolean {

@@ -1,6 +1,6 @@
 import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { revokeSessions } from "./sessions";
 
 /*
@@ -87,6 +87,6 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
       .where("deleted_at", "is", null)
       .executeTakeFirst();
     // A parallel deletion won: its transaction did the same work.
-    if (Number(erased.numUpdatedRows) === 0) throw new ApiError(401, "Unauthenticated.");
+    if (Number(erased.numUpdatedRows) === 0) throw new DomainError("unauthenticated", "Unauthenticated.");
   });
 }

@@ -3,7 +3,7 @@ import type { ApiConfig } from "../platform/config";
 import { type Database, dialectOf, isUniqueViolation } from "../platform/db";
 import type { AccountLink, LinkType, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { type IdTokenClaims, IdTokenError, verifyIdToken } from "./id-tokens";
 import { createUserWithoutPassword } from "./users";
 
@@ -53,15 +53,16 @@ export const LINK_MESSAGES = {
 export function providerOf(config: ApiConfig, linkType: LinkType): { issuer: string; audience: string } {
   const p = linkType === "GOOGLE" ? config.identity.google : config.identity.apple;
   // Off (no credentials outside sandbox mode): as if the route did not exist for this provider.
-  if (!p) throw new ApiError(404, LINK_MESSAGES.providerOff(providerLabel(linkType)));
+  if (!p) throw new DomainError("provider_off", LINK_MESSAGES.providerOff(providerLabel(linkType)));
   return { issuer: p.issuer, audience: p.clientId };
 }
 
 /**
  * Verifies a provider's ID token for thirdparty-login or connect (signature, issuer, audience,
  * expiry; the token's email must equal `email`, without regard to case). Whether the email is
- * verified is left to the caller (claims.emailVerified). Throws ApiError: 503 when the provider
- * cannot be reached, else `status` (401 for sign-in, 422 for connect) with a message for the person.
+ * verified is left to the caller (claims.emailVerified). Throws DomainError: provider_unavailable when
+ * the provider cannot be reached, else provider_sign_in_failed (sign-in) or provider_token_rejected
+ * (connect) with a message for the person.
  */
 export async function verifyProviderToken(
   config: ApiConfig,
@@ -70,13 +71,15 @@ export async function verifyProviderToken(
   const label = providerLabel(opts.linkType);
   const login = opts.purpose === "login";
   const fail = (message: string) =>
-    login ? new ApiError(401, message) : new ApiError(422, message, { fields: { firebase_id_token: [message] } });
+    login
+      ? new DomainError("provider_sign_in_failed", message)
+      : new DomainError("provider_token_rejected", message, { field: "firebase_id_token" });
   let claims: IdTokenClaims;
   try {
     claims = await verifyIdToken(opts.idToken, providerOf(config, opts.linkType));
   } catch (error) {
     if (!(error instanceof IdTokenError)) throw error;
-    if (error.reason === "unavailable") throw new ApiError(503, LINK_MESSAGES.unavailable(label));
+    if (error.reason === "unavailable") throw new DomainError("provider_unavailable", LINK_MESSAGES.unavailable(label));
     throw fail(login ? LINK_MESSAGES.loginNotVerified(label) : LINK_MESSAGES.connectNotVerified(label));
   }
   if (!claims.email || claims.email !== opts.email.trim().toLowerCase()) {
@@ -172,8 +175,8 @@ export async function accountForProviderSignIn(
 
     const existing = await trx.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
     if (!claims.emailVerified) {
-      if (existing) throw new ApiError(403, LINK_MESSAGES.existingAccount(label));
-      throw new ApiError(401, LINK_MESSAGES.loginEmailUnverified(label));
+      if (existing) throw new DomainError("password_sign_in_required", LINK_MESSAGES.existingAccount(label));
+      throw new DomainError("provider_email_unverified", LINK_MESSAGES.loginEmailUnverified(label));
     }
 
     if (existing) {
@@ -213,10 +216,10 @@ export async function connectLink(
 ): Promise<PublicLink> {
   const { userId, linkType, claims } = opts;
   const label = providerLabel(linkType);
-  const conflict = async (trx: Database): Promise<ApiError | null> => {
+  const conflict = async (trx: Database): Promise<DomainError | null> => {
     const bySubject = await findLinkBySubject(trx, linkType, claims.sub);
     if (bySubject && Number(bySubject.user_id) !== userId) {
-      return new ApiError(409, LINK_MESSAGES.connectedElsewhere(label));
+      return new DomainError("link_taken", LINK_MESSAGES.connectedElsewhere(label));
     }
     const own = await trx
       .selectFrom("account_links")
@@ -224,7 +227,7 @@ export async function connectLink(
       .where("user_id", "=", userId)
       .where("link_type", "=", linkType)
       .executeTakeFirst();
-    return bySubject || own ? new ApiError(409, LINK_MESSAGES.alreadyConnected(label)) : null;
+    return bySubject || own ? new DomainError("already_connected", LINK_MESSAGES.alreadyConnected(label)) : null;
   };
   try {
     return await db.transaction().execute(async (trx) => {
@@ -246,7 +249,7 @@ export async function connectLink(
   } catch (error) {
     // A parallel connect won: answer as if it had come first.
     if (isUniqueViolation(error)) {
-      throw (await conflict(db)) ?? new ApiError(409, LINK_MESSAGES.alreadyConnected(label));
+      throw (await conflict(db)) ?? new DomainError("already_connected", LINK_MESSAGES.alreadyConnected(label));
     }
     throw error;
   }
@@ -265,15 +268,15 @@ export async function disconnectLink(
     let userQuery = trx.selectFrom("users").select(["id", "password_hash"]).where("id", "=", opts.userId);
     if (dialectOf(trx) === "postgres") userQuery = userQuery.forUpdate();
     const user = await userQuery.executeTakeFirst();
-    if (!user) throw new ApiError(404, LINK_MESSAGES.notFound);
+    if (!user) throw new DomainError("not_found", LINK_MESSAGES.notFound);
     const links = await trx
       .selectFrom("account_links")
       .select(["id", "link_type"])
       .where("user_id", "=", opts.userId)
       .execute();
     const link = links.find((l) => Number(l.id) === opts.linkId && l.link_type === opts.linkType);
-    if (!link) throw new ApiError(404, LINK_MESSAGES.notFound);
-    if (!user.password_hash && links.length <= 1) throw new ApiError(409, LINK_MESSAGES.lastWayToSignIn);
+    if (!link) throw new DomainError("not_found", LINK_MESSAGES.notFound);
+    if (!user.password_hash && links.length <= 1) throw new DomainError("last_sign_in_method", LINK_MESSAGES.lastWayToSignIn);
     await trx.deleteFrom("account_links").where("id", "=", link.id).execute();
   });
 }

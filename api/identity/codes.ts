@@ -3,7 +3,7 @@ import type { PlatformServices } from "../platform/services";
 import type { Database } from "../platform/db";
 import type { CodePurpose } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
-import { ApiError } from "../platform/errors";
+import { DomainError, type ErrorCode } from "../platform/errors";
 import { type Mail, MailUnavailableError } from "../platform/mailer";
 import { secondsUntil } from "../platform/rate-limit";
 
@@ -73,7 +73,7 @@ async function checkHourlyCaps(ctx: CodeContext, email: string, addressKey: stri
   const byIp = windows.get(keys.ip);
   if (byIp && byIp.count >= ctx.config.codes.maxPerIpPerHour) resetAt = Math.max(resetAt ?? 0, byIp.resetAt);
   if (resetAt !== null) {
-    throw new ApiError(429, CODE_MESSAGES.tooManyRequests, {
+    throw new DomainError("rate_limited", CODE_MESSAGES.tooManyRequests, {
       headers: { "Retry-After": String(secondsUntil(resetAt)) },
     });
   }
@@ -137,7 +137,7 @@ async function recordSend(
       .executeTakeFirst();
     const until = last ? Date.parse(last.sent_at) + RESEND_AFTER_SECONDS * 1000 : now.getTime();
     const wait = Math.min(RESEND_AFTER_SECONDS, secondsUntil(until, now.getTime()));
-    throw new ApiError(429, resendTooSoonMessage(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", resendTooSoonMessage(wait), { headers: { "Retry-After": String(wait) } });
   }
 
   const keys = codeCapKeys(opts.email, opts.addressKey);
@@ -177,7 +177,7 @@ export async function sendCode(
   try {
     await ctx.mail.ensureAvailable();
   } catch (error) {
-    if (error instanceof MailUnavailableError) throw new ApiError(502, opts.failureMessage);
+    if (error instanceof MailUnavailableError) throw new DomainError("mail_unavailable", opts.failureMessage);
     throw error;
   }
   const issued = await issue(ctx, opts);
@@ -228,8 +228,8 @@ export async function recordLinkSend(ctx: CodeContext, opts: { email: string; ad
   });
 }
 
-function codeError(message: string, field: string): ApiError {
-  return new ApiError(422, message, { fields: { [field]: [message] } });
+function codeError(code: ErrorCode, message: string, field: string): DomainError {
+  return new DomainError(code, message, { field });
 }
 
 export interface VerifiedCode {
@@ -258,9 +258,9 @@ export async function verifyCode(
     .where("email", "=", opts.email)
     .where("purpose", "=", opts.purpose)
     .executeTakeFirst();
-  if (!row?.code_hash || !row.code_salt || !row.expires_at) throw codeError(CODE_MESSAGES.expired, opts.field);
-  if (Number(row.attempts) >= MAX_WRONG_ATTEMPTS) throw codeError(CODE_MESSAGES.burnt, opts.field);
-  if (row.expires_at <= clock.now().toISOString()) throw codeError(CODE_MESSAGES.expired, opts.field);
+  if (!row?.code_hash || !row.code_salt || !row.expires_at) throw codeError("code_expired", CODE_MESSAGES.expired, opts.field);
+  if (Number(row.attempts) >= MAX_WRONG_ATTEMPTS) throw codeError("too_many_attempts", CODE_MESSAGES.burnt, opts.field);
+  if (row.expires_at <= clock.now().toISOString()) throw codeError("code_expired", CODE_MESSAGES.expired, opts.field);
 
   const claimed = await db
     .updateTable("verification_codes")
@@ -277,13 +277,13 @@ export async function verifyCode(
       .where("id", "=", row.id)
       .executeTakeFirst();
     if (now && now.code_hash === row.code_hash && Number(now.attempts) >= MAX_WRONG_ATTEMPTS) {
-      throw codeError(CODE_MESSAGES.burnt, opts.field);
+      throw codeError("too_many_attempts", CODE_MESSAGES.burnt, opts.field);
     }
-    throw codeError(CODE_MESSAGES.invalid, opts.field);
+    throw codeError("code_invalid", CODE_MESSAGES.invalid, opts.field);
   }
 
   if (!sameHash(hashCode(row.code_salt, opts.code), row.code_hash)) {
-    throw codeError(CODE_MESSAGES.invalid, opts.field);
+    throw codeError("code_invalid", CODE_MESSAGES.invalid, opts.field);
   }
   // Right: this try does not count.
   await db
@@ -322,10 +322,10 @@ export async function useCode(
   opts: { email: string; purpose: EmailCodePurpose; code: string; field: string },
 ): Promise<VerifiedCode> {
   const verified = await verifyCode(db, clock, opts);
-  if (!(await consumeCode(db, verified))) throw codeError(CODE_MESSAGES.invalid, opts.field);
+  if (!(await consumeCode(db, verified))) throw codeError("code_invalid", CODE_MESSAGES.invalid, opts.field);
   return verified;
 }
 
-export function invalidCodeError(field: string): ApiError {
-  return codeError(CODE_MESSAGES.invalid, field);
+export function invalidCodeError(field: string): DomainError {
+  return codeError("code_invalid", CODE_MESSAGES.invalid, field);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { WEB_PLATFORM, revokeSessions } from "./sessions";
 
 /*
@@ -51,7 +51,7 @@ export function deviceIcon(os: string | null, platform: string): DeviceIcon {
 
 /** 403 unless `userId` (when given) is the caller's own id. */
 export function assertOwnUser(given: number | undefined, callerId: number): void {
-  if (given !== undefined && given !== callerId) throw new ApiError(403, DEVICE_MESSAGES.forbidden);
+  if (given !== undefined && given !== callerId) throw new DomainError("forbidden", DEVICE_MESSAGES.forbidden);
 }
 
 /** The user's devices that have a live token, most recent sign-in first. */
@@ -103,6 +103,6 @@ export async function terminateDevice(db: Database, userId: number, deviceId: nu
     .where("id", "=", deviceId)
     .where("user_id", "=", userId)
     .executeTakeFirst();
-  if (!device) throw new ApiError(404, DEVICE_MESSAGES.notFound);
+  if (!device) throw new DomainError("not_found", DEVICE_MESSAGES.notFound);
   return db.transaction().execute((trx) => revokeSessions(trx, { userId, deviceId }));
 }

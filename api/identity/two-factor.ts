@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { PlatformServices } from "../platform/services";
 import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { secondFactorFailuresEmail } from "./emails";
 import type { Reservation } from "../platform/rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
@@ -199,7 +199,7 @@ export async function startSetup(ctx: Pick<PlatformServices, "db" | "config">, u
   const { db, config } = ctx;
   const key = config.twoFactor.encryptionKey;
   const row = await db.selectFrom("two_factor").selectAll().where("user_id", "=", user.id).executeTakeFirst();
-  if (row?.enabled_at) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
+  if (row?.enabled_at) throw new DomainError("two_factor_already_on", TWO_FACTOR_MESSAGES.alreadyOn);
   let secret: string | null = null;
   if (row?.pending_secret_ciphertext) {
     try {
@@ -244,16 +244,16 @@ export async function enableTwoFactor(
   const nowMs = opts.nowMs ?? Date.now();
   const { db, config } = ctx;
   const row = await db.selectFrom("two_factor").selectAll().where("user_id", "=", userId).executeTakeFirst();
-  if (row?.enabled_at) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
-  if (!row?.pending_secret_ciphertext) throw new ApiError(409, TWO_FACTOR_MESSAGES.noSetup);
+  if (row?.enabled_at) throw new DomainError("two_factor_already_on", TWO_FACTOR_MESSAGES.alreadyOn);
+  if (!row?.pending_secret_ciphertext) throw new DomainError("two_factor_not_set_up", TWO_FACTOR_MESSAGES.noSetup);
   let secret: string;
   try {
     secret = decryptSecret(config.twoFactor.encryptionKey, userId, row.pending_secret_ciphertext);
   } catch {
-    throw new ApiError(409, TWO_FACTOR_MESSAGES.noSetup);
+    throw new DomainError("two_factor_not_set_up", TWO_FACTOR_MESSAGES.noSetup);
   }
   const step = matchingStep(secret, code, nowMs);
-  if (step === null) throw codeError("code", TWO_FACTOR_MESSAGES.codeInvalid);
+  if (step === null) throw wrongSecondFactor("code", TWO_FACTOR_MESSAGES.codeInvalid);
   await opts.confirm?.();
   const now = new Date(nowMs).toISOString();
   const { codes, rows } = newRecoveryCodes(userId, now);
@@ -273,15 +273,15 @@ export async function enableTwoFactor(
       .where("enabled_at", "is", null)
       .where("pending_secret_ciphertext", "=", row.pending_secret_ciphertext)
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new ApiError(409, TWO_FACTOR_MESSAGES.alreadyOn);
+    if (Number(updated.numUpdatedRows) !== 1) throw new DomainError("two_factor_already_on", TWO_FACTOR_MESSAGES.alreadyOn);
     await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
     await trx.insertInto("two_factor_recovery_codes").values(rows).execute();
   });
   return codes;
 }
 
-function codeError(field: "code" | "recovery_code", message: string): ApiError {
-  return new ApiError(422, message, { fields: { [field]: [message] } });
+function wrongSecondFactor(field: "code" | "recovery_code", message: string): DomainError {
+  return new DomainError("code_invalid", message, { field });
 }
 
 /**
@@ -350,7 +350,7 @@ export async function reserveSettingTry(
   const reservation = await ctx.limiter.reserve(...limit, DISABLE_FAILURE_WINDOW_SECONDS);
   if (!reservation) {
     const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
-    throw new ApiError(429, SETTING_TRIES[what].tooMany(Math.max(1, Math.ceil(wait / 60))), {
+    throw new DomainError("rate_limited", SETTING_TRIES[what].tooMany(Math.max(1, Math.ceil(wait / 60))), {
       headers: { "Retry-After": String(wait) },
     });
   }
@@ -433,8 +433,8 @@ function hashChallenge(challenge: string): string {
   return hashToken(`two-factor-challenge:${challenge}`);
 }
 
-function challengeEnded(message: string = TWO_FACTOR_MESSAGES.challengeEnded): ApiError {
-  return new ApiError(422, message, { fields: { challenge: [message] } });
+function challengeEnded(message: string = TWO_FACTOR_MESSAGES.challengeEnded): DomainError {
+  return new DomainError("challenge_ended", message, { field: "challenge" });
 }
 
 /** Per-account count of wrong second factors at sign-in, whatever the challenge (real time). */
@@ -496,7 +496,7 @@ export async function verifyChallenge(
   const account = await limiter.reserve(...accountLimit, config.login.failureWindowSeconds);
   if (!account) {
     const wait = (await limiter.blockedFor([accountLimit])) ?? 1;
-    throw new ApiError(429, tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) } });
   }
   const reservations: Reservation[] = [account];
   try {
@@ -535,7 +535,7 @@ export async function verifyChallenge(
       await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).execute();
       throw challengeEnded(TWO_FACTOR_MESSAGES.tooManyWrong);
     }
-    throw codeError(field, field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid);
+    throw wrongSecondFactor(field, field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid);
   }
 
   // Right: not a failure.

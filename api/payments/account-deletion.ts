@@ -1,5 +1,5 @@
 import { DELETION_MESSAGES } from "../identity/account-deletion";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import type { PaymentsDeps } from "./card-payments";
 import { detachCard } from "./stripe/cards";
 import { isGatewayFailure, isInvalidRequest } from "./stripe/client";
@@ -51,7 +51,7 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
       }
     }
   } catch (error) {
-    if (isGatewayFailure(error)) throw new ApiError(502, DELETION_MESSAGES.gatewayFailed);
+    if (isGatewayFailure(error)) throw new DomainError("gateway_failed", DELETION_MESSAGES.gatewayFailed);
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
-import { ApiError } from "../platform/errors";
+import { DomainError, isRefusal } from "../platform/errors";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
@@ -57,7 +57,7 @@ async function refuseCurrentPlan(deps: PaymentsDeps, user: User, plan: Plan): Pr
     .where("cancel_at_period_end", "=", 0)
     .where("billing_type", "=", "recurring")
     .executeTakeFirst();
-  if (current) throw new ApiError(409, PAYMENT_MESSAGES.alreadyCurrent, { fields: { planId: [PAYMENT_MESSAGES.alreadyCurrent] } });
+  if (current) throw new DomainError("plan_already_current", PAYMENT_MESSAGES.alreadyCurrent, { field: "planId" });
 }
 
 export type CardPaymentOutcome =
@@ -110,7 +110,7 @@ async function holdCoupon(
     now,
     expiresAt: new Date(now.getTime() + holdMs),
   });
-  if (!held) throw new ApiError(422, COUPON_MESSAGES.invalid, { fields: { coupon: [COUPON_MESSAGES.invalid] } });
+  if (!held) throw new DomainError("coupon_invalid", COUPON_MESSAGES.invalid, { field: "coupon" });
   return reservation;
 }
 
@@ -124,7 +124,7 @@ async function releasingOnFailure<T extends { status: string }>(deps: PaymentsDe
   try {
     outcome = await work();
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) await releaseCouponHold(deps.db, reservation, deps.clock.now());
+    if (isRefusal(error)) await releaseCouponHold(deps.db, reservation, deps.clock.now());
     throw error;
   }
   if (outcome.status === "declined") await releaseCouponHold(deps.db, reservation, deps.clock.now());
@@ -134,7 +134,7 @@ async function releasingOnFailure<T extends { status: string }>(deps: PaymentsDe
 async function couponFor(deps: PaymentsDeps, code: string | undefined, plan: Plan) {
   if (!code) return null;
   const check = await checkCoupon(deps.db, code, plan, deps.clock.now());
-  if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
+  if (!check.ok) throw new DomainError("coupon_invalid", check.message, { field: "coupon" });
   return check;
 }
 
@@ -269,7 +269,7 @@ async function gatewayCall<T>(deps: PaymentsDeps, what: string, work: () => Prom
   } catch (error) {
     if (!isGatewayFailure(error)) throw error;
     deps.logger.warn(`${what}: the card gateway failed or did not answer (${(error as Error).name}); the webhook will tell.`);
-    throw new ApiError(502, PAYMENT_MESSAGES.failed);
+    throw new DomainError("gateway_failed", PAYMENT_MESSAGES.failed);
   }
 }
 
@@ -306,7 +306,7 @@ async function payWithCardAtGateway(
       .where("user_id", "=", user.id)
       .where("payment_method_id", "=", paymentMethodId)
       .executeTakeFirst();
-    if (!saved) throw new ApiError(404, PAYMENT_MESSAGES.savedCardNotFound, { fields: { paymentMethodId: [PAYMENT_MESSAGES.savedCardNotFound] } });
+    if (!saved) throw new DomainError("not_found", PAYMENT_MESSAGES.savedCardNotFound, { field: "paymentMethodId" });
   }
   await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
@@ -327,11 +327,11 @@ async function payWithCardAtGateway(
   try {
     card = await retrieveCard(deps.gateway, paymentMethodId);
   } catch {
-    throw new ApiError(422, PAYMENT_MESSAGES.cardNotUsable, { fields: { paymentMethodId: [PAYMENT_MESSAGES.cardNotUsable] } });
+    throw new DomainError("card_unusable", PAYMENT_MESSAGES.cardNotUsable, { field: "paymentMethodId" });
   }
   const owner = typeof card.customer === "string" ? card.customer : card.customer?.id;
   if (owner && owner !== customer) {
-    throw new ApiError(422, PAYMENT_MESSAGES.cardNotUsable, { fields: { paymentMethodId: [PAYMENT_MESSAGES.cardNotUsable] } });
+    throw new DomainError("card_unusable", PAYMENT_MESSAGES.cardNotUsable, { field: "paymentMethodId" });
   }
   if (!owner) {
     try {
@@ -443,7 +443,7 @@ async function startCheckoutSessionAtGateway(
     return await createCheckoutSession(deps, { user, plan, key, returnPath: input.returnPath, coupon, customer, price, metadata });
   } catch (error) {
     // Refused: no session exists, so nothing can pay with the hold.
-    if ((error instanceof ApiError && error.status < 500) || isInvalidRequest(error)) {
+    if (isRefusal(error) || isInvalidRequest(error)) {
       await releaseCouponHold(deps.db, reservation, deps.clock.now());
     }
     throw error;
@@ -493,12 +493,12 @@ export async function completeCheckoutSession(
     session = await retrievePaymentCheckoutSession(deps.gateway, sessionId);
   } catch (error) {
     // Stripe not answering is not "no such session": the customer may have paid (the webhook records it).
-    if (isGatewayFailure(error)) throw new ApiError(502, PAYMENT_MESSAGES.failed);
-    throw new ApiError(404, PAYMENT_MESSAGES.sessionNotFound, { fields: { sessionId: [PAYMENT_MESSAGES.sessionNotFound] } });
+    if (isGatewayFailure(error)) throw new DomainError("gateway_failed", PAYMENT_MESSAGES.failed);
+    throw new DomainError("not_found", PAYMENT_MESSAGES.sessionNotFound, { field: "sessionId" });
   }
   const owner = Number(session.metadata?.user_id);
   if (userId !== undefined && owner !== userId) {
-    throw new ApiError(404, PAYMENT_MESSAGES.sessionNotFound, { fields: { sessionId: [PAYMENT_MESSAGES.sessionNotFound] } });
+    throw new DomainError("not_found", PAYMENT_MESSAGES.sessionNotFound, { field: "sessionId" });
   }
   if (session.status === "expired") await releaseCouponHold(deps.db, session.metadata?.coupon_reservation, deps.clock.now());
   if (session.status !== "complete" || session.payment_status !== "paid") return null;

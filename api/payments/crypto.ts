@@ -3,7 +3,7 @@ import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
 import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { cryptoRenewalEmail } from "../identity/emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
@@ -64,7 +64,7 @@ async function holdCryptoCoupon(deps: CryptoDeps, couponId: number, uuid: string
     now,
     expiresAt: new Date(now.getTime() + CRYPTO_COUPON_HOLD_MS),
   });
-  if (!held) throw new ApiError(422, COUPON_MESSAGES.invalid, { fields: { coupon: [COUPON_MESSAGES.invalid] } });
+  if (!held) throw new DomainError("coupon_invalid", COUPON_MESSAGES.invalid, { field: "coupon" });
 }
 
 /** Opens the BitPay invoice of a row that holds a coupon; a refusal gives the hold back (no invoice exists to pay). */
@@ -115,7 +115,7 @@ async function bitpayCall<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof BitPayError) throw new ApiError(502, CRYPTO_MESSAGES.failed);
+    if (error instanceof BitPayError) throw new DomainError("gateway_failed", CRYPTO_MESSAGES.failed);
     throw error;
   }
 }
@@ -156,12 +156,12 @@ export async function createPurchaseInvoice(
   let coupon: { id: number; code: string } | null = null;
   if (input.couponCode) {
     const check = await checkCoupon(deps.db, input.couponCode, plan, deps.clock.now());
-    if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
+    if (!check.ok) throw new DomainError("coupon_invalid", check.message, { field: "coupon" });
     cents = check.totalCents;
     coupon = { id: Number(check.coupon.id), code: check.coupon.code };
   }
   if (input.amount !== twoDecimals(cents)) {
-    throw new ApiError(422, CRYPTO_MESSAGES.amountMismatch, { fields: { amount: [CRYPTO_MESSAGES.amountMismatch] } });
+    throw new DomainError("amount_mismatch", CRYPTO_MESSAGES.amountMismatch, { field: "amount" });
   }
   const uuid = randomUUID();
   // The coupon is held before the invoice exists, so parallel purchases cannot take more than its limit.
@@ -205,12 +205,12 @@ export async function findCryptoInvoice(deps: Pick<CryptoDeps, "db">, uuid: stri
  */
 export async function payDueInvoice(deps: CryptoDeps, uuid: string): Promise<CryptoInvoice> {
   const row = await findCryptoInvoice(deps, uuid);
-  if (!row) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
-  if (row.activated_at) throw new ApiError(409, CRYPTO_MESSAGES.alreadyPaid);
+  if (!row) throw new DomainError("not_found", CRYPTO_MESSAGES.notFound);
+  if (row.activated_at) throw new DomainError("invoice_paid", CRYPTO_MESSAGES.alreadyPaid);
   if (row.bitpay_invoice_id && row.invoice_url) {
     const current = await bitpayCall(() => deps.bitpay.getInvoice(row.bitpay_invoice_id!));
     const updated = await applyInvoice(deps, row, current);
-    if (updated.activated_at) throw new ApiError(409, CRYPTO_MESSAGES.alreadyPaid);
+    if (updated.activated_at) throw new DomainError("invoice_paid", CRYPTO_MESSAGES.alreadyPaid);
     if (current.status === "new" || current.status === "paid") return updated;
   }
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
@@ -221,9 +221,9 @@ export async function payDueInvoice(deps: CryptoDeps, uuid: string): Promise<Cry
 
 /** Verifies and acts on a BitPay notification: re-fetches the invoice and applies its status. */
 export async function handleBitPayNotification(deps: CryptoDeps, secret: unknown, body: unknown): Promise<void> {
-  if (!isOurSecret(secret, deps.notificationSecret)) throw new ApiError(403, CRYPTO_MESSAGES.forged);
+  if (!isOurSecret(secret, deps.notificationSecret)) throw new DomainError("notification_forged", CRYPTO_MESSAGES.forged);
   const id = invoiceIdOfNotification(body);
-  if (!id) throw new ApiError(400, "The notification names no invoice.");
+  if (!id) throw new DomainError("malformed_body", "The notification names no invoice.");
   const row = await deps.db.selectFrom("crypto_invoices").selectAll().where("bitpay_invoice_id", "=", id).executeTakeFirst();
   if (!row) return; // not one of ours (or an invoice we replaced): nothing to do
   const invoice = await bitpayCall(() => deps.bitpay.getInvoice(id));
@@ -386,11 +386,11 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
 /** A renewal invoice made on request (commerce §7 'Crypto renewal invoice', current_invoice_id). */
 export async function createRenewalInvoice(deps: CryptoDeps, user: User, currentInvoiceId: string): Promise<CryptoInvoice> {
   const previous = await findCryptoInvoice(deps, currentInvoiceId);
-  if (!previous || previous.user_id !== user.id) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
+  if (!previous || previous.user_id !== user.id) throw new DomainError("not_found", CRYPTO_MESSAGES.notFound);
   const sub = previous.subscription_id
     ? await deps.db.selectFrom("subscriptions").selectAll().where("id", "=", previous.subscription_id).executeTakeFirst()
     : undefined;
-  if (sub?.subscription_by !== "bitpay") throw new ApiError(409, CRYPTO_MESSAGES.notRenewable);
+  if (sub?.subscription_by !== "bitpay") throw new DomainError("not_renewable", CRYPTO_MESSAGES.notRenewable);
   const open = await deps.db
     .selectFrom("crypto_invoices")
     .selectAll()

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db";
-import { ApiError } from "../platform/errors";
+import { asErrorCode, DomainError, type FieldErrors } from "../platform/errors";
 
 /*
  * One payment per idempotency key. The page puts a fresh random key in every payment form; a double
@@ -15,10 +15,32 @@ export const IDEMPOTENCY_MESSAGES = {
   inProgress: "This payment is still being processed. Please wait a moment and reload the page.",
 } as const;
 
-/** The stored answer of a payment request. */
+/** The stored answer of a payment request: a success, or a refusal (`body` is then a StoredRefusal). */
 export interface StoredAnswer {
-  status: number;
+  ok: boolean;
   body: unknown;
+}
+
+/** A refusal as stored, replayed as the same DomainError. */
+export interface StoredRefusal {
+  code: string;
+  message: string;
+  fields?: FieldErrors;
+  headers?: Record<string, string>;
+}
+
+export function refusalAnswer(error: DomainError): StoredAnswer {
+  const body: StoredRefusal = { code: error.code, message: error.message, fields: error.fields, headers: error.headers };
+  return { ok: false, body };
+}
+
+/**
+ * The stored refusal as the error to throw again. An answer stored before refusals carried codes
+ * (docs/decisions/023) has none: it is replayed as a decline, the refusal those keys mostly held.
+ */
+export function replayedRefusal(body: unknown): DomainError {
+  const stored = (body ?? {}) as Partial<StoredRefusal>;
+  return new DomainError(asErrorCode(stored.code) ?? "card_declined", stored.message ?? "", { fields: stored.fields, headers: stored.headers });
 }
 
 const WAIT_MS = 15_000;
@@ -35,8 +57,8 @@ export function requestHash(value: unknown): string {
 }
 
 /**
- * Runs `pay` once per key. `pay` answers {status, body}; 2xx and 4xx answers are stored and
- * replayed, while a thrown error (a 5xx: the gateway or the database failed) releases the key so
+ * Runs `pay` once per key. `pay` answers {ok, body}; successes and refusals are stored and
+ * replayed, while a thrown error (a failure: the gateway or the database failed) releases the key so
  * that a retry runs again (the gateway's own idempotency keys keep that to one charge).
  */
 export async function oncePerKey(
@@ -96,7 +118,8 @@ async function runHolding(
     .updateTable("payment_requests")
     .set({
       state: "done",
-      response_status: answer.status,
+      // 200 for a success; a refusal's code is in its body (the HTTP layer picks its status).
+      response_status: answer.ok ? 200 : null,
       response_body: JSON.stringify(answer.body),
       updated_at: now().toISOString(),
     })
@@ -109,11 +132,11 @@ async function waitForAnswer(db: Database, key: string, hash: string): Promise<S
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const row = await db.selectFrom("payment_requests").selectAll().where("idempotency_key", "=", key).executeTakeFirst();
-    if (row && row.request_hash !== hash) throw new ApiError(422, IDEMPOTENCY_MESSAGES.reused);
-    if (row?.state === "done") return { status: row.response_status ?? 200, body: JSON.parse(row.response_body ?? "null") };
+    if (row && row.request_hash !== hash) throw new DomainError("idempotency_key_reused", IDEMPOTENCY_MESSAGES.reused);
+    if (row?.state === "done") return { ok: row.response_status === 200, body: JSON.parse(row.response_body ?? "null") };
     // The first request failed and released the key: this one may try again.
-    if (!row) throw new ApiError(409, IDEMPOTENCY_MESSAGES.inProgress);
-    if (Date.now() > deadline) throw new ApiError(409, IDEMPOTENCY_MESSAGES.inProgress);
+    if (!row) throw new DomainError("payment_in_progress", IDEMPOTENCY_MESSAGES.inProgress);
+    if (Date.now() > deadline) throw new DomainError("payment_in_progress", IDEMPOTENCY_MESSAGES.inProgress);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -1,5 +1,5 @@
 import type { PaymentMethod, User } from "../platform/db/schema";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 import { type PaymentsDeps, cardDetails, ensureCustomer } from "./card-payments";
 import { saveCard } from "./records";
 import { confirmCardSetup, detachCard, retrieveCard, setCardBillingDetails, setCardExpiryAndName } from "./stripe/cards";
@@ -38,7 +38,7 @@ export const SAVED_CARD_MESSAGES = {
 export const DEFAULT_PER_PAGE = 6;
 export const MAX_PER_PAGE = 100;
 
-const notFound = () => new ApiError(404, SAVED_CARD_MESSAGES.notFound);
+const notFound = () => new DomainError("not_found", SAVED_CARD_MESSAGES.notFound);
 
 /** One page of the user's cards, the default first, then the newest. */
 export async function listCards(deps: Pick<PaymentsDeps, "db">, userId: number, page: number, perPage: number) {
@@ -116,7 +116,7 @@ export async function addCard(
 ): Promise<PaymentMethod> {
   const customer = await ensureCustomer(deps, user);
   const unusable = () =>
-    new ApiError(422, SAVED_CARD_MESSAGES.cardNotUsable, { fields: { payment_method_id: [SAVED_CARD_MESSAGES.cardNotUsable] } });
+    new DomainError("card_unusable", SAVED_CARD_MESSAGES.cardNotUsable, { field: "payment_method_id" });
 
   let pm: Stripe.PaymentMethod;
   try {
@@ -135,12 +135,12 @@ export async function addCard(
     try {
       intent = await confirmCardSetup(deps.gateway, { userId: user.id, customer, paymentMethodId: pm.id });
     } catch (error) {
-      if (isCardError(error)) throw new ApiError(402, error.message, { fields: { payment_method_id: [error.message] } });
+      if (isCardError(error)) throw new DomainError("card_declined", error.message, { field: "payment_method_id" });
       if (isInvalidRequest(error)) throw unusable();
       throw error;
     }
-    if (intent.status === "requires_action") throw new ApiError(402, SAVED_CARD_MESSAGES.needsAuthentication);
-    if (intent.status !== "succeeded") throw new ApiError(402, intent.last_setup_error?.message ?? SAVED_CARD_MESSAGES.cardNotUsable);
+    if (intent.status === "requires_action") throw new DomainError("card_needs_authentication", SAVED_CARD_MESSAGES.needsAuthentication);
+    if (intent.status !== "succeeded") throw new DomainError("card_declined", intent.last_setup_error?.message ?? SAVED_CARD_MESSAGES.cardNotUsable);
   }
 
   // The cardholder name and postal code are the form's; the card's own details are Stripe's.
@@ -174,7 +174,7 @@ export async function updateCardDetails(
   } catch (error) {
     if (isCardError(error) || isInvalidRequest(error)) {
       const field = error.param === "exp_month" || error.param === "card[exp_month]" ? "card_exp_month" : "card_exp_year";
-      throw new ApiError(422, error.message, { fields: { [field]: [error.message] } });
+      throw new DomainError("card_details_rejected", error.message, { field });
     }
     throw error;
   }
@@ -195,7 +195,7 @@ export async function updateCardDetails(
 /** Deletes a card that is not the default: detached at Stripe, then removed. */
 export async function deleteCard(deps: PaymentsDeps, userId: number, id: number): Promise<void> {
   const card = await ownCard(deps, userId, id);
-  if (card.is_default === 1) throw new ApiError(409, SAVED_CARD_MESSAGES.defaultNotDeletable);
+  if (card.is_default === 1) throw new DomainError("default_card_not_deletable", SAVED_CARD_MESSAGES.defaultNotDeletable);
   try {
     await detachCard(deps.gateway, card.payment_method_id);
   } catch (error) {
@@ -221,12 +221,12 @@ export async function updateSubscriptionPaymentMethod(
     .where("user_id", "=", userId)
     .where(byOurId ? "id" : "stripe_sub_id", "=", byOurId ? Number(input.subscriptionId) : input.subscriptionId)
     .executeTakeFirst();
-  if (!subscription) throw new ApiError(404, SAVED_CARD_MESSAGES.subscriptionNotFound, { fields: { subscriptionId: [SAVED_CARD_MESSAGES.subscriptionNotFound] } });
+  if (!subscription) throw new DomainError("not_found", SAVED_CARD_MESSAGES.subscriptionNotFound, { field: "subscriptionId" });
   if (subscription.subscription_by !== "stripe" || !subscription.stripe_sub_id) {
-    throw new ApiError(409, SAVED_CARD_MESSAGES.subscriptionNotCard);
+    throw new DomainError("subscription_not_card", SAVED_CARD_MESSAGES.subscriptionNotCard);
   }
   const card = await cardByPaymentMethod(deps, userId, input.paymentMethodId);
-  if (!card) throw new ApiError(404, SAVED_CARD_MESSAGES.notFound, { fields: { paymentMethodId: [SAVED_CARD_MESSAGES.notFound] } });
+  if (!card) throw new DomainError("not_found", SAVED_CARD_MESSAGES.notFound, { field: "paymentMethodId" });
   await setCardOfSubscription(deps.gateway, subscription.stripe_sub_id, card.payment_method_id);
 }
 
@@ -242,7 +242,7 @@ export async function startSetupSession(deps: PaymentsDeps, user: User): Promise
 /** Saves the card a completed setup session attached (once: the same session again answers the same card). */
 export async function completeSetupSession(deps: PaymentsDeps, user: User, sessionId: string): Promise<PaymentMethod> {
   const missing = () =>
-    new ApiError(404, SAVED_CARD_MESSAGES.setupSessionNotFound, { fields: { sessionId: [SAVED_CARD_MESSAGES.setupSessionNotFound] } });
+    new DomainError("not_found", SAVED_CARD_MESSAGES.setupSessionNotFound, { field: "sessionId" });
   let session: Stripe.Checkout.Session;
   try {
     session = await retrieveCardSetupSession(deps.gateway, sessionId);
@@ -253,12 +253,12 @@ export async function completeSetupSession(deps: PaymentsDeps, user: User, sessi
   if (session.mode !== "setup" || Number(session.metadata?.user_id) !== user.id) throw missing();
   const intent = session.setup_intent;
   if (session.status !== "complete" || !intent || typeof intent === "string") {
-    throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
+    throw new DomainError("setup_incomplete", SAVED_CARD_MESSAGES.setupIncomplete);
   }
   const pmId = typeof intent.payment_method === "string" ? intent.payment_method : intent.payment_method?.id;
-  if (!pmId || intent.status !== "succeeded") throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
+  if (!pmId || intent.status !== "succeeded") throw new DomainError("setup_incomplete", SAVED_CARD_MESSAGES.setupIncomplete);
   const details = cardDetails(await retrieveCard(deps.gateway, pmId));
-  if (!details) throw new ApiError(409, SAVED_CARD_MESSAGES.setupIncomplete);
+  if (!details) throw new DomainError("setup_incomplete", SAVED_CARD_MESSAGES.setupIncomplete);
   await saveCard(deps.db, user.id, details, deps.clock.now());
   const saved = await cardByPaymentMethod(deps, user.id, pmId);
   if (!saved) throw missing();

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { PlatformServices } from "../platform/services";
 import type { Plan, User } from "../platform/db/schema";
-import { ApiError } from "../platform/errors";
+import { DomainError, isRefusal } from "../platform/errors";
 import { PAYMENT_MESSAGES, type PaymentsDeps, payWithCard } from "./card-payments";
 import { checkCoupon } from "./coupons";
-import { oncePerKey } from "./idempotency";
+import { oncePerKey, refusalAnswer, replayedRefusal, type StoredRefusal } from "./idempotency";
 import { dollars } from "./plans";
 
 /*
@@ -47,18 +47,18 @@ export function amountMismatchMessage(planTitle: string, expectedCents: number):
 export async function expectedAmountCents(ctx: Pick<PlatformServices, "db" | "clock">, plan: Plan, couponCode?: string): Promise<number> {
   if (!couponCode) return plan.discounted_price_cents;
   const check = await checkCoupon(ctx.db, couponCode, plan, ctx.clock.now());
-  if (!check.ok) throw new ApiError(422, check.message, { fields: { coupon: [check.message] } });
+  if (!check.ok) throw new DomainError("coupon_invalid", check.message, { field: "coupon" });
   return check.totalCents;
 }
 
 /** The Apple Pay charge's amount and currency against the plan's price: 422 with the reason under the field. */
 export function checkChargeAmount(plan: Pick<Plan, "title">, expectedCents: number, amount: number, currency: string): void {
   if (currency.toUpperCase() !== "USD") {
-    throw new ApiError(422, WALLET_MESSAGES.currency, { fields: { currency: [WALLET_MESSAGES.currency] } });
+    throw new DomainError("currency_unsupported", WALLET_MESSAGES.currency, { field: "currency" });
   }
   if (amount !== expectedCents) {
     const message = amountMismatchMessage(plan.title, expectedCents);
-    throw new ApiError(422, message, { fields: { amount: [message] } });
+    throw new DomainError("amount_mismatch", message, { field: "amount" });
   }
 }
 
@@ -91,13 +91,11 @@ export interface WalletPaymentInput {
 type StoredWalletAnswer = {
   message: string;
   outcome?: WalletOutcome;
-  fields?: Record<string, string[]>;
-  headers?: Record<string, string>;
 };
 
 /**
  * Pays a plan with a wallet's card PaymentMethod, once per key: the first request pays, every later
- * one with the same key gets the first answer (declines included: 402 with the gateway's message).
+ * one with the same key gets the first answer (declines included: card_declined with the gateway's message).
  */
 export async function payWithWallet(ctx: Pick<PlatformServices, "db" | "clock"> & { payments: PaymentsDeps }, input: WalletPaymentInput): Promise<{ outcome: WalletOutcome; message: string }> {
   const { user, plan } = input;
@@ -117,26 +115,21 @@ export async function payWithWallet(ctx: Pick<PlatformServices, "db" | "clock"> 
           key: `${input.scope}-${user.id}-${input.key}`,
           walletPaymentType: input.source,
         });
-        if (outcome.status === "declined") return { status: 402, body: { message: outcome.message } satisfies StoredWalletAnswer };
+        if (outcome.status === "declined") return { ok: false, body: { code: "card_declined", message: outcome.message } satisfies StoredRefusal };
         if (outcome.status === "requires_action") {
-          return { status: 200, body: { message: WALLET_MESSAGES.confirm, outcome } satisfies StoredWalletAnswer };
+          return { ok: true, body: { message: WALLET_MESSAGES.confirm, outcome } satisfies StoredWalletAnswer };
         }
-        return { status: 200, body: { message: WALLET_MESSAGES.paid, outcome } satisfies StoredWalletAnswer };
+        return { ok: true, body: { message: WALLET_MESSAGES.paid, outcome } satisfies StoredWalletAnswer };
       } catch (error) {
         // Refusals that are the request's fault are answers too (and replayed); failures are not.
-        if (error instanceof ApiError && error.status < 500) {
-          const body: StoredWalletAnswer = { message: error.message, fields: error.options.fields, headers: error.options.headers };
-          return { status: error.status, body };
-        }
+        if (isRefusal(error)) return refusalAnswer(error);
         throw error;
       }
     },
     () => ctx.clock.now(),
   );
   const stored = answer.body as StoredWalletAnswer;
-  if (answer.status !== 200 || !stored.outcome) {
-    throw new ApiError(answer.status, stored.message, { fields: stored.fields, headers: stored.headers });
-  }
+  if (!answer.ok || !stored.outcome) throw replayedRefusal(answer.body);
   return { outcome: stored.outcome, message: stored.message };
 }
 
@@ -162,7 +155,7 @@ const MERCHANT_SESSION_MS = 5 * 60_000;
 export function merchantDomain(publicUrl: string, requested?: string): string {
   const own = new URL(publicUrl).hostname.toLowerCase();
   if (requested !== undefined && requested.toLowerCase() !== own) {
-    throw new ApiError(422, WALLET_MESSAGES.domainNotRegistered, { fields: { domain: [WALLET_MESSAGES.domainNotRegistered] } });
+    throw new DomainError("wallet_domain_unregistered", WALLET_MESSAGES.domainNotRegistered, { field: "domain" });
   }
   return own;
 }
@@ -178,7 +171,7 @@ export function checkValidationUrl(validationURL: string | undefined): void {
   }
   const host = url?.hostname.toLowerCase() ?? "";
   if (url?.protocol !== "https:" || !(host === "apple.com" || host.endsWith(".apple.com"))) {
-    throw new ApiError(422, WALLET_MESSAGES.validationUrl, { fields: { validationURL: [WALLET_MESSAGES.validationUrl] } });
+    throw new DomainError("validation_failed", WALLET_MESSAGES.validationUrl, { field: "validationURL" });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Database } from "./db";
-import { ApiError } from "../platform/errors";
+import { DomainError } from "../platform/errors";
 
 /**
  * Fixed-window counters stored in the rate_limits table, so that every API instance sharing the
@@ -228,7 +228,7 @@ export class LoginThrottle {
   async reserve(email: string, addressKey: string): Promise<Reservation[]> {
     const result = await this.limiter.reserveAll(this.keys(email, addressKey), this.limits.failureWindowSeconds);
     if ("retryAfterSeconds" in result) {
-      throw new ApiError(429, tooManyLoginsMessage(result.retryAfterSeconds), {
+      throw new DomainError("rate_limited", tooManyLoginsMessage(result.retryAfterSeconds), {
         headers: { "Retry-After": String(result.retryAfterSeconds) },
       });
     }

@@ -7,6 +7,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { DeleteAccountFields } from "~/schemas/account-deletion";
 import { DeleteAccountSchema } from "~/schemas/index.server";
+import { FIELD_REFUSED } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { type FormFailure, parseSubmission, readFormData } from "~/utils/forms.server";
@@ -60,7 +61,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // A refused password or code goes next to its field; anything else (limits, gateway) above the form.
   const field = user.has_password ? "password" : "code";
   const fieldMessages = result.fieldErrors[field];
-  if (result.status === 422 && fieldMessages?.length) return failure(submission, { [field]: fieldMessages }, null, 422);
+  if (result.code && FIELD_REFUSED.has(result.code) && fieldMessages?.length) return failure(submission, { [field]: fieldMessages }, null, 422);
   return failure(submission, {}, result.message || DELETE_FAILED, result.status);
 }
 

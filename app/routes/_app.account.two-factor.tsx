@@ -7,7 +7,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { RecoveryCodeFields, TwoFactorCodeFields, TwoFactorEnableFields } from "~/schemas/two-factor";
 import { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "~/schemas/index.server";
-import { serviceUnavailable } from "~/utils/api.server";
+import { type ApiErrorCode, FIELD_REFUSED, serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFlow, writeFlow } from "~/utils/flow.server";
@@ -87,7 +87,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         headers: { "Set-Cookie": await writeFlow(request, "recoveryCodes", enabled.data.recovery_codes) },
       });
     }
-    if (enabled.status === 409) return redirectWithError(PAGE, enabled.message || "Please set up two-factor authentication again.");
+    if (enabled.code === "two_factor_already_on" || enabled.code === "two_factor_not_set_up") return redirectWithError(PAGE, enabled.message || "Please set up two-factor authentication again.");
     return apiFailure(ENABLE_FORM, submission, enabled, ["code", user.has_password ? "password" : "verification_code"]);
   }
 
@@ -99,7 +99,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const value = submission.value as { code?: string; recovery_code?: string };
     const body = recovery ? { recovery_code: value.recovery_code!.trim() } : { code: value.code!.replace(/\s/g, "") };
     const disabled = await api.post("/api/account/two-factor/disable", { body });
-    if (disabled.ok || disabled.status === 409) {
+    if (disabled.ok || disabled.code === "two_factor_off") {
       return redirectWithSuccess("/", disabled.ok ? disabled.message || "Two-factor authentication is off." : "Two-factor authentication is off.");
     }
     return apiFailure(form, submission, disabled, [recovery ? "recovery_code" : "code"]);
@@ -121,11 +121,11 @@ function failure(form: string, submission: Submission, fieldErrors: Record<strin
 function apiFailure(
   form: string,
   submission: Submission,
-  result: { status: number; message: string; fieldErrors: Record<string, string[]> },
+  result: { status: number; code: ApiErrorCode | null; message: string; fieldErrors: Record<string, string[]> },
   fields: string[],
 ) {
   const fieldErrors = Object.fromEntries(fields.flatMap((field) => (result.fieldErrors[field]?.length ? [[field, result.fieldErrors[field]!]] : [])));
-  if (result.status === 422 && Object.keys(fieldErrors).length) return failure(form, submission, fieldErrors, null, 422);
+  if (result.code && FIELD_REFUSED.has(result.code) && Object.keys(fieldErrors).length) return failure(form, submission, fieldErrors, null, 422);
   return failure(form, submission, {}, result.message || "Something went wrong. Please try again.", result.status);
 }
 

@@ -29,7 +29,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const account = await createApiClient(request, context).post("/api/auth/sso-token/account", { body: { access_token: token } });
   if (account.ok) return { token, redirectTo, email: account.data.email, invalid: null };
   if (account.status >= 500) throw serviceUnavailable();
-  return { token, redirectTo, email: null, invalid: (account.status === 401 && account.message) || SSO_FAILED };
+  return { token, redirectTo, email: null, invalid: (account.code === "sso_token_invalid" && account.message) || SSO_FAILED };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -7,7 +7,7 @@ import { Field } from "~/components/field";
 import { SubmitButton } from "~/components/submit-button";
 import type { RecoveryCodeFields, TwoFactorCodeFields } from "~/schemas/two-factor";
 import { RecoveryCodeSchema, TwoFactorCodeSchema } from "~/schemas/index.server";
-import { createApiClient } from "~/utils/api.server";
+import { createApiClient, FIELD_REFUSED } from "~/utils/api.server";
 import { requireAnonymous } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFlow, writeFlow } from "~/utils/flow.server";
@@ -70,14 +70,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return completeSignIn(request, context, result.data.token, flow, headers);
   }
   // The challenge is gone (expired, or 5 wrong codes): back to the start, with the API's words.
-  if (result.fieldErrors.challenge?.length) {
+  if (result.code === "challenge_ended") {
     return redirectWithError("/login", result.message || START_AGAIN, {
       headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) },
     });
   }
   const field = recovery ? "recovery_code" : "code";
   const fieldMessages = result.fieldErrors[field];
-  if (result.status === 422 && fieldMessages?.length) return failure(form, submission, { [field]: fieldMessages }, null, 422);
+  if (result.code && FIELD_REFUSED.has(result.code) && fieldMessages?.length) return failure(form, submission, { [field]: fieldMessages }, null, 422);
   return failure(form, submission, {}, result.message || "Failed to verify the code. Please try again.", result.status);
 }
 

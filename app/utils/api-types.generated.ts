@@ -1995,6 +1995,76 @@ export interface components {
             message: string;
             errors: {
                 message: string;
+                /**
+                 * @description What happened, for the client to branch on (the message is for the person). The codes and their statuses:
+                 *     - `validation_failed` (422): A field is missing or invalid (errors.fields)
+                 *     - `malformed_body` (400): The body is not valid JSON, was cut off, or names nothing
+                 *     - `body_too_large` (413): The body is over 64 kB
+                 *     - `unsupported_media_type` (415): A body that is neither JSON nor form data, or in another encoding
+                 *     - `request_rejected` (400): Another request error (its status as the server gave it)
+                 *     - `method_not_allowed` (405): The path does not take this method (Allow lists those it does)
+                 *     - `not_found` (404): No such path, or nothing of yours with this id
+                 *     - `unauthenticated` (401): No valid bearer token (or admin token)
+                 *     - `forbidden` (403): Not yours to act on
+                 *     - `rate_limited` (429): Too many requests; Retry-After says when to try again
+                 *     - `server_error` (500): Something went wrong on our side
+                 *     - `database_unavailable` (503): The database does not answer
+                 *     - `not_implemented` (501): Not available in this mode
+                 *     - `invalid_credentials` (401): Wrong email or password
+                 *     - `email_taken` (409): An account with this email exists
+                 *     - `email_mismatch` (422): The email is not the signed-in account's
+                 *     - `password_already_set` (409): The account already has a password
+                 *     - `wrong_password` (422): The account's password is not this one
+                 *     - `code_invalid` (422): The code is wrong
+                 *     - `code_expired` (422): The code expired, was used, or was never sent
+                 *     - `too_many_attempts` (422): The code was guessed wrong too often; a new one is needed
+                 *     - `mail_unavailable` (502): The mail server did not take the email
+                 *     - `link_invalid` (422): The emailed link is invalid, used or expired
+                 *     - `sso_token_invalid` (401): The single sign-on token is invalid, used or expired
+                 *     - `not_desktop` (403): Only a desktop app's session may do this
+                 *     - `provider_off` (404): This sign-in or payment provider is off
+                 *     - `provider_unavailable` (503): The identity provider cannot be reached
+                 *     - `provider_sign_in_failed` (401): The provider's ID token is not valid for this email
+                 *     - `provider_token_rejected` (422): The provider's ID token cannot connect this account
+                 *     - `provider_email_unverified` (401): The provider does not assert that the email is verified
+                 *     - `password_sign_in_required` (403): The email has an account: sign in with its password, then connect
+                 *     - `id_token_replayed` (409): This ID token was used before
+                 *     - `link_taken` (409): The provider account is connected to another account
+                 *     - `already_connected` (409): The provider is already connected
+                 *     - `last_sign_in_method` (409): The only way left to sign in cannot be removed
+                 *     - `two_factor_already_on` (409): Two-factor authentication is already on
+                 *     - `two_factor_not_set_up` (409): Two-factor setup was not started or must start again
+                 *     - `two_factor_off` (409): Two-factor authentication is not on
+                 *     - `challenge_ended` (422): The two-factor sign-in ended; sign in again
+                 *     - `plan_already_current` (409): The plan is the account's current one
+                 *     - `coupon_invalid` (422): The coupon does not apply
+                 *     - `card_declined` (402): The card was declined
+                 *     - `card_needs_authentication` (402): The card needs the bank's authentication
+                 *     - `card_unusable` (422): The card cannot be used
+                 *     - `card_details_rejected` (422): The card's new details were refused
+                 *     - `default_card_not_deletable` (409): The default card cannot be deleted
+                 *     - `subscription_not_card` (409): The subscription is not paid by card
+                 *     - `setup_incomplete` (409): The card setup is not complete
+                 *     - `gateway_failed` (502): The payment gateway failed or did not answer
+                 *     - `amount_mismatch` (422): The amount is not the plan's price
+                 *     - `currency_unsupported` (422): The currency is not the plan's
+                 *     - `wallet_domain_unregistered` (422): The wallet domain is not registered
+                 *     - `idempotency_key_reused` (422): The idempotency key was used with other details
+                 *     - `payment_in_progress` (409): The payment with this key is still being processed
+                 *     - `signature_invalid` (400): The webhook's signature is not valid
+                 *     - `notification_forged` (403): The notification's secret is wrong
+                 *     - `invoice_paid` (409): The invoice is already paid
+                 *     - `not_renewable` (409): The subscription is not renewed by crypto invoice
+                 *     - `auto_renewal_unavailable` (422): This subscription's renewal cannot be changed (crypto, one-time, not card)
+                 *     - `auto_renewal_too_late` (422): Too close to the end of the cycle to turn renewal off
+                 *     - `subscription_ended` (409): The subscription has ended
+                 *     - `refund_already_used` (409): The account's refund was already used
+                 *     - `refund_guarantee_used` (409): The money-back guarantee was used with this email or card
+                 *     - `refund_not_eligible` (409): The payment cannot be refunded (not paid, or not the first)
+                 *     - `refund_window_closed` (409): The 30 days for a refund have passed
+                 * @enum {string}
+                 */
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "plan_already_current" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -2403,6 +2473,7 @@ export interface components {
                  *       "message": "The email field is required.",
                  *       "errors": {
                  *         "message": "The email field is required.",
+                 *         "code": "validation_failed",
                  *         "fields": {
                  *           "email": [
                  *             "The email field is required."

@@ -14,9 +14,22 @@ import { redirectWithError } from "./toast.server";
 /** The API's named schemas (User, Subscription, LoginRequest, ...), from its OpenAPI document. */
 export type ApiSchemas = components["schemas"];
 
+/** What went wrong, as the API names it (errors.code): what the portal branches on, never the message. */
+export type ApiErrorCode = ApiSchemas["ErrorEnvelope"]["errors"]["code"];
+
+/** The emailed code was refused: wrong, expired or used, or guessed wrong too often. */
+export const CODE_REFUSED: ReadonlySet<ApiErrorCode> = new Set<ApiErrorCode>(["code_invalid", "code_expired", "too_many_attempts"]);
+
+/** A refused value that the person can correct in its field (the message goes next to it, errors.fields says which). */
+export const FIELD_REFUSED: ReadonlySet<ApiErrorCode> = new Set<ApiErrorCode>(["validation_failed", "wrong_password", ...CODE_REFUSED]);
+
+/**
+ * A call's result. A failure's `code` is null when the answer is not the API's error envelope (the API
+ * is unreachable or answered something else); its `message` and `fieldErrors` are for the person.
+ */
 export type ApiResult<T> =
   | { ok: true; status: number; message: string; data: T }
-  | { ok: false; status: number; message: string; fieldErrors: Record<string, string[]> };
+  | { ok: false; status: number; code: ApiErrorCode | null; message: string; fieldErrors: Record<string, string[]> };
 
 /** An error answer: the API's error envelope, or `error.message` as the spec also reads it. */
 type ErrorBody = Partial<ApiSchemas["ErrorEnvelope"]> & { error?: { message?: unknown } };
@@ -140,7 +153,7 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
       parsed = parseAnswer(answer);
     } catch {
       // Unreachable, timed out, or a success that is not JSON (not the API answering).
-      return { ok: false, status: 503, message: SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} };
+      return { ok: false, status: 503, code: null, message: SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} };
     }
     if (answer.status === 401 && token) {
       // The API no longer accepts this token (revoked, expired): sign out exactly as logout does.
@@ -149,8 +162,9 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
     const ok = answer.status >= 200 && answer.status < 300;
     const envelope = parsed as { status?: unknown; message?: string; data?: T } | undefined;
     if (!ok || !envelope || typeof envelope !== "object" || envelope.status === false) {
-      const fields = (parsed as ErrorBody | undefined)?.errors?.fields ?? {};
-      return { ok: false, status: answer.status, message: messageOf(parsed) ?? "", fieldErrors: fields };
+      const errors = (parsed as ErrorBody | undefined)?.errors;
+      const code = typeof errors?.code === "string" ? errors.code : null;
+      return { ok: false, status: answer.status, code, message: messageOf(parsed) ?? "", fieldErrors: errors?.fields ?? {} };
     }
     return { ok: true, status: answer.status, message: envelope.message ?? "", data: envelope.data as T };
   }

@@ -106,7 +106,7 @@ describe.each(databases())("sign-in, tokens and sign-out ($name)", (kind) => {
       status: false,
       success: false,
       message: "These credentials do not match our records.",
-      errors: { message: "These credentials do not match our records." },
+      errors: { message: "These credentials do not match our records.", code: "invalid_credentials" },
     };
     for (const res of [wrong, unknown, noPassword]) {
       expect(res.status).toBe(401);
@@ -125,6 +125,7 @@ describe.each(databases())("sign-in, tokens and sign-out ($name)", (kind) => {
       message: "The email field is required.",
       errors: {
         message: "The email field is required.",
+        code: "validation_failed",
         fields: { email: ["The email field is required."], password: ["The password field is required."] },
       },
     });
@@ -173,7 +174,7 @@ describe.each(databases())("sign-in, tokens and sign-out ($name)", (kind) => {
       status: false,
       success: false,
       message: "Unauthenticated.",
-      errors: { message: "Unauthenticated." },
+      errors: { message: "Unauthenticated.", code: "unauthenticated" },
     });
     expect((await t.post("/api/user/logout", { token: first })).status).toBe(401);
     expect((await t.get("/api/me", { token: second })).status).toBe(200);

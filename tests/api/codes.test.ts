@@ -12,7 +12,8 @@ const uniqueEmail = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${
 
 /** The error envelope of a refused code, with the message under the given field too. */
 function codeRefusal(message: string, field: string) {
-  return { status: false, success: false, message, errors: { message, fields: { [field]: [message] } } };
+  const code = { [INVALID]: "code_invalid", [EXPIRED]: "code_expired", [BURNT]: "too_many_attempts" }[message];
+  return { status: false, success: false, message, errors: { message, code, fields: { [field]: [message] } } };
 }
 
 describe.each(databases())("emailed codes ($name)", (kind) => {
@@ -148,7 +149,7 @@ describe.each(databases())("emailed codes ($name)", (kind) => {
       status: false,
       success: false,
       message: "Please wait 30 seconds before requesting a new code.",
-      errors: { message: "Please wait 30 seconds before requesting a new code." },
+      errors: { message: "Please wait 30 seconds before requesting a new code.", code: "rate_limited" },
     });
     expect(tooSoon.headers.get("retry-after")).toBe("30");
     expect(await t.mailbox(email)).toHaveLength(1);
@@ -286,7 +287,7 @@ describe.each(databases())("hourly caps on code requests ($name)", (kind) => {
         answers.push([res.status, res.body]);
         if (i === 3) {
           expect(res.status).toBe(429);
-          expect(res.body).toEqual({ status: false, success: false, message: TOO_MANY, errors: { message: TOO_MANY } });
+          expect(res.body).toEqual({ status: false, success: false, message: TOO_MANY, errors: { message: TOO_MANY, code: "rate_limited" } });
           const retry = Number(res.headers.get("retry-after"));
           expect(retry).toBeGreaterThan(3500);
           expect(retry).toBeLessThanOrEqual(3600);

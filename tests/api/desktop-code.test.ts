@@ -82,7 +82,7 @@ describe.each(databases())("desktop hand-off codes ($name)", (kind) => {
       status: false,
       success: false,
       message: INVALID,
-      errors: { message: INVALID, fields: { code: [INVALID] } },
+      errors: { message: INVALID, code: "code_invalid", fields: { code: [INVALID] } },
     });
     const after = await t.db.selectFrom("desktop_codes").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
     expect(after.token_ciphertext).toBeNull();
@@ -113,7 +113,7 @@ describe.each(databases())("desktop hand-off codes ($name)", (kind) => {
     const res = await issue(web);
     expect(res.status).toBe(403);
     const message = "Codes for the desktop app can only be made from a desktop app sign-in.";
-    expect(res.body).toEqual({ status: false, success: false, message, errors: { message } });
+    expect(res.body).toEqual({ status: false, success: false, message, errors: { message, code: "not_desktop" } });
     expect((await issue()).status).toBe(401);
   });
 

@@ -20,7 +20,7 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
       status: false,
       success: false,
       message: "The request body is not valid JSON.",
-      errors: { message: "The request body is not valid JSON." },
+      errors: { message: "The request body is not valid JSON.", code: "malformed_body" },
     });
   });
 
@@ -32,12 +32,14 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     const form = await t.post("/api/user/login", { form: { email: "demo@example.com", password: big } });
     expect(form.status).toBe(413);
     expect(form.body.errors.message).toBe("The request body is too large.");
+    expect(form.body.errors.code).toBe("body_too_large");
   });
 
   it("refuses bodies that are neither JSON nor form data", async () => {
     const res = await t.post("/api/user/login", { raw: "email=demo", headers: { "content-type": "text/plain" } });
     expect(res.status).toBe(415);
     expect(res.body.success).toBe(false);
+    expect(res.body.errors.code).toBe("unsupported_media_type");
   });
 
   it("answers unknown /api paths with a JSON 404", async () => {
@@ -49,7 +51,7 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
         status: false,
         success: false,
         message: "Not found.",
-        errors: { message: "Not found." },
+        errors: { message: "Not found.", code: "not_found" },
       });
     }
   });
@@ -60,6 +62,7 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     expect(login.headers.get("allow")).toBe("POST, OPTIONS");
     expect(login.body.success).toBe(false);
     expect(login.body.message).toEqual(expect.any(String));
+    expect(login.body.errors.code).toBe("method_not_allowed");
 
     const me = await t.request("DELETE", "/api/me");
     expect(me.status).toBe(405);
@@ -130,7 +133,7 @@ describe.each(databases())("failures ($name)", (kind) => {
         status: false,
         success: false,
         message: "Database unavailable.",
-        errors: { message: "Database unavailable." },
+        errors: { message: "Database unavailable.", code: "database_unavailable" },
       });
 
       const secret = "very-secret-password-123";
@@ -140,7 +143,7 @@ describe.each(databases())("failures ($name)", (kind) => {
         status: false,
         success: false,
         message: "Something went wrong.",
-        errors: { message: "Something went wrong." },
+        errors: { message: "Something went wrong.", code: "server_error" },
       });
       const me = await t.get("/api/me", { token });
       expect(me.status).toBe(500);

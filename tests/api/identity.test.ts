@@ -336,7 +336,7 @@ describe.each(databases())("Google and Apple sign-in ($name)", (kind) => {
     expect(google.status).toBe(403);
     const message =
       "This email belongs to an existing account. Sign in with your password, then connect your Google account.";
-    expect(google.body).toEqual({ status: false, success: false, message, errors: { message } });
+    expect(google.body).toEqual({ status: false, success: false, message, errors: { message, code: "password_sign_in_required" } });
     const apple = await thirdPartyLogin({
       email,
       firebase_id_token: await stub.sign("apple", { email, email_verified: "false" }),
@@ -415,7 +415,7 @@ describe.each(databases())("Google and Apple sign-in ($name)", (kind) => {
         status: false,
         success: false,
         message: notVerified,
-        errors: { message: notVerified },
+        errors: { message: notVerified, code: "provider_sign_in_failed" },
       });
     }
     const apple = await attempt(await stub.sign("google", { email }), "APPLE");
@@ -668,7 +668,7 @@ describe.each(databases())("Google and Apple sign-in ($name)", (kind) => {
       ] as const) {
         const res = await t.post("/api/account/disconnect", { token, json });
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ status: false, success: false, message: notFound, errors: { message: notFound } });
+        expect(res.body).toEqual({ status: false, success: false, message: notFound, errors: { message: notFound, code: "not_found" } });
       }
       expect(await linksOf(owner.id)).toHaveLength(1);
       const bad = await t.post("/api/account/disconnect", {

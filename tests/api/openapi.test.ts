@@ -168,13 +168,13 @@ describe("the harness's contract check", () => {
     ...over,
   });
   const user = { id: 1, email: "a@b.c", name: null, has_password: true, email_verified_at: null, created_at: "2026-01-01T00:00:00.000Z" };
-  const error = (message: string, fields?: Record<string, string[]>) =>
-    json({ status: false, success: false, message, errors: { message, ...(fields ? { fields } : {}) } });
+  const error = (code: string, message: string, fields?: Record<string, string[]>) =>
+    json({ status: false, success: false, message, errors: { message, code, ...(fields ? { fields } : {}) } });
 
   it("passes answers that keep the document: a success, an error with its envelope", () => {
     expect(checker.check(exchange({ responseText: json({ status: true, success: true, message: "OK", data: user }) }))).toEqual([]);
     expect(
-      checker.check(exchange({ status: 401, responseHeaders: jsonHeaders({ "www-authenticate": "Bearer" }), responseText: error("Unauthenticated.") })),
+      checker.check(exchange({ status: 401, responseHeaders: jsonHeaders({ "www-authenticate": "Bearer" }), responseText: error("unauthenticated", "Unauthenticated.") })),
     ).toEqual([]);
   });
 
@@ -185,7 +185,7 @@ describe("the harness's contract check", () => {
   });
 
   it("catches an undocumented status, an error without its envelope, a wrong content type, a missing documented header", () => {
-    expect(checker.check(exchange({ status: 418, responseText: error("Teapot.") }))).toEqual([
+    expect(checker.check(exchange({ status: 418, responseText: error("request_rejected", "Teapot.") }))).toEqual([
       expect.stringMatching(/status 418 is not documented for me/),
     ]);
     expect(checker.check(exchange({ status: 500, responseText: json({ error: "boom" }) }))).toEqual([
@@ -194,8 +194,17 @@ describe("the harness's contract check", () => {
     expect(checker.check(exchange({ responseHeaders: new Headers({ "content-type": "text/html" }), responseText: "<p>hi</p>" }))).toEqual([
       expect.stringMatching(/content type 'text\/html' is not documented/),
     ]);
-    expect(checker.check(exchange({ status: 401, responseText: error("Unauthenticated.") }))).toEqual([
+    expect(checker.check(exchange({ status: 401, responseText: error("unauthenticated", "Unauthenticated.") }))).toEqual([
       expect.stringMatching(/the documented header WWW-Authenticate is missing/),
+    ]);
+    // An error's code is one of the document's.
+    const unauthenticated = jsonHeaders({ "www-authenticate": "Bearer" });
+    const withoutCode = json({ status: false, success: false, message: "Unauthenticated.", errors: { message: "Unauthenticated." } });
+    expect(checker.check(exchange({ status: 401, responseHeaders: unauthenticated, responseText: withoutCode }))).toEqual([
+      expect.stringMatching(/401: the body does not match the documented schema: .*required property 'code'/),
+    ]);
+    expect(checker.check(exchange({ status: 401, responseHeaders: unauthenticated, responseText: error("no_such_code", "Unauthenticated.") }))).toEqual([
+      expect.stringMatching(/401: the body does not match the documented schema: .*allowed values/),
     ]);
   });
 
@@ -206,7 +215,7 @@ describe("the harness's contract check", () => {
       expect.stringMatching(/the request body does not match its schema.*the API accepted this request/),
     ]);
     expect(checker.check(exchange({ ...del, requestBody: json({ password: "secret" }), responseText: deleted }))).toEqual([]);
-    const refused = error("Please enter your password.", { password: ["Please enter your password."] });
+    const refused = error("validation_failed", "Please enter your password.", { password: ["Please enter your password."] });
     expect(checker.check(exchange({ ...del, requestBody: json({}), status: 422, responseText: refused }))).toEqual([]);
     // Path parameters: digits only.
     const card = { method: "PUT", path: "/api/payment-methods/abc/set-default" };
@@ -219,7 +228,7 @@ describe("the harness's contract check", () => {
     expect(checker.check(exchange({ path: "/api/nowhere", status: 200, responseText: json({}) }))).toEqual([
       expect.stringMatching(/must answer 404/),
     ]);
-    expect(checker.check(exchange({ path: "/api/nowhere", status: 404, responseText: error("Not found.") }))).toEqual([]);
+    expect(checker.check(exchange({ path: "/api/nowhere", status: 404, responseText: error("not_found", "Not found.") }))).toEqual([]);
     expect(checker.check(exchange({ method: "DELETE", status: 200, responseText: json({}) }))).toEqual([expect.stringMatching(/must answer 405/)]);
     // Not the API's namespace: a sandbox's pages are not checked.
     expect(checker.check(exchange({ path: "/dev/stripe/checkout/x", responseHeaders: new Headers({ "content-type": "text/html" }) }))).toEqual([]);

@@ -74,7 +74,7 @@ describe.each(databases())("password reset ($name)", (kind) => {
       status: false,
       success: false,
       message: RESET_INVALID,
-      errors: { message: RESET_INVALID, fields: { token: [RESET_INVALID] } },
+      errors: { message: RESET_INVALID, code: "link_invalid", fields: { token: [RESET_INVALID] } },
     });
   });
 
@@ -208,7 +208,7 @@ describe.each(databases())("first password ($name)", (kind) => {
       status: false,
       success: false,
       message: SET_INVALID,
-      errors: { message: SET_INVALID, fields: { token: [SET_INVALID] } },
+      errors: { message: SET_INVALID, code: "link_invalid", fields: { token: [SET_INVALID] } },
     });
 
     // Now the account has a password.

@@ -73,6 +73,7 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
       const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, number), planId: 6, email: "declined@example.com" });
       expect(res.status).toBe(402);
       expect(res.body.message).toBe(message);
+      expect(res.body.errors.code).toBe("card_declined");
     }
     expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
     const rows = await t.db.selectFrom("transactions").select(["status", "failure_message"]).where("user_id", "=", userId).execute();
@@ -80,6 +81,16 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
       { status: "Payment failed", failure_message: "Your card was declined." },
       { status: "Payment failed", failure_message: "Your card has insufficient funds." },
     ]);
+  });
+
+  it("a declined payment posted again with its key gets the same answer, code included, and is charged once", async () => {
+    const { userId, token } = await customer(t, "declined-again@example.com");
+    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, DECLINED), planId: 1, email: "declined-again@example.com", idempotency_key: newKey() };
+    for (const res of [await t.post("/api/payments/card", { token, json: body }), await t.post("/api/payments/card", { token, json: body })]) {
+      expect(res.status).toBe(402);
+      expect(res.body.errors).toEqual({ message: "Your card was declined.", code: "card_declined" });
+    }
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
   });
 
   it("twenty identical posts (one idempotency key) pay once and all get the same answer", async () => {

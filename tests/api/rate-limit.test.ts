@@ -42,7 +42,7 @@ describe.each(databases())("failed sign-in limits ($name)", (kind) => {
 
   function expectLocked(res: Awaited<ReturnType<typeof attempt>>) {
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ status: false, success: false, message: LOCKED, errors: { message: LOCKED } });
+    expect(res.body).toEqual({ status: false, success: false, message: LOCKED, errors: { message: LOCKED, code: "rate_limited" } });
     const retryAfter = Number(res.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(WINDOW - 60);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { REFUND_MESSAGES, requireAdmin } from "../../api/billing/refunds";
-import type { ApiError } from "../../api/platform/errors";
+import { statusOf } from "../../api/http/error-status";
+import type { DomainError } from "../../api/platform/errors";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, GOOD_OTHER, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
@@ -48,7 +49,7 @@ describe("refund units", () => {
         requireAdmin(configured, header);
         return 200;
       } catch (error) {
-        return (error as ApiError).status;
+        return statusOf((error as DomainError).code);
       }
     };
     expect(status(undefined, `Bearer ${ADMIN_TOKEN}`)).toBe(404);

@@ -185,7 +185,7 @@ describe.each(databases())("payment attempts are limited per account ($name)", (
 
     const limited = await start(payer.token);
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ status: false, success: false, message: TOO_MANY, errors: { message: TOO_MANY } });
+    expect(limited.body).toEqual({ status: false, success: false, message: TOO_MANY, errors: { message: TOO_MANY, code: "rate_limited" } });
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(3500);
     expect(retryAfter).toBeLessThanOrEqual(3600);

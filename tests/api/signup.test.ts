@@ -148,6 +148,7 @@ describe.each(databases())("sign-up ($name)", (kind) => {
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors).toEqual({
       message: "Invalid verification code",
+      code: "code_invalid",
       fields: { verification_code: ["Invalid verification code"] },
     });
     expect(await t.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst()).toBeUndefined();
@@ -177,7 +178,7 @@ describe.each(databases())("sign-up ($name)", (kind) => {
       status: false,
       success: false,
       message: "An account with this email already exists. Please sign in.",
-      errors: { message: "An account with this email already exists. Please sign in." },
+      errors: { message: "An account with this email already exists. Please sign in.", code: "email_taken" },
     });
     // The existing password is untouched.
     expect((await t.post("/api/user/login", { json: { email, password: "password-123" } })).status).toBe(200);

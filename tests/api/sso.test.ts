@@ -47,7 +47,7 @@ describe.each(databases())("SSO token ($name)", (kind) => {
     // Single use.
     const again = await exchange(accessToken);
     expect(again.status).toBe(401);
-    expect(again.body).toEqual({ status: false, success: false, message: INVALID, errors: { message: INVALID } });
+    expect(again.body).toEqual({ status: false, success: false, message: INVALID, errors: { message: INVALID, code: "sso_token_invalid" } });
   });
 
   it("refuses an expired token (after 60 s) and unknown ones", async () => {
@@ -95,7 +95,7 @@ describe.each(databases())("SSO token ($name)", (kind) => {
     expect((await exchange(accessToken)).status).toBe(200);
     const used = await account(accessToken);
     expect(used.status).toBe(401);
-    expect(used.body).toEqual({ status: false, success: false, message: INVALID, errors: { message: INVALID } });
+    expect(used.body).toEqual({ status: false, success: false, message: INVALID, errors: { message: INVALID, code: "sso_token_invalid" } });
     expect((await account("z".repeat(43))).status).toBe(401);
     expect((await account(bearer)).status).toBe(401);
     const stale = (await t.post("/api/auth/sso-token", { token: bearer })).body.data.access_token as string;

@@ -57,7 +57,7 @@ describe.each(databases())("wallet payments ($name)", (kind) => {
       json: { paymentTokenId: await paymentMethod(t, DECLINED), planId: 1, paymentSource: "googlepay", idempotency_key: newKey() },
     });
     expect(res.status).toBe(402);
-    expect(res.body).toMatchObject({ status: false, success: false, message: "Your card was declined.", errors: { message: "Your card was declined." } });
+    expect(res.body).toMatchObject({ status: false, success: false, message: "Your card was declined.", errors: { message: "Your card was declined.", code: "card_declined" } });
     expect(await transactionsOf(t, userId)).toEqual([
       { status: "Payment failed", wallet_payment_type: "googlepay", amount_cents: expect.any(Number), plan_id: 1, failure_message: "Your card was declined." },
     ]);
@@ -131,7 +131,7 @@ describe.each(databases())("Apple Pay charge and merchant validation ($name)", (
       const body = { token: await paymentMethod(t, DECLINED), email, amount: 999, currency: "usd", planId: 1 };
       const res = await t.post(path, { token, json: body, headers: { "Idempotency-Key": newKey() } });
       expect(res.status).toBe(402);
-      expect(res.body).toEqual({ status: false, success: false, message: "Your card was declined.", errors: { message: "Your card was declined." } });
+      expect(res.body).toEqual({ status: false, success: false, message: "Your card was declined.", errors: { message: "Your card was declined.", code: "card_declined" } });
       expect((await transactionsOf(t, userId)).map((r) => [r.status, r.wallet_payment_type])).toEqual([["Payment failed", "applepay"]]);
 
       const anonymous = await t.post(path, { json: body });

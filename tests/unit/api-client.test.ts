@@ -74,13 +74,18 @@ describe("the API client", () => {
     expect(seen[0]?.headers.authorization).toBeUndefined();
   });
 
-  it("reads the error envelope's message and field errors, and an error that is not JSON", async () => {
+  it("reads the error envelope's code, message and field errors, and an error that is not JSON", async () => {
     answer = (_req, res) =>
-      json(res, 422, { status: false, message: "The email is not valid.", errors: { message: "The email is not valid.", fields: { email: ["The email is not valid."] } } });
+      json(res, 422, {
+        status: false,
+        message: "The email is not valid.",
+        errors: { message: "The email is not valid.", code: "validation_failed", fields: { email: ["The email is not valid."] } },
+      });
     const api = client.createApiClient(request, context);
     expect(await api.post("/api/auth/forgot-password", { body: { email: "x" } })).toEqual({
       ok: false,
       status: 422,
+      code: "validation_failed",
       message: "The email is not valid.",
       fieldErrors: { email: ["The email is not valid."] },
     });
@@ -88,7 +93,7 @@ describe("the API client", () => {
       res.writeHead(502, { "Content-Type": "text/html" });
       res.end("<h1>Bad gateway</h1>");
     };
-    expect(await api.post("/api/auth/forgot-password", { body: { email: "x" } })).toEqual({ ok: false, status: 502, message: "", fieldErrors: {} });
+    expect(await api.post("/api/auth/forgot-password", { body: { email: "x" } })).toEqual({ ok: false, status: 502, code: null, message: "", fieldErrors: {} });
   });
 
   it("takes a success that is not JSON, an unreachable API and a slow one as the API being unavailable", async () => {
@@ -97,7 +102,7 @@ describe("the API client", () => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end("<html>a captive portal</html>");
     };
-    expect(await api.get("/api/download-links")).toEqual({ ok: false, status: 503, message: client.SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} });
+    expect(await api.get("/api/download-links")).toEqual({ ok: false, status: 503, code: null, message: client.SERVICE_UNAVAILABLE_MESSAGE, fieldErrors: {} });
     answer = (_req, res) => void setTimeout(() => json(res, 200, { status: true, data: {} }), 1_500);
     const started = Date.now();
     expect(await api.get("/api/download-links")).toMatchObject({ ok: false, status: 503 });

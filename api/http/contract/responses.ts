@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { ZodOpenApiResponseObject } from "zod-openapi";
+import { ERROR_CODES } from "../../platform/errors";
+import { ERROR_STATUS } from "../error-status";
 
 /*
  * The envelopes (api/http/envelope.ts writes them) and the error answers that many routes share. Each
@@ -15,6 +17,12 @@ export const SuccessEnvelope = z
   })
   .meta({ id: "SuccessEnvelope" });
 
+/** The codes with their statuses, as the document lists them. */
+const ERROR_CODES_DESCRIPTION = [
+  "What happened, for the client to branch on (the message is for the person). The codes and their statuses:",
+  ...ERROR_CODES.map((code) => `- \`${code}\` (${ERROR_STATUS[code].status}): ${ERROR_STATUS[code].description}`),
+].join("\n");
+
 export const ErrorEnvelope = z
   .object({
     status: z.literal(false),
@@ -22,6 +30,7 @@ export const ErrorEnvelope = z
     message: z.string().meta({ description: "Plain English, fit to show to the user." }),
     errors: z.object({
       message: z.string(),
+      code: z.enum(ERROR_CODES).meta({ description: ERROR_CODES_DESCRIPTION }),
       fields: z
         .record(z.string(), z.array(z.string()))
         .optional()
@@ -71,6 +80,7 @@ export const responses = {
           message: "The email field is required.",
           errors: {
             message: "The email field is required.",
+            code: "validation_failed",
             fields: { email: ["The email field is required."], password: ["The password field is required."] },
           },
         },

@@ -160,7 +160,7 @@ export function registerRoutes(app: Express, ctx: ApiContext, routes: readonly A
         res.status(204).end();
         return;
       }
-      sendError(res, 405, "This method is not allowed for this address.");
+      sendError(res, "method_not_allowed", "This method is not allowed for this address.");
     });
   }
 }

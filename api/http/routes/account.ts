@@ -21,7 +21,7 @@ import { releaseGatewayResources } from "../../payments/account-deletion";
 import { useCode } from "../../identity/codes";
 import { SUBJECTS, deletionCodeEmail } from "../../identity/emails";
 import { confirmationCodeRoute } from "./confirmation-code";
-import { ApiError } from "../../platform/errors";
+import { DomainError, type ErrorCode } from "../../platform/errors";
 import { verifyPassword } from "../../identity/passwords";
 import { TwoFactorStatusSchema, twoFactorStatus } from "../../identity/two-factor";
 import { UserSchema, publicUser } from "../../identity/users";
@@ -66,8 +66,8 @@ const deleteAccountSchema = body({
   },
 });
 
-function fieldError(field: string, message: string): ApiError {
-  return new ApiError(422, message, { fields: { [field]: [message] } });
+function fieldError(code: ErrorCode, field: string, message: string): DomainError {
+  return new DomainError(code, message, { field });
 }
 
 export const accountRoutes = [
@@ -161,7 +161,7 @@ export const accountRoutes = [
       });
       if (!claims.emailVerified) {
         const message = LINK_MESSAGES.connectEmailUnverified(providerLabel(input.link_type));
-        throw new ApiError(422, message, { fields: { firebase_id_token: [message] } });
+        throw new DomainError("provider_token_rejected", message, { field: "firebase_id_token" });
       }
       const link = await connectLink(ctx.db, ctx.clock, { userId: auth.user.id, linkType: input.link_type, claims });
       return { data: link, message: LINK_MESSAGES.connected };
@@ -221,24 +221,24 @@ export const accountRoutes = [
       const { db, clock, limiter } = ctx;
       const user = auth.user;
       if (user.password_hash) {
-        if (!input.password) throw fieldError("password", DELETION_MESSAGES.passwordRequired);
+        if (!input.password) throw fieldError("validation_failed", "password", DELETION_MESSAGES.passwordRequired);
         // The try is taken before argon2, so parallel guesses get no more than 5 evaluations; a right
         // password gives it back.
         const limit: [string, number] = [deletionFailureKey(user.id), DELETION_MAX_WRONG_PASSWORDS];
         const reservation = await limiter.reserve(...limit, DELETION_WRONG_PASSWORD_WINDOW_SECONDS);
         if (!reservation) {
           const seconds = (await limiter.blockedFor([limit])) ?? 1;
-          throw new ApiError(429, DELETION_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
+          throw new DomainError("rate_limited", DELETION_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
             headers: { "Retry-After": String(seconds) },
           });
         }
         if (!(await verifyPassword(user.password_hash, input.password))) {
-          throw fieldError("password", DELETION_MESSAGES.wrongPassword);
+          throw fieldError("wrong_password", "password", DELETION_MESSAGES.wrongPassword);
         }
         await limiter.release([reservation]);
       } else {
-        if (!input.code) throw fieldError("code", DELETION_MESSAGES.codeRequired);
-        if (!/^\d{6}$/.test(input.code)) throw fieldError("code", CODE_FORMAT);
+        if (!input.code) throw fieldError("validation_failed", "code", DELETION_MESSAGES.codeRequired);
+        if (!/^\d{6}$/.test(input.code)) throw fieldError("validation_failed", "code", CODE_FORMAT);
         await useCode(db, clock, { email: user.email, purpose: "delete", code: input.code, field: "code" });
       }
       await releaseGatewayResources(ctx.payments, user.id);

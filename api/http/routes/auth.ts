@@ -10,7 +10,7 @@ import {
   resetCodeEmail,
   setPasswordLinkEmail,
 } from "../../identity/emails";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import {
   consumeOneTimeToken,
   createOneTimeToken,
@@ -133,8 +133,8 @@ export function codeSendDescription(what: string): string {
   return `${CODE_RULES} ${what} ${SAME_FOR_EVERY_EMAIL} `;
 }
 
-function linkError(message: string): ApiError {
-  return new ApiError(422, message, { fields: { token: [message] } });
+function linkError(message: string): DomainError {
+  return new DomainError("link_invalid", message, { field: "token" });
 }
 
 export const authRoutes = [
@@ -334,7 +334,7 @@ export const authRoutes = [
     errors: { 409: `'${AUTH_MESSAGES.alreadyHasPassword}'`, 429: responses.CodeRequestLimited },
     async handler({ ctx, req, auth: { user } }) {
       const { db, config, mail } = ctx;
-      if (user.password_hash) throw new ApiError(409, AUTH_MESSAGES.alreadyHasPassword);
+      if (user.password_hash) throw new DomainError("password_already_set", AUTH_MESSAGES.alreadyHasPassword);
       await recordLinkSend(ctx, { email: user.email, addressKey: clientAddressKey(req.ip) });
       // The newest link replaces older ones.
       await retireOneTimeTokens(db, { purpose: "set_password", userId: user.id });
@@ -377,7 +377,7 @@ export const authRoutes = [
       const userId = await consumeOneTimeToken(db, { purpose: "sso", token: input.access_token });
       const user =
         userId === null ? undefined : await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
-      if (!user) throw new ApiError(401, AUTH_MESSAGES.ssoInvalid);
+      if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
       const { token } = await issueToken(db, {
         userId: user.id,
         device: signInDevice(input, req.headers["user-agent"]),
@@ -406,7 +406,7 @@ export const authRoutes = [
       const userId = await peekOneTimeToken(db, { purpose: "sso", token: input.access_token });
       const user =
         userId === null ? undefined : await db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst();
-      if (!user) throw new ApiError(401, AUTH_MESSAGES.ssoInvalid);
+      if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
       return { data: { email: user.email }, message: AUTH_MESSAGES.ssoValid };
     },
   }),
@@ -432,7 +432,7 @@ export const authRoutes = [
     errors: { 403: `'${AUTH_MESSAGES.desktopCodeNotDesktop}' (the token's device is not 'Desktop')` },
     async handler({ ctx: { db }, req, auth: { user, tokenId, deviceId } }) {
       const device = await db.selectFrom("devices").select("platform").where("id", "=", deviceId).executeTakeFirst();
-      if (device?.platform !== "Desktop") throw new ApiError(403, AUTH_MESSAGES.desktopCodeNotDesktop);
+      if (device?.platform !== "Desktop") throw new DomainError("not_desktop", AUTH_MESSAGES.desktopCodeNotDesktop);
       // requireAuth accepted this header's token.
       const token = bearerToken(req.headers.authorization)!;
       const { code, expiresIn } = await createDesktopCode(db, { token, tokenId, userId: user.id });
@@ -461,15 +461,13 @@ export const authRoutes = [
       const attempts = await limiter.hit(`desktop-code:ip:${clientAddressKey(req.ip)}`, config.desktopCodes.windowSeconds);
       if (attempts.count > config.desktopCodes.maxPerIp) {
         const wait = secondsUntil(attempts.resetAt);
-        throw new ApiError(429, tooManyDesktopCodeAttempts(wait), { headers: { "Retry-After": String(wait) } });
+        throw new DomainError("rate_limited", tooManyDesktopCodeAttempts(wait), { headers: { "Retry-After": String(wait) } });
       }
     },
     async handler({ ctx, body: input }) {
       const redeemed = await redeemDesktopCode(ctx.db, input.code);
       if (!redeemed) {
-        throw new ApiError(422, AUTH_MESSAGES.desktopCodeInvalid, {
-          fields: { code: [AUTH_MESSAGES.desktopCodeInvalid] },
-        });
+        throw new DomainError("code_invalid", AUTH_MESSAGES.desktopCodeInvalid, { field: "code" });
       }
       return { data: { token: redeemed.token, user: publicUser(redeemed.user) }, message: AUTH_MESSAGES.loggedIn };
     },

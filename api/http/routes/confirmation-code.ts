@@ -3,7 +3,7 @@ import { responses } from "../contract/responses";
 import { type AnyRoute, route } from "../contract/route";
 import { type EmailCodePurpose, sendCode } from "../../identity/codes";
 import type { Mail } from "../../platform/mailer";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import { clientAddressKey } from "../../platform/trust-proxy";
 
 /**
@@ -37,7 +37,7 @@ export function confirmationCodeRoute(opts: {
       502: `'${messages.notSent}' (the mail server is unavailable; nothing was stored)`,
     },
     async handler({ ctx, req, auth }) {
-      if (auth.user.password_hash) throw new ApiError(409, messages.hasPassword);
+      if (auth.user.password_hash) throw new DomainError("password_already_set", messages.hasPassword);
       const email = auth.user.email;
       await sendCode(ctx, {
         email,

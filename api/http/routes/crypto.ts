@@ -3,7 +3,7 @@ import { z } from "zod";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import type { ApiContext } from "../context";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
 import {
@@ -77,7 +77,7 @@ const OFF = "; 'Not found.' while crypto payments are off (the routes are not re
 
 /** The crypto gateway; these routes are registered only while it is on (api/http/app.ts), hence the 404. */
 function cryptoOf(ctx: ApiContext): CryptoDeps {
-  if (!ctx.crypto) throw new ApiError(404, "Not found.");
+  if (!ctx.crypto) throw new DomainError("provider_off", "Not found.");
   return ctx.crypto;
 }
 
@@ -108,7 +108,7 @@ async function limitCryptoInvoices(ctx: ApiContext, req: Request, email: string)
   );
   if ("retryAfterSeconds" in reserved) {
     const wait = reserved.retryAfterSeconds;
-    throw new ApiError(429, tooManyCryptoInvoices(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManyCryptoInvoices(wait), { headers: { "Retry-After": String(wait) } });
   }
 }
 
@@ -133,7 +133,7 @@ export const cryptoRoutes = [
     async handler({ ctx, req, auth, body: input }) {
       await limitCryptoInvoices(ctx, req, input.email);
       const plan = await findPlan(ctx.db, input.planId);
-      if (!plan) throw new ApiError(404, "This plan does not exist.", { fields: { planId: ["This plan does not exist."] } });
+      if (!plan) throw new DomainError("not_found", "This plan does not exist.", { field: "planId" });
       const row = await createPurchaseInvoice(cryptoOf(ctx), {
         user: auth.user,
         plan,
@@ -158,7 +158,7 @@ export const cryptoRoutes = [
     errors: { 404: `'${CRYPTO_MESSAGES.notFound}'${OFF}` },
     async handler({ ctx, auth, params }) {
       const row = await findCryptoInvoice(cryptoOf(ctx), params.id);
-      if (!row || row.user_id !== auth.user.id) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
+      if (!row || row.user_id !== auth.user.id) throw new DomainError("not_found", CRYPTO_MESSAGES.notFound);
       return { data: { invoice_details: await invoiceDetails(cryptoOf(ctx), row) } };
     },
   }),
@@ -176,7 +176,7 @@ export const cryptoRoutes = [
     errors: { 404: `'${CRYPTO_MESSAGES.notFound}'${OFF}` },
     async handler({ ctx, params }) {
       const row = await findCryptoInvoice(cryptoOf(ctx), params.id);
-      if (!row) throw new ApiError(404, CRYPTO_MESSAGES.notFound);
+      if (!row) throw new DomainError("not_found", CRYPTO_MESSAGES.notFound);
       return { data: await invoiceDetails(cryptoOf(ctx), row) };
     },
   }),

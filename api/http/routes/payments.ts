@@ -3,11 +3,11 @@ import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import type { ApiContext } from "../context";
 import type { PaymentMethod } from "../../platform/db/schema";
-import { ApiError } from "../../platform/errors";
+import { DomainError, isRefusal } from "../../platform/errors";
 import { secondsUntil } from "../../platform/rate-limit";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
 import { PAYMENT_MESSAGES, completeCheckoutSession, payWithCard, startCheckoutSession } from "../../payments/card-payments";
-import { IDEMPOTENCY_MESSAGES, oncePerKey } from "../../payments/idempotency";
+import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal, type StoredRefusal } from "../../payments/idempotency";
 import { findPlan } from "../../payments/plans";
 import { WEBHOOK_MESSAGES, handleStripeWebhook } from "../../payments/stripe/webhooks";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
@@ -117,7 +117,7 @@ export function publicCard(card: PaymentMethod): z.infer<typeof SavedCardSchema>
 
 export async function planOrError(ctx: ApiContext, planId: number) {
   const plan = await findPlan(ctx.db, planId);
-  if (!plan) throw new ApiError(404, "This plan does not exist.", { fields: { planId: ["This plan does not exist."] } });
+  if (!plan) throw new DomainError("not_found", "This plan does not exist.", { field: "planId" });
   return plan;
 }
 
@@ -126,7 +126,7 @@ export async function limitPaymentAttempts(ctx: ApiContext, userId: number) {
   const attempts = await ctx.limiter.hit(`payment:user:${userId}`, 3600);
   if (attempts.count > PAYMENT_ATTEMPTS_PER_HOUR) {
     const wait = secondsUntil(attempts.resetAt);
-    throw new ApiError(429, "Too many payment attempts. Please try again later.", {
+    throw new DomainError("rate_limited", "Too many payment attempts. Please try again later.", {
       headers: { "Retry-After": String(wait) },
     });
   }
@@ -179,7 +179,7 @@ export const paymentRoutes = [
     },
     async handler({ ctx, res, auth, body: input }) {
       if (input.email !== auth.user.email) {
-        throw new ApiError(422, PAYMENT_MESSAGES.emailMismatch, { fields: { email: [PAYMENT_MESSAGES.emailMismatch] } });
+        throw new DomainError("email_mismatch", PAYMENT_MESSAGES.emailMismatch, { field: "email" });
       }
       const plan = await planOrError(ctx, input.planId);
       const { idempotency_key: key, ...request } = input;
@@ -198,33 +198,24 @@ export const paymentRoutes = [
               couponCode: input.coupon,
               key: `card-${auth.user.id}-${key}`,
             });
-            if (outcome.status === "declined") return { status: 402, body: { message: outcome.message } };
+            if (outcome.status === "declined") return { ok: false, body: { code: "card_declined", message: outcome.message } satisfies StoredRefusal };
             if (outcome.status === "requires_action") {
-              return { status: 200, body: { message: "Please confirm the payment with your bank.", data: { status: "requires_action", client_secret: outcome.clientSecret } } };
+              return { ok: true, body: { message: "Please confirm the payment with your bank.", data: { status: "requires_action", client_secret: outcome.clientSecret } } };
             }
             return {
-              status: 200,
+              ok: true,
               body: { message: PAYMENT_MESSAGES.paid, data: { status: "paid", subscription: await subscriptionData(ctx, outcome.subscriptionId) } },
             };
           } catch (error) {
             // Refusals that are the request's fault are answers too (and replayed); failures are not.
-            if (error instanceof ApiError && error.status < 500) {
-              return { status: error.status, body: { message: error.message, fields: error.options.fields, headers: error.options.headers } };
-            }
+            if (isRefusal(error)) return refusalAnswer(error);
             throw error;
           }
         },
         () => ctx.clock.now(),
       );
-      const stored = answer.body as {
-        message: string;
-        data?: z.input<typeof PaymentResultSchema>;
-        fields?: Record<string, string[]>;
-        headers?: Record<string, string>;
-      };
-      if (answer.status !== 200 || !stored.data) {
-        throw new ApiError(answer.status, stored.message, { fields: stored.fields, headers: stored.headers });
-      }
+      const stored = answer.body as { message: string; data?: z.input<typeof PaymentResultSchema> };
+      if (!answer.ok || !stored.data) throw replayedRefusal(answer.body);
       res.setHeader("Idempotency-Key", key);
       return { data: stored.data, message: stored.message };
     },
@@ -254,7 +245,7 @@ export const paymentRoutes = [
     async handler({ ctx, auth, body: input }) {
       if (!RETURN_PATH.test(input.return_path)) {
         const message = "The return path must be a payment page.";
-        throw new ApiError(422, message, { fields: { return_path: [message] } });
+        throw new DomainError("validation_failed", message, { field: "return_path" });
       }
       const plan = await planOrError(ctx, input.planId);
       await limitPaymentAttempts(ctx, auth.user.id);

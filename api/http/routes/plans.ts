@@ -3,7 +3,7 @@ import { z } from "zod";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import type { ApiContext } from "../context";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import type { Reservation } from "../../platform/rate-limit";
 import { bearerUserId } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -48,14 +48,14 @@ async function limitCouponTries({ ctx, req, res }: { ctx: ApiContext; req: Reque
   const reserved = await ctx.limiter.reserveAll(limits, windowSeconds);
   if ("retryAfterSeconds" in reserved) {
     const wait = reserved.retryAfterSeconds;
-    throw new ApiError(429, tooManyCouponAttempts(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManyCouponAttempts(wait), { headers: { "Retry-After": String(wait) } });
   }
   res.locals[COUPON_TRIES] = reserved.reservations;
 }
 
 async function planOrNotFound(db: Parameters<typeof findPlan>[0], id: number) {
   const plan = await findPlan(db, id);
-  if (!plan) throw new ApiError(404, PLAN_MESSAGES.notFound, { fields: { planId: [PLAN_MESSAGES.notFound] } });
+  if (!plan) throw new DomainError("not_found", PLAN_MESSAGES.notFound, { field: "planId" });
   return plan;
 }
 
@@ -125,7 +125,7 @@ export const planRoutes = [
     async handler({ ctx, res, body: input }) {
       const plan = await planOrNotFound(ctx.db, input.planId);
       const check = await checkCoupon(ctx.db, input.code, plan, ctx.clock.now());
-      if (!check.ok) throw new ApiError(422, check.message, { fields: { code: [check.message] } });
+      if (!check.ok) throw new DomainError("coupon_invalid", check.message, { field: "code" });
       // Not a guess: this try does not count.
       await ctx.limiter.release((res.locals[COUPON_TRIES] as Reservation[] | undefined) ?? []);
       return { data: couponQuote(check, plan.id), message: COUPON_MESSAGES.applied };

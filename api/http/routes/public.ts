@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { route } from "../contract/route";
 import { pingDatabase } from "../../platform/db";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 
 export const DownloadLinksSchema = z
   .strictObject({ windows: z.string().meta({ format: "uri" }), mac: z.string().meta({ format: "uri" }) })
@@ -32,7 +32,7 @@ export const publicRoutes = [
     success: { description: "Healthy", data: z.strictObject({ database: z.literal("ok") }) },
     errors: { 503: "'Database unavailable.'" },
     async handler({ ctx }) {
-      if (!(await pingDatabase(ctx.db))) throw new ApiError(503, "Database unavailable.");
+      if (!(await pingDatabase(ctx.db))) throw new DomainError("database_unavailable", "Database unavailable.");
       return { data: { database: "ok" as const } };
     },
   }),

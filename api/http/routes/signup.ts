@@ -3,7 +3,7 @@ import { responses } from "../contract/responses";
 import { type HandlerArgs, route } from "../contract/route";
 import { consumeCode, invalidCodeError, sendCode, verifyCode } from "../../identity/codes";
 import { alreadyRegisteredEmail, signupCodeEmail } from "../../identity/emails";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import { hashPassword } from "../../identity/passwords";
 import { issueToken, signInDevice } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -77,7 +77,7 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
     code: input.verification_code,
     field: "verification_code",
   });
-  if (await findUserByEmail(db, input.email)) throw new ApiError(409, SIGNUP_MESSAGES.accountExists);
+  if (await findUserByEmail(db, input.email)) throw new DomainError("email_taken", SIGNUP_MESSAGES.accountExists);
 
   const passwordHash = await hashPassword(input.password);
   const now = clock.now().toISOString();
@@ -99,7 +99,7 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
       .onConflict((oc) => oc.column("email").doNothing())
       .returning("id")
       .executeTakeFirst();
-    if (!row) throw new ApiError(409, SIGNUP_MESSAGES.accountExists);
+    if (!row) throw new DomainError("email_taken", SIGNUP_MESSAGES.accountExists);
     return Number(row.id);
   });
 

@@ -4,7 +4,7 @@ import { route } from "../contract/route";
 import { useCode } from "../../identity/codes";
 import { SUBJECTS, twoFactorCodeEmail } from "../../identity/emails";
 import { confirmationCodeRoute } from "./confirmation-code";
-import { ApiError } from "../../platform/errors";
+import { DomainError, type ErrorCode } from "../../platform/errors";
 import { verifyPassword } from "../../identity/passwords";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import {
@@ -81,8 +81,8 @@ const enableSchema = body({
     }),
 }).meta({ id: "TwoFactorEnableRequest" });
 
-function fieldError(field: string, message: string): ApiError {
-  return new ApiError(422, message, { fields: { [field]: [message] } });
+function fieldError(code: ErrorCode, field: string, message: string): DomainError {
+  return new DomainError(code, message, { field });
 }
 
 /** requireOneProof, for the OpenAPI document: code or recovery_code. */
@@ -173,13 +173,13 @@ export const twoFactorRoutes = [
       const { user } = auth;
       let confirm: (() => Promise<unknown>) | undefined;
       if (user.password_hash) {
-        if (!input.password) throw fieldError("password", TWO_FACTOR_MESSAGES.passwordRequired);
+        if (!input.password) throw fieldError("validation_failed", "password", TWO_FACTOR_MESSAGES.passwordRequired);
         const reservation = await reserveSettingTry(ctx, "enable", user.id);
-        if (!(await verifyPassword(user.password_hash, input.password))) throw fieldError("password", TWO_FACTOR_MESSAGES.wrongPassword);
+        if (!(await verifyPassword(user.password_hash, input.password))) throw fieldError("wrong_password", "password", TWO_FACTOR_MESSAGES.wrongPassword);
         await releaseSettingTry(ctx, reservation);
       } else {
         const code = input.verification_code;
-        if (!code) throw fieldError("verification_code", CODE_FORMAT);
+        if (!code) throw fieldError("validation_failed", "verification_code", CODE_FORMAT);
         // Used up only once the authentication code is right (enableTwoFactor's confirm step).
         confirm = () => useCode(ctx.db, ctx.clock, { email: user.email, purpose: "two_factor", code, field: "verification_code" });
       }
@@ -205,14 +205,14 @@ export const twoFactorRoutes = [
     },
     async handler({ ctx, auth, body: input }) {
       const userId = auth.user.id;
-      if (!(await isTwoFactorEnabled(ctx.db, userId))) throw new ApiError(409, TWO_FACTOR_MESSAGES.notOn);
+      if (!(await isTwoFactorEnabled(ctx.db, userId))) throw new DomainError("two_factor_off", TWO_FACTOR_MESSAGES.notOn);
       // The try is taken before the check (parallel guesses get no more than a sequence) and kept when wrong.
       const reservation = await reserveSettingTry(ctx, "disable", userId);
       const accepted = await useSecondFactor(ctx, userId, { code: input.code, recovery_code: input.recovery_code });
       if (!accepted) {
         const field = input.recovery_code !== undefined ? "recovery_code" : "code";
         const message = field === "code" ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid;
-        throw new ApiError(422, message, { fields: { [field]: [message] } });
+        throw new DomainError("code_invalid", message, { field });
       }
       await releaseSettingTry(ctx, reservation);
       await disableTwoFactor(ctx.db, userId);

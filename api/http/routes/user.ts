@@ -3,7 +3,7 @@ import { responses } from "../contract/responses";
 import { route } from "../contract/route";
 import { LINK_MESSAGES, accountForProviderSignIn, providerLabel, verifyProviderToken } from "../../identity/account-links";
 import { claimIdTokenUse } from "../../identity/id-tokens";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../../identity/passwords";
 import { revokeSessions, signInDevice } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -76,7 +76,7 @@ export const userRoutes = [
       const user = await db.selectFrom("users").selectAll().where("email", "=", input.email).executeTakeFirst();
       // Always one argon2 verify (a dummy one for unknown emails and password-less accounts).
       const valid = await verifyPassword(user?.password_hash ?? null, input.password);
-      if (!user?.password_hash || !valid) throw new ApiError(401, INVALID_CREDENTIALS);
+      if (!user?.password_hash || !valid) throw new DomainError("invalid_credentials", INVALID_CREDENTIALS);
       // The right password is not a failure.
       await loginThrottle.release(reservations);
 
@@ -128,7 +128,7 @@ export const userRoutes = [
       });
       // An ID token signs in once: a copy (a log, a proxy, a stolen redirect) must not sign in again.
       if (!(await claimIdTokenUse(db, input.firebase_id_token, claims.payload))) {
-        throw new ApiError(409, LINK_MESSAGES.loginReplayed(providerLabel(linkType)));
+        throw new DomainError("id_token_replayed", LINK_MESSAGES.loginReplayed(providerLabel(linkType)));
       }
       const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name });
       const device = signInDevice(input, req.headers["user-agent"]);

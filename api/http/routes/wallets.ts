@@ -4,7 +4,7 @@ import { rateLimited } from "../contract/responses";
 import { type AnyRoute, route } from "../contract/route";
 import type { ApiContext } from "../context";
 import type { User } from "../../platform/db/schema";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import { body, emailField, idField, integerOrDigits, optionalText, requiredText } from "../validation";
 import { PAYMENT_MESSAGES } from "../../payments/card-payments";
 import { IDEMPOTENCY_MESSAGES } from "../../payments/idempotency";
@@ -141,7 +141,7 @@ const PAYMENT_ERRORS = {
 
 function refuseOtherEmail(user: User, email: string | undefined) {
   if (email !== undefined && email !== user.email) {
-    throw new ApiError(422, PAYMENT_MESSAGES.emailMismatch, { fields: { email: [PAYMENT_MESSAGES.emailMismatch] } });
+    throw new DomainError("email_mismatch", PAYMENT_MESSAGES.emailMismatch, { field: "email" });
   }
 }
 
@@ -193,7 +193,7 @@ function appleChargeRoute(path: string, operationId: string, where: string): Any
       checkChargeAmount(plan, await expectedAmountCents(ctx, plan, input.coupon), input.amount, currency);
       const header = req.get("Idempotency-Key")?.trim();
       if (header !== undefined && (header.length < 1 || header.length > 200)) {
-        throw new ApiError(422, "The Idempotency-Key header must be 1 to 200 characters.");
+        throw new DomainError("validation_failed", "The Idempotency-Key header must be 1 to 200 characters.");
       }
       const key = header || derivedChargeKey(auth.user.id, input.token, plan.id);
       const { outcome, message } = await payWithWallet(ctx, {
@@ -265,7 +265,7 @@ export const walletRoutes: AnyRoute[] = [
       501: `Live Stripe: '${WALLET_MESSAGES.merchantValidationLive}'`,
     },
     handler({ ctx, body: input }) {
-      if (ctx.payments.gateway.mode === "live") throw new ApiError(501, WALLET_MESSAGES.merchantValidationLive);
+      if (ctx.payments.gateway.mode === "live") throw new DomainError("not_implemented", WALLET_MESSAGES.merchantValidationLive);
       checkValidationUrl(input.validationURL);
       const domain = merchantDomain(ctx.config.publicUrl, input.domain);
       return { data: { merchantSession: sandboxMerchantSession(domain, ctx.clock.now()) }, message: WALLET_MESSAGES.merchantSession };

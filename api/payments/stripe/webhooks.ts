@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { isUniqueViolation } from "../../platform/db";
-import { ApiError } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import {
   type PaymentsDeps,
   completeCheckoutSession,
@@ -25,13 +25,13 @@ export const WEBHOOK_MESSAGES = {
   received: "Received.",
 } as const;
 
-/** Verifies and handles one delivery. Throws ApiError(400) for a bad signature. */
+/** Verifies and handles one delivery. Throws signature_invalid for a bad signature. */
 export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | Buffer, signature: string | undefined): Promise<void> {
   let event: Stripe.Event;
   try {
     event = deps.gateway.stripe.webhooks.constructEvent(rawBody, signature ?? "", deps.gateway.webhookSecret);
   } catch {
-    throw new ApiError(400, WEBHOOK_MESSAGES.badSignature);
+    throw new DomainError("signature_invalid", WEBHOOK_MESSAGES.badSignature);
   }
   try {
     await deps.db

@@ -150,7 +150,7 @@ export async function paymentMethodsAction(
       });
       if (!updated.ok) {
         const message = Object.values(updated.fieldErrors)[0]?.[0];
-        if (updated.status === 422 && message) {
+        if ((updated.code === "card_details_rejected" || updated.code === "validation_failed") && message) {
           return data({ paymentMethodsForm: "update-card", id, errors: { expiry: message } }, { status: 422 });
         }
         return fail(updated.message, PAYMENT_METHOD_MESSAGES.updateFailed);

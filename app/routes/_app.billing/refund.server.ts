@@ -45,6 +45,6 @@ export async function refundAction(args: { request: Request; context: AppLoadCon
   });
   if (result.ok) return redirectWithSuccess("/billing", result.message || REFUND_FORM.refunded);
   const fieldError = result.fieldErrors.refund_address?.[0];
-  if (fieldError) return data({ refundForm: id, errors: { refund_address: fieldError } } satisfies RefundActionData, { status: 400 });
+  if (result.code === "validation_failed" && fieldError) return data({ refundForm: id, errors: { refund_address: fieldError } } satisfies RefundActionData, { status: 400 });
   return redirectWithError("/billing", result.message || REFUND_FORM.failed);
 }

@@ -1,7 +1,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { SignupCodeSchema, SignupEmailSchema, SignupPasswordSchema } from "~/schemas/index.server";
-import { createApiClient } from "~/utils/api.server";
+import { CODE_REFUSED, createApiClient } from "~/utils/api.server";
 import { readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
@@ -89,7 +89,7 @@ export async function signupAction(intent: string, { request, context, formData,
         platform: "Web Browser",
       },
     });
-    if (!registered.ok && registered.fieldErrors.verification_code) {
+    if (!registered.ok && registered.code && CODE_REFUSED.has(registered.code)) {
       // The code expired or was used up since it was checked: back to the code step, where it can be resent.
       const cookie = await writeFlow(request, "signup", { ...flow, code: undefined });
       return redirectWithError(here, registered.message || "Invalid verification code", { headers: { "Set-Cookie": cookie } });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
-import { type ApiSchemas, createApiClient, serviceUnavailable } from "~/utils/api.server";
+import { type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
@@ -84,7 +84,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   if (cryptoId && token) {
     const invoice = await api.get("/api/payments/crypto/invoices/{id}", { params: { path: { id: cryptoId } } });
     const here = url.pathname;
-    if (!invoice.ok) throw await redirectWithError(here, invoice.status === 404 ? "No invoice data found" : "Failed to Fetch BitPay invoice");
+    if (!invoice.ok) throw await redirectWithError(here, invoice.code === "not_found" || invoice.code === "provider_off" ? "No invoice data found" : "Failed to Fetch BitPay invoice");
     const details = invoice.data.invoice_details;
     if (details.paid) {
       const flow = await flowFor(request, planId);
@@ -104,7 +104,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
   ]);
   if (!detail.ok) {
-    if (detail.status === 404 || detail.status === 422) throw new Response("Not Found", { status: 404 });
+    if (detail.code === "not_found" || detail.code === "validation_failed") throw new Response("Not Found", { status: 404 });
     throw serviceUnavailable();
   }
   if (!gateway.ok) throw serviceUnavailable();
@@ -213,7 +213,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
           platform: "Web Browser",
         },
       });
-      if (!registered.ok && registered.fieldErrors.verification_code) {
+      if (!registered.ok && registered.code && CODE_REFUSED.has(registered.code)) {
         // The code expired or was used meanwhile: back to the code step, where it can be resent.
         const cookie = await save({ ...flow, code: undefined });
         return redirectWithError(here, registered.message || "Invalid verification code", { headers: { "Set-Cookie": cookie } });
