@@ -10,7 +10,7 @@ import readline from "node:readline";
 export type QualityServer = {
   base: string;
   databaseFile: string;
-  /** Request-log lines (`METHOD /path STATUS ms`) whose status was 5xx. */
+  /** Request-log lines (JSON, pino) whose status was 5xx. */
   serverErrors: string[];
   /** stderr lines that report an error (the sandbox banner and other warnings are not errors). */
   stderrErrors: string[];
@@ -35,6 +35,21 @@ export const LOOPBACK_LIMITS: Record<string, string> = {
   COUPON_MAX_ATTEMPTS_PER_IP: "1000000",
   CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: "1000000",
 };
+
+/**
+ * Whether a line of the server's stdout is a request logged with a 5xx status. In production the log is
+ * JSON lines (pino: `{"level":30,...,"method":"GET","path":"/x","status":500,"ms":3,"msg":"GET /x 500 3ms"}`);
+ * any other line (not JSON, or a log line without a status) is not a request's.
+ */
+export function isServerErrorLine(line: string): boolean {
+  if (!line.startsWith("{")) return false;
+  try {
+    const entry = JSON.parse(line) as { status?: unknown };
+    return typeof entry.status === "number" && entry.status >= 500;
+  } catch {
+    return false;
+  }
+}
 
 export async function startQualityServer(options: { port: number; env?: Record<string, string>; name: string }): Promise<QualityServer> {
   if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first.");
@@ -65,7 +80,7 @@ export async function startQualityServer(options: { port: number; env?: Record<s
   const serverErrors: string[] = [];
   const stderrErrors: string[] = [];
   readline.createInterface({ input: server.stdout! }).on("line", (line) => {
-    if (/^[A-Z]+ \S+ 5\d\d /.test(line)) serverErrors.push(line);
+    if (isServerErrorLine(line)) serverErrors.push(line);
   });
   readline.createInterface({ input: server.stderr! }).on("line", (line) => {
     if (!BANNER.test(line.trim()) && ERROR_LINE.test(line)) stderrErrors.push(line);
