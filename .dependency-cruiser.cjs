@@ -110,6 +110,22 @@ module.exports = {
       from: { path: "^(api|server)/|^server\\.ts$" },
       to: { path: "(^|/)node_modules/@stripe/" },
     },
+    {
+      name: "tests-support-stands-alone",
+      comment:
+        "tests/support (factories, cards, clocks, the signed-in fixture, the page states) is shared by the suites and the " +
+        "scripts: it imports no suite and no portal route.",
+      severity: "error",
+      from: { path: "^tests/support/" },
+      to: { path: "^tests/(api|e2e|unit)/|^app/routes/" },
+    },
+    {
+      name: "scripts-take-test-code-from-support",
+      comment: "The quality scripts share the tests' helpers through tests/support only, never a suite's own files.",
+      severity: "error",
+      from: { path: "^scripts/" },
+      to: { path: "^tests/", pathNot: "^tests/support/" },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -13,7 +13,10 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { LOOPBACK_LIMITS, portalSignIn, signUpThroughApi, startQualityServer } from "./quality-server";
+import { portalSignIn, signUpThroughApi } from "../tests/support/accounts";
+import { DECLINED_CARD, digitsOf, GOOD_CARD } from "../tests/support/cards";
+import { uniqueEmail } from "../tests/support/emails";
+import { LOOPBACK_LIMITS, startQualityServer } from "./quality-server";
 
 const { values: args } = parseArgs({
   options: {
@@ -136,8 +139,8 @@ const HOSTILE_STRINGS = [
   "http://evil.example/",
   "//evil.example",
   "javascript:alert(1)",
-  "4242 4242 4242 4242",
-  "4000 0000 0000 0002",
+  GOOD_CARD,
+  DECLINED_CARD,
   "12 / 30",
   "123456",
   "WELCOME10",
@@ -435,7 +438,7 @@ async function main() {
     // A signed-in account with real data behind the ids: a saved card and a paid transaction.
     const password = "fuzz-password-123";
     const freshAccount = async (): Promise<Credentials> => {
-      const account = await signUpThroughApi(base, `fuzz-${randomUUID().slice(0, 8)}@example.com`, password);
+      const account = await signUpThroughApi(base, uniqueEmail("fuzz"), password);
       return { ...account, cookie: await portalSignIn(base, account.email, password) };
     };
     let me = await freshAccount();
@@ -625,7 +628,7 @@ async function realIds(base: string, me: Credentials): Promise<RealIds> {
   const tokenized = await fetch(`${base}/dev/stripe/v1/payment_methods`, {
     method: "POST",
     headers: { authorization: `Bearer ${config?.publishable_key ?? ""}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ type: "card", "card[number]": "4242424242424242", "card[exp_month]": "12", "card[exp_year]": String(new Date().getUTCFullYear() + 4), "card[cvc]": "123" }),
+    body: new URLSearchParams({ type: "card", "card[number]": digitsOf(GOOD_CARD), "card[exp_month]": "12", "card[exp_year]": String(new Date().getUTCFullYear() + 4), "card[cvc]": "123" }),
   });
   const paymentMethod = ((await tokenized.json().catch(() => ({}))) as { id?: string }).id;
   if (paymentMethod) await api("POST", "/api/payments/card", { paymentMethodId: paymentMethod, planId: 7, type: "new-card", email: me.email, idempotency_key: randomUUID() });

@@ -9,7 +9,10 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
-import { type Account, LOOPBACK_LIMITS, inBatches, percentile, portalSignIn, signUpThroughApi, startQualityServer } from "./quality-server";
+import { type Account, portalSignIn, signUpThroughApi } from "../tests/support/accounts";
+import { GOOD_CARD } from "../tests/support/cards";
+import { uniqueEmail } from "../tests/support/emails";
+import { LOOPBACK_LIMITS, inBatches, percentile, startQualityServer } from "./quality-server";
 
 const { values: args } = parseArgs({
   options: {
@@ -26,7 +29,7 @@ const RATE = Number(args.rate ?? 1);
 const PORT = Number(process.env.LOAD_PORT ?? 3400);
 /** The API's per-account limit (api/http/routes/payments.ts): hosted sessions started per account and hour. */
 const PAYMENT_ATTEMPTS_PER_HOUR = 20;
-const CARD = { card_number: "4242 4242 4242 4242", card_expiry: `12 / ${(new Date().getUTCFullYear() + 4) % 100}`, card_cvc: "123", billing_name: "Load Tester", billing_postal_code: "10115" };
+const CARD = { card_number: GOOD_CARD, card_expiry: `12 / ${(new Date().getUTCFullYear() + 4) % 100}`, card_cvc: "123", billing_name: "Load Tester", billing_postal_code: "10115" };
 const ONE_TIME_PLAN = 7;
 const RECURRING_PLAN = 6;
 
@@ -120,9 +123,8 @@ async function main() {
     const pace = Math.min(RATE, 3);
     const buyerCount = Math.ceil((counts.checkout * Math.ceil((SECONDS * pace) / 5)) / (PAYMENT_ATTEMPTS_PER_HOUR - 1)) + counts.checkout + 1;
     const started = Date.now();
-    const runId = Date.now().toString(36);
     buyers = await inBatches(Array.from({ length: buyerCount }, (_, i) => i), 4, async (i) => {
-      const account = await signUpThroughApi(base, `load-${runId}-${i}@example.com`, "load-test-password");
+      const account = await signUpThroughApi(base, uniqueEmail(`load-${i}`), "load-test-password");
       return { ...account, cookie: await portalSignIn(base, account.email, account.password), sessions: 0, hasRecurring: false, leased: false };
     });
     console.log(`Signed up ${buyers.length} buyer accounts through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,6 +1,6 @@
 // Shared by `npm run load` and `npm run fuzz`: the built server (build/server.js) in production mode on a
 // fresh SQLite database in a temp dir, sandbox integrations, with its log watched for 5xx answers and
-// errors; and accounts signed up through the API the way a client does it (code from the mail sandbox).
+// errors. Accounts and portal sessions for them: tests/support/accounts.ts.
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -10,7 +10,7 @@ import readline from "node:readline";
 export type QualityServer = {
   base: string;
   databaseFile: string;
-  /** Request-log lines (`METHOD /path STATUS ms`) whose status was 5xx. */
+  /** Request-log lines (JSON, pino) whose status was 5xx. */
   serverErrors: string[];
   /** stderr lines that report an error (the sandbox banner and other warnings are not errors). */
   stderrErrors: string[];
@@ -35,6 +35,21 @@ export const LOOPBACK_LIMITS: Record<string, string> = {
   COUPON_MAX_ATTEMPTS_PER_IP: "1000000",
   CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: "1000000",
 };
+
+/**
+ * Whether a line of the server's stdout is a request logged with a 5xx status. In production the log is
+ * JSON lines (pino: `{"level":30,...,"method":"GET","path":"/x","status":500,"ms":3,"msg":"GET /x 500 3ms"}`);
+ * any other line (not JSON, or a log line without a status) is not a request's.
+ */
+export function isServerErrorLine(line: string): boolean {
+  if (!line.startsWith("{")) return false;
+  try {
+    const entry = JSON.parse(line) as { status?: unknown };
+    return typeof entry.status === "number" && entry.status >= 500;
+  } catch {
+    return false;
+  }
+}
 
 export async function startQualityServer(options: { port: number; env?: Record<string, string>; name: string }): Promise<QualityServer> {
   if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first.");
@@ -65,7 +80,7 @@ export async function startQualityServer(options: { port: number; env?: Record<s
   const serverErrors: string[] = [];
   const stderrErrors: string[] = [];
   readline.createInterface({ input: server.stdout! }).on("line", (line) => {
-    if (/^[A-Z]+ \S+ 5\d\d /.test(line)) serverErrors.push(line);
+    if (isServerErrorLine(line)) serverErrors.push(line);
   });
   readline.createInterface({ input: server.stderr! }).on("line", (line) => {
     if (!BANNER.test(line.trim()) && ERROR_LINE.test(line)) stderrErrors.push(line);
@@ -105,42 +120,6 @@ export async function startQualityServer(options: { port: number; env?: Record<s
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-export type Account = { email: string; password: string; token: string };
-
-/** Signs an account up through the API: temp-signup, the code from the mail sandbox, register-user. */
-export async function signUpThroughApi(base: string, email: string, password: string): Promise<Account> {
-  const post = (pathname: string, body: Record<string, unknown>) =>
-    fetch(`${base}${pathname}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const sent = await post("/api/user/temp-signup", { email });
-  if (!sent.ok) throw new Error(`temp-signup for ${email} answered ${sent.status}: ${await sent.text()}`);
-  const mails = (await (await fetch(`${base}/dev/mailbox.json?to=${encodeURIComponent(email)}`)).json()) as Array<{ text: string }>;
-  const code = /\b\d{6}\b/.exec(mails[0]?.text ?? "")?.[0];
-  if (!code) throw new Error(`No sign-up code was mailed to ${email}`);
-  const registered = await post("/api/user/register-user", {
-    email,
-    agreement: 1,
-    verification_code: code,
-    password,
-    password_confirmation: password,
-  });
-  const json = (await registered.json()) as { data?: { token?: string } };
-  if (!registered.ok || !json.data?.token) throw new Error(`register-user for ${email} answered ${registered.status}`);
-  return { email, password, token: json.data.token };
-}
-
-/** Signs in through the portal's sign-in form (no JavaScript) and answers the session cookie. */
-export async function portalSignIn(base: string, email: string, password: string): Promise<string> {
-  const response = await fetch(`${base}/login`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base },
-    body: new URLSearchParams({ intent: "signin", email, password }),
-  });
-  const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  if (response.status !== 302 || !cookie) throw new Error(`Portal sign-in of ${email} answered ${response.status}`);
-  return cookie;
 }
 
 /** Runs `work` over `items` with at most `limit` running at once. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { insertSubscription } from "../support/accounts";
 import { databases, useApi } from "./harness";
-
-const DAY = 86_400_000;
 
 // GET /api/account/home: the portal's account home in one call. It must answer exactly what the four
 // calls it replaces answer, so the portal can use either.
@@ -17,22 +16,7 @@ describe.each(databases())("account home in one call ($name)", (kind) => {
     const userId = await t.createUser({ email: "home@example.com", password: "home-password" });
     const token = await t.login("home@example.com", "home-password");
     const now = t.clock.now();
-    await t.db
-      .insertInto("subscriptions")
-      .values({
-        user_id: userId,
-        plan_id: 5,
-        title: "1 Year",
-        subscription_by: "stripe",
-        subs_status: "active",
-        billing_type: "recurring",
-        stripe_sub_id: "sub_test_home",
-        sub_start_date: now.toISOString(),
-        sub_exp_date: new Date(now.getTime() + 365 * DAY).toISOString(),
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      })
-      .execute();
+    await insertSubscription(t.db, userId, { now, stripe_sub_id: "sub_test_home", days: 365 });
     await t.db
       .insertInto("account_links")
       .values({ user_id: userId, link_type: "GOOGLE", subject: "google-sub-home", email: "home@gmail.com", created_at: now.toISOString() })

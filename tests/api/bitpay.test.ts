@@ -15,7 +15,8 @@ import {
   invoiceIdOfNotification,
 } from "../../api/payments/bitpay/client";
 import { BITPAY_SANDBOX_TOKEN, type BitPaySandbox, createBitPaySandbox } from "../../api/sandboxes/bitpay";
-import { MemoryLogger, type TestDatabase, TestClock, databases, listen } from "./harness";
+import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
+import { TestClock } from "../support/clock";
 
 const PORTAL = "https://portal.example.com";
 const BUTTONS = { pay: "Mark as paid", expire: "Let it expire", short: "Pay short", late: "Pay late" } as const;

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { databases, useApi } from "./harness";
+import { uniqueEmail } from "../support/emails";
 
 const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };
 
 const INVALID = "Invalid verification code";
 const EXPIRED = "This code has expired. Please request a new one.";
 const BURNT = "Too many wrong attempts. Please request a new code.";
-
-let n = 0;
-const uniqueEmail = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}@example.com`;
 
 /** The error envelope of a refused code, with the message under the given field too. */
 function codeRefusal(message: string, field: string) {

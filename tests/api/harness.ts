@@ -22,9 +22,9 @@ import { type Api, createApi } from "../../api/http/app";
 import { type ApiConfig, loadApiConfig } from "../../api/platform/config";
 import type { AnyRoute } from "../../api/http/contract/route";
 import { type Database, withDefaultUser } from "../../api/platform/db";
-import type { Clock } from "../../api/platform/clock";
-import { hashPassword } from "../../api/identity/passwords";
 import { documentedRoutes } from "../../api/http/routes";
+import { insertUser } from "../support/accounts";
+import { TestClock } from "../support/clock";
 import { ContractChecker, type Exchange } from "./contract-check";
 
 export interface TestDatabase {
@@ -87,23 +87,6 @@ export function databases(): DatabaseKind[] {
   return pgUrl ? [sqlite, postgres(pgUrl)] : [sqlite];
 }
 
-/** A business clock that tests can move. */
-export class TestClock implements Clock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advanceDays(days: number): void {
-    this.offsetMs += days * 86_400_000;
-  }
-  advanceSeconds(seconds: number): void {
-    this.offsetMs += seconds * 1000;
-  }
-  reset(): void {
-    this.offsetMs = 0;
-  }
-}
-
 /** Collects log lines instead of printing them. */
 export class MemoryLogger {
   readonly lines: string[] = [];
@@ -144,6 +127,7 @@ export interface TestApi {
   post(path: string, opts?: RequestOptions): Promise<TestResponse>;
   /** Signs in and returns the token (fails the test when the sign-in fails). */
   login(email: string, password: string, headers?: Record<string, string>): Promise<string>;
+  /** Inserts a verified account (tests/support/accounts.ts); answers its id. */
   createUser(user: { email: string; password?: string | null; name?: string }): Promise<number>;
   /** GET /dev/mailbox.json (optionally ?to=EMAIL): the sandbox outbox, newest first. */
   mailbox(to?: string): Promise<MailboxEntry[]>;
@@ -258,26 +242,6 @@ export async function listen(handler: Parameters<typeof createServer>[1], host =
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-export async function insertUser(
-  db: Database,
-  user: { email: string; password?: string | null; name?: string },
-): Promise<number> {
-  const now = new Date().toISOString();
-  const row = await db
-    .insertInto("users")
-    .values({
-      email: user.email.toLowerCase(),
-      name: user.name ?? null,
-      password_hash: user.password ? await hashPassword(user.password) : null,
-      email_verified_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
 }
 
 export async function startApi(kind: DatabaseKind, opts: StartOptions = {}): Promise<TestApi> {

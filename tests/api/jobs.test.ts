@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertSubscription } from "../support/accounts";
 import { databases, startApi, type TestApi } from "./harness";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 
 // A scaled deploy runs several API instances on one database, and each runs the scheduled jobs on its
 // own timer (api/http/app.ts). Every job must be claimed in the database so that what comes due happens
 // once: one crypto renewal invoice and one email, one card renewal charge.
-
-const DAY = 86_400_000;
 
 describe.each(databases())("two API instances on one database run their due jobs at the same time ($name)", (kind) => {
   let first: TestApi;
@@ -40,24 +39,16 @@ describe.each(databases())("two API instances on one database run their due jobs
     // A crypto customer whose monthly plan ends in 30 days (paid by BitPay, renewed by invoice).
     const cryptoUserId = await first.createUser({ email: "jobs-crypto@example.com", password: "jobs-password" });
     const now = first.clock.now();
-    await first.db
-      .insertInto("subscriptions")
-      .values({
-        user_id: cryptoUserId,
-        plan_id: 1,
-        title: "1 Month",
-        subscription_by: "bitpay",
-        subs_status: "subscription_started",
-        billing_type: "recurring",
-        stripe_sub_id: null,
-        sub_start_date: now.toISOString(),
-        sub_exp_date: new Date(now.getTime() + 30 * DAY).toISOString(),
-        amount_cents: 999,
-        coupon_code: null,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      })
-      .execute();
+    await insertSubscription(first.db, cryptoUserId, {
+      now,
+      plan_id: 1,
+      title: "1 Month",
+      subscription_by: "bitpay",
+      subs_status: "subscription_started",
+      days: 30,
+      amount_cents: 999,
+      coupon_code: null,
+    });
 
     try {
       // 28 days on: the crypto plan is 2 days from its end, within the 3-day notice.

@@ -3,13 +3,11 @@ import { createSetPasswordToken } from "../../api/identity/one-time-tokens";
 import { hashToken } from "../../api/platform/tokens";
 import { createUserWithoutPassword } from "../../api/identity/users";
 import { databases, useApi } from "./harness";
+import { uniqueEmail } from "../support/emails";
 
 const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };
 const RESET_INVALID = "This reset link is invalid or has expired. Please start again.";
 const SET_INVALID = "This link is invalid or has expired.";
-
-let n = 0;
-const uniqueEmail = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}@example.com`;
 
 describe.each(databases())("password reset ($name)", (kind) => {
   const t = useApi(kind, { env: LOTS });

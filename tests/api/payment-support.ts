@@ -2,13 +2,15 @@ import { expect } from "vitest";
 import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import type { TestApi } from "./harness";
 
-// What the payment suites share: the DESIGN §2 test cards and a signed-in customer.
+// What the payment suites share: the test cards (tests/support/cards.ts, under the short names these suites
+// use) and a signed-in customer.
 
-export const GOOD = "4242 4242 4242 4242";
-/** Another card that succeeds, with its own fingerprint (the money-back guarantee is once per card). */
-export const GOOD_OTHER = "4000 0566 5566 5556";
-export const DECLINED = "4000 0000 0000 0002";
-export const NO_FUNDS = "4000 0000 0000 9995";
+export {
+  DECLINED_CARD as DECLINED,
+  GOOD_CARD as GOOD,
+  NO_FUNDS_CARD as NO_FUNDS,
+  OTHER_GOOD_CARD as GOOD_OTHER,
+} from "../support/cards";
 
 let keys = 0;
 /** A fresh idempotency key, as the checkout page renders one per payment form. */

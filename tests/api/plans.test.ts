@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { couponDiscountCents } from "../../api/payments/coupons";
+import { insertSubscription } from "../support/accounts";
 import { databases, useApi } from "./harness";
 
 const DAY = 86_400_000;
@@ -45,22 +46,14 @@ describe.each(databases())("plans and coupons ($name)", (kind) => {
     expect((res.body.data as Array<Record<string, unknown>>).some((p) => "stripe_subscription" in p)).toBe(false);
 
     const now = t.clock.now();
-    await t.db
-      .insertInto("subscriptions")
-      .values({
-        user_id: userId,
-        plan_id: 6,
-        title: "2 Years",
-        subscription_by: "stripe",
-        subs_status: "subscription_started",
-        billing_type: "recurring",
-        stripe_sub_id: "sub_plans_test",
-        sub_start_date: now.toISOString(),
-        sub_exp_date: new Date(now.getTime() + 30 * DAY).toISOString(),
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      })
-      .execute();
+    await insertSubscription(t.db, userId, {
+      now,
+      plan_id: 6,
+      title: "2 Years",
+      subs_status: "subscription_started",
+      stripe_sub_id: "sub_plans_test",
+      days: 30,
+    });
     res = await t.post("/api/subscription/plans", { token, json: {} });
     const marked = (res.body.data as Array<{ id: number; stripe_subscription?: unknown }>).filter((p) => p.stripe_subscription);
     expect(marked.map((p) => p.id)).toEqual([6]);

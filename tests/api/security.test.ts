@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { databases, type TestApi, type TestResponse, useApi } from "./harness";
 import { customer, newKey } from "./payment-support";
+import { uniqueEmail } from "../support/emails";
 
 // Hostile input against the API (DESIGN §4). What the other suites already cover stays there: the
 // login limits and their sources in rate-limit.test.ts, the code rules in codes.test.ts, SSO tokens in
@@ -9,9 +10,6 @@ import { customer, newKey } from "./payment-support";
 
 const INVALID = "Invalid verification code";
 const BURNT = "Too many wrong attempts. Please request a new code.";
-
-let n = 0;
-const uniqueEmail = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}@example.com`;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -3,7 +3,8 @@ import { createApi } from "../../api/http/app";
 import { PLANS } from "../../api/payments/catalog";
 import { DEMO_EMAIL } from "../../api/sandboxes/seed";
 import { hashPassword } from "../../api/identity/passwords";
-import { LIVE_ESSENTIALS, databases, MemoryLogger, startApi, TestClock, useApi } from "./harness";
+import { LIVE_ESSENTIALS, databases, MemoryLogger, startApi, useApi } from "./harness";
+import { TestClock } from "../support/clock";
 
 describe.each(databases())("seed ($name)", (kind) => {
   const t = useApi(kind);

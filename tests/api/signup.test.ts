@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../../api/platform/tokens";
 import { databases, useApi } from "./harness";
+import { uniqueEmail } from "../support/emails";
 
 const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const FIREFOX_MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:133.0) Gecko/20100101 Firefox/133.0";
-
-let n = 0;
-const uniqueEmail = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${n++}@example.com`;
 
 describe.each(databases())("sign-up ($name)", (kind) => {
   const t = useApi(kind, { env: LOTS });

@@ -17,7 +17,9 @@ import {
   type StripeSandbox,
   createStripeSandbox,
 } from "../../api/sandboxes/stripe";
-import { MemoryLogger, type TestDatabase, TestClock, databases, listen } from "./harness";
+import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
+import { DECLINED_CARD, GOOD_CARD } from "../support/cards";
+import { TestClock } from "../support/clock";
 import { loadStripeTypes, stripeTypeProblems } from "./stripe-types";
 
 const TYPES = [
@@ -43,7 +45,7 @@ const TYPES = [
 ] as const;
 type TypeName = (typeof TYPES)[number];
 
-const CARDS = { visa: "4242 4242 4242 4242", declined: "4000 0000 0000 0002" };
+const CARDS = { visa: GOOD_CARD, declined: DECLINED_CARD };
 const YEAR = new Date().getUTCFullYear() + 3;
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

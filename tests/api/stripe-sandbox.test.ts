@@ -15,10 +15,12 @@ import {
   type StripeSandbox,
   createStripeSandbox,
 } from "../../api/sandboxes/stripe";
-import { MemoryLogger, type TestDatabase, TestClock, databases, listen } from "./harness";
+import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
+import { DECLINED_CARD, digitsOf, GOOD_CARD, NO_FUNDS_CARD } from "../support/cards";
+import { TestClock } from "../support/clock";
 
 const SANDBOX_MESSAGE = "This is a sandbox: only test cards are accepted, such as 4242 4242 4242 4242.";
-const CARDS = { visa: "4242 4242 4242 4242", declined: "4000 0000 0000 0002", insufficient: "4000000000009995" };
+const CARDS = { visa: GOOD_CARD, declined: DECLINED_CARD, insufficient: digitsOf(NO_FUNDS_CARD) };
 
 /** Calendar months in UTC (the sandbox's period arithmetic). */
 function addMonths(unix: number, months: number): number {
@@ -260,7 +262,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
       billing_details: { name: "Ada Lovelace", address: { postal_code: "10115" } },
       metadata: {},
     });
-    expect(JSON.stringify(pm)).not.toContain("4242424242424242");
+    expect(JSON.stringify(pm)).not.toContain(digitsOf(GOOD_CARD));
 
     expectCardError(await rejection(card("4111 1111 1111 1111")), "incorrect_number", SANDBOX_MESSAGE);
     expectCardError(await rejection(card(CARDS.visa, { exp_month: 1, exp_year: 2020 })), "expired_card", "Your card has expired.");
@@ -626,7 +628,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     const json = await fetch(url, {
       method: "POST",
       headers: { authorization: `Bearer ${SANDBOX_PUBLISHABLE_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ type: "card", card: { number: "4000000000000002", exp_month: 1, exp_year: 2041, cvc: "999" } }),
+      body: JSON.stringify({ type: "card", card: { number: digitsOf(DECLINED_CARD), exp_month: 1, exp_year: 2041, cvc: "999" } }),
     });
     expect(json.status).toBe(200);
     expect(((await json.json()) as Stripe.PaymentMethod).card?.last4).toBe("0002");

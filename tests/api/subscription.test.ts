@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewSubscription } from "../../api/platform/db/schema";
+import { insertSubscription, type NewTestSubscription } from "../support/accounts";
 import { databases, useApi } from "./harness";
 
 const DAY = 86_400_000;
@@ -8,26 +8,9 @@ let subscriptions = 0;
 describe.each(databases())("subscriptions and account ($name)", (kind) => {
   const t = useApi(kind);
 
-  async function insertSubscription(userId: number, values: Partial<NewSubscription> & { sub_exp_date: string }) {
-    const now = t.clock.now().toISOString();
-    const row = await t.db
-      .insertInto("subscriptions")
-      .values({
-        user_id: userId,
-        plan_id: 5,
-        title: "1 Year",
-        subscription_by: "stripe",
-        subs_status: "active",
-        billing_type: "recurring",
-        stripe_sub_id: `sub_test_${++subscriptions}`,
-        sub_start_date: now,
-        created_at: now,
-        updated_at: now,
-        ...values,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+  /** A card subscription at the test clock's time, each with its own Stripe id. */
+  function subscribe(userId: number, values: Omit<NewTestSubscription, "now"> & { sub_exp_date: string }) {
+    return insertSubscription(t.db, userId, { now: t.clock.now(), stripe_sub_id: `sub_test_${++subscriptions}`, ...values });
   }
 
   it("needs a bearer token", async () => {
@@ -49,20 +32,20 @@ describe.each(databases())("subscriptions and account ($name)", (kind) => {
     const now = t.clock.now().getTime();
 
     // Expired: not returned.
-    await insertSubscription(userId, {
+    await subscribe(userId, {
       sub_start_date: new Date(now - 40 * DAY).toISOString(),
       sub_exp_date: new Date(now - 10 * DAY).toISOString(),
       title: "1 Month",
       plan_id: 1,
     });
     // Someone else's: not returned.
-    await insertSubscription(other, { sub_exp_date: new Date(now + 900 * DAY).toISOString() });
+    await subscribe(other, { sub_exp_date: new Date(now + 900 * DAY).toISOString() });
     expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
 
     const soonExp = new Date(now + 20 * DAY).toISOString();
     const laterExp = new Date(now + 365 * DAY).toISOString();
-    await insertSubscription(userId, { sub_exp_date: soonExp, title: "1 Month", plan_id: 1, stripe_sub_id: null });
-    const laterId = await insertSubscription(userId, {
+    await subscribe(userId, { sub_exp_date: soonExp, title: "1 Month", plan_id: 1, stripe_sub_id: null });
+    const laterId = await subscribe(userId, {
       sub_exp_date: laterExp,
       title: "1 Year",
       plan_id: 5,

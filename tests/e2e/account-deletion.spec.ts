@@ -1,15 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
-import {
-  createPasswordlessUser,
-  createUser,
-  enterCode,
-  expectHome,
-  latestCode,
-  open,
-  signIn,
-  submitSignIn,
-  withDatabase,
-} from "./support";
+import type { Page } from "@playwright/test";
+import { createPasswordlessUser, enterCode, expectHome, latestCode, open, submitSignIn, withDatabase } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
 
 // 'Delete account' (issue 12): the home's link, the page that says what happens, the password (or an
 // emailed code), then /login with the message; the old credentials fail and the email signs up anew.
@@ -34,9 +25,9 @@ async function openDeletePage(page: Page) {
 }
 
 test.describe("account deletion", () => {
-  test("delete an account with its password, fail to sign in with it, then sign up again with its email", async ({ page, request }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user);
+  test("delete an account with its password, fail to sign in with it, then sign up again with its email", async ({ page, request, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/", testInfo);
     await openDeletePage(page);
 
     const deleteButton = page.getByRole("button", { name: "Delete my account" });

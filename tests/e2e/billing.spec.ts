@@ -1,24 +1,23 @@
-import { expect, type Page, type TestInfo, test } from "@playwright/test";
-import { createUser, hasJavaScript, open, signIn, withDatabase } from "./support";
+import type { Page, TestInfo } from "@playwright/test";
+import { GOOD_CARD } from "../support/cards";
+import { hasJavaScript, open, withDatabase } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
 
 // Billing (commerce §2, §4, §7, §8): the payment history after a real card purchase, its invoice link,
 // auto-renewal off and on through the server-rendered confirm step, and a crypto invoice's PDF.
 // Each test runs without JavaScript and with it.
 
-const GOOD = "4242 4242 4242 4242";
-
+/** Buys plan `planId` with the good card, signed in (the page is on the checkout). */
 async function buyWithCard(page: Page, testInfo: TestInfo, planId: number) {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(`/subscription/payment/${planId}`)}`);
+  await open(page, `/subscription/payment/${planId}`, testInfo);
   if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await page.getByLabel("Card number").fill(GOOD);
+  await page.getByLabel("Card number").fill(GOOD_CARD);
   await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
   await page.getByLabel("CVC").fill("123");
   await page.getByLabel("Cardholder name").fill("Pat Payer");
   await page.getByLabel("Postal code").fill("10115");
   await page.getByRole("button", { name: /^Pay \$/ }).click();
   await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
-  return user;
 }
 
 async function renewalState(email: string) {
@@ -33,9 +32,9 @@ async function renewalState(email: string) {
 }
 
 test.describe("billing", () => {
-  test("an empty history, and the tabs as links", async ({ page }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/billing")}`);
+  test("an empty history, and the tabs as links", async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/billing", testInfo);
     await expect(page).toHaveURL(/\/billing$/);
     const tabs = page.getByRole("tablist", { name: "Billing" });
     await expect(tabs.getByRole("tab", { name: "Payment History" })).toHaveAttribute("aria-selected", "true");
@@ -48,8 +47,9 @@ test.describe("billing", () => {
     await expect(page.getByText("No payment history available")).toBeVisible();
   });
 
-  test("a card purchase shows as Paid with its invoice; auto-renewal goes off and on through the confirm step", async ({ page, request }, testInfo) => {
-    const user = await buyWithCard(page, testInfo, 1);
+  test("a card purchase shows as Paid with its invoice; auto-renewal goes off and on through the confirm step", async ({ page, request, login }, testInfo) => {
+    const user = await login();
+    await buyWithCard(page, testInfo, 1);
     const response = await open(page, "/billing", testInfo);
     expect(response?.headers()["cache-control"]).toBe("private, no-store");
     const row = page.getByRole("row").filter({ hasText: "1 Month" });
@@ -92,9 +92,9 @@ test.describe("billing", () => {
     expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
   });
 
-  test("a crypto purchase's invoice downloads as a PDF, and crypto plans have no auto-renewal button", async ({ page }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/6")}`);
+  test("a crypto purchase's invoice downloads as a PDF, and crypto plans have no auto-renewal button", async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/subscription/payment/6", testInfo);
     await page.getByText("Crypto Currencies", { exact: true }).click();
     await page.getByRole("button", { name: "Pay with Crypto" }).click();
     await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);

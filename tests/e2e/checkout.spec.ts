@@ -1,11 +1,11 @@
-import { expect, type Page, type TestInfo, test } from "@playwright/test";
-import { createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, uniqueEmail, withDatabase } from "./support";
+import type { Page, TestInfo } from "@playwright/test";
+import { DECLINED_CARD, GOOD_CARD } from "../support/cards";
+import { enterCode, expectHome, hasJavaScript, latestCode, open, withDatabase } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
+import { expect, test } from "../support/fixtures";
 
 // Checkout (commerce §2) with the card sandbox: without JavaScript through the hosted payment page,
 // with it through the inline card form. Cards: DESIGN §2.
-
-const GOOD = "4242 4242 4242 4242";
-const DECLINED = "4000 0000 0000 0002";
 
 /** Pays by card from the checkout's Card panel: the hosted page without JavaScript, the inline form with it. */
 async function payByCard(page: Page, testInfo: TestInfo, number: string) {
@@ -72,7 +72,7 @@ test.describe("checkout", () => {
     await expect(page.getByLabel("Email")).toHaveValue(email);
     await expect(page.getByLabel("Email")).toBeDisabled();
 
-    await payByCard(page, testInfo, GOOD);
+    await payByCard(page, testInfo, GOOD_CARD);
     await expectPaid(page);
     const status = page.getByRole("article", { name: "Subscription" });
     await expect(status.getByText("Premium", { exact: true })).toBeVisible();
@@ -80,19 +80,19 @@ test.describe("checkout", () => {
     expect(await subscriptionsOf(email)).toEqual([{ plan_id: 6, billing_type: "recurring" }]);
   });
 
-  test("a declined card shows the gateway's message and creates no subscription", async ({ page }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+  test("a declined card shows the gateway's message and creates no subscription", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
     await expect(page.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
-    await payByCard(page, testInfo, DECLINED);
+    await payByCard(page, testInfo, DECLINED_CARD);
     await expect(page.getByText("Your card was declined.").first()).toBeVisible();
     expect(await subscriptionsOf(user.email)).toEqual([]);
   });
 
-  test("a signed-in user pays again with the saved card ('Pay Now')", async ({ page }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
-    await payByCard(page, testInfo, GOOD);
+  test("a signed-in user pays again with the saved card ('Pay Now')", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    await payByCard(page, testInfo, GOOD_CARD);
     await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
 
     await open(page, "/subscription/payment/5", testInfo);
@@ -103,9 +103,9 @@ test.describe("checkout", () => {
     expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 5]);
   });
 
-  test("WELCOME10 lowers the total; an unknown coupon says why", async ({ page }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/6")}`);
+  test("WELCOME10 lowers the total; an unknown coupon says why", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/subscription/payment/6", testInfo);
     const summary = page.getByRole("complementary", { name: "Order summary" });
     await summary.getByText("Got a coupon?").click();
     await summary.getByLabel("Coupon code").fill("NOPE");
@@ -117,7 +117,7 @@ test.describe("checkout", () => {
     await summary.getByRole("button", { name: "Apply" }).click();
     await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
     await expect(summary.getByRole("definition").filter({ hasText: "$96.98" })).toBeVisible();
-    await payByCard(page, testInfo, GOOD);
+    await payByCard(page, testInfo, GOOD_CARD);
     await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
     const charged = await withDatabase((db) =>
       db

@@ -1,18 +1,12 @@
-import { expect, type Page, test } from "@playwright/test";
+import { advanceServerClock } from "../support/clock";
+import { expectHome, latestMail, open, withDatabase } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
 import { buyMonthByCard, payWith4242 } from "./refund-support";
-import { createUser, expectHome, latestMail, open, signIn, withDatabase } from "./support";
 
 // The test clock (DESIGN §2) moves the whole server's business time, so these run after every other
 // spec (the "clock" projects of playwright.config.ts), one at a time: every test that moves it lives in this
 // file, since two files would run side by side and move each other's time.
 test.describe.configure({ mode: "serial" });
-
-async function advanceClock(page: Page, days: number) {
-  await page.goto("/dev/clock");
-  await page.getByLabel("Days").fill(String(days));
-  await page.getByRole("button", { name: "Advance" }).click();
-  await expect(page).toHaveURL(/\/dev\/clock$/);
-}
 
 async function transactionsOf(email: string) {
   return withDatabase((db) =>
@@ -26,11 +20,11 @@ async function transactionsOf(email: string) {
   );
 }
 
-test("a monthly plan renews when the clock passes a month, with a second transaction", async ({ page }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+test("a monthly plan renews when the clock passes a month, with a second transaction", async ({ page, login }, testInfo) => {
+  const user = await login();
+  await open(page, "/subscription/payment/1", testInfo);
   await payWith4242(page, testInfo);
-  await advanceClock(page, 32);
+  await advanceServerClock(page, 32);
   expect(await transactionsOf(user.email)).toEqual([
     { status: "paid", plan_id: 1 },
     { status: "paid", plan_id: 1 },
@@ -40,21 +34,21 @@ test("a monthly plan renews when the clock passes a month, with a second transac
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
 });
 
-test("after the 5-year plan's end the account is Free again", async ({ page }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/7")}`);
+test("after the 5-year plan's end the account is Free again", async ({ page, login }, testInfo) => {
+  const user = await login();
+  await open(page, "/subscription/payment/7", testInfo);
   await payWith4242(page, testInfo);
   await open(page, "/", testInfo);
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
-  await advanceClock(page, 5 * 366 + 1);
+  await advanceServerClock(page, 5 * 366 + 1);
   await open(page, "/", testInfo);
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
   expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 7 }]);
 });
 
-test("a crypto plan gets a renewal invoice 3 days before it ends; paying it on the due-invoice page renews it", async ({ page, request }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+test("a crypto plan gets a renewal invoice 3 days before it ends; paying it on the due-invoice page renews it", async ({ page, request, login }, testInfo) => {
+  const user = await login();
+  await open(page, "/subscription/payment/1", testInfo);
   await page.getByText("Crypto Currencies", { exact: true }).click();
   await page.getByRole("button", { name: "Pay with Crypto" }).click();
   await page.getByRole("button", { name: "Mark as paid" }).click();
@@ -65,7 +59,7 @@ test("a crypto plan gets a renewal invoice 3 days before it ends; paying it on t
   expect(before.subscription_by).toBe("bitpay");
 
   // One month minus two days later the plan ends within 3 days: the invoice is emailed.
-  await advanceClock(page, 28);
+  await advanceServerClock(page, 28);
   const mail = await latestMail(request, user.email, /renewal invoice/i);
   const link = mail.text.match(/https?:\/\/\S+\/subscription\/bitpay-pay-due-invoice\/[0-9a-f-]{36}/)![0];
   await open(page, new URL(link).pathname, testInfo);
@@ -82,11 +76,11 @@ test("a crypto plan gets a renewal invoice 3 days before it ends; paying it on t
 });
 
 // The 30-day money-back guarantee by the product's clock (issue 12, decision 016).
-test("31 days after a purchase the history offers no refund", async ({ page }, testInfo) => {
-  await buyMonthByCard(page, testInfo);
+test("31 days after a purchase the history offers no refund", async ({ page, login }, testInfo) => {
+  await buyMonthByCard(page, testInfo, login);
   await open(page, "/billing", testInfo);
   await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(1);
-  await advanceClock(page, 31);
+  await advanceServerClock(page, 31);
   await open(page, "/billing", testInfo);
   await expect(page.getByRole("row").filter({ hasText: "1 Month" }).first()).toBeVisible();
   await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(0);

@@ -1,12 +1,13 @@
-import { expect, type Page, type TestInfo, test } from "@playwright/test";
-import { createUser, expectHome, open, signIn, withDatabase } from "./support";
+import type { Page, TestInfo } from "@playwright/test";
+import { expectHome, open, withDatabase } from "../support/e2e";
+import { expect, type Login, test } from "../support/fixtures";
 
 // Crypto checkout (commerce §2) through the crypto sandbox's invoice page (DESIGN §2: 'Mark as paid',
 // 'Let it expire'), with JavaScript off and on.
 
-async function startCryptoPayment(page: Page, testInfo: TestInfo, planId: number) {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(`/subscription/payment/${planId}`)}`);
+async function startCryptoPayment(page: Page, testInfo: TestInfo, login: Login, planId: number) {
+  const user = await login();
+  await open(page, `/subscription/payment/${planId}`, testInfo);
   await page.getByText("Crypto Currencies", { exact: true }).click();
   await page.getByRole("button", { name: "Pay with Crypto" }).click();
   await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
@@ -14,8 +15,8 @@ async function startCryptoPayment(page: Page, testInfo: TestInfo, planId: number
 }
 
 test.describe("crypto", () => {
-  test("buys a plan with crypto: 'Mark as paid' activates it, the account is Premium", async ({ page }, testInfo) => {
-    await startCryptoPayment(page, testInfo, 6);
+  test("buys a plan with crypto: 'Mark as paid' activates it, the account is Premium", async ({ page, login }, testInfo) => {
+    await startCryptoPayment(page, testInfo, login, 6);
     await expect(page.getByText(/\$107\.76/).first()).toBeVisible();
     await page.getByRole("button", { name: "Mark as paid" }).click();
     const dialog = page.getByRole("dialog", { name: "Payment Successful!" });
@@ -25,8 +26,8 @@ test.describe("crypto", () => {
     await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
   });
 
-  test("an expired invoice leaves the account Free, with a clear message", async ({ page }, testInfo) => {
-    const user = await startCryptoPayment(page, testInfo, 1);
+  test("an expired invoice leaves the account Free, with a clear message", async ({ page, login }, testInfo) => {
+    const user = await startCryptoPayment(page, testInfo, login, 1);
     await page.getByRole("button", { name: "Let it expire" }).click();
     await expect(page).toHaveURL(/\/subscription\/payment\/1$/);
     await expect(page.getByText("The crypto invoice expired before it was paid.").first()).toBeVisible();

@@ -1,5 +1,5 @@
-import { expect, test } from "@playwright/test";
-import { createUser, DEMO, expectHome, signIn } from "./support";
+import { DEMO, expectHome, open } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 /** 'DD MMMM, Y' as DESIGN §2 means it: "21 November, 2026". */
@@ -8,8 +8,9 @@ function longDate(date: Date) {
 }
 
 test.describe("account home", () => {
-  test("a free account: status Free, banner, password, connected accounts and downloads", async ({ page }, testInfo) => {
-    await signIn(page, testInfo, DEMO);
+  test("a free account: status Free, banner, password, connected accounts and downloads", async ({ page, login }, testInfo) => {
+    await login(DEMO);
+    await open(page, "/", testInfo);
     await expectHome(page);
     const status = page.getByRole("article", { name: "Subscription" });
     await expect(status.getByText("Free", { exact: true })).toBeVisible();
@@ -37,11 +38,11 @@ test.describe("account home", () => {
     await expect(downloads.getByRole("link", { name: "Windows", exact: true })).toHaveAttribute("href", /VPN-Setup\.exe$/);
   });
 
-  test("a premium account shows days left, activation and expiry dates", async ({ page }, testInfo) => {
-    const user = await createUser({ subscriptionDays: { startDaysAgo: 10, days: 30 } });
+  test("a premium account shows days left, activation and expiry dates", async ({ page, login }, testInfo) => {
+    await login({ subscriptionDays: { startDaysAgo: 10, days: 30 } });
     const started = new Date(Date.now() - 10 * 86_400_000);
     const expires = new Date(started.getTime() + 30 * 86_400_000);
-    await signIn(page, testInfo, user);
+    await open(page, "/", testInfo);
     await expectHome(page);
     const status = page.getByRole("article", { name: "Subscription" });
     await expect(status.getByText("Premium", { exact: true })).toBeVisible();
@@ -52,9 +53,9 @@ test.describe("account home", () => {
     await expect(status.getByText(longDate(expires))).toBeVisible();
   });
 
-  test("an expired subscription reads Free", async ({ page }, testInfo) => {
-    const user = await createUser({ subscriptionDays: { startDaysAgo: 40, days: 30 } });
-    await signIn(page, testInfo, user);
+  test("an expired subscription reads Free", async ({ page, login }, testInfo) => {
+    await login({ subscriptionDays: { startDaysAgo: 40, days: 30 } });
+    await open(page, "/", testInfo);
     await expectHome(page);
     await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
   });

@@ -1,5 +1,6 @@
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { createUser, hasJavaScript, open, signIn } from "./support";
+import type { Browser, Page, TestInfo } from "@playwright/test";
+import { hasJavaScript, open } from "../support/e2e";
+import { expect, signInThroughForm, test } from "../support/fixtures";
 
 // Connected devices (commerce §2, §4, §8): two browsers signed in to one fresh account; one ends the
 // other's session through the server-rendered confirm step, then Clear All signs everyone out.
@@ -18,13 +19,14 @@ async function secondBrowser(browser: Browser, testInfo: TestInfo): Promise<Page
 
 const deviceCards = (page: Page) => page.getByRole("list", { name: "Connected devices" }).getByRole("listitem");
 
-test("lists both devices, terminates the other one after confirming, and Clear All signs out", async ({ page, browser }, testInfo) => {
-  const user = await createUser();
+test("lists both devices, terminates the other one after confirming, and Clear All signs out", async ({ page, browser, login }, testInfo) => {
+  const user = await login();
   const other = await secondBrowser(browser, testInfo);
   try {
-    await signIn(page, testInfo, user);
+    await open(page, "/", testInfo);
     await expect(page).toHaveURL(/\/$/);
-    await signIn(other, testInfo, user);
+    await signInThroughForm(other.request, testInfo.project.use.baseURL!, user);
+    await open(other, "/", testInfo);
     await expect(other).toHaveURL(/\/$/);
     await open(other, "/connected-devices", testInfo);
     const otherTime = deviceCards(other).filter({ hasText: "This device" }).locator("time");
@@ -84,9 +86,9 @@ test("lists both devices, terminates the other one after confirming, and Clear A
   }
 });
 
-test("terminating this browser's own device signs it out", async ({ page }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user);
+test("terminating this browser's own device signs it out", async ({ page, login }, testInfo) => {
+  await login();
+  await open(page, "/", testInfo);
   await expect(page).toHaveURL(/\/$/);
   await open(page, "/connected-devices", testInfo);
   await deviceCards(page).filter({ hasText: "This device" }).getByRole("button", { name: /^Terminate/ }).click();

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { type Browser, type BrowserContext, expect, type Page, test, type TestInfo } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
-import { createUser, expectHome, hasJavaScript, signIn, submitSignIn, uniqueEmail } from "./support";
+import { createUser, expectHome, hasJavaScript, signIn, submitSignIn } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
 
 // The product API unreachable, then back (decision 012). This spec runs its own split deploy — the
 // built API (`node build/api.js`) and the built portal (`node build/server.js` with API_URL pointing

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { createUser, enterCode, expectHome, latestCode, open, uniqueEmail } from "./support";
+import { createUser, enterCode, expectHome, latestCode, open } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
 
 test.describe("sign in with an emailed code", () => {
   test("email, then the code: signed in", async ({ page, request }, testInfo) => {

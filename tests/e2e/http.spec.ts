@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import http from "node:http";
 import { expect, test } from "@playwright/test";
-import { DEMO, hasJavaScript, open, signIn } from "./support";
+import { DEMO, hasJavaScript, open, signIn } from "../support/e2e";
 
 // HTTP-level behaviour of the built server. These do not depend on the browser's JavaScript, so they
 // run once (in the no-js project), except the CSP check, which needs scripts to run.

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { E2E_SERVER_LOG, TEST_CARD_NUMBERS, TEST_PASSWORDS, withDatabase } from "./support";
+import { E2E_SERVER_LOG, TEST_PASSWORDS, withDatabase } from "../support/e2e";
+import { TEST_CARD_NUMBERS } from "../support/cards";
 
 // The log scan. The "logs" project runs after every other project (playwright.config.ts), so the e2e
 // server's stdout in E2E_SERVER_LOG holds the whole run: it must be JSON lines, every request line
@@ -64,11 +65,21 @@ test("a request id from a client that is not a trusted proxy is replaced", async
   expect(readLog().text).not.toContain("forged-by-the-client");
 });
 
+/** The specs and what they share (tests/support: the accounts, the page states), every file but this one. */
+function specSources(): string[] {
+  const dirs = [fileURLToPath(new URL(".", import.meta.url)), fileURLToPath(new URL("../support/", import.meta.url))];
+  return dirs.flatMap((dir) =>
+    fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith(".ts") && name !== "logs.spec.ts")
+      .map((name) => fs.readFileSync(path.join(dir, name), "utf8")),
+  );
+}
+
 test("the password list covers every password the specs use", () => {
-  const dir = fileURLToPath(new URL(".", import.meta.url));
+  const sources = specSources();
   const used = new Set<string>();
-  for (const file of fs.readdirSync(dir).filter((name) => name.endsWith(".ts") && name !== "logs.spec.ts")) {
-    const source = fs.readFileSync(path.join(dir, file), "utf8");
+  for (const source of sources) {
     const typed = source.matchAll(/getByLabel\(\s*"(?:Confirm |New |Current )?Password"[^)]*\)\s*\.fill\(\s*"([^"]+)"/g);
     const sent = source.matchAll(/\bpassword\w*\s*(?::|=|\?\?)\s*"([^"]+)"/gi);
     for (const [, password] of [...typed, ...sent]) if (password && password.length >= 8) used.add(password);
@@ -78,10 +89,10 @@ test("the password list covers every password the specs use", () => {
   // Test email addresses ('google-first-password-1a2b…@example.com') may be logged; one that shares a
   // password's words would read as a leaked password in the scan below.
   const emailPrefixes = new Set<string>();
-  for (const file of fs.readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
-    for (const [, prefix] of fs.readFileSync(path.join(dir, file), "utf8").matchAll(/uniqueEmail\(\s*"([^"]+)"/g)) emailPrefixes.add(prefix!);
+  for (const source of sources) {
+    for (const [, prefix] of source.matchAll(/uniqueEmail\(\s*"([^"]+)"/g)) emailPrefixes.add(prefix!);
   }
-  // Whether some address `${prefix}-XXXXXXXX@example.com` (X a hex digit, uniqueEmail in support.ts) contains the password.
+  // Whether some address `${prefix}-XXXXXXXX@example.com` (X a hex digit, uniqueEmail in tests/support/emails.ts) contains the password.
   const canContain = (prefix: string, password: string) => {
     const pattern = [...`${prefix}-`].map((c) => [c]).concat(Array(8).fill([..."0123456789abcdef"]), [..."@example.com"].map((c) => [c]));
     return pattern.some((_, start) => [...password].every((c, i) => pattern[start + i]?.includes(c)));

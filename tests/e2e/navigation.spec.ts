@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, expectHome, hasJavaScript, open, signIn, submitSignIn, withDatabase } from "./support";
+import { createUser, expectHome, hasJavaScript, open, signIn, submitSignIn, withDatabase } from "../support/e2e";
 
 test.describe("route guard and redirects", () => {
   test("an anonymous visitor goes to sign in with oldurl and comes back after it", async ({ page }, testInfo) => {

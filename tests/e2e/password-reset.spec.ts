@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createPasswordlessUser, createUser, enterCode, logOut, expectHome, hasJavaScript, latestCode, latestMail, open, signIn } from "./support";
+import { createPasswordlessUser, createUser, enterCode, logOut, expectHome, hasJavaScript, latestCode, latestMail, open, signIn } from "../support/e2e";
 
 test.describe("forgot password", () => {
   test("email, code with its mm : ss expiry, new password; then the new password signs in", async ({ page, request }, testInfo) => {

@@ -1,5 +1,7 @@
-import { type Page, type TestInfo, expect, test } from "@playwright/test";
-import { createUser, hasJavaScript, open, signIn, withDatabase } from "./support";
+import type { Page, TestInfo } from "@playwright/test";
+import { GOOD_CARD } from "../support/cards";
+import { hasJavaScript, open, withDatabase } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
 
 // The 'Payment Method' tab of /billing (commerce §2, §4, §8), with and without JavaScript.
 
@@ -9,7 +11,7 @@ const year = (new Date().getUTCFullYear() + 3) % 100;
 /** Adds the 4242 card through the UI: inline fields with JavaScript, the hosted setup page without. */
 async function addCard(page: Page, testInfo: TestInfo, name = "Pat Payer") {
   if (hasJavaScript(testInfo)) {
-    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByLabel("Card number").fill(GOOD_CARD);
     await page.getByLabel("Expiry (MM / YY)").first().fill(`12 / ${year}`);
     await page.getByLabel("CVC").fill("123");
     await page.getByLabel("Cardholder name").last().fill(name);
@@ -18,7 +20,7 @@ async function addCard(page: Page, testInfo: TestInfo, name = "Pat Payer") {
   } else {
     await page.getByRole("button", { name: "Add card", exact: true }).click();
     await expect(page.getByRole("heading", { name: "Secure payment (sandbox)" })).toBeVisible();
-    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByLabel("Card number").fill(GOOD_CARD);
     await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${year}`);
     await page.getByLabel("CVC").fill("123");
     await page.getByLabel("Cardholder name").fill(name);
@@ -28,10 +30,8 @@ async function addCard(page: Page, testInfo: TestInfo, name = "Pat Payer") {
   await expect(page.getByText("New Payment Method Added Successfully.")).toBeVisible();
 }
 
-test("adds a card to an empty list, and it becomes the default", async ({ page }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user);
-  await page.waitForURL((url) => url.pathname !== "/login");
+test("adds a card to an empty list, and it becomes the default", async ({ page, login }, testInfo) => {
+  await login();
   await open(page, TAB, testInfo);
   await expect(page.getByText("No payment methods yet")).toBeVisible();
   if (hasJavaScript(testInfo)) {
@@ -50,10 +50,8 @@ test("adds a card to an empty list, and it becomes the default", async ({ page }
   await expect(card.getByRole("link", { name: /^Delete/ })).toHaveCount(0);
 });
 
-test("sets another card as default and deletes the old one after confirming", async ({ page }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user);
-  await page.waitForURL((url) => url.pathname !== "/login");
+test("sets another card as default and deletes the old one after confirming", async ({ page, login }, testInfo) => {
+  await login();
   await open(page, TAB, testInfo);
   await addCard(page, testInfo, "First Holder");
   await addCard(page, testInfo, "Second Holder");
@@ -69,10 +67,8 @@ test("sets another card as default and deletes the old one after confirming", as
   await expect(cards).toHaveCount(1);
 });
 
-test("edits the expiry and the cardholder name", async ({ page }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user);
-  await page.waitForURL((url) => url.pathname !== "/login");
+test("edits the expiry and the cardholder name", async ({ page, login }, testInfo) => {
+  await login();
   await open(page, TAB, testInfo);
   await addCard(page, testInfo);
   await page.getByRole("link", { name: /^Edit/ }).click();
@@ -85,8 +81,8 @@ test("edits the expiry and the cardholder name", async ({ page }, testInfo) => {
   await expect(page.getByText("Robin Renamed")).toBeVisible();
 });
 
-test("pages seven cards six at a time", async ({ page }, testInfo) => {
-  const user = await createUser();
+test("pages seven cards six at a time", async ({ page, login }, testInfo) => {
+  const user = await login();
   await withDatabase(async (db) => {
     const row = await db.selectFrom("users").select("id").where("email", "=", user.email).executeTakeFirstOrThrow();
     for (let i = 0; i < 7; i++) {
@@ -111,8 +107,6 @@ test("pages seven cards six at a time", async ({ page }, testInfo) => {
         .execute();
     }
   });
-  await signIn(page, testInfo, user);
-  await page.waitForURL((url) => url.pathname !== "/login");
   await open(page, TAB, testInfo);
   await expect(page.getByRole("list", { name: "Saved cards" }).getByRole("listitem")).toHaveCount(6);
   await expect(page.getByRole("img", { name: "Mastercard" }).first()).toBeVisible();

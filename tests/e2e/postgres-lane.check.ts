@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { expect, test } from "@playwright/test";
-import { DEMO, withDatabase } from "./support";
+import { DEMO, withDatabase } from "../support/e2e";
 
 // The PostgreSQL lane's last project (playwright.pg.config.ts): what the @smoke tests did through the
 // browser is in the lane's PostgreSQL database: the sign-ups, the card purchases, the demo sign-ins.

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "./support";
+import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "../support/e2e";
 
 const NARROW = { width: 390, height: 844 };
 

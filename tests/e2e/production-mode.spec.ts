@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import { expect, test, type TestInfo } from "@playwright/test";
-import { DEMO, expectHome, signIn } from "./support";
+import { DEMO, expectHome, signIn } from "../support/e2e";
 
 // Sandbox mode is a deliberate setting (docs/decisions/019). The main e2e server runs with
 // SANDBOX=true and says so on every page; this file also starts the built server the way a real

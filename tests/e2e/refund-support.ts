@@ -1,16 +1,14 @@
 import { expect, type Page, type TestInfo } from "@playwright/test";
-import { createUser, hasJavaScript, signIn } from "./support";
+import { GOOD_CARD } from "../support/cards";
+import { hasJavaScript, open } from "../support/e2e";
+import type { Login } from "../support/fixtures";
 
 // What the refund and clock specs share (a spec file may not import another spec file).
 
-export const GOOD_CARD = "4242 4242 4242 4242";
-/** The sandbox's other card that succeeds: the money-back guarantee is once per card, so a second refund in one run needs it. */
-export const OTHER_GOOD_CARD = "4000 0566 5566 5556";
-
-/** A new account that bought the 1-month plan with a good card (hosted page without JavaScript); a far expiry, because the clock specs move the business time by years. */
-export async function buyMonthByCard(page: Page, testInfo: TestInfo, card = GOOD_CARD) {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+/** A new account, signed in by `login`, that bought the 1-month plan with a good card (hosted page without JavaScript); a far expiry, because the clock specs move the business time by years. */
+export async function buyMonthByCard(page: Page, testInfo: TestInfo, login: Login, card = GOOD_CARD) {
+  const user = await login();
+  await open(page, "/subscription/payment/1", testInfo);
   await payWith4242(page, testInfo, card);
   return user;
 }

@@ -1,6 +1,7 @@
-import { expect, test } from "@playwright/test";
-import { GOOD_CARD, OTHER_GOOD_CARD, buyMonthByCard } from "./refund-support";
-import { createUser, hasJavaScript, latestMail, open, signIn, withDatabase } from "./support";
+import { GOOD_CARD, OTHER_GOOD_CARD } from "../support/cards";
+import { hasJavaScript, latestMail, open, withDatabase } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
+import { buyMonthByCard } from "./refund-support";
 
 // The 30-day money-back guarantee (issue 12, decision 016): a card purchase is refunded from the
 // billing history through the server-rendered refund step; the payment reads 'Refunded' and the
@@ -8,9 +9,9 @@ import { createUser, hasJavaScript, latestMail, open, signIn, withDatabase } fro
 // and with it. (The 31-day case moves the test clock: it is in
 // the clock projects, in clock.spec.ts.)
 
-test("buy a plan by card, request the refund: 'Refunded', the subscription ends, the account is Free", async ({ page, request }, testInfo) => {
+test("buy a plan by card, request the refund: 'Refunded', the subscription ends, the account is Free", async ({ page, request, login }, testInfo) => {
   // One card per project: the guarantee is once per card too (issue 17), and both projects share the server.
-  const user = await buyMonthByCard(page, testInfo, hasJavaScript(testInfo) ? OTHER_GOOD_CARD : GOOD_CARD);
+  const user = await buyMonthByCard(page, testInfo, login, hasJavaScript(testInfo) ? OTHER_GOOD_CARD : GOOD_CARD);
   await open(page, "/billing", testInfo);
   const row = page.getByRole("row").filter({ hasText: "1 Month" });
   await expect(row.getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
@@ -45,8 +46,8 @@ test("buy a plan by card, request the refund: 'Refunded', the subscription ends,
   expect(status).toEqual([{ status: "refunded" }]);
 });
 
-test("a forged refund post for a payment outside the guarantee gets a clear refusal", async ({ page }, testInfo) => {
-  const user = await buyMonthByCard(page, testInfo);
+test("a forged refund post for a payment outside the guarantee gets a clear refusal", async ({ page, login }, testInfo) => {
+  const user = await buyMonthByCard(page, testInfo, login);
   const transactionId = await withDatabase(async (db) => {
     const row = await db
       .selectFrom("transactions")
@@ -77,9 +78,9 @@ test("a forged refund post for a payment outside the guarantee gets a clear refu
   await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
 });
 
-test("a crypto payment: the refund step asks for an address and records 'Refund requested'", async ({ page, request }, testInfo) => {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
+test("a crypto payment: the refund step asks for an address and records 'Refund requested'", async ({ page, request, login }, testInfo) => {
+  const user = await login();
+  await open(page, "/subscription/payment/1", testInfo);
   await page.getByText("Crypto Currencies", { exact: true }).click();
   await page.getByRole("button", { name: "Pay with Crypto" }).click();
   await page.getByRole("button", { name: "Mark as paid" }).click();

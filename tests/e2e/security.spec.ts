@@ -16,7 +16,9 @@ import {
   type TestInfo,
 } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
-import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, submitSignIn, uniqueEmail } from "./support";
+import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, submitSignIn } from "../support/e2e";
+import { GOOD_CARD } from "../support/cards";
+import { uniqueEmail } from "../support/emails";
 
 // Hostile input against the built server (DESIGN §4), end to end through the real pages. The main
 // e2e server (playwright.config.ts) is plain http with raised sign-in limits; for what it cannot
@@ -991,7 +993,7 @@ test.describe("limits on the main server", () => {
     await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/subscription/payment/1")}`);
     await expect(page.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
     if (hasJavaScript(testInfo)) {
-      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByLabel("Card number").fill(GOOD_CARD);
       await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
       await page.getByLabel("CVC").fill("123");
       await page.getByLabel("Cardholder name").fill("Pat Payer");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "./support";
+import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "../support/e2e";
 
 test.describe("password sign-in", () => {
   test("the sign-in page shows what identity §2 lists", async ({ page }, testInfo) => {

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
-import { enterCode, expectHome, hasJavaScript, latestCode, open, uniqueEmail, withDatabase } from "./support";
+import { enterCode, expectHome, hasJavaScript, latestCode, open, withDatabase } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
 
 const continueButton = (page: Page) => page.getByRole("button", { name: "Continue", exact: true });
 

@@ -1,5 +1,6 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, uniqueEmail, withDatabase } from "./support";
+import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, withDatabase } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
 
 /** The identity sandbox's own page: 'Email', 'Name', 'Continue' (DESIGN §2). */
 async function approveAtProvider(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", person: { email: string; name: string }) {

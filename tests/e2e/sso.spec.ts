@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { hashToken } from "../../api/platform/tokens";
-import { createUser, expectHome, open, withDatabase } from "./support";
+import { createUser, expectHome, open, withDatabase } from "../support/e2e";
 
 async function ssoToken(request: APIRequestContext, user: { email: string; password: string }) {
   const login = await request.post("/api/user/login", { data: user });

@@ -1,7 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
-import { createUser, expectHome, hasJavaScript, latestCode, logOut, open, signIn, submitSignIn, uniqueEmail } from "./support";
+import { createUser, expectHome, hasJavaScript, latestCode, logOut, open, signIn, submitSignIn } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
 
 // Two-factor authentication (issue 12, part 1): turn it on with a code computed from the setup key,
 // sign out, sign in with password + code, then with a recovery code, and turn it off. Each test runs

@@ -1,5 +1,7 @@
-import { expect, type Page, type TestInfo, test } from "@playwright/test";
-import { createUser, hasJavaScript, open, signIn, withDatabase } from "./support";
+import type { Page, TestInfo } from "@playwright/test";
+import { GOOD_CARD } from "../support/cards";
+import { hasJavaScript, open, withDatabase } from "../support/e2e";
+import { expect, type Login, test } from "../support/fixtures";
 
 // Google Pay and Apple Pay at checkout (commerce §2, §8) and the express-checkout test page (/demo),
 // against the sandbox's stand-in wallet sheet. Wallets are JavaScript-only (DESIGN §3): without
@@ -7,9 +9,9 @@ import { createUser, hasJavaScript, open, signIn, withDatabase } from "./support
 
 const CHECKOUT = "/subscription/payment/1";
 
-async function signedInAtCheckout(page: Page, testInfo: TestInfo, path = CHECKOUT) {
-  const user = await createUser();
-  await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent(path)}`);
+async function signedInAtCheckout(page: Page, testInfo: TestInfo, login: Login, path = CHECKOUT) {
+  const user = await login();
+  await open(page, path, testInfo);
   await expect(page.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
   if (hasJavaScript(testInfo)) await page.locator("html[data-hydrated]").waitFor();
   return user;
@@ -46,8 +48,8 @@ test.describe("wallets at checkout, with JavaScript", () => {
     test.skip(!hasJavaScript(testInfo), "Google Pay and Apple Pay need JavaScript");
   });
 
-  test("Google Pay: Approve pays and shows 'Payment Successful!'", async ({ page }, testInfo) => {
-    const user = await signedInAtCheckout(page, testInfo);
+  test("Google Pay: Approve pays and shows 'Payment Successful!'", async ({ page, login }, testInfo) => {
+    const user = await signedInAtCheckout(page, testInfo, login);
     const { sheet } = await openSheet(page, "Google Pay");
     await expect(sheet.getByText("VPN 1 Month")).toBeVisible();
     await expect(sheet.getByText("$9.99").first()).toBeVisible();
@@ -58,8 +60,8 @@ test.describe("wallets at checkout, with JavaScript", () => {
     expect(await transactionsOf(user.email)).toEqual([{ status: "paid", wallet_payment_type: "googlepay", plan_id: 1 }]);
   });
 
-  test("Google Pay: Cancel says so, charges nothing, and the button works again", async ({ page }, testInfo) => {
-    const user = await signedInAtCheckout(page, testInfo);
+  test("Google Pay: Cancel says so, charges nothing, and the button works again", async ({ page, login }, testInfo) => {
+    const user = await signedInAtCheckout(page, testInfo, login);
     const { item, sheet } = await openSheet(page, "Google Pay");
     await sheet.getByRole("button", { name: "Cancel" }).click();
     await expect(sheet).toBeHidden();
@@ -68,8 +70,8 @@ test.describe("wallets at checkout, with JavaScript", () => {
     expect(await transactionsOf(user.email)).toEqual([]);
   });
 
-  test("Google Pay: Decline shows the bank's refusal inline and as a toast; nothing is bought", async ({ page }, testInfo) => {
-    const user = await signedInAtCheckout(page, testInfo);
+  test("Google Pay: Decline shows the bank's refusal inline and as a toast; nothing is bought", async ({ page, login }, testInfo) => {
+    const user = await signedInAtCheckout(page, testInfo, login);
     const { item, sheet } = await openSheet(page, "Google Pay");
     await sheet.getByRole("button", { name: "Decline" }).click();
     const declined = "Your bank declined this Google Pay charge. Please use another payment option.";
@@ -84,8 +86,8 @@ test.describe("wallets at checkout, with JavaScript", () => {
     await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
   });
 
-  test("Google Pay: a card the wallet cannot authorize, and a lost connection, each say so", async ({ page }, testInfo) => {
-    await signedInAtCheckout(page, testInfo);
+  test("Google Pay: a card the wallet cannot authorize, and a lost connection, each say so", async ({ page, login }, testInfo) => {
+    await signedInAtCheckout(page, testInfo, login);
     const { item, sheet } = await openSheet(page, "Google Pay");
     await sheet.getByRole("button", { name: "Card not authorized" }).click();
     await expect(item.getByRole("alert").filter({ hasText: "Google Pay could not authorize your card. Try a different card or method." }).first()).toBeVisible();
@@ -96,8 +98,8 @@ test.describe("wallets at checkout, with JavaScript", () => {
     ).toBeVisible();
   });
 
-  test("Apple Pay: the sheet asks for the monthly renewal; Approve pays (recorded as applepay)", async ({ page }, testInfo) => {
-    const user = await signedInAtCheckout(page, testInfo);
+  test("Apple Pay: the sheet asks for the monthly renewal; Approve pays (recorded as applepay)", async ({ page, login }, testInfo) => {
+    const user = await signedInAtCheckout(page, testInfo, login);
     const { sheet } = await openSheet(page, "Apple Pay");
     await expect(sheet.getByText("Recurring payment")).toBeVisible();
     await expect(sheet.getByText("$9.99 every month")).toBeVisible();
@@ -106,8 +108,8 @@ test.describe("wallets at checkout, with JavaScript", () => {
     expect(await transactionsOf(user.email)).toEqual([{ status: "paid", wallet_payment_type: "applepay", plan_id: 1 }]);
   });
 
-  test("wallets that are not on the device show their notices instead of a button", async ({ page }, testInfo) => {
-    await signedInAtCheckout(page, testInfo, `${CHECKOUT}?wallet=unavailable`);
+  test("wallets that are not on the device show their notices instead of a button", async ({ page, login }, testInfo) => {
+    await signedInAtCheckout(page, testInfo, login, `${CHECKOUT}?wallet=unavailable`);
     const apple = panel(page, "Apple Pay");
     await apple.locator("summary").click();
     await expect(apple.getByText("Apple Pay is not available on your device. Please use a different payment method or device.")).toBeVisible();
@@ -131,13 +133,13 @@ test.describe("wallets at checkout, with JavaScript", () => {
 });
 
 test.describe("wallets at checkout, without JavaScript", () => {
-  test("the wallet panels are absent and the card panel's hosted page still pays", async ({ page }, testInfo) => {
+  test("the wallet panels are absent and the card panel's hosted page still pays", async ({ page, login }, testInfo) => {
     test.skip(hasJavaScript(testInfo), "the no-JavaScript page");
-    const user = await signedInAtCheckout(page, testInfo);
+    const user = await signedInAtCheckout(page, testInfo, login);
     await expect(page.locator("summary", { hasText: /^(Apple|Google) Pay$/ })).toHaveCount(0);
     await expect(page.locator("summary", { hasText: /^Card$/ })).toHaveCount(1);
     await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByLabel("Card number").fill(GOOD_CARD);
     await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
     await page.getByLabel("CVC").fill("123");
     await page.getByLabel("Cardholder name").fill("Pat Payer");
@@ -183,9 +185,9 @@ test.describe("/demo, the express-checkout test page", () => {
     await expect(page.getByRole("button", { name: /^Pay with/ })).toHaveCount(0);
   });
 
-  test("signed in, it is inside the account menu", async ({ page }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user, `/login?oldurl=${encodeURIComponent("/demo")}`);
+  test("signed in, it is inside the account menu", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/demo", testInfo);
     await expect(page.getByRole("heading", { name: "Express checkout test" })).toBeVisible();
     await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
     await expect(page.getByText(user.email)).toBeVisible();

@@ -1,22 +1,20 @@
-import { randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import { createDatabase } from "../../api/platform/db";
 import { createSetPasswordToken } from "../../api/identity/one-time-tokens";
-import { hashPassword } from "../../api/identity/passwords";
 import { createUserWithoutPassword } from "../../api/identity/users";
+import { DEFAULT_PASSWORD, insertSubscription, insertUser } from "./accounts";
+import { uniqueEmail } from "./emails";
 
-// Test fixtures go through the API's own database code, on the e2e server's database: its SQLite file
-// (one per port: see playwright.config.ts), or the PostgreSQL database of the PostgreSQL lane
-// (playwright.pg.config.ts sets E2E_DATABASE_URL).
+// What the browser tests (tests/e2e, and scripts/html-check.ts) share. Accounts are made through the API's
+// own database code, on the e2e server's database: its SQLite file (one per port: see playwright.config.ts),
+// or the database E2E_DATABASE_URL names (the PostgreSQL lane's, html-check's), read when it is used.
 const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 const E2E_DATA_DIR = E2E_PORT === 3100 ? "data/e2e" : `data/e2e-${E2E_PORT}`;
-const E2E_DATABASE = process.env.E2E_DATABASE_URL || `${E2E_DATA_DIR}/portal.sqlite`;
+const e2eDatabase = () => process.env.E2E_DATABASE_URL || `${E2E_DATA_DIR}/portal.sqlite`;
 /** The e2e server's stdout: JSON log lines (playwright.config.ts). */
 export const E2E_SERVER_LOG = `${E2E_DATA_DIR}/server.log`;
 
 export const DEMO = { email: "demo@example.com", password: "demo-password" };
-/** The password of accounts made by createUser(). */
-export const DEFAULT_PASSWORD = "correct-horse-battery";
 
 /**
  * Every password the specs type or send (8 characters and more), so the log scan (logs.spec.ts) can
@@ -43,9 +41,6 @@ export const TEST_PASSWORDS = [
   "wrong-password",
 ];
 
-/** The card sandbox's test numbers (DESIGN §2); the log scan looks for them with and without spaces. */
-export const TEST_CARD_NUMBERS = ["4242 4242 4242 4242", "4000 0566 5566 5556", "4000 0000 0000 0002", "4000 0000 0000 9995"];
-
 export function hasJavaScript(testInfo: TestInfo): boolean {
   return testInfo.project.use.javaScriptEnabled !== false;
 }
@@ -57,12 +52,8 @@ export async function open(page: Page, path: string, testInfo: TestInfo) {
   return response;
 }
 
-export function uniqueEmail(prefix = "user"): string {
-  return `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
-}
-
 /** Runs `work` on the e2e server's database, or on another server's (`database`, a path). */
-export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>, database = E2E_DATABASE): Promise<T> {
+export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>, database = e2eDatabase()): Promise<T> {
   const db = createDatabase(database, process.env.PGUSER || process.env.USER);
   try {
     return await work(db);
@@ -80,42 +71,12 @@ export async function createUser(
 ) {
   const email = uniqueEmail(options.emailPrefix);
   const password = options.password ?? DEFAULT_PASSWORD;
-  const now = new Date();
-  const iso = (d: Date) => d.toISOString();
   await withDatabase(async (db) => {
-    const user = await db
-      .insertInto("users")
-      .values({
-        email,
-        name: "Test User",
-        password_hash: await hashPassword(password),
-        email_verified_at: iso(now),
-        agreement_at: iso(now),
-        newsletter_at: null,
-        created_at: iso(now),
-        updated_at: iso(now),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    if (options.subscriptionDays) {
-      const start = new Date(now.getTime() - options.subscriptionDays.startDaysAgo * 86_400_000);
-      const end = new Date(start.getTime() + options.subscriptionDays.days * 86_400_000);
-      await db
-        .insertInto("subscriptions")
-        .values({
-          user_id: user.id,
-          plan_id: 5,
-          title: "1 Year",
-          subscription_by: "stripe",
-          subs_status: "subscription_started",
-          billing_type: "recurring",
-          stripe_sub_id: null,
-          sub_start_date: iso(start),
-          sub_exp_date: iso(end),
-          created_at: iso(now),
-          updated_at: iso(now),
-        })
-        .execute();
+    const userId = await insertUser(db, { email, password, name: "Test User", agreed: true });
+    const running = options.subscriptionDays;
+    if (running) {
+      const start = new Date(Date.now() - running.startDaysAgo * 86_400_000);
+      await insertSubscription(db, userId, { subs_status: "subscription_started", sub_start_date: start.toISOString(), days: running.days });
     }
   }, options.database);
   return { email, password };

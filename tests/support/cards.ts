@@ -1,0 +1,16 @@
+// The card sandbox's test cards (api/sandboxes/stripe), as a customer types them.
+
+/** Pays. */
+export const GOOD_CARD = "4242 4242 4242 4242";
+/** Pays too, with its own fingerprint: the money-back guarantee is once per card, so a second refund needs it. */
+export const OTHER_GOOD_CARD = "4000 0566 5566 5556";
+/** Declined by the bank. */
+export const DECLINED_CARD = "4000 0000 0000 0002";
+/** Declined for insufficient funds. */
+export const NO_FUNDS_CARD = "4000 0000 0000 9995";
+
+/** Every test card: the e2e log scan (logs.spec.ts) looks for each with and without its spaces. */
+export const TEST_CARD_NUMBERS = [GOOD_CARD, OTHER_GOOD_CARD, DECLINED_CARD, NO_FUNDS_CARD];
+
+/** The number without its spaces, as an API client sends it. */
+export const digitsOf = (card: string) => card.replace(/ /g, "");
