@@ -5,7 +5,7 @@ import type { Database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db";
 import type { GuaranteeUseKind, RefundKind, Transaction } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
-import { refundConfirmationEmail, refundRequestEmail } from "../identity/emails";
+import { refundConfirmationEmail, refundRequestEmail } from "./emails";
 import { ApiError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";

@@ -5,7 +5,7 @@ import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { ApiError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
-import { cryptoRenewalEmail } from "../identity/emails";
+import { cryptoRenewalEmail } from "./emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { dollars } from "./plans";
