@@ -11,6 +11,7 @@ import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
 import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe/client";
 import { dollars } from "../payments/plans";
+import { formatUsd } from "../payments/money";
 
 /*
  * The 30-day money-back guarantee (docs/decisions/016): once per account, for the account's first
@@ -232,7 +233,7 @@ export async function requestRefund(
     // Crypto: the request is the commitment; the plan ends now and staff send the money.
     await endSubscription(db, transaction, now);
     await deps.mail.deliver(
-      refundRequestEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}`, address: input.refundAddress! }),
+      refundRequestEmail(input.email, { amount: formatUsd(transaction.amount_cents), address: input.refundAddress! }),
     );
     return { status: "requested", message: REFUND_MESSAGES.requested };
   }
@@ -262,7 +263,7 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
     return true;
   });
   if (won) {
-    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}` }));
+    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: formatUsd(transaction.amount_cents) }));
   }
   return { status: "refunded", message: REFUND_MESSAGES.refunded };
 }

@@ -61,11 +61,6 @@ export function appleRecurringRequest(order: WalletOrder, managementURL: string)
   };
 }
 
-/** $ and two decimals. */
-export function centsLabel(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
-}
-
 /** What the lazily loaded wallet panel bodies (sandbox or live) receive. */
 export type WalletBodyProps = {
   wallet: "googlepay" | "applepay";
