@@ -9,7 +9,7 @@ import type { DeleteAccountFields } from "~/schemas/account-deletion";
 import { DeleteAccountSchema } from "~/schemas/index.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
-import { type FormFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { destroySessionCookie } from "~/utils/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -68,10 +68,7 @@ type Submission = ReturnType<typeof parseSubmission<typeof DeleteAccountSchema>>
 
 /** The form's errors (secrets never echoed back) and, when the API refused it, its message. */
 function failure(submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return data(
-    { form: FORM_ID, result: submission.reply({ hideFields: ["password", "code"], fieldErrors }), serverError },
-    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
-  );
+  return formFailure(FORM_ID, submission, serverError, status, { fieldErrors, headers: NO_STORE });
 }
 
 export default function DeleteAccountPage() {

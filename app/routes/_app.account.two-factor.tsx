@@ -11,7 +11,7 @@ import { serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { type FormFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { qrCodeSvg } from "~/utils/qr-code.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -111,10 +111,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
 
 function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return data(
-    { form, result: submission.reply({ hideFields: ["code", "recovery_code", "password", "verification_code"], fieldErrors }), serverError },
-    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
-  );
+  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE });
 }
 
 /** A refused code or password goes next to its field; anything else (limits, the API down) above the form. */

@@ -150,7 +150,7 @@ type ActionArgs = { request: Request; context: AppLoadContext; formData: FormDat
 
 /** What a failed payment answers: the message inline (and as a toast), the form kept. */
 function paymentFailure(form: string, message: string, status: number) {
-  return data({ form, result: undefined, serverError: message }, { status: status >= 400 && status < 500 ? status : 503 });
+  return formFailure(form, null, message, status);
 }
 
 export async function checkoutAction(intent: string, { request, context, formData, planId }: ActionArgs) {
@@ -234,10 +234,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const quote = await api.post("/api/coupons/apply", { body: { code, planId } });
       if (!quote.ok) {
         const message = quote.fieldErrors.code?.[0] ?? quote.message ?? "This coupon code is not valid.";
-        return data(
-          { form: "coupon", result: submission.reply({ fieldErrors: { code: [message] } }), serverError: null },
-          { status: quote.status >= 400 && quote.status < 500 ? quote.status : 503 },
-        );
+        // The coupon is no secret: the refused code stays in its field.
+        return formFailure("coupon", submission, null, quote.status, { fieldErrors: { code: [message] }, hideFields: [] });
       }
       const cookie = await save({ ...flow, coupon: quote.data.code });
       return redirectWithSuccess(here, quote.message || "Coupon applied.", { headers: { "Set-Cookie": cookie } });
