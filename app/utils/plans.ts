@@ -20,7 +20,7 @@ export const REGULAR_MONTHLY_PRICE = 11.99;
 export const MOST_POPULAR_TABLE_PLAN_ID = 6;
 
 /** Sort priority of a plan without order_priority (commerce §9). */
-export const MISSING_ORDER_PRIORITY = 999;
+const MISSING_ORDER_PRIORITY = 999;
 
 /** The money-back guarantee, in days (commerce §9). */
 export const MONEY_BACK_DAYS = 30;
