@@ -50,7 +50,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   formData.set("method", user.has_password ? "password" : "code");
   const submission = parseSubmission(formData, DeleteAccountSchema);
   if (submission.status !== "success") return failure(submission);
-  const body = user.has_password ? { password: submission.value.password! } : { code: submission.value.code!.trim() };
+  const body = user.has_password ? { password: submission.value.password } : { code: submission.value.code };
   const result = await api.post("/api/account/delete", { body });
   if (result.ok) {
     return redirectWithSuccess("/login", result.message || "Your account has been deleted.", {

@@ -60,8 +60,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = recovery ? RECOVERY_FORM : CODE_FORM;
   if (submission.status !== "success") return failure(form, submission);
 
-  const value = submission.value as { code?: string; recovery_code?: string };
-  const proof = recovery ? { recovery_code: value.recovery_code!.trim() } : { code: value.code!.replace(/\s/g, "") };
+  const value = submission.value;
+  const proof = "recovery_code" in value ? { recovery_code: value.recovery_code } : { code: value.code.replace(/\s/g, "") };
   const result = await createApiClient(request, context).post("/api/user/two-factor/verify", {
     body: { challenge: flow.challenge, ...proof },
   });

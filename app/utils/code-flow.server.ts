@@ -20,7 +20,7 @@ export function codeStepState(flow: { email: string; sentAt: number }) {
 type CodeRequestFlow = "loginCode" | "reset" | "signup";
 
 /** A page's email step: its form's schema and the flow state a sent code starts. */
-type EmailStep<K extends CodeRequestFlow, Schema extends $ZodType> = {
+type EmailStep<K extends CodeRequestFlow, Schema extends $ZodType<{ email: string }>> = {
   schema: Schema;
   start: (email: string, value: z.output<Schema>) => NonNullable<Flows[K]>;
 };
@@ -36,7 +36,7 @@ const plainEmailStep: EmailStep<"loginCode" | "reset", typeof EmailStepSchema> =
  * intent is the page's own. The intents and form names default to restart, send (form 'send'),
  * resend (answered on form 'verify'); sign-up names its own.
  */
-export async function handleCodeRequest<K extends CodeRequestFlow, Schema extends $ZodType = typeof EmailStepSchema>(
+export async function handleCodeRequest<K extends CodeRequestFlow, Schema extends $ZodType<{ email: string }> = typeof EmailStepSchema>(
   intent: string,
   options: {
     request: Request;
@@ -63,10 +63,11 @@ export async function handleCodeRequest<K extends CodeRequestFlow, Schema extend
   if (intent === names.send) {
     const submission = parseSubmission(formData, emailStep.schema);
     if (submission.status !== "success") return formFailure(names.send, submission);
-    const email = String((submission.value as { email: string }).email).trim().toLowerCase();
+    const value: z.output<Schema> = submission.value;
+    const email = value.email.toLowerCase();
     const sent = await send(email);
     if (!sent.ok) return formFailure(names.send, submission, sent.message || failure, sent.status);
-    const cookie = await writeFlow(request, flowKey, emailStep.start(email, submission.value as z.output<Schema>));
+    const cookie = await writeFlow(request, flowKey, emailStep.start(email, value));
     return redirectWithSuccess(pagePath, sent.message || sentMessage, { headers: { "Set-Cookie": cookie } });
   }
   if (intent === names.resend) {

@@ -57,7 +57,7 @@ export async function signupAction(intent: string, { request, context, formData,
   if (intent === "signup-code") {
     const submission = parseSubmission(formData, SignupCodeSchema);
     if (submission.status !== "success") return formFailure("signup-code", submission);
-    const code = submission.value.verification_code!.trim();
+    const code = submission.value.verification_code;
     const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
     if (!verified.ok) {
       const message = verified.status >= 500 ? "Failed to verify code. Please try again." : verified.message || "Invalid verification code";
@@ -73,8 +73,8 @@ export async function signupAction(intent: string, { request, context, formData,
     const registered = await api.post("/api/user/register-user", {
       body: {
         email: flow.email,
-        password: submission.value.password!,
-        password_confirmation: submission.value.confirmPassword!,
+        password: submission.value.password,
+        password_confirmation: submission.value.confirmPassword,
         verification_code: flow.code,
         agreement: flow.agreeTerms ? 1 : 0,
         newsletter: flow.agreeMarketing ? 1 : 0,

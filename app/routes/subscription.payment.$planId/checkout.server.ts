@@ -169,7 +169,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "email": {
       const submission = parseSubmission(formData, CheckoutEmailSchema);
       if (submission.status !== "success") return formFailure("email", submission);
-      const email = submission.value.email!.trim().toLowerCase();
+      const email = submission.value.email.toLowerCase();
       const usable = await api.post("/api/anonymous/subscription/email-is-exists", { body: { email } });
       if (!usable.ok) {
         return formFailure("email", submission, usable.status >= 500 ? "Unable to verify email." : usable.message || "Email is not valid for subscription.", usable.status);
@@ -192,7 +192,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!flow.email) return redirect(here);
       const submission = parseSubmission(formData, CheckoutCodeSchema);
       if (submission.status !== "success") return formFailure("code", submission);
-      const code = submission.value.verification_code!.trim();
+      const code = submission.value.verification_code;
       const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
       if (!verified.ok) {
         return formFailure("code", submission, verified.status >= 500 ? "Unexpected error. Please try again." : verified.message || "Invalid verification code", verified.status);
@@ -207,8 +207,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const registered = await api.post("/api/user/checkout-register", {
         body: {
           email: flow.email,
-          password: submission.value.password!,
-          password_confirmation: submission.value.confirmPassword!,
+          password: submission.value.password,
+          password_confirmation: submission.value.confirmPassword,
           verification_code: flow.code,
           platform: "Web Browser",
         },
@@ -230,7 +230,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "coupon": {
       const submission = parseSubmission(formData, CouponSchema);
       if (submission.status !== "success") return formFailure("coupon", submission);
-      const code = submission.value.code!.trim();
+      const code = submission.value.code;
       const quote = await api.post("/api/coupons/apply", { body: { code, planId } });
       if (!quote.ok) {
         const message = quote.fieldErrors.code?.[0] ?? quote.message ?? "This coupon code is not valid.";
