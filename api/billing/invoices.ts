@@ -1,6 +1,6 @@
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
-import { formatUsd } from "./money";
+import { formatUsd } from "../payments/money";
 import { writePdf } from "./pdf";
 
 /*

@@ -5,7 +5,7 @@ import type { Database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db";
 import type { GuaranteeUseKind, RefundKind, Transaction } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
-import { refundConfirmationEmail, refundRequestEmail } from "../identity/emails";
+import { refundConfirmationEmail, refundRequestEmail } from "./emails";
 import { DomainError, type ErrorCode } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
@@ -15,6 +15,7 @@ import { retrievePaymentIntentWithCard } from "../payments/stripe/payment-intent
 import { refundPayment } from "../payments/stripe/refunds";
 import { cancelSubscription } from "../payments/stripe/subscriptions";
 import { dollars } from "../payments/plans";
+import { formatUsd } from "../payments/money";
 
 /*
  * The 30-day money-back guarantee (docs/decisions/016): once per account, for the account's first
@@ -236,7 +237,7 @@ export async function requestRefund(
     // Crypto: the request is the commitment; the plan ends now and staff send the money.
     await endSubscription(db, transaction, now);
     await deps.mail.deliver(
-      refundRequestEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}`, address: input.refundAddress! }),
+      refundRequestEmail(input.email, { amount: formatUsd(transaction.amount_cents), address: input.refundAddress! }),
     );
     return { status: "requested", message: REFUND_MESSAGES.requested };
   }
@@ -266,7 +267,7 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
     return true;
   });
   if (won) {
-    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: `$${dollars(transaction.amount_cents).toFixed(2)}` }));
+    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: formatUsd(transaction.amount_cents) }));
   }
   return { status: "refunded", message: REFUND_MESSAGES.refunded };
 }

@@ -146,15 +146,6 @@ async function recordSend(
   await maybeSweep(db, now);
 }
 
-/**
- * Makes and stores a new code for (email, purpose), replacing the previous one, after the limits
- * above; returns it. The caller emails it when the account situation calls for it and otherwise
- * drops it (the stored code then answers like any code nobody has).
- */
-export async function issueCode(ctx: CodeContext, opts: IssueOptions): Promise<string> {
-  return (await issue(ctx, opts)).code;
-}
-
 interface IssueOptions {
   email: string;
   purpose: EmailCodePurpose;

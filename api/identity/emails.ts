@@ -1,42 +1,7 @@
-import { escapeHtml } from "../platform/html";
+import { renderEmail } from "../platform/email-template";
 import type { Mail } from "../platform/mailer";
 
-/*
- * The product's emails. Each has a text and an HTML body; interpolated values are HTML-escaped.
- * An email that carries a code has no other run of six digits in its text (no links, no address,
- * no numbers but the code), so that clients and tests can take the code with /\b\d{6}\b/.
- */
-
-const PRODUCT = "VPN";
-
-interface Paragraph {
-  text: string;
-  /** A link shown after the text (href = the URL, also written out in the text body). */
-  link?: string;
-}
-
-function render(to: string, subject: string, opts: { code?: string; paragraphs: Paragraph[] }): Mail {
-  const textParts: string[] = [];
-  const htmlParts: string[] = [];
-  if (opts.code) {
-    textParts.push(opts.code);
-    htmlParts.push(`<p><strong>${escapeHtml(opts.code)}</strong></p>`);
-  }
-  for (const p of opts.paragraphs) {
-    textParts.push(p.link ? `${p.text}\n${p.link}` : p.text);
-    htmlParts.push(
-      p.link
-        ? `<p>${escapeHtml(p.text)}<br><a href="${escapeHtml(p.link)}">${escapeHtml(p.link)}</a></p>`
-        : `<p>${escapeHtml(p.text)}</p>`,
-    );
-  }
-  textParts.push(`— The ${PRODUCT} team`);
-  htmlParts.push(`<p>— The ${escapeHtml(PRODUCT)} team</p>`);
-  const html =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
-    `<body>${htmlParts.join("")}</body></html>`;
-  return { to, subject, text: `${textParts.join("\n\n")}\n`, html };
-}
+/* The identity emails (codes, passwords, sign-in warnings); their layout is the platform's renderEmail. */
 
 export const SUBJECTS = {
   signupCode: "Your verification code",
@@ -52,7 +17,7 @@ export const SUBJECTS = {
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {
-  return render(to, SUBJECTS.signupCode, {
+  return renderEmail(to, SUBJECTS.signupCode, {
     code,
     paragraphs: [
       { text: "This is your verification code. Enter it on the sign-up page to confirm your email address. It expires in five minutes." },
@@ -62,7 +27,7 @@ export function signupCodeEmail(to: string, code: string): Mail {
 }
 
 export function loginCodeEmail(to: string, code: string): Mail {
-  return render(to, SUBJECTS.loginCode, {
+  return renderEmail(to, SUBJECTS.loginCode, {
     code,
     paragraphs: [
       { text: "This is your sign-in code. Enter it on the sign-in page. It expires in five minutes." },
@@ -73,7 +38,7 @@ export function loginCodeEmail(to: string, code: string): Mail {
 
 /** The code that confirms deleting an account without a password. */
 export function deletionCodeEmail(to: string, code: string): Mail {
-  return render(to, SUBJECTS.deletionCode, {
+  return renderEmail(to, SUBJECTS.deletionCode, {
     code,
     paragraphs: [
       { text: "This is your code to delete your account. Enter it on the Delete account page. It expires in five minutes." },
@@ -83,7 +48,7 @@ export function deletionCodeEmail(to: string, code: string): Mail {
 }
 
 export function twoFactorCodeEmail(to: string, code: string): Mail {
-  return render(to, SUBJECTS.twoFactorCode, {
+  return renderEmail(to, SUBJECTS.twoFactorCode, {
     code,
     paragraphs: [
       { text: "This is your code to turn on two-factor authentication. Enter it on the Two-factor authentication page. It expires in five minutes." },
@@ -93,7 +58,7 @@ export function twoFactorCodeEmail(to: string, code: string): Mail {
 }
 
 export function resetCodeEmail(to: string, code: string): Mail {
-  return render(to, SUBJECTS.resetCode, {
+  return renderEmail(to, SUBJECTS.resetCode, {
     code,
     paragraphs: [
       { text: "This is your password reset code. Enter it to choose a new password. It expires in five minutes." },
@@ -104,7 +69,7 @@ export function resetCodeEmail(to: string, code: string): Mail {
 
 /** Sent instead of a sign-up code when the email already has an account (no code in it). */
 export function alreadyRegisteredEmail(to: string, publicUrl: string): Mail {
-  return render(to, SUBJECTS.alreadyRegistered, {
+  return renderEmail(to, SUBJECTS.alreadyRegistered, {
     paragraphs: [
       { text: "Someone, probably you, tried to create an account with this email address, but you already have one." },
       { text: "Sign in here:", link: `${publicUrl}/login` },
@@ -115,7 +80,7 @@ export function alreadyRegisteredEmail(to: string, publicUrl: string): Mail {
 }
 
 export function passwordChangedEmail(to: string, publicUrl: string): Mail {
-  return render(to, SUBJECTS.passwordChanged, {
+  return renderEmail(to, SUBJECTS.passwordChanged, {
     paragraphs: [
       { text: "The password of your account was just changed, and your other sessions were signed out." },
       { text: "If you did not do this, reset your password now and check your account:", link: `${publicUrl}/forget-password` },
@@ -152,7 +117,7 @@ export function secondFactorFailuresEmail(
     google: "If this was not you, someone can sign in to your Google account. Secure it, then change your password here:",
     apple: "If this was not you, someone can sign in to your Apple account. Secure it, then change your password here:",
   }[opts.firstFactor];
-  return render(to, SUBJECTS.secondFactorFailures, {
+  return renderEmail(to, SUBJECTS.secondFactorFailures, {
     paragraphs: [
       {
         text: `Someone signed in to your account with ${FIRST_FACTORS[opts.firstFactor]}, then entered a wrong two-factor authentication code ${opts.failures} times in a row, most recently on ${emailDateTime(opts.at)}.`,
@@ -165,7 +130,7 @@ export function secondFactorFailuresEmail(
 }
 
 export function passwordSetEmail(to: string, publicUrl: string): Mail {
-  return render(to, SUBJECTS.passwordSet, {
+  return renderEmail(to, SUBJECTS.passwordSet, {
     paragraphs: [
       { text: "A password was just set for your account. You can now sign in with your email and password." },
       { text: "If you did not do this, reset your password now:", link: `${publicUrl}/forget-password` },
@@ -174,43 +139,10 @@ export function passwordSetEmail(to: string, publicUrl: string): Mail {
 }
 
 export function setPasswordLinkEmail(to: string, link: string): Mail {
-  return render(to, SUBJECTS.setPasswordLink, {
+  return renderEmail(to, SUBJECTS.setPasswordLink, {
     paragraphs: [
       { text: "Choose a password for your account with this link. It works once, for 24 hours:", link },
       { text: "If you did not ask for this, you can ignore this email." },
-    ],
-  });
-}
-
-/** The crypto renewal invoice (commerce §1): crypto plans do not renew by themselves. */
-export function cryptoRenewalEmail(to: string, invoice: { plan: string; amount: string; expires: string; link: string }): Mail {
-  return render(to, "Your VPN renewal invoice", {
-    paragraphs: [
-      { text: `Your ${invoice.plan} plan, paid with crypto, ends on ${invoice.expires}. Crypto plans do not renew automatically.` },
-      { text: `To keep your plan, pay the renewal invoice of ${invoice.amount} with crypto:`, link: invoice.link },
-      { text: "Crypto payments take 1 to 3 hours to confirm, so please pay before your plan ends." },
-    ],
-  });
-}
-
-/** The money-back guarantee: a card or wallet payment returned in full (docs/decisions/016). */
-export function refundConfirmationEmail(to: string, refund: { amount: string }): Mail {
-  return render(to, "Your VPN payment was refunded", {
-    paragraphs: [
-      { text: `We have refunded your payment of ${refund.amount} in full, under our 30-day money-back guarantee.` },
-      { text: "Your subscription has ended and your account is now on the Free plan." },
-      { text: "Your bank usually shows the refund within 5 to 10 business days." },
-    ],
-  });
-}
-
-/** The money-back guarantee for a crypto payment: the request is recorded, staff send the refund. */
-export function refundRequestEmail(to: string, request: { amount: string; address: string }): Mail {
-  return render(to, "We received your VPN refund request", {
-    paragraphs: [
-      { text: `We received your request to refund your crypto payment of ${request.amount} under our 30-day money-back guarantee.` },
-      { text: `We will send the refund to this address: ${request.address}` },
-      { text: "Your subscription has ended and your account is now on the Free plan." },
     ],
   });
 }

@@ -122,12 +122,6 @@ export async function issuerKeys(issuer: string): Promise<JWTVerifyGetKey> {
   return keys;
 }
 
-/** Forgets cached discovery documents and key sets (tests). */
-export function clearIdTokenCaches(): void {
-  discoveries.clear();
-  keySets.clear();
-}
-
 /** Verifies an ID token against the issuer's published keys (discovery + JWKS over HTTP). */
 export async function verifyIdToken(token: string, opts: VerifyIdTokenOptions): Promise<IdTokenClaims> {
   return verifyIdTokenWithKeys(token, await issuerKeys(opts.issuer), opts);

@@ -6,7 +6,7 @@ import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import { secondFactorFailuresEmail } from "./emails";
-import type { Reservation } from "../platform/rate-limit";
+import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
 import { generateToken, hashToken } from "../platform/tokens";
 import { LoginResultSchema } from "./users";
@@ -55,14 +55,12 @@ export const TWO_FACTOR_MESSAGES = {
   noSetup: "Please set up two-factor authentication again.",
   turnedOn: "Two-factor authentication is on.",
   turnedOff: "Two-factor authentication is off.",
-  tooManyDisable: (minutes: number) =>
-    `Too many wrong codes. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`,
+  tooManyDisable: (retryAfterSeconds: number) => `Too many wrong codes. ${tryAgainIn(retryAfterSeconds)}`,
   status: "Two-factor authentication status.",
   // Turning it on asks again who is there (a stolen session must not lock the owner out).
   passwordRequired: "Please enter your password.",
   wrongPassword: "The password is incorrect.",
-  tooManyWrongPasswords: (minutes: number) =>
-    `Too many wrong passwords. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`,
+  tooManyWrongPasswords: (retryAfterSeconds: number) => `Too many wrong passwords. ${tryAgainIn(retryAfterSeconds)}`,
   confirmCodeSent: "We have emailed you a code to confirm.",
   confirmCodeNotSent: "Failed to send the code. Please try again.",
   hasPassword: "Your account has a password: confirm with your password.",
@@ -337,8 +335,8 @@ export async function disableTwoFactor(db: Database, userId: number): Promise<vo
  * parallel burst gets no more than a sequence; give it back with releaseSettingTry() when it was right.
  */
 const SETTING_TRIES = {
-  disable: { key: "two-factor-disable", tooMany: (minutes: number) => TWO_FACTOR_MESSAGES.tooManyDisable(minutes) },
-  enable: { key: "two-factor-enable-password", tooMany: (minutes: number) => TWO_FACTOR_MESSAGES.tooManyWrongPasswords(minutes) },
+  disable: { key: "two-factor-disable", tooMany: TWO_FACTOR_MESSAGES.tooManyDisable },
+  enable: { key: "two-factor-enable-password", tooMany: TWO_FACTOR_MESSAGES.tooManyWrongPasswords },
 } as const;
 
 export async function reserveSettingTry(
@@ -350,7 +348,7 @@ export async function reserveSettingTry(
   const reservation = await ctx.limiter.reserve(...limit, DISABLE_FAILURE_WINDOW_SECONDS);
   if (!reservation) {
     const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
-    throw new DomainError("rate_limited", SETTING_TRIES[what].tooMany(Math.max(1, Math.ceil(wait / 60))), {
+    throw new DomainError("rate_limited", SETTING_TRIES[what].tooMany(wait), {
       headers: { "Retry-After": String(wait) },
     });
   }
@@ -454,8 +452,7 @@ export const SECOND_FACTOR_STREAK_WINDOW_SECONDS = 86_400;
 
 /** 429 'Too many wrong authentication codes for this account. Please try again in N minutes.' */
 export function tooManySecondFactorsMessage(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many wrong authentication codes for this account. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+  return `Too many wrong authentication codes for this account. ${tryAgainIn(retryAfterSeconds)}`;
 }
 
 type VerifyContext = Pick<PlatformServices, "db" | "config" | "clock" | "limiter" | "loginThrottle" | "mail" | "logger">;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type Database, isUniqueViolation } from "../platform/db";
 import type { Coupon, Plan } from "../platform/db/schema";
+import { tryAgainIn } from "../platform/rate-limit";
 import { dollars } from "./plans";
 
 /*
@@ -19,10 +20,9 @@ export const COUPON_MESSAGES = {
   applied: "Coupon applied.",
 } as const;
 
-/** 'Too many coupon attempts. Please try again in N minutes.' (N rounded up, at least 1). */
+/** 'Too many coupon attempts. Please try again in N minutes.' */
 export function tooManyCouponAttempts(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many coupon attempts. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+  return `Too many coupon attempts. ${tryAgainIn(retryAfterSeconds)}`;
 }
 
 /** The sandbox's coupon (DESIGN §2): 10 % off any plan, no limit. */

@@ -5,10 +5,11 @@ import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
-import { cryptoRenewalEmail } from "../identity/emails";
+import { cryptoRenewalEmail } from "./emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { dollars } from "./plans";
+import { formatUsd, twoDecimals } from "./money";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
 
 /*
@@ -102,10 +103,8 @@ export function isOurSecret(given: unknown, ours: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/** '107.76': the amount as the spec's payload carries it (two decimals, from discounted_price). */
-export function twoDecimals(cents: number): string {
-  return (Math.round(cents) / 100).toFixed(2);
-}
+// The payload's amount format, also read here by the tests.
+export { twoDecimals };
 
 export function dueInvoicePath(uuid: string): string {
   return `/subscription/bitpay-pay-due-invoice/${uuid}`;
@@ -257,7 +256,7 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
       gatewayRef: `short:${invoice.id}`,
       walletPaymentType: "crypto",
       gateway: "bitpay",
-      message: `Underpaid: $${invoice.amountPaid.toFixed(2)} of $${twoDecimals(row.amount_cents)} arrived. Contact support to complete or refund it.`,
+      message: `Underpaid: $${invoice.amountPaid.toFixed(2)} of ${formatUsd(row.amount_cents)} arrived. Contact support to complete or refund it.`,
       now,
     });
     return current;
@@ -374,7 +373,7 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
     await deps.mail.deliver(
       cryptoRenewalEmail(sub.email, {
         plan: sub.title,
-        amount: `$${twoDecimals(sub.discounted_price_cents)}`,
+        amount: formatUsd(sub.discounted_price_cents),
         expires: sub.sub_exp_date.slice(0, 10),
         link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
       }),

@@ -5,7 +5,7 @@ import { DomainError, isRefusal } from "../platform/errors";
 import { PAYMENT_MESSAGES, type PaymentsDeps, payWithCard } from "./card-payments";
 import { checkCoupon } from "./coupons";
 import { oncePerKey, refusalAnswer, replayedRefusal, type StoredRefusal } from "./idempotency";
-import { dollars } from "./plans";
+import { formatUsd } from "./money";
 
 /*
  * Google Pay and Apple Pay (commerce §2, §3, §7).
@@ -40,7 +40,7 @@ export const WALLET_MESSAGES = {
 
 /** 'The amount does not match the price of 2 Years: 10776 cents ($107.76 USD).' */
 export function amountMismatchMessage(planTitle: string, expectedCents: number): string {
-  return `The amount does not match the price of ${planTitle}: ${expectedCents} cents ($${dollars(expectedCents).toFixed(2)} USD).`;
+  return `The amount does not match the price of ${planTitle}: ${expectedCents} cents (${formatUsd(expectedCents)} USD).`;
 }
 
 /** What a wallet charge must ask: the plan's price, or the coupon's total when one is given. */

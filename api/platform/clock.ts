@@ -11,15 +11,6 @@ export const systemClock: Clock = {
   now: () => new Date(),
 };
 
-/** ISO-8601 UTC with milliseconds, e.g. 2026-11-21T05:48:56.000Z (fixed width: text order = time order). */
-export function toIso(date: Date): string {
-  return date.toISOString();
-}
-
-export function addDays(date: Date, days: number): Date {
-  return new Date(date.getTime() + days * 86_400_000);
-}
-
 /** A clock that can be moved forward: the sandbox's test clock (DESIGN §2) and the tests' clock. */
 export interface MovableClock extends Clock {
   advanceDays(days: number): void;

@@ -259,8 +259,13 @@ export class LoginThrottle {
   }
 }
 
-/** 'Too many failed sign-in attempts. Please try again in N minutes.' (N rounded up, at least 1). */
-export function tooManyLoginsMessage(retryAfterSeconds: number): string {
+/** 'Please try again in N minutes.' for a wait in seconds (N rounded up, at least 1; '1 minute'): every limit's 429 ends so. */
+export function tryAgainIn(retryAfterSeconds: number): string {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many failed sign-in attempts. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+  return `Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+}
+
+/** 'Too many failed sign-in attempts. Please try again in N minutes.' */
+export function tooManyLoginsMessage(retryAfterSeconds: number): string {
+  return `Too many failed sign-in attempts. ${tryAgainIn(retryAfterSeconds)}`;
 }

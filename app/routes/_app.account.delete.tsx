@@ -10,7 +10,7 @@ import { DeleteAccountSchema } from "~/schemas/index.server";
 import { FIELD_REFUSED } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
-import { type FormFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { destroySessionCookie } from "~/utils/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -51,7 +51,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   formData.set("method", user.has_password ? "password" : "code");
   const submission = parseSubmission(formData, DeleteAccountSchema);
   if (submission.status !== "success") return failure(submission);
-  const body = user.has_password ? { password: submission.value.password! } : { code: submission.value.code!.trim() };
+  const body = user.has_password ? { password: submission.value.password } : { code: submission.value.code };
   const result = await api.post("/api/account/delete", { body });
   if (result.ok) {
     return redirectWithSuccess("/login", result.message || "Your account has been deleted.", {
@@ -69,10 +69,7 @@ type Submission = ReturnType<typeof parseSubmission<typeof DeleteAccountSchema>>
 
 /** The form's errors (secrets never echoed back) and, when the API refused it, its message. */
 function failure(submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return data(
-    { form: FORM_ID, result: submission.reply({ hideFields: ["password", "code"], fieldErrors }), serverError },
-    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
-  );
+  return formFailure(FORM_ID, submission, serverError, status, { fieldErrors, headers: NO_STORE });
 }
 
 export default function DeleteAccountPage() {

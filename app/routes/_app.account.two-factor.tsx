@@ -11,7 +11,7 @@ import { type ApiErrorCode, FIELD_REFUSED, serviceUnavailable } from "~/utils/ap
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { type FormFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { qrCodeSvg } from "~/utils/qr-code.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -80,8 +80,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, TwoFactorEnableSchema);
     if (submission.status !== "success") return failure(ENABLE_FORM, submission);
     const { code, password, verification_code } = submission.value;
-    const confirmation = user.has_password ? { password: password! } : { verification_code: verification_code!.trim() };
-    const enabled = await api.post("/api/account/two-factor/enable", { body: { code: code!.replace(/\s/g, ""), ...confirmation } });
+    const confirmation = user.has_password ? { password } : { verification_code };
+    const enabled = await api.post("/api/account/two-factor/enable", { body: { code: code.replace(/\s/g, ""), ...confirmation } });
     if (enabled.ok) {
       return redirectWithSuccess(PAGE, enabled.message || "Two-factor authentication is on.", {
         headers: { "Set-Cookie": await writeFlow(request, "recoveryCodes", enabled.data.recovery_codes) },
@@ -96,8 +96,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const form = recovery ? DISABLE_RECOVERY_FORM : DISABLE_CODE_FORM;
     const submission = recovery ? parseSubmission(formData, RecoveryCodeSchema) : parseSubmission(formData, TwoFactorCodeSchema);
     if (submission.status !== "success") return failure(form, submission);
-    const value = submission.value as { code?: string; recovery_code?: string };
-    const body = recovery ? { recovery_code: value.recovery_code!.trim() } : { code: value.code!.replace(/\s/g, "") };
+    const value = submission.value;
+    const body = "recovery_code" in value ? { recovery_code: value.recovery_code } : { code: value.code.replace(/\s/g, "") };
     const disabled = await api.post("/api/account/two-factor/disable", { body });
     if (disabled.ok || disabled.code === "two_factor_off") {
       return redirectWithSuccess("/", disabled.ok ? disabled.message || "Two-factor authentication is off." : "Two-factor authentication is off.");
@@ -111,10 +111,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
 
 function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return data(
-    { form, result: submission.reply({ hideFields: ["code", "recovery_code", "password", "verification_code"], fieldErrors }), serverError },
-    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
-  );
+  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE });
 }
 
 /** A refused code or password goes next to its field; anything else (limits, the API down) above the form. */

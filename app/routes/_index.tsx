@@ -121,7 +121,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "change-verify") {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("change-verify", submission);
-    const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code!.trim() } });
+    const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code } });
     if (!checked.ok) return formFailure("change-verify", submission, checked.message || "Failed to reset password!", checked.status);
     const cookie = await writeFlow(request, "change", { ...flow, resetToken: checked.data.reset_token });
     return redirect(DIALOG_URL, { headers: { "Set-Cookie": cookie } });
@@ -136,8 +136,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       body: {
         token: flow.resetToken,
         email: flow.email,
-        password: submission.value.password!,
-        password_confirmation: submission.value.password_confirmation!,
+        password: submission.value.password,
+        password_confirmation: submission.value.password_confirmation,
       },
     });
     if (!reset.ok) return formFailure("change-reset", submission, reset.message || "Failed to reset password!", reset.status);

@@ -47,7 +47,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "verify") {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
-    const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code!.trim() } });
+    const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code } });
     if (!checked.ok) return formFailure("verify", submission, checked.message || "Failed to reset password!", checked.status);
     const cookie = await writeFlow(request, "reset", { ...flow, resetToken: checked.data.reset_token });
     return redirect("/forget-password", { headers: { "Set-Cookie": cookie } });
@@ -61,8 +61,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       body: {
         token: flow.resetToken,
         email: flow.email,
-        password: submission.value.password!,
-        password_confirmation: submission.value.password_confirmation!,
+        password: submission.value.password,
+        password_confirmation: submission.value.password_confirmation,
       },
     });
     if (!reset.ok) return formFailure("reset", submission, reset.message || "Failed to reset password!", reset.status);

@@ -27,8 +27,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const result = await createApiClient(request, context).post("/api/generate/new-password", {
     body: {
       token: params.token,
-      password: submission.value.password!,
-      password_confirmation: submission.value.password_confirmation!,
+      password: submission.value.password,
+      password_confirmation: submission.value.password_confirmation,
     },
   });
   // identity §8: shown inline, the server's message first.

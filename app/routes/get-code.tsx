@@ -48,7 +48,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "verify") {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
-    const result = await api.post("/api/auth/code-login", { body: { email: flow.email, code: submission.value.code!.trim() } });
+    const result = await api.post("/api/auth/code-login", { body: { email: flow.email, code: submission.value.code } });
     if (!result.ok) return formFailure("verify", submission, result.message || "Login failed", result.status);
     if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, {}, new Headers(), ["loginCode"]);
     const headers = new Headers();

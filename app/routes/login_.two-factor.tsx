@@ -11,7 +11,7 @@ import { createApiClient, FIELD_REFUSED } from "~/utils/api.server";
 import { requireAnonymous } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { parseSubmission, readFormData } from "~/utils/forms.server";
+import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { redirectWithError } from "~/utils/toast.server";
 import { completeSignIn } from "~/utils/two-factor.server";
@@ -60,8 +60,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = recovery ? RECOVERY_FORM : CODE_FORM;
   if (submission.status !== "success") return failure(form, submission);
 
-  const value = submission.value as { code?: string; recovery_code?: string };
-  const proof = recovery ? { recovery_code: value.recovery_code!.trim() } : { code: value.code!.replace(/\s/g, "") };
+  const value = submission.value;
+  const proof = "recovery_code" in value ? { recovery_code: value.recovery_code } : { code: value.code.replace(/\s/g, "") };
   const result = await createApiClient(request, context).post("/api/user/two-factor/verify", {
     body: { challenge: flow.challenge, ...proof },
   });
@@ -85,10 +85,7 @@ type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Recor
 
 /** The form's errors next to its field (codes never echoed back) and, when the API refused it otherwise, its message. */
 function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return data(
-    { form, result: submission.reply({ hideFields: ["code", "recovery_code"], fieldErrors }), serverError },
-    { status: status >= 400 && status < 500 ? status : 503, headers: NO_STORE },
-  );
+  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE });
 }
 
 export default function TwoFactorSignInPage() {

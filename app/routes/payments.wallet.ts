@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { SESSION_ENDED_MESSAGE, createApiClient } from "~/utils/api.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
+import { failureStatus } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { WALLET_REQUEST_FALLBACK } from "~/utils/wallet-errors";
 
@@ -58,7 +59,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     },
   });
   if (!paid.ok) {
-    const status = paid.status >= 400 && paid.status < 500 ? paid.status : 503;
+    const status = failureStatus(paid.status);
     return answer({ ok: false, message: paid.message || WALLET_REQUEST_FALLBACK }, status);
   }
   if (paid.data.status === "requires_action" && paid.data.client_secret) {

@@ -1,12 +1,13 @@
 import * as z from "zod/mini";
+import { choiceField, codeField, passwordField } from "./fields";
 
 // 'Delete my account': the password, or for an account without one the emailed code. `method` is a
 // hidden field the page renders from the account (the server decides by the account, not by it).
-export const DELETE_PASSWORD_REQUIRED = "Please enter your password.";
-export const DELETE_CODE_FORMAT = "Please enter the 6-digit verification code";
+const DELETE_PASSWORD_REQUIRED = "Please enter your password.";
+const DELETE_CODE_FORMAT = "Please enter the 6-digit verification code";
 
 export const DeleteAccountSchema = z
-  .object({ method: z.optional(z.string()), password: z.optional(z.string()), code: z.optional(z.string()) })
+  .object({ method: choiceField, password: passwordField, code: codeField })
   .check(
     z.superRefine((value, ctx) => {
       if (value.method === "code") {

@@ -1,12 +1,13 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
+import { codeField, emailField } from "./fields";
 
 // The checkout's forms (commerce §5), with the spec's messages. Strings only, like identity.ts.
 
 const trimmed = (value: string | undefined) => value?.trim() ?? "";
 
 /** The visitor's email at checkout. */
-export const CheckoutEmailSchema = z.object({ email: z.optional(z.string()) }).check(
+export const CheckoutEmailSchema = z.object({ email: emailField }).check(
   z.superRefine((value, ctx) => {
     const email = trimmed(value.email);
     if (!email) ctx.addIssue({ code: "custom", message: "Valid email is required for checkout", path: ["email"] });
@@ -15,7 +16,7 @@ export const CheckoutEmailSchema = z.object({ email: z.optional(z.string()) }).c
 );
 
 /** 'Verify Your Email', step 1: the emailed code. */
-export const CheckoutCodeSchema = z.object({ verification_code: z.optional(z.string()) }).check(
+export const CheckoutCodeSchema = z.object({ verification_code: codeField }).check(
   z.superRefine((value, ctx) => {
     const code = trimmed(value.verification_code);
     if (!code) ctx.addIssue({ code: "custom", message: "Please enter the verification code", path: ["verification_code"] });
@@ -25,7 +26,7 @@ export const CheckoutCodeSchema = z.object({ verification_code: z.optional(z.str
 );
 
 /** 'Got a coupon?': the code. */
-export const CouponSchema = z.object({ code: z.optional(z.string()) }).check(
+export const CouponSchema = z.object({ code: codeField }).check(
   z.superRefine((value, ctx) => {
     const code = trimmed(value.code);
     if (!code) ctx.addIssue({ code: "custom", message: "Please enter a coupon code.", path: ["code"] });

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
+import { choiceField, codeField, emailField, passwordField } from "./fields";
 
 // One schema per form of the identity flows, with identity §5's messages. Strings only (see
 // docs/decisions/002): the browser and the action get identical results.
@@ -17,7 +18,7 @@ function emailIssues(value: string | undefined, ctx: z.core.$RefinementCtx, path
  * identity §5 gives sign-up one email message, for a blank email too.
  */
 export const SignupEmailSchema = z
-  .object({ email: z.optional(z.string()), agree_terms: z.optional(z.string()), agree_margeting: z.optional(z.string()) })
+  .object({ email: emailField, agree_terms: choiceField, agree_margeting: choiceField })
   .check(
     z.superRefine((value, ctx) => {
       if (!EMAIL_PATTERN.test(trimmed(value.email)))
@@ -27,7 +28,7 @@ export const SignupEmailSchema = z
   );
 
 /** Sign-up step 2: the emailed code. */
-export const SignupCodeSchema = z.object({ verification_code: z.optional(z.string()) }).check(
+export const SignupCodeSchema = z.object({ verification_code: codeField }).check(
   z.superRefine((value, ctx) => {
     if (trimmed(value.verification_code).length !== 6)
       ctx.addIssue({ code: "custom", message: "Please enter the 6-digit verification code", path: ["verification_code"] });
@@ -35,7 +36,7 @@ export const SignupCodeSchema = z.object({ verification_code: z.optional(z.strin
 );
 
 /** Sign-up step 3: Password and Confirm Password. */
-export const SignupPasswordSchema = z.object({ password: z.optional(z.string()), confirmPassword: z.optional(z.string()) }).check(
+export const SignupPasswordSchema = z.object({ password: passwordField, confirmPassword: passwordField }).check(
   z.superRefine((value, ctx) => {
     if (!value.password || !value.confirmPassword) {
       ctx.addIssue({ code: "custom", message: "Please fill in all fields", path: [value.password ? "confirmPassword" : "password"] });
@@ -49,10 +50,10 @@ export const SignupPasswordSchema = z.object({ password: z.optional(z.string()),
 );
 
 /** The email step of code sign-in and password reset. */
-export const EmailStepSchema = z.object({ email: z.optional(z.string()) }).check(z.superRefine((value, ctx) => emailIssues(value.email, ctx)));
+export const EmailStepSchema = z.object({ email: emailField }).check(z.superRefine((value, ctx) => emailIssues(value.email, ctx)));
 
 /** The code step of code sign-in, password reset and the change-password dialog. */
-export const OtpSchema = z.object({ code: z.optional(z.string()) }).check(
+export const OtpSchema = z.object({ code: codeField }).check(
   z.superRefine((value, ctx) => {
     if (trimmed(value.code).length !== 6) ctx.addIssue({ code: "custom", message: "Please Enter Confirm OTP", path: ["code"] });
   }),
@@ -60,7 +61,7 @@ export const OtpSchema = z.object({ code: z.optional(z.string()) }).check(
 
 /** A new password with its confirmation (reset, change, first password). */
 export const NewPasswordSchema = z
-  .object({ password: z.optional(z.string()), password_confirmation: z.optional(z.string()) })
+  .object({ password: passwordField, password_confirmation: passwordField })
   .check(
     z.superRefine((value, ctx) => {
       if (!value.password) ctx.addIssue({ code: "custom", message: "Please enter password", path: ["password"] });

@@ -1,13 +1,14 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
+import { emailField, passwordField } from "./fields";
 
 // Identity §5: email required and an email; password required; both empty reads 'User and password'.
 // The hidden oldurl is not validated here (the action reads it and keeps only a same-origin path): a
 // tampered one must not fail the form with an error that no field shows.
 export const LoginSchema = z
   .object({
-    email: z.optional(z.string()),
-    password: z.optional(z.string()),
+    email: emailField,
+    password: passwordField,
   })
   .check(
     z.superRefine((value, ctx) => {

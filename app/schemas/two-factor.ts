@@ -1,19 +1,20 @@
 import * as z from "zod/mini";
+import { choiceField, codeField, passwordField } from "./fields";
 
 // Two-factor authentication (docs/decisions/017): the 6-digit code of an authenticator app, or one
 // of the recovery codes. Strings only, as every form schema here (docs/decisions/002).
-export const AUTHENTICATION_CODE_FORMAT = "Please enter the 6-digit authentication code";
-export const RECOVERY_CODE_REQUIRED = "Please enter a recovery code";
+const AUTHENTICATION_CODE_FORMAT = "Please enter the 6-digit authentication code";
+const RECOVERY_CODE_REQUIRED = "Please enter a recovery code";
 
 /** 'Authentication code' (sign-in step, 'Turn on', 'Turn off'). */
-export const TwoFactorCodeSchema = z.object({ code: z.optional(z.string()) }).check(
+export const TwoFactorCodeSchema = z.object({ code: codeField }).check(
   z.superRefine((value, ctx) => {
     if (!/^\d{6}$/.test(value.code?.replace(/\s/g, "") ?? "")) ctx.addIssue({ code: "custom", message: AUTHENTICATION_CODE_FORMAT, path: ["code"] });
   }),
 );
 
 /** 'Recovery code' (sign-in step, 'Turn off'). */
-export const RecoveryCodeSchema = z.object({ recovery_code: z.optional(z.string()) }).check(
+export const RecoveryCodeSchema = z.object({ recovery_code: codeField }).check(
   z.superRefine((value, ctx) => {
     const code = value.recovery_code?.trim() ?? "";
     if (!code || code.length > 40) ctx.addIssue({ code: "custom", message: RECOVERY_CODE_REQUIRED, path: ["recovery_code"] });
@@ -25,15 +26,15 @@ export const RecoveryCodeSchema = z.object({ recovery_code: z.optional(z.string(
  * without one (`method` "code", a hidden field the page renders from the account; the server
  * decides by the account), the emailed 'Verification code'.
  */
-export const CURRENT_PASSWORD_REQUIRED = "Please enter your password.";
-export const VERIFICATION_CODE_FORMAT = "Please enter the 6-digit verification code";
+const CURRENT_PASSWORD_REQUIRED = "Please enter your password.";
+const VERIFICATION_CODE_FORMAT = "Please enter the 6-digit verification code";
 
 export const TwoFactorEnableSchema = z
   .object({
-    code: z.optional(z.string()),
-    method: z.optional(z.string()),
-    password: z.optional(z.string()),
-    verification_code: z.optional(z.string()),
+    code: codeField,
+    method: choiceField,
+    password: passwordField,
+    verification_code: codeField,
   })
   .check(
     z.superRefine((value, ctx) => {

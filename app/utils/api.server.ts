@@ -213,12 +213,10 @@ function parseAnswer(answer: ApiAnswer): unknown {
   }
 }
 
-export type ApiClient = ReturnType<typeof createApiClient>;
-
 export const SESSION_ENDED_MESSAGE = "Your session has ended. Please sign in again.";
 
 /** Clears the session and sends the visitor to sign in, coming back to where they were. */
-export async function signOutRedirect(request: Request): Promise<Response> {
+async function signOutRedirect(request: Request): Promise<Response> {
   const url = new URL(request.url);
   // A data request (single fetch, "/page.data") must send the user back to the page, not to the data URL.
   const pathname = url.pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/") || "/";

@@ -45,7 +45,7 @@ const FORM_INTENT_EVENTS = ["focusin", "focusout", "pointerdown", "keydown", "in
  * arrived the server's answer decides; a field left while it was on its way is validated once it is
  * (conform counts that field as checked already and would otherwise wait for its next input).
  */
-export function useLazySchemaValidation<Output>(formId: string, loadSchema: () => Promise<StandardSchema>) {
+function useLazySchemaValidation<Output>(formId: string, loadSchema: () => Promise<StandardSchema>) {
   const schema = useRef<StandardSchema | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: callers pass a new loadSchema arrow each render; the form's id decides what to load
   useEffect(() => {

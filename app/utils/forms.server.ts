@@ -23,19 +23,35 @@ export function parseSubmission<Schema extends $ZodType>(formData: FormData, sch
   return parseWithZod(formData, { schema });
 }
 
-type Replyable = { reply(options?: { hideFields?: string[]; formErrors?: string[]; resetForm?: boolean }): unknown };
+type Replyable = {
+  reply(options?: { hideFields?: string[]; formErrors?: string[]; fieldErrors?: Record<string, string[]>; resetForm?: boolean }): unknown;
+};
 
-const SECRET_FIELDS = ["password", "confirmPassword", "password_confirmation", "code", "verification_code"];
+const SECRET_FIELDS = ["password", "confirmPassword", "password_confirmation", "code", "verification_code", "recovery_code"];
+
+/** The status of a refused form: the API's 4xx as it is; anything else (a 5xx, the API unreachable) 503. */
+export function failureStatus(status: number): number {
+  return status >= 400 && status < 500 ? status : 503;
+}
 
 /**
- * What an action answers when a form cannot go through: the field errors (`result`, for conform) and,
- * when the server refused it, its message (`serverError`, shown as a toast). Secrets are never echoed
- * back into the HTML. `form` names which of the page's forms this belongs to.
+ * What an action answers when a form cannot go through: the field errors (`result`, for conform; none
+ * without a submission) and, when the server refused it, its message (`serverError`, shown as a toast).
+ * Secrets are never echoed back into the HTML (`hideFields` replaces the list for a form without
+ * secrets). `fieldErrors` puts the API's refusal next to its fields. `form` names which of the page's
+ * forms this belongs to.
  */
-export function formFailure(form: string, submission: Replyable, serverError: string | null = null, status = 400) {
+export function formFailure(
+  form: string,
+  submission: Replyable | null,
+  serverError: string | null = null,
+  status = 400,
+  options: { fieldErrors?: Record<string, string[]>; hideFields?: string[]; headers?: HeadersInit } = {},
+) {
+  const { fieldErrors, hideFields = SECRET_FIELDS, headers } = options;
   return data(
-    { form, result: submission.reply({ hideFields: SECRET_FIELDS }), serverError },
-    { status: status >= 400 && status < 500 ? status : 503 },
+    { form, result: submission?.reply({ hideFields, ...(fieldErrors ? { fieldErrors } : {}) }), serverError },
+    { status: failureStatus(status), headers },
   );
 }
 

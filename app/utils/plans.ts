@@ -20,7 +20,7 @@ export const REGULAR_MONTHLY_PRICE = 11.99;
 export const MOST_POPULAR_TABLE_PLAN_ID = 6;
 
 /** Sort priority of a plan without order_priority (commerce §9). */
-export const MISSING_ORDER_PRIORITY = 999;
+const MISSING_ORDER_PRIORITY = 999;
 
 /** The money-back guarantee, in days (commerce §9). */
 export const MONEY_BACK_DAYS = 30;
@@ -106,14 +106,19 @@ export function savingLabel(plan: Pick<Plan, "discount_tag_label" | "save">): st
   return badge ? plusLabel(badge) : "—";
 }
 
-/** USD as the product shows it: "$" and two decimals (commerce §9). */
+/** Dollars to two decimals ("107.76"); a missing number counts as 0. */
+function twoDecimals(amount: number): string {
+  return (Number.isFinite(amount) ? amount : 0).toFixed(2);
+}
+
+/** USD as the product shows it: "$" and two decimals (commerce §9). The portal's one money formatter. */
 export function formatMoney(amount: number): string {
-  return `$${(Number.isFinite(amount) ? amount : 0).toFixed(2)}`;
+  return `$${twoDecimals(amount)}`;
 }
 
 /** What the plan costs: the discounted price to two decimals (commerce §5). */
 export function totalPrice(plan: Pick<Plan, "discounted_price">): string {
-  return (Number.isFinite(plan.discounted_price) ? plan.discounted_price : 0).toFixed(2);
+  return twoDecimals(plan.discounted_price);
 }
 
 /** The "$x.xx" in the description ("$4.49/month, billed …"); null when there is none. */

@@ -22,12 +22,12 @@ function createStorage() {
   });
 }
 
-export function sessionStorage() {
+function sessionStorage() {
   storage ??= createStorage();
   return storage;
 }
 
-export async function getSession(request: Request) {
+async function getSession(request: Request) {
   return sessionStorage().getSession(request.headers.get("Cookie"));
 }
 

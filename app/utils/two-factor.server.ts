@@ -7,7 +7,7 @@ import { safeRedirect } from "./safe-redirect";
 import { commitTokenSession } from "./session.server";
 import { redirectWithSuccess } from "./toast.server";
 
-export const TWO_FACTOR_PATH = "/login/two-factor";
+const TWO_FACTOR_PATH = "/login/two-factor";
 
 /** A sign-in answer of the API: the token, or a two-factor challenge instead. */
 export type SignInAnswer = { token: string } | { two_factor_required: true; challenge: string };

@@ -79,7 +79,7 @@ function isAbort(error: unknown): boolean {
 }
 
 /** The category of a cause. */
-export function walletFailure(cause: WalletCause): WalletFailure {
+function walletFailure(cause: WalletCause): WalletFailure {
   switch (cause.type) {
     case "cancelled":
       return "cancelled";
@@ -149,7 +149,7 @@ export function walletMessage(wallet: Wallet, failure: WalletFailure, serverMess
 }
 
 /** Cancelling is information, not an error (commerce §4: 'Wallet cancel shows an info toast'). */
-export function walletTone(failure: WalletFailure): "info" | "error" {
+function walletTone(failure: WalletFailure): "info" | "error" {
   return failure === "cancelled" || failure === "unavailable" || failure === "android" ? "info" : "error";
 }
 
@@ -211,7 +211,7 @@ export function expressCheckoutMessage(failure: ExpressFailure): string {
 }
 
 /** The server's message as the spec reads error bodies: errors.message, error.message, then message. */
-export function errorBodyMessage(body: unknown): string | undefined {
+function errorBodyMessage(body: unknown): string | undefined {
   if (!body || typeof body !== "object") return undefined;
   const b = body as { errors?: { message?: unknown }; error?: { message?: unknown }; message?: unknown };
   for (const candidate of [b.errors?.message, b.error?.message, b.message]) {

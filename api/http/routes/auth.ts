@@ -19,7 +19,7 @@ import {
   retireOneTimeTokens,
 } from "../../identity/one-time-tokens";
 import { hashPassword } from "../../identity/passwords";
-import { secondsUntil } from "../../platform/rate-limit";
+import { secondsUntil, tryAgainIn } from "../../platform/rate-limit";
 import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../../identity/sessions";
 import { bearerToken } from "../../platform/tokens";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -60,10 +60,9 @@ export const AUTH_MESSAGES = {
   desktopCodeInvalid: "This code is invalid or has expired.",
 } as const;
 
-/** 'Too many attempts. Please try again in N minutes.' (N rounded up, at least 1). */
+/** 'Too many attempts. Please try again in N minutes.' */
 export function tooManyDesktopCodeAttempts(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many attempts. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+  return `Too many attempts. ${tryAgainIn(retryAfterSeconds)}`;
 }
 
 const emailOnlySchema = body({ email: emailField({ required: EMAIL_REQUIRED }) }).meta({ id: "EmailRequest" });

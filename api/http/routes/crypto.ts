@@ -5,6 +5,7 @@ import { route } from "../contract/route";
 import type { ApiContext } from "../context";
 import { DomainError } from "../../platform/errors";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { tryAgainIn } from "../../platform/rate-limit";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
 import {
   CRYPTO_MESSAGES,
@@ -88,8 +89,7 @@ const INVOICE_URL = z.strictObject({
 
 /** 'Too many crypto invoices were requested. Please try again in N minutes.' */
 export function tooManyCryptoInvoices(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many crypto invoices were requested. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+  return `Too many crypto invoices were requested. ${tryAgainIn(retryAfterSeconds)}`;
 }
 
 /**

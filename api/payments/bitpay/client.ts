@@ -62,9 +62,6 @@ export class BitPayError extends Error {
   }
 }
 
-export const BITPAY_TEST_HOST = "https://test.bitpay.com/";
-export const BITPAY_PRODUCTION_HOST = "https://bitpay.com/";
-
 const API_VERSION = "2.0.0";
 const DEFAULT_TIMEOUT_MS = 15_000;
 /** BitPay's error texts are shown in logs: keep a runaway one short. */

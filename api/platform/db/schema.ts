@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 
 /*
  * Kysely table interfaces. Portable conventions (one set of migrations for SQLite and PostgreSQL):
@@ -130,8 +130,6 @@ export interface CouponReservationsTable {
   created_at: string;
   updated_at: string;
 }
-
-export type WalletPaymentType = "card" | "applepay" | "googlepay";
 
 /** A saved card (or wallet card) of a user, at the card gateway. */
 export interface PaymentMethodsTable {
@@ -439,21 +437,14 @@ export interface DB {
 }
 
 export type User = Selectable<UsersTable>;
-export type NewUser = Insertable<UsersTable>;
-export type UserUpdate = Updateable<UsersTable>;
 export type Device = Selectable<DevicesTable>;
 export type Token = Selectable<TokensTable>;
 export type Plan = Selectable<PlansTable>;
 export type NewPlan = Insertable<PlansTable>;
 export type Subscription = Selectable<SubscriptionsTable>;
 export type NewSubscription = Insertable<SubscriptionsTable>;
-export type VerificationCode = Selectable<VerificationCodesTable>;
-export type OutboxMail = Selectable<MailOutboxTable>;
-export type OneTimeToken = Selectable<OneTimeTokensTable>;
 export type AccountLink = Selectable<AccountLinksTable>;
-export type DesktopCode = Selectable<DesktopCodesTable>;
 export type Coupon = Selectable<CouponsTable>;
-export type CouponReservation = Selectable<CouponReservationsTable>;
 export type PaymentMethod = Selectable<PaymentMethodsTable>;
 export type Transaction = Selectable<TransactionsTable>;
 export type CryptoInvoice = Selectable<CryptoInvoicesTable>;

@@ -1,6 +1,6 @@
 import type { Plan } from "~/utils/plans";
 
-export const SELECT_PLAN_MESSAGE = "Please select a plan.";
+const SELECT_PLAN_MESSAGE = "Please select a plan.";
 
 /**
  * The small screens' fixed bottom bar (commerce §2): the submit button of the page's GET form. Its words

@@ -211,12 +211,12 @@ function brandKey(brand: string): BrandKey {
   return "card";
 }
 
-export function brandName(brand: string): string {
+function brandName(brand: string): string {
   return { visa: "Visa", master: "Mastercard", amex: "American Express", card: "Card" }[brandKey(brand)];
 }
 
 /** Commerce §9: brand icons for visa, master and amex; a generic card otherwise. */
-export function BrandIcon({ brand }: { brand: string }) {
+function BrandIcon({ brand }: { brand: string }) {
   const key = brandKey(brand);
   return (
     <svg className={`brand-icon brand-icon--${key}`} role="img" aria-label={brandName(brand)} viewBox="0 0 48 32" width="48" height="32">

@@ -92,7 +92,7 @@ function text(formData: FormData, name: string): string {
 }
 
 /** "12/30", "12 / 30", "1230", "12/2030" → month and four-digit year. */
-export function parseExpiryText(value: string): { month: number; year: number } | null {
+function parseExpiryText(value: string): { month: number; year: number } | null {
   const match = /^\s*(\d{1,2})\s*\/?\s*(\d{2}|\d{4})\s*$/.exec(value);
   if (!match) return null;
   const month = Number(match[1]);

@@ -5,7 +5,7 @@ import type { Wallet, WalletCause } from "~/utils/wallet-errors";
 // (app/routes/payments.wallet.ts), which calls the API with the session's token.
 
 /** The portal's wallet payment route (POST, JSON). */
-export const WALLET_PAYMENT_PATH = "/payments/wallet";
+const WALLET_PAYMENT_PATH = "/payments/wallet";
 
 /** A fresh random key per wallet sheet: a double submit of one approval is one payment. */
 export function newIdempotencyKey(): string {

@@ -23,7 +23,7 @@ export function toCents(amount: number): number {
 }
 
 /** The express-checkout test page: 5.99 USD, 599 cents, monthly (commerce §9). */
-export const DEMO_PAYMENT = { amount: 5.99, cents: 599, currency: "usd", slug: "1-month", label: "Express checkout test" } as const;
+const DEMO_PAYMENT = { amount: 5.99, cents: 599, currency: "usd", slug: "1-month", label: "Express checkout test" } as const;
 
 /** What the sheet shows and Apple Pay's recurring request needs. */
 export type WalletOrder = {
@@ -59,11 +59,6 @@ export function appleRecurringRequest(order: WalletOrder, managementURL: string)
     },
     billingAgreement: `Renews automatically ${intervalLabel(order.interval)} until you turn auto-renewal off in your account, at least 24 hours before the end of the billing cycle.`,
   };
-}
-
-/** $ and two decimals. */
-export function centsLabel(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
 }
 
 /** What the lazily loaded wallet panel bodies (sandbox or live) receive. */

@@ -2,7 +2,8 @@ import { useEffect, useId, useRef } from "react";
 import { Spinner } from "~/components/spinner";
 import { Toasts } from "~/components/toasts";
 import { WALLET_NAMES, type Wallet } from "~/utils/wallet-errors";
-import { type WalletOrder, centsLabel, intervalLabel } from "./wallet-request";
+import { formatMoney } from "~/utils/plans";
+import { type WalletOrder, intervalLabel } from "./wallet-request";
 
 // The sandbox's stand-in for a wallet's payment sheet (Google Pay's and Apple Pay's own sheets are
 // the browser's and cannot run offline): a real dialog with the amount, what renews, and buttons for
@@ -48,19 +49,19 @@ export function WalletSheet({
         <dl className="wallet-sheet__lines">
           <div>
             <dt>{order.label}</dt>
-            <dd>{centsLabel(order.cents)}</dd>
+            <dd>{formatMoney(order.cents / 100)}</dd>
           </div>
           {recurring ? (
             <div>
               <dt>Recurring payment</dt>
               <dd>
-                {centsLabel(order.renewalCents!)} {intervalLabel(order.interval!)}
+                {formatMoney(order.renewalCents! / 100)} {intervalLabel(order.interval!)}
               </dd>
             </div>
           ) : null}
           <div className="wallet-sheet__total">
             <dt>Pay now</dt>
-            <dd>{centsLabel(order.cents)}</dd>
+            <dd>{formatMoney(order.cents / 100)}</dd>
           </div>
         </dl>
         <div className="wallet-sheet__actions">

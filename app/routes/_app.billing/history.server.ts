@@ -3,6 +3,7 @@ import type { ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatLongDate } from "~/utils/dates.server";
+import { formatMoney } from "~/utils/plans";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { REFUND_FORM } from "./refund-form";
 import { refundAction } from "./refund.server";
@@ -131,7 +132,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           date: formatLongDate(t.created_at),
           title: t.product.title,
           method: methodLabel(t),
-          amount: `$${t.amount.toFixed(2)}`,
+          amount: formatMoney(t.amount),
           status: statusOf(t),
           refundable: t.refundable,
           crypto: t.payment_gateway === "bitpay",

@@ -2,6 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { SignupCodeSchema, SignupEmailSchema, SignupPasswordSchema } from "~/schemas/index.server";
 import { CODE_REFUSED, createApiClient } from "~/utils/api.server";
+import { handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
@@ -32,40 +33,31 @@ export async function signupAction(intent: string, { request, context, formData,
   const api = createApiClient(request, context);
   const here = signupUrl(oldurl);
 
-  if (intent === "signup-restart") {
-    return redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "signup", undefined) } });
-  }
-
-  if (intent === "signup-email") {
-    const submission = parseSubmission(formData, SignupEmailSchema);
-    if (submission.status !== "success") return formFailure("signup-email", submission);
-    const email = submission.value.email!.trim().toLowerCase();
-    const sent = await api.post("/api/user/temp-signup", { body: { email, isCheckout: false } });
-    if (!sent.ok) return formFailure("signup-email", submission, sent.message || "Failed to send signup token!", sent.status);
-    const cookie = await writeFlow(request, "signup", {
-      email,
-      agreeTerms: true,
-      agreeMarketing: Boolean(submission.value.agree_margeting),
-      sentAt: Date.now(),
-    });
-    return redirectWithSuccess(here, "Verification code sent to your email!", { headers: { "Set-Cookie": cookie } });
-  }
+  const handled = await handleCodeRequest(intent, {
+    request,
+    formData,
+    flowKey: "signup",
+    pagePath: here,
+    send: (email) => api.post("/api/user/temp-signup", { body: { email, isCheckout: false } }),
+    failure: "Failed to send signup token!",
+    sentMessage: "Verification code sent to your email!",
+    names: { restart: "signup-restart", send: "signup-email", resend: "resend", codeForm: "signup-code" },
+    codeSchema: SignupCodeSchema,
+    emailStep: {
+      schema: SignupEmailSchema,
+      start: (email, value) => ({ email, agreeTerms: true, agreeMarketing: Boolean(value.agree_margeting), sentAt: Date.now() }),
+    },
+  });
+  if (handled) return handled;
 
   const flow = await readFlow(request, "signup");
   // A step posted without its earlier steps (expired cookie, another tab finished): start over.
   if (!flow) return redirect(here);
 
-  if (intent === "resend") {
-    const sent = await api.post("/api/user/temp-signup", { body: { email: flow.email, isCheckout: false } });
-    if (!sent.ok) return formFailure("signup-code", parseSubmission(formData, SignupCodeSchema), sent.message || "Failed to send signup token!", sent.status);
-    const cookie = await writeFlow(request, "signup", { ...flow, code: undefined, sentAt: Date.now() });
-    return redirectWithSuccess(here, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
-  }
-
   if (intent === "signup-code") {
     const submission = parseSubmission(formData, SignupCodeSchema);
     if (submission.status !== "success") return formFailure("signup-code", submission);
-    const code = submission.value.verification_code!.trim();
+    const code = submission.value.verification_code;
     const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
     if (!verified.ok) {
       const message = verified.status >= 500 ? "Failed to verify code. Please try again." : verified.message || "Invalid verification code";
@@ -81,8 +73,8 @@ export async function signupAction(intent: string, { request, context, formData,
     const registered = await api.post("/api/user/register-user", {
       body: {
         email: flow.email,
-        password: submission.value.password!,
-        password_confirmation: submission.value.confirmPassword!,
+        password: submission.value.password,
+        password_confirmation: submission.value.confirmPassword,
         verification_code: flow.code,
         agreement: flow.agreeTerms ? 1 : 0,
         newsletter: flow.agreeMarketing ? 1 : 0,

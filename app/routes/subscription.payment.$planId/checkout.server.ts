@@ -150,7 +150,7 @@ type ActionArgs = { request: Request; context: AppLoadContext; formData: FormDat
 
 /** What a failed payment answers: the message inline (and as a toast), the form kept. */
 function paymentFailure(form: string, message: string, status: number) {
-  return data({ form, result: undefined, serverError: message }, { status: status >= 400 && status < 500 ? status : 503 });
+  return formFailure(form, null, message, status);
 }
 
 export async function checkoutAction(intent: string, { request, context, formData, planId }: ActionArgs) {
@@ -169,7 +169,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "email": {
       const submission = parseSubmission(formData, CheckoutEmailSchema);
       if (submission.status !== "success") return formFailure("email", submission);
-      const email = submission.value.email!.trim().toLowerCase();
+      const email = submission.value.email.toLowerCase();
       const usable = await api.post("/api/anonymous/subscription/email-is-exists", { body: { email } });
       if (!usable.ok) {
         return formFailure("email", submission, usable.status >= 500 ? "Unable to verify email." : usable.message || "Email is not valid for subscription.", usable.status);
@@ -192,7 +192,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!flow.email) return redirect(here);
       const submission = parseSubmission(formData, CheckoutCodeSchema);
       if (submission.status !== "success") return formFailure("code", submission);
-      const code = submission.value.verification_code!.trim();
+      const code = submission.value.verification_code;
       const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
       if (!verified.ok) {
         return formFailure("code", submission, verified.status >= 500 ? "Unexpected error. Please try again." : verified.message || "Invalid verification code", verified.status);
@@ -207,8 +207,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const registered = await api.post("/api/user/checkout-register", {
         body: {
           email: flow.email,
-          password: submission.value.password!,
-          password_confirmation: submission.value.confirmPassword!,
+          password: submission.value.password,
+          password_confirmation: submission.value.confirmPassword,
           verification_code: flow.code,
           platform: "Web Browser",
         },
@@ -230,14 +230,12 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "coupon": {
       const submission = parseSubmission(formData, CouponSchema);
       if (submission.status !== "success") return formFailure("coupon", submission);
-      const code = submission.value.code!.trim();
+      const code = submission.value.code;
       const quote = await api.post("/api/coupons/apply", { body: { code, planId } });
       if (!quote.ok) {
         const message = quote.fieldErrors.code?.[0] ?? quote.message ?? "This coupon code is not valid.";
-        return data(
-          { form: "coupon", result: submission.reply({ fieldErrors: { code: [message] } }), serverError: null },
-          { status: quote.status >= 400 && quote.status < 500 ? quote.status : 503 },
-        );
+        // The coupon is no secret: the refused code stays in its field.
+        return formFailure("coupon", submission, null, quote.status, { fieldErrors: { code: [message] }, hideFields: [] });
       }
       const cookie = await save({ ...flow, coupon: quote.data.code });
       return redirectWithSuccess(here, quote.message || "Coupon applied.", { headers: { "Set-Cookie": cookie } });

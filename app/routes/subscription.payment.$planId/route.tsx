@@ -16,9 +16,10 @@ import { useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
 import type { CardFormProps } from "~/features/card-entry/card-payment";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
-import { money, orderSummary, planTerms } from "./summary";
+import { orderSummary, planTerms } from "./summary";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { pageMeta } from "~/utils/meta";
+import { formatMoney } from "~/utils/plans";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
@@ -109,7 +110,7 @@ function Checkout({ state }: { state: CheckoutState }) {
               <details name="payment-method" className="accordion-item">
                 <summary>Crypto Currencies</summary>
                 <p>
-                  Pay {money(summary.total)} in cryptocurrency through BitPay. Crypto plans do not auto-renew: we email you a renewal
+                  Pay {formatMoney(summary.total)} in cryptocurrency through BitPay. Crypto plans do not auto-renew: we email you a renewal
                   invoice 3 days before your plan expires. Crypto payments take 1 to 3 hours to confirm.
                 </p>
                 <Guarantee />
@@ -295,7 +296,7 @@ function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
             </li>
           ))}
         </ul>
-        <p className="muted">Pay Now charges {money(total)} to the card.</p>
+        <p className="muted">Pay Now charges {formatMoney(total)} to the card.</p>
         <FormError form="pay-saved" />
       </details>
     </section>
@@ -347,7 +348,7 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
             idempotencyKey={state.idempotencyKey}
             totalCents={Math.round(total * 100)}
             billingType={state.plan.billing_type}
-            payLabel={`Pay ${money(total)}`}
+            payLabel={`Pay ${formatMoney(total)}`}
           />
           <FormError form="pay-card" />
         </>
@@ -391,7 +392,7 @@ function OrderSummary({ state, summary }: { state: CheckoutState; summary: Retur
         </div>
         <div>
           <dt>Regular price</dt>
-          <dd>{money(state.plan.regular_price)}</dd>
+          <dd>{formatMoney(state.plan.regular_price)}</dd>
         </div>
         {summary.savePercent > 0 ? (
           <div>
@@ -399,19 +400,19 @@ function OrderSummary({ state, summary }: { state: CheckoutState; summary: Retur
               <span className="badge">Save {summary.savePercent}%</span>
             </dt>
             <dd>
-              <s>{money(summary.savings)}</s>
+              <s>{formatMoney(summary.savings)}</s>
             </dd>
           </div>
         ) : null}
         {state.coupon ? (
           <div>
             <dt>Coupon {state.coupon.code}</dt>
-            <dd>−{money(state.coupon.discount_amount)}</dd>
+            <dd>−{formatMoney(state.coupon.discount_amount)}</dd>
           </div>
         ) : null}
         <div className="total">
           <dt>Total</dt>
-          <dd>{money(summary.total)}</dd>
+          <dd>{formatMoney(summary.total)}</dd>
         </div>
       </dl>
       {state.coupon ? (

@@ -6,9 +6,6 @@ import { discountPercent, formatMoney } from "~/utils/plans";
 type Plan = Pick<ApiSchemas["Plan"], "title" | "slug" | "billing_type" | "regular_price" | "discounted_price">;
 type Coupon = Pick<ApiSchemas["CouponQuote"], "total" | "discount_amount"> | null;
 
-/** $ and two decimals (commerce §9). */
-export const money = formatMoney;
-
 export function orderSummary(plan: Plan, coupon: Coupon) {
   const discounted = plan.discounted_price || plan.regular_price;
   return {
@@ -30,8 +27,8 @@ export function termLabel(slug: string): string {
 export function planTerms(plan: Plan, total: number): string {
   const term = termLabel(plan.slug);
   if (plan.billing_type === "single") {
-    return `One-time payment of ${money(total)} for ${term}. It does not renew: nothing more is charged.`;
+    return `One-time payment of ${formatMoney(total)} for ${term}. It does not renew: nothing more is charged.`;
   }
-  const renewal = money(plan.discounted_price);
-  return `You pay ${money(total)} now. Your plan renews automatically every ${term} at ${renewal} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+  const renewal = formatMoney(plan.discounted_price);
+  return `You pay ${formatMoney(total)} now. Your plan renews automatically every ${term} at ${renewal} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
 }
