@@ -46,6 +46,7 @@ export const LINK_MESSAGES = {
   connectEmailMismatch: (label: string) => `The email does not match your ${label} account.`,
   connectEmailUnverified: (label: string) => `${label} has not verified this email address.`,
   unavailable: (label: string) => `Sign-in with ${label} is unavailable right now. Please try again later.`,
+  connectReplayed: (label: string) => `This ${label} sign-in was already used. Please connect ${label} again.`,
   loginReplayed: (label: string) => `Login failed: this ${label} sign-in was already used. Please sign in with ${label} again.`,
 } as const;
 

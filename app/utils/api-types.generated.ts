@@ -4623,7 +4623,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This Google account is already connected to another account.' or 'Your account is already connected to Google.' (Apple likewise) */
+            /** @description 'This Google account is already connected to another account.', 'Your account is already connected to Google.', or 'This Google sign-in was already used. Please connect Google again.' (the ID token was used before; Apple likewise) */
             409: {
                 headers: {
                     [name: string]: unknown;

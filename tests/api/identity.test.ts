@@ -507,6 +507,21 @@ describe.each(databases())("Google and Apple sign-in ($name)", (kind) => {
       expect((await t.post("/api/account/link-list")).status).toBe(401);
     });
 
+    it("an ID token connects once: the same token again is refused (409), before any other check", async () => {
+      const user = await passwordUser();
+      const email = newEmail();
+      const token = await stub.sign("google", { email, sub: unique("g") });
+      const body = { name: "X", email, firebase_id_token: token, link_type: "GOOGLE" };
+      const first = await t.post("/api/account/connect", { token: user.token, json: body });
+      expect(first.status).toBe(200);
+      const other = await passwordUser();
+      const replayed = await t.post("/api/account/connect", { token: other.token, json: body });
+      expect(replayed.status).toBe(409);
+      expect(replayed.body.message).toBe("This Google sign-in was already used. Please connect Google again.");
+      expect(replayed.body.errors.code).toBe("id_token_replayed");
+      expect((await t.post("/api/account/link-list", { token: other.token })).body.data.linked).toEqual([]);
+    });
+
     it("connects a provider account; refuses one connected elsewhere and a second one of the same type (409)", async () => {
       const user = await passwordUser();
       const sub = unique("g");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { route } from "../contract/route";
+import { claimIdTokenUse } from "../../identity/id-tokens";
 import {
   LINK_MESSAGES,
   LinkedAccountSchema,
@@ -148,7 +149,7 @@ export const accountRoutes = [
     success: { description: `'${LINK_MESSAGES.connected}'`, data: LinkedAccountSchema },
     errors: {
       404: "'Sign-in with Google is not available.' (Apple likewise): the provider is off (no credentials outside sandbox mode).",
-      409: "'This Google account is already connected to another account.' or 'Your account is already connected to Google.' (Apple likewise)",
+      409: "'This Google account is already connected to another account.', 'Your account is already connected to Google.', or 'This Google sign-in was already used. Please connect Google again.' (the ID token was used before; Apple likewise)",
       422: "Validation (errors.fields), or the ID token is refused (also under errors.fields.firebase_id_token): 'The Google sign-in could not be verified. Please try again.', 'The email does not match your Google account.', 'Google has not verified this email address.' (Apple likewise). Not 401, which would mean the session is gone.",
       503: "'Sign-in with Google is unavailable right now. Please try again later.' (Apple likewise)",
     },
@@ -162,6 +163,10 @@ export const accountRoutes = [
       if (!claims.emailVerified) {
         const message = LINK_MESSAGES.connectEmailUnverified(providerLabel(input.link_type));
         throw new DomainError("provider_token_rejected", message, { field: "firebase_id_token" });
+      }
+      // An ID token is used once, here as at sign-in: a copy must not connect a second time.
+      if (!(await claimIdTokenUse(ctx.db, input.firebase_id_token, claims.payload))) {
+        throw new DomainError("id_token_replayed", LINK_MESSAGES.connectReplayed(providerLabel(input.link_type)));
       }
       const link = await connectLink(ctx.db, ctx.clock, { userId: auth.user.id, linkType: input.link_type, claims });
       return { data: link, message: LINK_MESSAGES.connected };
