@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import { createServer } from "node:net";
 import { expect, test } from "@playwright/test";
+import { exitOf, waitForHealth } from "../support/processes";
 
 // The sandboxes stay out of the production build (docs/decisions/024): `npm run build` bundles them
 // apart, as build/sandboxes.js, which the product loads with a dynamic import in sandbox mode only.
@@ -72,23 +73,7 @@ async function stop(started: Started) {
   });
 }
 
-async function exitOf(started: Started): Promise<number | null> {
-  if (started.child.exitCode !== null) return started.child.exitCode;
-  return await new Promise((resolve) => started.child.once("exit", (code) => resolve(code)));
-}
 
-async function waitForHealth(url: string, started: Started) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && started.child.exitCode === null) {
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the API did not become healthy:\n${started.output()}`);
-}
 
 test("without build/sandboxes.js the API starts in production mode, and only sandbox mode asks for it", async ({}, testInfo) => {
   test.setTimeout(120_000);
@@ -101,7 +86,7 @@ test("without build/sandboxes.js the API starts in production mode, and only san
     const port = await freePort();
     const live = startApiBundle(`${dir}/api.js`, dir, port, LIVE_ESSENTIALS);
     try {
-      await waitForHealth(`http://127.0.0.1:${port}/api/health`, live);
+      await waitForHealth(`http://127.0.0.1:${port}/api/health`, live, "the API");
       expect(live.output()).toContain("Live mode.");
     } finally {
       await stop(live);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import { expect, test, type TestInfo } from "@playwright/test";
 import { DEMO, expectHome, signIn } from "../support/e2e";
+import { exitOf, waitForHealth } from "../support/processes";
 
 // Sandbox mode is a deliberate setting (docs/decisions/019). The main e2e server runs with
 // SANDBOX=true and says so on every page; this file also starts the built server the way a real
@@ -48,10 +49,6 @@ function startBuiltServer(port: number, env: Record<string, string>): Started {
   return { child, output: () => output, dataDir };
 }
 
-async function exitOf(started: Started): Promise<number | null> {
-  if (started.child.exitCode !== null) return started.child.exitCode;
-  return await new Promise((resolve) => started.child.once("exit", (code) => resolve(code)));
-}
 
 async function stop(started: Started) {
   if (started.child.exitCode === null) {
@@ -63,18 +60,6 @@ async function stop(started: Started) {
   fs.rmSync(started.dataDir, { recursive: true, force: true });
 }
 
-async function waitForHealth(url: string, started: Started) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && started.child.exitCode === null) {
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the server did not become healthy:\n${started.output()}`);
-}
 
 test.describe("sandbox mode says so", () => {
   test("every page carries the sandbox banner", async ({ page }, testInfo) => {
@@ -131,7 +116,7 @@ test.describe("a production start without SANDBOX", () => {
     const base = `http://127.0.0.1:${port}`;
     const started = startBuiltServer(port, LIVE_ESSENTIALS);
     try {
-      await waitForHealth(`${base}/healthz`, started);
+      await waitForHealth(`${base}/healthz`, started, "the server");
       expect(started.output()).toContain("Live mode. Integrations live: mail, cards; off: crypto, google, apple.");
 
       // The sandboxes' pages: mailbox (every code), test clock, OpenID provider, Stripe and BitPay pages.

@@ -1,6 +1,6 @@
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
-import { hasJavaScript, open } from "../support/e2e";
+import { fillSandboxCardAndPay, hasJavaScript, open } from "../support/e2e";
 import type { Login } from "../support/fixtures";
 
 // What the refund and clock specs share (a spec file may not import another spec file).
@@ -16,11 +16,6 @@ export async function buyMonthByCard(page: Page, testInfo: TestInfo, login: Logi
 /** Pays on the checkout with the sandbox's good card, or another (through the hosted page without JavaScript); a far expiry, because the clock specs move the business time by years. */
 export async function payWith4242(page: Page, testInfo: TestInfo, card = GOOD_CARD) {
   if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await page.getByLabel("Card number").fill(card);
-  await page.getByLabel("Expiry (MM / YY)").fill("12 / 49");
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("Cardholder name").fill("Pat Payer");
-  await page.getByLabel("Postal code").fill("10115");
-  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await fillSandboxCardAndPay(page, card);
   await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
 }

@@ -149,3 +149,13 @@ export async function logOut(page: Page) {
   await page.getByRole("button", { name: "Log Out" }).click();
   await expect(page).toHaveURL(/\/login$/);
 }
+
+/** Fills the sandbox's card fields (a far expiry: the clock specs move the business time by years) and presses Pay. */
+export async function fillSandboxCardAndPay(page: Page, card: string) {
+  await page.getByLabel("Card number").fill(card);
+  await page.getByLabel("Expiry (MM / YY)").fill("12 / 49");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByLabel("Cardholder name").fill("Pat Payer");
+  await page.getByLabel("Postal code").fill("10115");
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+}

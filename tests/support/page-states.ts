@@ -3,7 +3,7 @@ import { expect } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { portalSignIn } from "./accounts";
 import { DECLINED_CARD, GOOD_CARD, OTHER_GOOD_CARD } from "./cards";
-import { createPasswordlessUser, createUser, enterCode, latestCode, withDatabase } from "./e2e";
+import { createPasswordlessUser, createUser, enterCode, fillSandboxCardAndPay, latestCode, withDatabase } from "./e2e";
 import { uniqueEmail } from "./emails";
 
 // One walk through the portal for the checkers that judge every page in every state a user meets it: the W3C
@@ -136,12 +136,7 @@ export function pageFlows(base: string): PageFlow[] {
     if (!visit.js) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
     await expect(page.getByLabel("Card number")).toBeVisible();
     await visit.snap(`${label}: the card entry`);
-    await page.getByLabel("Card number").fill(card);
-    await page.getByLabel("Expiry (MM / YY)").fill("12 / 49");
-    await page.getByLabel("CVC").fill("123");
-    await page.getByLabel("Cardholder name").fill("Pat Payer");
-    await page.getByLabel("Postal code").fill("10115");
-    await page.getByRole("button", { name: /^Pay \$/ }).click();
+    await fillSandboxCardAndPay(page, card);
   };
 
   return [
