@@ -103,9 +103,6 @@ export function isOurSecret(given: unknown, ours: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-// The payload's amount format, also read here by the tests.
-export { twoDecimals };
-
 export function dueInvoicePath(uuid: string): string {
   return `/subscription/bitpay-pay-due-invoice/${uuid}`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createDueRenewalInvoices, twoDecimals } from "../../api/payments/crypto";
+import { createDueRenewalInvoices } from "../../api/payments/crypto";
+import { twoDecimals } from "../../api/payments/money";
 import { databases, startApi, type TestApi, useApi } from "./harness";
 
 const DAY = 86_400_000;
