@@ -406,6 +406,15 @@ export interface RefundsTable {
   updated_at: string;
 }
 
+/** A notice owed to a customer, claimed once by its key before it is sent (migration 0011). */
+export interface NoticesTable {
+  id: Generated<number>;
+  notice_key: string;
+  kind: string;
+  user_id: number | null;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -434,6 +443,7 @@ export interface DB {
   two_factor: TwoFactorTable;
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
+  notices: NoticesTable;
 }
 
 export type User = Selectable<UsersTable>;

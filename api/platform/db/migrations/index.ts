@@ -9,6 +9,7 @@ import * as m0007 from "./0007_refunds";
 import * as m0008 from "./0008_two_factor";
 import * as m0009 from "./0009_revocation_replay_guarantee";
 import * as m0010 from "./0010_coupon_reservations";
+import * as m0011 from "./0011_notices";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   "0008_two_factor": m0008,
   "0009_revocation_replay_guarantee": m0009,
   "0010_coupon_reservations": m0010,
+  "0011_notices": m0011,
 };
