@@ -295,7 +295,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
       await fetch(new URL(action!, url), { method: "POST", body: new URLSearchParams({ result }), redirect: "manual" });
     };
     const stripeJs = (intent: { next_action: Stripe.PaymentIntent.NextAction | Stripe.SetupIntent.NextAction | null }) =>
-      (intent.next_action?.use_stripe_sdk as { stripe_js: string }).stripe_js;
+      (intent.next_action?.use_stripe_sdk as { stripe_js: string } | undefined)?.stripe_js ?? "";
     for (const number of [MASTERCARD, AMEX, ATTACH_THEN_DECLINE_CARD]) {
       keep("PaymentMethod", `paymentMethods.create ${number}`, await card(digitsOf(number)));
     }
