@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock";
 import { CARD_MESSAGES, checkCard, declineError, declineFor, parseExpiry } from "./cards";
 import { answerChallenge, challengeIntent, returnWithParams } from "./challenge";
 import { type CardForm, completeCheckoutSession, returnToCheckoutSession, sessionState, successRedirect } from "./checkout";
-import { confirmInvoiceIntent } from "./billing";
+import { confirmInvoiceIntent, payInvoice } from "./billing";
 import type { Runner } from "./context";
 import { createPaymentMethod, paymentMethodCreateParams } from "./customers";
 import { SandboxError } from "./errors";
@@ -308,7 +308,11 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
           // The customer is here: a card that asks for 3-D Secure goes through the challenge, which pays the invoice and comes back.
           const intentId = current.payments.data[0]?.payment.payment_intent;
           const intent = intentId ? await ops.store.require("payment_intent", intentId) : null;
-          if (!intent) throw new Error(`Invoice ${id} has no payment intent`);
+          if (!intent) {
+            // Nothing to charge (a free invoice): paying it marks it paid.
+            await payInvoice(ops, id, { payment_method: pm.id });
+            return null;
+          }
           const after = await confirmInvoiceIntent(ops, intent, { payment_method: pm.id, return_url: `${ops.publicUrl}${back}` });
           return after.status === "requires_action" && after.next_action?.type === "redirect_to_url" ? after.next_action.redirect_to_url.url : null;
         });
