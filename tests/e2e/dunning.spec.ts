@@ -1,0 +1,78 @@
+import type { Page, TestInfo } from "@playwright/test";
+import { DECLINED_CARD } from "../support/cards";
+import { advanceServerClock } from "../support/clock";
+import { hasJavaScript, open, withDatabase } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
+import { buyMonthByCard } from "./refund-support";
+
+// Failed renewals (issue 20, docs/decisions/027): the monthly plan's renewal is declined, the account
+// stays Premium with 'Your last payment failed.' on the home and billing page, and another saved card
+// pays it from the pay page. The test clock moves the whole server's time, so this file runs in its own
+// projects after the clock specs (playwright.config.ts), one test at a time.
+test.describe.configure({ mode: "serial" });
+
+/** Adds a card on the billing page's 'Payment Method' tab: inline fields with JavaScript, the hosted setup page without. */
+async function addCard(page: Page, testInfo: TestInfo, card: string) {
+  await open(page, "/billing?tab=payment-method", testInfo);
+  if (hasJavaScript(testInfo)) {
+    await page.getByLabel("Card number").fill(card);
+    await page.getByLabel("Expiry (MM / YY)").first().fill("12 / 49");
+    await page.getByLabel("CVC").fill("123");
+    await page.getByLabel("Cardholder name").last().fill("Pat Payer");
+    await page.getByLabel("Postal code").fill("10115");
+    await page.getByRole("button", { name: "Add card", exact: true }).click();
+  } else {
+    await page.getByRole("button", { name: "Add card", exact: true }).click();
+    await expect(page.getByRole("heading", { name: "Secure payment (sandbox)" })).toBeVisible();
+    await page.getByLabel("Card number").fill(card);
+    await page.getByLabel("Expiry (MM / YY)").fill("12 / 49");
+    await page.getByLabel("CVC").fill("123");
+    await page.getByLabel("Cardholder name").fill("Pat Payer");
+    await page.getByLabel("Postal code").fill("10115");
+    await page.getByRole("button", { name: /^Save card/ }).click();
+  }
+  await expect(page.getByText("New Payment Method Added Successfully.")).toBeVisible();
+}
+
+test("a declined renewal shows 'Your last payment failed.' while Premium; another saved card pays it and the banner goes", async ({ page, login }, testInfo) => {
+  const user = await buyMonthByCard(page, testInfo, login);
+  // The card that pays the subscription becomes one that the bank declines.
+  await addCard(page, testInfo, DECLINED_CARD);
+  const declining = await page.getByLabel("Card for the subscription").locator("option", { hasText: "0002" }).getAttribute("value");
+  await page.getByLabel("Card for the subscription").selectOption(declining!);
+  await page.getByRole("button", { name: "Update payment method" }).click();
+  await expect(page.getByText("Payment method updated successfully")).toBeVisible();
+
+  await advanceServerClock(page, 32);
+
+  await open(page, "/", testInfo);
+  const banner = page.getByRole("alert").filter({ hasText: "Your last payment failed." });
+  await expect(banner).toBeVisible();
+  await expect(banner.getByText("Your card was declined.")).toBeVisible();
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+
+  await open(page, "/billing", testInfo);
+  await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
+  await expect(page.getByText("Payment failed", { exact: true }).first()).toBeVisible();
+
+  await page.getByRole("link", { name: "Pay now" }).click();
+  await expect(page).toHaveURL(/\/billing\/pay$/);
+  await page.getByRole("radio", { name: /Visa ending in 4242/ }).check();
+  await page.getByRole("button", { name: "Pay now" }).click();
+  await expect(page).toHaveURL(/\/billing$/);
+  await expect(page.getByText("Payment successful.")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Your last payment failed." })).toHaveCount(0);
+
+  await open(page, "/", testInfo);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+  await expect(page.getByText("Your last payment failed.")).toHaveCount(0);
+  const row = await withDatabase((db) =>
+    db
+      .selectFrom("subscriptions")
+      .innerJoin("users", "users.id", "subscriptions.user_id")
+      .select(["subscriptions.past_due_since", "subscriptions.grace_until"])
+      .where("users.email", "=", user.email)
+      .executeTakeFirstOrThrow(),
+  );
+  expect(row).toEqual({ past_due_since: null, grace_until: null });
+});
