@@ -287,7 +287,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's webhook
-         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
+         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, invoice.payment_action_required (a renewal that needs authentication: past due like a decline), customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
          */
         post: operations["stripeWebhook"];
         delete?: never;

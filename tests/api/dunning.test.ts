@@ -1,5 +1,6 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
+import { loadApiConfig } from "../../api/platform/config";
 import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
 import { DECLINED, GOOD, GOOD_OTHER, customer, newKey, paymentMethod } from "./payment-support";
@@ -41,6 +42,16 @@ async function home(t: TestApi, token: string) {
   expect(res.status, res.text).toBe(200);
   return res.body.data as { subscription: { sub_exp_date: string } | null; payment_failed: null | Record<string, unknown> };
 }
+
+describe("DUNNING_GRACE_DAYS", () => {
+  it("is 14 by default, from 1 to 60 days, and checked at boot with the other variables", () => {
+    expect(loadApiConfig({ SANDBOX: "true" }).dunningGraceDays).toBe(14);
+    expect(loadApiConfig({ SANDBOX: "true", DUNNING_GRACE_DAYS: "7" }).dunningGraceDays).toBe(7);
+    for (const bad of ["0", "61", "two weeks", "1.5"]) {
+      expect(() => loadApiConfig({ SANDBOX: "true", DUNNING_GRACE_DAYS: bad })).toThrow(/DUNNING_GRACE_DAYS: expected a number of days between 1 and 60/);
+    }
+  });
+});
 
 describe.each(databases())("failed renewals ($name)", (kind) => {
   const t = useApi(kind);
