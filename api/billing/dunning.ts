@@ -263,6 +263,9 @@ export async function paymentFailedOf(deps: DunningDeps, userId: number): Promis
   };
 }
 
+/** Stripe's card error codes for a payment that needs the customer's authentication. */
+const AUTHENTICATION_CODES = new Set(["authentication_required", "invoice_payment_intent_requires_action"]);
+
 export type PayOpenInvoiceOutcome =
   | { status: "paid" }
   | { status: "requires_action"; hosted_invoice_url: string };
@@ -294,7 +297,8 @@ export async function payOpenInvoice(
   } catch (error) {
     if (isCardError(error)) {
       const invoice = await retrieveInvoice(gateway, invoiceId);
-      if (error.code === "authentication_required" && invoice.hosted_invoice_url) {
+      // The bank wants the customer to authenticate: Stripe's hosted invoice page does 3-D Secure.
+      if (AUTHENTICATION_CODES.has(error.code ?? "") && invoice.hosted_invoice_url) {
         return { status: "requires_action", hosted_invoice_url: invoice.hosted_invoice_url };
       }
       throw new DomainError("card_declined", error.message || "Your card was declined.");

@@ -3,15 +3,17 @@ import { describe, expect, it } from "vitest";
 import { loadApiConfig } from "../../api/platform/config";
 import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
+import { THREE_DS_ALWAYS_CARD } from "../support/cards";
 import { DECLINED, GOOD, GOOD_OTHER, customer, newKey, paymentMethod } from "./payment-support";
 
 // Failed renewals (issue 20, docs/decisions/027): past due, still Premium through the grace period,
 // paid with another card, or ended at the grace period's end; each email once.
 
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 /** A customer on the 1-month plan whose card now declines (as if the bank had cancelled it). */
-async function renewingOnADecliningCard(t: TestApi, email: string) {
+async function renewingOnADecliningCard(t: TestApi, email: string, card = DECLINED) {
   const who = await customer(t, email);
   const res = await t.post("/api/payments/card", {
     token: who.token,
@@ -20,17 +22,44 @@ async function renewingOnADecliningCard(t: TestApi, email: string) {
   expect(res.status, res.text).toBe(200);
   const sub = res.body.data.subscription as { id: number; stripe_sub_id: string; sub_exp_date: string };
   // The declining card is saved to the account (add-new-card) and made the subscription's card.
-  const declining = await paymentMethod(t, DECLINED);
-  const added = await t.post("/api/add-new-card", { token: who.token, json: { payment_method_id: declining } });
-  expect(added.status, added.text).toBe(200);
+  const declining = await paymentMethod(t, card);
+  if (card === DECLINED) {
+    const added = await t.post("/api/add-new-card", { token: who.token, json: { payment_method_id: declining } });
+    expect(added.status, added.text).toBe(200);
+  } else {
+    // A card that always asks for authentication cannot be saved without it: attached and recorded directly.
+    const { stripe } = t.api.payments.gateway;
+    const user = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", who.userId).executeTakeFirstOrThrow();
+    await stripe.paymentMethods.attach(declining, { customer: user.stripe_customer_id! });
+    const at = new Date().toISOString();
+    await t.db
+      .insertInto("payment_methods")
+      .values({
+        user_id: who.userId,
+        payment_method_id: declining,
+        payment_gateway: "stripe",
+        card_brand: "visa",
+        card_last4: card.slice(-4),
+        card_exp_month: 12,
+        card_exp_year: 2049,
+        billing_name: null,
+        billing_postal: null,
+        wallet_payment_type: "card",
+        is_default: 0,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+  }
   await t.api.payments.gateway.stripe.subscriptions.update(sub.stripe_sub_id, { default_payment_method: declining });
   return { ...who, sub, declining };
 }
 
-/** Moves the test clock to `at` (whole days, rounded up) and runs what came due. */
+/** Moves the business clock to `at` and runs what came due (the sandbox's renewals and retries, our jobs). */
 async function moveTo(t: TestApi, at: number) {
-  const days = Math.ceil((at - t.clock.now().getTime()) / DAY);
-  if (days > 0) expect((await t.post("/dev/clock", { form: { days: String(days) } })).status).toBeLessThan(400);
+  const ms = at - t.clock.now().getTime();
+  if (ms > 0) t.clock.advanceSeconds(ms / 1000);
+  await t.api.runDueJobs();
 }
 
 async function mailsTo(t: TestApi, email: string, subject: string) {
@@ -61,7 +90,7 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
     const who = await renewingOnADecliningCard(t, email);
     const renewal = new Date(who.sub.sub_exp_date).getTime();
     try {
-      await moveTo(t, renewal + DAY);
+      await moveTo(t, renewal + HOUR);
       const row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
       expect(row.past_due_since).toBe(new Date(renewal).toISOString());
       expect(row.grace_until).toBe(new Date(renewal + 14 * DAY).toISOString());
@@ -85,10 +114,19 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
       });
       expect(again.status).toBe(409);
 
-      const history = await t.post("/api/billing/transactions", { token: who.token, json: {} });
-      const failed = history.body.data.transactions.filter((tx: { status: string }) => tx.status === "Payment failed");
-      expect(failed).toHaveLength(1);
+      const failedRows = async () =>
+        (await t.post("/api/billing/transactions", { token: who.token, json: {} })).body.data.transactions.filter(
+          (tx: { status: string }) => tx.status === "Payment failed",
+        );
+      expect(await failedRows()).toHaveLength(1);
       expect(await mailsTo(t, email, "Your VPN payment failed")).toHaveLength(1);
+      // Stripe retries a day later: a second 'Payment failed' row with its date; the same grace period, no second email.
+      await moveTo(t, renewal + DAY + HOUR);
+      const retried = await failedRows();
+      expect(retried).toHaveLength(2);
+      expect(new Set(retried.map((tx: { created_at: string }) => tx.created_at.slice(0, 10))).size).toBe(2);
+      const same = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
+      expect({ since: same.past_due_since, until: same.grace_until }).toEqual({ since: row.past_due_since, until: row.grace_until });
       const mail = (await mailsTo(t, email, "Your VPN payment failed"))[0]!;
       expect(mail.text).toContain("$9.99 to your Visa ending in 0002: Your card was declined.");
 
@@ -130,15 +168,13 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
     const who = await renewingOnADecliningCard(t, email);
     const renewal = new Date(who.sub.sub_exp_date).getTime();
     try {
-      await moveTo(t, renewal + DAY);
+      await moveTo(t, renewal + HOUR);
       expect((await home(t, who.token)).subscription).not.toBeNull();
       await moveTo(t, renewal + 12 * DAY);
-      await t.api.runDueJobs();
       expect(await mailsTo(t, email, "Your VPN plan ends soon: payment needed")).toHaveLength(1);
       expect((await home(t, who.token)).payment_failed).not.toBeNull();
 
       await moveTo(t, renewal + 15 * DAY);
-      await t.api.runDueJobs();
       const stripeSub = await t.api.payments.gateway.stripe.subscriptions.retrieve(who.sub.stripe_sub_id);
       expect(stripeSub.status).toBe("canceled");
       const h = await home(t, who.token);
@@ -163,7 +199,7 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
     const deleted = await renewingOnADecliningCard(t, gone);
     await t.db.updateTable("users").set({ deleted_at: new Date().toISOString() }).where("id", "=", deleted.userId).execute();
     try {
-      await moveTo(t, renewal + DAY);
+      await moveTo(t, renewal + HOUR);
       const row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
       const invoiceId = row.past_due_invoice_id!;
       expect(invoiceId).toMatch(/^in_/);
@@ -189,7 +225,6 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
       const deletedRow = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", deleted.sub.id).executeTakeFirstOrThrow();
       expect(deletedRow.past_due_invoice_id).not.toBeNull();
       await moveTo(t, renewal + 15 * DAY);
-      await t.api.runDueJobs();
       for (const subject of ["Your VPN payment failed", "Your VPN plan ends soon: payment needed", "Your VPN plan has ended"]) {
         expect(await mailsTo(t, gone, subject)).toHaveLength(0);
       }
@@ -199,6 +234,25 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
       await deliver("evt_dunning_failed_late", "invoice.payment_failed", invoice as unknown as Record<string, unknown>);
       expect((await home(t, who.token)).subscription).toBeNull();
       expect(await mailsTo(t, email, "Your VPN plan has ended")).toHaveLength(1);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("a renewal that needs authentication is past due with the bank's request; paying answers the hosted invoice page", async () => {
+    const email = "dunning-3ds@example.com";
+    const who = await renewingOnADecliningCard(t, email, THREE_DS_ALWAYS_CARD);
+    const renewal = new Date(who.sub.sub_exp_date).getTime();
+    try {
+      await moveTo(t, renewal + HOUR);
+      const failed = (await t.get("/api/billing/past-due", { token: who.token })).body.data.payment_failed;
+      expect(failed).toMatchObject({ reason: "Your bank asks you to authenticate this payment.", requires_action: true });
+      expect(failed.hosted_invoice_url).toMatch(/\/dev\/stripe\/invoices\/in_/);
+      expect((await home(t, who.token)).subscription).not.toBeNull();
+      const pay = await t.post("/api/billing/pay-open-invoice", { token: who.token, json: { payment_method_id: who.declining } });
+      expect(pay.status, pay.text).toBe(200);
+      expect(pay.body.data).toEqual({ status: "requires_action", hosted_invoice_url: failed.hosted_invoice_url });
+      expect(await mailsTo(t, email, "Your VPN payment failed")).toHaveLength(1);
     } finally {
       t.clock.reset();
     }
