@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import type { Page, TestInfo } from "@playwright/test";
 import { DECLINED_CARD } from "../support/cards";
 import { advanceServerClock } from "../support/clock";
@@ -10,6 +11,13 @@ import { buyMonthByCard } from "./refund-support";
 // pays it from the pay page. The test clock moves the whole server's time, so this file runs in its own
 // projects after the clock specs (playwright.config.ts), one test at a time.
 test.describe.configure({ mode: "serial" });
+
+/** No axe violation on the page as it is (axe is a script: with JavaScript on only; a11y.spec covers the rest). */
+async function expectAccessible(page: Page, testInfo: TestInfo) {
+  if (!hasJavaScript(testInfo)) return;
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
 
 /** Adds a card on the billing page's 'Payment Method' tab: inline fields with JavaScript, the hosted setup page without. */
 async function addCard(page: Page, testInfo: TestInfo, card: string) {
@@ -50,6 +58,7 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   await expect(banner).toBeVisible();
   await expect(banner.getByText("Your card was declined.")).toBeVisible();
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+  await expectAccessible(page, testInfo);
 
   await open(page, "/billing", testInfo);
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
@@ -57,6 +66,7 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
 
   await page.getByRole("link", { name: "Pay now" }).click();
   await expect(page).toHaveURL(/\/billing\/pay$/);
+  await expectAccessible(page, testInfo);
   await page.getByRole("radio", { name: /Visa ending in 4242/ }).check();
   await page.getByRole("button", { name: "Pay now" }).click();
   await expect(page).toHaveURL(/\/billing$/);
