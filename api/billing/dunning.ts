@@ -293,7 +293,8 @@ export async function payOpenInvoice(
   const invoiceId = row.past_due_invoice_id!;
   let paid: Awaited<ReturnType<typeof payInvoice>>;
   try {
-    paid = await payInvoice(gateway, invoiceId, card.payment_method_id, `open-invoice-${invoiceId}-${input.key ?? randomUUID()}`);
+    // One charge per form and card: a double submit is one payment, another card on the same form another try.
+    paid = await payInvoice(gateway, invoiceId, card.payment_method_id, `open-invoice-${invoiceId}-${card.payment_method_id}-${input.key ?? randomUUID()}`);
   } catch (error) {
     if (isCardError(error)) {
       const invoice = await retrieveInvoice(gateway, invoiceId);

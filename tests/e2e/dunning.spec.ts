@@ -67,6 +67,10 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   await page.getByRole("link", { name: "Pay now" }).click();
   await expect(page).toHaveURL(/\/billing\/pay$/);
   await expectAccessible(page, testInfo);
+  // The card that failed is refused again: the bank's message next to the choice of card.
+  await page.getByRole("radio", { name: /Visa ending in 0002/ }).check();
+  await page.getByRole("button", { name: "Pay now" }).click();
+  await expect(page.locator(".pay-page .field-error")).toHaveText("Your card was declined.");
   await page.getByRole("radio", { name: /Visa ending in 4242/ }).check();
   await page.getByRole("button", { name: "Pay now" }).click();
   await expect(page).toHaveURL(/\/billing$/);
