@@ -63,6 +63,8 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   await open(page, "/billing", testInfo);
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
   await expect(page.getByText("Payment failed", { exact: true }).first()).toBeVisible();
+  // Auto-renewal waits for the payment: no toggle while past due.
+  await expect(page.getByRole("button", { name: "Cancel auto-renewal" })).toHaveCount(0);
 
   await page.getByRole("link", { name: "Pay now" }).click();
   await expect(page).toHaveURL(/\/billing\/pay$/);
@@ -76,6 +78,7 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   await expect(page).toHaveURL(/\/billing$/);
   await expect(page.getByText("Payment successful.")).toBeVisible();
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Cancel auto-renewal" })).toBeVisible();
 
   await open(page, "/", testInfo);
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
