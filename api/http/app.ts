@@ -21,6 +21,7 @@ import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
+import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
 
 export type { ApiConfig } from "../platform/config";
 export type { Database } from "../platform/db";
@@ -126,6 +127,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   const mailSandbox = config.integrations.mail === "sandbox";
   const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
+  // Failed renewals: the card webhooks tell them (payments stands below billing, so through a callback).
+  const dunning: DunningDeps = { payments, mail, graceDays: config.dunningGraceDays };
+  payments.renewals = renewalEvents(dunning);
 
   // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
   // which delivers its notifications to the same handler as BitPay's (secret included); else off.
@@ -179,12 +183,14 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     mail,
     payments,
     crypto,
+    dunning,
     async runDueJobs() {
       // Another instance may have moved the shared test clock.
       if (isShared(clock)) await clock.refresh();
       await stripeSandbox?.advance();
       await bitpaySandbox?.advance();
       if (crypto) await createDueRenewalInvoices(crypto);
+      await runDunningJobs(dunning);
     },
   };
 

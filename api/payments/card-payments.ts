@@ -3,6 +3,8 @@ import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError, isRefusal } from "../platform/errors";
+import { isActiveAt } from "./plans";
+import type { RenewalEvents } from "./renewal-events";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
@@ -33,6 +35,8 @@ export interface PaymentsDeps {
   gateway: StripeSetup;
   /** The portal's public origin, for the hosted page's return URLs. */
   publicUrl: string;
+  /** Told of failed and paid renewals and of ended subscriptions (failed renewals, api/billing/dunning.ts). */
+  renewals?: RenewalEvents;
 }
 
 export const PAYMENT_MESSAGES = {
@@ -53,7 +57,8 @@ async function refuseCurrentPlan(deps: PaymentsDeps, user: User, plan: Plan): Pr
     .select("id")
     .where("user_id", "=", user.id)
     .where("plan_id", "=", plan.id)
-    .where("sub_exp_date", ">", deps.clock.now().toISOString())
+    // Past due within its grace period counts: it is paid on the pay page, not bought again.
+    .where(isActiveAt(deps.clock.now()))
     .where("cancel_at_period_end", "=", 0)
     .where("billing_type", "=", "recurring")
     .executeTakeFirst();

@@ -142,6 +142,8 @@ export interface ApiConfig {
   adminApiToken?: string;
   /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
   jobsIntervalMs: number;
+  /** How long a card subscription whose renewal failed stays Premium while it is retried (DUNNING_GRACE_DAYS, default 14). */
+  dunningGraceDays: number;
   /**
    * Sandbox mode (SANDBOX=true), a deliberate setting: every integration without credentials is its
    * stand-in, and the demo account, the WELCOME10 coupon and the test clock exist. Outside it an
@@ -368,6 +370,7 @@ const envSchema = z
       message: "expected at least 32 random characters",
     }),
     JOBS_INTERVAL_SECONDS: positiveInteger,
+    DUNNING_GRACE_DAYS: integer({ min: 1, max: 60, message: "expected a number of days between 1 and 60" }),
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
     GOOGLE_ISSUER: httpUrl,
@@ -536,6 +539,7 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
     },
     adminApiToken: e.ADMIN_API_TOKEN,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
+    dunningGraceDays: e.DUNNING_GRACE_DAYS ?? 14,
     integrations,
     sandbox,
     production: e.NODE_ENV === "production",

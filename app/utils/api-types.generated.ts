@@ -287,7 +287,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's webhook
-         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
+         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, invoice.payment_action_required (a renewal that needs authentication: past due like a decline), customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -767,6 +767,46 @@ export interface paths {
         get: operations["adminRefundRequests"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/past-due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unpaid renewal, if any ('Your last payment failed.')
+         * @description While a card renewal is unpaid and its grace period lasts (the plan stays active): the reason, the amount, the card, the grace period's end and where to pay. Else payment_failed is null.
+         */
+        get: operations["pastDue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/pay-open-invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay the unpaid renewal with a saved card
+         * @description Pays the open invoice of the past-due subscription with a saved card. paid: the renewal is recorded from the subscription's original period, the plan is no longer past due, and this card pays the next renewals. requires_action: the bank asks for authentication; open hosted_invoice_url (Stripe's invoice page) to pay there. A refused card is a 402 with the bank's message (recorded as 'Payment failed').
+         */
+        post: operations["payOpenInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1779,6 +1819,12 @@ export interface components {
             /** @description Crypto payments only: where the refund is sent (required for them, ignored for cards). */
             refund_address?: string;
         };
+        PayOpenInvoiceRequest: {
+            /** @description A saved card's payment_method_id (pm_...). */
+            payment_method_id: string;
+            /** @description The pay form's key: a double submit is one charge. Omitted: every post is a new attempt. */
+            idempotency_key?: string | null;
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -2331,6 +2377,33 @@ export interface components {
             /** Format: date-time */
             paid_at: string;
         };
+        PaymentFailed: {
+            /** @description Why the last attempt failed (the bank's message), e.g. 'Your card was declined.' */
+            reason: string;
+            /**
+             * @description What is due, e.g. '$9.99'.
+             * @example $9.99
+             */
+            amount: string;
+            /** @description The card charged, e.g. 'Visa ending in 0002'; null when it is no longer saved. */
+            card: string | null;
+            /** @description Stripe's open invoice (in_...). */
+            invoice_id: string;
+            /**
+             * Format: date-time
+             * @description The plan stays active (Premium) until then; unpaid, it ends then.
+             */
+            grace_until: string;
+            /**
+             * Format: uri
+             * @description The portal's pay page.
+             */
+            pay_url: string;
+            /** @description Stripe's hosted invoice page: pays with a new card, 3-D Secure included. */
+            hosted_invoice_url: string | null;
+            /** @description True when the bank asks the customer to authenticate the payment. */
+            requires_action: boolean;
+        };
         AccountHome: {
             user: components["schemas"]["User"];
             subscription: components["schemas"]["Subscription"] | null;
@@ -2342,6 +2415,8 @@ export interface components {
             linked: components["schemas"]["LinkedAccount"][];
             downloads: components["schemas"]["DownloadLinks"];
             two_factor: components["schemas"]["TwoFactorStatus"];
+            /** @description The unpaid renewal within its grace period (as GET /api/billing/past-due answers), else null. */
+            payment_failed: components["schemas"]["PaymentFailed"] | null;
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -4531,6 +4606,99 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    pastDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unpaid renewal or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            payment_failed: components["schemas"]["PaymentFailed"] | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payOpenInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayOpenInvoiceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayOpenInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' or the page to authenticate on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @enum {string} */
+                            status: "paid" | "requires_action";
+                            /** @description With requires_action: where the customer authenticates and pays. */
+                            hosted_invoice_url?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The card was refused: the bank's message, e.g. 'Your card was declined.' */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'There is no unpaid invoice to pay.' or 'This saved card was not found. Please choose another payment method.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            /** @description 'Too many payment attempts. Please try again later.' */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

@@ -314,7 +314,7 @@ export const paymentRoutes = [
     tags: ["Billing"],
     summary: "Stripe's webhook",
     description:
-      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
+      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, invoice.payment_action_required (a renewal that needs authentication: past due like a decline), customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
     auth: false,
     headers: z.object({
       "Stripe-Signature": z.string().meta({

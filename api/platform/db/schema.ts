@@ -95,6 +95,16 @@ export interface SubscriptionsTable {
   coupon_code: string | null;
   created_at: string;
   updated_at: string;
+  /** When a renewal failed and the invoice is still unpaid (docs/decisions/027); null while paid up. */
+  past_due_since: string | null;
+  /** Until when an unpaid renewal keeps the plan (Premium) after sub_exp_date; null while paid up. */
+  grace_until: string | null;
+  /** Stripe's open invoice of the failed renewal. */
+  past_due_invoice_id: string | null;
+  /** Why the last attempt failed (the bank's message). */
+  payment_failure_message: string | null;
+  /** The card (pm_...) the failed attempt charged. */
+  past_due_payment_method: string | null;
 }
 
 export interface CouponsTable {
