@@ -5,7 +5,7 @@ import type { ApiContext } from "./context";
 import type { Logger } from "../platform/logger";
 import { type Database, createDatabase, migrateToLatest } from "../platform/db";
 import { upsertPlans } from "../payments/catalog";
-import { type Clock, OffsetClock, isMovable, systemClock } from "../platform/clock";
+import { type Clock, SharedOffsetClock, isMovable, isShared, systemClock } from "../platform/clock";
 import { handleStripeWebhook } from "../payments/stripe/webhooks";
 import { sendError } from "./envelope";
 import { DomainError, type ErrorCode } from "../platform/errors";
@@ -68,8 +68,9 @@ export const BODY_LIMIT = "64kb";
  */
 export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const { config } = opts;
-  // In sandbox mode the business time is a test clock (/dev/clock moves it).
-  const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
+  // In sandbox mode the business time is a test clock (/dev/clock moves it), kept in the database
+  // (made once the sandboxes' tables exist, below); else the system clock.
+  let clock: Clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
   const ownsDb = !opts.db;
   const db = opts.db ?? createDatabase(config.databaseUrl, config.postgresUser);
@@ -82,6 +83,11 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     if (config.sandbox) {
       sandboxes = await loadSandboxes();
       await sandboxes.migrate(db);
+      if (!opts.clock) {
+        const shared = new SharedOffsetClock(sandboxes.clockStore(db));
+        await shared.refresh();
+        clock = shared;
+      }
       await sandboxes.seed(db, clock);
     }
   } catch (error) {
@@ -105,6 +111,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       logger,
       deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
       sandboxFaults: config.stripe.sandboxFaults,
+      retryDays: config.stripe.sandboxRetryDays,
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;
@@ -173,6 +180,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     payments,
     crypto,
     async runDueJobs() {
+      // Another instance may have moved the shared test clock.
+      if (isShared(clock)) await clock.refresh();
       await stripeSandbox?.advance();
       await bitpaySandbox?.advance();
       if (crypto) await createDueRenewalInvoices(crypto);
@@ -203,6 +212,15 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       quiet: (path) => path === "/api/health",
     }),
   );
+  // Sandbox mode: each request of the API's (and the sandboxes' pages) starts from the shared test
+  // clock's current offset (one row read), so another instance's advance is seen.
+  if (isShared(clock)) {
+    const shared = clock;
+    app.use((req, _res, next) => {
+      if (!EMBEDDED_API_PATH.test(req.path)) return next();
+      shared.refresh().then(() => next(), next);
+    });
+  }
 
   app.use("/api", apiHeaders);
   // Stripe signs the exact bytes it sent: its webhook keeps the raw body (before the JSON parser).

@@ -125,6 +125,8 @@ export interface ApiConfig {
     timeoutMs: number;
     /** Sandbox only, for fault tests (decision 012): STRIPE_SANDBOX_FAULTS, the sandbox's fault plan as JSON. */
     sandboxFaults?: string;
+    /** Sandbox only: when the Stripe sandbox retries a failed renewal, in days after the first failure (default [1, 3, 5, 7]). */
+    sandboxRetryDays?: number[];
   };
   /**
    * Crypto invoices through BitPay's POS facade: live when BITPAY_API_TOKEN is set (BITPAY_BASE_URL,

@@ -211,6 +211,13 @@ export interface StripeSandboxObjectsTable {
   created: number;
 }
 
+/** Sandbox mode's business clock: how far the test clock was moved (made by the sandboxes' 0002). */
+export interface SandboxClockTable {
+  id: string;
+  /** Milliseconds; PostgreSQL answers a bigint as text. */
+  offset_ms: number | string;
+}
+
 export interface RateLimitsTable {
   key: string;
   count: number;
@@ -435,6 +442,7 @@ export interface DB {
   payment_requests: PaymentRequestsTable;
   webhook_events: WebhookEventsTable;
   stripe_sandbox_objects: StripeSandboxObjectsTable;
+  sandbox_clock: SandboxClockTable;
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
   refunds: RefundsTable;

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import type { Clock } from "../../platform/clock";
 import { CARD_MESSAGES, checkCard, declineError, declineFor, parseExpiry } from "./cards";
+import { answerChallenge, challengeIntent, returnWithParams } from "./challenge";
 import { type CardForm, completeCheckoutSession, sessionState, successRedirect } from "./checkout";
 import { payInvoice } from "./billing";
 import type { Runner } from "./context";
@@ -15,6 +16,7 @@ import {
   STYLESHEET,
   STYLESHEET_PATH,
   type SummaryRow,
+  renderChallengePage,
   renderCheckoutPage,
   renderInvoicePage,
   renderMessagePage,
@@ -291,6 +293,57 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
         const shown = cardErrorState(error, values);
         return sendPage(res, shown.status, await invoiceView(invoice, shown.form));
       }
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // 3-D Secure challenge -------------------------------------------------------------------------
+
+  /** The challenge may be shown in a frame of the portal's own pages (Stripe.js shows it in a modal). */
+  function challengeHeaders(res: Response): void {
+    res.set("X-Frame-Options", "SAMEORIGIN");
+    res.set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self' http: https:; frame-ancestors 'self'");
+  }
+
+  const clientSecretOf = (req: Request) => (typeof req.query.client_secret === "string" ? req.query.client_secret : "");
+
+  router.get("/dev/stripe/authenticate/:id", async (req, res, next) => {
+    try {
+      challengeHeaders(res);
+      const found = await challengeIntent({ store }, req.params.id, clientSecretOf(req));
+      if (!found) return notFoundPage(res);
+      const { intent } = found;
+      if (intent.status !== "requires_action") {
+        const ok = intent.status === "succeeded";
+        return sendPage(res, 200, renderMessagePage({
+          title: ok ? "Authentication complete" : "Authentication failed",
+          message: ok ? "This payment has been authenticated. You can close this page." : "This payment could not be authenticated.",
+          link: null,
+        }));
+      }
+      const pm = intent.payment_method ? await store.get("payment_method", intent.payment_method) : undefined;
+      const card = pm ? `the card ending in ${pm.card.last4}` : "your card";
+      const what = found.kind === "payment_intent" ? `pay ${formatMoney(found.intent.amount, found.intent.currency)}` : "save this card";
+      const action = `/dev/stripe/authenticate/${encodeURIComponent(intent.id)}?client_secret=${encodeURIComponent(intent.client_secret)}`;
+      sendPage(res, 200, renderChallengePage({ action, what, card }));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post("/dev/stripe/authenticate/:id", parseForm, async (req, res, next) => {
+    try {
+      challengeHeaders(res);
+      const complete = (req.body as { result?: unknown } | undefined)?.result === "complete";
+      const outcome = await runner.run((ops) => answerChallenge(ops, req.params.id, clientSecretOf(req), complete));
+      if (!outcome) return notFoundPage(res);
+      if (outcome.returnUrl) return res.redirect(303, returnWithParams(outcome.returnUrl, outcome));
+      sendPage(res, 200, renderMessagePage({
+        title: outcome.succeeded ? "Authentication complete" : "Authentication failed",
+        message: outcome.succeeded ? "The payment has been authenticated. You can close this page." : "The payment was not authenticated.",
+        link: null,
+      }));
     } catch (error) {
       next(error);
     }

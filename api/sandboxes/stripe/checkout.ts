@@ -7,7 +7,7 @@ import { attachPaymentMethod, createCustomer, createPaymentMethod } from "./cust
 import { invalidRequest } from "./errors";
 import { newId } from "./ids";
 import type { SbCheckoutLineItem, SbCheckoutSession, SbPrice } from "./objects";
-import { applyMetadata, onlyOneOf, zCurrency, zInt, zList, zListParams, zMetadata, zText } from "./params";
+import { applyMetadata, onlyOneOf, zCurrency, zInt, zList, zListParams, zMetadata, zText, zUrl } from "./params";
 import { createPaymentIntent, createSetupIntent } from "./payments";
 import type { SandboxStore } from "./store";
 
@@ -15,18 +15,6 @@ import type { SandboxStore } from "./store";
 
 /** How long a session stays open (Stripe's default). */
 const SESSION_LIFETIME_S = 24 * 3600;
-
-const zUrl = z
-  .string()
-  .trim()
-  .refine((value) => {
-    try {
-      const url = new URL(value.replace(/\{CHECKOUT_SESSION_ID\}/g, "x"));
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, { error: "Not a valid URL", params: { code: "url_invalid" } });
 
 export const checkoutSessionCreateParams = z.strictObject({
   mode: z.enum(["payment", "subscription", "setup"]),
