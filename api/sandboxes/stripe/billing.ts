@@ -697,7 +697,7 @@ export async function dueSubscriptions(store: SandboxStore, now: number): Promis
 export async function runDueRetry(ops: Ops, invoiceId: string, retryDays: readonly number[]): Promise<number | null> {
   const invoice = await ops.store.get("invoice", invoiceId);
   const scheduled = invoice?.next_payment_attempt ?? null;
-  if (!invoice || invoice.status !== "open" || scheduled === null || scheduled > ops.now) return null;
+  if (invoice?.status !== "open" || scheduled === null || scheduled > ops.now) return null;
   const at = ops.at(scheduled);
   const subId = invoice.parent?.subscription_details.subscription;
   const sub = subId ? await ops.store.get("subscription", subId) : undefined;

@@ -254,7 +254,8 @@ async function requireAction(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMet
  * product's saved cards are those that paid). Never throws for a decline: it returns the card_error.
  */
 export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMethod, opts: ChargeOptions): Promise<ChargeResult> {
-  if (!opts.authenticated && (await needsAuthentication(ops.store, pm, opts.offSession))) return requireAction(ops, intent, pm, opts);
+  const authenticated = opts.authenticated === true || ops.authenticated.has(pm.id);
+  if (!authenticated && (await needsAuthentication(ops.store, pm, opts.offSession))) return requireAction(ops, intent, pm, opts);
   const decline = declineFor(pm.card, ops.nowDate);
   const charge: SbCharge = {
     id: newId("ch_"),
@@ -311,7 +312,7 @@ export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaym
   if (!decline) {
     if (updated.customer && !pm.customer) await attachPaymentMethod(ops, pm.id, updated.customer);
     // Authenticated while saving the card (or paying a subscription's invoice): later off-session charges need no challenge.
-    if (opts.authenticated && (updated.setup_future_usage || updated._invoice)) await markSetUp(ops, pm.id);
+    if (authenticated && (updated.setup_future_usage || updated._invoice)) await markSetUp(ops, pm.id);
     updated.status = "succeeded";
     updated.amount_received = updated.amount;
     updated.last_payment_error = null;
@@ -476,7 +477,7 @@ export async function confirmSetupIntent(ops: Ops, id: string, p: z.output<typeo
     await ops.store.save("setup_intent", intent);
     throw cardError("expired_card", CARD_MESSAGES.expired, { decline_code: "expired_card", setup_intent: await ops.render(intent) });
   }
-  if (await needsAuthentication(ops.store, pm, false)) {
+  if (!ops.authenticated.has(pm.id) && (await needsAuthentication(ops.store, pm, false))) {
     intent.status = "requires_action";
     intent.next_action = nextActionFor(ops, intent.id, intent.client_secret, p.return_url);
     intent.last_setup_error = null;
