@@ -2,13 +2,12 @@ import { loadStripe } from "@stripe/stripe-js";
 import { useEffect, useRef } from "react";
 
 // The bank's 3-D Secure challenge, with JavaScript. Live: Stripe.js's handleNextAction shows it. The
-// sandbox: its challenge page in a modal <dialog> (an iframe of this origin), whose return_url is the
-// portal's /payment/authenticated page; when the iframe loads it, the dialog closes. Either way
-// `onDone` then finishes the attempt through the API (which reads the outcome from the gateway).
-// Escape or 'Cancel' abandons: `onDone` too, and the API finishes it as failed, charging nothing.
-
-/** The sandbox challenge's way back (app/routes/payment.authenticated.tsx). */
-export const AUTHENTICATED_PATH = "/payment/authenticated";
+// sandbox: its challenge page (Stripe.js's stand-in, use_stripe_sdk.stripe_js) in a modal <dialog>, an
+// iframe of this origin; the challenge's answer is a second page in the frame ('Authentication
+// complete' or 'failed'), and then the dialog closes. The portal's own pages refuse to be framed
+// (frame-ancestors 'none'), so no return_url is used here. Either way `onDone` then finishes the
+// attempt through the API, which reads the outcome from the gateway. Escape or 'Cancel' abandons:
+// `onDone` too, and the API finishes the attempt as failed, charging nothing.
 
 export type Challenge = {
   /** The intent's client secret (live: Stripe.js confirms it). */
@@ -64,17 +63,13 @@ function ChallengeDialog({ url, onDone }: { url: string; onDone: () => void }) {
     return () => element.close();
   }, []);
 
-  function onLoad(event: React.SyntheticEvent<HTMLIFrameElement>) {
-    let path: string | null = null;
-    try {
-      path = event.currentTarget.contentWindow?.location.pathname ?? null;
-    } catch {
-      path = null; // another origin: not back yet
-    }
-    if (path === AUTHENTICATED_PATH) {
-      dialog.current?.close();
-      onDone();
-    }
+  // The first load is the challenge; the next one is the page after the answer.
+  const loads = useRef(0);
+  function onLoad() {
+    loads.current += 1;
+    if (loads.current < 2) return;
+    dialog.current?.close();
+    onDone();
   }
 
   return (

@@ -120,12 +120,9 @@ export async function paymentMethodsAction(
       if (!text(formData, "billing_postal")) errors.postal = PAYMENT_METHOD_MESSAGES.postal;
       if (Object.keys(errors).length) return data({ paymentMethodsForm: "add-card", errors }, { status: 422 });
       // The inline form is JavaScript's: a card that needs 3-D Secure is challenged on the page (the
-      // sandbox's challenge in a dialog, which comes back to /payment/authenticated; live, Stripe.js).
-      const config = await api.get("/api/payments/config");
-      const sandbox = config.ok && config.data.mode === "sandbox";
+      // sandbox's challenge in a dialog; live, Stripe.js).
       const added = await api.post("/api/add-new-card", {
         body: {
-          ...(sandbox ? { return_url: "/payment/authenticated" } : {}),
           payment_method_id: text(formData, "payment_method_id"),
           billing_name: text(formData, "billing_name"),
           billing_postal: text(formData, "billing_postal"),
@@ -139,7 +136,7 @@ export async function paymentMethodsAction(
           paymentMethodsForm: "add-card",
           authentication: {
             clientSecret: challenge.client_secret,
-            url: challenge.redirect_url ?? challenge.authentication_url ?? null,
+            url: challenge.authentication_url ?? null,
             setupIntent: challenge.setup_intent,
           },
         });

@@ -48,8 +48,6 @@ export type CheckoutState = {
 /** The forms that pay by card and may meet 3-D Secure. */
 const CARD_FORMS = new Set(["pay-card", "pay-saved"]);
 
-/** The sandbox challenge's way back inside the checkout's dialog (app/routes/payment.authenticated.tsx). */
-const DIALOG_RETURN_PATH = "/payment/authenticated";
 
 export function checkoutPath(planId: number, prefix: "/subscription/payment" | "/payment" = "/subscription/payment") {
   return `${prefix}/${planId}`;
@@ -282,12 +280,10 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const me = await api.get("/api/me");
       if (!me.ok) throw serviceUnavailable();
       if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
-      // With JavaScript the challenge is shown on the page (live: Stripe.js; the sandbox: a dialog whose
-      // frame comes back to DIALOG_RETURN_PATH); without it, the browser comes back here.
+      // With JavaScript the challenge is shown on the page (live: Stripe.js; the sandbox: a dialog);
+      // without it, the browser goes to the challenge page, which comes back here.
       const scripted = formData.get("js") === "1";
-      const config = scripted ? await api.get("/api/payments/config") : null;
-      const sandbox = Boolean(config?.ok && config.data.mode === "sandbox");
-      const returnUrl = !scripted ? `${here}?authenticated=${intent}` : sandbox ? DIALOG_RETURN_PATH : undefined;
+      const returnUrl = scripted ? undefined : `${here}?authenticated=${intent}`;
       const paid = await api.post("/api/payments/card", {
         body: {
           ...(returnUrl ? { return_url: returnUrl } : {}),
@@ -310,7 +306,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
           serverError: null,
           authentication: {
             clientSecret: challenge.client_secret ?? "",
-            url: challenge.redirect_url ?? challenge.authentication_url ?? null,
+            url: challenge.authentication_url ?? null,
             paymentIntent: challenge.payment_intent ?? "",
             subscription: challenge.subscription_id ?? "",
           },
