@@ -715,7 +715,9 @@ async function planOf(deps: PaymentsDeps, planId: string | undefined): Promise<P
 /** The card's decline after a completed challenge, or Stripe's authentication message (failed or abandoned). */
 function failureMessage(intent: Stripe.PaymentIntent): string {
   const error = intent.last_payment_error;
-  if (error?.message && error.code !== "payment_intent_authentication_failure") return error.message;
+  // Abandoned, the error is still the one that asked for authentication: not the customer's answer.
+  const asked = error?.code === "authentication_required" || error?.decline_code === "authentication_required";
+  if (error?.message && !asked && error.code !== "payment_intent_authentication_failure") return error.message;
   return PAYMENT_MESSAGES.authenticationFailed;
 }
 

@@ -109,6 +109,20 @@ describe.each(databases())("3-D Secure through the Stripe sandbox ($name)", (kin
     expect(await rows(t, userId)).toEqual([expect.objectContaining({ status: "Payment failed", failure_message: FAILED_MESSAGE })]);
   });
 
+  it("an abandoned recurring payment says Stripe's authentication message and cancels the subscription", async () => {
+    const { token, email } = await customer(t, "three-ds-gone-sub@example.com");
+    const res = await pay(t, token, { paymentMethodId: await paymentMethod(t, AUTH_ONCE), planId: 6, email });
+    expect(res.body.data.status).toBe("requires_action");
+    const done = await t.post("/api/payments/card/complete-authentication", {
+      token,
+      json: { payment_intent: res.body.data.payment_intent, subscription: res.body.data.subscription_id },
+    });
+    expect(done.status).toBe(402);
+    expect(done.body.message).toBe(FAILED_MESSAGE);
+    const sub = await t.api.payments.gateway.stripe.subscriptions.retrieve(res.body.data.subscription_id);
+    expect(sub.status).toMatch(/canceled|incomplete_expired/);
+  });
+
   it("the one-time plan with 3155 completed is paid once", async () => {
     const { userId, token, email } = await customer(t, "three-ds-once@example.com");
     const res = await pay(t, token, {

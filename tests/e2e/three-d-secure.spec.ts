@@ -97,6 +97,38 @@ test.describe("3-D Secure", () => {
     expect(await paidPlans(user.email)).toEqual([1, 5]);
   });
 
+  test("'Pay Now' whose challenge fails says why next to the saved cards, and may be tried again at once", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    await payByCard(page, testInfo, AUTH_ALWAYS);
+    await authenticate(page, testInfo, "Complete authentication");
+    await expectPaid(page);
+
+    await open(page, "/subscription/payment/5", testInfo);
+    const saved = page.getByRole("region", { name: "Pay again with" });
+    await saved.getByRole("button", { name: "Pay Now" }).click();
+    await authenticate(page, testInfo, "Fail authentication");
+    await expect(saved.getByRole("alert")).toHaveText(FAILED);
+    expect(await paidPlans(user.email)).toEqual([1]);
+    await saved.getByRole("button", { name: "Pay Now" }).click();
+    await authenticate(page, testInfo, "Complete authentication");
+    await expectPaid(page);
+    expect(await paidPlans(user.email)).toEqual([1, 5]);
+  });
+
+  test("closing the challenge with Escape abandons it: nothing is charged", async ({ page, login }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "the dialog is JavaScript's");
+    const user = await login();
+    await open(page, "/subscription/payment/6", testInfo);
+    await payByCard(page, testInfo, AUTH_ONCE);
+    const dialog = page.getByRole("dialog", { name: "Confirm the payment with your bank" });
+    await expect(dialog.getByRole("heading", { name: "Confirm the payment with your bank" })).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(page.getByText(FAILED).first()).toBeVisible();
+    expect(await paidPlans(user.email)).toEqual([]);
+  });
+
   test("Add card with a card that asks for authentication saves it after the challenge", async ({ page, login }, testInfo) => {
     await login();
     await open(page, "/billing?tab=payment-method", testInfo);
