@@ -129,6 +129,26 @@ test.describe("3-D Secure", () => {
     expect(await paidPlans(user.email)).toEqual([]);
   });
 
+  test("Google Pay whose card asks for 3-D Secure: the challenge in the dialog, then paid; failed, nothing is charged", async ({ page, login }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "the wallets need JavaScript");
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    const item = page.locator("details.accordion-item").filter({ has: page.locator("summary", { hasText: /^Google Pay$/ }) });
+    await item.locator("summary").click();
+
+    await item.getByRole("button", { name: "Pay with Google Pay" }).click();
+    await page.getByRole("dialog", { name: "Google Pay (sandbox)" }).getByRole("button", { name: "Authenticate (3-D Secure)" }).click();
+    await authenticate(page, testInfo, "Fail authentication");
+    await expect(page.getByText(FAILED).first()).toBeVisible();
+    expect(await paidPlans(user.email)).toEqual([]);
+
+    await item.getByRole("button", { name: "Pay with Google Pay" }).click();
+    await page.getByRole("dialog", { name: "Google Pay (sandbox)" }).getByRole("button", { name: "Authenticate (3-D Secure)" }).click();
+    await authenticate(page, testInfo, "Complete authentication");
+    await expectPaid(page);
+    expect(await paidPlans(user.email)).toEqual([1]);
+  });
+
   test("Add card with a card that asks for authentication saves it after the challenge", async ({ page, login }, testInfo) => {
     await login();
     await open(page, "/billing?tab=payment-method", testInfo);
