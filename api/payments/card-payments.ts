@@ -12,7 +12,13 @@ import { createCustomer } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
 import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
 import { priceForPlan } from "./stripe/prices";
-import { cancelSubscription, createIncompleteSubscription, retrieveSubscription, setFreePeriodUntil } from "./stripe/subscriptions";
+import {
+  cancelSubscription,
+  createIncompleteSubscription,
+  incompleteSubscriptions,
+  retrieveSubscription,
+  setFreePeriodUntil,
+} from "./stripe/subscriptions";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -308,6 +314,21 @@ export async function recordOneTimePayment(
   return Number(row.id);
 }
 
+/**
+ * An earlier attempt whose 3-D Secure was never finished (the page closed) leaves an incomplete
+ * subscription whose challenge could still be answered: it is cancelled before a new attempt, so the
+ * two can never both charge. This attempt's own subscription (a retry with the same key) is kept.
+ */
+async function endAbandonedAttempts(deps: PaymentsDeps, customer: string, key: string): Promise<void> {
+  for (const stale of await incompleteSubscriptions(deps.gateway, customer)) {
+    if (stale.metadata?.payment_key === key) continue;
+    await cancelSubscription(deps.gateway, stale.id, `abandoned-${stale.id}`).catch((error) => {
+      if (!isInvalidRequest(error)) throw error;
+    });
+    await releaseCouponHold(deps.db, stale.metadata?.coupon_reservation, deps.clock.now());
+  }
+}
+
 function metadataFor(
   user: User,
   plan: Plan,
@@ -466,12 +487,13 @@ async function chargeCard(
   }
 
   const price = await priceForPlan(deps.gateway, plan);
+  await endAbandonedAttempts(deps, customer, key);
   let subscription = await createIncompleteSubscription(deps.gateway, {
     customer,
     price,
     paymentMethodId,
     coupon: coupon ? coupon.coupon : null,
-    metadata,
+    metadata: { ...metadata, payment_key: key },
     paymentKey: key,
   });
   let invoice = subscription.latest_invoice as Stripe.Invoice;

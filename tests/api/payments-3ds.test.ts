@@ -123,6 +123,20 @@ describe.each(databases())("3-D Secure through the Stripe sandbox ($name)", (kin
     expect(sub.status).toMatch(/canceled|incomplete_expired/);
   });
 
+  it("a new attempt cancels an earlier one whose challenge was never finished, so a late answer cannot charge", async () => {
+    const { userId, token, email } = await customer(t, "three-ds-left@example.com");
+    const first = await pay(t, token, { paymentMethodId: await paymentMethod(t, AUTH_ONCE), planId: 6, email });
+    expect(first.body.data.status).toBe("requires_action");
+    const retry = await pay(t, token, { paymentMethodId: await paymentMethod(t, GOOD), planId: 6, email });
+    expect(retry.body.data.status).toBe("paid");
+    const stale = await t.api.payments.gateway.stripe.subscriptions.retrieve(first.body.data.subscription_id);
+    expect(stale.status).toMatch(/canceled|incomplete_expired/);
+    await answer(t, first.body.data.authentication_url, "complete").catch(() => null);
+    const late = await t.api.payments.gateway.stripe.paymentIntents.retrieve(first.body.data.payment_intent);
+    expect(late.status).not.toBe("succeeded");
+    expect((await rows(t, userId)).filter((row) => row.status === "paid")).toHaveLength(1);
+  });
+
   it("the one-time plan with 3155 completed is paid once", async () => {
     const { userId, token, email } = await customer(t, "three-ds-once@example.com");
     const res = await pay(t, token, {
