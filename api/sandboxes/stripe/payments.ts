@@ -255,7 +255,9 @@ async function requireAction(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMet
  */
 export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMethod, opts: ChargeOptions): Promise<ChargeResult> {
   const authenticated = opts.authenticated === true || ops.authenticated.has(pm.id);
-  if (!authenticated && (await needsAuthentication(ops.store, pm, opts.offSession))) return requireAction(ops, intent, pm, opts);
+  // An expired card is declined before any bank would ask for authentication.
+  const expired = isExpired(pm.card.exp_month, pm.card.exp_year, ops.nowDate);
+  if (!authenticated && !expired && (await needsAuthentication(ops.store, pm, opts.offSession))) return requireAction(ops, intent, pm, opts);
   const decline = declineFor(pm.card, ops.nowDate);
   const charge: SbCharge = {
     id: newId("ch_"),
