@@ -1,15 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { databases, type TestApi, useApi } from "./harness";
+import { THREE_DS_ALWAYS_CARD as AUTH_ALWAYS, THREE_DS_CARD as AUTH_ONCE } from "../support/cards";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 
 // 3-D Secure over HTTP against the Stripe sandbox (its contract: docs/decisions/026): the card
 // payment answers the challenge, the browser answers it on the sandbox's page, and
 // complete-authentication finishes the attempt from what the gateway says.
 
-/** Needs authentication on-session (and off-session until set up). */
-const AUTH_ONCE = "4000 0025 0000 3155";
-/** Needs authentication every time, off-session included. */
-const AUTH_ALWAYS = "4000 0027 6000 3184";
 const FAILED_MESSAGE = "We are unable to authenticate your payment method. Please choose a different payment method and try again.";
 const CHECKOUT = "/subscription/payment/6?authenticated=pay-card";
 

@@ -1,5 +1,5 @@
 import type { Page, TestInfo } from "@playwright/test";
-import { GOOD_CARD } from "../support/cards";
+import { GOOD_CARD, THREE_DS_ALWAYS_CARD as AUTH_ALWAYS, THREE_DS_CARD as AUTH_ONCE } from "../support/cards";
 import { hasJavaScript, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 
@@ -7,8 +7,6 @@ import { expect, test } from "../support/fixtures";
 // it the browser goes to the sandbox's challenge page and back; with it the challenge is a dialog on
 // the page. The sandbox's test cards: 3155 asks once, 3184 every time.
 
-const AUTH_ONCE = "4000 0025 0000 3155";
-const AUTH_ALWAYS = "4000 0027 6000 3184";
 const FAILED = "We are unable to authenticate your payment method. Please choose a different payment method and try again.";
 const year = (new Date().getUTCFullYear() + 4) % 100;
 
