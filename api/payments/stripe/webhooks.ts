@@ -11,6 +11,7 @@ import {
 import { couponDiscountCents, releaseCouponHold } from "../coupons";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
+import { retrieveInvoiceWithPayments } from "./invoices";
 
 /*
  * Stripe's webhooks drive the subscription state: renewals (invoice.paid), failed renewals
@@ -142,6 +143,8 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       const subscription = await stripe.subscriptions.retrieve(subId);
       const owner = await planAndUser(deps, subscription.metadata);
       if (!owner) return;
+      // A first payment waiting for the customer's 3-D Secure is not a failure yet: the page records its end.
+      if (subscription.status === "incomplete" && (await awaitsAuthentication(deps, invoice))) return;
       const row = await deps.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", subId).executeTakeFirst();
       const message = (await declineMessage(deps, invoice)) ?? FAILED_STATUS;
       await recordFailedPayment(deps.db, {
@@ -230,4 +233,16 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
     default:
       return;
   }
+}
+
+/** Whether the invoice's PaymentIntent waits for the customer's authentication (requires_action). */
+async function awaitsAuthentication(deps: PaymentsDeps, invoice: Stripe.Invoice): Promise<boolean> {
+  if (!invoice.id) return false;
+  const withPayments = await retrieveInvoiceWithPayments(deps.gateway, invoice.id);
+  for (const entry of withPayments.payments?.data ?? []) {
+    const pi = entry.payment?.payment_intent;
+    const id = typeof pi === "string" ? pi : pi?.id;
+    if (id && (await deps.gateway.stripe.paymentIntents.retrieve(id)).status === "requires_action") return true;
+  }
+  return false;
 }
