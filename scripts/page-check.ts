@@ -74,8 +74,22 @@ function save(states: State[]) {
   }
 }
 
+/** Milliseconds spent in axe scans (with PAGE_CHECK_TIMES: the walk's share of them). */
+let axeMs = 0;
+/** Milliseconds spent loading the JavaScript-off renderings into the scan pages. */
+let staticLoadMs = 0;
+
 /** axe with its default rules on `target` as it is now, after what `options` asks: its violations, one line per element. */
 async function axe(target: Page, options: SnapOptions): Promise<string[]> {
+  const started = Date.now();
+  try {
+    return await axeScan(target, options);
+  } finally {
+    axeMs += Date.now() - started;
+  }
+}
+
+async function axeScan(target: Page, options: SnapOptions): Promise<string[]> {
   if (options.openDetails) await openAllDetails(target);
   await options.prepare?.(target);
   // axe.run in the page itself (legacy mode): the default runs each frame apart and joins the parts in a new
@@ -131,7 +145,9 @@ class StaticScanner {
     if (viewport) await page.setViewportSize(viewport);
     this.documents.set(url, asWithoutJavaScript(html));
     try {
+      const loading = Date.now();
       await page.goto(url);
+      staticLoadMs += Date.now() - loading;
       return await axe(page, options);
     } finally {
       this.documents.delete(url);
@@ -348,7 +364,9 @@ async function main() {
     server.cleanUp();
   }
   const walked = Date.now();
-  console.log(`Walked ${snapshots.length} states (axe done) in ${((walked - started) / 1000).toFixed(0)} s; checking their HTML with vnu.jar...`);
+  console.log(
+    `Walked ${snapshots.length} states in ${((walked - started) / 1000).toFixed(0)} s (summed over ${LANES} lanes: axe scans ${(axeMs / 1000).toFixed(0)} s, loading the JavaScript-off renderings ${(staticLoadMs / 1000).toFixed(0)} s); checking their HTML with vnu.jar...`,
+  );
 
   const accepted = new Map<string, number>();
   const problems = htmlProblems(await runVnu(snapshots.map((snapshot) => snapshot.file)), accepted);
