@@ -14,7 +14,7 @@
 //
 // The walk was taken twice before, once by the HTML check and once by the axe spec (tests/e2e/a11y.spec.ts,
 // about 19 worker-minutes of CI's Playwright run); one walk feeding both costs about a third of the CPU of the
-// two (docs/decisions/026). The flows are
+// two (docs/decisions/031). The flows are
 // tests/support/page-states.ts; accounts are made the way the e2e specs make them (tests/support/e2e.ts).
 //
 // It drives the built server (sandbox mode, a fresh SQLite database in a temp dir, like load and fuzz) with

@@ -12,7 +12,7 @@ import { buyMonthByCard } from "./refund-support";
 // projects after the clock specs (playwright.config.ts), one test at a time.
 test.describe.configure({ mode: "serial" });
 
-/** No axe violation on the page as it is (axe is a script: with JavaScript on only; a11y.spec covers the rest). */
+/** No axe violation on the page as it is (axe is a script: with JavaScript on only; the page check (scripts/page-check.ts) covers the rest). */
 async function expectAccessible(page: Page, testInfo: TestInfo) {
   if (!hasJavaScript(testInfo)) return;
   const { violations } = await new AxeBuilder({ page }).analyze();
