@@ -1,4 +1,5 @@
-import type { PaymentsDeps, RecordedPayment } from "../payments/card-payments";
+import { type PaymentsDeps, type RecordedPayment, cardDetails } from "../payments/card-payments";
+import { retrieveCard } from "../payments/stripe/cards";
 import { formatUsd } from "../payments/money";
 import { retrieveSubscription } from "../payments/stripe/subscriptions";
 import type { Subscription } from "../platform/db/schema";
@@ -71,7 +72,31 @@ export async function cardThatPays(
       deps.logger.warn(`Card of ${subscription.stripe_sub_id} not read: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return savedCard(deps, subscription.user_id, paymentMethodId);
+  return cardById(deps, subscription.user_id, paymentMethodId);
+}
+
+/**
+ * A card by its pm_... id: our saved row, else Stripe's (the webhook may record a first payment before
+ * the page saves its card), else the default card.
+ */
+async function cardById(deps: Pick<NoticeDeps, "db" | "gateway" | "logger">, userId: number, paymentMethodId: string | null): Promise<PayingCard | null> {
+  if (paymentMethodId) {
+    const saved = await deps.db
+      .selectFrom("payment_methods")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("payment_method_id", "=", paymentMethodId)
+      .executeTakeFirst();
+    if (!saved) {
+      try {
+        const details = cardDetails(await retrieveCard(deps.gateway, paymentMethodId));
+        if (details) return { paymentMethodId, brand: details.brand, last4: details.last4, expMonth: details.expMonth, expYear: details.expYear };
+      } catch (error) {
+        deps.logger.warn(`Card ${paymentMethodId} not read: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  return savedCard(deps, userId, paymentMethodId);
 }
 
 async function savedCard(deps: Pick<NoticeDeps, "db">, userId: number, paymentMethodId: string | null): Promise<PayingCard | null> {
@@ -170,7 +195,7 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
     row.payment_gateway === "bitpay"
       ? null
       : payment.paymentMethodId
-        ? await savedCard(deps, user.id, payment.paymentMethodId)
+        ? await cardById(deps, user.id, payment.paymentMethodId)
         : await cardThatPays(deps, { user_id: user.id, stripe_sub_id: row.stripe_sub_id });
   await deps.mail.deliver(
     receiptEmail(user.email, {
