@@ -1,6 +1,7 @@
 import { type PaymentsDeps, type RecordedPayment, cardDetails } from "../payments/card-payments";
 import { retrieveCard } from "../payments/stripe/cards";
 import { formatUsd } from "../payments/money";
+import { FAILED_STATUS } from "../payments/records";
 import { retrieveSubscription } from "../payments/stripe/subscriptions";
 import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
@@ -319,8 +320,8 @@ export async function sendCardExpiryWarnings(deps: NoticeDeps): Promise<number> 
 /**
  * 'Your plan has ended' for plans that end at their term: auto-renewal off, a one-time plan, a crypto
  * plan not renewed. Not for ends with their own email: a refund (the refund email), a plan replaced
- * by another one still active, a card subscription whose renewal failed (the dunning emails; also
- * when they claimed `ended_unpaid:<subscription>`).
+ * by another one still active, a card subscription whose renewal failed (the dunning emails: its last
+ * payment failed, or they claimed `ended_unpaid:<subscription>`).
  */
 export async function sendPlanEndedEmails(deps: NoticeDeps): Promise<number> {
   const now = deps.clock.now();
@@ -363,6 +364,15 @@ export async function sendPlanEndedEmails(deps: NoticeDeps): Promise<number> {
     if (successor) continue;
     const unpaid = await deps.db.selectFrom("notices").select("id").where("notice_key", "=", `ended_unpaid:${row.id}`).executeTakeFirst();
     if (unpaid) continue;
+    // A card subscription ended for non-payment reads as not renewing once Stripe cancels it: its last
+    // payment failed, and the dunning emails speak for it.
+    const last = await deps.db
+      .selectFrom("transactions")
+      .select("status")
+      .where("subscription_id", "=", row.id)
+      .orderBy("id", "desc")
+      .executeTakeFirst();
+    if (last?.status === FAILED_STATUS) continue;
     const key = `plan_ended:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "plan_ended", userId: row.user_id, now }))) continue;
     await deps.mail.deliver(planEndedEmail(row.email, { plan: row.title, endedOn: row.sub_exp_date, pricingUrl: links(deps).pricing }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
+import { DECLINED, GOOD, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
 // The notices people are owed (docs/decisions/029): receipts, renewal reminders, card-expiry warnings,
 // auto-renewal confirmations and plan-ended emails, each once; and 'Next charge' in the answers.
@@ -179,6 +179,30 @@ describe.each(databases())("notices emails ($name)", (kind) => {
       expect(ended).toHaveLength(1);
       expect(ended[0]!.text).toContain("Your 1 Month plan ended on");
       expect(await mails(t, who.email, "Your VPN receipt")).toHaveLength(1);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("sends no 'plan ended' for a plan that ended unpaid or for a deleted account", async () => {
+    const unpaid = await customer(t, "ended-unpaid@example.com");
+    const gone = await customer(t, "ended-gone@example.com");
+    const unpaidSub = await buyByCard(t, unpaid, 1);
+    const goneSub = await buyByCard(t, gone, 1);
+    expect((await t.post("/api/stripe/auto-renewal", { token: gone.token, json: { type: "disable", subscriptionId: goneSub.id } })).status).toBe(200);
+    await t.db.updateTable("users").set({ deleted_at: new Date().toISOString() }).where("id", "=", gone.userId).execute();
+    // The renewal is refused, and the subscription then reads as not renewing (as when Stripe cancels it).
+    const { stripe } = t.api.payments.gateway;
+    const user = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", unpaid.userId).executeTakeFirstOrThrow();
+    const declining = await paymentMethod(t, DECLINED);
+    await stripe.paymentMethods.attach(declining, { customer: user.stripe_customer_id! });
+    await stripe.subscriptions.update(unpaidSub.stripe_sub_id, { default_payment_method: declining });
+    try {
+      await t.post("/dev/clock", { form: { days: "32" } });
+      await t.db.updateTable("subscriptions").set({ cancel_at_period_end: 1 }).where("id", "=", unpaidSub.id).execute();
+      await t.api.runDueJobs();
+      expect(await mails(t, unpaid.email, "Your VPN plan has ended")).toHaveLength(0);
+      expect(await mails(t, gone.email, "Your VPN plan has ended")).toHaveLength(0);
     } finally {
       t.clock.reset();
     }
