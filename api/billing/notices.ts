@@ -61,7 +61,14 @@ export interface PayingCard extends CardLabel {
 export async function cardThatPays(
   deps: Pick<NoticeDeps, "db" | "gateway" | "logger">,
   subscription: Pick<Subscription, "user_id" | "stripe_sub_id">,
+  opts: { onlyCardSuffices?: boolean } = {},
 ): Promise<PayingCard | null> {
+  if (opts.onlyCardSuffices) {
+    // A page view (the home, the billing page): an account with one saved card is paid by it, without
+    // a call to Stripe (decision 013's budget for the home); only several cards make it ask.
+    const cards = await deps.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", subscription.user_id).limit(2).execute();
+    if (cards.length === 1) return savedCard(deps, subscription.user_id, cards[0]!.payment_method_id);
+  }
   let paymentMethodId: string | null = null;
   if (subscription.stripe_sub_id) {
     try {
@@ -145,7 +152,7 @@ export async function nextChargeOf(
 ): Promise<{ next_charge: NextCharge | null; ends_on: string | null }> {
   if (!subscription) return { next_charge: null, ends_on: null };
   if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
-  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription)]);
+  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
   return {
     next_charge: {
       amount: formatUsd(cents),
