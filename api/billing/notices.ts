@@ -197,7 +197,8 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
     .where("transactions.gateway_ref", "=", payment.gatewayRef)
     .where("transactions.status", "=", "paid")
     .executeTakeFirst();
-  if (!row) return;
+  // Nothing charged (a $0 invoice), nothing to receipt.
+  if (!row || row.amount_cents <= 0) return;
   if (!(await claimNotice(deps.db, { key: `receipt:${payment.gatewayRef}`, kind: "receipt", userId: user.id, now: deps.clock.now() }))) return;
   const card =
     row.payment_gateway === "bitpay"
