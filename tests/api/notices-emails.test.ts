@@ -184,6 +184,22 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     }
   });
 
+  it("sends 'plan ended' when the one-time plan runs out", async () => {
+    const who = await customer(t, "plan-ended-once@example.com");
+    const sub = await buyByCard(t, who, 7);
+    try {
+      moveTo(t, sub.sub_exp_date, -DAY);
+      await t.api.runDueJobs();
+      await t.api.runDueJobs();
+      const ended = await mails(t, who.email, "Your VPN plan has ended");
+      expect(ended).toHaveLength(1);
+      expect(ended[0]!.text).toContain("Your 5 Years plan ended on");
+      expect(await mails(t, who.email, "Your VPN plan renews soon")).toHaveLength(0);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
   it("sends no 'plan ended' for a plan that ended unpaid or for a deleted account", async () => {
     const unpaid = await customer(t, "ended-unpaid@example.com");
     const gone = await customer(t, "ended-gone@example.com");
