@@ -3,6 +3,7 @@ import { retrieveCard } from "../payments/stripe/cards";
 import { formatUsd } from "../payments/money";
 import { FAILED_STATUS } from "../payments/records";
 import { retrieveSubscription } from "../payments/stripe/subscriptions";
+import { sql } from "kysely";
 import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
@@ -278,18 +279,15 @@ function cardExpiresAt(expMonth: number, expYear: number): Date {
 export async function sendCardExpiryWarnings(deps: NoticeDeps): Promise<number> {
   const now = deps.clock.now();
   const soon = new Date(now.getTime() + 31 * DAY_MS);
-  // Cards whose expiry month has begun within the next month (few rows), then only those that pay.
+  // Cards that expire within the next month (few rows), then only those that pay.
   const cards = await deps.db
     .selectFrom("payment_methods")
     .innerJoin("users", "users.id", "payment_methods.user_id")
     .select(["payment_methods.user_id", "payment_methods.payment_method_id", "payment_methods.card_brand", "payment_methods.card_last4", "payment_methods.card_exp_month", "payment_methods.card_exp_year", "users.email"])
     .where("users.deleted_at", "is", null)
-    .where((eb) =>
-      eb.or([
-        eb("payment_methods.card_exp_year", "<", soon.getUTCFullYear()),
-        eb.and([eb("payment_methods.card_exp_year", "=", soon.getUTCFullYear()), eb("payment_methods.card_exp_month", "<=", soon.getUTCMonth() + 1)]),
-      ]),
-    )
+    // Months counted as year * 12 + month: from this month (still valid) to the month 31 days ahead.
+    .where(sql<number>`payment_methods.card_exp_year * 12 + payment_methods.card_exp_month`, ">=", now.getUTCFullYear() * 12 + now.getUTCMonth() + 1)
+    .where(sql<number>`payment_methods.card_exp_year * 12 + payment_methods.card_exp_month`, "<=", soon.getUTCFullYear() * 12 + soon.getUTCMonth() + 1)
     .execute();
   let sent = 0;
   for (const card of cards) {
