@@ -339,6 +339,8 @@ export async function sendPlanEndedEmails(deps: NoticeDeps): Promise<number> {
     .select("users.email")
     .where("subscriptions.sub_exp_date", "<=", now.toISOString())
     .where("subscriptions.sub_exp_date", ">", since)
+    // Past due when it ended: it ended unpaid (decision 027's email says so).
+    .where("subscriptions.past_due_since", "is", null)
     .where("users.deleted_at", "is", null)
     .where((eb) =>
       eb.or([
