@@ -1,4 +1,4 @@
-import type { PaymentsDeps } from "../payments/card-payments";
+import { type NoticeDeps, sendAutoRenewalConfirmation } from "./notices";
 import { recordSubscriptionState } from "../payments/records";
 import { type Stripe, isInvalidRequest } from "../payments/stripe/client";
 import { setRenewal } from "../payments/stripe/subscriptions";
@@ -35,7 +35,7 @@ export function canDisableAt(cycleEnd: string | Date, now: Date): boolean {
   return new Date(cycleEnd).getTime() - now.getTime() >= AUTO_RENEWAL_NOTICE_MS;
 }
 
-export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscriptionId: number, type: AutoRenewalType): Promise<void> {
+export async function setAutoRenewal(deps: NoticeDeps, userId: number, subscriptionId: number, type: AutoRenewalType): Promise<void> {
   const row = await deps.db
     .selectFrom("subscriptions")
     .selectAll()
@@ -63,9 +63,10 @@ export async function setAutoRenewal(deps: PaymentsDeps, userId: number, subscri
     if (isInvalidRequest(error)) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
     throw error;
   }
-  await recordSubscriptionState(deps.db, {
-    stripeSubId: row.stripe_sub_id,
-    renewing: !updated.cancel_at_period_end && ["active", "trialing", "past_due"].includes(updated.status),
-    now: deps.clock.now(),
-  });
+  const renewing = !updated.cancel_at_period_end && ["active", "trialing", "past_due"].includes(updated.status);
+  const at = deps.clock.now();
+  await recordSubscriptionState(deps.db, { stripeSubId: row.stripe_sub_id, renewing, now: at });
+  // The confirmation with the date and time of the change, only when it changed. The setting changes only
+  // here: we offer no Stripe customer portal, so the webhook's updates merely echo this change.
+  if (renewing !== renewingNow) await sendAutoRenewalConfirmation(deps, row, renewing, at);
 }

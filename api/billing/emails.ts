@@ -22,3 +22,100 @@ export function refundRequestEmail(to: string, request: { amount: string; addres
     ],
   });
 }
+
+/*
+ * The notices owed over a subscription's life (docs/decisions/029): each is claimed once in
+ * api/billing/notices.ts before it is sent. Dates are written in words, in UTC, as the portal shows them.
+ */
+
+/** 'March 5, 2027': a date as the emails and the portal write it (UTC). */
+export function longDate(at: string | Date): string {
+  return new Date(at).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
+}
+
+/** 'March 5, 2027 at 14:05 UTC': the moment a setting changed. */
+export function longDateTime(at: string | Date): string {
+  const d = new Date(at);
+  const time = d.toISOString().slice(11, 16);
+  return `${longDate(d)} at ${time} UTC`;
+}
+
+export interface CardLabel {
+  brand: string;
+  last4: string;
+}
+
+/** 'Visa ending in 4242'. */
+export function cardLabel(card: CardLabel | null): string {
+  if (!card) return "your saved card";
+  const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : "Card";
+  return `${brand} ending in ${card.last4}`;
+}
+
+/** A receipt for a paid charge (first purchase, renewal, retry, plan change, wallet, crypto). */
+export function receiptEmail(
+  to: string,
+  receipt: { amount: string; plan: string; periodStart: string; periodEnd: string; paidWith: string; invoiceUrl: string; number: string },
+): Mail {
+  return renderEmail(to, "Your VPN receipt", {
+    paragraphs: [
+      { text: `Thank you for your payment of ${receipt.amount} for the ${receipt.plan} plan.` },
+      { text: `It pays for ${longDate(receipt.periodStart)} to ${longDate(receipt.periodEnd)}.` },
+      { text: `Paid with: ${receipt.paidWith}.` },
+      { text: `Invoice ${receipt.number}:`, link: receipt.invoiceUrl },
+    ],
+  });
+}
+
+/** Before a renewal (30 days ahead for plans of a year or longer, 7 days for shorter ones). */
+export function renewalReminderEmail(
+  to: string,
+  reminder: { plan: string; date: string; amount: string; card: CardLabel | null; settingsUrl: string },
+): Mail {
+  return renderEmail(to, "Your VPN plan renews soon", {
+    paragraphs: [
+      { text: `Your ${reminder.plan} plan renews automatically on ${longDate(reminder.date)}.` },
+      { text: `We will charge ${reminder.amount} to ${cardLabel(reminder.card)}.` },
+      { text: "You can turn auto-renewal off in your billing settings:", link: reminder.settingsUrl },
+    ],
+  });
+}
+
+/** Confirms that auto-renewal was turned off or on, with the date and time of the change. */
+export function autoRenewalEmail(
+  to: string,
+  change: { enabled: boolean; plan: string; at: string; endsOn: string; amount: string; settingsUrl: string },
+): Mail {
+  const paragraphs = change.enabled
+    ? [
+        { text: `Auto-renewal of your ${change.plan} plan was turned on on ${longDateTime(change.at)}.` },
+        { text: `Your plan renews on ${longDate(change.endsOn)} for ${change.amount}.` },
+      ]
+    : [
+        { text: `Auto-renewal of your ${change.plan} plan was turned off on ${longDateTime(change.at)}.` },
+        { text: `Your plan ends on ${longDate(change.endsOn)} and will not be charged again.` },
+      ];
+  return renderEmail(to, change.enabled ? "Auto-renewal is on" : "Auto-renewal is off", {
+    paragraphs: [...paragraphs, { text: "You can change this setting at any time in your billing settings:", link: change.settingsUrl }],
+  });
+}
+
+/** A month before the card that pays an active subscription expires. */
+export function cardExpiryEmail(to: string, notice: { card: CardLabel; expires: string; updateUrl: string }): Mail {
+  return renderEmail(to, "Your card expires soon", {
+    paragraphs: [
+      { text: `${cardLabel(notice.card)}, which pays your VPN plan, expires at the end of ${notice.expires}.` },
+      { text: "Please add a new card so that your plan continues without interruption:", link: notice.updateUrl },
+    ],
+  });
+}
+
+/** A plan ended because auto-renewal was off or a one-time (or crypto) plan ran out. */
+export function planEndedEmail(to: string, ended: { plan: string; endedOn: string; pricingUrl: string }): Mail {
+  return renderEmail(to, "Your VPN plan has ended", {
+    paragraphs: [
+      { text: `Your ${ended.plan} plan ended on ${longDate(ended.endedOn)}.` },
+      { text: "Your account is now on the Free plan. You can choose a new plan at any time:", link: ended.pricingUrl },
+    ],
+  });
+}

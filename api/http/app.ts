@@ -22,6 +22,7 @@ import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestSc
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
 import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
+import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 
 export type { ApiConfig } from "../platform/config";
 export type { Database } from "../platform/db";
@@ -130,6 +131,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   // Failed renewals: the card webhooks tell them (payments stands below billing, so through a callback).
   const dunning: DunningDeps = { payments, mail, graceDays: config.dunningGraceDays };
   payments.renewals = renewalEvents(dunning);
+  // The notices people are owed (docs/decisions/029): a receipt after every paid payment, whichever path recorded it.
+  const notices: NoticeDeps = { db, clock, logger, gateway: payments.gateway, publicUrl: config.publicUrl, mail };
+  payments.onPaid = (payment) => sendReceipt(notices, payment);
 
   // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
   // which delivers its notifications to the same handler as BitPay's (secret included); else off.
@@ -168,6 +172,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       publicUrl: config.publicUrl,
       // Live notifications carry the configured secret (required with a BitPay token).
       notificationSecret: notificationSecret!,
+      onPaid: payments.onPaid,
     } satisfies CryptoDeps);
     crypto = deps;
   }
@@ -191,6 +196,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       await bitpaySandbox?.advance();
       if (crypto) await createDueRenewalInvoices(crypto);
       await runDunningJobs(dunning);
+      await runNoticeJobs(notices);
     },
   };
 

@@ -43,6 +43,30 @@ export interface PaymentsDeps {
   publicUrl: string;
   /** Told of failed and paid renewals and of ended subscriptions (failed renewals, api/billing/dunning.ts). */
   renewals?: RenewalEvents;
+  /** Told after each paid payment is recorded (its receipt, api/billing/notices.ts, wired by the HTTP layer). */
+  onPaid?: PaidHook;
+}
+
+/** A paid payment just recorded: what its receipt needs besides the rows (claimed once per gatewayRef). */
+export interface RecordedPayment {
+  userId: number;
+  gatewayRef: string;
+  /** The period the payment buys (free months included). */
+  periodStart: Date;
+  periodEnd: Date;
+  /** The card that paid, when the payment names it (a one-time payment). */
+  paymentMethodId?: string | null;
+}
+
+export type PaidHook = (payment: RecordedPayment) => Promise<void>;
+
+/** Tells the hook; a receipt that cannot be sent never fails the payment's recording. */
+export async function tellPaid(deps: { onPaid?: PaidHook; logger: Logger }, payment: RecordedPayment): Promise<void> {
+  try {
+    await deps.onPaid?.(payment);
+  } catch (error) {
+    deps.logger.error(`Receipt for ${payment.gatewayRef} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 export const PAYMENT_MESSAGES = {
@@ -285,6 +309,7 @@ export async function recordStripeInvoice(
     gatewayInvoiceId: invoice.id ?? null,
     now: deps.clock.now(),
   });
+  await tellPaid(deps, { userId, gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`, periodStart, periodEnd: accessEndOf(plan, periodEnd, first) });
   return Number(row.id);
 }
 
@@ -316,6 +341,8 @@ export async function recordOneTimePayment(
     gatewayInvoiceId: null,
     now,
   });
+  const card = typeof intent.payment_method === "string" ? intent.payment_method : (intent.payment_method?.id ?? null);
+  await tellPaid(deps, { userId, gatewayRef: intent.id, periodStart: now, periodEnd: addMonthsUtc(now, plan.duration_months), paymentMethodId: card });
   return Number(row.id);
 }
 

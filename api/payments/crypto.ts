@@ -10,7 +10,8 @@ import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotifica
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { dollars } from "./plans";
 import { formatUsd, twoDecimals } from "./money";
-import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
+import { type PaidHook, tellPaid } from "./card-payments";
+import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
 
 /*
  * Crypto payments through BitPay (live, or the crypto sandbox that speaks the same API). A crypto
@@ -29,6 +30,8 @@ export interface CryptoDeps {
   publicUrl: string;
   /** What every notification URL carries (?secret=), compared in constant time. */
   notificationSecret: string;
+  /** Told after each paid invoice is recorded (its receipt). */
+  onPaid?: PaidHook;
 }
 
 export const CRYPTO_MESSAGES = {
@@ -301,6 +304,12 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     // Crypto plans never renew by themselves (commerce §4): renewal is by the emailed invoice.
     subsStatus: "subscription_pending_creation",
     now,
+  });
+  await tellPaid(deps, {
+    userId: row.user_id,
+    gatewayRef: invoice.id,
+    periodStart: start,
+    periodEnd: accessEndOf(plan, addMonthsUtc(start, plan.duration_months), !renewed),
   });
   current = await deps.db
     .updateTable("crypto_invoices")

@@ -3,6 +3,8 @@ import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { MenuShell } from "~/components/menu-shell";
+import { NextCharge } from "~/features/next-charge/next-charge";
+import { nextChargeView } from "~/features/next-charge/next-charge.server";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import { PaymentFailedBanner } from "~/features/dunning/payment-failed-banner";
@@ -67,6 +69,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ],
     // null from an API without two-factor authentication: no card then.
     twoFactor: home.two_factor ? { enabled: home.two_factor.enabled } : null,
+    nextCharge: status.plan === "Premium" ? nextChargeView(home) : null,
     notices: home.notices,
   };
 }
@@ -154,7 +157,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountHome() {
-  const { email, hasPassword, status, paymentFailed, accounts, downloads, notices, dialog, twoFactor } = useLoaderData<typeof loader>();
+  const { email, hasPassword, status, paymentFailed, accounts, downloads, notices, dialog, twoFactor, nextCharge } = useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
@@ -186,6 +189,7 @@ export default function AccountHome() {
                     <dd>{status.expiresOn}</dd>
                   </div>
                 </dl>
+                {paymentFailed ? null : <NextCharge view={nextCharge} />}
               </>
             ) : (
               <p className="plan plan--free">Free</p>

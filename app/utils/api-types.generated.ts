@@ -862,7 +862,7 @@ export interface paths {
         };
         /**
          * Everything the account home shows, in one call
-         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).
+         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `next_charge` and `ends_on`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).
          */
         get: operations["accountHome"];
         put?: never;
@@ -2225,6 +2225,25 @@ export interface components {
             /** Format: date-time */
             sub_exp_date: string;
         };
+        /** @description The next automatic charge; null without an active subscription that renews by itself. */
+        NextCharge: {
+            /**
+             * @description What the renewal charges, as shown: '$71.88'.
+             * @example $71.88
+             */
+            amount: string;
+            amount_cents: number;
+            /**
+             * Format: date-time
+             * @description When the renewal charges (the plan's sub_exp_date).
+             */
+            date: string;
+            /** @description The card that pays: the subscription's card at Stripe, else the default card; null when none is saved. */
+            card: {
+                brand: string;
+                last4: string;
+            } | null;
+        } | null;
         Plan: {
             id: number;
             /** @description The plan's code (vpn_1_month, ...). */
@@ -2501,6 +2520,12 @@ export interface components {
             two_factor: components["schemas"]["TwoFactorStatus"];
             /** @description The unpaid renewal within its grace period (as GET /api/billing/past-due answers), else null. */
             payment_failed: components["schemas"]["PaymentFailed"] | null;
+            next_charge: components["schemas"]["NextCharge"];
+            /**
+             * Format: date-time
+             * @description When the plan ends, for an active subscription that does not renew by itself (auto-renewal off, one-time or crypto); else null.
+             */
+            ends_on: string | null;
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -2899,6 +2924,12 @@ export interface operations {
                              * @description The product's current time (ISO 8601); count days left from it, not from the caller's clock.
                              */
                             now: string;
+                            next_charge: components["schemas"]["NextCharge"];
+                            /**
+                             * Format: date-time
+                             * @description When the plan ends, for an active subscription that does not renew by itself (auto-renewal off, one-time or crypto); else null.
+                             */
+                            ends_on: string | null;
                         };
                     };
                 };

@@ -38,6 +38,8 @@ describe.each(databases())("account home in one call ($name)", (kind) => {
       downloads: downloads.body.data,
       two_factor: { enabled: false, enabled_at: null, recovery_codes_left: 0 },
       payment_failed: null,
+      next_charge: active.body.data.next_charge,
+      ends_on: active.body.data.ends_on,
     });
     // The product's clock runs: the two answers' "now" are moments apart.
     expect(Math.abs(Date.parse(home.body.data.now) - Date.parse(active.body.data.now))).toBeLessThan(60_000);

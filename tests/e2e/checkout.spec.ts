@@ -49,7 +49,7 @@ test.describe("checkout", () => {
     await expect(page.getByRole("button", { name: "Continue with Google" })).toBeVisible();
     const summary = page.getByRole("complementary", { name: "Order summary" });
     await expect(summary.getByText("2 Years", { exact: true })).toBeVisible();
-    await expect(summary.getByText("$107.76")).toBeVisible();
+    await expect(summary.getByText("$107.76", { exact: true })).toBeVisible();
     await expect(summary.getByText("Save 63%")).toBeVisible();
 
     // A malformed email is refused next to the field.

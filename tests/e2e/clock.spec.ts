@@ -85,3 +85,16 @@ test("31 days after a purchase the history offers no refund", async ({ page, log
   await expect(page.getByRole("row").filter({ hasText: "1 Month" }).first()).toBeVisible();
   await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(0);
 });
+
+// Notices by the product's clock (issue 20, decision 029): the reminder 7 days before a monthly renewal, then the renewal's receipt.
+test("a monthly plan's renewal reminder comes 7 days ahead, and its renewal sends a receipt", async ({ page, request, login }, testInfo) => {
+  const user = await buyMonthByCard(page, testInfo, login);
+  const first = await latestMail(request, user.email, /^Your VPN receipt$/);
+  await advanceServerClock(page, 25);
+  const reminder = await latestMail(request, user.email, /^Your VPN plan renews soon$/);
+  expect(reminder.text).toContain("We will charge $9.99 to Visa ending in 4242.");
+  expect(reminder.text).toMatch(/\/billing\n/);
+  await advanceServerClock(page, 7);
+  const renewal = await latestMail(request, user.email, /^Your VPN receipt$/, first.sentAt);
+  expect(renewal.text).toContain("Thank you for your payment of $9.99 for the 1 Month plan.");
+});

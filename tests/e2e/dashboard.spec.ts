@@ -48,9 +48,9 @@ test.describe("account home", () => {
     await expect(status.getByText("Premium", { exact: true })).toBeVisible();
     await expect(status.getByText("20 Days Left")).toBeVisible();
     await expect(status.getByText("Activated on")).toBeVisible();
-    await expect(status.getByText(longDate(started))).toBeVisible();
+    await expect(status.getByText(longDate(started), { exact: true })).toBeVisible();
     await expect(status.getByText("Expire date")).toBeVisible();
-    await expect(status.getByText(longDate(expires))).toBeVisible();
+    await expect(status.getByText(longDate(expires), { exact: true })).toBeVisible();
   });
 
   test("an expired subscription reads Free", async ({ page, login }, testInfo) => {

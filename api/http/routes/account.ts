@@ -31,7 +31,8 @@ import { activeSubscription } from "../../payments/plans";
 import { paymentFailedOf } from "../../billing/dunning";
 import { PaymentFailedSchema } from "./dunning";
 import { DownloadLinksSchema } from "./public";
-import { SubscriptionSchema, publicSubscription } from "./subscription";
+import { NextChargeFields, SubscriptionSchema, publicSubscription } from "./subscription";
+import { nextChargeOf } from "../../billing/notices";
 import { idTokenFields } from "./user";
 
 const connectSchema = body({
@@ -82,7 +83,7 @@ export const accountRoutes = [
     tags: ["Account"],
     summary: "Everything the account home shows, in one call",
     description:
-      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).",
+      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `next_charge` and `ends_on`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).",
     auth: true,
     success: {
       description: "The account home",
@@ -100,6 +101,7 @@ export const accountRoutes = [
           payment_failed: PaymentFailedSchema.nullable().meta({
             description: "The unpaid renewal within its grace period (as GET /api/billing/past-due answers), else null.",
           }),
+          ...NextChargeFields,
         })
         .meta({ id: "AccountHome" }),
     },
@@ -111,6 +113,7 @@ export const accountRoutes = [
         twoFactorStatus(ctx.db, auth.user.id),
         paymentFailedOf(ctx.dunning, auth.user.id),
       ]);
+      const next = await nextChargeOf(ctx.payments, subscription);
       return {
         data: {
           user: publicUser(auth.user),
@@ -120,6 +123,7 @@ export const accountRoutes = [
           downloads: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac },
           two_factor: twoFactor,
           payment_failed: paymentFailed,
+          ...next,
         },
       };
     },

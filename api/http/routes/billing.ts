@@ -92,7 +92,7 @@ export const billingRoutes = [
       422: `Invalid fields, '${AUTO_RENEWAL_MESSAGES.tooLate}', or a subscription without auto-renewal (crypto, one-time, PayPal).`,
     },
     async handler({ ctx, auth, body }) {
-      await setAutoRenewal(ctx.payments, auth.user.id, body.subscriptionId, body.type);
+      await setAutoRenewal({ ...ctx.payments, mail: ctx.mail }, auth.user.id, body.subscriptionId, body.type);
       return { data: { message: AUTO_RENEWAL_MESSAGES.updated }, message: AUTO_RENEWAL_MESSAGES.updated };
     },
   }),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { route } from "../contract/route";
 import type { Subscription } from "../../platform/db/schema";
 import { activeSubscription } from "../../payments/plans";
+import { nextChargeOf } from "../../billing/notices";
 
 export const SubscriptionSchema = z
   .strictObject({
@@ -16,6 +17,26 @@ export const SubscriptionSchema = z
     sub_exp_date: z.string().meta({ format: "date-time" }),
   })
   .meta({ id: "Subscription" });
+
+/** 'Next charge' of the billing page and the home (docs/decisions/029). */
+export const NextChargeFields = {
+  next_charge: z
+    .strictObject({
+      amount: z.string().meta({ description: "What the renewal charges, as shown: '$71.88'.", examples: ["$71.88"] }),
+      amount_cents: z.int(),
+      date: z.string().meta({ format: "date-time", description: "When the renewal charges (the plan's sub_exp_date)." }),
+      card: z
+        .strictObject({ brand: z.string(), last4: z.string() })
+        .nullable()
+        .meta({ description: "The card that pays: the subscription's card at Stripe, else the default card; null when none is saved." }),
+    })
+    .nullable()
+    .meta({ id: "NextCharge", description: "The next automatic charge; null without an active subscription that renews by itself." }),
+  ends_on: z.string().nullable().meta({
+    format: "date-time",
+    description: "When the plan ends, for an active subscription that does not renew by itself (auto-renewal off, one-time or crypto); else null.",
+  }),
+};
 
 export type PublicSubscription = z.infer<typeof SubscriptionSchema>;
 
@@ -52,13 +73,15 @@ export const subscriptionRoutes = [
           format: "date-time",
           description: "The product's current time (ISO 8601); count days left from it, not from the caller's clock.",
         }),
+        ...NextChargeFields,
       }),
     },
     async handler({ ctx, auth }) {
       const now = ctx.clock.now();
       const row = await activeSubscription(ctx.db, auth.user.id, now);
       // `now` is the product's time (the sandbox test clock can move it), so clients count days from it.
-      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString() } };
+      const next = await nextChargeOf(ctx.payments, row);
+      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString(), ...next } };
     },
   }),
 ];

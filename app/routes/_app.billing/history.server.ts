@@ -4,6 +4,7 @@ import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
+import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { REFUND_FORM } from "./refund-form";
 import { refundAction } from "./refund.server";
@@ -56,6 +57,7 @@ export type HistoryState = {
   transactions: TransactionRow[];
   pagination: { current_page: number; last_page: number; per_page: number; total: number };
   renewal: RenewalRow;
+  nextCharge: NextChargeView;
   confirm: boolean;
   /** The refund step (?refund={id}) for a refundable transaction of this page. */
   refund: TransactionRow | null;
@@ -144,6 +146,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
     transactions,
     pagination: list.ok ? list.data.pagination : { current_page: 1, last_page: 1, per_page: HISTORY_PAGE_SIZE, total: 0 },
     renewal,
+    nextCharge: active.ok ? nextChargeView(active.data) : null,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",
     refund: refundId === null ? null : (transactions.find((t) => t.id === refundId && t.refundable) ?? null),
     notices: refundId !== null && !transactions.some((t) => t.id === refundId && t.refundable)

@@ -1,4 +1,5 @@
 import { Form, Link, useActionData } from "@remix-run/react";
+import { NextCharge } from "~/features/next-charge/next-charge";
 import type { HistoryState, RenewalRow, TransactionRow } from "./history.server";
 import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "./refund-form";
 import type { RefundActionData } from "./refund.server";
@@ -13,12 +14,14 @@ function pageHref(page: number): string {
 
 /** `pastDue`: a renewal failed and is unpaid (the banner above says so); auto-renewal waits for the payment. */
 export function PaymentHistoryTab({ state, pastDue = false }: { state: HistoryState; pastDue?: boolean }) {
-  const { transactions, pagination, renewal, confirm, refund } = state;
+  const { transactions, pagination, renewal, confirm, refund, nextCharge } = state;
   return (
     <div className="billing-history">
       <section className="billing-card" aria-labelledby="billing-subscription-title">
         <h2 id="billing-subscription-title">Subscription</h2>
         <RenewalSection renewal={renewal} page={pagination.current_page} pastDue={pastDue} />
+        {/* While a renewal is unpaid, the banner says what is due instead. */}
+        {pastDue ? null : <NextCharge view={nextCharge} />}
       </section>
 
       <section className="billing-card" aria-labelledby="billing-history-title">

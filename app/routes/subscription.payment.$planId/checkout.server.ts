@@ -7,6 +7,9 @@ import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsL
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { formatLongDate } from "~/utils/dates.server";
+import { formatMoney } from "~/utils/plans";
+import { purchaseTerms } from "./summary";
 
 // The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
@@ -43,11 +46,16 @@ export type CheckoutState = {
   notice: string | null;
   /** Back from the bank's challenge without JavaScript, and it failed: the message, next to that form. */
   authenticationFailure: { form: string; message: string } | null;
+  /** The first term's end if paid now (the order summary, docs/decisions/029). */
+  termEndsOn: string;
+  /** 'Payment Successful!' repeats what was bought, with the amount charged; null before the payment. */
+  confirmation: PaidConfirmation | null;
 };
 
 /** The forms that pay by card and may meet 3-D Secure. */
 const CARD_FORMS = new Set(["pay-card", "pay-saved"]);
 
+export type PaidConfirmation = { plan: string; charged: string; buys: string; termEndsOn: string; renews: string };
 
 export function checkoutPath(planId: number, prefix: "/subscription/payment" | "/payment" = "/subscription/payment") {
   return `${prefix}/${planId}`;
@@ -156,8 +164,38 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     paidRedirectIn: paidRedirectIn && paidRedirectIn > 0 ? paidRedirectIn : null,
     notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
     authenticationFailure,
+    termEndsOn: formatLongDate(addMonthsUtc(new Date(), purchaseTerms(detail.data.plan_data).months)),
+    confirmation: paidRedirectIn && paidRedirectIn > 0 && token ? await paidConfirmation(api, detail.data.plan_data) : null,
   };
   return state;
+}
+
+/** Calendar months after `date` (UTC), as the API counts a plan's term. */
+function addMonthsUtc(date: Date, months: number): Date {
+  const d = new Date(date.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  d.setUTCDate(Math.min(day, new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()));
+  return d;
+}
+
+/** After paying: the plan as recorded (its term end) and the amount actually charged (a coupon included). */
+async function paidConfirmation(api: ReturnType<typeof createApiClient>, plan: Plan): Promise<PaidConfirmation | null> {
+  const [active, history] = await Promise.all([
+    api.post("/api/subscription/active"),
+    api.post("/api/billing/transactions", { body: { page: 1, per_page: 5 } }),
+  ]);
+  if (!active.ok || !active.data.subscription) return null;
+  const latest = history.ok ? history.data.transactions.find((t) => t.status === "paid") : undefined;
+  const terms = purchaseTerms(plan);
+  return {
+    plan: active.data.subscription.title,
+    charged: formatMoney(latest ? latest.amount : plan.discounted_price),
+    buys: terms.buys,
+    termEndsOn: formatLongDate(active.data.subscription.sub_exp_date),
+    renews: terms.renews,
+  };
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {

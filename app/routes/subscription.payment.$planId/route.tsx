@@ -18,6 +18,7 @@ import { AuthenticationChallenge } from "~/features/card-entry/authentication-di
 import type { CardFormProps } from "~/features/card-entry/card-payment";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { orderSummary, planTerms } from "./summary";
+import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { pageMeta } from "~/utils/meta";
 import { formatMoney } from "~/utils/plans";
@@ -92,7 +93,7 @@ function Checkout({ state }: { state: CheckoutState }) {
         </ol>
       </nav>
       <h1>Secure Checkout</h1>
-      {state.paidRedirectIn !== null ? <PaymentSuccessful seconds={state.paidRedirectIn} /> : null}
+      {state.paidRedirectIn !== null ? <PaymentSuccessful seconds={state.paidRedirectIn} confirmation={state.confirmation} /> : null}
       {state.notice ? (
         <p className="notice" role="status">
           {state.notice}
@@ -171,7 +172,7 @@ function Challenge({
 }
 
 /** Counts down home (commerce §3); without JavaScript the page's meta refresh does the same. */
-function PaymentSuccessful({ seconds }: { seconds: number }) {
+function PaymentSuccessful({ seconds, confirmation }: { seconds: number; confirmation: CheckoutState["confirmation"] }) {
   const left = useCountdown(seconds, seconds);
   useEffect(() => {
     if (left === 0) window.location.assign("/");
@@ -183,6 +184,7 @@ function PaymentSuccessful({ seconds }: { seconds: number }) {
         <p>
           Your plan is active. This page will redirect to your account in <span className="countdown">{left}</span> seconds.
         </p>
+        <PaidConfirmationDetails confirmation={confirmation} />
         <Link to="/" className="button button--primary">
           Go to my account
         </Link>
@@ -462,6 +464,7 @@ function OrderSummary({ state, summary }: { state: CheckoutState; summary: Retur
           <dd>{formatMoney(summary.total)}</dd>
         </div>
       </dl>
+      <PurchaseTerms plan={state.plan} termEndsOn={state.termEndsOn} />
       {state.coupon ? (
         <Form method="post">
           <input type="hidden" name="intent" value="coupon-clear" />

@@ -3,7 +3,8 @@ import { discountPercent, formatMoney } from "~/utils/plans";
 
 // The order summary's numbers and the plan's terms (commerce §5, §9). Shared by server and browser.
 
-type Plan = Pick<ApiSchemas["Plan"], "title" | "slug" | "billing_type" | "regular_price" | "discounted_price">;
+type Plan = Pick<ApiSchemas["Plan"], "title" | "slug" | "billing_type" | "regular_price" | "discounted_price"> &
+  Partial<Pick<ApiSchemas["Plan"], "desktop_label">>;
 type Coupon = Pick<ApiSchemas["CouponQuote"], "total" | "discount_amount"> | null;
 
 export function orderSummary(plan: Plan, coupon: Coupon) {
@@ -31,4 +32,45 @@ export function planTerms(plan: Plan, total: number): string {
   }
   const renewal = formatMoney(plan.discounted_price);
   return `You pay ${formatMoney(total)} now. Your plan renews automatically every ${term} at ${renewal} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+}
+
+/** The paid months of a plan, from its slug (1-month, 2-years). */
+export function paidMonths(slug: string): number {
+  const match = /^(\d+)-(month|year)s?$/.exec(slug);
+  if (!match) return 0;
+  return Number(match[1]) * (match[2] === "year" ? 12 : 1);
+}
+
+/** The free months the first payment adds, from the plan's label ('1 Year (+2 Months Free)'). */
+export function bonusMonths(plan: Plan): number {
+  const match = /\(\+(\d+) Months? Free\)/.exec(plan.desktop_label ?? "");
+  return match ? Number(match[1]) : 0;
+}
+
+/** 'year', 'month', '3 months'. */
+function everyLabel(slug: string): string {
+  const term = termLabel(slug);
+  return term.startsWith("1 ") ? term.slice(2) : term;
+}
+
+function monthsLabel(count: number): string {
+  return `${count} month${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * What the payment buys, said plainly before paying (docs/decisions/029): the months (bonus months
+ * included), and what renews then at what price. The first term's end date is added by the server
+ * (it formats dates), from the product's time.
+ */
+export function purchaseTerms(plan: Plan) {
+  const paid = paidMonths(plan.slug);
+  const bonus = bonusMonths(plan);
+  return {
+    months: paid + bonus,
+    buys: bonus > 0 ? `${monthsLabel(paid + bonus)} (${monthsLabel(paid)} + ${monthsLabel(bonus)} free)` : monthsLabel(paid),
+    renews:
+      plan.billing_type === "recurring"
+        ? `Then it renews at ${formatMoney(plan.discounted_price)} every ${everyLabel(plan.slug)}, until you turn auto-renewal off.`
+        : "It does not renew: nothing more is charged.",
+  };
 }

@@ -1,0 +1,397 @@
+import { type PaymentsDeps, type RecordedPayment, cardDetails } from "../payments/card-payments";
+import { retrieveCard } from "../payments/stripe/cards";
+import { formatUsd } from "../payments/money";
+import { FAILED_STATUS } from "../payments/records";
+import { retrieveSubscription } from "../payments/stripe/subscriptions";
+import { sql } from "kysely";
+import type { Subscription } from "../platform/db/schema";
+import type { MailService } from "../platform/mailer";
+import { claimNotice } from "../platform/notices";
+import {
+  type CardLabel,
+  autoRenewalEmail,
+  cardExpiryEmail,
+  receiptEmail,
+  renewalReminderEmail,
+  planEndedEmail,
+} from "./emails";
+
+/*
+ * The notices people are owed (docs/decisions/029-notices.md): a receipt for every paid charge, a
+ * reminder before every automatic renewal, a confirmation when auto-renewal changes, a warning a month
+ * before the card that pays expires, and an email when a plan ends. Each is claimed once in the notices
+ * table (claimNotice) before it is sent, so webhook replays, page-and-webhook races, jobs that run
+ * twice and several instances send it once; none goes to a deleted account. Times are the product's
+ * business clock (the sandbox test clock moves it).
+ */
+
+export type NoticeDeps = Pick<PaymentsDeps, "db" | "clock" | "logger" | "gateway" | "publicUrl"> & { mail: MailService };
+
+const DAY_MS = 86_400_000;
+/** Plans of a year or longer are reminded 30 days ahead (California's automatic renewal law asks 15 to 45 days). */
+export const LONG_PLAN_REMINDER_DAYS = 30;
+export const SHORT_PLAN_REMINDER_DAYS = 7;
+/** A plan that ended longer ago than this gets no 'plan ended' email (the job's first run on old data stays quiet). */
+const PLAN_ENDED_LOOKBACK_DAYS = 7;
+
+export function reminderLeadDays(durationMonths: number): number {
+  return durationMonths >= 12 ? LONG_PLAN_REMINDER_DAYS : SHORT_PLAN_REMINDER_DAYS;
+}
+
+function links(deps: Pick<NoticeDeps, "publicUrl">) {
+  const base = deps.publicUrl.replace(/\/$/, "");
+  return {
+    settings: `${base}/billing`,
+    cards: `${base}/billing?tab=payment-method`,
+    pricing: `${base}/pricing`,
+    invoice: (transactionId: number, gateway: string, wallet: string | null) =>
+      gateway === "bitpay" ? `${base}/billing/invoice/${transactionId}/bitpay` : `${base}/billing/invoice/${transactionId}/${gateway}/${wallet || "card"}`,
+  };
+}
+
+export interface PayingCard extends CardLabel {
+  paymentMethodId: string;
+  expMonth: number;
+  expYear: number;
+}
+
+/**
+ * The card that pays a card subscription: the subscription's default payment method at Stripe, else
+ * the customer's default (our default card mirrors it). Null when none is saved.
+ */
+export async function cardThatPays(
+  deps: Pick<NoticeDeps, "db" | "gateway" | "logger">,
+  subscription: Pick<Subscription, "user_id" | "stripe_sub_id">,
+  opts: { onlyCardSuffices?: boolean } = {},
+): Promise<PayingCard | null> {
+  if (opts.onlyCardSuffices) {
+    // A page view (the home, the billing page): an account with one saved card is paid by it, without
+    // a call to Stripe (decision 013's budget for the home); only several cards make it ask.
+    const cards = await deps.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", subscription.user_id).limit(2).execute();
+    if (cards.length === 1) return savedCard(deps, subscription.user_id, cards[0]!.payment_method_id);
+  }
+  let paymentMethodId: string | null = null;
+  if (subscription.stripe_sub_id) {
+    try {
+      const atStripe = await retrieveSubscription(deps.gateway, subscription.stripe_sub_id);
+      const pm = atStripe.default_payment_method;
+      paymentMethodId = typeof pm === "string" ? pm : (pm?.id ?? null);
+    } catch (error) {
+      // The customer's default card is the answer when Stripe cannot be asked.
+      deps.logger.warn(`Card of ${subscription.stripe_sub_id} not read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return cardById(deps, subscription.user_id, paymentMethodId);
+}
+
+/**
+ * A card by its pm_... id: our saved row, else Stripe's (the webhook may record a first payment before
+ * the page saves its card), else the default card.
+ */
+async function cardById(deps: Pick<NoticeDeps, "db" | "gateway" | "logger">, userId: number, paymentMethodId: string | null): Promise<PayingCard | null> {
+  if (paymentMethodId) {
+    const saved = await deps.db
+      .selectFrom("payment_methods")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("payment_method_id", "=", paymentMethodId)
+      .executeTakeFirst();
+    if (!saved) {
+      try {
+        const details = cardDetails(await retrieveCard(deps.gateway, paymentMethodId));
+        if (details) return { paymentMethodId, brand: details.brand, last4: details.last4, expMonth: details.expMonth, expYear: details.expYear };
+      } catch (error) {
+        deps.logger.warn(`Card ${paymentMethodId} not read: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  return savedCard(deps, userId, paymentMethodId);
+}
+
+async function savedCard(deps: Pick<NoticeDeps, "db">, userId: number, paymentMethodId: string | null): Promise<PayingCard | null> {
+  let query = deps.db
+    .selectFrom("payment_methods")
+    .select(["payment_method_id", "card_brand", "card_last4", "card_exp_month", "card_exp_year"])
+    .where("user_id", "=", userId);
+  query = paymentMethodId ? query.where("payment_method_id", "=", paymentMethodId) : query.where("is_default", "=", 1);
+  const row = await query.executeTakeFirst();
+  if (!row) return paymentMethodId ? savedCard(deps, userId, null) : null;
+  return {
+    paymentMethodId: row.payment_method_id,
+    brand: row.card_brand,
+    last4: row.card_last4,
+    expMonth: row.card_exp_month,
+    expYear: row.card_exp_year,
+  };
+}
+
+/** Whether a subscription renews by itself: a recurring card subscription with auto-renewal on. */
+export function renewsAutomatically(s: Pick<Subscription, "subscription_by" | "billing_type" | "cancel_at_period_end" | "stripe_sub_id">): boolean {
+  return s.subscription_by === "stripe" && s.billing_type === "recurring" && s.cancel_at_period_end === 0 && !!s.stripe_sub_id;
+}
+
+export interface NextCharge {
+  amount: string;
+  amount_cents: number;
+  date: string;
+  card: { brand: string; last4: string } | null;
+}
+
+async function renewalPriceCents(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<number> {
+  if (subscription.amount_cents !== null) return subscription.amount_cents;
+  const plan = await deps.db.selectFrom("plans").select("discounted_price_cents").where("id", "=", subscription.plan_id).executeTakeFirst();
+  return plan?.discounted_price_cents ?? 0;
+}
+
+/**
+ * 'Next charge' of the billing page and the home: amount, date and card while the subscription renews
+ * by itself; else `ends_on`, the day the plan ends (auto-renewal off, one-time and crypto plans).
+ */
+export async function nextChargeOf(
+  deps: Pick<NoticeDeps, "db" | "gateway" | "logger">,
+  subscription: Subscription | undefined | null,
+): Promise<{ next_charge: NextCharge | null; ends_on: string | null }> {
+  if (!subscription) return { next_charge: null, ends_on: null };
+  if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
+  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
+  return {
+    next_charge: {
+      amount: formatUsd(cents),
+      amount_cents: cents,
+      date: subscription.sub_exp_date,
+      card: card ? { brand: card.brand, last4: card.last4 } : null,
+    },
+    ends_on: null,
+  };
+}
+
+async function liveUser(deps: Pick<NoticeDeps, "db">, userId: number) {
+  return deps.db.selectFrom("users").select(["id", "email"]).where("id", "=", userId).where("deleted_at", "is", null).executeTakeFirst();
+}
+
+function paidWith(gateway: string, wallet: string | null, card: CardLabel | null): string {
+  if (gateway === "bitpay") return "Crypto (BitPay)";
+  const label = card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending in ${card.last4}` : "Card";
+  if (wallet === "applepay") return `Apple Pay (${label})`;
+  if (wallet === "googlepay") return `Google Pay (${label})`;
+  return label;
+}
+
+/** The receipt of one paid charge, once per gateway reference (the page and the webhook both report it). */
+export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): Promise<void> {
+  const user = await liveUser(deps, payment.userId);
+  if (!user) return;
+  const row = await deps.db
+    .selectFrom("transactions")
+    .innerJoin("invoices", "invoices.transaction_id", "transactions.id")
+    .innerJoin("plans", "plans.id", "transactions.plan_id")
+    .leftJoin("subscriptions", "subscriptions.id", "transactions.subscription_id")
+    .select([
+      "transactions.id",
+      "transactions.amount_cents",
+      "transactions.payment_gateway",
+      "transactions.wallet_payment_type",
+      "invoices.number",
+      "plans.title",
+      "subscriptions.stripe_sub_id",
+    ])
+    .where("transactions.gateway_ref", "=", payment.gatewayRef)
+    .where("transactions.status", "=", "paid")
+    .executeTakeFirst();
+  // Nothing charged (a $0 invoice), nothing to receipt.
+  if (!row || row.amount_cents <= 0) return;
+  if (!(await claimNotice(deps.db, { key: `receipt:${payment.gatewayRef}`, kind: "receipt", userId: user.id, now: deps.clock.now() }))) return;
+  const card =
+    row.payment_gateway === "bitpay"
+      ? null
+      : payment.paymentMethodId
+        ? await cardById(deps, user.id, payment.paymentMethodId)
+        : await cardThatPays(deps, { user_id: user.id, stripe_sub_id: row.stripe_sub_id });
+  await deps.mail.deliver(
+    receiptEmail(user.email, {
+      amount: formatUsd(row.amount_cents),
+      plan: row.title,
+      periodStart: payment.periodStart.toISOString(),
+      periodEnd: payment.periodEnd.toISOString(),
+      paidWith: paidWith(row.payment_gateway, row.wallet_payment_type, card),
+      invoiceUrl: links(deps).invoice(Number(row.id), row.payment_gateway, row.wallet_payment_type),
+      number: row.number,
+    }),
+  );
+}
+
+/** The confirmation of an auto-renewal change, with its date and time (Germany's cancellation-button rule). */
+export async function sendAutoRenewalConfirmation(deps: NoticeDeps, subscription: Subscription, enabled: boolean, at: Date): Promise<void> {
+  const user = await liveUser(deps, subscription.user_id);
+  if (!user) return;
+  const key = `auto_renewal:${subscription.id}:${enabled ? "enable" : "disable"}:${at.toISOString()}`;
+  if (!(await claimNotice(deps.db, { key, kind: "auto_renewal", userId: user.id, now: at }))) return;
+  await deps.mail.deliver(
+    autoRenewalEmail(user.email, {
+      enabled,
+      plan: subscription.title,
+      at: at.toISOString(),
+      endsOn: subscription.sub_exp_date,
+      amount: formatUsd(await renewalPriceCents(deps, subscription)),
+      settingsUrl: links(deps).settings,
+    }),
+  );
+}
+
+/** Reminders before automatic renewals: 30 days ahead for plans of a year or longer, 7 days for shorter ones. */
+export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
+  const now = deps.clock.now();
+  const horizon = new Date(now.getTime() + LONG_PLAN_REMINDER_DAYS * DAY_MS).toISOString();
+  const due = await deps.db
+    .selectFrom("subscriptions")
+    .innerJoin("users", "users.id", "subscriptions.user_id")
+    .innerJoin("plans", "plans.id", "subscriptions.plan_id")
+    .selectAll("subscriptions")
+    .select(["users.email", "plans.duration_months"])
+    .where("subscriptions.subscription_by", "=", "stripe")
+    .where("subscriptions.billing_type", "=", "recurring")
+    .where("subscriptions.cancel_at_period_end", "=", 0)
+    .where("subscriptions.sub_exp_date", ">", now.toISOString())
+    .where("subscriptions.sub_exp_date", "<=", horizon)
+    .where("users.deleted_at", "is", null)
+    .execute();
+  let sent = 0;
+  for (const row of due) {
+    const lead = reminderLeadDays(row.duration_months) * DAY_MS;
+    if (new Date(row.sub_exp_date).getTime() - now.getTime() > lead) continue;
+    const key = `renewal_reminder:${row.id}:${row.sub_exp_date}`;
+    if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
+    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), cardThatPays(deps, row)]);
+    await deps.mail.deliver(
+      renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings }),
+    );
+    sent++;
+  }
+  return sent;
+}
+
+/** The last moment a card is valid: the end of its expiry month (UTC). */
+function cardExpiresAt(expMonth: number, expYear: number): Date {
+  return new Date(Date.UTC(expYear, expMonth, 1));
+}
+
+/** A month before the card that pays an active, renewing subscription expires: a link to update it. */
+export async function sendCardExpiryWarnings(deps: NoticeDeps): Promise<number> {
+  const now = deps.clock.now();
+  const soon = new Date(now.getTime() + 31 * DAY_MS);
+  // Cards that expire within the next month (few rows), then only those that pay.
+  const cards = await deps.db
+    .selectFrom("payment_methods")
+    .innerJoin("users", "users.id", "payment_methods.user_id")
+    .select(["payment_methods.user_id", "payment_methods.payment_method_id", "payment_methods.card_brand", "payment_methods.card_last4", "payment_methods.card_exp_month", "payment_methods.card_exp_year", "users.email"])
+    .where("users.deleted_at", "is", null)
+    // Months counted as year * 12 + month: from this month (still valid) to the month 31 days ahead.
+    .where(sql<number>`payment_methods.card_exp_year * 12 + payment_methods.card_exp_month`, ">=", now.getUTCFullYear() * 12 + now.getUTCMonth() + 1)
+    .where(sql<number>`payment_methods.card_exp_year * 12 + payment_methods.card_exp_month`, "<=", soon.getUTCFullYear() * 12 + soon.getUTCMonth() + 1)
+    .execute();
+  let sent = 0;
+  for (const card of cards) {
+    const expiresAt = cardExpiresAt(card.card_exp_month, card.card_exp_year);
+    const msLeft = expiresAt.getTime() - now.getTime();
+    if (msLeft <= 0 || msLeft > 31 * DAY_MS) continue;
+    const subscriptions = await deps.db
+      .selectFrom("subscriptions")
+      .selectAll()
+      .where("user_id", "=", card.user_id)
+      .where("subscription_by", "=", "stripe")
+      .where("billing_type", "=", "recurring")
+      .where("cancel_at_period_end", "=", 0)
+      .where("sub_exp_date", ">", now.toISOString())
+      .execute();
+    let pays = false;
+    for (const subscription of subscriptions) {
+      if ((await cardThatPays(deps, subscription))?.paymentMethodId === card.payment_method_id) pays = true;
+    }
+    if (!pays) continue;
+    const key = `card_expiry:${card.payment_method_id}:${card.card_exp_month}/${card.card_exp_year}`;
+    if (!(await claimNotice(deps.db, { key, kind: "card_expiry", userId: card.user_id, now }))) continue;
+    const expires = new Date(Date.UTC(card.card_exp_year, card.card_exp_month - 1, 1)).toLocaleDateString("en-US", {
+      timeZone: "UTC",
+      month: "long",
+      year: "numeric",
+    });
+    await deps.mail.deliver(
+      cardExpiryEmail(card.email, { card: { brand: card.card_brand, last4: card.card_last4 }, expires, updateUrl: links(deps).cards }),
+    );
+    sent++;
+  }
+  return sent;
+}
+
+/**
+ * 'Your plan has ended' for plans that end at their term: auto-renewal off, a one-time plan, a crypto
+ * plan not renewed. Not for ends with their own email: a refund (the refund email), a plan replaced
+ * by another one still active, a card subscription whose renewal failed (the dunning emails: its last
+ * payment failed, or they claimed `ended_unpaid:<subscription>`).
+ */
+export async function sendPlanEndedEmails(deps: NoticeDeps): Promise<number> {
+  const now = deps.clock.now();
+  const since = new Date(now.getTime() - PLAN_ENDED_LOOKBACK_DAYS * DAY_MS).toISOString();
+  const ended = await deps.db
+    .selectFrom("subscriptions")
+    .innerJoin("users", "users.id", "subscriptions.user_id")
+    .selectAll("subscriptions")
+    .select("users.email")
+    .where("subscriptions.sub_exp_date", "<=", now.toISOString())
+    .where("subscriptions.sub_exp_date", ">", since)
+    // Past due when it ended: it ended unpaid (decision 027's email says so).
+    .where("subscriptions.past_due_since", "is", null)
+    .where("users.deleted_at", "is", null)
+    .where((eb) =>
+      eb.or([
+        eb("subscriptions.cancel_at_period_end", "=", 1),
+        eb("subscriptions.billing_type", "=", "single"),
+        eb("subscriptions.subscription_by", "=", "bitpay"),
+      ]),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("refunds")
+            .innerJoin("transactions", "transactions.id", "refunds.transaction_id")
+            .select("refunds.id")
+            .whereRef("transactions.subscription_id", "=", "subscriptions.id"),
+        ),
+      ),
+    )
+    .execute();
+  let sent = 0;
+  for (const row of ended) {
+    const successor = await deps.db
+      .selectFrom("subscriptions")
+      .select("id")
+      .where("user_id", "=", row.user_id)
+      .where("id", "!=", row.id)
+      .where("sub_exp_date", ">", now.toISOString())
+      .executeTakeFirst();
+    if (successor) continue;
+    const unpaid = await deps.db.selectFrom("notices").select("id").where("notice_key", "=", `ended_unpaid:${row.id}`).executeTakeFirst();
+    if (unpaid) continue;
+    // A card subscription ended for non-payment reads as not renewing once Stripe cancels it: its last
+    // payment failed, and the dunning emails speak for it.
+    const last = await deps.db
+      .selectFrom("transactions")
+      .select("status")
+      .where("subscription_id", "=", row.id)
+      .orderBy("id", "desc")
+      .executeTakeFirst();
+    if (last?.status === FAILED_STATUS) continue;
+    const key = `plan_ended:${row.id}:${row.sub_exp_date}`;
+    if (!(await claimNotice(deps.db, { key, kind: "plan_ended", userId: row.user_id, now }))) continue;
+    await deps.mail.deliver(planEndedEmail(row.email, { plan: row.title, endedOn: row.sub_exp_date, pricingUrl: links(deps).pricing }));
+    sent++;
+  }
+  return sent;
+}
+
+/** What runDueJobs runs for notices; each job claims each notice once, so instances may run it together. */
+export async function runNoticeJobs(deps: NoticeDeps): Promise<void> {
+  await sendRenewalReminders(deps);
+  await sendCardExpiryWarnings(deps);
+  await sendPlanEndedEmails(deps);
+}
