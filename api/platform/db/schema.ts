@@ -95,6 +95,17 @@ export interface SubscriptionsTable {
   coupon_code: string | null;
   created_at: string;
   updated_at: string;
+  /** A plan change waiting for the next renewal (a shorter plan): the plan, when, and the Stripe schedule. */
+  pending_plan_id: Generated<number | null>;
+  pending_change_at: Generated<string | null>;
+  stripe_schedule_id: Generated<string | null>;
+}
+
+/** One purchase of a recurring plan at a time per account (docs/decisions/028). */
+export interface SubscriptionClaimsTable {
+  user_id: number;
+  claim_key: string;
+  expires_at: string;
 }
 
 export interface CouponsTable {
@@ -444,6 +455,7 @@ export interface DB {
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
   notices: NoticesTable;
+  subscription_claims: SubscriptionClaimsTable;
 }
 
 export type User = Selectable<UsersTable>;

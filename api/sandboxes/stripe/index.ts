@@ -3,6 +3,7 @@ import type { Database } from "../../platform/db";
 import type { Clock } from "../../platform/clock";
 import { listenOnLoopback } from "../../platform/loopback";
 import { dueSubscriptions, runDueRenewal } from "./billing";
+import { applyDueSchedulePhase } from "./plan-changes";
 import { createBrowserRouter } from "./browser";
 import { expireDueSessions } from "./checkout";
 import { Runner } from "./context";
@@ -105,7 +106,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
       queue.sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
       const next = queue.shift();
       if (!next) break;
-      const due = await runner.run((ops) => runDueRenewal(ops, next.id));
+      const due = await runner.run((ops) => runDueRenewal(ops, next.id, applyDueSchedulePhase));
       if (due !== null) queue.push({ id: next.id, due });
     }
   }
