@@ -13,6 +13,7 @@ import { payInvoice, retrieveInvoice } from "./stripe/invoices";
 import { chargeOnce, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
 import { priceForPlan } from "./stripe/prices";
 import { cancelSubscription, createIncompleteSubscription, retrieveSubscription, setFreePeriodUntil } from "./stripe/subscriptions";
+import { endRecurringRenewal, withPurchaseClaim } from "./subscription-guard";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -179,8 +180,10 @@ export async function recordStripeInvoice(
 ): Promise<number> {
   const item = subscription.items.data[0];
   const first = invoice.billing_reason === "subscription_create";
-  // The period this invoice paid for (the subscription's own period may have moved on since).
-  const line = invoice.lines?.data?.[0]?.period;
+  // The period this invoice paid for (the subscription's own period may have moved on since); on a
+  // plan change's invoice, the new plan's line, not the credit for the old one's unused time.
+  const lines = invoice.lines?.data ?? [];
+  const line = (lines.find((l) => !l.parent?.subscription_item_details?.proration) ?? lines[0])?.period;
   const periodStart = fromUnix(line?.start ?? item?.current_period_start ?? invoice.period_start);
   const periodEnd = fromUnix(line?.end ?? item?.current_period_end ?? invoice.period_end);
   if (first && plan.extra_months > 0) await giveFreeMonths(deps, subscription, accessEndOf(plan, periodEnd, true));
@@ -237,6 +240,8 @@ export async function recordOneTimePayment(
     gatewayInvoiceId: null,
     now,
   });
+  // The 5-year plan replaces a recurring one: that one stops renewing (decision 028).
+  await endRecurringRenewal(deps, userId);
   return Number(row.id);
 }
 
@@ -281,7 +286,9 @@ export function payWithCard(
   deps: PaymentsDeps,
   input: Parameters<typeof payWithCardAtGateway>[1],
 ): Promise<CardPaymentOutcome> {
-  return gatewayCall(deps, "Card payment", () => payWithCardAtGateway(deps, input));
+  // One recurring subscription per account (subscription-guard.ts): the claim holds while the bank authenticates.
+  const claim = { userId: input.user.id, plan: input.plan, key: input.key, keep: (o: CardPaymentOutcome) => o.status === "requires_action" };
+  return gatewayCall(deps, "Card payment", () => withPurchaseClaim(deps, claim, () => payWithCardAtGateway(deps, input)));
 }
 
 async function payWithCardAtGateway(
@@ -425,7 +432,8 @@ export function startCheckoutSession(
   deps: PaymentsDeps,
   input: { user: User; plan: Plan; couponCode?: string; key: string; returnPath: string },
 ): Promise<{ id: string; url: string }> {
-  return gatewayCall(deps, "Checkout Session", () => startCheckoutSessionAtGateway(deps, input));
+  const claim = { userId: input.user.id, plan: input.plan, key: input.key };
+  return gatewayCall(deps, "Checkout Session", () => withPurchaseClaim(deps, claim, () => startCheckoutSessionAtGateway(deps, input)));
 }
 
 async function startCheckoutSessionAtGateway(

@@ -8,6 +8,7 @@ import { devClockRoutes, devMailRoutes } from "./dev";
 import { deviceRoutes } from "./devices";
 import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
+import { planChangeRoutes } from "./plan-changes";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
@@ -20,6 +21,7 @@ import { walletRoutes } from "./wallets";
 export const apiRoutes: readonly AnyRoute[] = [
   ...userRoutes,
   ...subscriptionRoutes,
+  ...planChangeRoutes,
   ...planRoutes,
   ...paymentRoutes,
   ...paymentMethodRoutes,

@@ -9,6 +9,7 @@ import {
   recordStripeInvoice,
 } from "../card-payments";
 import { couponDiscountCents, releaseCouponHold } from "../coupons";
+import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
 
@@ -105,6 +106,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       const invoice = await stripe.invoices.retrieve(event.data.object.id!);
       if (invoice.status !== "paid") return;
       await recordStripeInvoice(deps, invoice, subscription, owner.plan, owner.userId);
+      await followStripePlan(deps.db, planOfSubscription(subscription, deps.clock.now()));
       return;
     }
     case "invoice.payment_failed": {
@@ -145,6 +147,8 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
         renewing: !subscription.cancel_at_period_end && ["active", "trialing", "past_due"].includes(subscription.status),
         now: deps.clock.now(),
       });
+      // A plan change (now, or a schedule's phase at renewal) or a pending change released.
+      await followStripePlan(deps.db, planOfSubscription(subscription, deps.clock.now()));
       return;
     }
     case "customer.subscription.deleted": {
