@@ -17,6 +17,7 @@ import { setRenewal } from "./stripe/subscriptions";
 
 export const SUBSCRIPTION_MESSAGES = {
   exists: "You already have a subscription. Change your plan instead.",
+  alreadyCurrent: "This is already your current plan.",
 } as const;
 
 /** How long a purchase holds the claim when it waits for the bank (3-D Secure) after answering. */
@@ -37,9 +38,19 @@ export async function currentRecurringSubscription(db: Database, userId: number,
 }
 
 /** 409 subscription_exists when buying `plan` would make a second recurring subscription. */
-export async function refuseSecondSubscription(db: Database, userId: number, plan: Pick<Plan, "billing_type">, now: Date): Promise<void> {
+export async function refuseSecondSubscription(
+  db: Database,
+  userId: number,
+  plan: Pick<Plan, "billing_type"> & Partial<Pick<Plan, "id">>,
+  now: Date,
+): Promise<void> {
   if (plan.billing_type !== "recurring") return;
-  if (await currentRecurringSubscription(db, userId, now)) {
+  const current = await currentRecurringSubscription(db, userId, now);
+  // The same plan, still renewing: the more telling refusal (card-payments.ts says it too).
+  if (current && "id" in plan && Number(current.plan_id) === Number(plan.id) && !current.cancel_at_period_end) {
+    throw new DomainError("plan_already_current", SUBSCRIPTION_MESSAGES.alreadyCurrent, { field: "planId" });
+  }
+  if (current) {
     throw new DomainError("subscription_exists", SUBSCRIPTION_MESSAGES.exists, { field: "planId" });
   }
 }
@@ -76,7 +87,7 @@ async function release(db: Database, userId: number, key: string): Promise<void>
  */
 export async function withPurchaseClaim<T>(
   deps: { db: Database; clock: { now(): Date } },
-  input: { userId: number; plan: Pick<Plan, "billing_type">; key: string; keep?: (outcome: T) => boolean },
+  input: { userId: number; plan: Pick<Plan, "billing_type" | "id">; key: string; keep?: (outcome: T) => boolean },
   work: () => Promise<T>,
 ): Promise<T> {
   if (input.plan.billing_type !== "recurring") return work();

@@ -150,6 +150,20 @@ export function planStatus(plan: Pick<Plan, "stripe_subscription">): "Current Pl
   return isCurrentPlan(plan) ? "Current Plan" : "Select Plan";
 }
 
+/**
+ * Whether the account's current plan is a recurring one: its other recurring plans are then changes
+ * of plan, not purchases (docs/decisions/028).
+ */
+export function hasRecurringPlan(plans: Pick<Plan, "stripe_subscription" | "billing_type">[]): boolean {
+  return plans.some((plan) => isCurrentPlan(plan) && plan.billing_type === "recurring" && plan.stripe_subscription?.subscription_by === "stripe");
+}
+
+/** A card button's words for a subscriber: the current plan, a change, or (the one-time plan) a purchase. */
+export function planButtonLabel(plan: Pick<Plan, "stripe_subscription" | "billing_type">, subscriber: boolean): string {
+  if (isCurrentPlan(plan)) return "Current Plan";
+  return subscriber && plan.billing_type === "recurring" ? "Change to this plan" : planStatus(plan);
+}
+
 /** A one-time plan (billing_type single) is paid once and never renews. */
 export function isOneTimePlan(plan: Pick<Plan, "billing_type">): boolean {
   return plan.billing_type === "single";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, ONE_MONTH_BY_CRYPTO, customer, newKey, paymentMethod } from "./payment-support";
+import { GOOD, TWO_YEARS_BY_CRYPTO, customer, newKey, paymentMethod } from "./payment-support";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028), over HTTP against the Stripe sandbox.
 
@@ -101,7 +101,7 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect(hosted.body.errors.code).toBe("subscription_exists");
     const crypto = await t.post("/api/payments/crypto/invoice", {
       token: who.token,
-      json: { ...ONE_MONTH_BY_CRYPTO, planId: 1, currency: "USD", email: who.email },
+      json: { ...TWO_YEARS_BY_CRYPTO, currency: "USD", email: who.email },
     });
     expect(crypto.status, crypto.text).toBe(409);
     expect(crypto.body.errors.code).toBe("subscription_exists");

@@ -422,7 +422,7 @@ export async function cancelSchedule(ops: Ops, id: string): Promise<SbSubscripti
 export async function applyDueSchedulePhase(ops: Ops, sub: SbSubscription): Promise<void> {
   if (!sub.schedule) return;
   const schedule = await ops.store.get("subscription_schedule", sub.schedule);
-  if (!schedule || schedule.status !== "active") return;
+  if (schedule?.status !== "active") return;
   const end = currentPeriodEnd(sub);
   const next = schedule.phases.find((phase) => phase.start_date === end);
   const last = schedule.phases[schedule.phases.length - 1];

@@ -8,7 +8,7 @@ import {
   MONEY_BACK_DAYS,
   paymentPath,
   perMonthPrice,
-  planStatus,
+  planButtonLabel,
   REGULAR_MONTHLY_PRICE,
   savingsBadge,
   totalPrice,
@@ -20,6 +20,8 @@ type PlanCardProps = {
   /** Chosen in the small-screen radio group. */
   selected: boolean;
   onSelect: (planId: number) => void;
+  /** The account has a recurring plan: the other recurring plans are changes (docs/decisions/028). */
+  subscriber?: boolean;
 };
 
 /**
@@ -27,7 +29,7 @@ type PlanCardProps = {
  * to the page's GET form; its heading is the radio's label, so the card's name and the radio's are
  * both the plan's title.
  */
-export function PlanCard({ plan, selected, onSelect }: PlanCardProps) {
+export function PlanCard({ plan, selected, onSelect, subscriber = false }: PlanCardProps) {
   const radioId = `plan-${plan.id}`;
   const titleId = `plan-${plan.id}-title`;
   const current = isCurrentPlan(plan);
@@ -83,11 +85,11 @@ export function PlanCard({ plan, selected, onSelect }: PlanCardProps) {
 
       {current ? (
         <button type="button" className="button button--block" disabled aria-describedby={titleId}>
-          {planStatus(plan)}
+          {planButtonLabel(plan, subscriber)}
         </button>
       ) : (
         <Link to={paymentPath(plan)} className="button button--primary button--block" aria-describedby={titleId}>
-          {planStatus(plan)}
+          {planButtonLabel(plan, subscriber)}
         </Link>
       )}
 
