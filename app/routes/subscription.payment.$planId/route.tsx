@@ -42,7 +42,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const planId = planIdOf(params.planId);
   // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
   const [state, planChange] = await Promise.all([checkoutState(request, context, planId), planChangeState(request, context, planId)]);
-  return { ...state, planChange };
+  // Just paid for this plan: 'Payment Successful!' is this page's answer, not "this is your plan".
+  const justPaid = state.paidRedirectIn !== null && planChange?.kind === "done" && !new URL(request.url).searchParams.has("changed");
+  return { ...state, planChange: justPaid ? null : planChange };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
