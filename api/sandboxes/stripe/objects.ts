@@ -495,6 +495,7 @@ export interface SbSchedulePhase {
   proration_behavior: "always_invoice" | "create_prorations" | "none";
   start_date: number;
   transfer_data: null;
+  trial_end: null;
 }
 
 /** A subscription schedule (plan-changes.ts): phases of prices over time, for a change at the next renewal. */
@@ -514,12 +515,20 @@ export interface SbSubscriptionSchedule extends Base<"subscription_schedule"> {
     collection_method: "charge_automatically";
     default_payment_method: string | null;
     description: null;
-    invoice_settings: { account_tax_ids: null; days_until_due: null; issuer: { type: "self" } };
+    invoice_settings: {
+      account_tax_ids: null;
+      custom_fields: null;
+      days_until_due: null;
+      description: null;
+      footer: null;
+      issuer: { type: "self" };
+    };
     on_behalf_of: null;
     transfer_data: null;
   };
   end_behavior: "release" | "cancel";
   metadata: Metadata;
+  pause_schedules: [];
   phases: SbSchedulePhase[];
   released_at: number | null;
   released_subscription: string | null;

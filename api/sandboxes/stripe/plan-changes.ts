@@ -276,6 +276,7 @@ function phaseOf(price: SbPrice, quantity: number, start: number, end: number, m
     proration_behavior: "create_prorations",
     start_date: start,
     transfer_data: null,
+    trial_end: null,
   };
 }
 
@@ -311,12 +312,13 @@ export async function createSchedule(ops: Ops, p: z.output<typeof scheduleCreate
       collection_method: "charge_automatically",
       default_payment_method: before.default_payment_method,
       description: null,
-      invoice_settings: { account_tax_ids: null, days_until_due: null, issuer: { type: "self" } },
+      invoice_settings: { account_tax_ids: null, custom_fields: null, days_until_due: null, description: null, footer: null, issuer: { type: "self" } },
       on_behalf_of: null,
       transfer_data: null,
     },
     end_behavior: "release",
     metadata: applyMetadata({}, p.metadata),
+    pause_schedules: [],
     phases: [phaseOf(item.price, item.quantity, item.current_period_start, item.current_period_end, {}, before.default_payment_method)],
     released_at: null,
     released_subscription: null,
