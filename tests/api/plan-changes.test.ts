@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, TWO_YEARS_BY_CRYPTO, customer, newKey, paymentMethod } from "./payment-support";
+import { DECLINED, GOOD, TWO_YEARS_BY_CRYPTO, customer, newKey, paymentMethod } from "./payment-support";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028), over HTTP against the Stripe sandbox.
 
@@ -86,6 +86,24 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect(transactions.at(-1)).toEqual({ amount_cents: 999, plan_id: 1 });
   });
 
+  it("a card that fails on a move to a longer plan changes nothing", async () => {
+    const who = await customer(t, "upgrade-declined@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    const [before] = await row(t, who.userId);
+    const { stripe } = t.api.payments.gateway;
+    const declined = await paymentMethod(t, DECLINED);
+    const user = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", who.userId).executeTakeFirstOrThrow();
+    await stripe.paymentMethods.attach(declined, { customer: user.stripe_customer_id! });
+    await stripe.subscriptions.update(before!.stripe_sub_id!, { default_payment_method: declined });
+    const res = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 6, idempotency_key: newKey() } });
+    expect(res.status, res.text).toBe(402);
+    expect(res.body.message).toBe("Your card was declined.");
+    expect((await row(t, who.userId))[0]).toMatchObject({ plan_id: 1, title: "1 Month", sub_exp_date: before!.sub_exp_date });
+    const stripeSub = await stripe.subscriptions.retrieve(before!.stripe_sub_id!);
+    expect(stripeSub.items.data[0]!.price.recurring).toMatchObject({ interval: "month", interval_count: 1 });
+    expect(stripeSub.metadata.plan_id).toBe("1");
+  });
+
   it("a second recurring subscription is refused by every path", async () => {
     const who = await customer(t, "twice@example.com");
     expect((await buy(t, who, 1)).status).toBe(200);
@@ -99,6 +117,12 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     });
     expect(hosted.status, hosted.text).toBe(409);
     expect(hosted.body.errors.code).toBe("subscription_exists");
+    const wallet = await t.post("/api/payments/wallet", {
+      token: who.token,
+      json: { paymentTokenId: await paymentMethod(t, GOOD), planId: 6, paymentSource: "googlepay", idempotency_key: newKey() },
+    });
+    expect(wallet.status, wallet.text).toBe(409);
+    expect(wallet.body.errors.code).toBe("subscription_exists");
     const crypto = await t.post("/api/payments/crypto/invoice", {
       token: who.token,
       json: { ...TWO_YEARS_BY_CRYPTO, currency: "USD", email: who.email },
