@@ -2273,6 +2273,13 @@ export interface components {
                 subs_status: string;
                 /** Format: date-time */
                 sub_exp_date: string;
+                /** @description A change to this plan waits for the next renewal (decision 028). */
+                pending_plan_id: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the pending change applies.
+                 */
+                pending_change_at: string | null;
             };
         };
         CouponQuote: {

@@ -45,6 +45,9 @@ test("a subscriber sees 'Current Plan', changes to a longer plan now and to a sh
   await expect(page.getByText(/Your plan changes to 1 Month on \w{3} \d{2}, \d{4}, at your next renewal\. Nothing is charged now/)).toBeVisible();
   await page.getByRole("button", { name: "Change plan" }).click();
   await expect(page.getByRole("status").filter({ hasText: /Your plan changes to 1 Month on \w{3} \d{2}, \d{4}\./ })).toBeVisible();
+  await open(page, "/pricing?tab=monthly", testInfo);
+  await expect(card(page, "3 Months").getByText(/^Changes to 1 Month on \w{3} \d{2}, \d{4}$/)).toBeVisible();
+  await open(page, "/subscription/payment/1", testInfo);
   await page.getByRole("button", { name: "Keep current plan" }).click();
   await expect(page.getByRole("heading", { name: "Change from 3 Months to 1 Month" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Keep current plan" })).toHaveCount(0);

@@ -43,7 +43,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
   const [state, planChange] = await Promise.all([checkoutState(request, context, planId), planChangeState(request, context, planId)]);
   // Just paid for this plan: 'Payment Successful!' is this page's answer, not "this is your plan".
-  const justPaid = state.paidRedirectIn !== null && planChange?.kind === "done" && !new URL(request.url).searchParams.has("changed");
+  const justPaid =
+    state.paidRedirectIn !== null && planChange?.kind === "done" && !planChange.pendingTitle && !new URL(request.url).searchParams.has("changed");
   return { ...state, planChange: justPaid ? null : planChange };
 }
 
