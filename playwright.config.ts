@@ -38,8 +38,8 @@ export default defineConfig({
   // The test clock moves the server's business time for everyone: its specs run after all others.
   // The log scan reads what the whole run wrote: it runs last.
   projects: [
-    { name: "no-js", testIgnore: /(clock|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
-    { name: "js", testIgnore: /(clock|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+    { name: "no-js", testIgnore: /(clock|dunning|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
+    { name: "js", testIgnore: /(clock|dunning|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
     {
       name: "clock-no-js",
       testMatch: /clock\.spec/,
@@ -52,10 +52,23 @@ export default defineConfig({
       dependencies: ["clock-no-js"],
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
     },
+    // Failed renewals move the clock too: after the clock specs, one project at a time.
+    {
+      name: "dunning-no-js",
+      testMatch: /dunning\.spec/,
+      dependencies: ["clock-js"],
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
+    },
+    {
+      name: "dunning-js",
+      testMatch: /dunning\.spec/,
+      dependencies: ["dunning-no-js"],
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
+    },
     {
       name: "logs",
       testMatch: /logs\.spec/,
-      dependencies: ["clock-js"],
+      dependencies: ["dunning-js"],
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
     },
   ],

@@ -340,6 +340,13 @@ async function endSubscription(db: Pick<Database, "updateTable">, transaction: T
     .where("id", "=", transaction.subscription_id)
     .where("sub_exp_date", ">", at)
     .execute();
+  // A past-due subscription's grace period (docs/decisions/027) ends with it too.
+  await db
+    .updateTable("subscriptions")
+    .set({ grace_until: at, past_due_invoice_id: null, updated_at: at })
+    .where("id", "=", transaction.subscription_id)
+    .where("grace_until", ">", at)
+    .execute();
 }
 
 // Staff -----------------------------------------------------------------------------------------

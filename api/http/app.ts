@@ -5,7 +5,7 @@ import type { ApiContext } from "./context";
 import type { Logger } from "../platform/logger";
 import { type Database, createDatabase, migrateToLatest } from "../platform/db";
 import { upsertPlans } from "../payments/catalog";
-import { type Clock, OffsetClock, isMovable, systemClock } from "../platform/clock";
+import { type Clock, SharedOffsetClock, isMovable, isShared, systemClock } from "../platform/clock";
 import { handleStripeWebhook } from "../payments/stripe/webhooks";
 import { sendError } from "./envelope";
 import { DomainError, type ErrorCode } from "../platform/errors";
@@ -21,6 +21,7 @@ import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
+import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
 
 export type { ApiConfig } from "../platform/config";
 export type { Database } from "../platform/db";
@@ -68,8 +69,9 @@ export const BODY_LIMIT = "64kb";
  */
 export async function createApi(opts: CreateApiOptions): Promise<Api> {
   const { config } = opts;
-  // In sandbox mode the business time is a test clock (/dev/clock moves it).
-  const clock = opts.clock ?? (config.sandbox ? new OffsetClock() : systemClock);
+  // In sandbox mode the business time is a test clock (/dev/clock moves it), kept in the database
+  // (made once the sandboxes' tables exist, below); else the system clock.
+  let clock: Clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
   const ownsDb = !opts.db;
   const db = opts.db ?? createDatabase(config.databaseUrl, config.postgresUser);
@@ -82,6 +84,11 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     if (config.sandbox) {
       sandboxes = await loadSandboxes();
       await sandboxes.migrate(db);
+      if (!opts.clock) {
+        const shared = new SharedOffsetClock(sandboxes.clockStore(db));
+        await shared.refresh();
+        clock = shared;
+      }
       await sandboxes.seed(db, clock);
     }
   } catch (error) {
@@ -105,6 +112,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       logger,
       deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
       sandboxFaults: config.stripe.sandboxFaults,
+      retryDays: config.stripe.sandboxRetryDays,
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;
@@ -119,6 +127,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   const mailSandbox = config.integrations.mail === "sandbox";
   const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
+  // Failed renewals: the card webhooks tell them (payments stands below billing, so through a callback).
+  const dunning: DunningDeps = { payments, mail, graceDays: config.dunningGraceDays };
+  payments.renewals = renewalEvents(dunning);
 
   // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
   // which delivers its notifications to the same handler as BitPay's (secret included); else off.
@@ -172,10 +183,14 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     mail,
     payments,
     crypto,
+    dunning,
     async runDueJobs() {
+      // Another instance may have moved the shared test clock.
+      if (isShared(clock)) await clock.refresh();
       await stripeSandbox?.advance();
       await bitpaySandbox?.advance();
       if (crypto) await createDueRenewalInvoices(crypto);
+      await runDunningJobs(dunning);
     },
   };
 
@@ -203,6 +218,15 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       quiet: (path) => path === "/api/health",
     }),
   );
+  // Sandbox mode: each request of the API's (and the sandboxes' pages) starts from the shared test
+  // clock's current offset (one row read), so another instance's advance is seen.
+  if (isShared(clock)) {
+    const shared = clock;
+    app.use((req, _res, next) => {
+      if (!EMBEDDED_API_PATH.test(req.path)) return next();
+      shared.refresh().then(() => next(), next);
+    });
+  }
 
   app.use("/api", apiHeaders);
   // Stripe signs the exact bytes it sent: its webhook keeps the raw body (before the JSON parser).

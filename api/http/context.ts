@@ -1,3 +1,4 @@
+import type { DunningDeps } from "../billing/dunning";
 import type { PaymentsDeps } from "../payments/card-payments";
 import type { CryptoDeps } from "../payments/crypto";
 import type { PlatformServices } from "../platform/services";
@@ -8,6 +9,8 @@ export interface ApiContext extends PlatformServices {
   payments: PaymentsDeps;
   /** Crypto invoices: the BitPay client (live, or pointed at the crypto sandbox) and what it records into; null while crypto is off. */
   crypto: CryptoDeps | null;
+  /** Failed renewals (past due, grace period, their emails and the pay page's payment). */
+  dunning: DunningDeps;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
   runDueJobs(): Promise<void>;
 }

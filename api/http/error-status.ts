@@ -57,6 +57,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   coupon_invalid: { status: 422, description: "The coupon does not apply" },
   card_declined: { status: 402, description: "The card was declined" },
   card_needs_authentication: { status: 402, description: "The card needs the bank's authentication" },
+  authentication_failed: { status: 402, description: "The bank's authentication (3-D Secure) failed or was abandoned; nothing was charged" },
   card_unusable: { status: 422, description: "The card cannot be used" },
   card_details_rejected: { status: 422, description: "The card's new details were refused" },
   default_card_not_deletable: { status: 409, description: "The default card cannot be deleted" },

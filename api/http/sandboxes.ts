@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { Clock } from "../platform/clock";
+import type { Clock, OffsetStore } from "../platform/clock";
 import type { Database } from "../platform/db";
 // Type-only (erased from the bundle): tests drive the Stripe sandbox's fault switch through Api.stripeSandbox.
 import type { StripeSandbox } from "../sandboxes/stripe";
@@ -36,6 +36,8 @@ export interface SandboxKit {
   migrate(db: Database): Promise<void>;
   /** The demo account and the WELCOME10 coupon. */
   seed(db: Database, clock: Clock): Promise<void>;
+  /** The test clock's offset in the database (sandbox mode's business time, shared by every instance). */
+  clockStore(db: Database): OffsetStore;
   stripe: {
     create(
       opts: SandboxGatewayOptions & {
@@ -43,6 +45,8 @@ export interface SandboxKit {
         deliverEvent(payload: string, signature: string): Promise<void>;
         /** STRIPE_SANDBOX_FAULTS as given (JSON): faults armed from the start. */
         sandboxFaults?: string;
+        /** When a failed renewal is tried again, in days after the first failure (default [1, 3, 5, 7]). */
+        retryDays?: readonly number[];
       },
     ): StripeSandbox;
     /** The keys the product's Stripe client uses against the sandbox (published: sandbox mode only). */

@@ -5,13 +5,13 @@ import { detachCard } from "./stripe/cards";
 import { isGatewayFailure, isInvalidRequest } from "./stripe/client";
 import { eraseCustomerPersonalData } from "./stripe/customers";
 import { setRenewal } from "./stripe/subscriptions";
+import { isActiveAt } from "./plans";
 
 // The gateway half of deleting an account (docs/decisions/015-account-deletion.md); identity's
 // eraseAccount does the database half after it.
 
 /** At Stripe: cancels auto-renewal of the user's live card subscriptions, detaches the saved cards and erases the customer's personal data. */
 export async function releaseGatewayResources(deps: PaymentsDeps, userId: number): Promise<void> {
-  const now = deps.clock.now().toISOString();
   try {
     const renewing = await deps.db
       .selectFrom("subscriptions")
@@ -20,7 +20,7 @@ export async function releaseGatewayResources(deps: PaymentsDeps, userId: number
       .where("subscription_by", "=", "stripe")
       .where("billing_type", "=", "recurring")
       .where("stripe_sub_id", "is not", null)
-      .where("sub_exp_date", ">", now)
+      .where(isActiveAt(deps.clock.now()))
       .execute();
     for (const { stripe_sub_id } of renewing) {
       try {

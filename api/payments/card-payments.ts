@@ -3,16 +3,24 @@ import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError, isRefusal } from "../platform/errors";
+import { isActiveAt } from "./plans";
+import type { RenewalEvents } from "./renewal-events";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
 import { createPaymentCheckoutSession, retrievePaymentCheckoutSession } from "./stripe/checkout";
 import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
 import { createCustomer } from "./stripe/customers";
-import { payInvoice, retrieveInvoice } from "./stripe/invoices";
-import { chargeOnce, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
+import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
+import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
 import { priceForPlan } from "./stripe/prices";
-import { cancelSubscription, createIncompleteSubscription, retrieveSubscription, setFreePeriodUntil } from "./stripe/subscriptions";
+import {
+  cancelSubscription,
+  createIncompleteSubscription,
+  incompleteSubscriptions,
+  retrieveSubscription,
+  setFreePeriodUntil,
+} from "./stripe/subscriptions";
 import { endRecurringRenewal, withPurchaseClaim } from "./subscription-guard";
 
 /*
@@ -34,6 +42,8 @@ export interface PaymentsDeps {
   gateway: StripeSetup;
   /** The portal's public origin, for the hosted page's return URLs. */
   publicUrl: string;
+  /** Told of failed and paid renewals and of ended subscriptions (failed renewals, api/billing/dunning.ts). */
+  renewals?: RenewalEvents;
 }
 
 export const PAYMENT_MESSAGES = {
@@ -45,6 +55,10 @@ export const PAYMENT_MESSAGES = {
   sessionNotFound: "This payment session was not found.",
   sessionUnpaid: "The payment was not completed.",
   alreadyCurrent: "This is already your current plan.",
+  /** Stripe's message for a failed 3-D Secure, also said when the challenge was abandoned. */
+  authenticationFailed: "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+  authenticationNotFound: "This payment was not found.",
+  confirmWithBank: "Please confirm the payment with your bank.",
 } as const;
 
 /** Buying the plan one already has, still renewing, would only pay twice: refused (409). */
@@ -54,7 +68,8 @@ async function refuseCurrentPlan(deps: PaymentsDeps, user: User, plan: Plan): Pr
     .select("id")
     .where("user_id", "=", user.id)
     .where("plan_id", "=", plan.id)
-    .where("sub_exp_date", ">", deps.clock.now().toISOString())
+    // Past due within its grace period counts: it is paid on the pay page, not bought again.
+    .where(isActiveAt(deps.clock.now()))
     .where("cancel_at_period_end", "=", 0)
     .where("billing_type", "=", "recurring")
     .executeTakeFirst();
@@ -63,8 +78,72 @@ async function refuseCurrentPlan(deps: PaymentsDeps, user: User, plan: Plan): Pr
 
 export type CardPaymentOutcome =
   | { status: "paid"; subscriptionId: number }
-  | { status: "requires_action"; clientSecret: string }
+  | { status: "requires_action"; authentication: Authentication }
   | { status: "declined"; message: string };
+
+/** A payment waiting for the bank's 3-D Secure challenge, and where the browser meets it. */
+export type Authentication = {
+  clientSecret: string;
+  paymentIntent: string;
+  /** The Stripe subscription whose first invoice the PaymentIntent pays; null for a one-time payment. */
+  subscription: string | null;
+  /** The challenge as a page to redirect to (when the payment was given a return URL). */
+  redirectUrl: string | null;
+  /** The sandbox's challenge page (Stripe.js's own, live): for the checkout's challenge dialog. */
+  authenticationUrl: string | null;
+};
+
+/**
+ * What the browser needs for an intent in requires_action. With `returnUrl` the intent is confirmed
+ * again when its next action is not yet a redirect (an invoice's PaymentIntent, an off-session charge).
+ */
+async function authenticationOf(
+  deps: PaymentsDeps,
+  intent: Stripe.PaymentIntent,
+  subscription: string | null,
+  returnUrl: string | undefined,
+  key: string,
+): Promise<Authentication> {
+  let current = intent;
+  if (returnUrl && current.next_action?.type !== "redirect_to_url") {
+    current = await confirmForRedirect(deps.gateway, current.id, returnUrl, key);
+  }
+  return {
+    clientSecret: current.client_secret ?? "",
+    paymentIntent: current.id,
+    subscription,
+    ...challengeUrls(deps, current.next_action),
+  };
+}
+
+/** The challenge's URLs of an intent's next action (PaymentIntent or SetupIntent). */
+export function challengeUrls(
+  deps: Pick<PaymentsDeps, "gateway">,
+  next: Stripe.PaymentIntent.NextAction | Stripe.SetupIntent.NextAction | null,
+): { redirectUrl: string | null; authenticationUrl: string | null } {
+  const redirectUrl = next?.type === "redirect_to_url" ? (next.redirect_to_url?.url ?? null) : null;
+  const sdk = next?.type === "use_stripe_sdk" ? (next.use_stripe_sdk as { stripe_js?: unknown } | undefined) : undefined;
+  const stripeJs = typeof sdk?.stripe_js === "string" ? sdk.stripe_js : null;
+  // Live, Stripe.js runs the challenge itself; the sandbox's page is the portal's to frame.
+  const authenticationUrl = deps.gateway.mode === "sandbox" ? (stripeJs ?? redirectUrl) : null;
+  return { redirectUrl, authenticationUrl };
+}
+
+function withQuery(url: string, params: Record<string, string>): string {
+  const next = new URL(url);
+  for (const [name, value] of Object.entries(params)) next.searchParams.set(name, value);
+  return next.toString();
+}
+
+/** The PaymentIntent of an invoice (API 2025+: in its payments). */
+function invoicePaymentIntentId(invoice: Stripe.Invoice): string | null {
+  for (const entry of invoice.payments?.data ?? []) {
+    const pi = entry.payment?.payment_intent;
+    const id = typeof pi === "string" ? pi : pi?.id;
+    if (id) return id;
+  }
+  return null;
+}
 
 /** The gateway's customer of a user, created on first use. */
 export async function ensureCustomer(deps: PaymentsDeps, user: User): Promise<string> {
@@ -245,6 +324,21 @@ export async function recordOneTimePayment(
   return Number(row.id);
 }
 
+/**
+ * An earlier attempt whose 3-D Secure was never finished (the page closed) leaves an incomplete
+ * subscription whose challenge could still be answered: it is cancelled before a new attempt, so the
+ * two can never both charge. This attempt's own subscription (a retry with the same key) is kept.
+ */
+async function endAbandonedAttempts(deps: PaymentsDeps, customer: string, key: string): Promise<void> {
+  for (const stale of await incompleteSubscriptions(deps.gateway, customer)) {
+    if (stale.metadata?.payment_key === key) continue;
+    await cancelSubscription(deps.gateway, stale.id, `abandoned-${stale.id}`).catch((error) => {
+      if (!isInvalidRequest(error)) throw error;
+    });
+    await releaseCouponHold(deps.db, stale.metadata?.coupon_reservation, deps.clock.now());
+  }
+}
+
 function metadataFor(
   user: User,
   plan: Plan,
@@ -301,6 +395,8 @@ async function payWithCardAtGateway(
     couponCode?: string;
     key: string;
     walletPaymentType?: string;
+    /** The portal page the bank's challenge returns to (a full URL of the portal's origin). */
+    returnUrl?: string;
   },
 ): Promise<CardPaymentOutcome> {
   const { user, plan, paymentMethodId, key } = input;
@@ -354,7 +450,7 @@ async function payWithCardAtGateway(
   const reservation = await holdCoupon(deps, coupon, key, user, CARD_COUPON_HOLD_MS);
   const metadata = metadataFor(user, plan, coupon, wallet, reservation);
   return releasingOnFailure(deps, reservation, () =>
-    chargeCard(deps, { user, plan, paymentMethodId, key, saved: input.saved, customer, amount, coupon, details, metadata, failed }),
+    chargeCard(deps, { user, plan, paymentMethodId, key, saved: input.saved, customer, amount, coupon, details, metadata, failed, returnUrl: input.returnUrl }),
   );
 }
 
@@ -372,20 +468,26 @@ async function chargeCard(
     details: CardDetails | null;
     metadata: Stripe.MetadataParam;
     failed: (message: string, gatewayRef: string | null) => Promise<void>;
+    returnUrl?: string;
   },
 ): Promise<CardPaymentOutcome> {
-  const { user, plan, paymentMethodId, key, customer, amount, coupon, details, metadata, failed } = input;
+  const { user, plan, paymentMethodId, key, customer, amount, coupon, details, metadata, failed, returnUrl } = input;
   if (plan.billing_type === "single") {
     let intent: Stripe.PaymentIntent;
     try {
-      intent = await chargeOnce(deps.gateway, { amount, customer, paymentMethodId, saved: input.saved, plan, metadata, paymentKey: key });
+      intent = await chargeOnce(deps.gateway, { amount, customer, paymentMethodId, saved: input.saved, plan, metadata, paymentKey: key, returnUrl });
     } catch (error) {
       if (!isCardError(error)) throw error;
+      // A saved card that needs the customer present (off-session, authentication_required): the
+      // intent waits in requires_action, and the customer authenticates now.
+      if (error.payment_intent?.status === "requires_action") {
+        return { status: "requires_action", authentication: await authenticationOf(deps, error.payment_intent, null, returnUrl, key) };
+      }
       await failed(error.message, error.payment_intent?.id ? `failed:${error.payment_intent.id}` : null);
       return { status: "declined", message: error.message };
     }
     if (intent.status === "requires_action" && intent.client_secret) {
-      return { status: "requires_action", clientSecret: intent.client_secret };
+      return { status: "requires_action", authentication: await authenticationOf(deps, intent, null, returnUrl, key) };
     }
     if (intent.status !== "succeeded") {
       const message = intent.last_payment_error?.message ?? PAYMENT_MESSAGES.failed;
@@ -397,12 +499,13 @@ async function chargeCard(
   }
 
   const price = await priceForPlan(deps.gateway, plan);
+  await endAbandonedAttempts(deps, customer, key);
   let subscription = await createIncompleteSubscription(deps.gateway, {
     customer,
     price,
     paymentMethodId,
     coupon: coupon ? coupon.coupon : null,
-    metadata,
+    metadata: { ...metadata, payment_key: key },
     paymentKey: key,
   });
   let invoice = subscription.latest_invoice as Stripe.Invoice;
@@ -410,8 +513,15 @@ async function chargeCard(
     try {
       invoice = await payInvoice(deps.gateway, invoice.id!, paymentMethodId, key);
     } catch (error) {
-      if (isCardError(error) && error.code === "invoice_payment_intent_requires_action" && invoice.confirmation_secret) {
-        return { status: "requires_action", clientSecret: invoice.confirmation_secret.client_secret };
+      if (isCardError(error) && error.code === "invoice_payment_intent_requires_action") {
+        const withPayments = await retrieveInvoiceWithPayments(deps.gateway, invoice.id!);
+        const intentId = invoicePaymentIntentId(withPayments);
+        if (intentId) {
+          const intent = await retrievePaymentIntentWithCard(deps.gateway, intentId);
+          // The way back names the subscription, whose first invoice the intent pays.
+          const back = returnUrl ? withQuery(returnUrl, { subscription: subscription.id }) : undefined;
+          return { status: "requires_action", authentication: await authenticationOf(deps, intent, subscription.id, back, key) };
+        }
       }
       if (!isCardError(error)) throw error;
       await failed(error.message, `failed:${invoice.id}`);
@@ -539,4 +649,136 @@ export async function completeCheckoutSession(
     return { subscriptionId: await recordOneTimePayment(deps, intent, plan, owner) };
   }
   return null;
+}
+
+export type AuthenticationOutcome =
+  | { status: "paid"; subscriptionId: number }
+  | { status: "declined"; message: string }
+  | { status: "pending" };
+
+/**
+ * Finishes a card payment after the bank's 3-D Secure challenge (the browser came back from it, or
+ * the challenge dialog closed). The PaymentIntent is read from Stripe, never from the browser's word:
+ * paid, it is recorded (once: the webhook may have recorded it already); failed or abandoned, nothing
+ * is bought, the attempt is recorded 'Payment failed', the incomplete subscription is cancelled (it
+ * never bills) or the PaymentIntent cancelled (it can never charge later), and the coupon's hold is
+ * given back, so a new attempt can start at once.
+ */
+export function finishAuthentication(
+  deps: PaymentsDeps,
+  input: { user: User; paymentIntentId: string; subscriptionId?: string },
+): Promise<AuthenticationOutcome> {
+  return gatewayCall(deps, "3-D Secure completion", () => finishAuthenticationAtGateway(deps, input));
+}
+
+const notFound = () => new DomainError("not_found", PAYMENT_MESSAGES.authenticationNotFound, { field: "payment_intent" });
+
+async function finishAuthenticationAtGateway(
+  deps: PaymentsDeps,
+  input: { user: User; paymentIntentId: string; subscriptionId?: string },
+): Promise<AuthenticationOutcome> {
+  const { user } = input;
+  if (!user.stripe_customer_id) throw notFound();
+  const read = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (isInvalidRequest(error)) throw notFound();
+      throw error;
+    }
+  };
+  let intent = await read(() => retrievePaymentIntentWithCard(deps.gateway, input.paymentIntentId));
+  const customer = typeof intent.customer === "string" ? intent.customer : intent.customer?.id;
+  if (customer !== user.stripe_customer_id) throw notFound();
+
+  if (input.subscriptionId) {
+    const subscriptionId = input.subscriptionId;
+    let subscription = await read(() => retrieveSubscription(deps.gateway, subscriptionId));
+    if (Number(subscription.metadata?.user_id) !== user.id) throw notFound();
+    const invoiceId = typeof subscription.latest_invoice === "string" ? subscription.latest_invoice : subscription.latest_invoice?.id;
+    if (!invoiceId) throw notFound();
+    let invoice = await retrieveInvoiceWithPayments(deps.gateway, invoiceId);
+    if (invoicePaymentIntentId(invoice) !== intent.id) throw notFound();
+    const plan = await planOf(deps, subscription.metadata?.plan_id);
+    if (invoice.status === "paid" || intent.status === "succeeded") {
+      if (invoice.status !== "paid") invoice = await retrieveInvoice(deps.gateway, invoiceId);
+      subscription = await retrieveSubscription(deps.gateway, subscription.id);
+      await saveCardOf(deps, user.id, intent);
+      return { status: "paid", subscriptionId: await recordStripeInvoice(deps, invoice, subscription, plan, user.id) };
+    }
+    if (intent.status === "processing") return { status: "pending" };
+    const message = failureMessage(intent);
+    await recordAuthenticationFailure(deps, user, plan, intent, `failed:${invoice.id}`, message, subscription.metadata?.wallet_payment_type);
+    // Nothing was bought: the incomplete subscription goes (its invoice with it), so it never bills.
+    if (subscription.status !== "canceled" && subscription.status !== "incomplete_expired") {
+      await cancelSubscription(deps.gateway, subscription.id, `authentication-${intent.id}`).catch((error) => {
+        if (!isInvalidRequest(error)) throw error;
+      });
+    }
+    await releaseCouponHold(deps.db, subscription.metadata?.coupon_reservation, deps.clock.now());
+    return { status: "declined", message };
+  }
+
+  if (intent.metadata?.kind !== "one_time" || Number(intent.metadata?.user_id) !== user.id) throw notFound();
+  const plan = await planOf(deps, intent.metadata?.plan_id);
+  if (intent.status === "requires_action" || intent.status === "requires_payment_method" || intent.status === "requires_confirmation") {
+    // Abandoned or failed: cancelled first, so the challenge cannot still be completed and charge.
+    try {
+      intent = await cancelPaymentIntent(deps.gateway, intent.id);
+    } catch (error) {
+      if (!isInvalidRequest(error)) throw error;
+      intent = await retrievePaymentIntentWithCard(deps.gateway, intent.id);
+    }
+  }
+  if (intent.status === "succeeded") {
+    await saveCardOf(deps, user.id, intent);
+    return { status: "paid", subscriptionId: await recordOneTimePayment(deps, intent, plan, user.id) };
+  }
+  if (intent.status === "processing") return { status: "pending" };
+  const message = failureMessage(intent);
+  await recordAuthenticationFailure(deps, user, plan, intent, `failed:${intent.id}`, message);
+  await releaseCouponHold(deps.db, intent.metadata?.coupon_reservation, deps.clock.now());
+  return { status: "declined", message };
+}
+
+async function planOf(deps: PaymentsDeps, planId: string | undefined): Promise<Plan> {
+  const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", Number(planId)).executeTakeFirst();
+  if (!plan) throw notFound();
+  return plan;
+}
+
+/** The card's decline after a completed challenge, or Stripe's authentication message (failed or abandoned). */
+function failureMessage(intent: Stripe.PaymentIntent): string {
+  const error = intent.last_payment_error;
+  // Abandoned, the error is still the one that asked for authentication: not the customer's answer.
+  const asked = error?.code === "authentication_required" || error?.decline_code === "authentication_required";
+  if (error?.message && !asked && error.code !== "payment_intent_authentication_failure") return error.message;
+  return PAYMENT_MESSAGES.authenticationFailed;
+}
+
+async function saveCardOf(deps: PaymentsDeps, userId: number, intent: Stripe.PaymentIntent): Promise<void> {
+  let pm = intent.payment_method;
+  if (typeof pm === "string") pm = await retrieveCard(deps.gateway, pm);
+  const details = pm ? cardDetails(pm) : null;
+  if (details) await saveCard(deps.db, userId, details, deps.clock.now());
+}
+
+function recordAuthenticationFailure(
+  deps: PaymentsDeps,
+  user: User,
+  plan: Plan,
+  intent: Stripe.PaymentIntent,
+  gatewayRef: string,
+  message: string,
+  wallet?: string,
+) {
+  return recordFailedPayment(deps.db, {
+    userId: user.id,
+    planId: plan.id,
+    amountCents: intent.amount,
+    gatewayRef,
+    walletPaymentType: wallet || intent.metadata?.wallet_payment_type || "card",
+    message,
+    now: deps.clock.now(),
+  });
 }

@@ -1,5 +1,7 @@
+import type { ExpressionBuilder } from "kysely";
 import { z } from "zod";
 import type { Database } from "../platform/db";
+import type { DB } from "../platform/db/schema";
 import type { Plan, Subscription } from "../platform/db/schema";
 
 /** Cents as the spec's API shows money: a number of dollars with two decimals (1199 -> 11.99). */
@@ -75,13 +77,24 @@ export async function findPlan(db: Database, id: number): Promise<Plan | undefin
   return db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-/** The user's subscription with the latest expiry still after `now`, if any. */
+/**
+ * Whether a subscription gives the plan at `now`: paid through a later date, or past due (a renewal
+ * failed) within its grace period, which keeps the account Premium while the payment is retried
+ * (docs/decisions/027). Every check of "has an active plan" uses this.
+ */
+export function isActiveAt(now: Date) {
+  const at = now.toISOString();
+  return (eb: ExpressionBuilder<DB, "subscriptions">) =>
+    eb.or([eb("subscriptions.sub_exp_date", ">", at), eb("subscriptions.grace_until", ">", at)]);
+}
+
+/** The user's subscription with the latest expiry still after `now` (or within its grace period), if any. */
 export async function activeSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
   return db
     .selectFrom("subscriptions")
     .selectAll()
     .where("user_id", "=", userId)
-    .where("sub_exp_date", ">", now.toISOString())
+    .where(isActiveAt(now))
     .orderBy("sub_exp_date", "desc")
     .orderBy("id", "desc")
     .limit(1)

@@ -1,8 +1,16 @@
 import type { PaymentMethod, User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
-import { type PaymentsDeps, cardDetails, ensureCustomer } from "./card-payments";
+import { PAYMENT_MESSAGES, type PaymentsDeps, cardDetails, challengeUrls, ensureCustomer } from "./card-payments";
 import { saveCard } from "./records";
-import { confirmCardSetup, detachCard, retrieveCard, setCardBillingDetails, setCardExpiryAndName } from "./stripe/cards";
+import {
+  cancelSetupIntent,
+  confirmCardSetup,
+  detachCard,
+  retrieveCard,
+  retrieveSetupIntent,
+  setCardBillingDetails,
+  setCardExpiryAndName,
+} from "./stripe/cards";
 import { createCardSetupSession, retrieveCardSetupSession } from "./stripe/checkout";
 import { type Stripe, isCardError, isInvalidRequest } from "./stripe/client";
 import { setDefaultCardOfCustomer } from "./stripe/customers";
@@ -33,6 +41,7 @@ export const SAVED_CARD_MESSAGES = {
   subscriptionNotCard: "Only a card subscription that renews can change its payment method.",
   setupSessionNotFound: "This card setup session was not found.",
   setupIncomplete: "The card was not saved. Please try again.",
+  setupNotFound: "This card setup was not found.",
 } as const;
 
 export const DEFAULT_PER_PAGE = 6;
@@ -112,8 +121,8 @@ export async function setDefaultCard(deps: PaymentsDeps, user: User, id: number)
 export async function addCard(
   deps: PaymentsDeps,
   user: User,
-  input: { paymentMethodId: string; billingName?: string; billingPostal?: string; isDefault: boolean },
-): Promise<PaymentMethod> {
+  input: { paymentMethodId: string; billingName?: string; billingPostal?: string; isDefault: boolean; returnUrl?: string },
+): Promise<PaymentMethod | CardAuthentication> {
   const customer = await ensureCustomer(deps, user);
   const unusable = () =>
     new DomainError("card_unusable", SAVED_CARD_MESSAGES.cardNotUsable, { field: "payment_method_id" });
@@ -133,17 +142,50 @@ export async function addCard(
   if (!owner) {
     let intent: Stripe.SetupIntent;
     try {
-      intent = await confirmCardSetup(deps.gateway, { userId: user.id, customer, paymentMethodId: pm.id });
+      intent = await confirmCardSetup(deps.gateway, {
+        userId: user.id,
+        customer,
+        paymentMethodId: pm.id,
+        returnUrl: input.returnUrl,
+        // What the form said, kept for after the bank's challenge (the card is saved then).
+        metadata: {
+          ...(input.billingName ? { billing_name: input.billingName } : {}),
+          ...(input.billingPostal ? { billing_postal: input.billingPostal } : {}),
+          ...(input.isDefault ? { is_default: "1" } : {}),
+        },
+      });
     } catch (error) {
       if (isCardError(error)) throw new DomainError("card_declined", error.message, { field: "payment_method_id" });
       if (isInvalidRequest(error)) throw unusable();
       throw error;
     }
-    if (intent.status === "requires_action") throw new DomainError("card_needs_authentication", SAVED_CARD_MESSAGES.needsAuthentication);
+    if (intent.status === "requires_action") {
+      return { status: "requires_action", setupIntent: intent.id, clientSecret: intent.client_secret ?? "", ...challengeUrls(deps, intent.next_action) };
+    }
     if (intent.status !== "succeeded") throw new DomainError("card_declined", intent.last_setup_error?.message ?? SAVED_CARD_MESSAGES.cardNotUsable);
   }
+  return saveAddedCard(deps, user, pm, input);
+}
 
-  // The cardholder name and postal code are the form's; the card's own details are Stripe's.
+/** A card waiting for the bank's 3-D Secure challenge before it is saved. */
+export type CardAuthentication = {
+  status: "requires_action";
+  setupIntent: string;
+  clientSecret: string;
+  redirectUrl: string | null;
+  authenticationUrl: string | null;
+};
+
+/** Saves an attached card, from what Stripe says about it (the name and postal code are the form's). */
+async function saveAddedCard(
+  deps: PaymentsDeps,
+  user: User,
+  attached: Stripe.PaymentMethod,
+  input: { billingName?: string; billingPostal?: string; isDefault: boolean },
+): Promise<PaymentMethod> {
+  const unusable = () =>
+    new DomainError("card_unusable", SAVED_CARD_MESSAGES.cardNotUsable, { field: "payment_method_id" });
+  let pm = attached;
   const name = input.billingName ?? pm.billing_details?.name ?? undefined;
   const postal = input.billingPostal ?? pm.billing_details?.address?.postal_code ?? undefined;
   if (name !== (pm.billing_details?.name ?? undefined) || postal !== (pm.billing_details?.address?.postal_code ?? undefined)) {
@@ -158,6 +200,43 @@ export async function addCard(
   if (!saved) throw unusable();
   if (input.isDefault || saved.is_default === 1) return setDefaultCard(deps, user, Number(saved.id));
   return saved;
+}
+
+/**
+ * Finishes 'Add card' after the bank's challenge: the SetupIntent is read from Stripe; succeeded, the
+ * card is saved (once: again answers the same card); failed or abandoned, it is cancelled and nothing
+ * is saved (402 with Stripe's authentication message), so the card can be entered again at once.
+ */
+export async function finishCardAuthentication(deps: PaymentsDeps, user: User, setupIntentId: string): Promise<PaymentMethod> {
+  const missing = () => new DomainError("not_found", SAVED_CARD_MESSAGES.setupNotFound, { field: "setup_intent" });
+  let intent: Stripe.SetupIntent;
+  try {
+    intent = await retrieveSetupIntent(deps.gateway, setupIntentId);
+  } catch (error) {
+    if (isInvalidRequest(error)) throw missing();
+    throw error;
+  }
+  const customer = typeof intent.customer === "string" ? intent.customer : intent.customer?.id;
+  if (!user.stripe_customer_id || customer !== user.stripe_customer_id || Number(intent.metadata?.user_id) !== user.id) throw missing();
+  if (intent.status === "requires_action" || intent.status === "requires_payment_method" || intent.status === "requires_confirmation") {
+    try {
+      intent = await cancelSetupIntent(deps.gateway, intent.id);
+    } catch (error) {
+      if (!isInvalidRequest(error)) throw error;
+      intent = await retrieveSetupIntent(deps.gateway, intent.id);
+    }
+  }
+  const pmId = typeof intent.payment_method === "string" ? intent.payment_method : intent.payment_method?.id;
+  if (intent.status !== "succeeded" || !pmId) {
+    const error = intent.last_setup_error;
+    const authentication = !error || error.code === "setup_intent_authentication_failure";
+    throw new DomainError("authentication_failed", authentication ? PAYMENT_MESSAGES.authenticationFailed : (error.message ?? PAYMENT_MESSAGES.authenticationFailed));
+  }
+  return saveAddedCard(deps, user, await retrieveCard(deps.gateway, pmId), {
+    billingName: intent.metadata?.billing_name || undefined,
+    billingPostal: intent.metadata?.billing_postal || undefined,
+    isDefault: intent.metadata?.is_default === "1",
+  });
 }
 
 /** New expiry and cardholder name, at Stripe first (it checks the expiry), then here. */

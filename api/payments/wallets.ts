@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { PlatformServices } from "../platform/services";
 import type { Plan, User } from "../platform/db/schema";
 import { DomainError, isRefusal } from "../platform/errors";
-import { PAYMENT_MESSAGES, type PaymentsDeps, payWithCard } from "./card-payments";
+import { type Authentication, PAYMENT_MESSAGES, type PaymentsDeps, payWithCard } from "./card-payments";
 import { checkCoupon } from "./coupons";
 import { oncePerKey, refusalAnswer, replayedRefusal, type StoredRefusal } from "./idempotency";
 import { formatUsd } from "./money";
@@ -70,7 +70,7 @@ export function derivedChargeKey(userId: number, token: string, planId: number):
   return createHash("sha256").update(`apple-charge:${userId}:${planId}:${token}`).digest("base64url");
 }
 
-export type WalletOutcome = { status: "paid"; subscriptionId: number } | { status: "requires_action"; clientSecret: string };
+export type WalletOutcome = { status: "paid"; subscriptionId: number } | { status: "requires_action"; authentication: Authentication };
 
 export interface WalletPaymentInput {
   user: User;

@@ -125,6 +125,8 @@ export interface ApiConfig {
     timeoutMs: number;
     /** Sandbox only, for fault tests (decision 012): STRIPE_SANDBOX_FAULTS, the sandbox's fault plan as JSON. */
     sandboxFaults?: string;
+    /** Sandbox only: when the Stripe sandbox retries a failed renewal, in days after the first failure (default [1, 3, 5, 7]). */
+    sandboxRetryDays?: number[];
   };
   /**
    * Crypto invoices through BitPay's POS facade: live when BITPAY_API_TOKEN is set (BITPAY_BASE_URL,
@@ -140,6 +142,8 @@ export interface ApiConfig {
   adminApiToken?: string;
   /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
   jobsIntervalMs: number;
+  /** How long a card subscription whose renewal failed stays Premium while it is retried (DUNNING_GRACE_DAYS, default 14). */
+  dunningGraceDays: number;
   /**
    * Sandbox mode (SANDBOX=true), a deliberate setting: every integration without credentials is its
    * stand-in, and the demo account, the WELCOME10 coupon and the test clock exist. Outside it an
@@ -366,6 +370,7 @@ const envSchema = z
       message: "expected at least 32 random characters",
     }),
     JOBS_INTERVAL_SECONDS: positiveInteger,
+    DUNNING_GRACE_DAYS: integer({ min: 1, max: 60, message: "expected a number of days between 1 and 60" }),
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
     GOOGLE_ISSUER: httpUrl,
@@ -534,6 +539,7 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
     },
     adminApiToken: e.ADMIN_API_TOKEN,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
+    dunningGraceDays: e.DUNNING_GRACE_DAYS ?? 14,
     integrations,
     sandbox,
     production: e.NODE_ENV === "production",

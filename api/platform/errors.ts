@@ -54,6 +54,7 @@ export const ERROR_CODES = [
   "coupon_invalid",
   "card_declined",
   "card_needs_authentication",
+  "authentication_failed",
   "card_unusable",
   "card_details_rejected",
   "default_card_not_deletable",

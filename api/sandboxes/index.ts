@@ -1,5 +1,6 @@
 import { BITPAY_SANDBOX_NOTIFICATION_SECRET, BITPAY_SANDBOX_TOKEN, createBitPaySandbox } from "./bitpay";
 import { APPLE_SANDBOX_PATH, GOOGLE_SANDBOX_PATH, createIdentitySandbox } from "./identity/identity";
+import { sandboxClockStore } from "./clock";
 import { migrateSandboxes } from "./migrations";
 import { seedSandbox } from "./seed";
 import {
@@ -21,6 +22,8 @@ export const sandboxKit = {
   migrate: migrateSandboxes,
   /** The demo account and the WELCOME10 coupon. */
   seed: seedSandbox,
+  /** Where the business clock of sandbox mode keeps its offset (shared by every instance). */
+  clockStore: sandboxClockStore,
   stripe: {
     /** sandboxFaults: STRIPE_SANDBOX_FAULTS as given, checked here (the config checks only its shape). */
     create: ({ sandboxFaults, ...opts }: Omit<StripeSandboxOptions, "faults"> & { sandboxFaults?: string }) =>

@@ -5,6 +5,8 @@ import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { MenuShell } from "~/components/menu-shell";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
+import { PaymentFailedBanner } from "~/features/dunning/payment-failed-banner";
+import { paymentFailedView } from "~/features/dunning/payment-failed.server";
 import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
 import { loadAccountHome } from "~/utils/account-home.server";
 import { requireUser } from "~/utils/auth.server";
@@ -31,13 +33,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     plan: "Free",
   };
   // The API owns the product's time (its test clock can move it), so days are counted from its "now".
-  const left = home.subscription ? daysLeft(home.subscription.sub_exp_date, new Date(home.now)) : 0;
-  if (home.subscription && left > 0) {
+  // A renewal that failed keeps the plan until the end of its grace period (docs/decisions/027).
+  const paidUntil = home.payment_failed?.grace_until ?? home.subscription?.sub_exp_date;
+  const left = home.subscription && paidUntil ? daysLeft(paidUntil, new Date(home.now)) : 0;
+  if (home.subscription && paidUntil && left > 0) {
     status = {
       plan: "Premium",
       daysLeft: left,
       activatedOn: formatLongDate(home.subscription.sub_start_date),
-      expiresOn: formatLongDate(home.subscription.sub_exp_date),
+      expiresOn: formatLongDate(paidUntil),
     };
   }
 
@@ -46,6 +50,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     hasPassword: home.user.has_password,
     dialog: await changePasswordDialogState(request),
     status,
+    paymentFailed: paymentFailedView(home.payment_failed),
     // A provider that is off (docs/decisions/019) can't be connected; an existing link can still be removed.
     accounts: (["GOOGLE", "APPLE"] as const)
       .map((type) => ({
@@ -149,7 +154,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountHome() {
-  const { email, hasPassword, status, accounts, downloads, notices, dialog, twoFactor } = useLoaderData<typeof loader>();
+  const { email, hasPassword, status, paymentFailed, accounts, downloads, notices, dialog, twoFactor } = useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
@@ -162,6 +167,7 @@ export default function AccountHome() {
           <h1>Welcome to the product!</h1>
           <p className="tagline">Your Passport to Online Freedom!</p>
         </header>
+        {paymentFailed ? <PaymentFailedBanner failed={paymentFailed} /> : null}
 
         <div className="cards">
           <article className="card status-card" aria-labelledby="status-heading">

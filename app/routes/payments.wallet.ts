@@ -10,7 +10,9 @@ import { WALLET_REQUEST_FALLBACK } from "~/utils/wallet-errors";
 // with fetch (they are JavaScript-only, DESIGN §3). The portal calls the API's wallet payment with the
 // session's token (the browser never sees it) and, when the plan is paid, stores the checkout's
 // success in the __flow cookie exactly as the card payment does, so the checkout page then shows
-// 'Payment Successful!'. Answers JSON: {ok, message} | {ok: false, requires_action, client_secret}.
+// 'Payment Successful!'. Answers JSON: {ok, message} | {ok: false, requires_action, client_secret,
+// payment_intent, subscription, authentication_url}; after the bank's challenge the page posts
+// {planId, payment_intent, subscription} here and the API finishes the attempt (docs/decisions/030).
 // Cross-site posts are refused by the server's Origin check like every cookie-authenticated post.
 
 const WalletPostSchema = z.object({
@@ -18,6 +20,13 @@ const WalletPostSchema = z.object({
   paymentTokenId: z.string().trim().min(1).max(255),
   paymentSource: z.enum(["googlepay", "applepay"]),
   idempotency_key: z.string().min(16).max(200),
+});
+
+/** After the bank's 3-D Secure challenge (live: Stripe.js; sandbox: the dialog): finish the attempt. */
+const WalletCompletionSchema = z.object({
+  planId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  payment_intent: z.string().trim().min(1).max(255),
+  subscription: z.string().trim().max(255).optional(),
 });
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -37,7 +46,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   let input: z.infer<typeof WalletPostSchema>;
   try {
-    const parsed = WalletPostSchema.safeParse(await request.json());
+    const body: unknown = await request.json();
+    const completion = WalletCompletionSchema.safeParse(body);
+    if (completion.success) return completeAuthentication(request, context, token, completion.data);
+    const parsed = WalletPostSchema.safeParse(body);
     if (!parsed.success) return answer({ ok: false, message: "The wallet payment could not be read. Please reload the page and try again." }, 422);
     input = parsed.data;
   } catch {
@@ -63,8 +75,33 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return answer({ ok: false, message: paid.message || WALLET_REQUEST_FALLBACK }, status);
   }
   if (paid.data.status === "requires_action" && paid.data.client_secret) {
-    return answer({ ok: false, requires_action: true, client_secret: paid.data.client_secret, message: paid.message });
+    const challenge = paid.data;
+    return answer({
+      ok: false,
+      requires_action: true,
+      client_secret: challenge.client_secret,
+      payment_intent: challenge.payment_intent,
+      subscription: challenge.subscription_id,
+      authentication_url: challenge.authentication_url,
+      message: paid.message,
+    });
   }
   const cookie = await writeFlow(request, "checkout", { planId: input.planId, paidAt: Date.now() });
   return answer({ ok: true, message: paid.message }, 200, { "Set-Cookie": cookie });
+}
+
+async function completeAuthentication(
+  request: Request,
+  context: ActionFunctionArgs["context"],
+  token: string,
+  input: z.infer<typeof WalletCompletionSchema>,
+) {
+  const api = createApiClient(request, context, token);
+  const done = await api.post("/api/payments/card/complete-authentication", {
+    body: { payment_intent: input.payment_intent, ...(input.subscription ? { subscription: input.subscription } : {}) },
+  });
+  if (!done.ok) return answer({ ok: false, message: done.message || WALLET_REQUEST_FALLBACK }, failureStatus(done.status));
+  if (done.data.status !== "paid") return answer({ ok: false, message: "The payment was not completed." }, 409);
+  const cookie = await writeFlow(request, "checkout", { planId: input.planId, paidAt: Date.now() });
+  return answer({ ok: true, message: done.message }, 200, { "Set-Cookie": cookie });
 }

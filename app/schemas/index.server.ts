@@ -12,4 +12,5 @@ export {
 } from "./identity";
 export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkout";
 export { DeleteAccountSchema } from "./account-deletion";
+export { PayOpenInvoiceSchema } from "./dunning";
 export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "./two-factor";

@@ -42,6 +42,7 @@ export async function loadAccountHome(request: Request, context: AppLoadContext)
     downloads: downloadsResult.ok ? downloadsResult.data : null,
     // An API without the aggregate predates two-factor authentication.
     two_factor: null,
+    payment_failed: null,
     notices,
   };
 }

@@ -276,6 +276,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/card/complete-authentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a card payment after the bank's 3-D Secure challenge
+         * @description Reads the PaymentIntent from the gateway (never trusting the return URL's redirect_status) and finishes the attempt. Paid: recorded once (the webhook may record it too) and answered paid. Failed or abandoned (the challenge not completed): nothing is charged, the attempt is recorded 'Payment failed', the incomplete subscription is cancelled (or the PaymentIntent: it can never charge later), the coupon's hold is given back, and the answer is 402 with the failure message; a new attempt (a new idempotency key) may start at once. Posting it again answers the same.
+         */
+        post: operations["completeCardAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payments/checkout-session": {
         parameters: {
             query?: never;
@@ -347,7 +367,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's webhook
-         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
+         * @description Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, invoice.payment_action_required (a renewal that needs authentication: past due like a decline), customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -390,6 +410,26 @@ export interface paths {
          * @description The commerce §3 add-card payload. The PaymentMethod is attached to the account's Stripe customer with a SetupIntent confirmed with it; brand, last four digits and expiry come from Stripe (card_brand, card_last4, card_exp_* are ignored). The first card, or is_default 1, becomes the default (the customer's invoice default too). Adding the same payment method again answers the saved card.
          */
         post: operations["addSavedCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-methods/complete-authentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish adding a card after the bank's 3-D Secure challenge
+         * @description Reads the SetupIntent from the gateway (never trusting the return URL's redirect_status). Succeeded: the card is saved (again answers the same card). Failed or abandoned: the SetupIntent is cancelled, nothing is saved, 402 authentication_failed.
+         */
+        post: operations["completeAddCardAuthentication"];
         delete?: never;
         options?: never;
         head?: never;
@@ -827,6 +867,46 @@ export interface paths {
         get: operations["adminRefundRequests"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/past-due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unpaid renewal, if any ('Your last payment failed.')
+         * @description While a card renewal is unpaid and its grace period lasts (the plan stays active): the reason, the amount, the card, the grace period's end and where to pay. Else payment_failed is null.
+         */
+        get: operations["pastDue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/pay-open-invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay the unpaid renewal with a saved card
+         * @description Pays the open invoice of the past-due subscription with a saved card. paid: the renewal is recorded from the subscription's original period, the plan is no longer past due, and this card pays the next renewals. requires_action: the bank asks for authentication; open hosted_invoice_url (Stripe's invoice page) to pay there. A refused card is a 402 with the bank's message (recorded as 'Payment failed').
+         */
+        post: operations["payOpenInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1671,6 +1751,14 @@ export interface components {
             coupon?: string | null;
             /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
             idempotency_key: string;
+            /** @description Where the bank's 3-D Secure challenge sends the browser back (a path of the portal, or a URL of its origin). With it, a card that needs authentication answers redirect_url, the challenge page to send the browser to; it comes back with payment_intent (and subscription) in the query, to be finished with /api/payments/card/complete-authentication. */
+            return_url?: string | null;
+        };
+        CompleteAuthenticationRequest: {
+            /** @description The PaymentIntent (payment_intent of the return URL, or of the requires_action answer). */
+            payment_intent: string;
+            /** @description The Stripe subscription it pays the first invoice of (subscription of the return URL, or subscription_id). */
+            subscription?: string | null;
         };
         CheckoutSessionRequest: {
             /** @description plans.id */
@@ -1722,6 +1810,12 @@ export interface components {
              * @default 0
              */
             is_default?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
+            /** @description Where the bank's 3-D Secure challenge sends the browser back (a path of the portal, or a URL of its origin). With it, a card that needs authentication answers redirect_url, the challenge page to send the browser to; it comes back with payment_intent (and subscription) in the query, to be finished with /api/payments/card/complete-authentication. */
+            return_url?: string | null;
+        };
+        CompleteCardAuthenticationRequest: {
+            /** @description The SetupIntent of the requires_action answer (setup_intent of the return URL). */
+            setup_intent: string;
         };
         UpdateCardRequest: {
             card_exp_month: number | string;
@@ -1846,6 +1940,12 @@ export interface components {
         RefundRequestBody: {
             /** @description Crypto payments only: where the refund is sent (required for them, ignored for cards). */
             refund_address?: string;
+        };
+        PayOpenInvoiceRequest: {
+            /** @description A saved card's payment_method_id (pm_...). */
+            payment_method_id: string;
+            /** @description The pay form's key: a double submit is one charge. Omitted: every post is a new attempt. */
+            idempotency_key?: string | null;
         };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
@@ -2110,6 +2210,7 @@ export interface components {
                  *     - `coupon_invalid` (422): The coupon does not apply
                  *     - `card_declined` (402): The card was declined
                  *     - `card_needs_authentication` (402): The card needs the bank's authentication
+                 *     - `authentication_failed` (402): The bank's authentication (3-D Secure) failed or was abandoned; nothing was charged
                  *     - `card_unusable` (422): The card cannot be used
                  *     - `card_details_rejected` (422): The card's new details were refused
                  *     - `default_card_not_deletable` (409): The default card cannot be deleted
@@ -2134,7 +2235,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -2294,12 +2395,21 @@ export interface components {
         };
         PaymentResult: {
             /**
-             * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure, confirm client_secret with Stripe.js; pending: the hosted payment is not complete yet.
+             * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure: send the browser to redirect_url, or run client_secret's next action with Stripe.js (authentication_url in a dialog in the sandbox), then finish with /api/payments/card/complete-authentication; pending: the payment is not complete yet.
              * @enum {string}
              */
             status: "paid" | "requires_action" | "pending";
             subscription?: components["schemas"]["Subscription"];
+            /** @description requires_action: the intent's client secret, for Stripe.js's handleNextAction. */
             client_secret?: string;
+            /** @description requires_action: the PaymentIntent to finish after the challenge. */
+            payment_intent?: string;
+            /** @description requires_action: the Stripe subscription whose first invoice it pays (absent for a one-time payment). */
+            subscription_id?: string;
+            /** @description requires_action with a return_url: the challenge page to send the browser to. */
+            redirect_url?: string;
+            /** @description requires_action, sandbox only: the challenge page, for the portal's challenge dialog. */
+            authentication_url?: string;
         };
         SavedCard: {
             id: number;
@@ -2339,6 +2449,17 @@ export interface components {
             per_page: number;
             total: number;
         };
+        AddCardAuthentication: {
+            /**
+             * @description The card needs the bank's 3-D Secure: send the browser to redirect_url (with a return_url; it comes back with setup_intent in the query), or run client_secret's next action with Stripe.js (authentication_url in a dialog in the sandbox); then /api/payment-methods/complete-authentication saves it.
+             * @constant
+             */
+            status: "requires_action";
+            setup_intent: string;
+            client_secret: string;
+            redirect_url?: string;
+            authentication_url?: string;
+        };
         WalletPaymentResult: {
             /**
              * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure, confirm client_secret with Stripe.js.
@@ -2351,7 +2472,16 @@ export interface components {
              */
             payment_source: "googlepay" | "applepay";
             subscription?: components["schemas"]["Subscription"];
+            /** @description requires_action: the intent's client secret, for Stripe.js's handleNextAction. */
             client_secret?: string;
+            /** @description requires_action: the PaymentIntent to finish after the challenge. */
+            payment_intent?: string;
+            /** @description requires_action: the Stripe subscription whose first invoice it pays (absent for a one-time payment). */
+            subscription_id?: string;
+            /** @description requires_action with a return_url: the challenge page to send the browser to. */
+            redirect_url?: string;
+            /** @description requires_action, sandbox only: the challenge page, for the portal's challenge dialog. */
+            authentication_url?: string;
         };
         AppleMerchantSession: {
             /** @description Opaque to the portal: what ApplePaySession.completeMerchantValidation() takes. The sandbox's stand-in has the fields of Apple's startSession answer, with no real signature. */
@@ -2451,6 +2581,33 @@ export interface components {
             /** Format: date-time */
             paid_at: string;
         };
+        PaymentFailed: {
+            /** @description Why the last attempt failed (the bank's message), e.g. 'Your card was declined.' */
+            reason: string;
+            /**
+             * @description What is due, e.g. '$9.99'.
+             * @example $9.99
+             */
+            amount: string;
+            /** @description The card charged, e.g. 'Visa ending in 0002'; null when it is no longer saved. */
+            card: string | null;
+            /** @description Stripe's open invoice (in_...). */
+            invoice_id: string;
+            /**
+             * Format: date-time
+             * @description The plan stays active (Premium) until then; unpaid, it ends then.
+             */
+            grace_until: string;
+            /**
+             * Format: uri
+             * @description The portal's pay page.
+             */
+            pay_url: string;
+            /** @description Stripe's hosted invoice page: pays with a new card, 3-D Secure included. */
+            hosted_invoice_url: string | null;
+            /** @description True when the bank asks the customer to authenticate the payment. */
+            requires_action: boolean;
+        };
         AccountHome: {
             user: components["schemas"]["User"];
             subscription: components["schemas"]["Subscription"] | null;
@@ -2462,6 +2619,8 @@ export interface components {
             linked: components["schemas"]["LinkedAccount"][];
             downloads: components["schemas"]["DownloadLinks"];
             two_factor: components["schemas"]["TwoFactorStatus"];
+            /** @description The unpaid renewal within its grace period (as GET /api/billing/past-due answers), else null. */
+            payment_failed: components["schemas"]["PaymentFailed"] | null;
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -3321,6 +3480,67 @@ export interface operations {
             };
         };
     };
+    completeCardAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteAuthenticationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CompleteAuthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.', or pending while the payment is processing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PaymentResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description authentication_failed: 'We are unable to authenticate your payment method. Please choose a different payment method and try again.' (failed or abandoned), or the card's decline after the challenge ('Your card was declined.') */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This payment was not found.' (unknown, or another account's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to create Stripe payment': the card gateway did not answer (if the customer paid, the webhook records it) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     startCheckoutSession: {
         parameters: {
             query?: never;
@@ -3571,14 +3791,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description 'New Payment Method Added Successfully.' */
+            /** @description 'New Payment Method Added Successfully.', or the bank's challenge to pass first (AddCardAuthentication) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data: components["schemas"]["SavedCard"];
+                        data: components["schemas"]["SavedCard"] | components["schemas"]["AddCardAuthentication"];
                     };
                 };
             };
@@ -3596,7 +3816,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation; 'This card cannot be used. Please enter your card again.' (unknown payment method, or another customer's) */
+            /** @description Validation; 'This card cannot be used. Please enter your card again.' (unknown payment method, or another customer's); a return_url that is not a page of this site */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,6 +3825,58 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    completeAddCardAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteCardAuthenticationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CompleteCardAuthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description 'New Payment Method Added Successfully.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SavedCard"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description authentication_failed: 'We are unable to authenticate your payment method. Please choose a different payment method and try again.' */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This card setup was not found.' (unknown, or another account's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -4831,6 +5103,99 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    pastDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unpaid renewal or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            payment_failed: components["schemas"]["PaymentFailed"] | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payOpenInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayOpenInvoiceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayOpenInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.' or the page to authenticate on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @enum {string} */
+                            status: "paid" | "requires_action";
+                            /** @description With requires_action: where the customer authenticates and pays. */
+                            hosted_invoice_url?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The card was refused: the bank's message, e.g. 'Your card was declined.' */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'There is no unpaid invoice to pay.' or 'This saved card was not found. Please choose another payment method.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            /** @description 'Too many payment attempts. Please try again later.' */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

@@ -37,6 +37,7 @@ describe.each(databases())("account home in one call ($name)", (kind) => {
       linked: links.body.data.linked,
       downloads: downloads.body.data,
       two_factor: { enabled: false, enabled_at: null, recovery_codes_left: 0 },
+      payment_failed: null,
     });
     // The product's clock runs: the two answers' "now" are moments apart.
     expect(Math.abs(Date.parse(home.body.data.now) - Date.parse(active.body.data.now))).toBeLessThan(60_000);

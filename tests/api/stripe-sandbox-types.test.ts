@@ -18,7 +18,7 @@ import {
   createStripeSandbox,
 } from "../../api/sandboxes/stripe";
 import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
-import { DECLINED_CARD, GOOD_CARD } from "../support/cards";
+import { AMEX, ATTACH_THEN_DECLINE_CARD, DECLINED_CARD, GOOD_CARD, MASTERCARD, THREE_DS_ALWAYS_CARD, THREE_DS_CARD, digitsOf } from "../support/cards";
 import { TestClock } from "../support/clock";
 import { loadStripeTypes, stripeTypeProblems } from "./stripe-types";
 
@@ -324,6 +324,68 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     keep("Checkout.Session", "checkout.sessions.expire", await stripe.checkout.sessions.expire(abandoned.id));
     for (const item of (await stripe.checkout.sessions.list({ customer: customer.id })).data) keep("Checkout.Session", "checkout.sessions.list", item);
 
+    // The other test cards, 3-D Secure (requires_action, the challenge answered both ways), retries
+    const challenge = async (url: string, result: "complete" | "fail") => {
+      const html = await (await fetch(url)).text();
+      const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+      expect(action).toBeTruthy();
+      await fetch(new URL(action!, url), { method: "POST", body: new URLSearchParams({ result }), redirect: "manual" });
+    };
+    const stripeJs = (intent: { next_action: Stripe.PaymentIntent.NextAction | Stripe.SetupIntent.NextAction | null }) =>
+      (intent.next_action?.use_stripe_sdk as { stripe_js: string } | undefined)?.stripe_js ?? "";
+    for (const number of [MASTERCARD, AMEX, ATTACH_THEN_DECLINE_CARD]) {
+      keep("PaymentMethod", `paymentMethods.create ${number}`, await card(digitsOf(number)));
+    }
+    const threeDs = keep("PaymentMethod", "3155", await card(digitsOf(THREE_DS_CARD)));
+    await stripe.paymentMethods.attach(threeDs.id, { customer: customer.id });
+    const needsAction = keep(
+      "PaymentIntent",
+      "requires_action use_stripe_sdk",
+      await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: threeDs.id, confirm: true }),
+    );
+    const redirect = keep(
+      "PaymentIntent",
+      "requires_action redirect_to_url",
+      await stripe.paymentIntents.confirm(needsAction.id, { return_url: "https://portal.example.com/back" }),
+    );
+    await challenge(redirect.next_action!.redirect_to_url!.url!, "complete");
+    keep("PaymentIntent", "authenticated", await stripe.paymentIntents.retrieve(needsAction.id));
+    const toFail = await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: threeDs.id, confirm: true });
+    await challenge(stripeJs(toFail), "fail");
+    keep("PaymentIntent", "authentication failed", await stripe.paymentIntents.retrieve(toFail.id));
+    const setupAction = keep(
+      "SetupIntent",
+      "setup requires_action",
+      await stripe.setupIntents.create({ customer: customer.id, payment_method: threeDs.id, confirm: true }),
+    );
+    await challenge(stripeJs(setupAction), "complete");
+    keep("SetupIntent", "setup authenticated", await stripe.setupIntents.retrieve(setupAction.id));
+    const always = await card(digitsOf(THREE_DS_ALWAYS_CARD));
+    await stripe.paymentMethods.attach(always.id, { customer: customer.id });
+    const setupFail = await stripe.setupIntents.create({ customer: customer.id, payment_method: always.id, confirm: true });
+    await challenge(stripeJs(setupFail), "fail");
+    keep("SetupIntent", "setup authentication failed", await stripe.setupIntents.retrieve(setupFail.id));
+    const offSession = (await rejection(
+      stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: always.id, confirm: true, off_session: true }),
+    )) as Stripe.errors.StripeCardError;
+    expect(offSession.code).toBe("authentication_required");
+    keep("PaymentIntent", "off-session authentication_required", offSession.payment_intent);
+    const actionSub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: monthly.id }], payment_behavior: "default_incomplete" });
+    expect(((await rejection(stripe.invoices.pay(actionSub.latest_invoice as string, { payment_method: always.id }))) as Stripe.errors.StripeCardError).code).toBe(
+      "invoice_payment_intent_requires_action",
+    );
+    const actionInvoice = keep(
+      "Invoice",
+      "invoice requiring action",
+      await stripe.invoices.retrieve(actionSub.latest_invoice as string, { expand: ["payments.data.payment.payment_intent"] }),
+    );
+    keep("PaymentIntent", "invoice's intent requiring action", actionInvoice.payments?.data[0]?.payment.payment_intent);
+    await stripe.subscriptions.cancel(actionSub.id);
+    // The renewal declined above is retried a day later (next_payment_attempt, attempt_count).
+    clock.advanceDays(1);
+    await sandbox.advance();
+    for (const item of (await stripe.invoices.list({ customer: customer.id, limit: 100 })).data) keep("Invoice", "invoices.list after a retry", item);
+
     // Events: every webhook received, and the API's own
     for (const event of events) keep("Event", `webhook ${event.type}`, event);
     for (const event of (await stripe.events.list({ limit: 100 })).data) keep("Event", `events.list ${event.type}`, event);
@@ -341,6 +403,10 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
       "checkout.session.completed",
       "checkout.session.expired",
       "setup_intent.succeeded",
+      "setup_intent.requires_action",
+      "setup_intent.setup_failed",
+      "payment_intent.requires_action",
+      "invoice.payment_action_required",
     ]) {
       expect(kinds, type).toContain(type);
     }

@@ -636,7 +636,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     const real = await fetch(url, {
       method: "POST",
       headers: { authorization: `Bearer ${SANDBOX_PUBLISHABLE_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ type: "card", card: { number: "5555 5555 5555 4444", exp_month: 1, exp_year: 2041, cvc: "999" } }),
+      body: JSON.stringify({ type: "card", card: { number: "5105 1051 0510 5100", exp_month: 1, exp_year: 2041, cvc: "999" } }),
     });
     expect(real.status).toBe(402);
     expect((await real.json()).error).toMatchObject({ type: "card_error", code: "incorrect_number", message: SANDBOX_MESSAGE });

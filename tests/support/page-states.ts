@@ -114,6 +114,8 @@ export function pageFlows(base: string): PageFlow[] {
     "/",
     "/billing",
     "/billing?tab=payment-method",
+    // Nothing unpaid: 'You have no unpaid invoice.' (the past-due state needs the clock: tests/e2e/dunning.spec.ts).
+    "/billing/pay",
     "/connected-devices",
     "/connected-devices?confirm=all",
     "/account/delete",

@@ -28,6 +28,8 @@ import { TwoFactorStatusSchema, twoFactorStatus } from "../../identity/two-facto
 import { UserSchema, publicUser } from "../../identity/users";
 import { CODE_FORMAT, body, idField, linkTypeField, optionalText } from "../validation";
 import { activeSubscription } from "../../payments/plans";
+import { paymentFailedOf } from "../../billing/dunning";
+import { PaymentFailedSchema } from "./dunning";
 import { DownloadLinksSchema } from "./public";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
 import { idTokenFields } from "./user";
@@ -95,15 +97,19 @@ export const accountRoutes = [
           linked: z.array(LinkedAccountSchema),
           downloads: DownloadLinksSchema,
           two_factor: TwoFactorStatusSchema,
+          payment_failed: PaymentFailedSchema.nullable().meta({
+            description: "The unpaid renewal within its grace period (as GET /api/billing/past-due answers), else null.",
+          }),
         })
         .meta({ id: "AccountHome" }),
     },
     async handler({ ctx, auth }) {
       const now = ctx.clock.now();
-      const [subscription, linked, twoFactor] = await Promise.all([
+      const [subscription, linked, twoFactor, paymentFailed] = await Promise.all([
         activeSubscription(ctx.db, auth.user.id, now),
         listLinks(ctx.db, auth.user.id),
         twoFactorStatus(ctx.db, auth.user.id),
+        paymentFailedOf(ctx.dunning, auth.user.id),
       ]);
       return {
         data: {
@@ -113,6 +119,7 @@ export const accountRoutes = [
           linked,
           downloads: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac },
           two_factor: twoFactor,
+          payment_failed: paymentFailed,
         },
       };
     },

@@ -176,7 +176,7 @@ export const devClockRoutes = [
     },
     async handler({ ctx, req, res, body: input }) {
       if (!isMovable(ctx.clock)) throw new Error("The test clock needs a movable clock");
-      ctx.clock.advanceDays(input.days);
+      await ctx.clock.advanceDays(input.days);
       await ctx.runDueJobs();
       res.redirect(303, backTo(req.headers.referer, req.headers.host));
     },

@@ -5,6 +5,7 @@ import { authRoutes } from "./auth";
 import { billingRoutes } from "./billing";
 import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
+import { dunningRoutes } from "./dunning";
 import { deviceRoutes } from "./devices";
 import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
@@ -28,6 +29,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...walletRoutes,
   ...cryptoRoutes,
   ...billingRoutes,
+  ...dunningRoutes,
   ...accountRoutes,
   ...deviceRoutes,
   ...publicRoutes,

@@ -8,13 +8,15 @@ import {
   addCard,
   completeSetupSession,
   deleteCard,
+  finishCardAuthentication,
   listCards,
   setDefaultCard,
   startSetupSession,
   updateCardDetails,
   updateSubscriptionPaymentMethod,
 } from "../../payments/saved-cards";
-import { SavedCardSchema, publicCard } from "./payments";
+import { PAYMENT_MESSAGES } from "../../payments/card-payments";
+import { SavedCardSchema, portalReturnUrl, publicCard, returnUrlField } from "./payments";
 
 /*
  * The 'Payment Method' tab of /billing (commerce §2, §3, §4, §7): the saved cards, one page at a
@@ -134,7 +136,25 @@ const addCardRequest = body({
   billing_name: optionalText("billing name", 255).meta({ description: "The cardholder name (else the card's own billing name)." }),
   billing_postal: optionalText("billing postal", 40).meta({ description: "The postal code (else the card's own)." }),
   is_default: flagField("is default").meta({ description: "1: the new card becomes the default (the others lose the flag)." }),
+  return_url: returnUrlField(),
 }).meta({ id: "AddCardRequest" });
+
+const AddCardAuthenticationSchema = z
+  .strictObject({
+    status: z.literal("requires_action").meta({
+      description:
+        "The card needs the bank's 3-D Secure: send the browser to redirect_url (with a return_url; it comes back with setup_intent in the query), or run client_secret's next action with Stripe.js (authentication_url in a dialog in the sandbox); then /api/payment-methods/complete-authentication saves it.",
+    }),
+    setup_intent: z.string(),
+    client_secret: z.string(),
+    redirect_url: z.string().optional(),
+    authentication_url: z.string().optional(),
+  })
+  .meta({ id: "AddCardAuthentication" });
+
+const completeCardAuthenticationRequest = body({
+  setup_intent: requiredText("setup intent", { max: 255 }).meta({ description: "The SetupIntent of the requires_action answer (setup_intent of the return URL)." }),
+}).meta({ id: "CompleteCardAuthenticationRequest" });
 
 const updateCardRequest = body({
   card_exp_month: monthField(),
@@ -189,10 +209,13 @@ export const paymentMethodRoutes = [
       "The commerce §3 add-card payload. The PaymentMethod is attached to the account's Stripe customer with a SetupIntent confirmed with it; brand, last four digits and expiry come from Stripe (card_brand, card_last4, card_exp_* are ignored). The first card, or is_default 1, becomes the default (the customer's invoice default too). Adding the same payment method again answers the saved card.",
     auth: true,
     body: addCardRequest,
-    success: { description: `'${SAVED_CARD_MESSAGES.added}'`, data: SavedCardSchema },
+    success: {
+      description: `'${SAVED_CARD_MESSAGES.added}', or the bank's challenge to pass first (AddCardAuthentication)`,
+      data: z.union([SavedCardSchema, AddCardAuthenticationSchema]),
+    },
     errors: {
       402: "The card was refused by the gateway: its message (e.g. 'Your card has expired.')",
-      422: `Validation; '${SAVED_CARD_MESSAGES.cardNotUsable}' (unknown payment method, or another customer's)`,
+      422: `Validation; '${SAVED_CARD_MESSAGES.cardNotUsable}' (unknown payment method, or another customer's); a return_url that is not a page of this site`,
     },
     async handler({ ctx, auth, body: input }) {
       const card = await addCard(ctx.payments, auth.user, {
@@ -200,7 +223,39 @@ export const paymentMethodRoutes = [
         billingName: input.billing_name,
         billingPostal: input.billing_postal,
         isDefault: input.is_default === 1,
+        returnUrl: portalReturnUrl(ctx, input.return_url),
       });
+      if ("status" in card) {
+        const data = {
+          status: card.status,
+          setup_intent: card.setupIntent,
+          client_secret: card.clientSecret,
+          ...(card.redirectUrl ? { redirect_url: card.redirectUrl } : {}),
+          ...(card.authenticationUrl ? { authentication_url: card.authenticationUrl } : {}),
+        };
+        return { data, message: PAYMENT_MESSAGES.confirmWithBank };
+      }
+      return { data: publicCard(card), message: SAVED_CARD_MESSAGES.added };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/payment-methods/complete-authentication",
+    operationId: "completeAddCardAuthentication",
+    tags: ["Billing"],
+    summary: "Finish adding a card after the bank's 3-D Secure challenge",
+    description:
+      "Reads the SetupIntent from the gateway (never trusting the return URL's redirect_status). Succeeded: the card is saved (again answers the same card). Failed or abandoned: the SetupIntent is cancelled, nothing is saved, 402 authentication_failed.",
+    auth: true,
+    body: completeCardAuthenticationRequest,
+    success: { description: `'${SAVED_CARD_MESSAGES.added}'`, data: SavedCardSchema },
+    errors: {
+      402: `authentication_failed: '${PAYMENT_MESSAGES.authenticationFailed}'`,
+      404: `'${SAVED_CARD_MESSAGES.setupNotFound}' (unknown, or another account's)`,
+    },
+    async handler({ ctx, auth, body: input }) {
+      const card = await finishCardAuthentication(ctx.payments, auth.user, input.setup_intent);
       return { data: publicCard(card), message: SAVED_CARD_MESSAGES.added };
     },
   }),

@@ -6,7 +6,14 @@ import type { PaymentMethod } from "../../platform/db/schema";
 import { DomainError, isRefusal } from "../../platform/errors";
 import { secondsUntil } from "../../platform/rate-limit";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
-import { PAYMENT_MESSAGES, completeCheckoutSession, payWithCard, startCheckoutSession } from "../../payments/card-payments";
+import {
+  type Authentication,
+  PAYMENT_MESSAGES,
+  completeCheckoutSession,
+  finishAuthentication,
+  payWithCard,
+  startCheckoutSession,
+} from "../../payments/card-payments";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal, type StoredRefusal } from "../../payments/idempotency";
 import { findPlan } from "../../payments/plans";
 import { WEBHOOK_MESSAGES, handleStripeWebhook } from "../../payments/stripe/webhooks";
@@ -41,6 +48,52 @@ const idempotencyKeyField = () =>
 const couponField = () =>
   optionalText("coupon", 64).meta({ description: "A coupon code (see /api/coupons/apply); it lowers the first payment." });
 
+/** A page of the portal for the bank's challenge to come back to: a path, or a URL of the portal's own origin. */
+export const returnUrlField = () =>
+  optionalText("return url", 500).meta({
+    description:
+      "Where the bank's 3-D Secure challenge sends the browser back (a path of the portal, or a URL of its origin). With it, a card that needs authentication answers redirect_url, the challenge page to send the browser to; it comes back with payment_intent (and subscription) in the query, to be finished with /api/payments/card/complete-authentication.",
+  });
+
+/** The return URL as a full URL of the portal's origin; anything else is refused (no open redirect). */
+export function portalReturnUrl(ctx: ApiContext, value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const origin = new URL(ctx.payments.publicUrl).origin;
+  let url: URL | null = null;
+  try {
+    url = value.startsWith("/") && !value.startsWith("//") ? new URL(value, origin) : new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || url.origin !== origin) throw new DomainError("validation_failed", "The return URL must be a page of this site.", { field: "return_url" });
+  url.hash = "";
+  return url.toString();
+}
+
+/** What the browser needs to run the bank's challenge. */
+export const authenticationFields = {
+  client_secret: z.string().optional().meta({ description: "requires_action: the intent's client secret, for Stripe.js's handleNextAction." }),
+  payment_intent: z.string().optional().meta({ description: "requires_action: the PaymentIntent to finish after the challenge." }),
+  subscription_id: z.string().optional().meta({ description: "requires_action: the Stripe subscription whose first invoice it pays (absent for a one-time payment)." }),
+  redirect_url: z.string().optional().meta({ description: "requires_action with a return_url: the challenge page to send the browser to." }),
+  authentication_url: z.string().optional().meta({ description: "requires_action, sandbox only: the challenge page, for the portal's challenge dialog." }),
+};
+
+export function authenticationData(a: Authentication) {
+  return {
+    client_secret: a.clientSecret,
+    payment_intent: a.paymentIntent,
+    ...(a.subscription ? { subscription_id: a.subscription } : {}),
+    ...(a.redirectUrl ? { redirect_url: a.redirectUrl } : {}),
+    ...(a.authenticationUrl ? { authentication_url: a.authenticationUrl } : {}),
+  };
+}
+
+const completeAuthenticationRequest = body({
+  payment_intent: requiredText("payment intent", { max: 255 }).meta({ description: "The PaymentIntent (payment_intent of the return URL, or of the requires_action answer)." }),
+  subscription: optionalText("subscription", 255).meta({ description: "The Stripe subscription it pays the first invoice of (subscription of the return URL, or subscription_id)." }),
+}).meta({ id: "CompleteAuthenticationRequest" });
+
 const cardPaymentRequest = body({
   paymentMethodId: requiredText("payment method id", { max: 255 }).meta({
     description: "A card the browser made with Stripe.js (or the sandbox's card form), or a saved card's payment_method_id.",
@@ -53,6 +106,7 @@ const cardPaymentRequest = body({
   email: emailField().meta({ description: "The account's email (the spec's payload); it must be the signed-in user's." }),
   coupon: couponField(),
   idempotency_key: idempotencyKeyField(),
+  return_url: returnUrlField(),
 }).meta({ id: "CardPaymentRequest" });
 
 const checkoutSessionRequest = body({
@@ -72,10 +126,10 @@ const PaymentResultSchema = z
   .strictObject({
     status: z.enum(["paid", "requires_action", "pending"]).meta({
       description:
-        "paid: the plan is active (subscription); requires_action: the card needs 3-D Secure, confirm client_secret with Stripe.js; pending: the hosted payment is not complete yet.",
+        "paid: the plan is active (subscription); requires_action: the card needs 3-D Secure: send the browser to redirect_url, or run client_secret's next action with Stripe.js (authentication_url in a dialog in the sandbox), then finish with /api/payments/card/complete-authentication; pending: the payment is not complete yet.",
     }),
     subscription: SubscriptionSchema.optional(),
-    client_secret: z.string().optional(),
+    ...authenticationFields,
   })
   .meta({ id: "PaymentResult" });
 
@@ -182,6 +236,7 @@ export const paymentRoutes = [
         throw new DomainError("email_mismatch", PAYMENT_MESSAGES.emailMismatch, { field: "email" });
       }
       const plan = await planOrError(ctx, input.planId);
+      const returnUrl = portalReturnUrl(ctx, input.return_url);
       const { idempotency_key: key, ...request } = input;
       const answer = await oncePerKey(
         ctx.db,
@@ -197,10 +252,12 @@ export const paymentRoutes = [
               saved: input.type === "saved-card",
               couponCode: input.coupon,
               key: `card-${auth.user.id}-${key}`,
+              returnUrl,
             });
             if (outcome.status === "declined") return { ok: false, body: { code: "card_declined", message: outcome.message } satisfies StoredRefusal };
             if (outcome.status === "requires_action") {
-              return { ok: true, body: { message: "Please confirm the payment with your bank.", data: { status: "requires_action", client_secret: outcome.clientSecret } } };
+              const data = { status: "requires_action" as const, ...authenticationData(outcome.authentication) };
+              return { ok: true, body: { message: PAYMENT_MESSAGES.confirmWithBank, data } };
             }
             return {
               ok: true,
@@ -218,6 +275,37 @@ export const paymentRoutes = [
       if (!answer.ok || !stored.data) throw replayedRefusal(answer.body);
       res.setHeader("Idempotency-Key", key);
       return { data: stored.data, message: stored.message };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/payments/card/complete-authentication",
+    operationId: "completeCardAuthentication",
+    tags: ["Billing"],
+    summary: "Finish a card payment after the bank's 3-D Secure challenge",
+    description:
+      "Reads the PaymentIntent from the gateway (never trusting the return URL's redirect_status) and finishes the attempt. Paid: recorded once (the webhook may record it too) and answered paid. Failed or abandoned (the challenge not completed): nothing is charged, the attempt is recorded 'Payment failed', the incomplete subscription is cancelled (or the PaymentIntent: it can never charge later), the coupon's hold is given back, and the answer is 402 with the failure message; a new attempt (a new idempotency key) may start at once. Posting it again answers the same.",
+    auth: true,
+    body: completeAuthenticationRequest,
+    success: { description: `'${PAYMENT_MESSAGES.paid}', or pending while the payment is processing`, data: PaymentResultSchema },
+    errors: {
+      402: `authentication_failed: '${PAYMENT_MESSAGES.authenticationFailed}' (failed or abandoned), or the card's decline after the challenge ('Your card was declined.')`,
+      404: `'${PAYMENT_MESSAGES.authenticationNotFound}' (unknown, or another account's)`,
+      502: `'${PAYMENT_MESSAGES.failed}': the card gateway did not answer (if the customer paid, the webhook records it)`,
+    },
+    async handler({ ctx, auth, body: input }) {
+      const done = await finishAuthentication(ctx.payments, {
+        user: auth.user,
+        paymentIntentId: input.payment_intent,
+        subscriptionId: input.subscription,
+      });
+      if (done.status === "declined") throw new DomainError("authentication_failed", done.message);
+      if (done.status === "pending") return { data: { status: "pending" as const }, message: PAYMENT_MESSAGES.sessionUnpaid };
+      return {
+        data: { status: "paid" as const, subscription: await subscriptionData(ctx, done.subscriptionId) },
+        message: PAYMENT_MESSAGES.paid,
+      };
     },
   }),
 
@@ -314,7 +402,7 @@ export const paymentRoutes = [
     tags: ["Billing"],
     summary: "Stripe's webhook",
     description:
-      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
+      "Verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Each event is handled once, whatever the order: checkout.session.completed, checkout.session.expired (releases the session's coupon hold), invoice.paid, invoice.payment_failed, invoice.payment_action_required (a renewal that needs authentication: past due like a decline), customer.subscription.updated, customer.subscription.deleted, payment_intent.succeeded. The body is only a trigger: the object is re-read from Stripe, an object Stripe does not know acts on nothing, and a one-time payment is recorded only when its amount and currency are the plan's price less its coupon.",
     auth: false,
     headers: z.object({
       "Stripe-Signature": z.string().meta({

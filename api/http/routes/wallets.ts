@@ -20,7 +20,7 @@ import {
   payWithWallet,
   sandboxMerchantSession,
 } from "../../payments/wallets";
-import { limitPaymentAttempts, planOrError, subscriptionData } from "./payments";
+import { authenticationData, authenticationFields, limitPaymentAttempts, planOrError, subscriptionData } from "./payments";
 import { SubscriptionSchema } from "./subscription";
 
 /*
@@ -40,7 +40,7 @@ const WalletResultSchema = z
     }),
     payment_source: z.enum(WALLET_SOURCES).meta({ description: "The wallet, as recorded in transactions.wallet_payment_type." }),
     subscription: SubscriptionSchema.optional(),
-    client_secret: z.string().optional(),
+    ...authenticationFields,
   })
   .meta({ id: "WalletPaymentResult" });
 
@@ -147,7 +147,7 @@ function refuseOtherEmail(user: User, email: string | undefined) {
 
 async function walletAnswer(ctx: ApiContext, outcome: WalletOutcome, source: (typeof WALLET_SOURCES)[number]) {
   if (outcome.status === "requires_action") {
-    return { status: "requires_action" as const, payment_source: source, client_secret: outcome.clientSecret };
+    return { status: "requires_action" as const, payment_source: source, ...authenticationData(outcome.authentication) };
   }
   return { status: "paid" as const, payment_source: source, subscription: await subscriptionData(ctx, outcome.subscriptionId) };
 }

@@ -14,18 +14,30 @@ export function attachCard(gateway: StripeSetup, paymentMethodId: string, custom
 /** Saves a card to the customer for later payments without the customer present: a SetupIntent confirmed with it. */
 export function confirmCardSetup(
   gateway: StripeSetup,
-  input: { userId: number; customer: string; paymentMethodId: string },
+  input: { userId: number; customer: string; paymentMethodId: string; returnUrl?: string; metadata?: Stripe.MetadataParam },
 ): Promise<Stripe.SetupIntent> {
   return gateway.stripe.setupIntents.create(
     {
       customer: input.customer,
       payment_method: input.paymentMethodId,
-      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+      automatic_payment_methods: { enabled: true, allow_redirects: input.returnUrl ? "always" : "never" },
       usage: "off_session",
       confirm: true,
+      // 3-D Secure's challenge as a redirect back here (no Stripe.js, or the sandbox's dialog).
+      ...(input.returnUrl ? { return_url: input.returnUrl } : {}),
+      metadata: { ...input.metadata, user_id: String(input.userId) },
     },
-    { idempotencyKey: `add-card-${input.userId}-${input.paymentMethodId}` },
+    { idempotencyKey: `add-card-${input.userId}-${input.paymentMethodId}${input.returnUrl ? "-redirect" : ""}` },
   );
+}
+
+/** Ends a SetupIntent whose authentication failed or was abandoned: its challenge can no longer save the card. */
+export function cancelSetupIntent(gateway: StripeSetup, setupIntentId: string): Promise<Stripe.SetupIntent> {
+  return gateway.stripe.setupIntents.cancel(setupIntentId, {}, { idempotencyKey: `cancel-${setupIntentId}` });
+}
+
+export function retrieveSetupIntent(gateway: StripeSetup, setupIntentId: string): Promise<Stripe.SetupIntent> {
+  return gateway.stripe.setupIntents.retrieve(setupIntentId);
 }
 
 /** The cardholder name and postal code the customer entered (an absent one is left as it is). */

@@ -17,6 +17,8 @@ export function chargeOnce(
     plan: Pick<Plan, "title">;
     metadata: Stripe.MetadataParam;
     paymentKey: string;
+    /** Where the bank's challenge sends the browser back (3-D Secure without Stripe.js). */
+    returnUrl?: string;
   },
 ): Promise<Stripe.PaymentIntent> {
   const { amount, customer, paymentMethodId, plan, metadata } = input;
@@ -26,9 +28,10 @@ export function chargeOnce(
       currency: "usd",
       customer,
       payment_method: paymentMethodId,
-      // Cards only, and no redirecting methods: nothing here has a return_url.
-      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+      // No redirecting methods unless there is a way back (a return_url: 3-D Secure's challenge as a page).
+      automatic_payment_methods: { enabled: true, allow_redirects: input.returnUrl ? "always" : "never" },
       confirm: true,
+      ...(input.returnUrl ? { return_url: input.returnUrl } : {}),
       ...(input.saved ? { off_session: true } : { setup_future_usage: "off_session" }),
       description: `VPN ${plan.title} (one-time)`,
       metadata: { ...metadata, kind: "one_time" },
@@ -40,4 +43,17 @@ export function chargeOnce(
 /** The PaymentIntent with the card that paid it expanded. */
 export function retrievePaymentIntentWithCard(gateway: StripeSetup, paymentIntentId: string): Promise<Stripe.PaymentIntent> {
   return gateway.stripe.paymentIntents.retrieve(paymentIntentId, { expand: ["payment_method"] });
+}
+
+/**
+ * Confirms a PaymentIntent waiting for 3-D Secure again with `returnUrl`, so its next action is a
+ * redirect to the bank's challenge (the browser without Stripe.js, or the sandbox's challenge dialog).
+ */
+export function confirmForRedirect(gateway: StripeSetup, paymentIntentId: string, returnUrl: string, operationKey: string): Promise<Stripe.PaymentIntent> {
+  return gateway.stripe.paymentIntents.confirm(paymentIntentId, { return_url: returnUrl }, { idempotencyKey: `${operationKey}:redirect` });
+}
+
+/** Ends a PaymentIntent that did not pay (failed or abandoned authentication), so it can never charge later. */
+export async function cancelPaymentIntent(gateway: StripeSetup, paymentIntentId: string): Promise<Stripe.PaymentIntent> {
+  return gateway.stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: `cancel-${paymentIntentId}` });
 }

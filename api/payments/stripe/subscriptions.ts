@@ -55,3 +55,9 @@ export async function setCardOfSubscription(gateway: StripeSetup, subscriptionId
 export async function cancelSubscription(gateway: StripeSetup, subscriptionId: string, operationKey: string): Promise<void> {
   await gateway.stripe.subscriptions.cancel(subscriptionId, {}, { idempotencyKey: `${operationKey}:cancel` });
 }
+
+/** The customer's subscriptions still waiting for their first payment (incomplete: 3-D Secure not finished). */
+export async function incompleteSubscriptions(gateway: StripeSetup, customer: string): Promise<Stripe.Subscription[]> {
+  const page = await gateway.stripe.subscriptions.list({ customer, status: "incomplete", limit: 100 });
+  return page.data;
+}

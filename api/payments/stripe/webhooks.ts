@@ -12,11 +12,14 @@ import { couponDiscountCents, releaseCouponHold } from "../coupons";
 import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
+import { retrieveInvoiceWithPayments } from "./invoices";
 
 /*
  * Stripe's webhooks drive the subscription state: renewals (invoice.paid), failed renewals
  * (invoice.payment_failed), auto-renewal switched on or off (customer.subscription.updated), the end
  * (customer.subscription.deleted), and payments made on the hosted page (checkout.session.completed).
+ * Failed renewals (invoice.payment_failed, invoice.payment_action_required) and what ends them are
+ * also told to deps.renewals (api/billing/dunning.ts: past due, grace period, emails).
  * Verified on the raw body with the signing secret; each event id is handled once (webhook_events),
  * and every handler is idempotent too, so replays and out-of-order delivery change nothing twice.
  */
@@ -93,6 +96,31 @@ async function declineMessage(deps: PaymentsDeps, invoice: Stripe.Invoice): Prom
   return intent.last_payment_error?.message ?? null;
 }
 
+/**
+ * A renewal invoice still open after an attempt, as Stripe has it now (the event may be old): the
+ * rules of failed renewals take it from here. A first payment (subscription_create) is not a renewal.
+ */
+async function reportFailedRenewal(deps: PaymentsDeps, invoiceId: string, subscription: Stripe.Subscription, message: string): Promise<void> {
+  if (!deps.renewals) return;
+  const invoice = await deps.gateway.stripe.invoices.retrieve(invoiceId);
+  if (invoice.status !== "open" || invoice.billing_reason !== "subscription_cycle") return;
+  if (!["past_due", "unpaid", "active"].includes(subscription.status)) return;
+  const card = subscription.default_payment_method;
+  await deps.renewals.failed({
+    stripeSubId: subscription.id,
+    invoiceId,
+    amountCents: invoice.amount_due,
+    dueAt: fromUnix(invoice.created),
+    message,
+    requiresAction: message === AUTHENTICATION_NEEDED,
+    paymentMethodId: typeof card === "string" ? card : (card?.id ?? null),
+    hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
+  });
+}
+
+/** The failure reason shown when the bank asks the customer to authenticate the renewal. */
+export const AUTHENTICATION_NEEDED = "Your bank asks you to authenticate this payment.";
+
 async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<void> {
   const { stripe } = deps.gateway;
   switch (event.type) {
@@ -106,6 +134,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       const invoice = await stripe.invoices.retrieve(event.data.object.id!);
       if (invoice.status !== "paid") return;
       await recordStripeInvoice(deps, invoice, subscription, owner.plan, owner.userId);
+      await deps.renewals?.paid({ stripeSubId: subscription.id, invoiceId: invoice.id! });
       await followStripePlan(deps.db, planOfSubscription(subscription, deps.clock.now()));
       return;
     }
@@ -116,7 +145,10 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       const subscription = await stripe.subscriptions.retrieve(subId);
       const owner = await planAndUser(deps, subscription.metadata);
       if (!owner) return;
+      // A first payment waiting for the customer's 3-D Secure is not a failure yet: the page records its end.
+      if (subscription.status === "incomplete" && (await awaitsAuthentication(deps, invoice))) return;
       const row = await deps.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", subId).executeTakeFirst();
+      const message = (await declineMessage(deps, invoice)) ?? FAILED_STATUS;
       await recordFailedPayment(deps.db, {
         userId: owner.userId,
         planId: owner.plan.id,
@@ -125,21 +157,28 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
         // One row per failed attempt of an invoice (a first payment refused on the page is recorded as failed:<invoice> too).
         gatewayRef: `failed:${invoice.id}${invoice.attempt_count > 1 ? `:${invoice.attempt_count}` : ""}`,
         walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
-        message: (await declineMessage(deps, invoice)) ?? FAILED_STATUS,
+        message,
         now: deps.clock.now(),
       });
+      await reportFailedRenewal(deps, invoice.id!, subscription, message);
+      return;
+    }
+    case "invoice.payment_action_required": {
+      // An off-session renewal the bank wants authenticated: past due like a decline, paid with the customer present.
+      const subId = invoiceSubscriptionId(event.data.object);
+      if (!subId) return;
+      const subscription = await stripe.subscriptions.retrieve(subId);
+      if (!(await planAndUser(deps, subscription.metadata))) return;
+      await reportFailedRenewal(deps, event.data.object.id!, subscription, AUTHENTICATION_NEEDED);
       return;
     }
     case "customer.subscription.updated": {
       // The event may be old (replayed, or overtaken by a newer one): follow the subscription as Stripe has it now.
       const subscription = await stripe.subscriptions.retrieve(event.data.object.id);
       if (subscription.status === "canceled") {
-        await recordSubscriptionState(deps.db, {
-          stripeSubId: subscription.id,
-          renewing: false,
-          endedAt: subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now(),
-          now: deps.clock.now(),
-        });
+        const endedAt = subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now();
+        await recordSubscriptionState(deps.db, { stripeSubId: subscription.id, renewing: false, endedAt, now: deps.clock.now() });
+        await deps.renewals?.ended({ stripeSubId: subscription.id, endedAt });
         return;
       }
       await recordSubscriptionState(deps.db, {
@@ -160,12 +199,9 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       }
       // Never paid (3-D Secure left unconfirmed): its coupon hold goes back (a paid one is redeemed already).
       await releaseCouponHold(deps.db, subscription.metadata?.coupon_reservation, deps.clock.now());
-      await recordSubscriptionState(deps.db, {
-        stripeSubId: subscription.id,
-        renewing: false,
-        endedAt: subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now(),
-        now: deps.clock.now(),
-      });
+      const endedAt = subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now();
+      await recordSubscriptionState(deps.db, { stripeSubId: subscription.id, renewing: false, endedAt, now: deps.clock.now() });
+      await deps.renewals?.ended({ stripeSubId: subscription.id, endedAt });
       return;
     }
     case "checkout.session.completed": {
@@ -201,4 +237,16 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
     default:
       return;
   }
+}
+
+/** Whether the invoice's PaymentIntent waits for the customer's authentication (requires_action). */
+async function awaitsAuthentication(deps: PaymentsDeps, invoice: Stripe.Invoice): Promise<boolean> {
+  if (!invoice.id) return false;
+  const withPayments = await retrieveInvoiceWithPayments(deps.gateway, invoice.id);
+  for (const entry of withPayments.payments?.data ?? []) {
+    const pi = entry.payment?.payment_intent;
+    const id = typeof pi === "string" ? pi : pi?.id;
+    if (id && (await deps.gateway.stripe.paymentIntents.retrieve(id)).status === "requires_action") return true;
+  }
+  return false;
 }

@@ -95,6 +95,16 @@ export interface SubscriptionsTable {
   coupon_code: string | null;
   created_at: string;
   updated_at: string;
+  /** When a renewal failed and the invoice is still unpaid (docs/decisions/027); null while paid up. */
+  past_due_since: string | null;
+  /** Until when an unpaid renewal keeps the plan (Premium) after sub_exp_date; null while paid up. */
+  grace_until: string | null;
+  /** Stripe's open invoice of the failed renewal. */
+  past_due_invoice_id: string | null;
+  /** Why the last attempt failed (the bank's message). */
+  payment_failure_message: string | null;
+  /** The card (pm_...) the failed attempt charged. */
+  past_due_payment_method: string | null;
   /** A plan change waiting for the next renewal (a shorter plan): the plan, when, and the Stripe schedule. */
   pending_plan_id: Generated<number | null>;
   pending_change_at: Generated<string | null>;
@@ -220,6 +230,13 @@ export interface StripeSandboxObjectsTable {
   data: string;
   /** Unix seconds (sandbox business time). */
   created: number;
+}
+
+/** Sandbox mode's business clock: how far the test clock was moved (made by the sandboxes' 0002). */
+export interface SandboxClockTable {
+  id: string;
+  /** Milliseconds; PostgreSQL answers a bigint as text. */
+  offset_ms: number | string;
 }
 
 export interface RateLimitsTable {
@@ -446,6 +463,7 @@ export interface DB {
   payment_requests: PaymentRequestsTable;
   webhook_events: WebhookEventsTable;
   stripe_sandbox_objects: StripeSandboxObjectsTable;
+  sandbox_clock: SandboxClockTable;
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
   refunds: RefundsTable;

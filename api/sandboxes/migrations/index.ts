@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, Migrator } from "kysely";
 import * as m0001 from "./0001_sandbox_tables";
+import * as m0002 from "./0002_business_clock";
 
 /**
  * The sandboxes' own migrations, by name, in order (an explicit object: the code is bundled). They
@@ -8,6 +9,7 @@ import * as m0001 from "./0001_sandbox_tables";
  */
 export const sandboxMigrations: Record<string, Migration> = {
   "0001_sandbox_tables": m0001,
+  "0002_business_clock": m0002,
 };
 
 export const SANDBOX_MIGRATION_TABLE = "kysely_sandbox_migration";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { declineError, declineFor } from "./cards";
+import { CARD_MESSAGES, declineError, declineFor } from "./cards";
 import { type DiscountSpec, applyCoupons, createDiscounts, discountApplies, resolveDiscounts, zDiscounts } from "./catalog";
 import { type Ops, previousAttributes } from "./context";
 import { paymentMethodFor, requireOwnPaymentMethod } from "./customers";
-import { type SandboxError, invalidRequest } from "./errors";
+import { type SandboxError, cardError, invalidRequest } from "./errors";
 import { newId } from "./ids";
 import { priceText } from "./money";
 import type {
@@ -19,7 +19,7 @@ import type {
   SubscriptionStatus,
 } from "./objects";
 import { applyMetadata, zBool, zId, zInt, zList, zListParams, zMetadata, zText } from "./params";
-import { chargeIntent, newPaymentIntent } from "./payments";
+import { chargeIntent, newPaymentIntent, type paymentIntentConfirmParams } from "./payments";
 import type { SandboxStore } from "./store";
 import { addInterval } from "./time";
 
@@ -269,8 +269,10 @@ function intentIdOf(invoice: SbInvoice): string | null {
   return invoice.payments.data[0]?.payment.payment_intent ?? null;
 }
 
-async function markInvoicePaid(ops: Ops, invoice: SbInvoice, paidWith: string | null): Promise<SbInvoice> {
+export async function markInvoicePaid(ops: Ops, invoice: SbInvoice, paidWith: string | null): Promise<SbInvoice> {
   invoice.status = "paid";
+  // Paid (by a retry, the API or the hosted page): no further automatic tries.
+  invoice.next_payment_attempt = null;
   invoice.amount_paid = invoice.amount_due;
   invoice.amount_remaining = 0;
   invoice.status_transitions.paid_at = ops.now;
@@ -302,10 +304,33 @@ async function settleSubscription(ops: Ops, invoice: SbInvoice, paidWith: string
   await ops.emit("customer.subscription.updated", sub, changed);
 }
 
-export type InvoicePaymentResult = { ok: true; invoice: SbInvoice } | { ok: false; invoice: SbInvoice; error: SandboxError };
+export type InvoicePaymentResult =
+  | { ok: true; invoice: SbInvoice }
+  | { ok: false; invoice: SbInvoice; error: SandboxError; intent: SbPaymentIntent | null; needsAction: boolean };
+
+export interface AttemptOptions {
+  /** The customer is not there (renewals, retries, invoices.pay by default): 3-D Secure fails the attempt. */
+  offSession: boolean;
+  /** The confirm's return_url, for the 3-D Secure redirect. */
+  returnUrl?: string | null;
+  /** Automatic collection: after a failure, the next try is scheduled (next_payment_attempt). */
+  schedule?: { retryDays: readonly number[]; previous: number | null };
+}
+
+/**
+ * When automatic collection tries again after a failed try: `retryDays` days after the first failure
+ * (the invoice is made, and first tried, at its period's end); null after the last. `previous` is the
+ * scheduled time of the try that just failed (null for the first try).
+ */
+export function nextAttemptAfter(invoice: SbInvoice, retryDays: readonly number[], previous: number | null): number | null {
+  const at = retryDays.map((days) => invoice.created + Math.round(days * 86_400));
+  if (previous === null) return at[0] ?? null;
+  const index = at.indexOf(previous);
+  return index >= 0 ? (at[index + 1] ?? null) : null;
+}
 
 /** One attempt to collect an open invoice with `pm`; a failure is recorded (invoice.payment_failed), not thrown. */
-export async function attemptInvoicePayment(ops: Ops, invoiceId: string, pm: SbPaymentMethod | null): Promise<InvoicePaymentResult> {
+export async function attemptInvoicePayment(ops: Ops, invoiceId: string, pm: SbPaymentMethod | null, opts: AttemptOptions): Promise<InvoicePaymentResult> {
   const invoice = await ops.store.require("invoice", invoiceId);
   if (invoice.status === "paid") return { ok: true, invoice };
   if (invoice.amount_due === 0) return { ok: true, invoice: await markInvoicePaid(ops, invoice, pm?.id ?? null) };
@@ -315,16 +340,24 @@ export async function attemptInvoicePayment(ops: Ops, invoiceId: string, pm: SbP
   if (intent.status === "succeeded") return { ok: true, invoice: await markInvoicePaid(ops, invoice, intent.payment_method) };
   invoice.attempted = true;
   invoice.attempt_count += 1;
+  if (opts.schedule) invoice.next_payment_attempt = nextAttemptAfter(invoice, opts.schedule.retryDays, opts.schedule.previous);
   if (!pm) {
     await ops.store.save("invoice", invoice);
     await ops.emit("invoice.payment_failed", invoice);
-    return { ok: false, invoice, error: invalidRequest(NO_PAYMENT_METHOD) };
+    return { ok: false, invoice, error: invalidRequest(NO_PAYMENT_METHOD), intent, needsAction: false };
   }
-  const result = await chargeIntent(ops, intent, pm);
+  const result = await chargeIntent(ops, intent, pm, { offSession: opts.offSession, returnUrl: opts.returnUrl ?? null });
   if (result.ok) return { ok: true, invoice: await markInvoicePaid(ops, invoice, pm.id) };
   await ops.store.save("invoice", invoice);
-  await ops.emit("invoice.payment_failed", invoice);
-  return { ok: false, invoice, error: result.error };
+  // On-session (the first invoice, confirmed by the customer), asking for 3-D Secure is not a failed payment.
+  if (!result.needsAction || opts.offSession) await ops.emit("invoice.payment_failed", invoice);
+  if (result.needsAction) await ops.emit("invoice.payment_action_required", invoice);
+  const error = result.needsAction
+    ? cardError("invoice_payment_intent_requires_action", CARD_MESSAGES.invoiceRequiresAction, {
+        payment_intent: await ops.render(result.intent),
+      })
+    : result.error;
+  return { ok: false, invoice, error, intent: result.intent, needsAction: result.needsAction };
 }
 
 /** The card that pays a subscription's invoices: its own default, else its customer's. */
@@ -351,17 +384,34 @@ export async function payInvoice(ops: Ops, id: string, p: z.output<typeof invoic
     pm = fromIntent ?? (await defaultPaymentMethod(ops, sub ?? { customer: invoice.customer, default_payment_method: null }));
   }
   if (!pm && invoice.amount_due > 0) throw invalidRequest(NO_PAYMENT_METHOD);
-  const result = await attemptInvoicePayment(ops, id, pm);
+  // As at Stripe, invoices.pay is off-session unless told otherwise.
+  const result = await attemptInvoicePayment(ops, id, pm, { offSession: p.off_session ?? true });
   if (!result.ok) throw result.error;
   return result.invoice;
 }
 
-/** Confirming an invoice's PaymentIntent directly (the confirmation_secret flow) pays the invoice. */
-export async function confirmInvoiceIntent(ops: Ops, intent: SbPaymentIntent, paymentMethod: string | null): Promise<SbPaymentIntent> {
+/**
+ * Confirming an invoice's PaymentIntent directly (the confirmation_secret flow) pays the invoice. It is
+ * on-session unless off_session: a card that asks for 3-D Secure answers the intent in requires_action.
+ */
+export async function confirmInvoiceIntent(ops: Ops, intent: SbPaymentIntent, p: z.output<typeof paymentIntentConfirmParams>): Promise<SbPaymentIntent> {
   if (!intent._invoice) throw new Error("not an invoice's payment intent");
-  const invoice = await payInvoice(ops, intent._invoice, { payment_method: paymentMethod ?? intent.payment_method });
-  const id = intentIdOf(invoice) ?? intent.id;
-  return ops.store.require("payment_intent", id);
+  const invoice = await ops.store.require("invoice", intent._invoice);
+  // Paid, void...: payInvoice answers Stripe's refusal.
+  if (invoice.status !== "open") await payInvoice(ops, invoice.id, {});
+  const pmId = p.payment_method ?? intent.payment_method;
+  const pm = pmId ? await paymentMethodFor(ops, pmId, invoice.customer, "payment_method") : null;
+  if (!pm) {
+    throw invalidRequest(
+      "You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the PaymentIntent with the customer, provide payment_method.",
+      { param: "payment_method", code: "payment_intent_unexpected_state" },
+    );
+  }
+  const offSession = p.off_session === true;
+  const result = await attemptInvoicePayment(ops, invoice.id, pm, { offSession, returnUrl: p.return_url ?? null });
+  // A decline throws its card_error; 3-D Secure on-session answers the intent in requires_action.
+  if (!result.ok && !(result.needsAction && !offSession)) throw result.error;
+  return ops.store.require("payment_intent", intentIdOf(result.invoice) ?? intent.id);
 }
 
 export async function listInvoices(store: SandboxStore, p: z.output<typeof invoiceListParams>): Promise<SbInvoice[]> {
@@ -478,10 +528,12 @@ export async function createSubscription(ops: Ops, p: z.output<typeof subscripti
   await ops.emit("customer.subscription.created", sub);
   await persistInvoice(ops, draft);
 
+  // The first invoice is paid with the customer there (on-session) unless off_session is given.
+  const firstTry = { offSession: p.off_session === true };
   if (draft.invoice.amount_due === 0) {
-    await attemptInvoicePayment(ops, draft.invoice.id, payer);
+    await attemptInvoicePayment(ops, draft.invoice.id, payer, firstTry);
   } else if (behaviour !== "default_incomplete" && payer) {
-    const result = await attemptInvoicePayment(ops, draft.invoice.id, payer);
+    const result = await attemptInvoicePayment(ops, draft.invoice.id, payer, firstTry);
     // error_if_incomplete was checked above: only a surprise gets here.
     if (!result.ok && behaviour === "error_if_incomplete") throw result.error;
   }
@@ -586,6 +638,7 @@ export async function listSubscriptions(store: SandboxStore, p: z.output<typeof 
 export async function runDueRenewal(
   ops: Ops,
   id: string,
+  retryDays: readonly number[],
   // A subscription schedule's next phase (plan-changes.ts), applied before the renewal is invoiced.
   applySchedule?: (ops: Ops, sub: SbSubscription) => Promise<void>,
 ): Promise<number | null> {
@@ -619,7 +672,10 @@ export async function runDueRenewal(
   sub.latest_invoice = draft.invoice.id;
   await ops.store.save("subscription", sub);
   await persistInvoice(at, draft);
-  const result = await attemptInvoicePayment(at, draft.invoice.id, await defaultPaymentMethod(at, sub));
+  const result = await attemptInvoicePayment(at, draft.invoice.id, await defaultPaymentMethod(at, sub), {
+    offSession: true,
+    schedule: { retryDays, previous: null },
+  });
   const after = await ops.store.require("subscription", id);
   if (!result.ok) after.status = "past_due";
   else if (after.status === "trialing") after.status = "active";
@@ -637,4 +693,38 @@ export async function dueSubscriptions(store: SandboxStore, now: number): Promis
     .filter((sub) => RENEWABLE.includes(sub.status) && currentPeriodEnd(sub) <= now)
     .map((sub) => ({ id: sub.id, due: currentPeriodEnd(sub) }))
     .sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * One automatic retry of a failed renewal invoice (Stripe's Smart Retries, on a fixed schedule here),
+ * at its next_payment_attempt. Re-reads the invoice under the lock, so a try runs once however many
+ * advance() calls race. Paid: the subscription is active again, its periods unchanged. Failed: the next
+ * try is scheduled, or none after the last (the subscription stays past_due). Returns the next try's time.
+ */
+export async function runDueRetry(ops: Ops, invoiceId: string, retryDays: readonly number[]): Promise<number | null> {
+  const invoice = await ops.store.get("invoice", invoiceId);
+  const scheduled = invoice?.next_payment_attempt ?? null;
+  if (invoice?.status !== "open" || scheduled === null || scheduled > ops.now) return null;
+  const at = ops.at(scheduled);
+  const subId = invoice.parent?.subscription_details.subscription;
+  const sub = subId ? await ops.store.get("subscription", subId) : undefined;
+  if (!sub || (sub.status !== "past_due" && sub.status !== "active")) {
+    // The subscription ended: automatic collection stops.
+    invoice.next_payment_attempt = null;
+    await ops.store.save("invoice", invoice);
+    return null;
+  }
+  const result = await attemptInvoicePayment(at, invoiceId, await defaultPaymentMethod(at, sub), {
+    offSession: true,
+    schedule: { retryDays, previous: scheduled },
+  });
+  const next = result.ok ? null : result.invoice.next_payment_attempt;
+  return next !== null && next <= ops.now ? next : null;
+}
+
+/** The open invoices whose next automatic try is due at `now`. */
+export async function dueRetries(store: SandboxStore, now: number): Promise<{ id: string; due: number }[]> {
+  return (await store.list("invoice"))
+    .filter((invoice) => invoice.status === "open" && invoice.next_payment_attempt !== null && invoice.next_payment_attempt <= now)
+    .map((invoice) => ({ id: invoice.id, due: invoice.next_payment_attempt as number }));
 }

@@ -1,8 +1,9 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import type { Clock } from "../../platform/clock";
 import { CARD_MESSAGES, checkCard, declineError, declineFor, parseExpiry } from "./cards";
-import { type CardForm, completeCheckoutSession, sessionState, successRedirect } from "./checkout";
-import { payInvoice } from "./billing";
+import { answerChallenge, challengeIntent, returnWithParams } from "./challenge";
+import { type CardForm, completeCheckoutSession, returnToCheckoutSession, sessionState, successRedirect } from "./checkout";
+import { confirmInvoiceIntent, payInvoice } from "./billing";
 import type { Runner } from "./context";
 import { createPaymentMethod, paymentMethodCreateParams } from "./customers";
 import { SandboxError } from "./errors";
@@ -15,6 +16,7 @@ import {
   STYLESHEET,
   STYLESHEET_PATH,
   type SummaryRow,
+  renderChallengePage,
   renderCheckoutPage,
   renderInvoicePage,
   renderMessagePage,
@@ -206,11 +208,31 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
       try {
         const outcome = await runner.run((ops) => completeCheckoutSession(ops, id, read.card));
         if (outcome.kind === "paid") return res.redirect(303, successRedirect(outcome.session));
+        if (outcome.kind === "authenticate") return res.redirect(303, outcome.url);
         return closedPage(res, outcome.session, 409);
       } catch (error) {
         if (!(error instanceof SandboxError) || error.body.type !== "card_error") throw error;
         const shown = cardErrorState(error, values);
         return sendPage(res, shown.status, await checkoutView(session, shown.form));
+      }
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // Back from 3-D Secure: the session is paid now (then success_url), or the page says why not.
+  router.get("/dev/stripe/checkout/:id/return", async (req, res, next) => {
+    try {
+      const id = req.params.id;
+      const session = await store.get("checkout_session", id);
+      if (!session) return notFoundPage(res);
+      try {
+        const outcome = await runner.run((ops) => returnToCheckoutSession(ops, id));
+        if (outcome.kind === "paid") return res.redirect(303, successRedirect(outcome.session));
+        return closedPage(res, outcome.session, 409);
+      } catch (error) {
+        if (!(error instanceof SandboxError) || error.body.type !== "card_error") throw error;
+        return sendPage(res, 402, await checkoutView(session, { values: {}, fieldErrors: {}, formError: error.body.message }));
       }
     } catch (error) {
       next(error);
@@ -270,9 +292,9 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
       const read = readCardForm(values);
       if ("errors" in read) return sendPage(res, 422, await invoiceView(invoice, { values, fieldErrors: read.errors, formError: null }));
       try {
-        await runner.run(async (ops) => {
+        const challenge = await runner.run(async (ops): Promise<string | null> => {
           const current = await ops.store.require("invoice", id);
-          if (current.status !== "open") return;
+          if (current.status !== "open") return null;
           const { card } = read;
           const checked = checkCard({ number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc }, ops.nowDate);
           // A refused card is refused before anything is saved, as on the Checkout page.
@@ -283,14 +305,74 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
             card: { number: card.number, exp_month: String(card.expMonth), exp_year: String(card.expYear), cvc: card.cvc },
             billing_details: { name: card.name, address: { postal_code: card.postalCode } },
           });
-          await payInvoice(ops, id, { payment_method: pm.id });
+          // The customer is here: a card that asks for 3-D Secure goes through the challenge, which pays the invoice and comes back.
+          const intentId = current.payments.data[0]?.payment.payment_intent;
+          const intent = intentId ? await ops.store.require("payment_intent", intentId) : null;
+          if (!intent) {
+            // Nothing to charge (a free invoice): paying it marks it paid.
+            await payInvoice(ops, id, { payment_method: pm.id });
+            return null;
+          }
+          const after = await confirmInvoiceIntent(ops, intent, { payment_method: pm.id, return_url: `${ops.publicUrl}${back}` });
+          return after.status === "requires_action" && after.next_action?.type === "redirect_to_url" ? after.next_action.redirect_to_url.url : null;
         });
-        return res.redirect(303, back);
+        return res.redirect(303, challenge ?? back);
       } catch (error) {
         if (!(error instanceof SandboxError) || error.body.type !== "card_error") throw error;
         const shown = cardErrorState(error, values);
         return sendPage(res, shown.status, await invoiceView(invoice, shown.form));
       }
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // 3-D Secure challenge -------------------------------------------------------------------------
+
+  /** The challenge may be shown in a frame of the portal's own pages (Stripe.js shows it in a modal). */
+  function challengeHeaders(res: Response): void {
+    res.set("X-Frame-Options", "SAMEORIGIN");
+    res.set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self' http: https:; frame-ancestors 'self'");
+  }
+
+  const clientSecretOf = (req: Request) => (typeof req.query.client_secret === "string" ? req.query.client_secret : "");
+
+  router.get("/dev/stripe/authenticate/:id", async (req, res, next) => {
+    try {
+      challengeHeaders(res);
+      const found = await challengeIntent({ store }, req.params.id, clientSecretOf(req));
+      if (!found) return notFoundPage(res);
+      const { intent } = found;
+      if (intent.status !== "requires_action") {
+        const ok = intent.status === "succeeded";
+        return sendPage(res, 200, renderMessagePage({
+          title: ok ? "Authentication complete" : "Authentication failed",
+          message: ok ? "This payment has been authenticated. You can close this page." : "This payment could not be authenticated.",
+          link: null,
+        }));
+      }
+      const pm = intent.payment_method ? await store.get("payment_method", intent.payment_method) : undefined;
+      const card = pm ? `the card ending in ${pm.card.last4}` : "your card";
+      const what = found.kind === "payment_intent" ? `pay ${formatMoney(found.intent.amount, found.intent.currency)}` : "save this card";
+      const action = `/dev/stripe/authenticate/${encodeURIComponent(intent.id)}?client_secret=${encodeURIComponent(intent.client_secret)}`;
+      sendPage(res, 200, renderChallengePage({ action, what, card }));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post("/dev/stripe/authenticate/:id", parseForm, async (req, res, next) => {
+    try {
+      challengeHeaders(res);
+      const complete = (req.body as { result?: unknown } | undefined)?.result === "complete";
+      const outcome = await runner.run((ops) => answerChallenge(ops, req.params.id, clientSecretOf(req), complete));
+      if (!outcome) return notFoundPage(res);
+      if (outcome.returnUrl) return res.redirect(303, returnWithParams(outcome.returnUrl, outcome));
+      sendPage(res, 200, renderMessagePage({
+        title: outcome.succeeded ? "Authentication complete" : "Authentication failed",
+        message: outcome.succeeded ? "The payment has been authenticated. You can close this page." : "The payment was not authenticated.",
+        link: null,
+      }));
     } catch (error) {
       next(error);
     }

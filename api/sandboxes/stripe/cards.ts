@@ -8,11 +8,16 @@ import type { SbCard } from "./objects";
  * name the test card and so its behaviour when charged.
  */
 
-export type CardBehaviour = "succeeds" | "declined" | "insufficient_funds";
+/**
+ * What charging the card does. `authenticate_once`: 3-D Secure on-session, and off-session until it has
+ * been set up (authenticated once for later use); `authenticate_always`: 3-D Secure every time, so an
+ * off-session charge fails with authentication_required.
+ */
+export type CardBehaviour = "succeeds" | "declined" | "insufficient_funds" | "authenticate_once" | "authenticate_always";
 
 export interface TestCard {
   number: string;
-  brand: "visa";
+  brand: "visa" | "mastercard" | "amex";
   last4: string;
   behaviour: CardBehaviour;
   /** What it does, for the hosted pages' note. */
@@ -24,7 +29,25 @@ export const TEST_CARDS: readonly TestCard[] = [
   // Stripe's Visa (debit) test card: a second card that succeeds, with its own fingerprint (the
   // money-back guarantee is once per card, so a second refund needs another card).
   { number: "4000056655665556", brand: "visa", last4: "5556", behaviour: "succeeds", description: "succeeds (another card)" },
+  { number: "5555555555554444", brand: "mastercard", last4: "4444", behaviour: "succeeds", description: "succeeds (Mastercard)" },
+  { number: "378282246310005", brand: "amex", last4: "0005", behaviour: "succeeds", description: "succeeds (American Express, 4-digit CVC)" },
+  {
+    number: "4000002500003155",
+    brand: "visa",
+    last4: "3155",
+    behaviour: "authenticate_once",
+    description: "asks for 3-D Secure, then not again off-session once set up",
+  },
+  {
+    number: "4000002760003184",
+    brand: "visa",
+    last4: "3184",
+    behaviour: "authenticate_always",
+    description: "asks for 3-D Secure every time (off-session charges fail)",
+  },
   { number: "4000000000000002", brand: "visa", last4: "0002", behaviour: "declined", description: "is declined" },
+  // Stripe's "attaches, then fails when charged": the sandbox's declined cards all attach already.
+  { number: "4000000000000341", brand: "visa", last4: "0341", behaviour: "declined", description: "is saved, then declined when charged" },
   {
     number: "4000000000009995",
     brand: "visa",
@@ -41,6 +64,10 @@ export const CARD_MESSAGES = {
   insufficientFunds: "Your card has insufficient funds.",
   expired: "Your card has expired.",
   incorrectCvc: "Your card's security code is incorrect.",
+  authenticationRequired: "Your card was declined. This transaction requires authentication.",
+  authenticationFailed: "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+  invoiceRequiresAction:
+    "This payment requires additional user action before it can be completed successfully. Payment can be completed using the PaymentIntent associated with the invoice. For more details see: https://docs.stripe.com/billing/subscriptions/overview#requires-action",
   incompleteNumber: "Your card number is incomplete.",
   incompleteExpiry: "Your card's expiration date is incomplete.",
   invalidMonth: "Your card's expiration month is invalid.",
@@ -49,6 +76,8 @@ export const CARD_MESSAGES = {
 
 /** "4242 4242 4242 4242" grouped for display. */
 export function groupedNumber(card: TestCard): string {
+  // American Express is grouped 4-6-5, as printed on the card.
+  if (card.number.length === 15) return `${card.number.slice(0, 4)} ${card.number.slice(4, 10)} ${card.number.slice(10)}`;
   return card.number.replace(/(\d{4})(?=\d)/g, "$1 ");
 }
 
@@ -131,14 +160,25 @@ export interface Decline {
   message: string;
 }
 
-/** Why charging this card at `now` fails, or null when it succeeds. */
+export function testCardOf(card: Pick<SbCard, "brand" | "last4">): TestCard | undefined {
+  return TEST_CARDS.find((t) => t.brand === card.brand && t.last4 === card.last4);
+}
+
+/** How the card asks for 3-D Secure: never, until set up (then not off-session), or on every charge. */
+export function authenticationOf(card: Pick<SbCard, "brand" | "last4">): "never" | "once" | "always" {
+  const behaviour = testCardOf(card)?.behaviour;
+  return behaviour === "authenticate_once" ? "once" : behaviour === "authenticate_always" ? "always" : "never";
+}
+
+/** Why charging this card at `now` fails, or null when it succeeds (3-D Secure is decided before: authenticationOf). */
 export function declineFor(card: Pick<SbCard, "brand" | "last4" | "exp_month" | "exp_year">, now: Date): Decline | null {
   if (isExpired(card.exp_month, card.exp_year, now)) {
     return { code: "expired_card", decline_code: "expired_card", message: CARD_MESSAGES.expired };
   }
-  const test = TEST_CARDS.find((t) => t.brand === card.brand && t.last4 === card.last4);
-  switch (test?.behaviour ?? "declined") {
+  switch (testCardOf(card)?.behaviour ?? "declined") {
     case "succeeds":
+    case "authenticate_once":
+    case "authenticate_always":
       return null;
     case "insufficient_funds":
       return { code: "card_declined", decline_code: "insufficient_funds", message: CARD_MESSAGES.insufficientFunds };

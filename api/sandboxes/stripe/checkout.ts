@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { checkCard, declineError, declineFor } from "./cards";
+import { CARD_MESSAGES, authenticationOf, checkCard, declineError, declineFor } from "./cards";
 import { applyCoupons, createDiscounts, createPrice, resolveDiscounts, zDiscounts } from "./catalog";
 import { createSubscription } from "./billing";
 import type { Ops } from "./context";
 import { attachPaymentMethod, createCustomer, createPaymentMethod } from "./customers";
-import { invalidRequest } from "./errors";
+import { cardError, invalidRequest } from "./errors";
 import { newId } from "./ids";
 import type { SbCheckoutLineItem, SbCheckoutSession, SbPrice } from "./objects";
-import { applyMetadata, onlyOneOf, zCurrency, zInt, zList, zListParams, zMetadata, zText } from "./params";
+import { applyMetadata, onlyOneOf, zCurrency, zInt, zList, zListParams, zMetadata, zText, zUrl } from "./params";
 import { createPaymentIntent, createSetupIntent } from "./payments";
 import type { SandboxStore } from "./store";
 
@@ -15,18 +15,6 @@ import type { SandboxStore } from "./store";
 
 /** How long a session stays open (Stripe's default). */
 const SESSION_LIFETIME_S = 24 * 3600;
-
-const zUrl = z
-  .string()
-  .trim()
-  .refine((value) => {
-    try {
-      const url = new URL(value.replace(/\{CHECKOUT_SESSION_ID\}/g, "x"));
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, { error: "Not a valid URL", params: { code: "url_invalid" } });
 
 export const checkoutSessionCreateParams = z.strictObject({
   mode: z.enum(["payment", "subscription", "setup"]),
@@ -213,7 +201,21 @@ export interface CardForm {
   postalCode: string;
 }
 
-export type CheckoutOutcome = { kind: "paid"; session: SbCheckoutSession } | { kind: "closed"; session: SbCheckoutSession };
+export type CheckoutOutcome =
+  | { kind: "paid"; session: SbCheckoutSession }
+  | { kind: "closed"; session: SbCheckoutSession }
+  /** The card asks for 3-D Secure: the browser goes to the challenge, which comes back to /return. */
+  | { kind: "authenticate"; session: SbCheckoutSession; url: string };
+
+/** A session waiting for 3-D Secure: the card and the SetupIntent that authenticates it (a bookkeeping row). */
+interface PendingAuthentication {
+  setup_intent: string;
+  payment_method: string;
+  name: string;
+  postal_code: string;
+}
+
+const pendingRowId = (session: string) => `checkout_authentication:${session}`;
 
 /**
  * Pays a session with a card from the hosted page. A bad card or a decline throws its card_error
@@ -231,15 +233,73 @@ export async function completeCheckoutSession(ops: Ops, id: string, card: CardFo
     if (decline) throw declineError(decline);
   }
 
-  const customerId =
-    session.customer ?? (await createCustomer(ops, { email: session.customer_email ?? null, name: card.name })).id;
-  const customer = await ops.store.require("customer", customerId);
+  const email = session.customer ? ((await ops.store.get("customer", session.customer))?.email ?? null) : (session.customer_email ?? null);
+  // A card that asks for 3-D Secure is authenticated first (a SetupIntent and the challenge page),
+  // before anything the product sees is made; the challenge comes back to /return, which finishes.
+  if (authenticationOf(checked.test) !== "never") {
+    const pm = await createPaymentMethod(ops, {
+      type: "card",
+      card: { number: card.number, exp_month: String(card.expMonth), exp_year: String(card.expYear), cvc: card.cvc },
+      billing_details: { name: card.name, email, address: { postal_code: card.postalCode } },
+    });
+    const setup = await createSetupIntent(ops, {
+      payment_method: pm.id,
+      confirm: true,
+      usage: session.mode === "payment" ? "on_session" : "off_session",
+      return_url: `${ops.publicUrl}/dev/stripe/checkout/${encodeURIComponent(id)}/return`,
+    });
+    const pending: PendingAuthentication = { setup_intent: setup.id, payment_method: pm.id, name: card.name, postal_code: card.postalCode };
+    await ops.store.deleteRow(pendingRowId(id));
+    await ops.store.tryInsertRow({ id: pendingRowId(id), type: "checkout_authentication", customer: null, data: JSON.stringify(pending), created: ops.now });
+    const url = setup.next_action?.type === "redirect_to_url" ? setup.next_action.redirect_to_url.url : null;
+    if (!url) throw new Error("A 3-D Secure card's SetupIntent has no challenge");
+    return { kind: "authenticate", session, url };
+  }
   const pm = await createPaymentMethod(ops, {
     type: "card",
     card: { number: card.number, exp_month: String(card.expMonth), exp_year: String(card.expYear), cvc: card.cvc },
-    billing_details: { name: card.name, email: customer.email, address: { postal_code: card.postalCode } },
+    billing_details: { name: card.name, email, address: { postal_code: card.postalCode } },
   });
-  await attachPaymentMethod(ops, pm.id, customerId);
+  return finishCheckoutSession(ops, session, pm.id, { name: card.name, postalCode: card.postalCode, setupIntent: null });
+}
+
+/**
+ * Back from the 3-D Secure challenge (GET /dev/stripe/checkout/:id/return): authenticated, the session
+ * is paid as usual with the card (whose charges this operation no longer challenges); failed, the
+ * card_error is thrown and the session stays open.
+ */
+export async function returnToCheckoutSession(ops: Ops, id: string): Promise<CheckoutOutcome> {
+  const session = await ops.store.require("checkout_session", id);
+  if (session.status === "complete") return { kind: "paid", session };
+  if (sessionState(session, ops.now) !== "open") return { kind: "closed", session };
+  const row = await ops.store.getRow(pendingRowId(id));
+  const pending = row ? (JSON.parse(row.data) as PendingAuthentication) : null;
+  const setup = pending ? await ops.store.get("setup_intent", pending.setup_intent) : undefined;
+  if (!pending || !setup || setup.status !== "succeeded") {
+    await ops.store.deleteRow(pendingRowId(id));
+    throw cardError("payment_intent_authentication_failure", CARD_MESSAGES.authenticationFailed);
+  }
+  await ops.store.deleteRow(pendingRowId(id));
+  ops.authenticated.add(pending.payment_method);
+  return finishCheckoutSession(ops, session, pending.payment_method, {
+    name: pending.name,
+    postalCode: pending.postal_code,
+    setupIntent: session.mode === "setup" ? setup.id : null,
+  });
+}
+
+/** Pays (or sets up) an open session with a card that is ready to charge. */
+async function finishCheckoutSession(
+  ops: Ops,
+  session: SbCheckoutSession,
+  pmId: string,
+  card: { name: string; postalCode: string; setupIntent: string | null },
+): Promise<CheckoutOutcome> {
+  const customerId =
+    session.customer ?? (await createCustomer(ops, { email: session.customer_email ?? null, name: card.name })).id;
+  const customer = await ops.store.require("customer", customerId);
+  await attachPaymentMethod(ops, pmId, customerId);
+  const pm = await ops.store.require("payment_method", pmId);
 
   const item = session.line_items.data[0];
   const discounts = session.discounts.map((d) => ({ coupon: d.coupon, promotion_code: d.promotion_code }));
@@ -271,6 +331,11 @@ export async function completeCheckoutSession(ops: Ops, id: string, card: CardFo
       receipt_email: customer.email,
     });
     session.payment_intent = intent.id;
+  } else if (card.setupIntent) {
+    // The SetupIntent that authenticated the card is the session's.
+    const setup = await ops.store.require("setup_intent", card.setupIntent);
+    await ops.store.save("setup_intent", { ...setup, customer: customerId });
+    session.setup_intent = setup.id;
   } else {
     const setup = await createSetupIntent(ops, { customer: customerId, payment_method: pm.id, confirm: true, usage: "off_session" });
     session.setup_intent = setup.id;

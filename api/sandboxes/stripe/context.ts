@@ -19,11 +19,13 @@ export class Ops {
     readonly publicUrl: string,
     private readonly webhooks: Webhooks,
     private readonly outbox: SbEvent[],
+    /** PaymentMethods the customer has just authenticated (3-D Secure) for what this operation charges. */
+    readonly authenticated: Set<string> = new Set(),
   ) {}
 
   /** The same operation, happening at another time (a renewal happens at its period's end). */
   at(now: number): Ops {
-    return new Ops(this.store, this.renderer, now, this.publicUrl, this.webhooks, this.outbox);
+    return new Ops(this.store, this.renderer, now, this.publicUrl, this.webhooks, this.outbox, this.authenticated);
   }
 
   get nowDate(): Date {

@@ -2,7 +2,7 @@ import type { Express, Router } from "express";
 import type { Database } from "../../platform/db";
 import type { Clock } from "../../platform/clock";
 import { listenOnLoopback } from "../../platform/loopback";
-import { dueSubscriptions, runDueRenewal } from "./billing";
+import { dueRetries, dueSubscriptions, runDueRenewal, runDueRetry } from "./billing";
 import { applyDueSchedulePhase } from "./plan-changes";
 import { createBrowserRouter } from "./browser";
 import { expireDueSessions } from "./checkout";
@@ -41,7 +41,12 @@ export interface StripeSandboxOptions {
   logger?: Pick<Console, "info" | "warn" | "error">;
   /** Faults armed from the start (STRIPE_SANDBOX_FAULTS): for tests that spawn a process. */
   faults?: FaultPlan;
+  /** When a failed renewal is tried again: days after the first failure (default [1, 3, 5, 7]; fractions allowed). */
+  retryDays?: readonly number[];
 }
+
+/** Stripe's automatic collection, as the sandbox schedules it: 1, 3, 5 and 7 days after the first failure. */
+export const DEFAULT_RETRY_DAYS: readonly number[] = [1, 3, 5, 7];
 
 export interface StripeSandbox {
   /** The REST API (/v1/...). createApi serves it on its own loopback port; the SDK is pointed there. */
@@ -75,6 +80,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
   });
   const runner = new Runner(store, renderer, new WriterLock(store), webhooks, opts.clock, publicUrl);
   const idempotency = new IdempotencyKeys(store);
+  const retryDays = [...(opts.retryDays ?? DEFAULT_RETRY_DAYS)].sort((a, b) => a - b);
 
   const restApp = createRestApp({
     store,
@@ -99,15 +105,33 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
     await webhooks.retryFailed();
     await idempotency.prune();
     await runner.run((ops) => expireDueSessions(ops));
-    // One renewal per locked step, soonest first across subscriptions, so events come in time
-    // order and each step's webhooks are handled before the next step runs.
-    const queue = await dueSubscriptions(store, unixSeconds(opts.clock.now()));
+    // One step (a renewal, or a retry of a failed renewal's invoice) per locked step, soonest first
+    // across subscriptions, so events come in time order and each step's webhooks are handled before
+    // the next step runs.
+    const now = unixSeconds(opts.clock.now());
+    type Step = { kind: "renewal" | "retry"; id: string; due: number };
+    const queue: Step[] = [
+      ...(await dueSubscriptions(store, now)).map((s) => ({ kind: "renewal" as const, ...s })),
+      ...(await dueRetries(store, now)).map((s) => ({ kind: "retry" as const, ...s })),
+    ];
     for (let steps = 0; queue.length > 0 && steps < MAX_RENEWALS_PER_ADVANCE; steps++) {
       queue.sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
       const next = queue.shift();
       if (!next) break;
-      const due = await runner.run((ops) => runDueRenewal(ops, next.id, applyDueSchedulePhase));
-      if (due !== null) queue.push({ id: next.id, due });
+      if (next.kind === "renewal") {
+        const due = await runner.run((ops) => runDueRenewal(ops, next.id, retryDays, applyDueSchedulePhase));
+        if (due !== null) queue.push({ kind: "renewal", id: next.id, due });
+        // A renewal that failed schedules its first retry: it may be due already.
+        const sub = await store.get("subscription", next.id);
+        const invoice = sub?.latest_invoice ? await store.get("invoice", sub.latest_invoice) : undefined;
+        const retryAt = invoice?.status === "open" ? invoice.next_payment_attempt : null;
+        if (invoice && retryAt !== null && retryAt <= now && !queue.some((q) => q.kind === "retry" && q.id === invoice.id)) {
+          queue.push({ kind: "retry", id: invoice.id, due: retryAt });
+        }
+      } else {
+        const due = await runner.run((ops) => runDueRetry(ops, next.id, retryDays));
+        if (due !== null) queue.push({ kind: "retry", id: next.id, due });
+      }
     }
   }
   let advancing: Promise<void> = Promise.resolve();

@@ -277,7 +277,8 @@ export interface SbInvoice extends Base<"invoice"> {
   last_finalization_error: null;
   lines: ApiList<SbInvoiceLine>;
   metadata: Metadata;
-  next_payment_attempt: null;
+  /** Unix seconds of the next automatic try of a failed renewal; null when none is scheduled. */
+  next_payment_attempt: number | null;
   number: string;
   parent: {
     type: "subscription_details";
@@ -305,7 +306,7 @@ export interface SbInvoice extends Base<"invoice"> {
 }
 
 export interface SbPaymentError {
-  type: "card_error";
+  type: "card_error" | "invalid_request_error";
   code: string;
   decline_code?: string;
   message: string;
@@ -313,6 +314,11 @@ export interface SbPaymentError {
   doc_url?: string;
   payment_method?: Record<string, unknown>;
 }
+
+/** What the customer must do next: 3-D Secure, on the sandbox's challenge page. */
+export type SbNextAction =
+  | { type: "redirect_to_url"; redirect_to_url: { url: string; return_url: string } }
+  | { type: "use_stripe_sdk"; use_stripe_sdk: { type: "three_d_secure_redirect"; stripe_js: string } };
 
 export type PaymentIntentStatus =
   | "requires_payment_method"
@@ -337,7 +343,7 @@ export interface SbPaymentIntent extends Base<"payment_intent"> {
   last_payment_error: SbPaymentError | null;
   latest_charge: string | null;
   metadata: Metadata;
-  next_action: null;
+  next_action: SbNextAction | null;
   payment_method: string | null;
   payment_method_types: string[];
   receipt_email: string | null;
@@ -457,10 +463,10 @@ export interface SbSetupIntent extends Base<"setup_intent"> {
   description: string | null;
   last_setup_error: SbPaymentError | null;
   latest_attempt: null;
-  next_action: null;
+  next_action: SbNextAction | null;
   payment_method: string | null;
   payment_method_types: string[];
-  status: "requires_payment_method" | "requires_confirmation" | "succeeded" | "canceled";
+  status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "succeeded" | "canceled";
   usage: "off_session" | "on_session";
   metadata: Metadata;
 }

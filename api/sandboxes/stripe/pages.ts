@@ -138,6 +138,28 @@ ${view.link ? `<p><a href="${escapeHtml(view.link.href)}">${escapeHtml(view.link
   return sandboxPage(view.title, STYLESHEET_PATH, body);
 }
 
+export interface ChallengePageView {
+  action: string;
+  /** "Pay $9.99" or "Save card". */
+  what: string;
+  card: string;
+}
+
+/** The 3-D Secure challenge: two plain forms, one per answer (no scripts, so it works with JavaScript off). */
+export function renderChallengePage(view: ChallengePageView): string {
+  const title = "Authenticate your payment (sandbox)";
+  const button = (result: "complete" | "fail", text: string) =>
+    `<form method="post" action="${escapeHtml(view.action)}"><input type="hidden" name="result" value="${result}"><button type="submit">${escapeHtml(text)}</button></form>`;
+  const body = `<h1>${escapeHtml(title)}</h1>
+${SANDBOX_NOTICE}
+<p>Your bank asks you to confirm: ${escapeHtml(view.what)} with ${escapeHtml(view.card)}. This stands in for 3-D Secure.</p>
+<div class="challenge">
+${button("complete", "Complete authentication")}
+${button("fail", "Fail authentication")}
+</div>`;
+  return sandboxPage(title, STYLESHEET_PATH, body);
+}
+
 export interface InvoicePageView {
   number: string;
   date: string;
@@ -208,4 +230,6 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid #635b
 .facts dt{color:#4f566b}
 .facts dd{margin:0;font-weight:500}
 code{font-size:.95em}
+.challenge{display:flex;gap:1rem;flex-wrap:wrap}
+.challenge form{display:block}
 `;

@@ -43,6 +43,19 @@ export const zCurrency = z
       `Invalid currency: ${String(issue.input)}. Stripe currently supports these currencies: ${[...CURRENCIES].join(", ")}`,
   });
 
+/** An http(s) URL ({CHECKOUT_SESSION_ID} allowed); anything else is Stripe's url_invalid. */
+export const zUrl = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value.replace(/\{CHECKOUT_SESSION_ID\}/g, "x"));
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, { error: "Not a valid URL", params: { code: "url_invalid" } });
+
 /** Text where an empty value means "none", as Stripe unsets a field sent empty. */
 export const zText = z.union([z.string(), z.number()]).transform((v) => {
   const text = String(v);

@@ -2,10 +2,11 @@ import { z } from "zod";
 import { CARD_MESSAGES, declineError, declineFor, isExpired } from "./cards";
 import { type Ops, previousAttributes } from "./context";
 import { attachPaymentMethod, paymentMethodFor } from "./customers";
+import { markSetUp, needsAuthentication, nextActionFor } from "./authentication";
 import { type SandboxError, cardError, invalidRequest, unexpectedState } from "./errors";
 import { newId, randomToken } from "./ids";
 import type { SbCharge, SbPaymentIntent, SbPaymentMethod, SbRefund, SbSetupIntent } from "./objects";
-import { applyMetadata, onlyOneOf, zBool, zCurrency, zInt, zList, zMetadata, zText } from "./params";
+import { applyMetadata, onlyOneOf, zBool, zCurrency, zInt, zList, zMetadata, zText, zUrl } from "./params";
 
 /* PaymentIntents, their charges, refunds, and SetupIntents. */
 
@@ -32,6 +33,9 @@ export const paymentIntentCreateParams = z.strictObject({
   metadata: zMetadata.optional(),
   description: zText.optional(),
   receipt_email: zText.optional(),
+  // 3-D Secure: where the challenge sends the customer back (redirect_to_url), or Stripe.js handles it.
+  return_url: zUrl.optional(),
+  use_stripe_sdk: zBool.optional(),
 });
 
 export const paymentIntentUpdateParams = z.strictObject({
@@ -46,6 +50,8 @@ export const paymentIntentUpdateParams = z.strictObject({
 export const paymentIntentConfirmParams = z.strictObject({
   payment_method: zText.optional(),
   off_session: zOffSession.optional(),
+  return_url: zUrl.optional(),
+  use_stripe_sdk: zBool.optional(),
 });
 
 export const paymentIntentCancelParams = z.strictObject({
@@ -122,7 +128,7 @@ export async function createPaymentIntent(ops: Ops, p: z.output<typeof paymentIn
     ...(p.payment_method_types ? { payment_method_types: p.payment_method_types } : {}),
   });
   await ops.store.insert("payment_intent", intent);
-  if (p.confirm) return confirmPaymentIntent(ops, intent.id, {});
+  if (p.confirm) return confirmPaymentIntent(ops, intent.id, { off_session: p.off_session, return_url: p.return_url });
   return intent;
 }
 
@@ -151,10 +157,14 @@ export async function updatePaymentIntent(ops: Ops, id: string, p: z.output<type
   return intent;
 }
 
-/** Confirms (charges) a PaymentIntent that does not belong to an invoice; a decline throws its card_error. */
+/**
+ * Confirms (charges) a PaymentIntent that does not belong to an invoice; a decline throws its card_error.
+ * A card that asks for 3-D Secure answers the intent in requires_action (off-session: the card error
+ * authentication_required).
+ */
 export async function confirmPaymentIntent(ops: Ops, id: string, p: z.output<typeof paymentIntentConfirmParams>): Promise<SbPaymentIntent> {
   const intent = await ops.store.require("payment_intent", id);
-  if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation") {
+  if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation" && intent.status !== "requires_action") {
     throw unexpectedState(
       `You cannot confirm this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be confirmed: requires_confirmation, requires_action, requires_payment_method.`,
     );
@@ -167,8 +177,12 @@ export async function confirmPaymentIntent(ops: Ops, id: string, p: z.output<typ
     );
   }
   const pm = await paymentMethodFor(ops, pmId, intent.customer, "payment_method");
-  const result = await chargeIntent(ops, intent, pm);
-  if (!result.ok) throw result.error;
+  const offSession = p.off_session === true;
+  const result = await chargeIntent(ops, intent, pm, { offSession, returnUrl: p.return_url ?? null });
+  if (!result.ok) {
+    if (result.needsAction && !offSession) return result.intent;
+    throw result.error;
+  }
   return result.intent;
 }
 
@@ -192,14 +206,58 @@ export async function cancelPaymentIntent(ops: Ops, id: string, p: z.output<type
 
 export type ChargeResult =
   | { ok: true; intent: SbPaymentIntent; charge: SbCharge }
-  | { ok: false; intent: SbPaymentIntent; charge: SbCharge; error: SandboxError };
+  /** needsAction: the card asks for 3-D Secure (the intent is requires_action; error is authentication_required). */
+  | { ok: false; intent: SbPaymentIntent; charge: SbCharge | null; error: SandboxError; needsAction: boolean };
+
+export interface ChargeOptions {
+  /** The customer is not there to authenticate (renewals, off_session=true). */
+  offSession: boolean;
+  /** The confirm's return_url: the challenge's next_action is then a redirect. */
+  returnUrl?: string | null;
+  /** Set by the challenge page: the customer has just authenticated, so the card is charged now. */
+  authenticated?: boolean;
+}
+
+/** The card asks for 3-D Secure: the intent waits in requires_action for the challenge page. */
+async function requireAction(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMethod, opts: ChargeOptions): Promise<ChargeResult> {
+  const renderedPm = await ops.render(pm);
+  const updated: SbPaymentIntent = {
+    ...intent,
+    payment_method: pm.id,
+    status: "requires_action",
+    next_action: nextActionFor(ops, intent.id, intent.client_secret, opts.returnUrl),
+    last_payment_error: opts.offSession
+      ? {
+          type: "card_error",
+          code: "authentication_required",
+          decline_code: "authentication_required",
+          message: CARD_MESSAGES.authenticationRequired,
+          doc_url: "https://docs.stripe.com/error-codes/authentication-required",
+          payment_method: renderedPm,
+        }
+      : null,
+  };
+  await ops.store.save("payment_intent", updated);
+  await ops.emit("payment_intent.requires_action", updated);
+  if (opts.offSession) await ops.emit("payment_intent.payment_failed", updated);
+  const error = cardError("authentication_required", CARD_MESSAGES.authenticationRequired, {
+    decline_code: "authentication_required",
+    payment_intent: await ops.render(updated),
+    payment_method: renderedPm,
+  });
+  return { ok: false, intent: updated, charge: null, error, needsAction: true };
+}
 
 /**
  * Charges `pm` for an intent: a charge (succeeded or failed), the intent updated, and its event.
  * On success the card is saved to the intent's customer (setup_future_usage, or any customer: the
  * product's saved cards are those that paid). Never throws for a decline: it returns the card_error.
  */
-export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMethod): Promise<ChargeResult> {
+export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaymentMethod, opts: ChargeOptions): Promise<ChargeResult> {
+  const authenticated = opts.authenticated === true || ops.authenticated.has(pm.id);
+  // An expired card is declined before any bank would ask for authentication.
+  const expired = isExpired(pm.card.exp_month, pm.card.exp_year, ops.nowDate);
+  if (!authenticated && !expired && (await needsAuthentication(ops.store, pm, opts.offSession))) return requireAction(ops, intent, pm, opts);
   const decline = declineFor(pm.card, ops.nowDate);
   const charge: SbCharge = {
     id: newId("ch_"),
@@ -252,9 +310,11 @@ export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaym
     status: decline ? "failed" : "succeeded",
   };
   await ops.store.insert("charge", charge);
-  const updated: SbPaymentIntent = { ...intent, payment_method: pm.id, latest_charge: charge.id };
+  const updated: SbPaymentIntent = { ...intent, payment_method: pm.id, latest_charge: charge.id, next_action: null };
   if (!decline) {
     if (updated.customer && !pm.customer) await attachPaymentMethod(ops, pm.id, updated.customer);
+    // Authenticated while saving the card (or paying a subscription's invoice): later off-session charges need no challenge.
+    if (authenticated && (updated.setup_future_usage || updated._invoice)) await markSetUp(ops, pm.id);
     updated.status = "succeeded";
     updated.amount_received = updated.amount;
     updated.last_payment_error = null;
@@ -276,7 +336,7 @@ export async function chargeIntent(ops: Ops, intent: SbPaymentIntent, pm: SbPaym
   await ops.store.save("payment_intent", updated);
   await ops.emit("payment_intent.payment_failed", updated);
   const error = declineError(decline, { charge: charge.id, payment_intent: await ops.render(updated), payment_method: renderedPm });
-  return { ok: false, intent: updated, charge, error };
+  return { ok: false, intent: updated, charge, error, needsAction: false };
 }
 
 // Refunds ---------------------------------------------------------------------------------------
@@ -356,9 +416,15 @@ export const setupIntentCreateParams = z.strictObject({
   automatic_payment_methods: zAutomaticPaymentMethods.optional(),
   description: zText.optional(),
   metadata: zMetadata.optional(),
+  return_url: zUrl.optional(),
+  use_stripe_sdk: zBool.optional(),
 });
 
-export const setupIntentConfirmParams = z.strictObject({ payment_method: zText.optional() });
+export const setupIntentConfirmParams = z.strictObject({
+  payment_method: zText.optional(),
+  return_url: zUrl.optional(),
+  use_stripe_sdk: zBool.optional(),
+});
 
 export async function createSetupIntent(ops: Ops, p: z.output<typeof setupIntentCreateParams>): Promise<SbSetupIntent> {
   const customer = p.customer ? (await ops.store.require("customer", p.customer, "customer")).id : null;
@@ -383,14 +449,17 @@ export async function createSetupIntent(ops: Ops, p: z.output<typeof setupIntent
     metadata: applyMetadata({}, p.metadata),
   };
   await ops.store.insert("setup_intent", intent);
-  if (p.confirm) return confirmSetupIntent(ops, id, {});
+  if (p.confirm) return confirmSetupIntent(ops, id, { return_url: p.return_url });
   return intent;
 }
 
-/** Saves the card for later: any test card that has not expired succeeds (they decline only when charged). */
+/**
+ * Saves the card for later: any test card that has not expired succeeds (they decline only when
+ * charged), once authenticated when the card asks for 3-D Secure (requires_action until then).
+ */
 export async function confirmSetupIntent(ops: Ops, id: string, p: z.output<typeof setupIntentConfirmParams>): Promise<SbSetupIntent> {
   const intent = await ops.store.require("setup_intent", id);
-  if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation") {
+  if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation" && intent.status !== "requires_action") {
     throw invalidRequest(`You cannot confirm this SetupIntent because it has a status of ${intent.status}.`, {
       code: "setup_intent_unexpected_state",
     });
@@ -410,8 +479,23 @@ export async function confirmSetupIntent(ops: Ops, id: string, p: z.output<typeo
     await ops.store.save("setup_intent", intent);
     throw cardError("expired_card", CARD_MESSAGES.expired, { decline_code: "expired_card", setup_intent: await ops.render(intent) });
   }
+  if (!ops.authenticated.has(pm.id) && (await needsAuthentication(ops.store, pm, false))) {
+    intent.status = "requires_action";
+    intent.next_action = nextActionFor(ops, intent.id, intent.client_secret, p.return_url);
+    intent.last_setup_error = null;
+    await ops.store.save("setup_intent", intent);
+    await ops.emit("setup_intent.requires_action", intent);
+    return intent;
+  }
+  return succeedSetupIntent(ops, intent, pm);
+}
+
+/** The card is saved (attached to the intent's customer) and set up for off-session charges. */
+export async function succeedSetupIntent(ops: Ops, intent: SbSetupIntent, pm: SbPaymentMethod): Promise<SbSetupIntent> {
   if (intent.customer && !pm.customer) await attachPaymentMethod(ops, pm.id, intent.customer);
+  await markSetUp(ops, pm.id);
   intent.status = "succeeded";
+  intent.next_action = null;
   intent.last_setup_error = null;
   await ops.store.save("setup_intent", intent);
   await ops.emit("setup_intent.succeeded", intent);

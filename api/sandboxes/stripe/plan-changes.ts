@@ -8,9 +8,9 @@ import {
   itemOf,
   persistInvoice,
 } from "./billing";
-import { declineError, declineFor } from "./cards";
+import { CARD_MESSAGES, authenticationOf, declineError, declineFor } from "./cards";
 import { type Ops, previousAttributes } from "./context";
-import { invalidRequest } from "./errors";
+import { cardError, invalidRequest } from "./errors";
 import { newId } from "./ids";
 import type { SbInvoice, SbInvoiceLine, SbPrice, SbSchedulePhase, SbSubscription, SbSubscriptionSchedule } from "./objects";
 import { applyMetadata, zBool, zId, zInt, zList, zListParams, zMetadata } from "./params";
@@ -244,11 +244,15 @@ export async function changeSubscriptionPrice(
     }
     const decline = declineFor(payer.card, ops.nowDate);
     if (decline) throw declineError(decline);
+    // A card that asks for 3-D Secure on every charge cannot be charged without the customer: nothing changes.
+    if (authenticationOf(payer.card) === "always") {
+      throw cardError("authentication_required", CARD_MESSAGES.authenticationRequired, { decline_code: "authentication_required" });
+    }
   }
   planned.after.metadata = applyMetadata(planned.after.metadata, p.metadata);
   await ops.store.save("subscription", planned.after);
   await persistInvoice(ops, { invoice: planned.invoice, intent: planned.intent });
-  const result = await attemptInvoicePayment(ops, planned.invoice.id, payer);
+  const result = await attemptInvoicePayment(ops, planned.invoice.id, payer, { offSession: true });
   if (!result.ok) throw result.error;
   const after = await ops.store.require("subscription", id);
   await ops.emit("customer.subscription.updated", after, previousAttributes(before, after));

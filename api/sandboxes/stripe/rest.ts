@@ -407,7 +407,7 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(paymentIntentConfirmParams, params);
     return mutate("payment_intent", expand, async (ops) => {
       const intent = await ops.store.require("payment_intent", id);
-      return intent._invoice ? confirmInvoiceIntent(ops, intent, p.payment_method ?? null) : confirmPaymentIntent(ops, id, p);
+      return intent._invoice ? confirmInvoiceIntent(ops, intent, p) : confirmPaymentIntent(ops, id, p);
     });
   });
   post("/v1/payment_intents/:id/cancel", ({ id, params, expand }) => {

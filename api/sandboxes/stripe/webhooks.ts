@@ -25,14 +25,18 @@ export type EventType =
   | "invoice.paid"
   | "invoice.payment_succeeded"
   | "invoice.payment_failed"
+  | "invoice.payment_action_required"
   | "customer.subscription.created"
   | "customer.subscription.updated"
   | "customer.subscription.deleted"
   | "payment_intent.succeeded"
   | "payment_intent.payment_failed"
   | "payment_intent.canceled"
+  | "payment_intent.requires_action"
   | "charge.refunded"
-  | "setup_intent.succeeded";
+  | "setup_intent.succeeded"
+  | "setup_intent.requires_action"
+  | "setup_intent.setup_failed";
 
 /** The first attempt and up to three retries. */
 export const MAX_DELIVERY_ATTEMPTS = 4;

@@ -18,7 +18,8 @@ export type CardFormProps = {
 export function usePayWithPaymentMethod(idempotencyKey: string) {
   const submit = useSubmit();
   return (paymentMethodId: string) =>
-    submit({ intent: "pay-card", paymentMethodId, idempotency_key: idempotencyKey }, { method: "post" });
+    // js: the action answers a 3-D Secure challenge for this page to show, instead of redirecting to it.
+    submit({ intent: "pay-card", paymentMethodId, idempotency_key: idempotencyKey, js: "1" }, { method: "post" });
 }
 
 /** Busy from the click until the payment's answer has loaded: a second click does nothing. */

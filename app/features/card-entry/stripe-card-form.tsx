@@ -1,7 +1,6 @@
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { type Stripe, loadStripe } from "@stripe/stripe-js";
-import { useActionData } from "@remix-run/react";
-import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
+import { type FormEvent, useMemo, useState } from "react";
 import { Spinner } from "~/components/spinner";
 import { CARD_MESSAGES } from "./card-messages";
 import { type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-payment";
@@ -9,7 +8,7 @@ import { type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-p
 // Live card entry: Stripe's Payment Element (Stripe.js is loaded from Stripe, on this page only).
 // The card becomes a PaymentMethod in the browser; the API creates the subscription (or the
 // one-time payment) and confirms it; a card that needs 3-D Secure comes back with a client secret
-// that Stripe.js confirms here, after which the webhook records the payment.
+// that the checkout's AuthenticationChallenge (authentication-dialog.tsx) runs with Stripe.js.
 
 let stripePromise: Promise<Stripe | null> | null = null;
 
@@ -39,19 +38,6 @@ function PaymentForm({ idempotencyKey, payLabel }: CardFormProps) {
   const [ready, setReady] = useState(false);
   const { busy, setTokenizing } = usePaying();
   const pay = usePayWithPaymentMethod(idempotencyKey);
-  const actionData = useActionData<{ clientSecret?: string }>();
-  const confirming = useRef<string | null>(null);
-
-  // 3-D Secure: the API answered a client secret; Stripe.js shows the bank's challenge.
-  useEffect(() => {
-    const secret = actionData?.clientSecret;
-    if (!stripe || !secret || confirming.current === secret) return;
-    confirming.current = secret;
-    void stripe.handleNextAction({ clientSecret: secret }).then((result) => {
-      if (result.error) setErrors({ card: result.error.message ?? CARD_MESSAGES.card });
-      else window.location.reload();
-    });
-  }, [stripe, actionData]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

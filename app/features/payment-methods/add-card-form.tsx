@@ -1,4 +1,5 @@
 import { Form, useActionData, useNavigation, useSubmit } from "@remix-run/react";
+import { AuthenticationChallenge, type Challenge } from "~/features/card-entry/authentication-dialog";
 import { type ComponentType, type FormEvent, useEffect, useState } from "react";
 import { Spinner } from "~/components/spinner";
 import type { CardErrors } from "~/features/card-entry/card-messages";
@@ -24,9 +25,37 @@ export function AddCardForm({ gateway }: { gateway: { mode: "live" | "sandbox"; 
       current = false;
     };
   }, [gateway.mode]);
-  if (gateway.mode === "live") return Live ? <Live publishableKey={gateway.publishable_key} /> : <HostedSetupForm />;
-  if (!hydrated) return <HostedSetupForm />;
-  return <SandboxAddCardForm publishableKey={gateway.publishable_key} />;
+  const form =
+    gateway.mode === "live" ? (
+      Live ? <Live publishableKey={gateway.publishable_key} /> : <HostedSetupForm />
+    ) : !hydrated ? (
+      <HostedSetupForm />
+    ) : (
+      <SandboxAddCardForm publishableKey={gateway.publishable_key} />
+    );
+  return (
+    <>
+      {form}
+      <AddCardChallenge gateway={gateway} />
+    </>
+  );
+}
+
+/** A card that needs 3-D Secure: the bank's challenge, then the action saves it (or says why not). */
+function AddCardChallenge({ gateway }: { gateway: { mode: "live" | "sandbox"; publishable_key: string } }) {
+  const actionData = useActionData<{ authentication?: Challenge & { setupIntent: string } }>();
+  const idle = useNavigation().state === "idle";
+  const submit = useSubmit();
+  const challenge = actionData?.authentication;
+  if (!idle || !challenge) return null;
+  return (
+    <AuthenticationChallenge
+      key={challenge.setupIntent}
+      challenge={challenge}
+      gateway={gateway}
+      onDone={() => submit({ intent: "complete-add-card", setup_intent: challenge.setupIntent }, { method: "post", action: TAB_PATH })}
+    />
+  );
 }
 
 function HostedSetupForm() {

@@ -83,7 +83,7 @@ export async function paymentMethodsState(request: Request, context: AppLoadCont
   };
 }
 
-const INTENTS = ["add-card", "hosted-setup", "update-card", "set-default", "delete-card", "update-payment-method"] as const;
+const INTENTS = ["add-card", "complete-add-card", "hosted-setup", "update-card", "set-default", "delete-card", "update-payment-method"] as const;
 type Intent = (typeof INTENTS)[number];
 
 function text(formData: FormData, name: string): string {
@@ -119,6 +119,8 @@ export async function paymentMethodsAction(
       if (!text(formData, "billing_name")) errors.name = PAYMENT_METHOD_MESSAGES.name;
       if (!text(formData, "billing_postal")) errors.postal = PAYMENT_METHOD_MESSAGES.postal;
       if (Object.keys(errors).length) return data({ paymentMethodsForm: "add-card", errors }, { status: 422 });
+      // The inline form is JavaScript's: a card that needs 3-D Secure is challenged on the page (the
+      // sandbox's challenge in a dialog; live, Stripe.js).
       const added = await api.post("/api/add-new-card", {
         body: {
           payment_method_id: text(formData, "payment_method_id"),
@@ -128,6 +130,23 @@ export async function paymentMethodsAction(
         },
       });
       if (!added.ok) return fail(added.message, PAYMENT_METHOD_MESSAGES.addFailed);
+      if ("status" in added.data && added.data.status === "requires_action") {
+        const challenge = added.data;
+        return data({
+          paymentMethodsForm: "add-card",
+          authentication: {
+            clientSecret: challenge.client_secret,
+            url: challenge.authentication_url ?? null,
+            setupIntent: challenge.setup_intent,
+          },
+        });
+      }
+      return redirectWithSuccess(TAB_PATH, PAYMENT_METHOD_MESSAGES.added);
+    }
+    // The challenge ended (completed, failed or abandoned): the API saves the card or says why not.
+    case "complete-add-card": {
+      const done = await api.post("/api/payment-methods/complete-authentication", { body: { setup_intent: text(formData, "setup_intent") } });
+      if (!done.ok) return data({ paymentMethodsForm: "add-card", errors: { form: done.message || PAYMENT_METHOD_MESSAGES.addFailed } }, { status: done.status });
       return redirectWithSuccess(TAB_PATH, PAYMENT_METHOD_MESSAGES.added);
     }
     case "hosted-setup": {

@@ -20,7 +20,7 @@ import {
   expressCheckoutMessage,
   walletMessage,
 } from "~/utils/wallet-errors";
-import { newIdempotencyKey, postWalletPayment, showPaymentSuccessful } from "./wallet-pay";
+import { completeWalletPayment, newIdempotencyKey, postWalletPayment, showPaymentSuccessful } from "./wallet-pay";
 import { DEMO_ORDER, type WalletBodyProps, type WalletOrder, appleRecurringRequest } from "./wallet-request";
 import { type Feedback, WalletFeedback } from "./wallet-sheet";
 
@@ -165,10 +165,12 @@ function ExpressWallet({ wallet, planId, order }: WalletBodyProps) {
         return;
       }
       if ("requiresAction" in result) {
-        // 3-D Secure: the bank's challenge, then the webhook records the payment.
-        const next = await stripe.handleNextAction({ clientSecret: result.requiresAction });
-        if (next.error) fail({ type: "gateway", error: next.error });
-        else showPaymentSuccessful();
+        // 3-D Secure: the bank's challenge, then the API finishes the attempt from what Stripe says
+        // (failed or abandoned: nothing is charged, and the wallet may be used again at once).
+        await stripe.handleNextAction({ clientSecret: result.requiresAction.clientSecret });
+        const done = await completeWalletPayment(planId, result.requiresAction);
+        if (done.ok) showPaymentSuccessful();
+        else fail({ type: "answer", status: 402, message: done.message });
         return;
       }
       event.paymentFailed({ reason: "fail" });

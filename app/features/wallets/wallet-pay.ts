@@ -40,9 +40,12 @@ export async function sandboxPaymentMethod(
   return { error: answer?.error ?? { type: "api_error" } };
 }
 
+/** A wallet payment waiting for the bank's 3-D Secure challenge. */
+export type WalletChallenge = { clientSecret: string; paymentIntent: string; subscription?: string; url: string | null };
+
 export type WalletPayResult =
   | { ok: true }
-  | { ok: false; requiresAction: string }
+  | { ok: false; requiresAction: WalletChallenge }
   | { ok: false; signedOut: string }
   | { ok: false; cause: WalletCause };
 
@@ -76,10 +79,33 @@ export async function postWalletPayment(input: {
     message?: string;
     requires_action?: boolean;
     client_secret?: string;
+    payment_intent?: string;
+    subscription?: string;
+    authentication_url?: string;
   } | null;
   if (response.ok && answer?.ok) return { ok: true };
-  if (response.ok && answer?.requires_action && answer.client_secret) return { ok: false, requiresAction: answer.client_secret };
+  if (response.ok && answer?.requires_action && answer.client_secret && answer.payment_intent) {
+    const challenge = { clientSecret: answer.client_secret, paymentIntent: answer.payment_intent, url: answer.authentication_url ?? null };
+    return { ok: false, requiresAction: { ...challenge, ...(answer.subscription ? { subscription: answer.subscription } : {}) } };
+  }
   return { ok: false, cause: { type: "answer", status: response.ok ? 500 : response.status, message: answer?.message } };
+}
+
+/** Finishes a wallet payment after its challenge: the API reads the outcome from the gateway. */
+export async function completeWalletPayment(planId: number, challenge: WalletChallenge): Promise<{ ok: true } | { ok: false; message: string }> {
+  try {
+    const response = await fetch(WALLET_PAYMENT_PATH, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ planId, payment_intent: challenge.paymentIntent, ...(challenge.subscription ? { subscription: challenge.subscription } : {}) }),
+    });
+    const answer = (await response.json().catch(() => null)) as { ok?: boolean; message?: string } | null;
+    if (response.ok && answer?.ok) return { ok: true };
+    return { ok: false, message: answer?.message || "The payment was not completed." };
+  } catch {
+    return { ok: false, message: "Network error" };
+  }
 }
 
 /** After a payment the page itself shows 'Payment Successful!' (the route stored it in the checkout's flow cookie). */

@@ -9,7 +9,8 @@ import {
   isAndroid,
   walletMessage,
 } from "~/utils/wallet-errors";
-import { newIdempotencyKey, postWalletPayment, sandboxPaymentMethod, showPaymentSuccessful } from "./wallet-pay";
+import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
+import { type WalletChallenge, completeWalletPayment, newIdempotencyKey, postWalletPayment, sandboxPaymentMethod, showPaymentSuccessful } from "./wallet-pay";
 import { DEMO_ORDER, type WalletBodyProps } from "./wallet-request";
 import { type Feedback, type SheetOutcome, WalletFeedback, WalletSheet } from "./wallet-sheet";
 
@@ -23,6 +24,8 @@ import { type Feedback, type SheetOutcome, WalletFeedback, WalletSheet } from ".
 
 const GOOD_CARD = "4242 4242 4242 4242";
 const DECLINED_CARD = "4000 0000 0000 0002";
+/** Asks for 3-D Secure (the sandbox's 3155). */
+const AUTHENTICATION_CARD = "4000 0025 0000 3155";
 /** Not a test card: the sandbox's tokenizer refuses it (the stand-in for a wallet card Stripe.js cannot use). */
 const UNUSABLE_CARD = "4000 0000 0000 0000";
 
@@ -31,6 +34,7 @@ const CHECKOUT_OUTCOMES: SheetOutcome[] = [
   { id: "cancel", label: "Cancel" },
   { id: "decline", label: "Decline" },
   { id: "not_authorized", label: "Card not authorized" },
+  { id: "authenticate", label: "Authenticate (3-D Secure)" },
   { id: "network", label: "Network error" },
 ];
 
@@ -75,7 +79,16 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
   );
   const [sheetKey, setSheetKey] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [challenge, setChallenge] = useState<WalletChallenge | null>(null);
   const { feedback, show, clear } = useFeedback();
+
+  async function finishChallenge(done: WalletChallenge) {
+    const finished = await completeWalletPayment(planId, done);
+    setChallenge(null);
+    if (finished.ok) return showPaymentSuccessful();
+    setBusy(false);
+    show(finished.message, "error");
+  }
 
   const fail = (cause: WalletCause) => {
     const described = describeWalletFailure(wallet, cause);
@@ -98,7 +111,9 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
           ? { number: DECLINED_CARD }
           : outcome === "not_authorized"
             ? { number: GOOD_CARD, expMonth: 1, expYear: new Date().getUTCFullYear() - 1 }
-            : { number: GOOD_CARD };
+            : outcome === "authenticate"
+              ? { number: AUTHENTICATION_CARD }
+              : { number: GOOD_CARD };
       const made = await sandboxPaymentMethod(gateway.publishable_key, card);
       if ("error" in made) {
         setSheetKey(null);
@@ -117,8 +132,13 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
         return;
       }
       setSheetKey(null);
-      // No 3-D Secure in the sandbox: a payment that asks for it is not finished.
-      fail("cause" in result ? result.cause : { type: "answer", status: 500 });
+      if ("requiresAction" in result) {
+        // 3-D Secure: the sandbox's challenge in the page's dialog, then the API finishes the attempt.
+        leaving = true;
+        setChallenge(result.requiresAction);
+        return;
+      }
+      fail(result.cause);
     } catch (error) {
       setSheetKey(null);
       fail({ type: "thrown", error });
@@ -158,6 +178,9 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
           onChoose={choose}
           onCancel={cancel}
         />
+      ) : null}
+      {challenge ? (
+        <AuthenticationChallenge key={challenge.paymentIntent} challenge={challenge} gateway={gateway} onDone={() => void finishChallenge(challenge)} />
       ) : null}
       <WalletFeedback feedback={feedback} />
     </div>

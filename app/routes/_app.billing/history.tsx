@@ -11,13 +11,14 @@ function pageHref(page: number): string {
   return page > 1 ? `/billing?page=${page}` : "/billing";
 }
 
-export function PaymentHistoryTab({ state }: { state: HistoryState }) {
+/** `pastDue`: a renewal failed and is unpaid (the banner above says so); auto-renewal waits for the payment. */
+export function PaymentHistoryTab({ state, pastDue = false }: { state: HistoryState; pastDue?: boolean }) {
   const { transactions, pagination, renewal, confirm, refund } = state;
   return (
     <div className="billing-history">
       <section className="billing-card" aria-labelledby="billing-subscription-title">
         <h2 id="billing-subscription-title">Subscription</h2>
-        <RenewalSection renewal={renewal} page={pagination.current_page} />
+        <RenewalSection renewal={renewal} page={pagination.current_page} pastDue={pastDue} />
       </section>
 
       <section className="billing-card" aria-labelledby="billing-history-title">
@@ -103,7 +104,7 @@ export function PaymentHistoryTab({ state }: { state: HistoryState }) {
         ) : null}
       </section>
 
-      {confirm && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} /> : null}
+      {confirm && !pastDue && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} /> : null}
       {refund ? <RefundDialog transaction={refund} page={pagination.current_page} /> : null}
     </div>
   );
@@ -180,7 +181,7 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
   );
 }
 
-function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }) {
+function RenewalSection({ renewal, page, pastDue }: { renewal: RenewalRow; page: number; pastDue: boolean }) {
   if (renewal.kind === "none") return <p className="muted">You have no active subscription.</p>;
   return (
     <dl className="billing-subscription">
@@ -196,6 +197,9 @@ function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }
               "One-time Payment"
             ) : renewal.kind === "crypto" ? (
               <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
+            ) : pastDue ? (
+              // The renewal is due and unpaid: it is paid (or ends) before auto-renewal can change (docs/decisions/027).
+              <span>Your last payment failed.</span>
             ) : (
               // A div: the form inside is flow content, which a span may not hold.
               <div className="billing-renewal">

@@ -2,7 +2,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Toasts } from "~/components/toasts";
+import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
+import { PaymentFailedBanner } from "~/features/dunning/payment-failed-banner";
+import { loadPaymentFailed } from "~/features/dunning/payment-failed.server";
 import { readFormData } from "~/utils/forms.server";
 import { paymentMethodsAction, paymentMethodsState } from "~/features/payment-methods/payment-methods.server";
 import { PaymentMethodsTab } from "~/features/payment-methods/payment-methods-tab";
@@ -21,13 +24,17 @@ export const headers = () => ({ "Cache-Control": "private, no-store" });
 type Tab = "history" | "payment-method";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireToken(request);
+  const token = await requireToken(request);
   const url = new URL(request.url);
   const tab: Tab = url.searchParams.get("tab") === "payment-method" ? "payment-method" : "history";
+  // Either tab shows 'Your last payment failed.' while a renewal is unpaid.
+  const paymentFailed = loadPaymentFailed(createApiClient(request, context, token));
   if (tab === "payment-method") {
-    return { tab, paymentMethods: await paymentMethodsState(request, context, url), history: null };
+    const [paymentMethods, failed] = await Promise.all([paymentMethodsState(request, context, url), paymentFailed]);
+    return { tab, paymentMethods, history: null, paymentFailed: failed };
   }
-  return { tab, paymentMethods: null, history: await historyState(request, context, url) };
+  const [history, failed] = await Promise.all([historyState(request, context, url), paymentFailed]);
+  return { tab, paymentMethods: null, history, paymentFailed: failed };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -47,12 +54,13 @@ const TABS: { id: Tab; name: string; href: string }[] = [
 ];
 
 export default function BillingPage() {
-  const { tab, history, paymentMethods } = useLoaderData<typeof loader>();
+  const { tab, history, paymentMethods, paymentFailed } = useLoaderData<typeof loader>();
   const current = TABS.find((t) => t.id === tab)!;
   return (
     <section className="page billing-page">
       <Toasts toasts={history?.notices ?? []} />
       <h1>Billing</h1>
+      {paymentFailed ? <PaymentFailedBanner failed={paymentFailed} /> : null}
       <div role="tablist" aria-label="Billing" className="tabs billing-tabs">
         {TABS.map((t) => (
           <Link key={t.id} role="tab" aria-selected={t.id === tab} to={t.href} className="tab" id={`billing-tab-${t.id}`}>
@@ -62,7 +70,7 @@ export default function BillingPage() {
       </div>
       {/* A div, not a section: a tab panel has no heading of its own, the active tab names it. */}
       <div role="tabpanel" aria-labelledby={`billing-tab-${current.id}`} className="billing-panel">
-        {history ? <PaymentHistoryTab state={history} /> : null}
+        {history ? <PaymentHistoryTab state={history} pastDue={paymentFailed !== null} /> : null}
         {paymentMethods ? <PaymentMethodsTab state={paymentMethods} /> : null}
       </div>
     </section>

@@ -19,6 +19,8 @@ export type CouponQuote = ApiSchemas["CouponQuote"];
 /** 'Payment Successful!' redirects to the account after this many seconds (commerce §9). */
 export const SUCCESS_REDIRECT_SECONDS = 300;
 
+const PAYMENT_NOT_COMPLETED = "The payment was not completed.";
+
 export type VisitorStep =
   | { step: "email" }
   | { step: "code"; email: string; sentAt: number; resendIn: number; expiresIn: number }
@@ -39,7 +41,13 @@ export type CheckoutState = {
   /** Seconds left before 'Payment Successful!' sends the visitor home; null before the payment. */
   paidRedirectIn: number | null;
   notice: string | null;
+  /** Back from the bank's challenge without JavaScript, and it failed: the message, next to that form. */
+  authenticationFailure: { form: string; message: string } | null;
 };
+
+/** The forms that pay by card and may meet 3-D Secure. */
+const CARD_FORMS = new Set(["pay-card", "pay-saved"]);
+
 
 export function checkoutPath(planId: number, prefix: "/subscription/payment" | "/payment" = "/subscription/payment") {
   return `${prefix}/${planId}`;
@@ -77,6 +85,25 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
       throw redirect(here, { headers: { "Set-Cookie": cookie } });
     }
     throw await redirectWithError(here, completed.ok ? "The payment was not completed." : completed.message || "Failed to create Stripe payment");
+  }
+
+  // Back from the bank's 3-D Secure challenge (no JavaScript): the API finishes the payment from what
+  // the gateway says; paid shows 'Payment Successful!', failed its message next to the form.
+  let authenticationFailure: CheckoutState["authenticationFailure"] = null;
+  const authenticated = url.searchParams.get("authenticated");
+  const paymentIntent = url.searchParams.get("payment_intent");
+  if (authenticated && CARD_FORMS.has(authenticated) && paymentIntent && token) {
+    const subscription = url.searchParams.get("subscription");
+    const finished = await api.post("/api/payments/card/complete-authentication", {
+      body: { payment_intent: paymentIntent, ...(subscription ? { subscription } : {}) },
+    });
+    if (finished.ok && finished.data.status === "paid") {
+      const flow = await flowFor(request, planId);
+      throw redirect(url.pathname, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
+    }
+    if (finished.ok) throw await redirectWithError(url.pathname, PAYMENT_NOT_COMPLETED);
+    if (finished.status >= 500) throw await redirectWithError(url.pathname, finished.message || "Failed to create Stripe payment");
+    authenticationFailure = { form: authenticated, message: finished.message || PAYMENT_NOT_COMPLETED };
   }
 
   // Back from a crypto invoice: what BitPay says about it now.
@@ -128,6 +155,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     idempotencyKey: randomBytes(18).toString("base64url"),
     paidRedirectIn: paidRedirectIn && paidRedirectIn > 0 ? paidRedirectIn : null,
     notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
+    authenticationFailure,
   };
   return state;
 }
@@ -252,8 +280,13 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const me = await api.get("/api/me");
       if (!me.ok) throw serviceUnavailable();
       if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
+      // With JavaScript the challenge is shown on the page (live: Stripe.js; the sandbox: a dialog);
+      // without it, the browser goes to the challenge page, which comes back here.
+      const scripted = formData.get("js") === "1";
+      const returnUrl = scripted ? undefined : `${here}?authenticated=${intent}`;
       const paid = await api.post("/api/payments/card", {
         body: {
+          ...(returnUrl ? { return_url: returnUrl } : {}),
           paymentMethodId,
           planId,
           type: intent === "pay-saved" ? "saved-card" : "new-card",
@@ -263,11 +296,38 @@ export async function checkoutAction(intent: string, { request, context, formDat
         },
       });
       if (!paid.ok) return paymentFailure(intent, paid.message || "Failed to create Stripe payment", paid.status);
-      if (paid.data.status === "requires_action" && paid.data.client_secret) {
-        return data({ form: intent, result: undefined, serverError: null, clientSecret: paid.data.client_secret });
+      if (paid.data.status === "requires_action") {
+        const challenge = paid.data;
+        // Without JavaScript the browser goes to the bank's challenge page and comes back to this page.
+        if (!scripted && challenge.redirect_url) return redirect(challenge.redirect_url, 303);
+        return data({
+          form: intent,
+          result: undefined,
+          serverError: null,
+          authentication: {
+            clientSecret: challenge.client_secret ?? "",
+            url: challenge.authentication_url ?? null,
+            paymentIntent: challenge.payment_intent ?? "",
+            subscription: challenge.subscription_id ?? "",
+          },
+        });
       }
       const cookie = await save({ planId, paidAt: Date.now() });
       return redirect(here, { headers: { "Set-Cookie": cookie } });
+    }
+
+    // The challenge dialog closed (completed, failed or abandoned): the API finishes the attempt.
+    case "complete-authentication": {
+      if (!token) return redirect(here);
+      const form = String(formData.get("form") ?? "");
+      const subscription = String(formData.get("subscription") ?? "");
+      const finished = await api.post("/api/payments/card/complete-authentication", {
+        body: { payment_intent: String(formData.get("payment_intent") ?? ""), ...(subscription ? { subscription } : {}) },
+      });
+      const shownOn = CARD_FORMS.has(form) ? form : "pay-card";
+      if (!finished.ok) return paymentFailure(shownOn, finished.message || "Failed to create Stripe payment", finished.status);
+      if (finished.data.status !== "paid") return paymentFailure(shownOn, PAYMENT_NOT_COMPLETED, 409);
+      return redirect(here, { headers: { "Set-Cookie": await save({ planId, paidAt: Date.now() }) } });
     }
 
     case "crypto": {

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
@@ -14,6 +14,7 @@ import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/sc
 import type { SignupPasswordFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
+import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
 import type { CardFormProps } from "~/features/card-entry/card-payment";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { orderSummary, planTerms } from "./summary";
@@ -56,7 +57,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return checkoutAction(intent, { request, context, formData, planId });
 }
 
-type PaymentActionData = { form?: string; serverError?: string | null; clientSecret?: string } | undefined;
+type PaymentActionData =
+  | {
+      form?: string;
+      serverError?: string | null;
+      /** A card payment waiting for the bank's 3-D Secure challenge (JavaScript on). */
+      authentication?: { clientSecret: string; url: string | null; paymentIntent: string; subscription: string };
+    }
+  | undefined;
 
 export default function CheckoutPage() {
   const { planChange, ...state } = useLoaderData<typeof loader>();
@@ -79,10 +87,16 @@ function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNot
   const summary = orderSummary(plan, state.coupon);
   const actionData = useActionData<PaymentActionData>();
   const idle = useNavigation().state === "idle";
-  const failed = idle && actionData?.serverError && TOASTED_FORMS.has(actionData.form ?? "") ? actionData.serverError : null;
+  const failed =
+    idle && actionData?.serverError && TOASTED_FORMS.has(actionData.form ?? "")
+      ? actionData.serverError
+      : !actionData && state.authenticationFailure
+        ? state.authenticationFailure.message
+        : null;
   return (
     <div className="checkout">
       {failed ? <Toasts toasts={[{ message: failed, type: "error" }]} /> : null}
+      {idle && actionData?.authentication ? <Challenge state={state} form={actionData.form ?? "pay-card"} authentication={actionData.authentication} /> : null}
       <nav aria-label="Breadcrumb" className="breadcrumb">
         <ol>
           <li>
@@ -142,6 +156,32 @@ function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNot
         <OrderSummary state={state} summary={summary} />
       </div>
     </div>
+  );
+}
+
+/** The bank's challenge of a card payment; when it ends, the action finishes the attempt through the API. */
+function Challenge({
+  state,
+  form,
+  authentication,
+}: {
+  state: CheckoutState;
+  form: string;
+  authentication: NonNullable<NonNullable<PaymentActionData>["authentication"]>;
+}) {
+  const submit = useSubmit();
+  return (
+    <AuthenticationChallenge
+      key={authentication.paymentIntent}
+      challenge={authentication}
+      gateway={state.gateway}
+      onDone={() =>
+        submit(
+          { intent: "complete-authentication", form, payment_intent: authentication.paymentIntent, subscription: authentication.subscription },
+          { method: "post" },
+        )
+      }
+    />
   );
 }
 
@@ -279,8 +319,11 @@ function PasswordStep({ email }: { email: string }) {
 /** The server's refusal of one of the page's forms, in the HTML (and announced). */
 function FormError({ form }: { form: string }) {
   const actionData = useActionData<PaymentActionData>();
+  const state = useLoaderData<typeof loader>();
   const idle = useNavigation().state === "idle";
-  const message = idle && actionData?.form === form ? actionData.serverError : null;
+  // Back from the bank's challenge without JavaScript: its failure is the loader's.
+  const returned = !actionData && state.authenticationFailure?.form === form ? state.authenticationFailure.message : null;
+  const message = idle && actionData?.form === form ? actionData.serverError : returned;
   return (
     <p className="form-error" role={message ? "alert" : undefined}>
       {message ?? ""}
@@ -289,6 +332,9 @@ function FormError({ form }: { form: string }) {
 }
 
 function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
+  // With JavaScript the action answers the 3-D Secure challenge for the page to show (no redirect).
+  const [scripted, setScripted] = useState(false);
+  useEffect(() => setScripted(true), []);
   return (
     <section aria-labelledby="saved-title" className="card">
       <details open>
@@ -304,6 +350,7 @@ function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
                 <input type="hidden" name="intent" value="pay-saved" />
                 <input type="hidden" name="paymentMethodId" value={card.payment_method_id} />
                 <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
+                {scripted ? <input type="hidden" name="js" value="1" /> : null}
                 <SubmitButton intent="pay-saved" className="button button--primary">
                   Pay Now
                 </SubmitButton>

@@ -10,6 +10,7 @@ import * as m0008 from "./0008_two_factor";
 import * as m0009 from "./0009_revocation_replay_guarantee";
 import * as m0010 from "./0010_coupon_reservations";
 import * as m0011 from "./0011_notices";
+import * as m0012 from "./0012_dunning";
 import * as m0013 from "./0013_plan_changes";
 
 /**
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   "0009_revocation_replay_guarantee": m0009,
   "0010_coupon_reservations": m0010,
   "0011_notices": m0011,
+  "0012_dunning": m0012,
   "0013_plan_changes": m0013,
 };

@@ -1,0 +1,51 @@
+import { renderEmail } from "../platform/email-template";
+import type { Mail } from "../platform/mailer";
+
+// The emails of a failed renewal (api/billing/dunning.ts): at the first failure, before the grace
+// period ends, and when the plan ends unpaid. Each is claimed once (notices) before it is sent.
+
+interface UnpaidRenewal {
+  /** '$9.99'. */
+  amount: string;
+  /** 'Visa ending in 4242', or null when the card is not saved. */
+  card: string | null;
+  /** The last day of the grace period, e.g. 'December 14, 2026'. */
+  graceUntil: string;
+  /** The portal's pay page. */
+  link: string;
+}
+
+function charged(renewal: UnpaidRenewal): string {
+  return renewal.card ? `${renewal.amount} to your ${renewal.card}` : renewal.amount;
+}
+
+/** The first failure of a renewal invoice. */
+export function paymentFailedEmail(to: string, renewal: UnpaidRenewal & { reason: string }): Mail {
+  return renderEmail(to, "Your VPN payment failed", {
+    paragraphs: [
+      { text: `We could not charge your subscription renewal of ${charged(renewal)}: ${renewal.reason}` },
+      { text: `Your plan stays active until ${renewal.graceUntil} while we retry the payment. Pay now to keep it:`, link: renewal.link },
+      { text: "You can also pay with another card or update your payment method there." },
+    ],
+  });
+}
+
+/** A few days before the grace period ends, still unpaid. */
+export function gracePeriodEndingEmail(to: string, renewal: UnpaidRenewal): Mail {
+  return renderEmail(to, "Your VPN plan ends soon: payment needed", {
+    paragraphs: [
+      { text: `Your subscription renewal of ${charged(renewal)} is still unpaid.` },
+      { text: `Your plan ends on ${renewal.graceUntil} unless it is paid. Pay now:`, link: renewal.link },
+    ],
+  });
+}
+
+/** The grace period ended unpaid: the subscription is cancelled. */
+export function subscriptionEndedUnpaidEmail(to: string, ended: { plan: string; link: string }): Mail {
+  return renderEmail(to, "Your VPN plan has ended", {
+    paragraphs: [
+      { text: `Your ${ended.plan} plan has ended because its renewal was not paid.` },
+      { text: "Your account is now on the Free plan. You can subscribe again at any time:", link: ended.link },
+    ],
+  });
+}

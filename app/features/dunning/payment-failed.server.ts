@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto";
+import type { ApiSchemas, createApiClient } from "~/utils/api.server";
+import { formatLongDate } from "~/utils/dates.server";
+
+// The unpaid renewal as the banner and the pay page show it (docs/decisions/027).
+
+export type PaymentFailedView = {
+  reason: string;
+  amount: string;
+  card: string | null;
+  /** The last day the plan stays active unpaid, e.g. 'December 14, 2026'. */
+  graceUntil: string;
+  hostedInvoiceUrl: string | null;
+  requiresAction: boolean;
+};
+
+export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | undefined): PaymentFailedView | null {
+  if (!failed) return null;
+  return {
+    reason: failed.reason,
+    amount: failed.amount,
+    card: failed.card,
+    graceUntil: formatLongDate(failed.grace_until),
+    hostedInvoiceUrl: failed.hosted_invoice_url,
+    requiresAction: failed.requires_action,
+  };
+}
+
+/** GET /api/billing/past-due; null when nothing is unpaid (or the API cannot say: the page renders without the banner). */
+export async function loadPaymentFailed(api: ReturnType<typeof createApiClient>): Promise<PaymentFailedView | null> {
+  const result = await api.get("/api/billing/past-due");
+  return result.ok ? paymentFailedView(result.data.payment_failed) : null;
+}
+
+/** The pay page: the unpaid renewal, the saved cards to pay it with, and the form's idempotency key. */
+export async function payPageState(api: ReturnType<typeof createApiClient>) {
+  const [failed, cards] = await Promise.all([
+    loadPaymentFailed(api),
+    api.get("/api/getCurrentcards", { params: { query: { page: 1, per_page: 100 } } }),
+  ]);
+  return {
+    failed,
+    cards: cards.ok
+      ? cards.data.data.map((card) => ({
+          paymentMethodId: card.payment_method_id,
+          label: `${card.card_brand.charAt(0).toUpperCase()}${card.card_brand.slice(1)} ending in ${card.card_number.slice(-4)}`,
+          expires: card.card_exp,
+        }))
+      : [],
+    // One key per rendered form: a double submit is one charge.
+    idempotencyKey: randomBytes(18).toString("base64url"),
+  };
+}

@@ -1,0 +1,154 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { SubmitButton } from "~/components/submit-button";
+import { Toasts } from "~/components/toasts";
+import { UPDATE_PAYMENT_METHOD_PATH } from "~/features/dunning/payment-failed-banner";
+import { loadPaymentFailed, payPageState } from "~/features/dunning/payment-failed.server";
+import type { PayOpenInvoiceFields } from "~/schemas/dunning";
+import { PayOpenInvoiceSchema } from "~/schemas/index.server";
+import { requireUser } from "~/utils/auth.server";
+import { useFormOptions } from "~/utils/client-validation";
+import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { pageMeta } from "~/utils/meta";
+import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+
+// The pay page of an unpaid renewal (docs/decisions/027): 'Pay now' with a saved card, 'Pay with a new
+// card' on the invoice's hosted page (which also does 3-D Secure), or 'Update payment method'. Plain
+// forms: it works without JavaScript; with it, conform checks the choice before the post.
+
+export const meta: MetaFunction = () => pageMeta("Pay now | VPN Account", "Pay your unpaid VPN renewal.");
+
+const NO_STORE = { "Cache-Control": "private, no-store" };
+export const headers: HeadersFunction = () => NO_STORE;
+
+const FORM_ID = "pay-open-invoice";
+const PAY_FAILED = "The payment could not be made. Please try again.";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { api } = await requireUser(request, context);
+  return data(await payPageState(api), { headers: NO_STORE });
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { api } = await requireUser(request, context);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "pay");
+
+  if (intent === "new-card") {
+    // The invoice's hosted page takes a new card (and 3-D Secure) without JavaScript.
+    const failed = await loadPaymentFailed(api);
+    if (!failed?.hostedInvoiceUrl) return redirectWithError("/billing", "There is no unpaid invoice to pay.");
+    return redirect(failed.hostedInvoiceUrl);
+  }
+  if (intent !== "pay") throw new Response("Unknown form", { status: 400 });
+
+  const submission = parseSubmission(formData, PayOpenInvoiceSchema);
+  if (submission.status !== "success") return formFailure(FORM_ID, submission, null, 400, { hideFields: [], headers: NO_STORE });
+  const result = await api.post("/api/billing/pay-open-invoice", {
+    body: { payment_method_id: submission.value.payment_method_id, idempotency_key: submission.value.idempotency_key || undefined },
+  });
+  if (result.ok) {
+    if (result.data.status === "requires_action" && result.data.hosted_invoice_url) return redirect(result.data.hosted_invoice_url);
+    return redirectWithSuccess("/billing", result.message || "Payment successful.");
+  }
+  // The bank's refusal goes next to the card choice; anything else above the form.
+  if (result.status === 402 || result.status === 404) {
+    return formFailure(FORM_ID, submission, null, result.status, {
+      hideFields: [],
+      fieldErrors: { payment_method_id: [result.message || PAY_FAILED] },
+      headers: NO_STORE,
+    });
+  }
+  return formFailure(FORM_ID, submission, result.message || PAY_FAILED, result.status, { hideFields: [], headers: NO_STORE });
+}
+
+export default function PayPage() {
+  const { failed, cards, idempotencyKey } = useLoaderData<typeof loader>();
+  const actionData = useActionData<FormFailure>();
+  const idle = useNavigation().state === "idle";
+  const serverError = idle ? actionData?.serverError : null;
+  const [form, fields] = useForm<PayOpenInvoiceFields>(
+    useFormOptions<PayOpenInvoiceFields>(FORM_ID, () => import("~/schemas/dunning").then((module) => module.PayOpenInvoiceSchema)),
+  );
+  const cardErrors = fields.payment_method_id.errors;
+
+  return (
+    <section className="page pay-page">
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <header className="page-header">
+        <h1>Pay now</h1>
+      </header>
+      {failed === null ? (
+        <div className="cards">
+          <article className="card">
+            <p>You have no unpaid invoice.</p>
+            <Link to="/billing" className="button">
+              Billing
+            </Link>
+          </article>
+        </div>
+      ) : (
+        <div className="cards">
+          <article className="card" aria-labelledby="pay-due-heading">
+            <h2 id="pay-due-heading">Your last payment failed.</h2>
+            <p>{failed.reason}</p>
+            <p className="muted">
+              {failed.amount}
+              {failed.card ? ` on your ${failed.card}` : ""} is due. Your plan stays active until {failed.graceUntil}.
+            </p>
+          </article>
+
+          <article className="card" aria-labelledby="pay-saved-heading">
+            <h2 id="pay-saved-heading">Pay with a saved card</h2>
+            {cards.length === 0 ? (
+              <p className="muted">You have no saved card.</p>
+            ) : (
+              <Form method="post" {...getFormProps(form)}>
+                <input type="hidden" name="intent" value="pay" />
+                <input type="hidden" name="idempotency_key" value={idempotencyKey} />
+                <fieldset aria-describedby={cardErrors ? `${fields.payment_method_id.id}-error` : undefined} aria-invalid={cardErrors ? true : undefined}>
+                  <legend>Card</legend>
+                  {cards.map((card, index) => (
+                    <label key={card.paymentMethodId} className="pay-card-choice">
+                      <input
+                        type="radio"
+                        name={fields.payment_method_id.name}
+                        value={card.paymentMethodId}
+                        required
+                        defaultChecked={index === 0 && cards.length === 1}
+                      />{" "}
+                      {card.label} <span className="muted">(expires {card.expires})</span>
+                    </label>
+                  ))}
+                </fieldset>
+                {cardErrors ? (
+                  <p id={`${fields.payment_method_id.id}-error`} className="field-error" role="alert">
+                    {cardErrors.join(" ")}
+                  </p>
+                ) : null}
+                <SubmitButton intent="pay">Pay now</SubmitButton>
+              </Form>
+            )}
+          </article>
+
+          <article className="card" aria-labelledby="pay-other-heading">
+            <h2 id="pay-other-heading">Other ways to pay</h2>
+            <Form method="post" reloadDocument>
+              <input type="hidden" name="intent" value="new-card" />
+              <SubmitButton intent="new-card" className="button">
+                Pay with a new card
+              </SubmitButton>
+            </Form>
+            <p>
+              <Link to={UPDATE_PAYMENT_METHOD_PATH} className="button button--link">
+                Update payment method
+              </Link>
+            </p>
+          </article>
+        </div>
+      )}
+    </section>
+  );
+}
