@@ -5,9 +5,9 @@ import { createUserWithoutPassword } from "../../api/identity/users";
 import { DEFAULT_PASSWORD, insertSubscription, insertUser } from "./accounts";
 import { uniqueEmail } from "./emails";
 
-// What the browser tests (tests/e2e, and scripts/html-check.ts) share. Accounts are made through the API's
+// What the browser tests (tests/e2e, and scripts/page-check.ts) share. Accounts are made through the API's
 // own database code, on the e2e server's database: its SQLite file (one per port: see playwright.config.ts),
-// or the database E2E_DATABASE_URL names (the PostgreSQL lane's, html-check's), read when it is used.
+// or the database E2E_DATABASE_URL names (the PostgreSQL lane's, page-check's), read when it is used.
 const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
 const E2E_DATA_DIR = E2E_PORT === 3100 ? "data/e2e" : `data/e2e-${E2E_PORT}`;
 const e2eDatabase = () => process.env.E2E_DATABASE_URL || `${E2E_DATA_DIR}/portal.sqlite`;

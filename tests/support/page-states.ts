@@ -6,16 +6,16 @@ import { DECLINED_CARD, GOOD_CARD, OTHER_GOOD_CARD } from "./cards";
 import { createPasswordlessUser, createUser, enterCode, fillSandboxCardAndPay, latestCode, withDatabase } from "./e2e";
 import { uniqueEmail } from "./emails";
 
-// One walk through the portal for the checkers that judge every page in every state a user meets it: the W3C
-// HTML checker (scripts/html-check.ts) and axe (tests/e2e/a11y.spec.ts). A flow drives a browser page
-// through its states (visitor, signed in as a Free and a Premium account, a buyer after a payment, forms
-// posted with bad input), and names each state it reaches with `visit.snap(label)`; each checker gives the
-// flow its own `Visit`, whose snap records the state its way (the HTML for vnu.jar, an axe scan). Both
-// checkers run every flow with JavaScript off and on.
+// The walk through the portal for the checkers that judge every page in every state a user meets it: the W3C
+// HTML checker and axe, both fed by one walk (scripts/page-check.ts, `npm run test:pages`). A flow drives a
+// browser page through its states (visitor, signed in as a Free and a Premium account, a buyer after a
+// payment, forms posted with bad input), and names each state it reaches with `visit.snap(label)`; the
+// check's `Visit` records the state for both (its HTML for vnu.jar, an axe scan). Every flow runs with
+// JavaScript off and on.
 
 export type Mode = "no-js" | "js";
 
-/** How a state is to be looked at (the axe scan uses these; the HTML is the same either way). */
+/** How a state is to be looked at (the axe scan uses these; the HTML is taken before them). */
 export type SnapOptions = {
   /** Opens every <details> first (accordions, 'Got a coupon?'), so that their contents are checked too. */
   openDetails?: boolean;
@@ -169,7 +169,7 @@ export function pageFlows(base: string): PageFlow[] {
         } else {
           const response = await context.request.post(`${base}/payment/6`, { form: { intent: "no-such-form" }, headers: { Origin: base } });
           expect(response.status()).toBe(400);
-          visit.record("the 400 page", response.url(), await response.text());
+          await visit.record("the 400 page", response.url(), await response.text());
         }
       },
     },

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { consoleStyle, createLogger, requestLogging } from "../../api/platform/logger";
 import { isServerErrorLine } from "../../scripts/quality-server";
 
-// The quality scripts (load, fuzz, html-check) fail on a 5xx in the server's log: the filter must read the
+// The quality scripts (load, fuzz, page-check) fail on a 5xx in the server's log: the filter must read the
 // lines the server really writes (JSON, pino), not a plain-text form it no longer has.
 describe("the quality server's 5xx filter", () => {
   it("reports a request the server's own request logging wrote with a 5xx status, and no other", async () => {

@@ -1,0 +1,398 @@
+// `npm run test:pages` (alias `npm run test:html`): one walk through every page of the portal in every state a
+// user meets it — visitor, signed in as a Free and as a Premium account, a buyer after a card payment, with
+// errors shown (forms posted with bad input), narrow screens with the drawer, with JavaScript off and on — and
+// two checkers on each state the walk reaches:
+//
+// - the W3C Nu Html Checker (vnu.jar, from the `vnu-jar` package, on the machine's Java 17+) on the HTML as the
+//   user has it: the server's answer without JavaScript, the DOM once React has hydrated it and the network is
+//   quiet with it. Each page's HTML is written under data/page-check/ (kept after the run, so that a reported
+//   line can be read); vnu.jar runs ONCE over all of them at the end (one JVM start: it is the slow part).
+//   Errors fail the run, and so does every warning that is not one of the accepted classes below.
+// - axe-core (issue 11) with the rules it runs by default (WCAG 2.x A and AA and its best practices:
+//   landmarks, heading order, one h1, colour contrast, ...): with JavaScript, on the live page; without, on
+//   the static rendering described at `staticScan`. Any violation fails the run.
+//
+// The walk was taken twice before, once by the HTML check and once by the axe spec (tests/e2e/a11y.spec.ts,
+// about 19 worker-minutes of CI's Playwright run); one walk feeding both costs about a third of the CPU of the
+// two (docs/decisions/026). The flows are
+// tests/support/page-states.ts; accounts are made the way the e2e specs make them (tests/support/e2e.ts).
+//
+// It drives the built server (sandbox mode, a fresh SQLite database in a temp dir, like load and fuzz) with
+// Chromium (/usr/bin/chromium), a few flows at once, each in a fresh browser context; each lane keeps one
+// script-enabled page for the JavaScript-off scans. A flow that breaks is run once more from the start; what
+// it found the first time is dropped. The run fails listing every vnu.jar problem and every axe violation with
+// its state (mode, role, label), rule and place, and every flow that broke twice. It builds nothing: run
+// `npm run build` first. PAGE_CHECK_PORT (default 3450) is the server's port; JAVA (default `java`) the
+// runtime; PAGE_CHECK_TIMES=1 prints each flow's time; PAGE_CHECK_ONLY=text runs only the flows whose role
+// and name contain it (while working on a page); PAGE_CHECK_STATES=file writes the states reached, one a line.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, type BrowserContext, chromium, devices, type Page } from "@playwright/test";
+import { type Mode, openPage, type PageFlow, pageFlows, type SnapOptions, type Visit } from "../tests/support/page-states";
+import { LOOPBACK_LIMITS, startQualityServer } from "./quality-server";
+
+const PORT = Number(process.env.PAGE_CHECK_PORT ?? 3450);
+const OUT_DIR = "data/page-check";
+const CHROME_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/**
+ * Flows at work at once (PAGE_CHECK_BROWSERS). A flow waits (page loads, the server's answers) as much as it
+ * computes (axe in the browser): three keep CI's 2 cores, which also run the server, busy without a page
+ * waiting out the portal's API timeout; four on a machine of its own.
+ */
+const LANES = Number(process.env.PAGE_CHECK_BROWSERS ?? (process.env.CI ? 3 : 4));
+const ONLY = process.env.PAGE_CHECK_ONLY;
+const VNU_JAR = String(createRequire(import.meta.url)("vnu-jar"));
+/** As the Playwright specs see the portal (playwright.config.ts): a desktop Chrome. */
+const DESKTOP = devices["Desktop Chrome"];
+
+/**
+ * vnu.jar warnings read and left, each class with why; every other warning fails the run like an error. None
+ * at present: the only class found ('Section lacks heading', on the /login and /billing tab panels) was fixed
+ * (the panels are divs: the active tab names them). Info messages are not asked for (--skip-info-messages):
+ * they are 'Trailing slash on void elements', React writing `<meta ... />`, which is valid HTML.
+ */
+const ACCEPTED_WARNINGS: Array<{ message: RegExp; why: string }> = [];
+
+/** One state the walk reached: its HTML (for vnu.jar) and what axe found on it. */
+type State = { mode: Mode; label: string; url: string; html: string; violations: string[] };
+type Snapshot = Omit<State, "html"> & { file: string };
+
+const snapshots: Snapshot[] = [];
+
+function save(states: State[]) {
+  for (const state of states) {
+    const slug = state.label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 80);
+    const file = path.join(OUT_DIR, state.mode, `${String(snapshots.length + 1).padStart(3, "0")}-${slug}.html`);
+    fs.writeFileSync(file, state.html);
+    snapshots.push({ mode: state.mode, label: state.label, url: state.url, violations: state.violations, file: path.resolve(file) });
+  }
+}
+
+/** Milliseconds spent in axe scans (with PAGE_CHECK_TIMES: the walk's share of them). */
+let axeMs = 0;
+/** Milliseconds spent loading the JavaScript-off renderings into the scan pages. */
+let staticLoadMs = 0;
+
+/** axe with its default rules on `target` as it is now, after what `options` asks: its violations, one line per element. */
+async function axe(target: Page, options: SnapOptions): Promise<string[]> {
+  const started = Date.now();
+  try {
+    return await axeScan(target, options);
+  } finally {
+    axeMs += Date.now() - started;
+  }
+}
+
+async function axeScan(target: Page, options: SnapOptions): Promise<string[]> {
+  if (options.openDetails) await openAllDetails(target);
+  await options.prepare?.(target);
+  // axe.run in the page itself (legacy mode): the default runs each frame apart and joins the parts in a new
+  // blank page of the context, a page opened and axe injected twice per scan; the portal has no iframes.
+  // Only the violations are asked for in full (the passes' nodes are the bulk of a result).
+  const builder = new AxeBuilder({ page: target }).setLegacyMode().options({ resultTypes: ["violations"] });
+  if (options.timedRedirect) builder.disableRules(["meta-refresh"]);
+  const { violations } = await builder.analyze();
+  return violations.flatMap((violation) =>
+    violation.nodes.map((node) => `${violation.id} (${violation.impact}): ${violation.help} at ${node.target.join(" ")}`),
+  );
+}
+
+async function openAllDetails(page: Page) {
+  // An exclusive accordion (<details name>) keeps one open: drop the grouping to open them all.
+  await page.locator("details").evaluateAll((items) =>
+    items.forEach((item) => {
+      item.removeAttribute("name");
+      (item as HTMLDetailsElement).open = true;
+    }),
+  );
+}
+
+/**
+ * A lane's script-enabled page for the JavaScript-off scans. axe is script injected into the page, and
+ * Playwright evaluates nothing in a page whose context has JavaScript disabled (AxeBuilder.analyze() and
+ * page.evaluate() hang, even after re-enabling scripts through CDP). So the JavaScript-off flow keeps the HTML
+ * of the last document the server answered, and this page shows that HTML as a JavaScript-off browser does:
+ * its <script> elements removed and its <noscript> contents unwrapped (a browser with scripting off parses
+ * them as markup), served at the same URL (so that its stylesheet applies and colour contrast is real); only
+ * axe runs in it. One page for the whole run: its stylesheets and fonts come from the cache after the first.
+ */
+class StaticScanner {
+  private page: Page | null = null;
+  /** The document to answer at each URL the page is sent to next. */
+  private readonly documents = new Map<string, string>();
+
+  constructor(private readonly context: BrowserContext) {}
+
+  private async scanPage(): Promise<Page> {
+    if (this.page) return this.page;
+    const page = await this.context.newPage();
+    await page.route(
+      (url) => this.documents.has(url.href),
+      (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: this.documents.get(route.request().url()) ?? "" }),
+    );
+    this.page = page;
+    return page;
+  }
+
+  async scan(url: string, html: string, viewport: { width: number; height: number } | null, options: SnapOptions = {}): Promise<string[]> {
+    const page = await this.scanPage();
+    if (viewport) await page.setViewportSize(viewport);
+    this.documents.set(url, asWithoutJavaScript(html));
+    try {
+      const loading = Date.now();
+      await page.goto(url);
+      staticLoadMs += Date.now() - loading;
+      return await axe(page, options);
+    } finally {
+      this.documents.delete(url);
+    }
+  }
+}
+
+/** What a browser with scripting disabled makes of the server's HTML: no scripts, <noscript> as markup. */
+function asWithoutJavaScript(html: string): string {
+  return html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
+    .replace(/<link\b[^>]*rel="modulepreload"[^>]*>/gi, "")
+    .replace(/<\/?noscript>/gi, "");
+}
+
+/** One browser page in one mode, and what it takes to check a state as the user has it now. */
+class CheckVisit implements Visit {
+  /** What this attempt at the flow reached, kept only if the attempt is the one that counts. */
+  readonly states: State[] = [];
+  private lastDocument: Promise<{ url: string; html: string }> | null = null;
+  private inFlight = 0;
+
+  constructor(
+    readonly page: Page,
+    readonly mode: Mode,
+    private readonly role: string,
+    private readonly scanner: StaticScanner,
+  ) {
+    page.on("response", (response) => {
+      const request = response.request();
+      if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+      if (response.status() >= 300 && response.status() < 400) return;
+      this.lastDocument = response.text().then((html) => ({ url: response.url(), html }));
+    });
+    page.on("request", () => this.inFlight++);
+    page.on("requestfinished", () => this.inFlight--);
+    page.on("requestfailed", () => this.inFlight--);
+  }
+
+  get js() {
+    return this.mode === "js";
+  }
+
+  async open(pathname: string) {
+    await openPage(this.page, pathname, this.js);
+  }
+
+  /**
+   * Checks the page as the user has it: without JavaScript, the server's HTML (vnu.jar) and its static
+   * rendering (axe); with it, the hydrated DOM once the network is quiet (vnu.jar), then the live page (axe).
+   * The HTML is taken before `options` open anything.
+   */
+  async snap(label: string, options: SnapOptions = {}) {
+    const name = `${this.role}: ${label}`;
+    if (!this.js) {
+      if (!this.lastDocument) throw new Error(`No document was loaded before ${name}`);
+      const { url, html } = await this.lastDocument;
+      this.states.push({ mode: this.mode, label: name, url, html, violations: await this.scanner.scan(url, html, this.page.viewportSize(), options) });
+      return;
+    }
+    await this.hydrated();
+    await this.quiet();
+    const html = await this.page.content();
+    this.states.push({ mode: this.mode, label: name, url: this.page.url(), html, violations: await axe(this.page, options) });
+  }
+
+  /** Checks an answer the browser did not load as a document (a plain POST sent from the test). */
+  async record(label: string, url: string, html: string) {
+    const violations = await this.scanner.scan(url, html, this.page.viewportSize());
+    this.states.push({ mode: this.mode, label: `${this.role}: ${label}`, url, html, violations });
+  }
+
+  /** Opens `pathname` and checks it with its closed sections open. */
+  async visit(pathname: string, label = pathname) {
+    await this.open(pathname);
+    await this.snap(label, { openDetails: true });
+  }
+
+  /** With JavaScript, waits until React has hydrated the page (a portal page: the sandbox's own pages have no React). */
+  private async hydrated() {
+    if (await this.page.evaluate(() => "__remixContext" in window)) await this.page.locator("html[data-hydrated]").waitFor();
+  }
+
+  /** Waits until no request of the page has been running for 200 ms (lazy code, fetchers). */
+  private async quiet() {
+    const deadline = Date.now() + 10_000;
+    let quietSince = Date.now();
+    while (Date.now() < deadline) {
+      if (this.inFlight > 0) quietSince = Date.now();
+      else if (Date.now() - quietSince >= 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** Every flow in both modes, LANES at a time (the JavaScript-on flows, slower, first). */
+async function runFlows(browser: Browser, base: string, failures: string[]) {
+  const tasks = (["js", "no-js"] as const).flatMap((mode) =>
+    pageFlows(base)
+      .filter((flow) => !flow.only || flow.only === mode)
+      .filter((flow) => !ONLY || `${flow.role} ${flow.name}`.includes(ONLY))
+      .map((flow) => ({ mode, flow })),
+  );
+  for (const mode of ["js", "no-js"]) fs.mkdirSync(path.join(OUT_DIR, mode), { recursive: true });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      const scanContext = await browser.newContext({ ...DESKTOP, baseURL: base, javaScriptEnabled: true });
+      try {
+        const scanner = new StaticScanner(scanContext);
+        while (next < tasks.length) {
+          const { mode, flow } = tasks[next++]!;
+          await runFlow(browser, base, mode, flow, scanner, failures);
+        }
+      } finally {
+        await scanContext.close();
+      }
+    }),
+  );
+}
+
+/**
+ * Runs a flow in a fresh context. A flow that breaks is run once more, from the start with new accounts,
+ * and the run says so: a page that did not load under load (a 503 while two cores also run Chromium)
+ * is not what this check judges, but a flow that breaks twice is a failure (and what it reached is checked).
+ */
+async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlow, scanner: StaticScanner, failures: string[]) {
+  const label = `${mode} ${flow.role} "${flow.name}"`;
+  for (let attempt = 1; ; attempt++) {
+    const context = await browser.newContext({ ...DESKTOP, baseURL: base, javaScriptEnabled: mode === "js" });
+    context.setDefaultTimeout(15_000);
+    const started = Date.now();
+    const visit = new CheckVisit(await context.newPage(), mode, flow.role, scanner);
+    try {
+      await flow.run(visit, context);
+      save(visit.states);
+      if (process.env.PAGE_CHECK_TIMES) console.log(`  ${label}: ${visit.states.length} states, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return;
+    } catch (error) {
+      const message = (error as Error).message.split("\n").slice(0, 6).join("\n");
+      if (attempt === 1) {
+        console.log(`flow retried once: ${label}: ${message}`);
+        continue;
+      }
+      save(visit.states);
+      failures.push(`${label}: ${message}`);
+      return;
+    } finally {
+      await context.close();
+    }
+  }
+}
+
+type VnuMessage = { type: string; subType?: string; url?: string; lastLine?: number; firstColumn?: number; lastColumn?: number; message: string; extract?: string };
+
+/** vnu.jar once over every file: its JSON messages. */
+async function runVnu(files: string[]): Promise<VnuMessage[]> {
+  const java = process.env.JAVA ?? "java";
+  const args = ["-jar", VNU_JAR, "--format", "json", "--stdout", "--skip-info-messages", "--exit-zero-always", ...files];
+  const child = spawn(java, args, { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", (error) =>
+      reject(new Error(`Could not run ${java} (${error.message}): install a Java 17+ runtime (apt-get install -y default-jre-headless)`)),
+    );
+    child.once("exit", resolve);
+  });
+  if (code !== 0) throw new Error(`vnu.jar exited with ${code}`);
+  return (JSON.parse(out) as { messages: VnuMessage[] }).messages;
+}
+
+const modeName = (mode: Mode) => (mode === "js" ? "JavaScript on" : "JavaScript off");
+
+/** vnu.jar's messages that fail the run, each with its state, file, line and column. */
+function htmlProblems(messages: VnuMessage[], accepted: Map<string, number>): string[] {
+  const byFile = new Map(snapshots.map((snapshot) => [`file:${snapshot.file}`, snapshot]));
+  const problems: string[] = [];
+  for (const message of messages) {
+    const snapshot = message.url ? byFile.get(message.url) : undefined;
+    const where = snapshot ? `${modeName(snapshot.mode)}, ${snapshot.label} (${path.relative(process.cwd(), snapshot.file)}` : `(${message.url ?? "?"}`;
+    const line = `${where}:${message.lastLine ?? "?"}:${message.firstColumn ?? message.lastColumn ?? "?"})`;
+    const isWarning = message.type === "info" && message.subType === "warning";
+    if (isWarning) {
+      const rule = ACCEPTED_WARNINGS.find((candidate) => candidate.message.test(message.message));
+      if (rule) {
+        accepted.set(rule.why, (accepted.get(rule.why) ?? 0) + 1);
+        continue;
+      }
+    }
+    const kind = isWarning ? "warning" : message.type === "error" ? "error" : `${message.type}${message.subType ? ` ${message.subType}` : ""}`;
+    problems.push(`html ${kind}: ${line}\n  ${message.message}${message.extract ? `\n  in: ${message.extract.replace(/\s+/g, " ").trim()}` : ""}`);
+  }
+  return problems;
+}
+
+async function main() {
+  const started = Date.now();
+  fs.rmSync(OUT_DIR, { recursive: true, force: true });
+  const server = await startQualityServer({ port: PORT, name: "page-check", env: LOOPBACK_LIMITS });
+  // The flows make accounts in the server's database (tests/support/e2e.ts reads it from E2E_DATABASE_URL).
+  process.env.E2E_DATABASE_URL = server.databaseFile;
+  const failures: string[] = [];
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROME_PATH,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update"],
+    });
+    await runFlows(browser, server.base, failures);
+  } finally {
+    await browser?.close();
+    await server.stop();
+    server.cleanUp();
+  }
+  const walked = Date.now();
+  console.log(
+    `Walked ${snapshots.length} states in ${((walked - started) / 1000).toFixed(0)} s (summed over ${LANES} lanes: axe scans ${(axeMs / 1000).toFixed(0)} s, loading the JavaScript-off renderings ${(staticLoadMs / 1000).toFixed(0)} s); checking their HTML with vnu.jar...`,
+  );
+
+  const accepted = new Map<string, number>();
+  const problems = htmlProblems(await runVnu(snapshots.map((snapshot) => snapshot.file)), accepted);
+  const violations = snapshots.flatMap((snapshot) =>
+    snapshot.violations.map((violation) => `axe: ${modeName(snapshot.mode)}, ${snapshot.label} (${snapshot.url})\n  ${violation}`),
+  );
+  for (const problem of [...problems, ...violations]) console.log(`\n${problem}`);
+  for (const [why, count] of accepted) console.log(`\n(${count} accepted warning(s): ${why})`);
+  for (const failure of failures) console.log(`\nflow failed: ${failure}`);
+  const modes = (["no-js", "js"] as const).map((mode) => `${snapshots.filter((s) => s.mode === mode).length} ${mode}`).join(", ");
+  console.log(
+    `\n${snapshots.length} states (${modes}); ${problems.length} HTML problem(s), ${violations.length} axe violation(s), ${failures.length} failed flow(s); ` +
+      `${((Date.now() - started) / 1000).toFixed(0)} s in all (vnu.jar ${((Date.now() - walked) / 1000).toFixed(0)} s). HTML kept in ${OUT_DIR}/.`,
+  );
+  if (process.env.PAGE_CHECK_STATES) {
+    // The states reached, one per line (to compare a run's coverage with another's).
+    fs.writeFileSync(process.env.PAGE_CHECK_STATES, `${snapshots.map((s) => `${s.mode}\t${s.label}`).join("\n")}\n`);
+  }
+  if (server.serverErrors.length) console.log(`Server answered 5xx:\n${server.serverErrors.join("\n")}`);
+  if (server.stderrErrors.length) console.log(`Server errors:\n${server.stderrErrors.join("\n")}`);
+  const failed = problems.length || violations.length || failures.length || server.serverErrors.length || server.stderrErrors.length;
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
