@@ -52,6 +52,8 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   two_factor_off: { status: 409, description: "Two-factor authentication is not on" },
   challenge_ended: { status: 422, description: "The two-factor sign-in ended; sign in again" },
   plan_already_current: { status: 409, description: "The plan is the account's current one" },
+  subscription_exists: { status: 409, description: "The account already has a recurring subscription: change its plan instead" },
+  plan_change_invalid: { status: 409, description: "The plan change is not possible (no recurring subscription, same plan, nothing pending)" },
   coupon_invalid: { status: 422, description: "The coupon does not apply" },
   card_declined: { status: 402, description: "The card was declined" },
   card_needs_authentication: { status: 402, description: "The card needs the bank's authentication" },

@@ -21,6 +21,7 @@ import {
   retrieveSubscription,
   setFreePeriodUntil,
 } from "./stripe/subscriptions";
+import { endRecurringRenewal, withPurchaseClaim } from "./subscription-guard";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -282,8 +283,10 @@ export async function recordStripeInvoice(
 ): Promise<number> {
   const item = subscription.items.data[0];
   const first = invoice.billing_reason === "subscription_create";
-  // The period this invoice paid for (the subscription's own period may have moved on since).
-  const line = invoice.lines?.data?.[0]?.period;
+  // The period this invoice paid for (the subscription's own period may have moved on since); on a
+  // plan change's invoice, the new plan's line, not the credit for the old one's unused time.
+  const lines = invoice.lines?.data ?? [];
+  const line = (lines.find((l) => !l.parent?.subscription_item_details?.proration) ?? lines[0])?.period;
   const periodStart = fromUnix(line?.start ?? item?.current_period_start ?? invoice.period_start);
   const periodEnd = fromUnix(line?.end ?? item?.current_period_end ?? invoice.period_end);
   if (first && plan.extra_months > 0) await giveFreeMonths(deps, subscription, accessEndOf(plan, periodEnd, true));
@@ -343,6 +346,8 @@ export async function recordOneTimePayment(
   });
   const card = typeof intent.payment_method === "string" ? intent.payment_method : (intent.payment_method?.id ?? null);
   await tellPaid(deps, { userId, gatewayRef: intent.id, periodStart: now, periodEnd: addMonthsUtc(now, plan.duration_months), paymentMethodId: card });
+  // The 5-year plan replaces a recurring one: that one stops renewing (decision 028).
+  await endRecurringRenewal(deps, userId);
   return Number(row.id);
 }
 
@@ -402,7 +407,9 @@ export function payWithCard(
   deps: PaymentsDeps,
   input: Parameters<typeof payWithCardAtGateway>[1],
 ): Promise<CardPaymentOutcome> {
-  return gatewayCall(deps, "Card payment", () => payWithCardAtGateway(deps, input));
+  // One recurring subscription per account (subscription-guard.ts): the claim holds while the bank authenticates.
+  const claim = { userId: input.user.id, plan: input.plan, key: input.key, keep: (o: CardPaymentOutcome) => o.status === "requires_action" };
+  return gatewayCall(deps, "Card payment", () => withPurchaseClaim(deps, claim, () => payWithCardAtGateway(deps, input)));
 }
 
 async function payWithCardAtGateway(
@@ -562,7 +569,8 @@ export function startCheckoutSession(
   deps: PaymentsDeps,
   input: { user: User; plan: Plan; couponCode?: string; key: string; returnPath: string },
 ): Promise<{ id: string; url: string }> {
-  return gatewayCall(deps, "Checkout Session", () => startCheckoutSessionAtGateway(deps, input));
+  const claim = { userId: input.user.id, plan: input.plan, key: input.key };
+  return gatewayCall(deps, "Checkout Session", () => withPurchaseClaim(deps, claim, () => startCheckoutSessionAtGateway(deps, input)));
 }
 
 async function startCheckoutSessionAtGateway(

@@ -1,4 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { refuseSecondSubscription } from "./subscription-guard";
 import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
 import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
@@ -151,6 +152,8 @@ export async function createPurchaseInvoice(
   input: { user: User; plan: Plan; amount: string; email: string; couponCode?: string; returnPath: string },
 ): Promise<CryptoInvoice> {
   const { user, plan } = input;
+  // One recurring subscription per account (subscription-guard.ts).
+  await refuseSecondSubscription(deps.db, user.id, plan, deps.clock.now());
   let cents = plan.discounted_price_cents;
   let coupon: { id: number; code: string } | null = null;
   if (input.couponCode) {

@@ -30,6 +30,8 @@ export const PlanSchema = z
         subscription_by: z.enum(["stripe", "paypal", "bitpay"]),
         subs_status: z.string(),
         sub_exp_date: z.string().meta({ format: "date-time" }),
+        pending_plan_id: z.int().nullable().meta({ description: "A change to this plan waits for the next renewal (decision 028)." }),
+        pending_change_at: z.string().nullable().meta({ format: "date-time", description: "When the pending change applies." }),
       })
       .optional()
       .meta({ description: "Present only on the signed-in user's current plan (their active subscription)." }),
@@ -59,6 +61,8 @@ export function publicPlan(plan: Plan, current?: Subscription): PublicPlan {
             subscription_by: current.subscription_by,
             subs_status: current.subs_status,
             sub_exp_date: current.sub_exp_date,
+            pending_plan_id: current.pending_plan_id === null ? null : Number(current.pending_plan_id),
+            pending_change_at: current.pending_change_at,
           },
         }
       : {}),

@@ -49,6 +49,8 @@ export const ERROR_CODES = [
   "challenge_ended",
   // Payments
   "plan_already_current",
+  "subscription_exists",
+  "plan_change_invalid",
   "coupon_invalid",
   "card_declined",
   "card_needs_authentication",

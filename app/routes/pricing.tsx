@@ -10,7 +10,7 @@ import { PricingHeader } from "~/components/pricing/pricing-header";
 import { Toasts } from "~/components/toasts";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { publicCache } from "~/utils/cache-headers";
-import { isCurrentPlan, parsePricingTab, paymentPath, plansForTab, type Plan } from "~/utils/plans";
+import { hasRecurringPlan, isCurrentPlan, parsePricingTab, pendingChangeNote, paymentPath, plansForTab, type Plan } from "~/utils/plans";
 import { getSessionToken } from "~/utils/session.server";
 import { pageMeta } from "~/utils/meta";
 
@@ -89,6 +89,8 @@ export default function PricingPage() {
   const navigate = useNavigate();
   const tab = parsePricingTab(searchParams.get("tab"));
   const shownPlans = plansForTab(plans, tab);
+  const subscriber = hasRecurringPlan(plans);
+  const pendingNote = pendingChangeNote(plans);
   const [chosenId, setChosenId] = useState<number | null>(null);
   // Set when the button is pressed with nothing chosen; the no-JavaScript submission says it through the loader.
   const [pressedWithoutChoice, setPressedWithoutChoice] = useState(false);
@@ -129,6 +131,8 @@ export default function PricingPage() {
                   <PlanCard
                     plan={plan}
                     selected={plan.id === chosen?.id}
+                    subscriber={subscriber}
+                    pendingNote={pendingNote}
                     onSelect={(planId) => {
                       setChosenId(planId);
                       setPressedWithoutChoice(false);

@@ -99,6 +99,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/change-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changing the subscription to another plan means
+         * @description For a subscriber with a recurring card plan: when the change takes effect and what is paid now (Stripe's invoice preview: the new plan less the unused part of the current one), with the proration_date to send back to the change. Also the pending change at renewal, if any.
+         */
+        get: operations["previewPlanChange"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the subscription's plan
+         * @description A longer (or dearer) plan: now, the new plan less the unused part of the current one charged at once to the subscription's card (one invoice; its receipt is the usual paid-invoice email); a card that fails changes nothing (402). A shorter plan: from the next renewal, nothing charged now; cancel it with /api/subscription/change/cancel. A confirmation email is sent either way. Buying a second recurring plan instead is refused: 'You already have a subscription. Change your plan instead.' (409 subscription_exists).
+         */
+        post: operations["changePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/change/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep the current plan: cancel the change waiting for the renewal
+         * @description Releases the subscription schedule of a pending change to a shorter plan. No request body.
+         */
+        post: operations["cancelPlanChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/plans": {
         parameters: {
             query?: never;
@@ -1651,6 +1711,14 @@ export interface components {
              */
             auth_method: string;
         };
+        PlanChangeRequest: {
+            /** @description plans.id of the new plan (recurring). */
+            plan_id: number | string;
+            /** @description The preview's proration_date (Unix seconds), so the charge equals the amount shown. */
+            proration_date?: number | string;
+            /** @description A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated. */
+            idempotency_key: string;
+        };
         PlanListRequest: {
             /** @description The spec's payload: the signed-in user's email. The bearer token decides whose plans these are. */
             email?: string;
@@ -2137,6 +2205,8 @@ export interface components {
                  *     - `two_factor_off` (409): Two-factor authentication is not on
                  *     - `challenge_ended` (422): The two-factor sign-in ended; sign in again
                  *     - `plan_already_current` (409): The plan is the account's current one
+                 *     - `subscription_exists` (409): The account already has a recurring subscription: change its plan instead
+                 *     - `plan_change_invalid` (409): The plan change is not possible (no recurring subscription, same plan, nothing pending)
                  *     - `coupon_invalid` (422): The coupon does not apply
                  *     - `card_declined` (402): The card was declined
                  *     - `card_needs_authentication` (402): The card needs the bank's authentication
@@ -2165,7 +2235,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "plan_already_current" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -2244,6 +2314,49 @@ export interface components {
                 last4: string;
             } | null;
         } | null;
+        PlanChangePreview: {
+            /**
+             * @description now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.
+             * @enum {string}
+             */
+            kind: "now" | "at_renewal";
+            current_plan: components["schemas"]["PlanBrief"];
+            plan: components["schemas"]["PlanBrief"];
+            /** @description USD charged now (0 for a change at renewal). */
+            amount_due: number;
+            /** @description Unix seconds; null for a change at renewal. */
+            proration_date: number | null;
+            /** Format: date-time */
+            effective_at: string;
+            pending: components["schemas"]["PendingPlanChange"];
+        };
+        PlanBrief: {
+            id: number;
+            title: string;
+            discounted_price: number;
+        };
+        /** @description A change to a shorter plan waiting for the next renewal, or null. */
+        PendingPlanChange: {
+            plan: components["schemas"]["PlanBrief"];
+            /**
+             * Format: date-time
+             * @description The renewal at which the new plan starts.
+             */
+            effective_at: string;
+        } | null;
+        PlanChangeResult: {
+            /**
+             * @description now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.
+             * @enum {string}
+             */
+            kind: "now" | "at_renewal";
+            /** @description USD charged now. */
+            amount_paid: number;
+            /** Format: date-time */
+            effective_at: string;
+            subscription: components["schemas"]["Subscription"];
+            pending: components["schemas"]["PendingPlanChange"];
+        };
         Plan: {
             id: number;
             /** @description The plan's code (vpn_1_month, ...). */
@@ -2280,6 +2393,13 @@ export interface components {
                 subs_status: string;
                 /** Format: date-time */
                 sub_exp_date: string;
+                /** @description A change to this plan waits for the next renewal (decision 028). */
+                pending_plan_id: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the pending change applies.
+                 */
+                pending_change_at: string | null;
             };
         };
         CouponQuote: {
@@ -2939,6 +3059,177 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    previewPlanChange: {
+        parameters: {
+            query: {
+                /** @description plans.id of the new plan */
+                plan_id: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PlanChangePreview"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Plan not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You have no recurring plan to change.', 'Only a plan paid by card can be changed here.', 'The 5-year plan is bought, not changed to: choose it on the checkout.' (plan_change_invalid) or 'This is already your current plan.' (plan_already_current) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to create Stripe payment': the card gateway failed or did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanChangeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PlanChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your plan was changed to {plan}.' or 'Your plan changes to {plan} on {date}.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PlanChangeResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description The card was refused (the gateway's message); the plan stays as it was. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Plan not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You have no recurring plan to change.', 'Only a plan paid by card can be changed here.', 'The 5-year plan is bought, not changed to: choose it on the checkout.', 'Turn on auto-renewal to change your plan at the next renewal.' (plan_change_invalid), 'This is already your current plan.' (plan_already_current) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to create Stripe payment': the card gateway failed or did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelPlanChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Your current plan stays. The pending change was cancelled.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subscription: components["schemas"]["Subscription"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'There is no pending plan change to cancel.' (plan_change_invalid) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description The card gateway failed or did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     productList: {
         parameters: {
             query?: never;
@@ -3177,7 +3468,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3322,7 +3613,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' */
+            /** @description 'This is already your current plan.' or 'You already have a subscription. Change your plan instead.' (subscription_exists) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3946,7 +4237,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4368,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,7 +4448,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' (the plan of a subscription that still renews) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,6 +4527,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while a recurring subscription runs) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Validation; 'The amount does not match the plan's price. Please reload the page and try again.'; a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon) */

@@ -150,6 +150,33 @@ export function planStatus(plan: Pick<Plan, "stripe_subscription">): "Current Pl
   return isCurrentPlan(plan) ? "Current Plan" : "Select Plan";
 }
 
+/**
+ * Whether the account's current plan is a recurring one: its other recurring plans are then changes
+ * of plan, not purchases (docs/decisions/028).
+ */
+export function hasRecurringPlan(plans: Pick<Plan, "stripe_subscription" | "billing_type">[]): boolean {
+  return plans.some((plan) => isCurrentPlan(plan) && plan.billing_type === "recurring" && plan.stripe_subscription?.subscription_by === "stripe");
+}
+
+/**
+ * The change waiting for the next renewal, said on the current plan's card: 'Changes to 1 Month on Nov 21, 2026'
+ * (decision 028). The date is UTC, so the server's HTML and the browser's agree.
+ */
+export function pendingChangeNote(plans: Pick<Plan, "id" | "title" | "stripe_subscription">[]): string | null {
+  const current = plans.find((plan) => isCurrentPlan(plan))?.stripe_subscription;
+  if (!current?.pending_plan_id || !current.pending_change_at) return null;
+  const next = plans.find((plan) => plan.id === current.pending_plan_id);
+  if (!next) return null;
+  const date = new Date(current.pending_change_at).toLocaleDateString("en-US", { month: "short", day: "2-digit", year: "numeric", timeZone: "UTC" });
+  return `Changes to ${next.title} on ${date}`;
+}
+
+/** A card button's words for a subscriber: the current plan, a change, or (the one-time plan) a purchase. */
+export function planButtonLabel(plan: Pick<Plan, "stripe_subscription" | "billing_type">, subscriber: boolean): string {
+  if (isCurrentPlan(plan)) return "Current Plan";
+  return subscriber && plan.billing_type === "recurring" ? "Change to this plan" : planStatus(plan);
+}
+
 /** A one-time plan (billing_type single) is paid once and never renews. */
 export function isOneTimePlan(plan: Pick<Plan, "billing_type">): boolean {
   return plan.billing_type === "single";

@@ -42,6 +42,7 @@ const TYPES = [
   "Checkout.Session",
   "LineItem",
   "Event",
+  "SubscriptionSchedule",
 ] as const;
 type TypeName = (typeof TYPES)[number];
 
@@ -239,6 +240,42 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     keep("Invoice", "invoices.pay", await stripe.invoices.pay((incomplete.latest_invoice as Stripe.Invoice).id, { payment_method: pm.id }));
     keep("Subscription", "subscriptions.update", await stripe.subscriptions.update(sub.id, { cancel_at_period_end: true }));
     keep("Subscription", "subscriptions.update back", await stripe.subscriptions.update(sub.id, { cancel_at_period_end: false }));
+
+    // Plan changes (docs/decisions/028): a preview, a price change now with proration, a schedule for the renewal
+    const yearly = await stripe.prices.create({ currency: "usd", unit_amount: 7188, recurring: { interval: "year" }, product_data: { name: "VPN 1 Year" } });
+    const changing = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: monthly.id }], default_payment_method: pm.id });
+    clock.advanceDays(3);
+    const prorationDate = Math.floor(clock.now().getTime() / 1000);
+    const change = { items: [{ id: changing.items.data[0]!.id, price: yearly.id }], proration_behavior: "always_invoice" as const, proration_date: prorationDate };
+    const preview = keep(
+      "Invoice",
+      "invoices.createPreview",
+      await stripe.invoices.createPreview({ customer: customer.id, subscription: changing.id, subscription_details: change }),
+    );
+    for (const line of preview.lines.data) keep("InvoiceLineItem", "preview lines", line);
+    const changed = keep(
+      "Subscription",
+      "subscriptions.update price",
+      await stripe.subscriptions.update(changing.id, { ...change, payment_behavior: "error_if_incomplete", expand: ["latest_invoice"] }),
+    );
+    expect((changed.latest_invoice as Stripe.Invoice).amount_paid).toBe(preview.amount_due);
+    keep("Invoice", "proration invoice", changed.latest_invoice);
+    const schedule = keep("SubscriptionSchedule", "subscriptionSchedules.create", await stripe.subscriptionSchedules.create({ from_subscription: changing.id }));
+    const phased = keep(
+      "SubscriptionSchedule",
+      "subscriptionSchedules.update",
+      await stripe.subscriptionSchedules.update(schedule.id, {
+        end_behavior: "release",
+        phases: [
+          { items: [{ price: yearly.id, quantity: 1 }], start_date: schedule.phases[0]!.start_date, end_date: schedule.phases[0]!.end_date },
+          { items: [{ price: monthly.id, quantity: 1 }], duration: { interval: "month", interval_count: 1 }, metadata: { plan_id: "1" } },
+        ],
+      }),
+    );
+    keep("Subscription", "subscription with schedule", await stripe.subscriptions.retrieve(changing.id));
+    keep("SubscriptionSchedule", "subscriptionSchedules.release", await stripe.subscriptionSchedules.release(phased.id));
+    for (const item of (await stripe.subscriptionSchedules.list({ customer: customer.id })).data) keep("SubscriptionSchedule", "subscriptionSchedules.list", item);
+    await stripe.subscriptions.cancel(changing.id);
     await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: declinedPm.id } });
     await stripe.subscriptions.update(incomplete.id, { default_payment_method: declinedPm.id });
     clock.advanceDays(32);

@@ -95,12 +95,13 @@ test.describe("checkout", () => {
     await payByCard(page, testInfo, GOOD_CARD);
     await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
 
-    await open(page, "/subscription/payment/5", testInfo);
+    // The one-time plan: another recurring plan would be a change of plan (plan-change.spec.ts).
+    await open(page, "/subscription/payment/7", testInfo);
     const saved = page.getByRole("region", { name: "Pay again with" });
     await expect(saved.getByText("**** **** **** 4242")).toBeVisible();
     await saved.getByRole("button", { name: "Pay Now" }).click();
     await expectPaid(page);
-    expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 5]);
+    expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 7]);
   });
 
   test("WELCOME10 lowers the total; an unknown coupon says why", async ({ page, login }, testInfo) => {

@@ -184,7 +184,9 @@ test.describe("pricing page", () => {
     const current = card(page, "1 Year").getByRole("button", { name: "Current Plan" });
     await expect(current).toBeDisabled();
     await expect(card(page, "1 Year").getByRole("link", { name: "Select Plan" })).toHaveCount(0);
-    await expect(card(page, "2 Years").getByRole("link", { name: "Select Plan" })).toBeVisible();
+    // Another recurring plan is a change of plan (decision 028); the one-time plan is still bought.
+    await expect(card(page, "2 Years").getByRole("link", { name: "Change to this plan" })).toBeVisible();
+    await expect(card(page, "5 Years").getByRole("link", { name: "Select Plan" })).toBeVisible();
   });
 
   test("anonymous answers are shared-cacheable, signed-in ones private; both vary on Cookie", async ({ page, request }, testInfo) => {

@@ -8,7 +8,10 @@ import {
   extraMonths,
   extraMonthsNote,
   formatMoney,
+  hasRecurringPlan,
   isCurrentPlan,
+  pendingChangeNote,
+  planButtonLabel,
   isMostPopular,
   isOneTimePlan,
   parsePricingTab,
@@ -238,8 +241,21 @@ describe("the display rules", () => {
     expect(PLANS.filter(isMostPopular).map((p) => p.id)).toEqual([6]);
   });
 
+  it("a subscriber's other recurring plans are changes; the pending change is said on the current plan (decision 028)", () => {
+    const mark = { id: 1, subscription_by: "stripe" as const, subs_status: "subscription_started", sub_exp_date: "2027-01-01T00:00:00.000Z" };
+    const current = { ...PLANS[3]!, stripe_subscription: { ...mark, pending_plan_id: PLANS[0]!.id, pending_change_at: "2027-01-01T00:00:00.000Z" } };
+    const plans = [PLANS[0]!, current, ...PLANS.filter((p) => p.id !== current.id && p.id !== PLANS[0]!.id)];
+    expect(hasRecurringPlan(plans)).toBe(current.billing_type === "recurring");
+    expect(planButtonLabel(current, true)).toBe("Current Plan");
+    expect(planButtonLabel(PLANS[0]!, true)).toBe("Change to this plan");
+    expect(planButtonLabel(PLANS[0]!, false)).toBe("Select Plan");
+    expect(planButtonLabel({ billing_type: "single" }, true)).toBe("Select Plan");
+    expect(pendingChangeNote(plans)).toBe(`Changes to ${PLANS[0]!.title} on Jan 01, 2027`);
+    expect(pendingChangeNote(PLANS)).toBeNull();
+  });
+
   it("the current plan (stripe_subscription present) reads 'Current Plan', the others 'Select Plan'", () => {
-    const current = { ...PLANS[3]!, stripe_subscription: { id: 1, subscription_by: "stripe" as const, subs_status: "subscription_started", sub_exp_date: "2027-01-01T00:00:00.000Z" } };
+    const current = { ...PLANS[3]!, stripe_subscription: { id: 1, subscription_by: "stripe" as const, subs_status: "subscription_started", sub_exp_date: "2027-01-01T00:00:00.000Z", pending_plan_id: null, pending_change_at: null } };
     expect(isCurrentPlan(current)).toBe(true);
     expect(planStatus(current)).toBe("Current Plan");
     expect(isCurrentPlan(PLANS[3]!)).toBe(false);
@@ -254,7 +270,7 @@ describe("the display rules", () => {
 
 // The pricing loader against a stand-in for the product API over real HTTP (as portal-loaders.test.ts).
 describe("pricing loader", () => {
-  const currentPlanMark = { id: 3, subscription_by: "stripe", subs_status: "subscription_started", sub_exp_date: "2027-01-01T00:00:00.000Z" };
+  const currentPlanMark = { id: 3, subscription_by: "stripe", subs_status: "subscription_started", sub_exp_date: "2027-01-01T00:00:00.000Z", pending_plan_id: null, pending_change_at: null };
   let signedInAnswer: "ok" | "fail" | "down" = "ok";
   let anonymousAnswer: "ok" | "fail" | "down" = "ok";
   const standIn = http.createServer((req, res) => {

@@ -126,6 +126,7 @@ export const cryptoRoutes = [
     success: { description: `'${CRYPTO_MESSAGES.created}'`, data: INVOICE_URL },
     errors: {
       404: `'This plan does not exist.'${OFF}`,
+      409: "'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while a recurring subscription runs)",
       422: `Validation; '${CRYPTO_MESSAGES.amountMismatch}'; a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon)`,
       429: rateLimited("'Too many crypto invoices were requested. Please try again in N minutes.'"),
       502: `'${CRYPTO_MESSAGES.failed}' (BitPay could not be reached or refused)`,

@@ -9,6 +9,7 @@ import { dunningRoutes } from "./dunning";
 import { deviceRoutes } from "./devices";
 import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
+import { planChangeRoutes } from "./plan-changes";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
@@ -21,6 +22,7 @@ import { walletRoutes } from "./wallets";
 export const apiRoutes: readonly AnyRoute[] = [
   ...userRoutes,
   ...subscriptionRoutes,
+  ...planChangeRoutes,
   ...planRoutes,
   ...paymentRoutes,
   ...paymentMethodRoutes,

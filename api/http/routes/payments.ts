@@ -226,7 +226,7 @@ export const paymentRoutes = [
     errors: {
       402: "The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed').",
       404: `'This plan does not exist.' or '${PAYMENT_MESSAGES.savedCardNotFound}'`,
-      409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       422: `Validation; '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer. Nothing is recorded as failed: if the payment went through, Stripe's webhook records it, and a retry with the same idempotency key is never a second charge.`,
@@ -325,7 +325,7 @@ export const paymentRoutes = [
     },
     errors: {
       404: "'This plan does not exist.'",
-      409: `'${PAYMENT_MESSAGES.alreadyCurrent}'`,
+      409: `'${PAYMENT_MESSAGES.alreadyCurrent}' or 'You already have a subscription. Change your plan instead.' (subscription_exists)`,
       422: "Validation; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); a return_path that is not a payment page",
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer`,

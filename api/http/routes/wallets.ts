@@ -135,7 +135,7 @@ const MerchantSessionSchema = z
 const PAYMENT_ERRORS = {
   402: "The wallet's card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed' with the wallet type).",
   404: "'This plan does not exist.'",
-  409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+  409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
   429: rateLimited("'Too many payment attempts. Please try again later.' (card and wallet payments share 20 attempts per user per hour)"),
 } as const;
 

@@ -9,6 +9,7 @@ import {
   recordStripeInvoice,
 } from "../card-payments";
 import { couponDiscountCents, releaseCouponHold } from "../coupons";
+import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
 import { retrieveInvoiceWithPayments } from "./invoices";
@@ -134,6 +135,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       if (invoice.status !== "paid") return;
       await recordStripeInvoice(deps, invoice, subscription, owner.plan, owner.userId);
       await deps.renewals?.paid({ stripeSubId: subscription.id, invoiceId: invoice.id! });
+      await followStripePlan(deps.db, planOfSubscription(subscription, deps.clock.now()));
       return;
     }
     case "invoice.payment_failed": {
@@ -184,6 +186,8 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
         renewing: !subscription.cancel_at_period_end && ["active", "trialing", "past_due"].includes(subscription.status),
         now: deps.clock.now(),
       });
+      // A plan change (now, or a schedule's phase at renewal) or a pending change released.
+      await followStripePlan(deps.db, planOfSubscription(subscription, deps.clock.now()));
       return;
     }
     case "customer.subscription.deleted": {

@@ -105,6 +105,17 @@ export interface SubscriptionsTable {
   payment_failure_message: string | null;
   /** The card (pm_...) the failed attempt charged. */
   past_due_payment_method: string | null;
+  /** A plan change waiting for the next renewal (a shorter plan): the plan, when, and the Stripe schedule. */
+  pending_plan_id: Generated<number | null>;
+  pending_change_at: Generated<string | null>;
+  stripe_schedule_id: Generated<string | null>;
+}
+
+/** One purchase of a recurring plan at a time per account (docs/decisions/028). */
+export interface SubscriptionClaimsTable {
+  user_id: number;
+  claim_key: string;
+  expires_at: string;
 }
 
 export interface CouponsTable {
@@ -462,6 +473,7 @@ export interface DB {
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
   notices: NoticesTable;
+  subscription_claims: SubscriptionClaimsTable;
 }
 
 export type User = Selectable<UsersTable>;

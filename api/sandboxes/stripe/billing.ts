@@ -73,7 +73,7 @@ export const invoicePayParams = z.strictObject({
 
 // Periods ---------------------------------------------------------------------------------------
 
-function itemOf(sub: SbSubscription) {
+export function itemOf(sub: SbSubscription) {
   const item = sub.items.data[0];
   if (!item) throw new Error(`Subscription ${sub.id} has no item`);
   return item;
@@ -127,7 +127,7 @@ interface InvoiceDraft {
 }
 
 /** A subscription's invoice for one service period, finalized (open), with its PaymentIntent when it is not free. */
-async function buildSubscriptionInvoice(
+export async function buildSubscriptionInvoice(
   ops: Ops,
   sub: SbSubscription,
   opts: { reason: BillingReason; service: { start: number; end: number }; periodStart: number; periodEnd: number },
@@ -258,7 +258,7 @@ async function buildSubscriptionInvoice(
   return { invoice, intent };
 }
 
-async function persistInvoice(ops: Ops, draft: InvoiceDraft): Promise<void> {
+export async function persistInvoice(ops: Ops, draft: InvoiceDraft): Promise<void> {
   if (draft.intent) await ops.store.insert("payment_intent", draft.intent);
   await ops.store.insert("invoice", draft.invoice);
   await ops.emit("invoice.created", draft.invoice);
@@ -308,7 +308,7 @@ export type InvoicePaymentResult =
   | { ok: true; invoice: SbInvoice }
   | { ok: false; invoice: SbInvoice; error: SandboxError; intent: SbPaymentIntent | null; needsAction: boolean };
 
-interface AttemptOptions {
+export interface AttemptOptions {
   /** The customer is not there (renewals, retries, invoices.pay by default): 3-D Secure fails the attempt. */
   offSession: boolean;
   /** The confirm's return_url, for the 3-D Secure redirect. */
@@ -330,7 +330,7 @@ export function nextAttemptAfter(invoice: SbInvoice, retryDays: readonly number[
 }
 
 /** One attempt to collect an open invoice with `pm`; a failure is recorded (invoice.payment_failed), not thrown. */
-async function attemptInvoicePayment(ops: Ops, invoiceId: string, pm: SbPaymentMethod | null, opts: AttemptOptions): Promise<InvoicePaymentResult> {
+export async function attemptInvoicePayment(ops: Ops, invoiceId: string, pm: SbPaymentMethod | null, opts: AttemptOptions): Promise<InvoicePaymentResult> {
   const invoice = await ops.store.require("invoice", invoiceId);
   if (invoice.status === "paid") return { ok: true, invoice };
   if (invoice.amount_due === 0) return { ok: true, invoice: await markInvoicePaid(ops, invoice, pm?.id ?? null) };
@@ -361,7 +361,7 @@ async function attemptInvoicePayment(ops: Ops, invoiceId: string, pm: SbPaymentM
 }
 
 /** The card that pays a subscription's invoices: its own default, else its customer's. */
-async function defaultPaymentMethod(ops: Ops, sub: Pick<SbSubscription, "customer" | "default_payment_method">): Promise<SbPaymentMethod | null> {
+export async function defaultPaymentMethod(ops: Ops, sub: Pick<SbSubscription, "customer" | "default_payment_method">): Promise<SbPaymentMethod | null> {
   let id = sub.default_payment_method;
   if (!id) id = (await ops.store.get("customer", sub.customer))?.invoice_settings.default_payment_method ?? null;
   return id ? ((await ops.store.get("payment_method", id)) ?? null) : null;
@@ -635,7 +635,13 @@ export async function listSubscriptions(store: SandboxStore, p: z.output<typeof 
  * end when that is due too, else null. Re-reads the subscription under the lock, so running it twice
  * (or from two advance() calls) never renews a period twice.
  */
-export async function runDueRenewal(ops: Ops, id: string, retryDays: readonly number[]): Promise<number | null> {
+export async function runDueRenewal(
+  ops: Ops,
+  id: string,
+  retryDays: readonly number[],
+  // A subscription schedule's next phase (plan-changes.ts), applied before the renewal is invoiced.
+  applySchedule?: (ops: Ops, sub: SbSubscription) => Promise<void>,
+): Promise<number | null> {
   const sub = await ops.store.get("subscription", id);
   if (!sub || !RENEWABLE.includes(sub.status)) return null;
   const end = currentPeriodEnd(sub);
@@ -651,6 +657,7 @@ export async function runDueRenewal(ops: Ops, id: string, retryDays: readonly nu
     return null;
   }
   const before = structuredClone(sub);
+  await applySchedule?.(at, sub);
   const item = itemOf(sub);
   const previousStart = item.current_period_start;
   const nextEnd = nextPeriodEnd(sub);

@@ -3,6 +3,7 @@ import type { Database } from "../../platform/db";
 import type { Clock } from "../../platform/clock";
 import { listenOnLoopback } from "../../platform/loopback";
 import { dueRetries, dueSubscriptions, runDueRenewal, runDueRetry } from "./billing";
+import { applyDueSchedulePhase } from "./plan-changes";
 import { createBrowserRouter } from "./browser";
 import { expireDueSessions } from "./checkout";
 import { Runner } from "./context";
@@ -118,7 +119,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
       const next = queue.shift();
       if (!next) break;
       if (next.kind === "renewal") {
-        const due = await runner.run((ops) => runDueRenewal(ops, next.id, retryDays));
+        const due = await runner.run((ops) => runDueRenewal(ops, next.id, retryDays, applyDueSchedulePhase));
         if (due !== null) queue.push({ kind: "renewal", id: next.id, due });
         // A renewal that failed schedules its first retry: it may be due already.
         const sub = await store.get("subscription", next.id);

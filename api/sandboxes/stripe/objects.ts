@@ -199,6 +199,8 @@ export interface SbSubscription extends Base<"subscription"> {
   payment_settings: { payment_method_types: null; save_default_payment_method: "off" | "on_subscription" };
   pending_setup_intent: null;
   pending_update: null;
+  /** The subscription schedule that manages it (plan-changes.ts); absent on objects stored before. */
+  schedule?: string | null;
   start_date: number;
   status: SubscriptionStatus;
   test_clock: null;
@@ -220,7 +222,7 @@ export interface SbInvoiceLine {
   metadata: Metadata;
   parent: {
     type: "subscription_item_details";
-    subscription_item_details: { invoice_item: null; proration: false; subscription: string; subscription_item: string };
+    subscription_item_details: { invoice_item: null; proration: boolean; subscription: string; subscription_item: string };
   } | null;
   period: { start: number; end: number };
   pricing: { type: "price_details"; price_details: { price: string; product: string }; unit_amount_decimal: string };
@@ -244,7 +246,7 @@ export interface SbInvoicePayment {
 }
 
 export type InvoiceStatus = "draft" | "open" | "paid" | "uncollectible" | "void";
-export type BillingReason = "subscription_create" | "subscription_cycle" | "manual";
+export type BillingReason = "subscription_create" | "subscription_cycle" | "subscription_update" | "manual";
 
 export interface SbInvoice extends Base<"invoice"> {
   account_country: "US";
@@ -481,6 +483,66 @@ export interface SbEvent {
   type: string;
 }
 
+export interface SbSchedulePhase {
+  add_invoice_items: [];
+  application_fee_percent: null;
+  billing_cycle_anchor: "phase_start" | null;
+  billing_thresholds: null;
+  collection_method: null;
+  currency: string;
+  default_payment_method: string | null;
+  description: null;
+  discounts: [];
+  end_date: number;
+  invoice_settings: null;
+  items: { billing_thresholds: null; discounts: []; metadata: Metadata; plan: string; price: string; quantity: number }[];
+  metadata: Metadata;
+  on_behalf_of: null;
+  proration_behavior: "always_invoice" | "create_prorations" | "none";
+  start_date: number;
+  transfer_data: null;
+  trial_end: null;
+}
+
+/** A subscription schedule (plan-changes.ts): phases of prices over time, for a change at the next renewal. */
+export interface SbSubscriptionSchedule extends Base<"subscription_schedule"> {
+  application: null;
+  billing_mode: { flexible: null; type: "classic" };
+  canceled_at: number | null;
+  completed_at: number | null;
+  current_phase: { start_date: number; end_date: number } | null;
+  customer: string;
+  customer_account: null;
+  default_settings: {
+    application_fee_percent: null;
+    automatic_tax: { disabled_reason: null; enabled: false; liability: null };
+    billing_cycle_anchor: "automatic";
+    billing_thresholds: null;
+    collection_method: "charge_automatically";
+    default_payment_method: string | null;
+    description: null;
+    invoice_settings: {
+      account_tax_ids: null;
+      custom_fields: null;
+      days_until_due: null;
+      description: null;
+      footer: null;
+      issuer: { type: "self" };
+    };
+    on_behalf_of: null;
+    transfer_data: null;
+  };
+  end_behavior: "release" | "cancel";
+  metadata: Metadata;
+  pause_schedules: [];
+  phases: SbSchedulePhase[];
+  released_at: number | null;
+  released_subscription: string | null;
+  status: "not_started" | "active" | "completed" | "released" | "canceled";
+  subscription: string | null;
+  test_clock: null;
+}
+
 /** Every object type the store keeps, by the store's type name. */
 export interface SandboxObjects {
   customer: SbCustomer;
@@ -498,6 +560,7 @@ export interface SandboxObjects {
   checkout_session: SbCheckoutSession;
   setup_intent: SbSetupIntent;
   event: SbEvent;
+  subscription_schedule: SbSubscriptionSchedule;
 }
 
 export type ObjectType = keyof SandboxObjects;
@@ -520,6 +583,7 @@ export const TYPE_OF_OBJECT: Record<SandboxObject["object"], ObjectType> = {
   "checkout.session": "checkout_session",
   setup_intent: "setup_intent",
   event: "event",
+  subscription_schedule: "subscription_schedule",
 };
 
 /** How a 404 names each type ("No such customer: 'cus_x'"). */
@@ -539,4 +603,5 @@ export const NOUNS: Record<ObjectType, string> = {
   checkout_session: "checkout.session",
   setup_intent: "setupintent",
   event: "event",
+  subscription_schedule: "subscription schedule",
 };

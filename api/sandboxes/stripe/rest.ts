@@ -75,6 +75,23 @@ import {
   setupIntentCreateParams,
   updatePaymentIntent,
 } from "./payments";
+import {
+  cancelSchedule,
+  changeSubscriptionPrice,
+  createSchedule,
+  invoicePreviewParams,
+  isPriceChange,
+  listSchedules,
+  previewInvoice,
+  releaseSchedule,
+  scheduleCancelParams,
+  scheduleCreateParams,
+  scheduleListParams,
+  scheduleReleaseParams,
+  scheduleUpdateParams,
+  subscriptionPriceChangeParams,
+  updateSchedule,
+} from "./plan-changes";
 import type { Renderer } from "./render";
 import type { SandboxStore } from "./store";
 
@@ -324,6 +341,10 @@ export function createRestApp(deps: RestDeps): Express {
   });
   get("/v1/subscriptions/:id", retrieve("subscription"));
   post("/v1/subscriptions/:id", ({ id, params, expand }) => {
+    if (isPriceChange(params)) {
+      const change = parse(subscriptionPriceChangeParams, params);
+      return mutate("subscription", expand, (ops) => changeSubscriptionPrice(ops, id, change));
+    }
     const p = parse(subscriptionUpdateParams, params);
     return mutate("subscription", expand, (ops) => updateSubscription(ops, id, p));
   });
@@ -334,6 +355,32 @@ export function createRestApp(deps: RestDeps): Express {
   get("/v1/invoices", async (input) => {
     const p = parse(invoiceListParams, input.params);
     return list("invoice", await listInvoices(store, p), p, input);
+  });
+  // Plan changes (plan-changes.ts): the preview of a change's invoice, and subscription schedules.
+  post("/v1/invoices/create_preview", ({ params, expand }) => {
+    const p = parse(invoicePreviewParams, params);
+    return runner.run(async (ops) => renderer.render("invoice", await previewInvoice(ops, p), expand));
+  });
+  post("/v1/subscription_schedules", ({ params, expand }) => {
+    const p = parse(scheduleCreateParams, params);
+    return mutate("subscription_schedule", expand, (ops) => createSchedule(ops, p));
+  });
+  get("/v1/subscription_schedules", async (input) => {
+    const p = parse(scheduleListParams, input.params);
+    return list("subscription_schedule", await listSchedules({ store }, p), p, input);
+  });
+  get("/v1/subscription_schedules/:id", retrieve("subscription_schedule"));
+  post("/v1/subscription_schedules/:id", ({ id, params, expand }) => {
+    const p = parse(scheduleUpdateParams, params);
+    return mutate("subscription_schedule", expand, (ops) => updateSchedule(ops, id, p));
+  });
+  post("/v1/subscription_schedules/:id/release", ({ id, params, expand }) => {
+    parse(scheduleReleaseParams, params);
+    return mutate("subscription_schedule", expand, (ops) => releaseSchedule(ops, id));
+  });
+  post("/v1/subscription_schedules/:id/cancel", ({ id, params, expand }) => {
+    parse(scheduleCancelParams, params);
+    return mutate("subscription_schedule", expand, (ops) => cancelSchedule(ops, id));
   });
   get("/v1/invoices/:id", retrieve("invoice"));
   get("/v1/invoices/:id/lines", async (input) => {

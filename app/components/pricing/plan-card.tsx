@@ -8,7 +8,7 @@ import {
   MONEY_BACK_DAYS,
   paymentPath,
   perMonthPrice,
-  planStatus,
+  planButtonLabel,
   REGULAR_MONTHLY_PRICE,
   savingsBadge,
   totalPrice,
@@ -20,6 +20,10 @@ type PlanCardProps = {
   /** Chosen in the small-screen radio group. */
   selected: boolean;
   onSelect: (planId: number) => void;
+  /** The account has a recurring plan: the other recurring plans are changes (docs/decisions/028). */
+  subscriber?: boolean;
+  /** On the current plan: the change waiting for the next renewal, if any. */
+  pendingNote?: string | null;
 };
 
 /**
@@ -27,7 +31,7 @@ type PlanCardProps = {
  * to the page's GET form; its heading is the radio's label, so the card's name and the radio's are
  * both the plan's title.
  */
-export function PlanCard({ plan, selected, onSelect }: PlanCardProps) {
+export function PlanCard({ plan, selected, onSelect, subscriber = false, pendingNote = null }: PlanCardProps) {
   const radioId = `plan-${plan.id}`;
   const titleId = `plan-${plan.id}-title`;
   const current = isCurrentPlan(plan);
@@ -81,13 +85,15 @@ export function PlanCard({ plan, selected, onSelect }: PlanCardProps) {
         <p className="plan-card__one-time">One-time payment: this plan does not renew.</p>
       ) : null}
 
+      {current && pendingNote ? <p className="plan-card__pending">{pendingNote}</p> : null}
+
       {current ? (
         <button type="button" className="button button--block" disabled aria-describedby={titleId}>
-          {planStatus(plan)}
+          {planButtonLabel(plan, subscriber)}
         </button>
       ) : (
         <Link to={paymentPath(plan)} className="button button--primary button--block" aria-describedby={titleId}>
-          {planStatus(plan)}
+          {planButtonLabel(plan, subscriber)}
         </Link>
       )}
 

@@ -19,6 +19,8 @@ import type { CardFormProps } from "~/features/card-entry/card-payment";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { orderSummary, planTerms } from "./summary";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
+import { PlanChangePage, ReplacesNotice } from "./plan-change";
+import { PLAN_CHANGE_FORMS, planChangeAction, planChangeState } from "./plan-change.server";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { pageMeta } from "~/utils/meta";
 import { formatMoney } from "~/utils/plans";
@@ -39,13 +41,21 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export const headers = () => ({ "Cache-Control": "private, no-store" });
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  return checkoutState(request, context, planIdOf(params.planId));
+  const planId = planIdOf(params.planId);
+  // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
+  const [state, planChange] = await Promise.all([checkoutState(request, context, planId), planChangeState(request, context, planId)]);
+  // Just paid for this plan: 'Payment Successful!' is this page's answer, not "this is your plan".
+  const justPaid =
+    state.paidRedirectIn !== null && planChange?.kind === "done" && !planChange.pendingTitle && !new URL(request.url).searchParams.has("changed");
+  return { ...state, planChange: justPaid ? null : planChange };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const planId = planIdOf(params.planId);
   const formData = await readFormData(request);
-  return checkoutAction(String(formData.get("intent") ?? ""), { request, context, formData, planId });
+  const intent = String(formData.get("intent") ?? "");
+  if (PLAN_CHANGE_FORMS.has(intent)) return planChangeAction(intent, { request, context, formData, planId });
+  return checkoutAction(intent, { request, context, formData, planId });
 }
 
 type PaymentActionData =
@@ -58,10 +68,14 @@ type PaymentActionData =
   | undefined;
 
 export default function CheckoutPage() {
-  const state = useLoaderData<typeof loader>();
+  const { planChange, ...state } = useLoaderData<typeof loader>();
   return (
     <PaymentFrame email={state.accountEmail}>
-      <Checkout state={state} />
+      {planChange && planChange.kind !== "replaces" ? (
+        <PlanChangePage state={planChange} />
+      ) : (
+        <Checkout state={state} replacesNotice={planChange?.notice ?? null} />
+      )}
     </PaymentFrame>
   );
 }
@@ -69,7 +83,7 @@ export default function CheckoutPage() {
 /** Forms whose refusal is also a toast (commerce §4: a failed payment shows inline and as a toast). */
 const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted", "crypto"]);
 
-function Checkout({ state }: { state: CheckoutState }) {
+function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNotice: string | null }) {
   const { plan } = state;
   const summary = orderSummary(plan, state.coupon);
   const actionData = useActionData<PaymentActionData>();
@@ -110,6 +124,7 @@ function Checkout({ state }: { state: CheckoutState }) {
           {state.accountEmail && state.savedCards.length ? <SavedCards state={state} total={summary.total} /> : null}
           <section aria-labelledby="methods-title">
             <h2 id="methods-title">Choose a payment method</h2>
+            {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
             <div className="accordion">
               <details name="payment-method" open className="accordion-item">
                 <summary>Card</summary>

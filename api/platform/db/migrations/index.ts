@@ -11,6 +11,7 @@ import * as m0009 from "./0009_revocation_replay_guarantee";
 import * as m0010 from "./0010_coupon_reservations";
 import * as m0011 from "./0011_notices";
 import * as m0012 from "./0012_dunning";
+import * as m0013 from "./0013_plan_changes";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "0010_coupon_reservations": m0010,
   "0011_notices": m0011,
   "0012_dunning": m0012,
+  "0013_plan_changes": m0013,
 };

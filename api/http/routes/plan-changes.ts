@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { route } from "../contract/route";
+import { isRefusal } from "../../platform/errors";
+import { body, idField, requiredText } from "../validation";
+import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from "../../payments/idempotency";
+import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
+import { dollars } from "../../payments/plans";
+import type { Plan, Subscription } from "../../platform/db/schema";
+import { SubscriptionSchema, publicSubscription } from "./subscription";
+import { SUBSCRIPTION_MESSAGES } from "../../payments/subscription-guard";
+
+/*
+ * Changing plan (issue 20, docs/decisions/028): the preview the checkout page shows a subscriber,
+ * the change itself, and keeping the current plan when a change waits for the renewal.
+ */
+
+const PlanBriefSchema = z.strictObject({ id: z.int(), title: z.string(), discounted_price: z.number() }).meta({ id: "PlanBrief" });
+
+const PendingChangeSchema = z
+  .strictObject({
+    plan: PlanBriefSchema,
+    effective_at: z.string().meta({ format: "date-time", description: "The renewal at which the new plan starts." }),
+  })
+  .nullable()
+  .meta({ id: "PendingPlanChange", description: "A change to a shorter plan waiting for the next renewal, or null." });
+
+const KIND = z.enum(["now", "at_renewal"]).meta({
+  description: "now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.",
+});
+
+function brief(plan: Plan) {
+  return { id: Number(plan.id), title: plan.title, discounted_price: dollars(plan.discounted_price_cents) };
+}
+
+async function pendingOf(findTitle: (id: number) => Promise<Plan | undefined>, row: Subscription) {
+  if (row.pending_plan_id === null || !row.pending_change_at) return null;
+  const plan = await findTitle(Number(row.pending_plan_id));
+  return plan ? { plan: brief(plan), effective_at: row.pending_change_at } : null;
+}
+
+const changeRequest = body({
+  plan_id: idField("plan id").meta({ description: "plans.id of the new plan (recurring)." }),
+  proration_date: z
+    .union([z.int().min(0), z.string().trim().regex(/^\d{1,12}$/, "The proration date must be a number.").transform(Number)])
+    .optional()
+    .meta({ description: "The preview's proration_date (Unix seconds), so the charge equals the amount shown." }),
+  idempotency_key: requiredText("idempotency key", { max: 200, required: "Please reload the page and try again." }).meta({
+    description: "A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated.",
+  }),
+}).meta({ id: "PlanChangeRequest" });
+
+export const planChangeRoutes = [
+  route({
+    method: "get",
+    path: "/api/subscription/change-preview",
+    operationId: "previewPlanChange",
+    tags: ["Subscriptions"],
+    summary: "What changing the subscription to another plan means",
+    description:
+      "For a subscriber with a recurring card plan: when the change takes effect and what is paid now (Stripe's invoice preview: the new plan less the unused part of the current one), with the proration_date to send back to the change. Also the pending change at renewal, if any.",
+    auth: true,
+    query: z.object({ plan_id: idField("plan id").meta({ description: "plans.id of the new plan" }) }),
+    success: {
+      description: "The change",
+      data: z
+        .strictObject({
+          kind: KIND,
+          current_plan: PlanBriefSchema,
+          plan: PlanBriefSchema,
+          amount_due: z.number().meta({ description: "USD charged now (0 for a change at renewal)." }),
+          proration_date: z.int().nullable().meta({ description: "Unix seconds; null for a change at renewal." }),
+          effective_at: z.string().meta({ format: "date-time" }),
+          pending: PendingChangeSchema,
+        })
+        .meta({ id: "PlanChangePreview" }),
+    },
+    errors: {
+      404: "'Plan not found.'",
+      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current)`,
+      502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
+    },
+    async handler({ ctx, auth, query }) {
+      const preview = await previewPlanChange(ctx.payments, auth.user, query.plan_id);
+      const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+      return {
+        data: {
+          kind: preview.kind,
+          current_plan: brief(preview.currentPlan),
+          plan: brief(preview.plan),
+          amount_due: dollars(preview.amountDueCents),
+          proration_date: preview.prorationDate,
+          effective_at: preview.effectiveAt.toISOString(),
+          pending: await pendingOf(find, preview.subscription),
+        },
+      };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/subscription/change",
+    operationId: "changePlan",
+    tags: ["Subscriptions"],
+    summary: "Change the subscription's plan",
+    description:
+      "A longer (or dearer) plan: now, the new plan less the unused part of the current one charged at once to the subscription's card (one invoice; its receipt is the usual paid-invoice email); a card that fails changes nothing (402). A shorter plan: from the next renewal, nothing charged now; cancel it with /api/subscription/change/cancel. A confirmation email is sent either way. " +
+      `Buying a second recurring plan instead is refused: '${SUBSCRIPTION_MESSAGES.exists}' (409 subscription_exists).`,
+    auth: true,
+    body: changeRequest,
+    success: {
+      description: "'Your plan was changed to {plan}.' or 'Your plan changes to {plan} on {date}.'",
+      data: z
+        .strictObject({
+          kind: KIND,
+          amount_paid: z.number().meta({ description: "USD charged now." }),
+          effective_at: z.string().meta({ format: "date-time" }),
+          subscription: SubscriptionSchema,
+          pending: PendingChangeSchema,
+        })
+        .meta({ id: "PlanChangeResult" }),
+    },
+    errors: {
+      402: "The card was refused (the gateway's message); the plan stays as it was.",
+      404: "'Plan not found.'",
+      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
+    },
+    async handler({ ctx, auth, body: input }) {
+      const { idempotency_key: key, ...request } = input;
+      const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+      const answer = await oncePerKey(
+        ctx.db,
+        `plan-change:${auth.user.id}:${key}`,
+        request,
+        async () => {
+          try {
+            const result = await changePlan({ ...ctx.payments, mail: ctx.mail }, auth.user, {
+              planId: input.plan_id,
+              prorationDate: input.proration_date,
+              key: `plan-change-${auth.user.id}-${key}`,
+            });
+            return {
+              ok: true,
+              body: {
+                message: result.message,
+                data: {
+                  kind: result.kind,
+                  amount_paid: dollars(result.amountPaidCents),
+                  effective_at: result.effectiveAt.toISOString(),
+                  subscription: publicSubscription(result.subscription),
+                  pending: await pendingOf(find, result.subscription),
+                },
+              },
+            };
+          } catch (error) {
+            if (isRefusal(error)) return refusalAnswer(error);
+            throw error;
+          }
+        },
+        () => ctx.clock.now(),
+      );
+      const stored = answer.body as { message: string; data?: never };
+      if (!answer.ok || !stored.data) throw replayedRefusal(answer.body);
+      return { data: stored.data, message: stored.message };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/subscription/change/cancel",
+    operationId: "cancelPlanChange",
+    tags: ["Subscriptions"],
+    summary: "Keep the current plan: cancel the change waiting for the renewal",
+    description: "Releases the subscription schedule of a pending change to a shorter plan. No request body.",
+    auth: true,
+    success: { description: `'${PLAN_CHANGE_MESSAGES.kept}'`, data: z.strictObject({ subscription: SubscriptionSchema }) },
+    errors: { 409: `'${PLAN_CHANGE_MESSAGES.nothingPending}' (plan_change_invalid)`, 502: "The card gateway failed or did not answer" },
+    async handler({ ctx, auth }) {
+      const result = await cancelPendingChange(ctx.payments, auth.user);
+      return { data: { subscription: publicSubscription(result.subscription) }, message: result.message };
+    },
+  }),
+];

@@ -1,0 +1,139 @@
+import type { Database } from "../platform/db";
+import type { Plan, Subscription } from "../platform/db/schema";
+import { DomainError } from "../platform/errors";
+import type { Logger } from "../platform/logger";
+import { recordSubscriptionState } from "./records";
+import type { StripeSetup } from "./stripe/client";
+import { setRenewal } from "./stripe/subscriptions";
+
+/*
+ * One recurring subscription per account (issue 20, docs/decisions/028): a subscriber who wants
+ * another recurring plan changes plan (plan-changes.ts) instead of buying a second subscription that
+ * would bill alongside the first. Every path that could make one (card, hosted Checkout, wallets,
+ * crypto) asks here first; a purchase of a recurring plan also takes the account's claim row
+ * (subscription_claims, primary key user_id) for its duration, so two purchases at once cannot
+ * both pass the check.
+ */
+
+export const SUBSCRIPTION_MESSAGES = {
+  exists: "You already have a subscription. Change your plan instead.",
+  alreadyCurrent: "This is already your current plan.",
+} as const;
+
+/** How long a purchase holds the claim when it waits for the bank (3-D Secure) after answering. */
+export const PURCHASE_CLAIM_MS = 15 * 60_000;
+
+/** The account's recurring subscription that still runs (renewing or not), if any. */
+export async function currentRecurringSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
+  return db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("billing_type", "=", "recurring")
+    .where("sub_exp_date", ">", now.toISOString())
+    .orderBy("sub_exp_date", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** 409 subscription_exists when buying `plan` would make a second recurring subscription. */
+export async function refuseSecondSubscription(
+  db: Database,
+  userId: number,
+  plan: Pick<Plan, "billing_type"> & Partial<Pick<Plan, "id">>,
+  now: Date,
+): Promise<void> {
+  if (plan.billing_type !== "recurring") return;
+  const current = await currentRecurringSubscription(db, userId, now);
+  // The same plan, still renewing: the more telling refusal (card-payments.ts says it too).
+  if (current && "id" in plan && Number(current.plan_id) === Number(plan.id) && !current.cancel_at_period_end) {
+    throw new DomainError("plan_already_current", SUBSCRIPTION_MESSAGES.alreadyCurrent, { field: "planId" });
+  }
+  if (current) {
+    throw new DomainError("subscription_exists", SUBSCRIPTION_MESSAGES.exists, { field: "planId" });
+  }
+}
+
+/**
+ * Takes the account's purchase claim for `key` (a retry with the same key keeps it; an expired one
+ * is taken over). The primary key makes it atomic on SQLite and PostgreSQL alike.
+ */
+async function claim(db: Database, userId: number, key: string, now: Date, holdMs: number): Promise<boolean> {
+  const nowIso = now.toISOString();
+  const expires = new Date(now.getTime() + holdMs).toISOString();
+  await db
+    .insertInto("subscription_claims")
+    .values({ user_id: userId, claim_key: key, expires_at: expires })
+    .onConflict((oc) =>
+      oc
+        .column("user_id")
+        .doUpdateSet({ claim_key: key, expires_at: expires })
+        .where((eb) => eb.or([eb("subscription_claims.expires_at", "<=", nowIso), eb("subscription_claims.claim_key", "=", key)])),
+    )
+    .execute();
+  const row = await db.selectFrom("subscription_claims").select("claim_key").where("user_id", "=", userId).executeTakeFirst();
+  return row?.claim_key === key;
+}
+
+async function release(db: Database, userId: number, key: string): Promise<void> {
+  await db.deleteFrom("subscription_claims").where("user_id", "=", userId).where("claim_key", "=", key).execute();
+}
+
+/**
+ * Runs a purchase of a recurring plan under the account's claim: refused (409) when another purchase
+ * holds it or a recurring subscription already runs. The claim is given back when the work is over,
+ * except while the bank's authentication is pending (`keep`), when it lapses after PURCHASE_CLAIM_MS.
+ */
+export async function withPurchaseClaim<T>(
+  deps: { db: Database; clock: { now(): Date } },
+  input: { userId: number; plan: Pick<Plan, "billing_type" | "id">; key: string; keep?: (outcome: T) => boolean },
+  work: () => Promise<T>,
+): Promise<T> {
+  if (input.plan.billing_type !== "recurring") return work();
+  const now = deps.clock.now();
+  if (!(await claim(deps.db, input.userId, input.key, now, PURCHASE_CLAIM_MS))) {
+    throw new DomainError("subscription_exists", SUBSCRIPTION_MESSAGES.exists, { field: "planId" });
+  }
+  let outcome: T;
+  try {
+    await refuseSecondSubscription(deps.db, input.userId, input.plan, now);
+    outcome = await work();
+  } catch (error) {
+    await release(deps.db, input.userId, input.key);
+    throw error;
+  }
+  if (!input.keep?.(outcome)) await release(deps.db, input.userId, input.key);
+  return outcome;
+}
+
+/**
+ * The 5-year one-time plan bought while a recurring plan runs: the recurring one stops renewing (its
+ * paid period runs out), so the account is never billed for both. Idempotent.
+ */
+export async function endRecurringRenewal(
+  deps: { db: Database; clock: { now(): Date }; gateway: StripeSetup; logger: Logger },
+  userId: number,
+): Promise<void> {
+  const now = deps.clock.now();
+  const renewing = await deps.db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("billing_type", "=", "recurring")
+    .where("subscription_by", "=", "stripe")
+    .where("cancel_at_period_end", "=", 0)
+    .where("sub_exp_date", ">", now.toISOString())
+    .execute();
+  for (const row of renewing) {
+    if (!row.stripe_sub_id) continue;
+    try {
+      await setRenewal(deps.gateway, row.stripe_sub_id, false);
+    } catch (error) {
+      // Stripe refused (already ended there): our row follows its webhook; nothing to stop.
+      deps.logger.warn(`Could not turn off the renewal of ${row.stripe_sub_id}: ${String(error)}`);
+      continue;
+    }
+    await recordSubscriptionState(deps.db, { stripeSubId: row.stripe_sub_id, renewing: false, now });
+  }
+}

@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { databases, type TestApi, useApi } from "./harness";
+import { DECLINED, GOOD, TWO_YEARS_BY_CRYPTO, customer, newKey, paymentMethod } from "./payment-support";
+
+// Changing plan instead of buying twice (issue 20, docs/decisions/028), over HTTP against the Stripe sandbox.
+
+const DAY = 86_400_000;
+
+async function buy(t: TestApi, who: { token: string; email: string }, planId: number) {
+  const res = await t.post("/api/payments/card", {
+    token: who.token,
+    json: { type: "new-card", idempotency_key: newKey(), paymentMethodId: await paymentMethod(t, GOOD), planId, email: who.email },
+  });
+  return res;
+}
+
+async function row(t: TestApi, userId: number) {
+  return t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).orderBy("id").execute();
+}
+
+describe.each(databases())("plan changes ($name)", (kind) => {
+  const t = useApi(kind);
+  afterEach(() => t.clock.reset());
+
+  it("a move to a longer plan: the preview's amount is what is charged, the period restarts, the row follows", async () => {
+    const who = await customer(t, "upgrade@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    t.clock.advanceDays(10);
+
+    const preview = await t.get("/api/subscription/change-preview?plan_id=5", { token: who.token });
+    expect(preview.status, preview.text).toBe(200);
+    const p = preview.body.data;
+    expect(p).toMatchObject({ kind: "now", current_plan: { id: 1, title: "1 Month" }, plan: { id: 5, title: "1 Year" }, pending: null });
+    // 71.88 less the unused ~2/3 of the month's 9.99.
+    expect(p.amount_due).toBeGreaterThan(71.88 - 9.99);
+    expect(p.amount_due).toBeLessThan(71.88 - 5);
+
+    const changed = await t.post("/api/subscription/change", {
+      token: who.token,
+      json: { plan_id: 5, proration_date: p.proration_date, idempotency_key: newKey() },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.message).toBe("Your plan was changed to 1 Year.");
+    expect(changed.body.data).toMatchObject({ kind: "now", amount_paid: p.amount_due });
+    expect(changed.body.data.subscription).toMatchObject({ plan_id: 5, title: "1 Year" });
+
+    const [sub] = await row(t, who.userId);
+    expect(sub).toMatchObject({ plan_id: 5, title: "1 Year", amount_cents: 7188, pending_plan_id: null });
+    const days = (Date.parse(sub!.sub_exp_date) - t.clock.now().getTime()) / DAY;
+    expect(days).toBeGreaterThan(360);
+    expect(days).toBeLessThan(370);
+    const paid = await t.db.selectFrom("transactions").select(["amount_cents", "plan_id"]).where("user_id", "=", who.userId).orderBy("id").execute();
+    expect(paid).toEqual([
+      { amount_cents: 999, plan_id: 1 },
+      { amount_cents: Math.round(p.amount_due * 100), plan_id: 5 },
+    ]);
+    expect((await t.mailbox(who.email)).map((m) => m.subject)).toContain("Your VPN plan change");
+  });
+
+  it("a move to a shorter plan waits for the renewal, can be cancelled, and applies at the renewal", async () => {
+    const who = await customer(t, "downgrade@example.com");
+    expect((await buy(t, who, 5)).status).toBe(200);
+    const [before] = await row(t, who.userId);
+
+    const preview = await t.get("/api/subscription/change-preview?plan_id=1", { token: who.token });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.data).toMatchObject({ kind: "at_renewal", amount_due: 0, proration_date: null, effective_at: before!.sub_exp_date });
+
+    const post = () => t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: newKey() } });
+    const scheduled = await post();
+    expect(scheduled.status, scheduled.text).toBe(200);
+    expect(scheduled.body.data).toMatchObject({ kind: "at_renewal", amount_paid: 0, pending: { plan: { id: 1, title: "1 Month" } } });
+    expect((await row(t, who.userId))[0]).toMatchObject({ plan_id: 5, pending_plan_id: 1 });
+
+    const kept = await t.post("/api/subscription/change/cancel", { token: who.token });
+    expect(kept.status, kept.text).toBe(200);
+    expect((await row(t, who.userId))[0]).toMatchObject({ plan_id: 5, pending_plan_id: null, stripe_schedule_id: null });
+    expect((await t.post("/api/subscription/change/cancel", { token: who.token })).body.errors.code).toBe("plan_change_invalid");
+
+    expect((await post()).status).toBe(200);
+    // Past the year and its two free months: the renewal bills the 1-month plan.
+    expect((await t.post("/dev/clock", { form: { days: String(14 * 31) } })).status).toBe(200);
+    const [after] = await row(t, who.userId);
+    expect(after).toMatchObject({ plan_id: 1, title: "1 Month", amount_cents: 999, pending_plan_id: null });
+    const transactions = await t.db.selectFrom("transactions").select(["amount_cents", "plan_id"]).where("user_id", "=", who.userId).orderBy("id").execute();
+    expect(transactions.at(-1)).toEqual({ amount_cents: 999, plan_id: 1 });
+  });
+
+  it("a card that fails on a move to a longer plan changes nothing", async () => {
+    const who = await customer(t, "upgrade-declined@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    const [before] = await row(t, who.userId);
+    const { stripe } = t.api.payments.gateway;
+    const declined = await paymentMethod(t, DECLINED);
+    const user = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", who.userId).executeTakeFirstOrThrow();
+    await stripe.paymentMethods.attach(declined, { customer: user.stripe_customer_id! });
+    await stripe.subscriptions.update(before!.stripe_sub_id!, { default_payment_method: declined });
+    const res = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 6, idempotency_key: newKey() } });
+    expect(res.status, res.text).toBe(402);
+    expect(res.body.message).toBe("Your card was declined.");
+    expect((await row(t, who.userId))[0]).toMatchObject({ plan_id: 1, title: "1 Month", sub_exp_date: before!.sub_exp_date });
+    const stripeSub = await stripe.subscriptions.retrieve(before!.stripe_sub_id!);
+    expect(stripeSub.items.data[0]!.price.recurring).toMatchObject({ interval: "month", interval_count: 1 });
+    expect(stripeSub.metadata.plan_id).toBe("1");
+  });
+
+  it("a second recurring subscription is refused by every path", async () => {
+    const who = await customer(t, "twice@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    const card = await buy(t, who, 6);
+    expect(card.status, card.text).toBe(409);
+    expect(card.body.errors.code).toBe("subscription_exists");
+    expect(card.body.message).toBe("You already have a subscription. Change your plan instead.");
+    const hosted = await t.post("/api/payments/checkout-session", {
+      token: who.token,
+      json: { planId: 6, return_path: "/subscription/payment/6", idempotency_key: newKey() },
+    });
+    expect(hosted.status, hosted.text).toBe(409);
+    expect(hosted.body.errors.code).toBe("subscription_exists");
+    const wallet = await t.post("/api/payments/wallet", {
+      token: who.token,
+      json: { paymentTokenId: await paymentMethod(t, GOOD), planId: 6, paymentSource: "googlepay", idempotency_key: newKey() },
+    });
+    expect(wallet.status, wallet.text).toBe(409);
+    expect(wallet.body.errors.code).toBe("subscription_exists");
+    const crypto = await t.post("/api/payments/crypto/invoice", {
+      token: who.token,
+      json: { ...TWO_YEARS_BY_CRYPTO, currency: "USD", email: who.email },
+    });
+    expect(crypto.status, crypto.text).toBe(409);
+    expect(crypto.body.errors.code).toBe("subscription_exists");
+    expect(await row(t, who.userId)).toHaveLength(1);
+  });
+
+  it("a parallel burst of two purchases makes one subscription", async () => {
+    const who = await customer(t, "burst@example.com");
+    const [a, b] = await Promise.all([paymentMethod(t, GOOD), paymentMethod(t, GOOD)]);
+    const answers = await Promise.all(
+      [
+        [a, 1],
+        [b, 2],
+      ].map(([pm, planId]) =>
+        t.post("/api/payments/card", {
+          token: who.token,
+          json: { type: "new-card", idempotency_key: newKey(), paymentMethodId: pm, planId, email: who.email },
+        }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await row(t, who.userId)).toHaveLength(1);
+  });
+
+  it("the 5-year plan bought while a recurring one runs turns off its auto-renewal", async () => {
+    const who = await customer(t, "five-years@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    const res = await buy(t, who, 7);
+    expect(res.status, res.text).toBe(200);
+    const rows = await row(t, who.userId);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ plan_id: 1, cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
+    const stripeSub = await t.api.payments.gateway.stripe.subscriptions.retrieve(rows[0]!.stripe_sub_id!);
+    expect(stripeSub.cancel_at_period_end).toBe(true);
+    const active = await t.post("/api/subscription/active", { token: who.token });
+    expect(active.body.data.subscription.plan_id).toBe(7);
+  });
+
+  it("changes nothing for someone without a recurring plan", async () => {
+    const who = await customer(t, "nobody@example.com");
+    const res = await t.get("/api/subscription/change-preview?plan_id=5", { token: who.token });
+    expect(res.status).toBe(409);
+    expect(res.body.errors.code).toBe("plan_change_invalid");
+  });
+});
