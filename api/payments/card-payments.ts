@@ -581,6 +581,8 @@ async function startCheckoutSessionAtGateway(
   await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
+  // A card attempt still waiting for its challenge ends here too: the hosted page is the new attempt.
+  if (plan.billing_type === "recurring") await endAbandonedAttempts(deps, customer, key);
   const price = await priceForPlan(deps.gateway, plan);
   const reservation = await holdCoupon(deps, coupon, key, user, CHECKOUT_COUPON_HOLD_MS);
   const metadata = metadataFor(user, plan, coupon, "card", reservation);

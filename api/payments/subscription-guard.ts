@@ -23,6 +23,9 @@ export const SUBSCRIPTION_MESSAGES = {
 /** How long a purchase holds the claim when it waits for the bank (3-D Secure) after answering. */
 export const PURCHASE_CLAIM_MS = 15 * 60_000;
 
+/** The claim key's prefix while its purchase waits for the bank. */
+const AUTHENTICATING = "authenticating:";
+
 /** The account's recurring subscription that still runs (renewing or not), if any. */
 export async function currentRecurringSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
   return db
@@ -69,11 +72,30 @@ async function claim(db: Database, userId: number, key: string, now: Date, holdM
       oc
         .column("user_id")
         .doUpdateSet({ claim_key: key, expires_at: expires })
-        .where((eb) => eb.or([eb("subscription_claims.expires_at", "<=", nowIso), eb("subscription_claims.claim_key", "=", key)])),
+        .where((eb) =>
+          eb.or([
+            eb("subscription_claims.expires_at", "<=", nowIso),
+            eb("subscription_claims.claim_key", "=", key),
+            // An attempt that only waits for the bank is not a purchase in flight: a new attempt (another card,
+            // or the same after a failed challenge) takes over, and card-payments cancels the unfinished one
+            // before it creates anything, so the late answer of the old challenge cannot charge.
+            eb("subscription_claims.claim_key", "like", `${AUTHENTICATING}%`),
+          ]),
+        ),
     )
     .execute();
   const row = await db.selectFrom("subscription_claims").select("claim_key").where("user_id", "=", userId).executeTakeFirst();
   return row?.claim_key === key;
+}
+
+/** Marks a claim whose purchase now only waits for the bank's authentication (see `claim`). */
+async function markAuthenticating(db: Database, userId: number, key: string): Promise<void> {
+  await db
+    .updateTable("subscription_claims")
+    .set({ claim_key: `${AUTHENTICATING}${key}` })
+    .where("user_id", "=", userId)
+    .where("claim_key", "=", key)
+    .execute();
 }
 
 async function release(db: Database, userId: number, key: string): Promise<void> {
@@ -83,7 +105,8 @@ async function release(db: Database, userId: number, key: string): Promise<void>
 /**
  * Runs a purchase of a recurring plan under the account's claim: refused (409) when another purchase
  * holds it or a recurring subscription already runs. The claim is given back when the work is over,
- * except while the bank's authentication is pending (`keep`), when it lapses after PURCHASE_CLAIM_MS.
+ * except while the bank's authentication is pending (`keep`): then it holds against other purchases of
+ * another kind for PURCHASE_CLAIM_MS, but a new card attempt may take it over.
  */
 export async function withPurchaseClaim<T>(
   deps: { db: Database; clock: { now(): Date } },
@@ -103,7 +126,8 @@ export async function withPurchaseClaim<T>(
     await release(deps.db, input.userId, input.key);
     throw error;
   }
-  if (!input.keep?.(outcome)) await release(deps.db, input.userId, input.key);
+  if (input.keep?.(outcome)) await markAuthenticating(deps.db, input.userId, input.key);
+  else await release(deps.db, input.userId, input.key);
   return outcome;
 }
 
