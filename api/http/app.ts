@@ -173,6 +173,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       // Live notifications carry the configured secret (required with a BitPay token).
       notificationSecret: notificationSecret!,
       onPaid: payments.onPaid,
+      gateway: payments.gateway,
     } satisfies CryptoDeps);
     crypto = deps;
   }

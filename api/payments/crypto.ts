@@ -1,5 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { refuseSecondSubscription } from "./subscription-guard";
+import { endRecurringRenewal, refuseSecondSubscription } from "./subscription-guard";
+import type { StripeSetup } from "./stripe/client";
 import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
 import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
@@ -33,6 +34,8 @@ export interface CryptoDeps {
   notificationSecret: string;
   /** Told after each paid invoice is recorded (its receipt). */
   onPaid?: PaidHook;
+  /** The card gateway: a paid 5-year plan turns off a card plan's auto-renewal there (decision 028). */
+  gateway?: StripeSetup | null;
 }
 
 export const CRYPTO_MESSAGES = {
@@ -314,6 +317,10 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     periodStart: start,
     periodEnd: accessEndOf(plan, addMonthsUtc(start, plan.duration_months), !renewed),
   });
+  // The 5-year plan replaces a recurring card plan: that one stops renewing, as when paid by card (decision 028).
+  if (!renewed && plan.billing_type !== "recurring" && deps.gateway) {
+    await endRecurringRenewal({ ...deps, gateway: deps.gateway }, row.user_id);
+  }
   current = await deps.db
     .updateTable("crypto_invoices")
     .set({ subscription_id: subscription.id })

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { databases, type TestApi, useApi } from "./harness";
-import { DECLINED, GOOD, TWO_YEARS_BY_CRYPTO, customer, newKey, paymentMethod } from "./payment-support";
+import { DECLINED, GOOD, TWO_YEARS_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028), over HTTP against the Stripe sandbox.
 
@@ -162,6 +162,18 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect(stripeSub.cancel_at_period_end).toBe(true);
     const active = await t.post("/api/subscription/active", { token: who.token });
     expect(active.body.data.subscription.plan_id).toBe(7);
+  });
+
+  it("the 5-year plan paid by crypto while a card plan runs turns off its auto-renewal too", async () => {
+    const who = await customer(t, "five-years-crypto@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    await buyByCrypto(t, who, { productId: "vpn_5_years", planId: 7, amount: "199.00" });
+    const rows = await row(t, who.userId);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ plan_id: 1, cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
+    expect(rows[1]).toMatchObject({ plan_id: 7, subscription_by: "bitpay" });
+    const stripeSub = await t.api.payments.gateway.stripe.subscriptions.retrieve(rows[0]!.stripe_sub_id!);
+    expect(stripeSub.cancel_at_period_end).toBe(true);
   });
 
   it("changes nothing for someone without a recurring plan", async () => {
