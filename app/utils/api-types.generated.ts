@@ -90,7 +90,7 @@ export interface paths {
         put?: never;
         /**
          * The active subscription
-         * @description The user's subscription with the latest sub_exp_date that is still after the product's current time, or null. No request body.
+         * @description The user's subscription with the latest sub_exp_date that is still after the product's current time, or null, with the change of plan waiting for its renewal (pending_change). No request body.
          */
         post: operations["activeSubscription"];
         delete?: never;
@@ -2314,6 +2314,20 @@ export interface components {
                 last4: string;
             } | null;
         } | null;
+        /** @description A change to a shorter plan waiting for the next renewal, or null. */
+        PendingPlanChange: {
+            plan: components["schemas"]["PlanBrief"];
+            /**
+             * Format: date-time
+             * @description The renewal at which the new plan starts.
+             */
+            effective_at: string;
+        } | null;
+        PlanBrief: {
+            id: number;
+            title: string;
+            discounted_price: number;
+        };
         PlanChangePreview: {
             /**
              * @description now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.
@@ -2330,20 +2344,6 @@ export interface components {
             effective_at: string;
             pending: components["schemas"]["PendingPlanChange"];
         };
-        PlanBrief: {
-            id: number;
-            title: string;
-            discounted_price: number;
-        };
-        /** @description A change to a shorter plan waiting for the next renewal, or null. */
-        PendingPlanChange: {
-            plan: components["schemas"]["PlanBrief"];
-            /**
-             * Format: date-time
-             * @description The renewal at which the new plan starts.
-             */
-            effective_at: string;
-        } | null;
         PlanChangeResult: {
             /**
              * @description now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.
@@ -3050,6 +3050,7 @@ export interface operations {
                              * @description When the plan ends, for an active subscription that does not renew by itself (auto-renewal off, one-time or crypto); else null.
                              */
                             ends_on: string | null;
+                            pending_change: components["schemas"]["PendingPlanChange"];
                         };
                     };
                 };
@@ -3311,6 +3312,11 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             plan_data: components["schemas"]["Plan"];
+                            /**
+                             * Format: date-time
+                             * @description When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.
+                             */
+                            term_ends_on: string;
                         };
                     };
                 };

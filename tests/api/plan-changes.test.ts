@@ -71,10 +71,14 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect(scheduled.status, scheduled.text).toBe(200);
     expect(scheduled.body.data).toMatchObject({ kind: "at_renewal", amount_paid: 0, pending: { plan: { id: 1, title: "1 Month" } } });
     expect((await row(t, who.userId))[0]).toMatchObject({ plan_id: 5, pending_plan_id: 1 });
+    // The billing page's answer says it too.
+    const active = await t.post("/api/subscription/active", { token: who.token });
+    expect(active.body.data.pending_change).toMatchObject({ plan: { id: 1, title: "1 Month" }, effective_at: before!.sub_exp_date });
 
     const kept = await t.post("/api/subscription/change/cancel", { token: who.token });
     expect(kept.status, kept.text).toBe(200);
     expect((await row(t, who.userId))[0]).toMatchObject({ plan_id: 5, pending_plan_id: null, stripe_schedule_id: null });
+    expect((await t.post("/api/subscription/active", { token: who.token })).body.data.pending_change).toBeNull();
     expect((await t.post("/api/subscription/change/cancel", { token: who.token })).body.errors.code).toBe("plan_change_invalid");
 
     expect((await post()).status).toBe(200);

@@ -82,6 +82,24 @@ describe.each(databases())("plans and coupons ($name)", (kind) => {
     expect(bad.body.errors.fields.planId).toEqual(["The plan id must be a number."]);
   });
 
+  it("answers when a first term bought now ends, by the API's clock (free months included)", async () => {
+    const at = (res: { body: { data: { term_ends_on: string } } }) => Date.parse(res.body.data.term_ends_on);
+    const before = await t.post("/api/plans/detail", { json: { planId: 5 } });
+    // 1 Year (+2 Months Free): about 14 months from now.
+    const days = (at(before) - t.clock.now().getTime()) / 86_400_000;
+    expect(days).toBeGreaterThan(14 * 28);
+    expect(days).toBeLessThan(14 * 31 + 1);
+    t.clock.advanceDays(100);
+    try {
+      const after = await t.post("/api/plans/detail", { json: { planId: 5 } });
+      const moved = (at(after) - at(before)) / 86_400_000;
+      expect(moved).toBeGreaterThan(97);
+      expect(moved).toBeLessThan(103);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
   it("applies WELCOME10 (any case) to any plan: 10 % off the discounted price, rounded to cents", async () => {
     const res = await t.post("/api/coupons/apply", { json: { code: " welcome10 ", planId: 6 } });
     expect(res.status).toBe(200);

@@ -4,9 +4,8 @@ import { isRefusal } from "../../platform/errors";
 import { body, idField, requiredText } from "../validation";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from "../../payments/idempotency";
 import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
+import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
 import { dollars } from "../../payments/plans";
-import type { Plan, Subscription } from "../../platform/db/schema";
-import { SubscriptionSchema, publicSubscription } from "./subscription";
 import { SUBSCRIPTION_MESSAGES } from "../../payments/subscription-guard";
 
 /*
@@ -14,29 +13,9 @@ import { SUBSCRIPTION_MESSAGES } from "../../payments/subscription-guard";
  * the change itself, and keeping the current plan when a change waits for the renewal.
  */
 
-const PlanBriefSchema = z.strictObject({ id: z.int(), title: z.string(), discounted_price: z.number() }).meta({ id: "PlanBrief" });
-
-const PendingChangeSchema = z
-  .strictObject({
-    plan: PlanBriefSchema,
-    effective_at: z.string().meta({ format: "date-time", description: "The renewal at which the new plan starts." }),
-  })
-  .nullable()
-  .meta({ id: "PendingPlanChange", description: "A change to a shorter plan waiting for the next renewal, or null." });
-
 const KIND = z.enum(["now", "at_renewal"]).meta({
   description: "now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.",
 });
-
-function brief(plan: Plan) {
-  return { id: Number(plan.id), title: plan.title, discounted_price: dollars(plan.discounted_price_cents) };
-}
-
-async function pendingOf(findTitle: (id: number) => Promise<Plan | undefined>, row: Subscription) {
-  if (row.pending_plan_id === null || !row.pending_change_at) return null;
-  const plan = await findTitle(Number(row.pending_plan_id));
-  return plan ? { plan: brief(plan), effective_at: row.pending_change_at } : null;
-}
 
 const changeRequest = body({
   plan_id: idField("plan id").meta({ description: "plans.id of the new plan (recurring)." }),

@@ -10,6 +10,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { body, emailField, idField, requiredText } from "../validation";
 import { COUPON_MESSAGES, CouponQuoteSchema, checkCoupon, couponQuote, tooManyCouponAttempts } from "../../payments/coupons";
 import { PlanSchema, activeSubscription, findPlan, listPlans, publicPlan } from "../../payments/plans";
+import { accessEndOf, addMonthsUtc } from "../../payments/records";
 
 export const PLAN_MESSAGES = {
   notFound: "This plan does not exist.",
@@ -100,9 +101,25 @@ export const planRoutes = [
     summary: "One plan (plan_data)",
     auth: false,
     body: planDetailRequest,
-    success: { description: "The plan", data: z.strictObject({ plan_data: PlanSchema }) },
+    success: {
+      description: "The plan",
+      data: z.strictObject({
+        plan_data: PlanSchema,
+        term_ends_on: z.string().meta({
+          format: "date-time",
+          description:
+            "When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.",
+        }),
+      }),
+    },
     errors: { 404: `'${PLAN_MESSAGES.notFound}'` },
-    handler: async ({ ctx, body: input }) => ({ data: { plan_data: publicPlan(await planOrNotFound(ctx.db, input.planId)) } }),
+    async handler({ ctx, body: input }) {
+      const plan = await planOrNotFound(ctx.db, input.planId);
+      // The product's clock (the sandbox test clock moves it), counted as a payment records its period.
+      const now = ctx.clock.now();
+      const termEndsOn = accessEndOf(plan, addMonthsUtc(now, plan.duration_months), true);
+      return { data: { plan_data: publicPlan(plan), term_ends_on: termEndsOn.toISOString() } };
+    },
   }),
 
   route({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { route } from "../contract/route";
-import type { Subscription } from "../../platform/db/schema";
-import { activeSubscription } from "../../payments/plans";
+import type { Plan, Subscription } from "../../platform/db/schema";
+import { activeSubscription, dollars } from "../../payments/plans";
 import { nextChargeOf } from "../../billing/notices";
 
 export const SubscriptionSchema = z
@@ -38,6 +38,27 @@ export const NextChargeFields = {
   }),
 };
 
+export const PlanBriefSchema = z.strictObject({ id: z.int(), title: z.string(), discounted_price: z.number() }).meta({ id: "PlanBrief" });
+
+export const PendingChangeSchema = z
+  .strictObject({
+    plan: PlanBriefSchema,
+    effective_at: z.string().meta({ format: "date-time", description: "The renewal at which the new plan starts." }),
+  })
+  .nullable()
+  .meta({ id: "PendingPlanChange", description: "A change to a shorter plan waiting for the next renewal, or null." });
+
+export function brief(plan: Plan) {
+  return { id: Number(plan.id), title: plan.title, discounted_price: dollars(plan.discounted_price_cents) };
+}
+
+/** The change waiting for the renewal (decision 028), with its plan's title; null when none. */
+export async function pendingOf(findTitle: (id: number) => Promise<Plan | undefined>, row: Subscription) {
+  if (row.pending_plan_id === null || !row.pending_change_at) return null;
+  const plan = await findTitle(Number(row.pending_plan_id));
+  return plan ? { plan: brief(plan), effective_at: row.pending_change_at } : null;
+}
+
 export type PublicSubscription = z.infer<typeof SubscriptionSchema>;
 
 export function publicSubscription(s: Subscription): PublicSubscription {
@@ -63,7 +84,7 @@ export const subscriptionRoutes = [
     tags: ["Subscriptions"],
     summary: "The active subscription",
     description:
-      "The user's subscription with the latest sub_exp_date that is still after the product's current time, or null. No request body.",
+      "The user's subscription with the latest sub_exp_date that is still after the product's current time, or null, with the change of plan waiting for its renewal (pending_change). No request body.",
     auth: true,
     success: {
       description: "The active subscription or null",
@@ -74,6 +95,7 @@ export const subscriptionRoutes = [
           description: "The product's current time (ISO 8601); count days left from it, not from the caller's clock.",
         }),
         ...NextChargeFields,
+        pending_change: PendingChangeSchema,
       }),
     },
     async handler({ ctx, auth }) {
@@ -81,7 +103,9 @@ export const subscriptionRoutes = [
       const row = await activeSubscription(ctx.db, auth.user.id, now);
       // `now` is the product's time (the sandbox test clock can move it), so clients count days from it.
       const next = await nextChargeOf(ctx.payments, row);
-      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString(), ...next } };
+      const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+      const pending_change = row ? await pendingOf(find, row) : null;
+      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString(), ...next, pending_change } };
     },
   }),
 ];

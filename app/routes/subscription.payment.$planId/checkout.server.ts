@@ -164,20 +164,11 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     paidRedirectIn: paidRedirectIn && paidRedirectIn > 0 ? paidRedirectIn : null,
     notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
     authenticationFailure,
-    termEndsOn: formatLongDate(addMonthsUtc(new Date(), purchaseTerms(detail.data.plan_data).months)),
+    // The API's clock, not ours: in sandbox mode the test clock may have moved it.
+    termEndsOn: formatLongDate(detail.data.term_ends_on),
     confirmation: paidRedirectIn && paidRedirectIn > 0 && token ? await paidConfirmation(api, detail.data.plan_data) : null,
   };
   return state;
-}
-
-/** Calendar months after `date` (UTC), as the API counts a plan's term. */
-function addMonthsUtc(date: Date, months: number): Date {
-  const d = new Date(date.getTime());
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  d.setUTCDate(Math.min(day, new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()));
-  return d;
 }
 
 /** After paying: the plan as recorded (its term end) and the amount actually charged (a coupon included). */
