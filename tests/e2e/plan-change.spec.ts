@@ -7,8 +7,8 @@ import { expect, test } from "../support/fixtures";
 
 const card = (page: Page, title: string) => page.getByRole("article", { name: title, exact: true });
 
-async function subscribeMonthly(page: Page, testInfo: TestInfo) {
-  await open(page, "/subscription/payment/1", testInfo);
+async function subscribeMonthly(page: Page, testInfo: TestInfo, planId = 1) {
+  await open(page, `/subscription/payment/${planId}`, testInfo);
   if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
   await page.getByLabel("Card number").fill(GOOD_CARD);
   await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
@@ -58,4 +58,22 @@ test("the 5-year plan says, before paying, that it ends the current plan's auto-
   await subscribeMonthly(page, testInfo);
   await open(page, "/subscription/payment/7", testInfo);
   await expect(page.getByText(/turns off the auto-renewal of your 1 Month plan.*Your 5-year access starts today\./)).toBeVisible();
+});
+
+test("the billing page shows a pending change to a shorter plan, and 'Keep current plan' there drops it", async ({ page, login }, testInfo) => {
+  await login();
+  await subscribeMonthly(page, testInfo, 2);
+  await open(page, "/subscription/payment/1", testInfo);
+  await expect(page.getByRole("heading", { name: "Change from 3 Months to 1 Month" })).toBeVisible();
+  await page.getByRole("button", { name: "Change plan" }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Your plan changes to 1 Month on \w{3} \d{2}, \d{4}\./ })).toBeVisible();
+
+  await open(page, "/billing", testInfo);
+  const subscription = page.getByRole("region", { name: "Subscription" });
+  const sentence = subscription.getByText(/^Your plan changes to 1 Month on \w{3} \d{2}, \d{4}\.$/);
+  await expect(sentence).toBeVisible();
+  await subscription.getByRole("button", { name: "Keep current plan" }).click();
+  await expect(page.getByText("Your current plan stays. The pending change was cancelled.")).toBeVisible();
+  await expect(sentence).toHaveCount(0);
+  await expect(subscription.getByRole("button", { name: "Keep current plan" })).toHaveCount(0);
 });

@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { formatLongDate } from "~/utils/dates.server";
+import { formatLongDate, formatShortDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
@@ -20,6 +20,7 @@ export const BILLING_MESSAGES = {
   fetchFailed: "Failed to fetch user transactions",
   renewalUpdated: "Auto-renewal updated successfully",
   renewalFailed: "Failed to update auto-renewal",
+  keepFailed: "Failed to change the plan",
   invoiceFailed: "Failed to fetch invoice",
   empty: "No payment history available",
 } as const;
@@ -57,6 +58,8 @@ export type HistoryState = {
   transactions: TransactionRow[];
   pagination: { current_page: number; last_page: number; per_page: number; total: number };
   renewal: RenewalRow;
+  /** 'Your plan changes to {plan} on {date}.': a change to a shorter plan waiting for the renewal (decision 028). */
+  pendingChange: string | null;
   nextCharge: NextChargeView;
   confirm: boolean;
   /** The refund step (?refund={id}) for a refundable transaction of this page. */
@@ -146,6 +149,11 @@ export async function historyState(request: Request, context: AppLoadContext, ur
     transactions,
     pagination: list.ok ? list.data.pagination : { current_page: 1, last_page: 1, per_page: HISTORY_PAGE_SIZE, total: 0 },
     renewal,
+    // The same words as the checkout's (plan-change.server.ts).
+    pendingChange:
+      active.ok && active.data.pending_change
+        ? `Your plan changes to ${active.data.pending_change.plan.title} on ${formatShortDate(active.data.pending_change.effective_at)}.`
+        : null,
     nextCharge: active.ok ? nextChargeView(active.data) : null,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",
     refund: refundId === null ? null : (transactions.find((t) => t.id === refundId && t.refundable) ?? null),
@@ -155,16 +163,21 @@ export async function historyState(request: Request, context: AppLoadContext, ur
   };
 }
 
-/** The tab's form intents: auto-renewal on or off, a refund. Null when the intent is not this tab's. */
+/** The tab's form intents: auto-renewal on or off, a refund, keeping the current plan. Null when the intent is not this tab's. */
 export async function historyAction(
   intent: string,
   args: { request: Request; context: AppLoadContext; formData: FormData },
 ): Promise<Response | Awaited<ReturnType<typeof refundAction>> | null> {
   if (intent === REFUND_FORM.intent) return refundAction(args);
-  if (intent !== "auto-renewal") return null;
+  if (intent !== "auto-renewal" && intent !== "keep-plan") return null;
   const { request, context, formData } = args;
   const token = await requireToken(request);
   const back = historyHref(positiveInt(String(formData.get("page") ?? "")) ?? undefined);
+  if (intent === "keep-plan") {
+    // 'Keep current plan': the pending change is released (as on the checkout), then back here.
+    const kept = await createApiClient(request, context, token).post("/api/subscription/change/cancel");
+    return kept.ok ? redirectWithSuccess(back, kept.message || "") : redirectWithError(back, kept.message || BILLING_MESSAGES.keepFailed);
+  }
   const type = formData.get("type");
   const subscriptionId = positiveInt(String(formData.get("subscriptionId") ?? ""));
   if ((type !== "enable" && type !== "disable") || !subscriptionId) return redirectWithError(back, BILLING_MESSAGES.renewalFailed);

@@ -1,4 +1,5 @@
 import { Form, Link, useActionData } from "@remix-run/react";
+import { SubmitButton } from "~/components/submit-button";
 import { NextCharge } from "~/features/next-charge/next-charge";
 import type { HistoryState, RenewalRow, TransactionRow } from "./history.server";
 import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "./refund-form";
@@ -14,12 +15,13 @@ function pageHref(page: number): string {
 
 /** `pastDue`: a renewal failed and is unpaid (the banner above says so); auto-renewal waits for the payment. */
 export function PaymentHistoryTab({ state, pastDue = false }: { state: HistoryState; pastDue?: boolean }) {
-  const { transactions, pagination, renewal, confirm, refund, nextCharge } = state;
+  const { transactions, pagination, renewal, pendingChange, confirm, refund, nextCharge } = state;
   return (
     <div className="billing-history">
       <section className="billing-card" aria-labelledby="billing-subscription-title">
         <h2 id="billing-subscription-title">Subscription</h2>
         <RenewalSection renewal={renewal} page={pagination.current_page} pastDue={pastDue} />
+        {pendingChange ? <PendingChange sentence={pendingChange} page={pagination.current_page} /> : null}
         {/* While a renewal is unpaid, the banner says what is due instead. */}
         {pastDue ? null : <NextCharge view={nextCharge} />}
       </section>
@@ -220,6 +222,22 @@ function RenewalSection({ renewal, page, pastDue }: { renewal: RenewalRow; page:
         </div>
       )}
     </dl>
+  );
+}
+
+/** A change to a shorter plan waiting for the renewal, and 'Keep current plan' (a plain form). */
+function PendingChange({ sentence, page }: { sentence: string; page: number }) {
+  return (
+    <div className="billing-pending-change">
+      <p>{sentence}</p>
+      <Form method="post" action="/billing" className="billing-inline-form">
+        <input type="hidden" name="intent" value="keep-plan" />
+        {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
+        <SubmitButton intent="keep-plan" className="button">
+          Keep current plan
+        </SubmitButton>
+      </Form>
+    </div>
   );
 }
 
