@@ -205,6 +205,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "logout.tsx": ["/logout"],
   "_index.tsx": ["/?index", "/_root.data?index"],
   "_app.billing/route.tsx": ["/billing", "/billing?tab=methods"],
+  "_app.billing_.pay.tsx": ["/billing/pay"],
   "_app.connected-devices.tsx": ["/connected-devices"],
   "subscription.payment.$planId/route.tsx": ["/subscription/payment/1", "/subscription/payment/1.data"],
   "payment.$planId.tsx": ["/payment/5"],

@@ -81,7 +81,8 @@ test.describe("3-D Secure", () => {
 
   test("'Pay Now' with a saved card that asks every time goes through the challenge", async ({ page, login }, testInfo) => {
     const user = await login();
-    await open(page, "/subscription/payment/1", testInfo);
+    // The 5-year plan first (one payment, never renews): a recurring plan after it is a purchase, not a plan change.
+    await open(page, "/subscription/payment/7", testInfo);
     await payByCard(page, testInfo, AUTH_ALWAYS);
     await authenticate(page, testInfo, "Complete authentication");
     await expectPaid(page);
@@ -92,12 +93,13 @@ test.describe("3-D Secure", () => {
     await saved.getByRole("button", { name: "Pay Now" }).click();
     await authenticate(page, testInfo, "Complete authentication");
     await expectPaid(page);
-    expect(await paidPlans(user.email)).toEqual([1, 5]);
+    expect(await paidPlans(user.email)).toEqual([5, 7]);
   });
 
   test("'Pay Now' whose challenge fails says why next to the saved cards, and may be tried again at once", async ({ page, login }, testInfo) => {
     const user = await login();
-    await open(page, "/subscription/payment/1", testInfo);
+    // The 5-year plan first (one payment, never renews): a recurring plan after it is a purchase, not a plan change.
+    await open(page, "/subscription/payment/7", testInfo);
     await payByCard(page, testInfo, AUTH_ALWAYS);
     await authenticate(page, testInfo, "Complete authentication");
     await expectPaid(page);
@@ -107,11 +109,11 @@ test.describe("3-D Secure", () => {
     await saved.getByRole("button", { name: "Pay Now" }).click();
     await authenticate(page, testInfo, "Fail authentication");
     await expect(saved.getByRole("alert")).toHaveText(FAILED);
-    expect(await paidPlans(user.email)).toEqual([1]);
+    expect(await paidPlans(user.email)).toEqual([7]);
     await saved.getByRole("button", { name: "Pay Now" }).click();
     await authenticate(page, testInfo, "Complete authentication");
     await expectPaid(page);
-    expect(await paidPlans(user.email)).toEqual([1, 5]);
+    expect(await paidPlans(user.email)).toEqual([5, 7]);
   });
 
   test("closing the challenge with Escape abandons it: nothing is charged", async ({ page, login }, testInfo) => {

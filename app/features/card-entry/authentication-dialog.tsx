@@ -1,4 +1,3 @@
-import { loadStripe } from "@stripe/stripe-js";
 import { useEffect, useRef } from "react";
 
 // The bank's 3-D Secure challenge, with JavaScript. Live: Stripe.js's handleNextAction shows it. The
@@ -38,7 +37,10 @@ export function AuthenticationChallenge({
   useEffect(() => {
     if (gateway.mode !== "live" || challenge.url) return;
     let live = true;
-    void loadStripe(gateway.publishable_key).then(async (stripe) => {
+    // Imported here, not at the top: @stripe/stripe-js adds Stripe's script to the page when it is imported, and
+    // only a live gateway may load it (the sandbox's pages would break their CSP and fetch a third party).
+    void import("@stripe/stripe-js").then(async ({ loadStripe }) => {
+      const stripe = await loadStripe(gateway.publishable_key);
       if (stripe && live) await stripe.handleNextAction({ clientSecret: challenge.clientSecret });
       if (live) once();
     });
