@@ -334,4 +334,25 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
       t.clock.reset();
     }
   });
+
+  it("paid anyway after auto-renewal was turned off while past due: the renewal is recorded and the next period is not charged", async () => {
+    const email = "dunning-paid-after-off@example.com";
+    const who = await renewingOnADecliningCard(t, email);
+    const renewal = new Date(who.sub.sub_exp_date).getTime();
+    try {
+      await moveTo(t, renewal + HOUR);
+      expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: who.sub.id } })).status).toBe(200);
+      const other = await paymentMethod(t, GOOD_OTHER);
+      expect((await t.post("/api/add-new-card", { token: who.token, json: { payment_method_id: other } })).status).toBe(200);
+      const paid = await t.post("/api/billing/pay-open-invoice", { token: who.token, json: { payment_method_id: other } });
+      expect(paid.body.data, paid.text).toEqual({ status: "paid" });
+      const stripeSub = await t.api.payments.gateway.stripe.subscriptions.retrieve(who.sub.stripe_sub_id);
+      expect({ status: stripeSub.status, cancel_at_period_end: stripeSub.cancel_at_period_end }).toEqual({ status: "active", cancel_at_period_end: true });
+      const row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ cancel_at_period_end: 1, past_due_invoice_id: null });
+      expect(row.sub_exp_date > new Date(renewal).toISOString()).toBe(true);
+    } finally {
+      t.clock.reset();
+    }
+  });
 });

@@ -166,3 +166,17 @@ test("a saved 3184 card whose renewal needed authentication pays on the hosted i
   await backFromPaidInvoice(page);
 });
 
+test("auto-renewal turned off while past due: the billing page shows OFF and the banner stays", async ({ page, login }, testInfo) => {
+  await renewalDeclined(page, testInfo, login);
+  await open(page, "/billing", testInfo);
+  await page.getByRole("button", { name: "Cancel auto-renewal" }).click();
+  const dialog = page.getByRole("dialog", { name: "Cancel auto-renewal?" });
+  await expect(dialog.getByText(/will not renew and ends on/)).toBeVisible();
+  await expectAccessible(page, testInfo);
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Auto-renewal updated successfully")).toBeVisible();
+  await expect(page.getByText("OFF", { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Active auto-renewal" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
+});
+
