@@ -1,8 +1,10 @@
 import { type NoticeDeps, sendAutoRenewalConfirmation } from "./notices";
 import { recordSubscriptionState } from "../payments/records";
 import { type Stripe, isInvalidRequest } from "../payments/stripe/client";
+import { setInvoiceCollection } from "../payments/stripe/invoices";
 import { setRenewal } from "../payments/stripe/subscriptions";
 import { DomainError } from "../platform/errors";
+import type { Subscription } from "../platform/db/schema";
 
 /*
  * Auto-renewal on or off (commerce §4, §9) for a recurring card subscription, through Stripe:
@@ -14,6 +16,10 @@ import { DomainError } from "../platform/errors";
  * it only asks for the renewal that the rule protects, so it can never dodge a charge. But it is
  * then binding: within the last 24 hours it cannot be switched off again for this cycle (the portal
  * says so before the customer confirms).
+ *
+ * Past due (a failed renewal within its grace period, docs/decisions/027): the renewal is already due,
+ * so the switch acts on its open invoice instead: off stops Stripe's retries (`auto_advance: false`) and
+ * the plan ends at the grace end (the dunning job cancels it) with no charge; on lets them run again.
  */
 
 export const AUTO_RENEWAL_MESSAGES = {
@@ -47,6 +53,9 @@ export async function setAutoRenewal(deps: NoticeDeps, userId: number, subscript
   if (row.billing_type === "single") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.oneTime);
   if (row.subscription_by !== "stripe" || !row.stripe_sub_id) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
   const now = deps.clock.now();
+  if (row.past_due_invoice_id && row.grace_until && row.grace_until > now.toISOString()) {
+    return setPastDueCollection(deps, row, row.past_due_invoice_id, type === "enable");
+  }
   if (new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
 
   const renewingNow = !row.cancel_at_period_end;
@@ -69,4 +78,23 @@ export async function setAutoRenewal(deps: NoticeDeps, userId: number, subscript
   // The confirmation with the date and time of the change, only when it changed. The setting changes only
   // here: we offer no Stripe customer portal, so the webhook's updates merely echo this change.
   if (renewing !== renewingNow) await sendAutoRenewalConfirmation(deps, row, renewing, at);
+}
+
+async function setPastDueCollection(deps: NoticeDeps, row: Subscription, invoiceId: string, wantRenewing: boolean): Promise<void> {
+  const renewingNow = !row.cancel_at_period_end;
+  let invoice: Stripe.Invoice;
+  try {
+    invoice = await setInvoiceCollection(deps.gateway, invoiceId, wantRenewing);
+  } catch (error) {
+    // Paid, or ended with its subscription, meanwhile.
+    if (isInvalidRequest(error)) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
+    throw error;
+  }
+  const renewing = invoice.status === "open" && invoice.auto_advance !== false;
+  const at = deps.clock.now();
+  await recordSubscriptionState(deps.db, { stripeSubId: row.stripe_sub_id!, renewing, now: at });
+  // Turned off, the plan ends when the grace period does (not on the past renewal date).
+  if (renewing !== renewingNow) {
+    await sendAutoRenewalConfirmation(deps, renewing ? row : { ...row, sub_exp_date: row.grace_until! }, renewing, at);
+  }
 }

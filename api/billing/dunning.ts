@@ -6,7 +6,7 @@ import type { RenewalEvents } from "../payments/renewal-events";
 import { isCardError, isInvalidRequest } from "../payments/stripe/client";
 import { payInvoice, retrieveInvoice } from "../payments/stripe/invoices";
 import { AUTHENTICATION_NEEDED } from "../payments/stripe/webhooks";
-import { cancelSubscription, retrieveSubscription, setCardOfSubscription } from "../payments/stripe/subscriptions";
+import { cancelSubscription, retrieveSubscription, setCardOfSubscription, setRenewal } from "../payments/stripe/subscriptions";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
@@ -121,6 +121,15 @@ export async function renewalFailed(deps: DunningDeps, event: Parameters<Renewal
 
 /** The open invoice is paid (and recorded, from the subscription's original period): no longer past due. */
 export async function invoicePaid(deps: DunningDeps, event: { stripeSubId: string; invoiceId: string }): Promise<void> {
+  const row = await deps.payments.db
+    .selectFrom("subscriptions")
+    .select("cancel_at_period_end")
+    .where("stripe_sub_id", "=", event.stripeSubId)
+    .where("past_due_invoice_id", "=", event.invoiceId)
+    .executeTakeFirst();
+  // Auto-renewal was turned off while past due (the retries stopped), then paid anyway: the paid period
+  // runs, and the choice stands at Stripe too, so the next period is not charged.
+  if (row?.cancel_at_period_end) await setRenewal(deps.payments.gateway, event.stripeSubId, false);
   await deps.payments.db
     .updateTable("subscriptions")
     .set({

@@ -114,6 +114,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
       sandboxFaults: config.stripe.sandboxFaults,
       retryDays: config.stripe.sandboxRetryDays,
+      // The account's public website, linked from the hosted invoice page: back to the billing page.
+      businessUrl: `${config.publicUrl.replace(/\/+$/, "")}/billing`,
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;

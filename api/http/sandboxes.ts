@@ -47,6 +47,8 @@ export interface SandboxKit {
         sandboxFaults?: string;
         /** When a failed renewal is tried again, in days after the first failure (default [1, 3, 5, 7]). */
         retryDays?: readonly number[];
+        /** The account's public business website, linked from the hosted invoice page. */
+        businessUrl?: string;
       },
     ): StripeSandbox;
     /** The keys the product's Stripe client uses against the sandbox (published: sandbox mode only). */

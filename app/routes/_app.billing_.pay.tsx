@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
+import { data, redirectDocument } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
@@ -40,7 +40,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // The invoice's hosted page takes a new card (and 3-D Secure) without JavaScript.
     const failed = await loadPaymentFailed(api);
     if (!failed?.hostedInvoiceUrl) return redirectWithError("/billing", "There is no unpaid invoice to pay.");
-    return redirect(failed.hostedInvoiceUrl);
+    return redirectDocument(failed.hostedInvoiceUrl);
   }
   if (intent !== "pay") throw new Response("Unknown form", { status: 400 });
 
@@ -50,7 +50,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     body: { payment_method_id: submission.value.payment_method_id, idempotency_key: submission.value.idempotency_key || undefined },
   });
   if (result.ok) {
-    if (result.data.status === "requires_action" && result.data.hosted_invoice_url) return redirect(result.data.hosted_invoice_url);
+    // A whole-document redirect: the hosted page is not one of the portal's routes (with JavaScript, a
+    // plain redirect would be followed as a client-side navigation).
+    if (result.data.status === "requires_action" && result.data.hosted_invoice_url) return redirectDocument(result.data.hosted_invoice_url);
     return redirectWithSuccess("/billing", result.message || "Payment successful.");
   }
   // The bank's refusal goes next to the card choice; anything else above the form.

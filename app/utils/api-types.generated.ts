@@ -784,7 +784,7 @@ export interface paths {
         put?: never;
         /**
          * Turn auto-renewal on or off
-         * @description For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). Crypto, one-time and PayPal subscriptions have no auto-renewal.
+         * @description For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). While past due (a failed renewal within its grace period) it acts on the open invoice instead: off stops Stripe's retries (auto_advance false; the plan ends at the grace end, uncharged), on resumes them. Crypto, one-time and PayPal subscriptions have no auto-renewal.
          */
         post: operations["autoRenewal"];
         delete?: never;

@@ -257,4 +257,102 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
       t.clock.reset();
     }
   });
+
+  it("auto-renewal off while past due stops the retries (no charge) and the plan ends at the grace end; on again resumes them", async () => {
+    const email = "dunning-stop@example.com";
+    const who = await renewingOnADecliningCard(t, email);
+    const renewal = new Date(who.sub.sub_exp_date).getTime();
+    const stripe = t.api.payments.gateway.stripe;
+    const failedRows = async () =>
+      t.db.selectFrom("transactions").select("id").where("user_id", "=", who.userId).where("status", "=", "Payment failed").execute();
+    const paidRows = async () => t.db.selectFrom("transactions").select("id").where("user_id", "=", who.userId).where("status", "=", "paid").execute();
+    const row = () => t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
+    const toggle = (type: "enable" | "disable") => t.post("/api/stripe/auto-renewal", { token: who.token, json: { type, subscriptionId: who.sub.id } });
+    try {
+      await moveTo(t, renewal + HOUR);
+      expect(await failedRows()).toHaveLength(1);
+      const invoiceId = (await row()).past_due_invoice_id!;
+
+      const off = await toggle("disable");
+      expect(off.status, off.text).toBe(200);
+      expect((await stripe.invoices.retrieve(invoiceId)).auto_advance).toBe(false);
+      // Not cancel_at_period_end: the subscription stays past due until the grace end.
+      expect((await stripe.subscriptions.retrieve(who.sub.stripe_sub_id)).cancel_at_period_end).toBe(false);
+      expect(await row()).toMatchObject({ cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
+      const offMails = await mailsTo(t, email, "Auto-renewal is off");
+      expect(offMails).toHaveLength(1);
+      expect(offMails[0]!.text).toContain(`ends on ${new Date(renewal + 14 * DAY).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" })}`);
+      // A subscription.updated webhook (re-reading Stripe) keeps it off.
+      await stripe.subscriptions.update(who.sub.stripe_sub_id, { metadata: { touched: "1" } });
+      await t.api.runDueJobs();
+      expect((await row()).cancel_at_period_end).toBe(1);
+
+      // Past every retry day (1, 3, 5, 7): no further attempt, nothing charged; still Premium, banner still there.
+      await moveTo(t, renewal + 8 * DAY);
+      expect(await failedRows()).toHaveLength(1);
+      expect(await paidRows()).toHaveLength(1);
+      expect((await stripe.invoices.retrieve(invoiceId)).status).toBe("open");
+      expect((await home(t, who.token)).subscription).not.toBeNull();
+
+      // At the grace end the dunning job ends it, as for any unpaid renewal.
+      await moveTo(t, renewal + 15 * DAY);
+      expect((await stripe.subscriptions.retrieve(who.sub.stripe_sub_id)).status).toBe("canceled");
+      expect((await home(t, who.token)).subscription).toBeNull();
+      expect(await failedRows()).toHaveLength(1);
+      expect(await paidRows()).toHaveLength(1);
+      expect((await toggle("enable")).status).toBe(409);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("auto-renewal on again within the grace period lets the next retry run", async () => {
+    const email = "dunning-resume@example.com";
+    const who = await renewingOnADecliningCard(t, email);
+    const renewal = new Date(who.sub.sub_exp_date).getTime();
+    const failedRows = async () =>
+      t.db.selectFrom("transactions").select("id").where("user_id", "=", who.userId).where("status", "=", "Payment failed").execute();
+    const toggle = (type: "enable" | "disable") => t.post("/api/stripe/auto-renewal", { token: who.token, json: { type, subscriptionId: who.sub.id } });
+    try {
+      await moveTo(t, renewal + HOUR);
+      expect((await toggle("disable")).status).toBe(200);
+      await moveTo(t, renewal + 2 * DAY);
+      expect(await failedRows()).toHaveLength(1);
+
+      const on = await toggle("enable");
+      expect(on.status, on.text).toBe(200);
+      const row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ cancel_at_period_end: 0, subs_status: "subscription_started" });
+      expect((await t.api.payments.gateway.stripe.invoices.retrieve(row.past_due_invoice_id!)).auto_advance).toBe(true);
+      expect(await mailsTo(t, email, "Auto-renewal is on")).toHaveLength(1);
+      // The retry that was due (day 1) runs at the next step, then day 3's.
+      await moveTo(t, renewal + 2 * DAY + HOUR);
+      expect(await failedRows()).toHaveLength(2);
+      await moveTo(t, renewal + 3 * DAY + HOUR);
+      expect(await failedRows()).toHaveLength(3);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("paid anyway after auto-renewal was turned off while past due: the renewal is recorded and the next period is not charged", async () => {
+    const email = "dunning-paid-after-off@example.com";
+    const who = await renewingOnADecliningCard(t, email);
+    const renewal = new Date(who.sub.sub_exp_date).getTime();
+    try {
+      await moveTo(t, renewal + HOUR);
+      expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: who.sub.id } })).status).toBe(200);
+      const other = await paymentMethod(t, GOOD_OTHER);
+      expect((await t.post("/api/add-new-card", { token: who.token, json: { payment_method_id: other } })).status).toBe(200);
+      const paid = await t.post("/api/billing/pay-open-invoice", { token: who.token, json: { payment_method_id: other } });
+      expect(paid.body.data, paid.text).toEqual({ status: "paid" });
+      const stripeSub = await t.api.payments.gateway.stripe.subscriptions.retrieve(who.sub.stripe_sub_id);
+      expect({ status: stripeSub.status, cancel_at_period_end: stripeSub.cancel_at_period_end }).toEqual({ status: "active", cancel_at_period_end: true });
+      const row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ cancel_at_period_end: 1, past_due_invoice_id: null });
+      expect(row.sub_exp_date > new Date(renewal).toISOString()).toBe(true);
+    } finally {
+      t.clock.reset();
+    }
+  });
 });

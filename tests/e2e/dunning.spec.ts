@@ -1,9 +1,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page, TestInfo } from "@playwright/test";
-import { DECLINED_CARD } from "../support/cards";
+import { DECLINED_CARD, GOOD_CARD, THREE_DS_ALWAYS_CARD } from "../support/cards";
 import { advanceServerClock } from "../support/clock";
-import { hasJavaScript, open, withDatabase } from "../support/e2e";
-import { expect, test } from "../support/fixtures";
+import { fillSandboxCardAndPay, hasJavaScript, open, withDatabase } from "../support/e2e";
+import { expect, type Login, test } from "../support/fixtures";
 import { buyMonthByCard } from "./refund-support";
 
 // Failed renewals (issue 20, docs/decisions/027): the monthly plan's renewal is declined, the account
@@ -63,8 +63,8 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   await open(page, "/billing", testInfo);
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
   await expect(page.getByText("Payment failed", { exact: true }).first()).toBeVisible();
-  // Auto-renewal waits for the payment: no toggle while past due.
-  await expect(page.getByRole("button", { name: "Cancel auto-renewal" })).toHaveCount(0);
+  // Auto-renewal can still be turned off while past due (the retries stop; docs/decisions/027).
+  await expect(page.getByRole("button", { name: "Cancel auto-renewal" })).toBeVisible();
 
   await page.getByRole("link", { name: "Pay now" }).click();
   await expect(page).toHaveURL(/\/billing\/pay$/);
@@ -93,3 +93,90 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   );
   expect(row).toEqual({ past_due_since: null, grace_until: null });
 });
+
+/** A new account on the monthly plan whose renewal (32 days on) the bank declines: its card became the declining one. */
+async function renewalDeclined(page: Page, testInfo: TestInfo, login: Login) {
+  const user = await buyMonthByCard(page, testInfo, login);
+  await addCard(page, testInfo, DECLINED_CARD);
+  const declining = await page.getByLabel("Card for the subscription").locator("option", { hasText: "0002" }).getAttribute("value");
+  await page.getByLabel("Card for the subscription").selectOption(declining!);
+  await page.getByRole("button", { name: "Update payment method" }).click();
+  await expect(page.getByText("Payment method updated successfully")).toBeVisible();
+  await advanceServerClock(page, 32);
+  return user;
+}
+
+/** On the sandbox's hosted invoice page, once paid: 'Paid', and its link back to the portal lands on the billing page without the banner. */
+async function backFromPaidInvoice(page: Page) {
+  await expect(page.locator(".status")).toHaveText("Paid");
+  await page.getByRole("link", { name: "Return to the merchant's site" }).click();
+  await expect(page).toHaveURL(/\/billing$/);
+  await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Your last payment failed." })).toHaveCount(0);
+  await expect(page.getByText("Payment failed", { exact: true }).first()).toBeVisible();
+}
+
+test("'Pay with a new card' pays the open invoice on the hosted invoice page with 4242; back in the portal the banner is gone", async ({ page, login }, testInfo) => {
+  await renewalDeclined(page, testInfo, login);
+  await open(page, "/billing", testInfo);
+  await page.getByRole("link", { name: "Pay now" }).click();
+  await expect(page).toHaveURL(/\/billing\/pay$/);
+  await page.getByRole("button", { name: "Pay with a new card" }).click();
+  await expect(page).toHaveURL(/\/dev\/stripe\/invoices\/in_/);
+  await expect(page.locator(".status")).toHaveText("Open");
+  await fillSandboxCardAndPay(page, GOOD_CARD);
+  await backFromPaidInvoice(page);
+  await open(page, "/", testInfo);
+  await expect(page.getByText("Your last payment failed.")).toHaveCount(0);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+});
+
+test("a saved 3184 card whose renewal needed authentication pays on the hosted invoice page after 'Complete authentication'", async ({ page, login }, testInfo) => {
+  await login();
+  // Bought with the card that asks for authentication every time (the challenge completed), so its renewal asks again.
+  await open(page, "/subscription/payment/1", testInfo);
+  if (hasJavaScript(testInfo)) {
+    await page.getByLabel("Card number").fill(THREE_DS_ALWAYS_CARD);
+    await page.getByLabel("Expiry (MM / YY)").first().fill("12 / 49");
+    await page.getByLabel("CVC").fill("123");
+    await page.getByLabel("Cardholder name").last().fill("Pat Payer");
+    await page.getByLabel("Postal code").fill("10115");
+    await page.getByRole("button", { name: /^Pay \$/ }).click();
+    const dialog = page.getByRole("dialog", { name: "Confirm the payment with your bank" });
+    await dialog.locator("iframe").contentFrame().getByRole("button", { name: "Complete authentication" }).click();
+  } else {
+    await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+    await fillSandboxCardAndPay(page, THREE_DS_ALWAYS_CARD);
+    await page.getByRole("button", { name: "Complete authentication" }).click();
+  }
+  await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+  await advanceServerClock(page, 32);
+
+  await open(page, "/billing", testInfo);
+  const banner = page.getByRole("alert").filter({ hasText: "Your last payment failed." });
+  await expect(banner.getByText("Your bank asks you to authenticate this payment.")).toBeVisible();
+  await page.getByRole("link", { name: "Pay now" }).click();
+  await expect(page).toHaveURL(/\/billing\/pay$/);
+  await page.getByRole("radio", { name: /Visa ending in 3184/ }).check();
+  await page.getByRole("button", { name: "Pay now" }).click();
+  // The bank wants the customer: the hosted invoice page, whose challenge pays the invoice.
+  await expect(page).toHaveURL(/\/dev\/stripe\/invoices\/in_/);
+  await fillSandboxCardAndPay(page, THREE_DS_ALWAYS_CARD);
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+  await backFromPaidInvoice(page);
+});
+
+test("auto-renewal turned off while past due: the billing page shows OFF and the banner stays", async ({ page, login }, testInfo) => {
+  await renewalDeclined(page, testInfo, login);
+  await open(page, "/billing", testInfo);
+  await page.getByRole("button", { name: "Cancel auto-renewal" }).click();
+  const dialog = page.getByRole("dialog", { name: "Cancel auto-renewal?" });
+  await expect(dialog.getByText(/will not renew and ends on/)).toBeVisible();
+  await expectAccessible(page, testInfo);
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Auto-renewal updated successfully")).toBeVisible();
+  await expect(page.getByText("OFF", { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Active auto-renewal" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
+});
+

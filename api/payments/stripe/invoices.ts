@@ -15,3 +15,11 @@ export function retrieveInvoiceWithPayments(gateway: StripeSetup, invoiceId: str
 export function payInvoice(gateway: StripeSetup, invoiceId: string, paymentMethodId: string, paymentKey: string): Promise<Stripe.Invoice> {
   return gateway.stripe.invoices.pay(invoiceId, { payment_method: paymentMethodId }, { idempotencyKey: `${paymentKey}:pay` });
 }
+
+/**
+ * Automatic collection of an open invoice on or off (`auto_advance`): off stops Stripe's Smart Retries
+ * of a failed renewal; the invoice stays open and can still be paid.
+ */
+export function setInvoiceCollection(gateway: StripeSetup, invoiceId: string, collecting: boolean): Promise<Stripe.Invoice> {
+  return gateway.stripe.invoices.update(invoiceId, { auto_advance: collecting });
+}

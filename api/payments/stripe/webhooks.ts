@@ -183,7 +183,10 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       }
       await recordSubscriptionState(deps.db, {
         stripeSubId: subscription.id,
-        renewing: !subscription.cancel_at_period_end && ["active", "trialing", "past_due"].includes(subscription.status),
+        renewing:
+          !subscription.cancel_at_period_end &&
+          ["active", "trialing", "past_due"].includes(subscription.status) &&
+          !(await collectionStopped(stripe, subscription)),
         now: deps.clock.now(),
       });
       // A plan change (now, or a schedule's phase at renewal) or a pending change released.
@@ -249,4 +252,15 @@ async function awaitsAuthentication(deps: PaymentsDeps, invoice: Stripe.Invoice)
     if (id && (await deps.gateway.stripe.paymentIntents.retrieve(id)).status === "requires_action") return true;
   }
   return false;
+}
+
+/**
+ * Past due with the open renewal invoice's automatic collection off: the customer turned auto-renewal
+ * off while past due (billing/auto-renewal.ts), so the subscription ends at the grace end, not renewing.
+ */
+async function collectionStopped(stripe: Stripe, subscription: Stripe.Subscription): Promise<boolean> {
+  if (subscription.status !== "past_due" || !subscription.latest_invoice) return false;
+  const id = typeof subscription.latest_invoice === "string" ? subscription.latest_invoice : subscription.latest_invoice.id!;
+  const invoice = await stripe.invoices.retrieve(id);
+  return invoice.status === "open" && invoice.auto_advance === false;
 }

@@ -66,6 +66,11 @@ export const invoiceListParams = z.strictObject({
   ...zListParams,
 });
 
+/** invoices.update: only auto_advance (whether automatic collection, i.e. the retries, goes on). */
+export const invoiceUpdateParams = z.strictObject({
+  auto_advance: zBool,
+});
+
 export const invoicePayParams = z.strictObject({
   payment_method: zText.optional(),
   off_session: zBool.optional(),
@@ -368,6 +373,20 @@ export async function defaultPaymentMethod(ops: Ops, sub: Pick<SbSubscription, "
 }
 
 /** POST /v1/invoices/:id/pay: a decline throws its card_error (after invoice.payment_failed). */
+/**
+ * Turns automatic collection of an invoice off or on (Stripe: `auto_advance`). Off, the scheduled
+ * retries are skipped (next_payment_attempt stays, as at Stripe, but nothing runs it); the invoice
+ * can still be paid by the API or its hosted page.
+ */
+export async function updateInvoice(ops: Ops, id: string, p: z.output<typeof invoiceUpdateParams>): Promise<SbInvoice> {
+  const invoice = await ops.store.require("invoice", id);
+  if (invoice.auto_advance === p.auto_advance) return invoice;
+  invoice.auto_advance = p.auto_advance;
+  await ops.store.save("invoice", invoice);
+  await ops.emit("invoice.updated", invoice, { auto_advance: !p.auto_advance });
+  return invoice;
+}
+
 export async function payInvoice(ops: Ops, id: string, p: z.output<typeof invoicePayParams>): Promise<SbInvoice> {
   const invoice = await ops.store.require("invoice", id);
   if (invoice.status === "paid") throw invalidRequest("Invoice is already paid.");
@@ -704,7 +723,7 @@ export async function dueSubscriptions(store: SandboxStore, now: number): Promis
 export async function runDueRetry(ops: Ops, invoiceId: string, retryDays: readonly number[]): Promise<number | null> {
   const invoice = await ops.store.get("invoice", invoiceId);
   const scheduled = invoice?.next_payment_attempt ?? null;
-  if (invoice?.status !== "open" || scheduled === null || scheduled > ops.now) return null;
+  if (invoice?.status !== "open" || !invoice.auto_advance || scheduled === null || scheduled > ops.now) return null;
   const at = ops.at(scheduled);
   const subId = invoice.parent?.subscription_details.subscription;
   const sub = subId ? await ops.store.get("subscription", subId) : undefined;
@@ -722,9 +741,9 @@ export async function runDueRetry(ops: Ops, invoiceId: string, retryDays: readon
   return next !== null && next <= ops.now ? next : null;
 }
 
-/** The open invoices whose next automatic try is due at `now`. */
+/** The open invoices whose next automatic try is due at `now` (none while automatic collection is off). */
 export async function dueRetries(store: SandboxStore, now: number): Promise<{ id: string; due: number }[]> {
   return (await store.list("invoice"))
-    .filter((invoice) => invoice.status === "open" && invoice.next_payment_attempt !== null && invoice.next_payment_attempt <= now)
+    .filter((invoice) => invoice.status === "open" && invoice.auto_advance && invoice.next_payment_attempt !== null && invoice.next_payment_attempt <= now)
     .map((invoice) => ({ id: invoice.id, due: invoice.next_payment_attempt as number }));
 }

@@ -38,6 +38,8 @@ export interface BrowserDeps {
   runner: Runner;
   clock: Clock;
   publishableKeyPrefix: string;
+  /** The account's public website, linked from the hosted invoice page. */
+  businessUrl: string;
   logger: Pick<Console, "error">;
 }
 
@@ -264,6 +266,7 @@ export function createBrowserRouter(deps: BrowserDeps): Router {
       status: STATUS_LABELS[invoice.status],
       rows,
       total: { label: "Total", amount: total },
+      businessUrl: deps.businessUrl,
       pay:
         invoice.status === "open"
           ? { action: `/dev/stripe/invoices/${encodeURIComponent(invoice.id)}`, submitLabel: `Pay ${formatMoney(invoice.amount_remaining, invoice.currency)}`, form }

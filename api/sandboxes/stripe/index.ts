@@ -43,6 +43,11 @@ export interface StripeSandboxOptions {
   faults?: FaultPlan;
   /** When a failed renewal is tried again: days after the first failure (default [1, 3, 5, 7]; fractions allowed). */
   retryDays?: readonly number[];
+  /**
+   * The account's public business website (Stripe: Settings → Public details → Website), linked from
+   * the hosted invoice page so that the customer finds the way back after paying (default: publicUrl).
+   */
+  businessUrl?: string;
 }
 
 /** Stripe's automatic collection, as the sandbox schedules it: 1, 3, 5 and 7 days after the first failure. */
@@ -98,6 +103,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
     runner,
     clock: opts.clock,
     publishableKeyPrefix: SANDBOX_PUBLISHABLE_KEY,
+    businessUrl: opts.businessUrl ?? publicUrl,
     logger,
   });
 

@@ -169,6 +169,8 @@ export interface InvoicePageView {
   total: SummaryRow;
   /** The pay form, while the invoice is open. */
   pay: { action: string; submitLabel: string; form: CardFormState } | null;
+  /** The account's public website (the way back to the merchant after paying). */
+  businessUrl?: string;
 }
 
 export function renderInvoicePage(view: InvoicePageView): string {
@@ -193,7 +195,8 @@ ${view.email ? `<div><dt>Billed to</dt><dd>${escapeHtml(view.email)}</dd></div>`
 <div><dt>Status</dt><dd class="status">${escapeHtml(view.status)}</dd></div>
 </dl>
 ${summary(view.rows, view.total)}
-${pay}`;
+${pay}
+${view.businessUrl ? `<p class="email"><a href="${escapeHtml(view.businessUrl)}">Return to the merchant's site</a></p>` : ""}`;
   return sandboxPage(title, STYLESHEET_PATH, body);
 }
 

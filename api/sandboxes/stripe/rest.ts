@@ -6,12 +6,14 @@ import {
   createSubscription,
   invoiceListParams,
   invoicePayParams,
+  invoiceUpdateParams,
   listInvoices,
   listSubscriptions,
   payInvoice,
   subscriptionCreateParams,
   subscriptionListParams,
   subscriptionUpdateParams,
+  updateInvoice,
   updateSubscription,
 } from "./billing";
 import {
@@ -387,6 +389,10 @@ export function createRestApp(deps: RestDeps): Express {
     parse(listOnlyParams, input.params);
     const invoice = await store.require("invoice", input.id);
     return complete(structuredClone(invoice.lines));
+  });
+  post("/v1/invoices/:id", ({ id, params, expand }) => {
+    const p = parse(invoiceUpdateParams, params);
+    return mutate("invoice", expand, (ops) => updateInvoice(ops, id, p));
   });
   post("/v1/invoices/:id/pay", ({ id, params, expand }) => {
     const p = parse(invoicePayParams, params);

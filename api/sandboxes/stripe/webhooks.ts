@@ -22,6 +22,7 @@ export type EventType =
   | "checkout.session.expired"
   | "invoice.created"
   | "invoice.finalized"
+  | "invoice.updated"
   | "invoice.paid"
   | "invoice.payment_succeeded"
   | "invoice.payment_failed"

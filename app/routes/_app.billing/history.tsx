@@ -13,14 +13,18 @@ function pageHref(page: number): string {
   return page > 1 ? `/billing?page=${page}` : "/billing";
 }
 
-/** `pastDue`: a renewal failed and is unpaid (the banner above says so); auto-renewal waits for the payment. */
-export function PaymentHistoryTab({ state, pastDue = false }: { state: HistoryState; pastDue?: boolean }) {
+/**
+ * `pastDueUntil`: a renewal failed and is unpaid (the banner above says so) and the plan lasts until this
+ * day (the grace end). Auto-renewal can still be turned off (Stripe's retries stop, the plan ends then) or on.
+ */
+export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: HistoryState; pastDueUntil?: string | null }) {
+  const pastDue = pastDueUntil !== null;
   const { transactions, pagination, renewal, pendingChange, confirm, refund, nextCharge } = state;
   return (
     <div className="billing-history">
       <section className="billing-card" aria-labelledby="billing-subscription-title">
         <h2 id="billing-subscription-title">Subscription</h2>
-        <RenewalSection renewal={renewal} page={pagination.current_page} pastDue={pastDue} />
+        <RenewalSection renewal={renewal} page={pagination.current_page} />
         {pendingChange ? <PendingChange sentence={pendingChange} page={pagination.current_page} /> : null}
         {/* While a renewal is unpaid, the banner says what is due instead. */}
         {pastDue ? null : <NextCharge view={nextCharge} />}
@@ -109,7 +113,7 @@ export function PaymentHistoryTab({ state, pastDue = false }: { state: HistorySt
         ) : null}
       </section>
 
-      {confirm && !pastDue && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} /> : null}
+      {confirm && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} pastDueUntil={pastDueUntil} /> : null}
       {refund ? <RefundDialog transaction={refund} page={pagination.current_page} /> : null}
     </div>
   );
@@ -186,7 +190,7 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
   );
 }
 
-function RenewalSection({ renewal, page, pastDue }: { renewal: RenewalRow; page: number; pastDue: boolean }) {
+function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }) {
   if (renewal.kind === "none") return <p className="muted">You have no active subscription.</p>;
   return (
     <dl className="billing-subscription">
@@ -202,9 +206,6 @@ function RenewalSection({ renewal, page, pastDue }: { renewal: RenewalRow; page:
               "One-time Payment"
             ) : renewal.kind === "crypto" ? (
               <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
-            ) : pastDue ? (
-              // The renewal is due and unpaid: it is paid (or ends) before auto-renewal can change (docs/decisions/027).
-              <span>Your last payment failed.</span>
             ) : (
               // A div: the form inside is flow content, which a span may not hold.
               <div className="billing-renewal">
@@ -241,7 +242,15 @@ function PendingChange({ sentence, page }: { sentence: string; page: number }) {
   );
 }
 
-function RenewalDialog({ renewal, page }: { renewal: Extract<RenewalRow, { kind: "toggle" }>; page: number }) {
+function RenewalDialog({
+  renewal,
+  page,
+  pastDueUntil,
+}: {
+  renewal: Extract<RenewalRow, { kind: "toggle" }>;
+  page: number;
+  pastDueUntil: string | null;
+}) {
   const title = renewal.on ? "Cancel auto-renewal?" : "Turn on auto-renewal?";
   return (
     <div className="dialog-backdrop">
@@ -253,11 +262,16 @@ function RenewalDialog({ renewal, page }: { renewal: Extract<RenewalRow, { kind:
           </Link>
         </header>
         <p>
-          {renewal.on
-            ? `Your ${renewal.title} plan will not renew and ends on ${renewal.renewsOn}. Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.`
-            : `Your ${renewal.title} plan will renew automatically on ${renewal.renewsOn}.`}
+          {/* Past due, the renewal date has passed: off, the plan ends at the grace end; on, the failed payment is retried. */}
+          {pastDueUntil !== null
+            ? renewal.on
+              ? `Your ${renewal.title} plan will not renew and ends on ${pastDueUntil}.`
+              : `Your ${renewal.title} plan will renew automatically when the failed payment is retried.`
+            : renewal.on
+              ? `Your ${renewal.title} plan will not renew and ends on ${renewal.renewsOn}. Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.`
+              : `Your ${renewal.title} plan will renew automatically on ${renewal.renewsOn}.`}
         </p>
-        {!renewal.on && renewal.lastDay ? (
+        {!renewal.on && renewal.lastDay && pastDueUntil === null ? (
           <p className="billing-warning">
             Your billing cycle ends in less than 24 hours: once turned on, auto-renewal cannot be turned off again before this renewal.
           </p>

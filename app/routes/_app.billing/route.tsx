@@ -70,7 +70,7 @@ export default function BillingPage() {
       </div>
       {/* A div, not a section: a tab panel has no heading of its own, the active tab names it. */}
       <div role="tabpanel" aria-labelledby={`billing-tab-${current.id}`} className="billing-panel">
-        {history ? <PaymentHistoryTab state={history} pastDue={paymentFailed !== null} /> : null}
+        {history ? <PaymentHistoryTab state={history} pastDueUntil={paymentFailed?.graceUntil ?? null} /> : null}
         {paymentMethods ? <PaymentMethodsTab state={paymentMethods} /> : null}
       </div>
     </section>
