@@ -8,7 +8,7 @@ import type { RenewalEvents } from "./renewal-events";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
-import { createPaymentCheckoutSession, retrievePaymentCheckoutSession } from "./stripe/checkout";
+import { createPaymentCheckoutSession, expireOpenSubscriptionSessions, retrievePaymentCheckoutSession } from "./stripe/checkout";
 import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
 import { createCustomer } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
@@ -356,7 +356,9 @@ export async function recordOneTimePayment(
  * subscription whose challenge could still be answered: it is cancelled before a new attempt, so the
  * two can never both charge. This attempt's own subscription (a retry with the same key) is kept.
  */
-async function endAbandonedAttempts(deps: PaymentsDeps, customer: string, key: string): Promise<void> {
+async function endAbandonedAttempts(deps: PaymentsDeps, customer: string, key: string, hostedPages = true): Promise<void> {
+  // A hosted page still open would start a second subscription if paid after this attempt.
+  if (hostedPages) await expireOpenSubscriptionSessions(deps.gateway, customer);
   for (const stale of await incompleteSubscriptions(deps.gateway, customer)) {
     if (stale.metadata?.payment_key === key) continue;
     await cancelSubscription(deps.gateway, stale.id, `abandoned-${stale.id}`).catch((error) => {
@@ -582,12 +584,14 @@ async function startCheckoutSessionAtGateway(
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
   // A card attempt still waiting for its challenge ends here too: the hosted page is the new attempt.
-  if (plan.billing_type === "recurring") await endAbandonedAttempts(deps, customer, key);
+  // The hosted pages opened before this one expire once it exists (a retry with this key answers this one).
+  if (plan.billing_type === "recurring") await endAbandonedAttempts(deps, customer, key, false);
   const price = await priceForPlan(deps.gateway, plan);
   const reservation = await holdCoupon(deps, coupon, key, user, CHECKOUT_COUPON_HOLD_MS);
   const metadata = metadataFor(user, plan, coupon, "card", reservation);
+  let created: { id: string; url: string };
   try {
-    return await createCheckoutSession(deps, { user, plan, key, returnPath: input.returnPath, coupon, customer, price, metadata });
+    created = await createCheckoutSession(deps, { user, plan, key, returnPath: input.returnPath, coupon, customer, price, metadata });
   } catch (error) {
     // Refused: no session exists, so nothing can pay with the hold.
     if (isRefusal(error) || isInvalidRequest(error)) {
@@ -595,6 +599,8 @@ async function startCheckoutSessionAtGateway(
     }
     throw error;
   }
+  if (plan.billing_type === "recurring") await expireOpenSubscriptionSessions(deps.gateway, customer, created.id);
+  return created;
 }
 
 async function createCheckoutSession(

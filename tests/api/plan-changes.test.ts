@@ -186,4 +186,24 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect(res.status).toBe(409);
     expect(res.body.errors.code).toBe("plan_change_invalid");
   });
+
+  it("two hosted pages opened one after the other: the earlier one expires, so only one can make a subscription", async () => {
+    const who = await customer(t, "two-tabs@example.com");
+    const open = (planId: number) =>
+      t.post("/api/payments/checkout-session", {
+        token: who.token,
+        json: { planId, return_path: `/subscription/payment/${planId}`, idempotency_key: newKey() },
+      });
+    const first = await open(1);
+    expect(first.status, first.text).toBe(200);
+    const second = await open(5);
+    expect(second.status, second.text).toBe(200);
+    const sessions = t.api.payments!.gateway.stripe.checkout.sessions;
+    const idOf = (url: string) => new URL(url).pathname.split("/").pop()!;
+    expect((await sessions.retrieve(idOf(first.body.data.url))).status).toBe("expired");
+    expect((await sessions.retrieve(idOf(second.body.data.url))).status).toBe("open");
+    // A card payment is a newer attempt still: the open page expires too.
+    expect((await buy(t, who, 5)).status).toBe(200);
+    expect((await sessions.retrieve(idOf(second.body.data.url))).status).toBe("expired");
+  });
 });

@@ -1,6 +1,6 @@
 import type { Coupon, Plan } from "../../platform/db/schema";
 import { discountForCoupon } from "./prices";
-import type { Stripe, StripeSetup } from "./client";
+import { type Stripe, type StripeSetup, isInvalidRequest } from "./client";
 
 // Stripe Checkout, the hosted pages for browsers without JavaScript: paying for a plan, and adding a card.
 
@@ -45,6 +45,23 @@ export async function createPaymentCheckoutSession(
     if (coupon) params.discounts = [await discountForCoupon(gateway, coupon)];
   }
   return gateway.stripe.checkout.sessions.create(params, { idempotencyKey: `${input.paymentKey}:checkout` });
+}
+
+/**
+ * Expires the customer's open hosted pages that would start a subscription, but `keep` (Stripe's
+ * checkout.sessions.expire): only the newest attempt can pay, so two pages opened one after the other
+ * cannot both make a subscription. A session completed meanwhile cannot be expired: left as it is.
+ */
+export async function expireOpenSubscriptionSessions(gateway: StripeSetup, customer: string, keep?: string): Promise<void> {
+  const open = await gateway.stripe.checkout.sessions.list({ customer, status: "open", limit: 100 });
+  for (const session of open.data) {
+    if (session.mode !== "subscription" || session.id === keep) continue;
+    try {
+      await gateway.stripe.checkout.sessions.expire(session.id);
+    } catch (error) {
+      if (!isInvalidRequest(error)) throw error;
+    }
+  }
 }
 
 /** A payment's session with what it paid expanded: the subscription, or the PaymentIntent and its card. */
