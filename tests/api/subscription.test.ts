@@ -22,7 +22,7 @@ describe.each(databases())("subscriptions and account ($name)", (kind) => {
     const token = await t.login("demo@example.com", "demo-password");
     const res = await t.post("/api/subscription/active", { token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { subscription: null, now: expect.any(String), next_charge: null, ends_on: null } });
+    expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { subscription: null, now: expect.any(String), next_charge: null, ends_on: null, pending_change: null } });
   });
 
   it("returns the subscription with the latest expiry still in the future, by the product's clock", async () => {
