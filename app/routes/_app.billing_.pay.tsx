@@ -84,12 +84,12 @@ export default function PayPage() {
       </header>
       {failed === null ? (
         <div className="cards">
-          <article className="card">
+          <div className="card">
             <p>You have no unpaid invoice.</p>
             <Link to="/billing" className="button">
               Billing
             </Link>
-          </article>
+          </div>
         </div>
       ) : (
         <div className="cards">
