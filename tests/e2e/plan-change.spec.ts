@@ -1,6 +1,6 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
-import { hasJavaScript, open } from "../support/e2e";
+import { fillSandboxCardAndPay, hasJavaScript, open } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028), with and without JavaScript.
@@ -10,12 +10,7 @@ const card = (page: Page, title: string) => page.getByRole("article", { name: ti
 async function subscribeMonthly(page: Page, testInfo: TestInfo, planId = 1) {
   await open(page, `/subscription/payment/${planId}`, testInfo);
   if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await page.getByLabel("Card number").fill(GOOD_CARD);
-  await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("Cardholder name").fill("Pat Payer");
-  await page.getByLabel("Postal code").fill("10115");
-  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await fillSandboxCardAndPay(page, GOOD_CARD);
   await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
 }
 
