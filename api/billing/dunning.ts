@@ -11,6 +11,7 @@ import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
 import type { Subscription } from "../platform/db/schema";
+import { cardName } from "./emails";
 import { gracePeriodEndingEmail, paymentFailedEmail, subscriptionEndedUnpaidEmail } from "./dunning-emails";
 
 /*
@@ -55,9 +56,7 @@ async function cardLabel(deps: DunningDeps, userId: number, paymentMethodId: str
     .where("user_id", "=", userId)
     .where("payment_method_id", "=", paymentMethodId)
     .executeTakeFirst();
-  if (!card) return null;
-  const brand = card.card_brand ? card.card_brand.charAt(0).toUpperCase() + card.card_brand.slice(1) : "Card";
-  return `${brand} ending in ${card.card_last4}`;
+  return card ? cardName({ brand: card.card_brand, last4: card.card_last4 }) : null;
 }
 
 /** The account to email, unless it was deleted (docs/decisions/015): a deleted account gets no mail. */

@@ -46,10 +46,14 @@ export interface CardLabel {
 }
 
 /** 'Visa ending in 4242'. */
-export function cardLabel(card: CardLabel | null): string {
-  if (!card) return "your saved card";
+export function cardName(card: CardLabel): string {
   const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : "Card";
   return `${brand} ending in ${card.last4}`;
+}
+
+/** The card's name, or 'your saved card' when it is not known. */
+export function cardLabel(card: CardLabel | null): string {
+  return card ? cardName(card) : "your saved card";
 }
 
 /** A receipt for a paid charge (first purchase, renewal, retry, plan change, wallet, crypto). */

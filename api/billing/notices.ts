@@ -8,6 +8,7 @@ import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
 import {
+  cardName,
   type CardLabel,
   autoRenewalEmail,
   cardExpiryEmail,
@@ -171,7 +172,7 @@ async function liveUser(deps: Pick<NoticeDeps, "db">, userId: number) {
 
 function paidWith(gateway: string, wallet: string | null, card: CardLabel | null): string {
   if (gateway === "bitpay") return "Crypto (BitPay)";
-  const label = card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending in ${card.last4}` : "Card";
+  const label = card ? cardName(card) : "Card";
   if (wallet === "applepay") return `Apple Pay (${label})`;
   if (wallet === "googlepay") return `Google Pay (${label})`;
   return label;

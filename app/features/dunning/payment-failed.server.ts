@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ApiSchemas, createApiClient } from "~/utils/api.server";
+import { cardName } from "~/utils/cards";
 import { formatLongDate } from "~/utils/dates.server";
 
 // The unpaid renewal as the banner and the pay page show it (docs/decisions/027).
@@ -43,7 +44,7 @@ export async function payPageState(api: ReturnType<typeof createApiClient>) {
     cards: cards.ok
       ? cards.data.data.map((card) => ({
           paymentMethodId: card.payment_method_id,
-          label: `${card.card_brand.charAt(0).toUpperCase()}${card.card_brand.slice(1)} ending in ${card.card_number.slice(-4)}`,
+          label: cardName(card.card_brand, card.card_number.slice(-4)),
           expires: card.card_exp,
         }))
       : [],

@@ -1,4 +1,5 @@
 import type { ApiSchemas } from "~/utils/api.server";
+import { cardName } from "~/utils/cards";
 import { formatLongDate } from "~/utils/dates.server";
 
 // 'Next charge' of the billing page and the home's status card (docs/decisions/029): what the next
@@ -8,11 +9,6 @@ export type NextChargeView =
   | { kind: "charge"; amount: string; date: string; card: string | null }
   | { kind: "ends"; date: string }
   | null;
-
-function cardName(card: { brand: string; last4: string }): string {
-  const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : "Card";
-  return `${brand} ending in ${card.last4}`;
-}
 
 /** From the API's answer (/api/account/home or /api/subscription/active). */
 export function nextChargeView(answer: {
@@ -24,7 +20,7 @@ export function nextChargeView(answer: {
   if (!subscription) return null;
   if (answer.next_charge) {
     const charge = answer.next_charge;
-    return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: charge.card ? cardName(charge.card) : null };
+    return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: charge.card ? cardName(charge.card.brand, charge.card.last4) : null };
   }
   // Only a card subscription has auto-renewal to be off; one-time and crypto plans show their expiry elsewhere.
   if (answer.ends_on && subscription.subscription_by === "stripe" && subscription.billing_type === "recurring") {

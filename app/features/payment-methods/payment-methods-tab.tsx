@@ -2,6 +2,7 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { AddCardForm } from "./add-card-form";
 import { PAYMENT_METHOD_MESSAGES, TAB_PATH, tabHref } from "./messages";
 import type { CardView, PaymentMethodsState } from "./payment-methods.server";
+import { brandKey, brandName } from "~/utils/cards";
 
 // The 'Payment Method' tab (commerce §2). Every action is a plain form post to /billing?tab=payment-method
 // (the billing route's action delegates to paymentMethodsAction); delete and edit are server-rendered
@@ -199,20 +200,6 @@ function Pagination({ current, last }: { current: number; last: number }) {
       {current < last ? <Link to={tabHref({ page: current + 1 })}>Next</Link> : null}
     </nav>
   );
-}
-
-type BrandKey = "visa" | "master" | "amex" | "card";
-
-function brandKey(brand: string): BrandKey {
-  const b = brand.toLowerCase();
-  if (b === "visa") return "visa";
-  if (b === "master" || b === "mastercard") return "master";
-  if (b === "amex" || b === "american express" || b === "american_express") return "amex";
-  return "card";
-}
-
-function brandName(brand: string): string {
-  return { visa: "Visa", master: "Mastercard", amex: "American Express", card: "Card" }[brandKey(brand)];
 }
 
 /** Commerce §9: brand icons for visa, master and amex; a generic card otherwise. */
