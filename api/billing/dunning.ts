@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type PaymentsDeps, recordStripeInvoice } from "../payments/card-payments";
+import { PAYMENT_MESSAGES, type PaymentsDeps, recordStripeInvoice } from "../payments/card-payments";
 import { formatUsd } from "../payments/money";
 import { recordSubscriptionState } from "../payments/records";
 import type { RenewalEvents } from "../payments/renewal-events";
@@ -28,8 +28,8 @@ import { gracePeriodEndingEmail, paymentFailedEmail, subscriptionEndedUnpaidEmai
 
 export const DUNNING_MESSAGES = {
   noOpenInvoice: "There is no unpaid invoice to pay.",
-  cardNotFound: "This saved card was not found. Please choose another payment method.",
-  paid: "Payment successful.",
+  cardNotFound: PAYMENT_MESSAGES.savedCardNotFound,
+  paid: PAYMENT_MESSAGES.paid,
 } as const;
 
 /** Days before the end of the grace period that the reminder is sent. */
