@@ -115,7 +115,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       sandboxFaults: config.stripe.sandboxFaults,
       retryDays: config.stripe.sandboxRetryDays,
       // The account's public website, linked from the hosted invoice page: back to the billing page.
-      businessUrl: `${config.publicUrl.replace(/\/+$/, "")}/billing`,
+      businessUrl: `${config.publicUrl}/billing`,
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;
