@@ -100,7 +100,12 @@ async function declineMessage(deps: PaymentsDeps, invoice: Stripe.Invoice): Prom
  * A renewal invoice still open after an attempt, as Stripe has it now (the event may be old): the
  * rules of failed renewals take it from here. A first payment (subscription_create) is not a renewal.
  */
-async function reportFailedRenewal(deps: PaymentsDeps, invoiceId: string, subscription: Stripe.Subscription, message: string): Promise<void> {
+async function reportFailedRenewal(
+  deps: PaymentsDeps,
+  invoiceId: string,
+  subscription: Stripe.Subscription,
+  failure: { message: string; requiresAction: boolean },
+): Promise<void> {
   if (!deps.renewals) return;
   const invoice = await deps.gateway.stripe.invoices.retrieve(invoiceId);
   if (invoice.status !== "open" || invoice.billing_reason !== "subscription_cycle") return;
@@ -111,8 +116,8 @@ async function reportFailedRenewal(deps: PaymentsDeps, invoiceId: string, subscr
     invoiceId,
     amountCents: invoice.amount_due,
     dueAt: fromUnix(invoice.created),
-    message,
-    requiresAction: message === AUTHENTICATION_NEEDED,
+    message: failure.message,
+    requiresAction: failure.requiresAction,
     paymentMethodId: typeof card === "string" ? card : (card?.id ?? null),
     hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
   });
@@ -160,7 +165,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
         message,
         now: deps.clock.now(),
       });
-      await reportFailedRenewal(deps, invoice.id!, subscription, message);
+      await reportFailedRenewal(deps, invoice.id!, subscription, { message, requiresAction: false });
       return;
     }
     case "invoice.payment_action_required": {
@@ -169,7 +174,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       if (!subId) return;
       const subscription = await stripe.subscriptions.retrieve(subId);
       if (!(await planAndUser(deps, subscription.metadata))) return;
-      await reportFailedRenewal(deps, event.data.object.id!, subscription, AUTHENTICATION_NEEDED);
+      await reportFailedRenewal(deps, event.data.object.id!, subscription, { message: AUTHENTICATION_NEEDED, requiresAction: true });
       return;
     }
     case "customer.subscription.updated": {
