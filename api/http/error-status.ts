@@ -54,6 +54,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   plan_already_current: { status: 409, description: "The plan is the account's current one" },
   subscription_exists: { status: 409, description: "The account already has a recurring subscription: change its plan instead" },
   plan_change_invalid: { status: 409, description: "The plan change is not possible (no recurring subscription, same plan, nothing pending)" },
+  payment_past_due: { status: 409, description: "The subscription's renewal is unpaid: the open invoice is paid first (/billing/pay)" },
   coupon_invalid: { status: 422, description: "The coupon does not apply" },
   card_declined: { status: 402, description: "The card was declined" },
   card_needs_authentication: { status: 402, description: "The card needs the bank's authentication" },

@@ -32,6 +32,7 @@ export const PLAN_CHANGE_MESSAGES = {
   oneTime: "The 5-year plan is bought, not changed to: choose it on the checkout.",
   samePlan: PAYMENT_MESSAGES.alreadyCurrent,
   notRenewing: "Turn on auto-renewal to change your plan at the next renewal.",
+  pastDue: "Your last payment failed. Pay it before you change your plan.",
   nothingPending: "There is no pending plan change to cancel.",
   changed: (title: string) => `Your plan was changed to ${title}.`,
   scheduled: (title: string, date: string) => `Your plan changes to ${title} on ${date}.`,
@@ -69,6 +70,8 @@ async function changeContext(deps: PaymentsDeps, user: User, planId: number) {
   const now = deps.clock.now();
   const subscription = await currentRecurringSubscription(deps.db, user.id, now);
   if (!subscription) throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.noSubscription);
+  // Its renewal is unpaid (decision 027): the open invoice is paid first, then the plan can change.
+  if (subscription.past_due_since) throw new DomainError("payment_past_due", PLAN_CHANGE_MESSAGES.pastDue);
   if (subscription.subscription_by !== "stripe" || !subscription.stripe_sub_id || !user.stripe_customer_id) {
     throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.notCard);
   }

@@ -2,6 +2,7 @@ import type { Database } from "../platform/db";
 import type { Plan, Subscription } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import type { Logger } from "../platform/logger";
+import { isActiveAt } from "./plans";
 import { recordSubscriptionState } from "./records";
 import type { StripeSetup } from "./stripe/client";
 import { setRenewal } from "./stripe/subscriptions";
@@ -26,14 +27,14 @@ export const PURCHASE_CLAIM_MS = 15 * 60_000;
 /** The claim key's prefix while its purchase waits for the bank. */
 const AUTHENTICATING = "authenticating:";
 
-/** The account's recurring subscription that still runs (renewing or not), if any. */
+/** The account's recurring subscription that still runs (renewing or not, or past due within its grace period), if any. */
 export async function currentRecurringSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
   return db
     .selectFrom("subscriptions")
     .selectAll()
     .where("user_id", "=", userId)
     .where("billing_type", "=", "recurring")
-    .where("sub_exp_date", ">", now.toISOString())
+    .where(isActiveAt(now))
     .orderBy("sub_exp_date", "desc")
     .orderBy("id", "desc")
     .limit(1)
@@ -147,7 +148,7 @@ export async function endRecurringRenewal(
     .where("billing_type", "=", "recurring")
     .where("subscription_by", "=", "stripe")
     .where("cancel_at_period_end", "=", 0)
-    .where("sub_exp_date", ">", now.toISOString())
+    .where(isActiveAt(now))
     .execute();
   for (const row of renewing) {
     if (!row.stripe_sub_id) continue;

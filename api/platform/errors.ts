@@ -51,6 +51,7 @@ export const ERROR_CODES = [
   "plan_already_current",
   "subscription_exists",
   "plan_change_invalid",
+  "payment_past_due",
   "coupon_invalid",
   "card_declined",
   "card_needs_authentication",

@@ -191,6 +191,30 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
     }
   });
 
+  it("past due within the grace period still counts as the account's subscription: no second one is sold, and no plan change before paying", async () => {
+    const email = "dunning-second@example.com";
+    const who = await renewingOnADecliningCard(t, email);
+    const renewal = new Date(who.sub.sub_exp_date).getTime();
+    try {
+      await moveTo(t, renewal + 2 * DAY);
+      expect((await home(t, who.token)).payment_failed).not.toBeNull();
+      const second = await t.post("/api/payments/card", {
+        token: who.token,
+        json: { type: "new-card", idempotency_key: newKey(), paymentMethodId: await paymentMethod(t, GOOD), planId: 5, email },
+      });
+      expect(second.status, second.text).toBe(409);
+      expect(second.body.errors.code).toBe("subscription_exists");
+      const change = await t.get("/api/subscription/change-preview?plan_id=5", { token: who.token });
+      expect(change.status, change.text).toBe(409);
+      expect(change.body.errors.code).toBe("payment_past_due");
+      expect(change.body.message).toBe("Your last payment failed. Pay it before you change your plan.");
+      const rows = await t.db.selectFrom("subscriptions").select("id").where("user_id", "=", who.userId).execute();
+      expect(rows).toHaveLength(1);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
   it("webhook replays change nothing twice; a deleted account gets no email", async () => {
     const email = "dunning-replay@example.com";
     const who = await renewingOnADecliningCard(t, email);

@@ -60,6 +60,11 @@ test("a declined renewal shows 'Your last payment failed.' while Premium; anothe
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
   await expectAccessible(page, testInfo);
 
+  // Another plan is neither sold beside it nor changed to before the unpaid renewal is paid.
+  await open(page, "/subscription/payment/5", testInfo);
+  await expect(page.getByRole("status").filter({ hasText: "Your last payment failed. Pay it before you change your plan." })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Change plan" })).toHaveCount(0);
+
   await open(page, "/billing", testInfo);
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
   await expect(page.getByText("Payment failed", { exact: true }).first()).toBeVisible();

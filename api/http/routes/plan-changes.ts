@@ -55,7 +55,7 @@ export const planChangeRoutes = [
     },
     errors: {
       404: "'Plan not found.'",
-      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current)`,
+      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.pastDue}' (payment_past_due) or '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current)`,
       502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
     },
     async handler({ ctx, auth, query }) {
@@ -101,7 +101,7 @@ export const planChangeRoutes = [
     errors: {
       402: "The card was refused (the gateway's message); the plan stays as it was.",
       404: "'Plan not found.'",
-      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.pastDue}' (payment_past_due), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
     },
     async handler({ ctx, auth, body: input }) {

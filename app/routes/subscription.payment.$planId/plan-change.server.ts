@@ -61,6 +61,8 @@ export async function planChangeState(request: Request, context: AppLoadContext,
     const changed = new URL(request.url).searchParams.has("changed");
     return { kind: "done", message: changed ? `Your plan was changed to ${current.title}.` : "This is already your current plan.", pendingTitle: null };
   }
+  // A renewal is unpaid: it is paid first (the home's and billing's banner lead to /billing/pay).
+  if (preview.code === "payment_past_due") return { kind: "done", message: preview.message, pendingTitle: null };
   // The 5-year plan is bought, not changed to: the purchase goes ahead, with its notice.
   if (preview.code === "plan_change_invalid" && planId !== current.plan_id) return { kind: "replaces", notice: replacesNotice(current.title) };
   return null;
