@@ -1,5 +1,6 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
+import { expectKeyboardModal } from "../support/dialogs";
 import { hasJavaScript, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 
@@ -89,6 +90,20 @@ test.describe("billing", () => {
     await subscription.getByRole("button", { name: "Cancel auto-renewal" }).click();
     await page.getByRole("dialog", { name: "Cancel auto-renewal?" }).getByRole("link", { name: "Go back" }).click();
     await expect(page.getByRole("dialog")).toHaveCount(0);
+    expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
+  });
+
+  test("with JavaScript the auto-renewal confirmation is a modal: focus stays in it, Escape cancels and focus returns", async ({ page, login }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "a modal needs JavaScript; without it the dialog is a page state");
+    const user = await login();
+    await buyWithCard(page, testInfo, 1);
+    await open(page, "/billing", testInfo);
+    const opener = page.getByRole("region", { name: "Subscription" }).getByRole("button", { name: "Cancel auto-renewal" });
+    await opener.focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/confirm=auto-renewal/);
+    await expectKeyboardModal(page, page.getByRole("dialog", { name: "Cancel auto-renewal?" }), { opener });
+    await expect(page).not.toHaveURL(/confirm=/);
     expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
   });
 

@@ -1,4 +1,5 @@
 import { Form, Link, useActionData } from "@remix-run/react";
+import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { NextCharge } from "~/features/next-charge/next-charge";
 import type { HistoryState, RenewalRow, TransactionRow } from "./history.server";
@@ -253,8 +254,7 @@ function RenewalDialog({
 }) {
   const title = renewal.on ? "Cancel auto-renewal?" : "Turn on auto-renewal?";
   return (
-    <div className="dialog-backdrop">
-      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="auto-renewal-title">
+    <ModalDialog labelledBy="auto-renewal-title" cancelTo={pageHref(page)}>
         <header className="dialog-header">
           <h2 id="auto-renewal-title">{title}</h2>
           <Link to={pageHref(page)} className="button button--link" aria-label="Close" replace>
@@ -288,7 +288,6 @@ function RenewalDialog({
             Confirm
           </button>
         </Form>
-      </section>
-    </div>
+    </ModalDialog>
   );
 }
