@@ -70,10 +70,17 @@ module.exports = {
       to: { path: "^api/", pathNot: "^api/(platform|identity|payments|billing)/" },
     },
     {
+      name: "api-support-stands-on-platform",
+      comment: "Support (the help page's contact form) imports only the platform: mail, limits, configuration.",
+      severity: "error",
+      from: { path: "^api/support/" },
+      to: { path: "^api/", pathNot: "^api/(platform|support)/" },
+    },
+    {
       name: "api-http-is-the-top",
       comment: "Only the HTTP layer knows HTTP: nothing below imports api/http or the servers.",
       severity: "error",
-      from: { path: "^api/(platform|identity|payments|billing|sandboxes)/" },
+      from: { path: "^api/(platform|identity|payments|billing|support|sandboxes)/" },
       to: { path: "^api/http/|^api/server\\.ts$" },
     },
     {

@@ -38,6 +38,11 @@ export interface PortalConfig {
   desktopAppScheme: string;
   /** The sign-in providers that exist here, with their clients; null when off. */
   identity: { google: GoogleSettings | null; apple: AppleSettings | null };
+  /**
+   * Whether /help offers its contact form: the API has a support address (SUPPORT_EMAIL, or sandbox
+   * mode's own). Off, the page says the form is unavailable.
+   */
+  supportForm: boolean;
 }
 
 let current: PortalConfig | undefined;

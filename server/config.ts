@@ -129,6 +129,7 @@ export function loadConfig(
               }
             : null,
       },
+      supportForm: api.support.email !== null,
     },
     server: {
       port,

@@ -105,6 +105,17 @@ export interface ApiConfig {
     maxPerEmail: number;
     windowSeconds: number;
   };
+  /**
+   * The contact form of /help (POST /api/support/messages): where messages go (SUPPORT_EMAIL; in sandbox
+   * mode without it SANDBOX_SUPPORT_EMAIL; null = the form is off, never a stand-in address outside sandbox
+   * mode), and how many a client address and a sender's address may send per window (real time).
+   */
+  support: {
+    email: string | null;
+    maxPerEmail: number;
+    maxPerIp: number;
+    windowSeconds: number;
+  };
   integrations: {
     mail: IntegrationMode;
     cards: IntegrationMode;
@@ -194,6 +205,8 @@ export const DEFAULT_DATABASE_URL = "./data/portal.sqlite";
 export const DEFAULT_DOWNLOAD_WINDOWS_URL = "https://downloads.example.com/vpn/windows/VPN-Setup.exe";
 export const DEFAULT_DOWNLOAD_MAC_URL = "https://downloads.example.com/vpn/macos/VPN.dmg";
 export const DEFAULT_MAIL_FROM = "VPN <no-reply@localhost>";
+/** Where the contact form's messages go in sandbox mode without SUPPORT_EMAIL (a reserved domain: nobody's inbox). */
+export const SANDBOX_SUPPORT_EMAIL = "support@example.com";
 
 /** Empty strings in the environment (e.g. `SMTP_URL=` in a .env file) count as "not set". */
 const optionalString = z
@@ -387,6 +400,12 @@ const envSchema = z
     COUPON_ATTEMPT_WINDOW_SECONDS: positiveInteger,
     CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: positiveInteger,
     CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
+    // A bare address (support@example.com): it is the To of every contact-form message.
+    SUPPORT_EMAIL: optionalString.refine((v) => v === undefined || (v.length <= 254 && z.email().safeParse(v).success), {
+      message: "expected an email address such as support@example.com",
+    }),
+    SUPPORT_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
+    SUPPORT_MAX_PER_IP_PER_HOUR: positiveInteger,
     TWO_FACTOR_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || parseEncryptionKey(v) !== null, {
       message: "expected 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)",
     }),
@@ -515,6 +534,12 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
     cryptoInvoices: {
       maxPerIp: e.CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR ?? 20,
       maxPerEmail: e.CRYPTO_INVOICE_MAX_PER_EMAIL_PER_HOUR ?? 10,
+      windowSeconds: 3600,
+    },
+    support: {
+      email: e.SUPPORT_EMAIL ?? (sandbox ? SANDBOX_SUPPORT_EMAIL : null),
+      maxPerEmail: e.SUPPORT_MAX_PER_EMAIL_PER_HOUR ?? 5,
+      maxPerIp: e.SUPPORT_MAX_PER_IP_PER_HOUR ?? 20,
       windowSeconds: 3600,
     },
     credentials: {

@@ -28,7 +28,8 @@ export function renderEmail(to: string, subject: string, opts: { code?: string; 
     htmlParts.push(
       p.link
         ? `<p>${escapeHtml(p.text)}<br><a href="${escapeHtml(p.link)}">${escapeHtml(p.link)}</a></p>`
-        : `<p>${escapeHtml(p.text)}</p>`,
+        : // A paragraph's own line breaks (a customer's message) stay line breaks.
+          `<p>${escapeHtml(p.text).replace(/\n/g, "<br>")}</p>`,
     );
   }
   textParts.push(`— The ${PRODUCT} team`);

@@ -11,6 +11,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** Where a reply goes instead of From (a contact-form message: its sender). A checked address, never raw input. */
+  replyTo?: string;
 }
 
 export interface Mailer {
@@ -47,6 +49,7 @@ export class OutboxMailer implements Mailer {
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
+        reply_to: mail.replyTo ?? null,
         sent_at: this.clock.now().toISOString(),
       })
       .execute();
@@ -62,6 +65,7 @@ export const MailboxEntrySchema = z
       .string()
       .meta({ description: "Plain-text body. In an email that carries a code, the code is the only run of six digits." }),
     sentAt: z.string().meta({ format: "date-time" }),
+    replyTo: z.string().optional().meta({ description: "The Reply-To header, when the email has one (a contact-form message)." }),
   })
   .meta({ id: "MailboxEntry" });
 
@@ -71,12 +75,18 @@ export type OutboxEntry = z.infer<typeof MailboxEntrySchema>;
 export async function listOutbox(db: Database, opts: { to?: string; limit?: number } = {}): Promise<OutboxEntry[]> {
   let query = db
     .selectFrom("mail_outbox")
-    .select(["to_address", "subject", "text", "sent_at"])
+    .select(["to_address", "subject", "text", "sent_at", "reply_to"])
     .orderBy("id", "desc")
     .limit(opts.limit ?? 200);
   if (opts.to) query = query.where((eb) => eb(eb.fn("lower", ["to_address"]), "=", opts.to!.trim().toLowerCase()));
   const rows = await query.execute();
-  return rows.map((r) => ({ to: r.to_address, subject: r.subject, text: r.text, sentAt: r.sent_at }));
+  return rows.map((r) => ({
+    to: r.to_address,
+    subject: r.subject,
+    text: r.text,
+    sentAt: r.sent_at,
+    ...(r.reply_to ? { replyTo: r.reply_to } : {}),
+  }));
 }
 
 /** Live mail: SMTP through nodemailer, from SMTP_URL (smtp:// or smtps://, credentials in the URL). */
@@ -103,6 +113,7 @@ export class SmtpMailer implements Mailer {
       subject: mail.subject,
       text: mail.text,
       html: mail.html,
+      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
     });
   }
 

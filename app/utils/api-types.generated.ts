@@ -1127,6 +1127,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/support/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message to support (the help page's contact form)
+         * @description Emails the message to the support address (SUPPORT_EMAIL; in sandbox mode without it support@example.com) with Reply-To the sender, and a copy to the sender. Anyone may send one; with a bearer token the email to support names the signed-in account (an unknown token is ignored). Every request counts against the client address and the sender's address before anything is sent (SUPPORT_MAX_PER_IP_PER_HOUR, default 20; SUPPORT_MAX_PER_EMAIL_PER_HOUR, default 5). Outside sandbox mode without SUPPORT_EMAIL the form is off: 404.
+         */
+        post: operations["sendSupportMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/temp-signup": {
         parameters: {
             query?: never;
@@ -1991,6 +2011,18 @@ export interface components {
             /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
             user_id?: number | string;
         };
+        SupportMessageRequest: {
+            /** @description The sender: the Reply-To of the message to support, and where its copy goes. Trimmed and lower-cased. Missing: 'Please enter your email address.'; malformed or over 254 characters: 'Please enter a valid email address'. */
+            email: string;
+            /** @description Plain text, trimmed; line breaks are kept, other control characters dropped. Blank: 'Please write your message.'; over 5000 characters: 'Your message is too long: at most 5000 characters.'. */
+            message: string;
+            /**
+             * @description What the message is about: the subject of the email to support. Missing or blank: question.
+             * @default question
+             * @enum {string|null}
+             */
+            topic?: "question" | "refund" | "" | null;
+        };
         TempSignupRequest: {
             /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
@@ -2715,6 +2747,8 @@ export interface components {
             text: string;
             /** Format: date-time */
             sentAt: string;
+            /** @description The Reply-To header, when the email has one (a contact-form message). */
+            replyTo?: string;
         };
     };
     responses: {
@@ -5708,6 +5742,79 @@ export interface operations {
             500: components["responses"]["ServerError"];
             /** @description 'Database unavailable.' */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendSupportMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupportMessageRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SupportMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your message has been sent. We have emailed you a copy and will reply to that address.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @constant */
+                            sent: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'The contact form is unavailable.' (no SUPPORT_EMAIL outside sandbox mode) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, under errors.fields (email, message, topic) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many messages were sent. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description 'Your message could not be sent. Please try again in a moment.' (the mail server did not take a session; nothing was sent) */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

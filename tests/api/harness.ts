@@ -141,6 +141,8 @@ export interface MailboxEntry {
   subject: string;
   text: string;
   sentAt: string;
+  /** Only on an email with a Reply-To (a contact-form message). */
+  replyTo?: string;
 }
 
 /** The one run of six digits in an email's text (throws when there is not exactly one). */

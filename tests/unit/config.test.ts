@@ -61,6 +61,8 @@ describe("loadConfig", () => {
           privateKeyPem: undefined,
         },
       },
+      // Sandbox mode has its own support address: the contact form is on.
+      supportForm: true,
     });
     expect(server).toEqual({
       port: 3000,
@@ -150,6 +152,13 @@ describe("loadConfig", () => {
     expect(dev.server.dev).toBe(true);
     const live = loadConfig({ ...LIVE, REMIX_DEV_ORIGIN: "http://localhost:3001", SANDBOX: "false" }, { generatedSessionSecret: unusedSecret });
     expect(live.api.sandbox).toBe(false);
+  });
+
+  it("turns the help page's contact form off outside sandbox mode without SUPPORT_EMAIL (no stand-in address)", () => {
+    expect(loadConfig(LIVE, { generatedSessionSecret: unusedSecret }).portal.supportForm).toBe(false);
+    const configured = loadConfig({ ...LIVE, SUPPORT_EMAIL: "help@example.org" }, { generatedSessionSecret: unusedSecret });
+    expect(configured.portal.supportForm).toBe(true);
+    expect(configured.api.support.email).toBe("help@example.org");
   });
 });
 

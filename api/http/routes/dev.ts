@@ -78,7 +78,7 @@ export const devMailRoutes = [
         .map(
           (m) =>
             `<li><article><h2>${escapeHtml(m.subject)}</h2>` +
-            `<p>To: ${escapeHtml(m.to)}<br>Sent: <time datetime="${escapeHtml(m.sentAt)}">${escapeHtml(m.sentAt)}</time></p>` +
+            `<p>To: ${escapeHtml(m.to)}<br>${m.replyTo ? `Reply-To: ${escapeHtml(m.replyTo)}<br>` : ""}Sent: <time datetime="${escapeHtml(m.sentAt)}">${escapeHtml(m.sentAt)}</time></p>` +
             `<pre>${escapeHtml(m.text)}</pre></article></li>`,
         )
         .join("\n");

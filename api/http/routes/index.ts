@@ -14,6 +14,7 @@ import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
 import { signupRoutes } from "./signup";
 import { subscriptionRoutes } from "./subscription";
+import { supportRoutes } from "./support";
 import { twoFactorRoutes } from "./two-factor";
 import { userRoutes } from "./user";
 import { walletRoutes } from "./wallets";
@@ -33,6 +34,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...accountRoutes,
   ...deviceRoutes,
   ...publicRoutes,
+  ...supportRoutes,
   ...signupRoutes,
   ...authRoutes,
   ...twoFactorRoutes,

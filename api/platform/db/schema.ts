@@ -279,6 +279,8 @@ export interface MailOutboxTable {
   text: string;
   html: string;
   sent_at: string;
+  /** The Reply-To header (0014), null for most emails. */
+  reply_to: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type OneTimeTokenPurpose = "reset" | "set_password" | "sso";

@@ -12,6 +12,7 @@ import * as m0010 from "./0010_coupon_reservations";
 import * as m0011 from "./0011_notices";
 import * as m0012 from "./0012_dunning";
 import * as m0013 from "./0013_plan_changes";
+import * as m0014 from "./0014_mail_reply_to";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   "0011_notices": m0011,
   "0012_dunning": m0012,
   "0013_plan_changes": m0013,
+  "0014_mail_reply_to": m0014,
 };

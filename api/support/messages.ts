@@ -1,0 +1,120 @@
+import { renderEmail } from "../platform/email-template";
+import { DomainError } from "../platform/errors";
+import { MailUnavailableError } from "../platform/mailer";
+import { tryAgainIn } from "../platform/rate-limit";
+import type { PlatformServices } from "../platform/services";
+
+/*
+ * The contact form of /help (issue 21): a message goes to the support address from the configuration
+ * (SUPPORT_EMAIL) with its sender as Reply-To, and a copy goes to the sender. Anyone may send one, so
+ * every request counts against the client address and the sender's address before anything is sent
+ * (a parallel burst sends no more than a sequence would), and the message is plain text: its lines
+ * are kept, every other control character is dropped, and the HTML body escapes it.
+ */
+
+export const SUPPORT_MESSAGE_MAX = 5000;
+
+export const SUPPORT_TOPICS = ["question", "refund"] as const;
+export type SupportTopic = (typeof SUPPORT_TOPICS)[number];
+
+export const SUPPORT_MESSAGES = {
+  sent: "Your message has been sent. We have emailed you a copy and will reply to that address.",
+  unavailable: "The contact form is unavailable.",
+  emailRequired: "Please enter your email address.",
+  messageRequired: "Please write your message.",
+  messageTooLong: `Your message is too long: at most ${SUPPORT_MESSAGE_MAX} characters.`,
+  mailFailed: "Your message could not be sent. Please try again in a moment.",
+} as const;
+
+/** 'Too many messages were sent. Please try again in N minutes.' */
+export function tooManySupportMessages(retryAfterSeconds: number): string {
+  return `Too many messages were sent. ${tryAgainIn(retryAfterSeconds)}`;
+}
+
+/**
+ * A message as it is sent: lines end in \n, other control characters (NUL, escapes, form feeds) and
+ * the blanks around it are gone. The length limit applies to what the customer typed.
+ */
+export function cleanMessage(message: string): string {
+  return (
+    message
+      .replace(/\r\n?/g, "\n")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping control characters is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, "")
+      .trim()
+  );
+}
+
+export interface SupportMessage {
+  /** The sender's address, already checked (an email: no line breaks, so safe as Reply-To and in a subject). */
+  email: string;
+  message: string;
+  topic: SupportTopic;
+  /** The signed-in account that sent it, if any: support sees who it is. */
+  account: { id: number; email: string } | null;
+  /** The client address's rate-limit key (clientAddressKey). */
+  addressKey: string;
+}
+
+const SUBJECTS: Record<SupportTopic, string> = {
+  question: "Support request",
+  refund: "Refund request",
+};
+
+/** Sends the message to support and its copy to the sender, or throws (404 off, 429, 502 mail down). */
+export async function sendSupportMessage(
+  deps: Pick<PlatformServices, "config" | "limiter" | "mail">,
+  input: SupportMessage,
+): Promise<void> {
+  const { email: supportEmail, maxPerEmail, maxPerIp, windowSeconds } = deps.config.support;
+  // Off outside sandbox mode without SUPPORT_EMAIL: no stand-in address, the form says it is unavailable.
+  if (!supportEmail) throw new DomainError("not_found", SUPPORT_MESSAGES.unavailable);
+
+  const reserved = await deps.limiter.reserveAll(
+    [
+      [`support:ip:${input.addressKey}`, maxPerIp],
+      [`support:email:${input.email.toLowerCase()}`, maxPerEmail],
+    ],
+    windowSeconds,
+  );
+  if ("retryAfterSeconds" in reserved) {
+    const wait = reserved.retryAfterSeconds;
+    throw new DomainError("rate_limited", tooManySupportMessages(wait), { headers: { "Retry-After": String(wait) } });
+  }
+
+  try {
+    await deps.mail.ensureAvailable();
+  } catch (error) {
+    if (error instanceof MailUnavailableError) {
+      // Nothing went out: the try is given back.
+      await deps.limiter.release(reserved.reservations);
+      throw new DomainError("mail_unavailable", SUPPORT_MESSAGES.mailFailed);
+    }
+    throw error;
+  }
+
+  const message = cleanMessage(input.message);
+  const subject = `${SUBJECTS[input.topic]} from ${input.email}`;
+  const who = input.account
+    ? `Signed in as account ${input.account.id} (${input.account.email}).`
+    : "Not signed in: the sender's address is not verified.";
+  await deps.mail.deliver({
+    ...renderEmail(supportEmail, subject, {
+      paragraphs: [
+        { text: `A message from the contact form of the help page. Reply to this email to answer ${input.email}.` },
+        { text: `From: ${input.email}\nTopic: ${input.topic}\n${who}` },
+        { text: message },
+      ],
+    }),
+    replyTo: input.email,
+  });
+  await deps.mail.deliver(
+    renderEmail(input.email, "We have your message", {
+      paragraphs: [
+        { text: "Thank you for writing to us. This is a copy of the message you sent from the help page; we will reply to this address." },
+        { text: message },
+        { text: "If you did not send it, you can ignore this email." },
+      ],
+    }),
+  );
+}
