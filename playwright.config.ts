@@ -96,6 +96,7 @@ export default defineConfig({
       CODE_MAX_PER_IP_PER_HOUR: "10000",
       COUPON_MAX_ATTEMPTS_PER_IP: "10000",
       CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: "10000",
+      SUPPORT_MAX_PER_IP_PER_HOUR: "10000",
     },
   },
 });

@@ -14,3 +14,4 @@ export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkou
 export { DeleteAccountSchema } from "./account-deletion";
 export { PayOpenInvoiceSchema } from "./dunning";
 export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "./two-factor";
+export { SupportMessageSchema } from "./support";

@@ -1,0 +1,23 @@
+import * as z from "zod/mini";
+import { EMAIL_PATTERN } from "./email";
+import { choiceField, emailField } from "./fields";
+
+// The help page's contact form: 'Email', 'Message' and a hidden topic. The API checks the same and has
+// the last word (api/http/routes/support.ts); these are its messages.
+
+export const SUPPORT_MESSAGE_MAX = 5000;
+
+/** A message: as typed, trimmed only at its ends (its lines are the customer's). */
+const messageField = z.pipe(z.optional(z.string()), z.transform((value) => value?.trim() ?? ""));
+
+export const SupportMessageSchema = z.object({ email: emailField, message: messageField, topic: choiceField }).check(
+  z.superRefine((value, ctx) => {
+    if (!value.email) ctx.addIssue({ code: "custom", message: "Please enter your email address.", path: ["email"] });
+    else if (!EMAIL_PATTERN.test(value.email)) ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: ["email"] });
+    if (!value.message) ctx.addIssue({ code: "custom", message: "Please write your message.", path: ["message"] });
+    else if (value.message.length > SUPPORT_MESSAGE_MAX)
+      ctx.addIssue({ code: "custom", message: `Your message is too long: at most ${SUPPORT_MESSAGE_MAX} characters.`, path: ["message"] });
+  }),
+);
+
+export type SupportMessageFields = z.input<typeof SupportMessageSchema>;

@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { uniqueEmail } from "../support/emails";
+import { open } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
+
+// /help (issue 21): reachable signed out and in, the apps and the rules, and a contact form that sends the
+// message to support (Reply-To the sender) and a copy to the sender, with its errors next to its fields.
+// Each test runs without JavaScript and with it.
+
+/** The e2e server runs in sandbox mode without SUPPORT_EMAIL: messages go to the sandbox's address. */
+const SUPPORT = "support@example.com";
+const SENT = "Your message has been sent. We have emailed you a copy and will reply to that address.";
+
+type Mail = { to: string; subject: string; text: string; sentAt: string; replyTo?: string };
+
+/** The emails to `to` in the mail sandbox whose text contains `marker`, once there are `count` of them. */
+async function mailsWith(request: APIRequestContext, to: string, marker: string, count = 1): Promise<Mail[]> {
+  let found: Mail[] = [];
+  await expect
+    .poll(
+      async () => {
+        const mails = (await (await request.get(`/dev/mailbox.json?to=${encodeURIComponent(to)}`)).json()) as Mail[];
+        found = mails.filter((mail) => mail.text.includes(marker));
+        return found.length;
+      },
+      { message: `${count} email(s) to ${to} containing ${marker}` },
+    )
+    .toBe(count);
+  return found;
+}
+
+const contact = (page: Page) => page.getByRole("region", { name: "Contact us" });
+const sendButton = (page: Page) => contact(page).getByRole("button", { name: "Send message" });
+
+test.describe("help", () => {
+  test("a visitor finds the apps, the renewal and refund rules, and the contact form; the page is public", async ({ page }, testInfo) => {
+    const response = await open(page, "/help", testInfo);
+    expect(response?.headers()["cache-control"]).toBe("public, max-age=300, s-maxage=3600");
+    await expect(page.getByRole("heading", { name: "Help", level: 1 })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Get the apps running", level: 2 })).toBeVisible();
+    for (const app of ["iPhone and iPad (App Store)", "Android (Google Play)", "Windows", "macOS"]) {
+      await expect(page.getByRole("link", { name: app })).toBeVisible();
+    }
+    const rules = page.getByRole("region", { name: "Renewals and refunds" });
+    await expect(rules.getByText("at least 24 hours before the end of the billing cycle")).toBeVisible();
+    await expect(rules.getByText("refunded in full within 30 days")).toBeVisible();
+    await expect(rules.getByText("renewal invoice 3 days before the plan ends")).toBeVisible();
+    await expect(contact(page).getByRole("textbox", { name: "Email" })).toHaveValue("");
+    await expect(contact(page).getByRole("textbox", { name: "Message" })).toBeVisible();
+    await expect(sendButton(page)).toBeVisible();
+  });
+
+  test("sending a message: support gets it with Reply-To the sender, the sender gets a copy", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("help");
+    const marker = `marker-${testInfo.project.name}-${Date.now()}`;
+    await open(page, "/help", testInfo);
+    await contact(page).getByRole("textbox", { name: "Email" }).fill(email);
+    await contact(page).getByRole("textbox", { name: "Message" }).fill(`The app will not connect.\nReference ${marker}`);
+    await sendButton(page).click();
+
+    await expect(contact(page).getByRole("status")).toHaveText(SENT);
+    await expect(page).toHaveURL(/\/help\?sent=1$/);
+    const [toSupport] = await mailsWith(request, SUPPORT, marker);
+    expect(toSupport).toMatchObject({ subject: `Support request from ${email}`, replyTo: email });
+    expect(toSupport!.text).toContain(`The app will not connect.\nReference ${marker}`);
+    const [copy] = await mailsWith(request, email, marker);
+    expect(copy!.subject).toBe("We have your message");
+
+    // Another one starts from an empty form.
+    await contact(page).getByRole("link", { name: "Send another message" }).click();
+    await expect(contact(page).getByRole("textbox", { name: "Message" })).toHaveValue("");
+  });
+
+  test("errors stay next to their fields, and what was typed stays", async ({ page }, testInfo) => {
+    await open(page, "/help", testInfo);
+    const emailBox = contact(page).getByRole("textbox", { name: "Email" });
+    const messageBox = contact(page).getByRole("textbox", { name: "Message" });
+    await sendButton(page).click();
+    await expect(emailBox).toHaveAccessibleDescription("Please enter your email address.");
+    await expect(messageBox).toHaveAccessibleDescription("Please write your message.");
+    await expect(emailBox).toHaveAttribute("aria-invalid", "true");
+
+    await emailBox.fill("not-an-email");
+    await messageBox.fill("Where is my invoice?");
+    await sendButton(page).click();
+    await expect(emailBox).toHaveAccessibleDescription("Please enter a valid email address");
+    await expect(messageBox).not.toHaveAttribute("aria-invalid", "true");
+    await expect(messageBox).toHaveValue("Where is my invoice?");
+    // Still there later: nothing closes it.
+    await page.waitForTimeout(5_500);
+    await expect(emailBox).toHaveAccessibleDescription("Please enter a valid email address");
+    await expect(page.getByText(SENT)).toHaveCount(0);
+  });
+
+  test("signed in: the account's email is filled in, the page is private, and support sees the account", async ({ page, request, login }, testInfo) => {
+    const user = await login();
+    const response = await open(page, "/help", testInfo);
+    expect(response?.headers()["cache-control"]).toBe("private, no-store");
+    const emailBox = contact(page).getByRole("textbox", { name: "Email" });
+    await expect(emailBox).toHaveValue(user.email);
+
+    const marker = `signed-in-${testInfo.project.name}-${Date.now()}`;
+    await contact(page).getByRole("textbox", { name: "Message" }).fill(`Question ${marker}`);
+    await sendButton(page).click();
+    await expect(contact(page).getByRole("status")).toHaveText(SENT);
+    const [toSupport] = await mailsWith(request, SUPPORT, marker);
+    expect(toSupport).toMatchObject({ replyTo: user.email });
+    expect(toSupport!.text).toContain(`(${user.email})`);
+  });
+
+  test("a refund link fills in the message and sends a refund request", async ({ page, request }, testInfo) => {
+    const invoice = randomUUID();
+    await open(page, `/help?topic=refund&invoice=${invoice}#contact`, testInfo);
+    const messageBox = contact(page).getByRole("textbox", { name: "Message" });
+    await expect(messageBox).toHaveValue(new RegExp(`Please refund my underpaid crypto payment \\(invoice ${invoice}\\)`));
+    const email = uniqueEmail("refund");
+    await contact(page).getByRole("textbox", { name: "Email" }).fill(email);
+    // The end of the whole text (End alone stops at the end of a wrapped line).
+    await messageBox.press("ControlOrMeta+End");
+    await messageBox.pressSequentially("bc1qexampleaddress0000000000000000");
+    await sendButton(page).click();
+    await expect(contact(page).getByRole("status")).toHaveText(SENT);
+    const [toSupport] = await mailsWith(request, SUPPORT, invoice + ")");
+    expect(toSupport!.subject).toBe(`Refund request from ${email}`);
+    expect(toSupport!.text).toContain("My refund address is: bc1qexampleaddress0000000000000000");
+  });
+});
