@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
+import { type Underpayment, underpaymentsOf } from "../payments/crypto";
 import { dollars } from "../payments/plans";
 import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 
@@ -10,6 +11,19 @@ import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./r
 
 export const HISTORY_PAGE_SIZE = 5;
 export const MAX_PAGE_SIZE = 50;
+
+const UnderpaymentSchema = z
+  .strictObject({
+    invoice_id: z.string().meta({ description: "Our crypto invoice id (uuid): what a refund request names." }),
+    paid: z.number().meta({ description: "USD that arrived", examples: [5.99] }),
+    due: z.number().meta({ description: "USD the invoice asked", examples: [11.99] }),
+    missing: z.number().meta({ description: "due - paid", examples: [6] }),
+    pay_url: z.string().nullable().meta({
+      format: "uri",
+      description: "BitPay's invoice page while the invoice still takes the rest (status new); null once it has closed (a new invoice for the missing amount alone is not made).",
+    }),
+  })
+  .meta({ id: "Underpayment" });
 
 export const TransactionSchema = z
   .strictObject({
@@ -35,6 +49,10 @@ export const TransactionSchema = z
     }),
     refund_status: z.enum(["pending", "refunded", "requested"]).nullable().meta({
       description: "The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null.",
+    }),
+    underpayment: UnderpaymentSchema.nullable().meta({
+      description:
+        "A crypto payment that arrived short (a 'Payment failed' row whose amount is what arrived): what was due and what is missing, and where the rest can be paid while BitPay's invoice is open. null otherwise, and once the invoice was paid in full.",
     }),
   })
   .meta({ id: "Transaction" });
@@ -76,6 +94,7 @@ export async function listTransactions(
       "transactions.payment_gateway",
       "transactions.amount_cents",
       "transactions.status",
+      "transactions.gateway_ref",
       "plans.title",
       "invoices.id as invoice_id",
       "invoices.hosted_invoice_url",
@@ -86,9 +105,10 @@ export async function listTransactions(
     .limit(perPage)
     .offset((page - 1) * perPage)
     .execute();
-  const [refundableId, refunds] = await Promise.all([
+  const [refundableId, refunds, shorts] = await Promise.all([
     refundableTransactionId(db, userId, now),
     refundStatuses(db, rows.map((row) => Number(row.id))),
+    underpaymentsOf(db, userId, rows.map((row) => row.gateway_ref)),
   ]);
   return {
     transactions: rows.map((row) => ({
@@ -102,8 +122,20 @@ export async function listTransactions(
       invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
       refundable: Number(row.id) === refundableId,
       refund_status: refunds.get(Number(row.id)) ?? null,
+      underpayment: underpaymentView(row.gateway_ref ? shorts.get(row.gateway_ref) : undefined),
     })),
     pagination: { current_page: page, last_page: lastPage, per_page: perPage, total },
+  };
+}
+
+function underpaymentView(short: Underpayment | undefined): z.infer<typeof UnderpaymentSchema> | null {
+  if (!short) return null;
+  return {
+    invoice_id: short.invoiceId,
+    paid: dollars(short.paidCents),
+    due: dollars(short.dueCents),
+    missing: dollars(Math.max(0, short.dueCents - short.paidCents)),
+    pay_url: short.payUrl,
   };
 }
 

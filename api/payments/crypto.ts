@@ -253,16 +253,18 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     (await deps.db.selectFrom("crypto_invoices").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow());
 
   if (exception === "paidPartial") {
-    // Short: recorded and visible, never activated; support completes or refunds it.
+    // Short: recorded and visible, never activated. The customer pays the rest on the same BitPay invoice
+    // while it is open, or asks for the money back (the billing history offers both: underpaymentsOf).
+    const paidCents = Math.round(invoice.amountPaid * 100);
     await recordFailedPayment(deps.db, {
       userId: row.user_id,
       planId: row.plan_id,
       subscriptionId: row.subscription_id,
-      amountCents: Math.round(invoice.amountPaid * 100),
-      gatewayRef: `short:${invoice.id}`,
+      amountCents: paidCents,
+      gatewayRef: `${SHORT_PAYMENT_PREFIX}${invoice.id}`,
       walletPaymentType: "crypto",
       gateway: "bitpay",
-      message: `Underpaid: $${invoice.amountPaid.toFixed(2)} of ${formatUsd(row.amount_cents)} arrived. Contact support to complete or refund it.`,
+      message: underpaidMessage(paidCents, row.amount_cents),
       now,
     });
     return current;
@@ -445,6 +447,14 @@ export async function createRenewalInvoice(deps: CryptoDeps, user: User, current
 /** What the portal shows of an invoice (data.invoice_details; the due-invoice page). */
 export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoInvoice) {
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
+  const short =
+    row.exception_status === "paidPartial" && row.bitpay_invoice_id
+      ? await deps.db
+          .selectFrom("transactions")
+          .select("amount_cents")
+          .where("gateway_ref", "=", `${SHORT_PAYMENT_PREFIX}${row.bitpay_invoice_id}`)
+          .executeTakeFirst()
+      : undefined;
   return {
     id: row.uuid,
     kind: row.kind,
@@ -458,6 +468,60 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     paid: row.activated_at !== null,
     invoice_url: row.invoice_url,
     bitpay_invoice_id: row.bitpay_invoice_id,
+    amount_paid: short ? dollars(short.amount_cents) : null,
     created_at: row.created_at,
   };
+}
+
+/** The gateway_ref of the failed transaction that records a short crypto payment: this prefix and BitPay's invoice id. */
+export const SHORT_PAYMENT_PREFIX = "short:";
+
+/** 'Underpaid: $5.99 of $11.99 arrived; $6.00 is missing. …' (the failed transaction's message). */
+export function underpaidMessage(paidCents: number, dueCents: number): string {
+  return (
+    `Underpaid: ${formatUsd(paidCents)} of ${formatUsd(dueCents)} arrived; ${formatUsd(Math.max(0, dueCents - paidCents))} is missing. ` +
+    "Pay the rest on the BitPay invoice while it is open, or ask for your money back on the help page."
+  );
+}
+
+/** What the billing history says of a short crypto payment, and what it offers. */
+export interface Underpayment {
+  /** Our invoice id (the uuid): what a refund request names. */
+  invoiceId: string;
+  paidCents: number;
+  dueCents: number;
+  /** BitPay's invoice page while the invoice still takes payments ('new'); null once it has closed. */
+  payUrl: string | null;
+}
+
+/**
+ * The short payments among a user's transactions (gateway_refs), by gateway_ref. An invoice that was
+ * paid in full in the end has none: its plan is running. BitPay keeps an underpaid invoice `new`, and
+ * payable for the rest, until it expires; a new invoice for the missing amount alone is not made.
+ */
+export async function underpaymentsOf(db: Database, userId: number, gatewayRefs: readonly (string | null)[]): Promise<Map<string, Underpayment>> {
+  const ids = gatewayRefs.flatMap((ref) => (ref?.startsWith(SHORT_PAYMENT_PREFIX) ? [ref.slice(SHORT_PAYMENT_PREFIX.length)] : []));
+  const result = new Map<string, Underpayment>();
+  if (ids.length === 0) return result;
+  const [invoices, payments] = await Promise.all([
+    db.selectFrom("crypto_invoices").selectAll().where("user_id", "=", userId).where("bitpay_invoice_id", "in", ids).execute(),
+    db
+      .selectFrom("transactions")
+      .select(["gateway_ref", "amount_cents"])
+      .where("user_id", "=", userId)
+      .where("gateway_ref", "in", ids.map((id) => `${SHORT_PAYMENT_PREFIX}${id}`))
+      .execute(),
+  ]);
+  for (const invoice of invoices) {
+    const ref = `${SHORT_PAYMENT_PREFIX}${invoice.bitpay_invoice_id}`;
+    const payment = payments.find((p) => p.gateway_ref === ref);
+    if (!payment || invoice.activated_at) continue;
+    result.set(ref, {
+      invoiceId: invoice.uuid,
+      paidCents: Number(payment.amount_cents),
+      dueCents: Number(invoice.amount_cents),
+      payUrl: invoice.status === "new" && invoice.invoice_url ? invoice.invoice_url : null,
+    });
+  }
+  return result;
 }

@@ -2574,6 +2574,8 @@ export interface components {
             paid: boolean;
             invoice_url: string | null;
             bitpay_invoice_id: string | null;
+            /** @description USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null. */
+            amount_paid: number | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -2610,6 +2612,32 @@ export interface components {
             refundable: boolean;
             /** @description The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null. */
             refund_status: ("pending" | "refunded" | "requested") | null;
+            /** @description A crypto payment that arrived short (a 'Payment failed' row whose amount is what arrived): what was due and what is missing, and where the rest can be paid while BitPay's invoice is open. null otherwise, and once the invoice was paid in full. */
+            underpayment: components["schemas"]["Underpayment"] | null;
+        };
+        Underpayment: {
+            /** @description Our crypto invoice id (uuid): what a refund request names. */
+            invoice_id: string;
+            /**
+             * @description USD that arrived
+             * @example 5.99
+             */
+            paid: number;
+            /**
+             * @description USD the invoice asked
+             * @example 11.99
+             */
+            due: number;
+            /**
+             * @description due - paid
+             * @example 6
+             */
+            missing: number;
+            /**
+             * Format: uri
+             * @description BitPay's invoice page while the invoice still takes the rest (status new); null once it has closed (a new invoice for the missing amount alone is not made).
+             */
+            pay_url: string | null;
         };
         TransactionPagination: {
             current_page: number;

@@ -134,6 +134,35 @@ describe.each(databases())("crypto invoices through the crypto sandbox ($name)",
     expect(rows[0]!.failure_message).toMatch(/^Underpaid: \$\d+\.\d\d of \$9\.99 arrived/);
   });
 
+  it("a short payment says what arrived and what is missing, and offers the rest while the invoice is open, or a refund (issue 21)", async () => {
+    const who = await buyer(t, "short-history@example.com");
+    const invoice = await newInvoice(t, who, 1, "9.99");
+    await press(t, invoice.invoiceUrl, "Pay short");
+    const details = (await t.get(`/api/payments/crypto/invoices/${invoice.id}`, { token: who.token })).body.data.invoice_details;
+    expect(details).toMatchObject({ exception_status: "paidPartial", amount_paid: 5, discounted_price: 9.99, paid: false });
+    const message = (await t.db.selectFrom("transactions").select("failure_message").where("user_id", "=", who.userId).executeTakeFirstOrThrow()).failure_message;
+    expect(message).toBe(
+      "Underpaid: $5.00 of $9.99 arrived; $4.99 is missing. Pay the rest on the BitPay invoice while it is open, or ask for your money back on the help page.",
+    );
+
+    const history = async () => (await t.post("/api/billing/transactions", { token: who.token, json: {} })).body.data.transactions[0];
+    // The sandbox's 'Pay short' expires the invoice at once: nothing more can be paid on it.
+    expect(await history()).toMatchObject({
+      status: "Payment failed",
+      amount: 5,
+      underpayment: { invoice_id: invoice.id, paid: 5, due: 9.99, missing: 4.99, pay_url: null },
+    });
+    // Live BitPay keeps an underpaid invoice 'new' (taking the rest) until it expires: then its page is offered.
+    await t.db.updateTable("crypto_invoices").set({ status: "new" }).where("uuid", "=", invoice.id).execute();
+    expect((await history()).underpayment.pay_url).toBe(invoice.invoiceUrl);
+    // Paid in full in the end: the plan runs, and nothing is offered any more.
+    await t.db.updateTable("crypto_invoices").set({ activated_at: new Date().toISOString() }).where("uuid", "=", invoice.id).execute();
+    expect((await history()).underpayment).toBeNull();
+    // Another account's short payment is nobody else's.
+    const other = await buyer(t, "short-other@example.com");
+    expect((await t.post("/api/billing/transactions", { token: other.token, json: {} })).body.data.transactions).toEqual([]);
+  });
+
   it("emails a renewal invoice 3 days before a crypto plan ends, once across two workers; paying it renews the plan", async () => {
     const who = await buyer(t, "renewal@example.com");
     const invoice = await newInvoice(t, who, 1, "9.99");

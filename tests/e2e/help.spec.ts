@@ -109,6 +109,31 @@ test.describe("help", () => {
     expect(toSupport!.text).toContain(`(${user.email})`);
   });
 
+  test("a short crypto payment says what arrived and what is missing, and Billing leads to a refund request", async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    await page.getByText("Crypto Currencies", { exact: true }).click();
+    await page.getByRole("button", { name: "Pay with Crypto" }).click();
+    await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
+    // The sandbox's 'Pay short': half of $9.99 arrives and the invoice expires underpaid.
+    await page.getByRole("button", { name: "Pay short" }).click();
+    await expect(page).toHaveURL(/\/subscription\/payment\/1$/);
+    await expect(
+      page
+        .getByText(
+          "Your crypto payment was short: $5.00 of $9.99 arrived and $4.99 is missing, so your plan has not started. In Billing you can ask for your money back (the invoice has closed).",
+        )
+        .first(),
+    ).toBeVisible();
+
+    await open(page, "/billing", testInfo);
+    const row = page.getByRole("row").filter({ hasText: "Payment failed" });
+    await expect(row.getByText("$5.00 of $9.99 arrived; $4.99 is missing. Its invoice has closed.")).toBeVisible();
+    await row.getByRole("link", { name: "Ask for your money back" }).click();
+    await expect(page).toHaveURL(/\/help\?topic=refund&invoice=[0-9a-f-]{36}#contact$/);
+    await expect(contact(page).getByRole("textbox", { name: "Message" })).toHaveValue(/^Please refund my underpaid crypto payment \(invoice [0-9a-f-]{36}\)/);
+  });
+
   test("a refund link fills in the message and sends a refund request", async ({ page, request }, testInfo) => {
     const invoice = randomUUID();
     await open(page, `/help?topic=refund&invoice=${invoice}#contact`, testInfo);

@@ -49,6 +49,9 @@ const InvoiceDetailsSchema = z
     paid: z.boolean().meta({ description: "The plan was activated (or renewed) by this invoice." }),
     invoice_url: z.string().nullable(),
     bitpay_invoice_id: z.string().nullable(),
+    amount_paid: z.number().nullable().meta({
+      description: "USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null.",
+    }),
     created_at: z.string().meta({ format: "date-time" }),
   })
   .meta({ id: "CryptoInvoiceDetails" });

@@ -37,6 +37,8 @@ export type TransactionRow = {
   crypto: boolean;
   /** The portal's download route: a PDF (crypto) or a redirect to the hosted invoice (others). */
   invoice: { href: string; kind: "pdf" | "hosted" } | null;
+  /** A crypto payment that arrived short: what is missing, and the ways on (pay the rest while BitPay's invoice is open; a refund through /help). */
+  underpaid: { text: string; payUrl: string | null; refundHref: string } | null;
 };
 
 export type RenewalRow =
@@ -102,6 +104,15 @@ function invoiceLink(t: ApiSchemas["Transaction"]): TransactionRow["invoice"] {
   return { href: `/billing/invoice/${t.id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
 }
 
+function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): TransactionRow["underpaid"] {
+  if (!short) return null;
+  return {
+    text: `${formatMoney(short.paid)} of ${formatMoney(short.due)} arrived; ${formatMoney(short.missing)} is missing.`,
+    payUrl: short.pay_url,
+    refundHref: `/help?${new URLSearchParams({ topic: "refund", invoice: short.invoice_id })}#contact`,
+  };
+}
+
 function renewalRow(subscription: ApiSchemas["Subscription"] | null, now: Date): RenewalRow {
   if (!subscription) return { kind: "none" };
   const { title } = subscription;
@@ -142,6 +153,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           refundable: t.refundable,
           crypto: t.payment_gateway === "bitpay",
           invoice: invoiceLink(t),
+          underpaid: underpaidView(t.underpayment),
         }))
       : [];
   const refundId = positiveInt(url.searchParams.get("refund"));

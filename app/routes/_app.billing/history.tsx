@@ -58,6 +58,7 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
                     <td data-label="Amount">{t.amount}</td>
                     <td data-label="Status">
                       <span className={`billing-status ${statusClass(t.status)}`}>{t.status}</span>
+                      {t.underpaid ? <Underpaid {...t.underpaid} /> : null}
                     </td>
                     <td data-label="Invoice">
                       {t.invoice === null ? (
@@ -117,6 +118,23 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
       {confirm && renewal.kind === "toggle" ? <RenewalDialog renewal={renewal} page={pagination.current_page} pastDueUntil={pastDueUntil} /> : null}
       {refund ? <RefundDialog transaction={refund} page={pagination.current_page} /> : null}
     </div>
+  );
+}
+
+/** A short crypto payment: what arrived and what is missing, then paying the rest (while its invoice is open) or a refund. */
+function Underpaid({ text, payUrl, refundHref }: NonNullable<TransactionRow["underpaid"]>) {
+  return (
+    <p className="billing-underpaid">
+      {text}{" "}
+      {payUrl ? (
+        <>
+          <a href={payUrl}>Pay the rest</a> or{" "}
+        </>
+      ) : (
+        "Its invoice has closed. "
+      )}
+      <a href={refundHref}>Ask for your money back</a>
+    </p>
   );
 }
 

@@ -126,7 +126,17 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
       throw redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
     }
     if (details.exception_status === "paidPartial") {
-      throw await redirectWithError(here, "Your crypto payment was less than the amount due. It is recorded in your billing history; please contact support.");
+      // What arrived, what is missing, and the two ways on; Billing's history has the links (pay the rest, ask for a refund).
+      const paid = details.amount_paid ?? 0;
+      const missing = formatMoney(Math.max(0, details.discounted_price - paid));
+      const ways =
+        details.status === "new"
+          ? "pay the rest on the BitPay invoice while it is open, or ask for your money back"
+          : "ask for your money back (the invoice has closed)";
+      throw await redirectWithError(
+        here,
+        `Your crypto payment was short: ${formatMoney(paid)} of ${formatMoney(details.discounted_price)} arrived and ${missing} is missing, so your plan has not started. In Billing you can ${ways}.`,
+      );
     }
     if (details.status === "expired" || details.status === "invalid") throw await redirectWithError(here, "The crypto invoice expired before it was paid.");
     throw await redirectWithSuccess(here, "Payment received. Crypto payments take 1 to 3 hours to confirm; your plan starts then.");
