@@ -110,6 +110,8 @@ test.describe("help", () => {
   });
 
   test("a short crypto payment says what arrived and what is missing, and Billing leads to a refund request", async ({ page, login }, testInfo) => {
+    // A checkout, BitPay's sandbox page, the checkout again, Billing and Help: a long walk.
+    test.slow();
     await login();
     await open(page, "/subscription/payment/1", testInfo);
     await page.getByText("Crypto Currencies", { exact: true }).click();
