@@ -148,7 +148,7 @@ test.describe("help", () => {
     await messageBox.pressSequentially("bc1qexampleaddress0000000000000000");
     await sendButton(page).click();
     await expect(contact(page).getByRole("status")).toHaveText(SENT);
-    const [toSupport] = await mailsWith(request, SUPPORT, invoice + ")");
+    const [toSupport] = await mailsWith(request, SUPPORT, `${invoice})`);
     expect(toSupport!.subject).toBe(`Refund request from ${email}`);
     expect(toSupport!.text).toContain("My refund address is: bc1qexampleaddress0000000000000000");
   });
