@@ -21,7 +21,7 @@ import { uniqueEmail } from "../support/emails";
 // form's alert, until the person acts. With JavaScript the page's clock is moved 10 s on (page.clock);
 // without it, the test waits the toast out in real time. The password rules show before any typing.
 
-const RULE = "Password must be at least 8 characters.";
+const RULE = "At least 8 characters";
 
 /**
  * Before the page loads: with JavaScript, a clock the test can move (the toast's timer follows it).
@@ -146,7 +146,7 @@ test.describe("errors stay in the page", () => {
     const password = page.getByLabel("Password", { exact: true });
     await expect(password).toHaveValue("");
     await expect(page.getByText(RULE)).toBeVisible();
-    await expect(password).toHaveAccessibleDescription(/at least 8 characters/);
+    await expect(password).toHaveAccessibleDescription(/at least 8 characters/i);
 
     await withDatabase((db) =>
       db.updateTable("verification_codes").set({ expires_at: new Date(Date.now() - 1_000).toISOString() }).where("email", "=", email).execute(),
@@ -164,8 +164,8 @@ test.describe("password rules up front", () => {
     const account = await createPasswordlessUser();
     await open(page, `/generate-password/${account.token}`, testInfo);
     await expect(page.getByText(RULE)).toBeVisible();
-    await expect(page.getByText("Password and Confirm Password must match.")).toBeVisible();
-    await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/at least 8 characters/);
+    await expect(page.getByText("To be typed the same in Confirm Password")).toBeVisible();
+    await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/at least 8 characters/i);
   });
 
   test("the reset's password step lists the rules before any typing", async ({ page, request }, testInfo) => {
@@ -177,7 +177,7 @@ test.describe("password rules up front", () => {
     await page.getByRole("button", { name: "Continue", exact: true }).click();
     await expect(page.getByLabel("Confirm Password")).toBeVisible();
     await expect(page.getByText(RULE)).toBeVisible();
-    await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/at least 8 characters/);
+    await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/at least 8 characters/i);
   });
 });
 
@@ -196,7 +196,7 @@ test.describe("change-password dialog", () => {
     await enterCode(page, code);
     await dialog.getByRole("button", { name: "Next" }).click();
     await expect(dialog.getByText(RULE)).toBeVisible();
-    await expect(dialog.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/at least 8 characters/);
+    await expect(dialog.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/at least 8 characters/i);
   });
 
   test("with JavaScript it is a modal: focus stays in it, Escape closes it and focus returns", async ({ page }, testInfo) => {
