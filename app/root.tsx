@@ -18,6 +18,7 @@ import stylesUrl from "./styles/app.css";
 import { requireApiReachable } from "./utils/api.server";
 import { portalConfig } from "./config.server";
 import { getToast } from "./utils/toast.server";
+import { takeFormError } from "./utils/form-error.server";
 import { useNonce } from "./utils/nonce-provider";
 import { pageMeta } from "./utils/meta";
 
@@ -29,18 +30,22 @@ export const links: LinksFunction = () => [
 export const meta: MetaFunction = () => pageMeta("VPN Account");
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const [{ toast, headers }] = await Promise.all([getToast(request), requireApiReachable(request)]);
+  const [{ toast, headers }, { formError, setCookie }] = await Promise.all([getToast(request), takeFormError(request), requireApiReachable(request)]);
   // getToast re-commits its cookie on every request; only pass it on when a toast was consumed, so
   // ordinary pages set no cookie (and public ones stay cacheable).
   const { sandbox, identity } = portalConfig();
+  if (setCookie) headers.append("Set-Cookie", setCookie);
   return data(
     {
-      toast: toast ? { message: toast.message, type: toast.type } : null,
+      // A toast whose words the page also shows by its form (issue 21) is only the visual echo of them.
+      toast: toast ? { message: toast.message, type: toast.type, echo: formError?.message === toast.message } : null,
+      // An error a redirect carried to a form of this page (components/form-alert.tsx).
+      formError,
       sandbox,
       // The sign-in providers that exist here (off outside sandbox mode without credentials).
       signInProviders: (["google", "apple"] as const).filter((provider) => identity[provider] !== null),
     },
-    toast ? { headers } : undefined,
+    toast || setCookie ? { headers } : undefined,
   );
 }
 

@@ -5,15 +5,15 @@ import { Toasts } from "./toasts";
 
 /**
  * The frame of the signed-out pages: logo, one card, and the toast of the last refused submission
- * (an action's `serverError`), shown until the next navigation.
+ * (an action's `serverError`), shown until the next navigation; its form shows it too (issue 21).
  */
 export function AuthPage({ title, children, className = "auth-card" }: { title?: ReactNode; children: ReactNode; className?: string }) {
-  const actionData = useActionData<{ serverError?: string | null } | undefined>();
+  const actionData = useActionData<{ serverError?: string | null; serverErrorInPage?: boolean } | undefined>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
     <div className="auth-page">
-      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : []} />
       <header className="auth-header">
         <Logo />
       </header>

@@ -6,6 +6,8 @@ import { useFormOptions } from "~/utils/client-validation";
 import { CodeInput } from "./code-input";
 import { formatMinutesSeconds, useCountdown } from "./countdown";
 import { Field } from "./field";
+import { FormAlert } from "./form-alert";
+import { PasswordRules } from "./password-rules";
 import { ResendForm } from "./resend-form";
 import { SubmitButton } from "./submit-button";
 
@@ -22,6 +24,7 @@ export function EmailStepForm({ intent = "send", button = "Continue" }: { intent
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value={intent} />
+      <FormAlert id={form.errorId} errors={form.errors} />
       <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
         <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
       </Field>
@@ -54,6 +57,7 @@ export function OtpStepForm({
       </p>
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value={intent} />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <CodeInput id={fields.code.id} name={fields.code.name} errorId={fields.code.errorId} errors={fields.code.errors} />
         <p className="expiry" aria-live="off">
           {expiresIn > 0 ? (
@@ -92,9 +96,15 @@ export function NewPasswordForm({
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value={intent} />
       {email ? <input type="text" name="username" value={email} autoComplete="username" readOnly hidden /> : null}
+      <FormAlert id={form.errorId} errors={form.errors} />
       <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
-        <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" autoFocus={autoFocus} />
+        <input
+          {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${form.id}-rules` })}
+          autoComplete="new-password"
+          autoFocus={autoFocus}
+        />
       </Field>
+      <PasswordRules id={`${form.id}-rules`} />
       <Field
         label={<label htmlFor={fields.password_confirmation.id}>Confirm Password</label>}
         errorId={fields.password_confirmation.errorId}

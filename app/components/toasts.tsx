@@ -1,4 +1,10 @@
-export type ToastView = { message: string; type: "info" | "success" | "error" | "warning" };
+import { useEffect, useState } from "react";
+
+/** `echo`: the page shows the same words by the form they are about (issue 21), so this toast is only their visual echo. */
+export type ToastView = { message: string; type: "info" | "success" | "error" | "warning"; echo?: boolean };
+
+/** identity §9: product toasts close after 5000 ms. */
+const TOAST_MS = 5000;
 
 /**
  * Toasts at the top centre (identity §9: product toasts use top-center, close after 5000 ms).
@@ -8,15 +14,26 @@ export function Toasts({ toasts }: { toasts: ToastView[] }) {
   return (
     <div className="toasts" aria-live="polite">
       {toasts.map((toast, index) => (
-        <div
-          // biome-ignore lint/suspicious/noArrayIndexKey: toasts have no id, and the same message may come twice
-          key={`${toast.type}-${index}-${toast.message}`}
-          className={`toast toast--${toast.type}`}
-          role={toast.type === "error" || toast.type === "warning" ? "alert" : "status"}
-        >
-          {toast.message}
-        </div>
+        // biome-ignore lint/suspicious/noArrayIndexKey: toasts have no id, and the same message may come twice
+        <Toast key={`${toast.type}-${index}-${toast.message}`} toast={toast} />
       ))}
+    </div>
+  );
+}
+
+function Toast({ toast }: { toast: ToastView }) {
+  // With JavaScript the toast also leaves the page after its 5 s (a timer, which a test clock can move).
+  const [closed, setClosed] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setClosed(true), TOAST_MS + 300);
+    return () => clearTimeout(timer);
+  }, []);
+  if (closed) return null;
+  // An echo is hidden from assistive technology: the page's own alert by the form announces it once.
+  const role = toast.echo ? undefined : toast.type === "error" || toast.type === "warning" ? "alert" : "status";
+  return (
+    <div className={`toast toast--${toast.type}`} role={role} aria-hidden={toast.echo ? true : undefined}>
+      {toast.message}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Field } from "~/components/field";
+import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { DeleteAccountFields } from "~/schemas/account-deletion";
@@ -13,7 +14,7 @@ import { useFormOptions } from "~/utils/client-validation";
 import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { destroySessionCookie } from "~/utils/session.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 
 // 'Delete account' (issue 12): what deleting does, then the password (or, for an account without
 // one, an emailed code) and 'Delete my account'. The API does the work (docs/decisions/015); this
@@ -42,7 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const sent = await api.post("/api/account/delete/send-code");
     return sent.ok
       ? redirectWithSuccess(PAGE, sent.message || "We have emailed you a code to confirm.")
-      : redirectWithError(PAGE, sent.message || "Failed to send the code. Please try again.");
+      : redirectWithFormError(PAGE, sent.message || "Failed to send the code. Please try again.", { form: FORM_ID });
   }
 
   if (intent !== "delete") throw new Response("Unknown form", { status: 400 });
@@ -69,7 +70,7 @@ type Submission = ReturnType<typeof parseSubmission<typeof DeleteAccountSchema>>
 
 /** The form's errors (secrets never echoed back) and, when the API refused it, its message. */
 function failure(submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return formFailure(FORM_ID, submission, serverError, status, { fieldErrors, headers: NO_STORE });
+  return formFailure(FORM_ID, submission, serverError, status, { fieldErrors, headers: NO_STORE, errorAt: "" });
 }
 
 export default function DeleteAccountPage() {
@@ -83,7 +84,7 @@ export default function DeleteAccountPage() {
 
   return (
     <section className="page delete-account">
-      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : []} />
       <header className="page-header">
         <h1>Delete account</h1>
         <p className="tagline">This cannot be undone.</p>
@@ -121,9 +122,7 @@ export default function DeleteAccountPage() {
           <Form method="post" {...getFormProps(form)} noValidate>
             <input type="hidden" name="intent" value="delete" />
             <input type="hidden" name="method" value={hasPassword ? "password" : "code"} />
-            <p className="form-error" id={form.errorId} role={form.errors ? "alert" : undefined}>
-              {form.errors?.[0] ?? ""}
-            </p>
+            <FormAlert id={form.errorId} errors={form.errors} />
             {hasPassword ? (
               <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
                 <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />

@@ -3,6 +3,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Field } from "~/components/field";
+import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { RecoveryCodeFields, TwoFactorCodeFields, TwoFactorEnableFields } from "~/schemas/two-factor";
@@ -14,7 +15,7 @@ import { readFlow, writeFlow } from "~/utils/flow.server";
 import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { qrCodeSvg } from "~/utils/qr-code.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 
 // 'Two-factor authentication' (issue 12, docs/decisions/017): set up (QR code rendered on the
 // server as SVG, the 'Setup key' as text, 'Authentication code', 'Turn on'), the ten recovery codes
@@ -71,7 +72,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const sent = await api.post("/api/account/two-factor/send-code");
     return sent.ok
       ? redirectWithSuccess(PAGE, sent.message || "We have emailed you a code to confirm.")
-      : redirectWithError(PAGE, sent.message || "Failed to send the code. Please try again.");
+      : redirectWithFormError(PAGE, sent.message || "Failed to send the code. Please try again.", { form: ENABLE_FORM });
   }
 
   if (intent === "enable") {
@@ -87,7 +88,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
         headers: { "Set-Cookie": await writeFlow(request, "recoveryCodes", enabled.data.recovery_codes) },
       });
     }
-    if (enabled.code === "two_factor_already_on" || enabled.code === "two_factor_not_set_up") return redirectWithError(PAGE, enabled.message || "Please set up two-factor authentication again.");
+    if (enabled.code === "two_factor_already_on" || enabled.code === "two_factor_not_set_up") {
+      // Already on: the page now shows 'Turn off'; not set up: a new setup. The message stays by that form.
+      const target = { form: enabled.code === "two_factor_already_on" ? DISABLE_CODE_FORM : ENABLE_FORM };
+      return redirectWithFormError(PAGE, enabled.message || "Please set up two-factor authentication again.", target);
+    }
     return apiFailure(ENABLE_FORM, submission, enabled, ["code", user.has_password ? "password" : "verification_code"]);
   }
 
@@ -111,7 +116,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
 
 function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE });
+  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE, errorAt: "" });
 }
 
 /** A refused code or password goes next to its field; anything else (limits, the API down) above the form. */
@@ -133,7 +138,7 @@ export default function TwoFactorPage() {
   const serverError = idle ? actionData?.serverError : null;
   return (
     <section className="page two-factor">
-      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : []} />
       <header className="page-header">
         <h1>Two-factor authentication</h1>
         <p className="tagline">A code from an authenticator app on your phone, on top of your password.</p>
@@ -178,6 +183,7 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
       <Form method="post" action={PAGE} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="enable" />
         <input type="hidden" name="method" value={hasPassword ? "password" : "code"} />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
         </Field>
@@ -263,6 +269,7 @@ function TurnOffWithCode() {
       <p>To turn it off, enter a current code from your authenticator app.</p>
       <Form method="post" action={PAGE} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="disable" />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
         </Field>
@@ -290,6 +297,7 @@ function TurnOffWithRecoveryCode() {
       <p>To turn it off, enter one of your recovery codes.</p>
       <Form method="post" action={`${PAGE}?recovery=1`} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="disable-recovery" />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field
           label={<label htmlFor={fields.recovery_code.id}>Recovery code</label>}
           errorId={fields.recovery_code.errorId}

@@ -3,6 +3,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 import { data, redirectDocument } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { SubmitButton } from "~/components/submit-button";
+import { FormAlert } from "~/components/form-alert";
 import { Toasts } from "~/components/toasts";
 import { UPDATE_PAYMENT_METHOD_PATH } from "~/features/dunning/payment-failed-banner";
 import { loadPaymentFailed, payPageState } from "~/features/dunning/payment-failed.server";
@@ -12,7 +13,7 @@ import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
 import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 
 // The pay page of an unpaid renewal (docs/decisions/027): 'Pay now' with a saved card, 'Pay with a new
 // card' on the invoice's hosted page (which also does 3-D Secure), or 'Update payment method'. Plain
@@ -39,7 +40,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "new-card") {
     // The invoice's hosted page takes a new card (and 3-D Secure) without JavaScript.
     const failed = await loadPaymentFailed(api);
-    if (!failed?.hostedInvoiceUrl) return redirectWithError("/billing", "There is no unpaid invoice to pay.");
+    if (!failed?.hostedInvoiceUrl) return redirectWithPageError("/billing", "There is no unpaid invoice to pay.");
     return redirectDocument(failed.hostedInvoiceUrl);
   }
   if (intent !== "pay") throw new Response("Unknown form", { status: 400 });
@@ -63,7 +64,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       headers: NO_STORE,
     });
   }
-  return formFailure(FORM_ID, submission, result.message || PAY_FAILED, result.status, { hideFields: [], headers: NO_STORE });
+  return formFailure(FORM_ID, submission, result.message || PAY_FAILED, result.status, { hideFields: [], headers: NO_STORE, errorAt: "" });
 }
 
 export default function PayPage() {
@@ -78,7 +79,7 @@ export default function PayPage() {
 
   return (
     <section className="page pay-page">
-      <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
+      <Toasts toasts={serverError ? [{ type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : []} />
       <header className="page-header">
         <h1>Pay now</h1>
       </header>
@@ -110,6 +111,7 @@ export default function PayPage() {
               <Form method="post" {...getFormProps(form)}>
                 <input type="hidden" name="intent" value="pay" />
                 <input type="hidden" name="idempotency_key" value={idempotencyKey} />
+                <FormAlert id={form.errorId} errors={form.errors} />
                 <fieldset aria-describedby={cardErrors ? `${fields.payment_method_id.id}-error` : undefined} aria-invalid={cardErrors ? true : undefined}>
                   <legend>Card</legend>
                   {cards.map((card, index) => (

@@ -206,7 +206,8 @@ export default function ConnectedDevicesPage() {
   const { devices, notices, confirm, fetchFailed } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const failure = actionData && "error" in actionData ? actionData : null;
-  const toasts: ToastView[] = failure ? [...notices, { type: "error", message: failure.detail || failure.error }] : notices;
+  // The failure stays in the page's alert below (issue 21); the toast only echoes it.
+  const toasts: ToastView[] = failure ? [...notices, { type: "error", message: failure.detail || failure.error, echo: true }] : notices;
 
   return (
     <section className="page devices-page">

@@ -1,8 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
 import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
+import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { MenuShell } from "~/components/menu-shell";
+import { ModalDialog } from "~/components/modal-dialog";
 import { NextCharge } from "~/features/next-charge/next-charge";
 import { nextChargeView } from "~/features/next-charge/next-charge.server";
 import { SubmitButton } from "~/components/submit-button";
@@ -18,8 +20,8 @@ import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates.server";
 import { portalConfig } from "~/config.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { codeErrorAt, formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
 
 export const meta: MetaFunction = () => pageMeta("My Account | VPN Account", "Your VPN subscription, the apps to download and how you sign in.");
@@ -73,6 +75,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const DIALOG_URL = "/?dialog=change-password";
+// Where a redirected error stays on this page (issue 21): the alert of the card whose button failed.
+const PASSWORD_CARD = { form: "home-password" };
+const ACCOUNTS_CARD = { form: "home-accounts" };
 
 /** The change-password dialog (identity §4) is a server-rendered state of this page: ?dialog=… plus the flow. */
 async function changePasswordDialogState(request: Request) {
@@ -92,26 +97,32 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const linkId = Number(formData.get("link_id"));
     const linkType = formData.get("link_type");
     if (!Number.isInteger(linkId) || linkId <= 0 || (linkType !== "GOOGLE" && linkType !== "APPLE")) {
-      return redirectWithError("/", "Failed to disconnect account");
+      return redirectWithFormError("/", "Failed to disconnect account", ACCOUNTS_CARD);
     }
     const result = await api.post("/api/account/disconnect", { body: { link_id: linkId, link_type: linkType } });
     const label = linkType === "GOOGLE" ? "Google" : "Apple";
     return result.ok
       ? redirectWithSuccess("/", `${label} account disconnected.`)
-      : redirectWithError("/", result.message || "Failed to disconnect account");
+      : redirectWithFormError("/", result.message || "Failed to disconnect account", ACCOUNTS_CARD);
   }
 
   if (intent === "set-password-email") {
     const sent = await api.post("/api/user/set-password-email");
     return sent.ok
       ? redirectWithSuccess("/", sent.message || "We have emailed you a link to set your password.")
-      : redirectWithError("/", sent.message || "An error occurred");
+      : redirectWithFormError("/", sent.message || "An error occurred", PASSWORD_CARD);
   }
 
   if (intent === "change-password-start" || intent === "change-resend") {
     // The dialog opens once a reset code has been requested for the user's own email.
     const sent = await api.post("/api/auth/forgot-password", { body: { email: user.email } });
-    if (!sent.ok) return redirectWithError(intent === "change-resend" ? DIALOG_URL : "/", sent.message || "Failed to send reset password email");
+    if (!sent.ok) {
+      const message = sent.message || "Failed to send reset password email";
+      // A failed resend is the dialog's code step's; a failed start, the Password card's.
+      return intent === "change-resend"
+        ? redirectWithFormError(DIALOG_URL, message, { form: "change-verify" })
+        : redirectWithFormError("/", message, PASSWORD_CARD);
+    }
     const cookie = await writeFlow(request, "change", { email: user.email, sentAt: Date.now() });
     const message = intent === "change-resend" ? "Verification code resent to your email!" : `We sent a code to ${user.email}.`;
     return redirectWithSuccess(DIALOG_URL, message, { headers: { "Set-Cookie": cookie } });
@@ -128,7 +139,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("change-verify", submission);
     const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code } });
-    if (!checked.ok) return formFailure("change-verify", submission, checked.message || "Failed to reset password!", checked.status);
+    if (!checked.ok) return formFailure("change-verify", submission, checked.message || "Failed to reset password!", checked.status, {
+        errorAt: codeErrorAt(checked, "code"),
+      });
     const cookie = await writeFlow(request, "change", { ...flow, resetToken: checked.data.reset_token });
     return redirect(DIALOG_URL, { headers: { "Set-Cookie": cookie } });
   }
@@ -146,7 +159,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         password_confirmation: submission.value.password_confirmation,
       },
     });
-    if (!reset.ok) return formFailure("change-reset", submission, reset.message || "Failed to reset password!", reset.status);
+    if (!reset.ok) return formFailure("change-reset", submission, reset.message || "Failed to reset password!", reset.status, { errorAt: "" });
     const cookie = await writeFlow(request, "change", undefined);
     return redirectWithSuccess("/", reset.message || "Your password has been reset.", { headers: { "Set-Cookie": cookie } });
   }
@@ -161,7 +174,7 @@ export default function AccountHome() {
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
     <MenuShell email={email}>
-      <Toasts toasts={serverError ? [...notices, { type: "error", message: serverError }] : notices} />
+      <Toasts toasts={serverError ? [...notices, { type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : notices} />
       {dialog ? <ChangePasswordDialog state={dialog} /> : null}
       <section className="page home">
         <header className="page-header">
@@ -204,6 +217,7 @@ export default function AccountHome() {
 
           <article className="card" aria-labelledby="password-heading">
             <h2 id="password-heading">Password</h2>
+            <CardAlert form={PASSWORD_CARD.form} />
             {hasPassword === false ? (
               <>
                 <p className="muted">Your account has no password yet. We will email you a link to set one.</p>
@@ -217,7 +231,7 @@ export default function AccountHome() {
             ) : (
               <>
                 <p className="muted">Keep your account safe with a strong password.</p>
-                <Form method="post">
+                <Form method="post" id="change-password-start">
                   <input type="hidden" name="intent" value="change-password-start" />
                   <SubmitButton intent="change-password-start" className="button">
                     Change Password
@@ -245,6 +259,7 @@ export default function AccountHome() {
           {accounts.length > 0 ? (
           <article className="card" aria-labelledby="accounts-heading">
             <h2 id="accounts-heading">Connected accounts</h2>
+            <CardAlert form={ACCOUNTS_CARD.form} />
             <ul className="account-rows">
               {accounts.map((account) => (
                 <li key={account.type}>
@@ -304,28 +319,38 @@ export default function AccountHome() {
 
 type DialogState = NonNullable<Awaited<ReturnType<typeof changePasswordDialogState>>>;
 
+/** A card's error that a redirect carried here (issue 21): it stays until the next action. */
+function CardAlert({ form }: { form: string }) {
+  const flash = useFlashFormError(form);
+  return <FormAlert errors={flash ? [flash.message] : null} />;
+}
+
 function ChangePasswordDialog({ state }: { state: DialogState }) {
+  const submit = useSubmit();
   return (
-    <div className="dialog-backdrop">
-      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="change-password-title">
-        <header className="dialog-header">
-          <h2 id="change-password-title">Change Password</h2>
-          <Form method="post">
-            <input type="hidden" name="intent" value="change-close" />
-            <button type="submit" className="button button--link" aria-label="Close">
-              ×
-            </button>
-          </Form>
-        </header>
-        {state.step === "code" ? (
-          <OtpStepForm state={state.code} intent="change-verify" resendIntent="change-resend" button="Next" />
-        ) : (
-          <>
-            <p className="muted">Choose a new password. Your other devices will be signed out.</p>
-            <NewPasswordForm intent="change-reset" button="Submit" email={state.email} />
-          </>
-        )}
-      </section>
-    </div>
+    <ModalDialog
+      labelledBy="change-password-title"
+      // Escape does what the × does: ends the flow on the server (its code is no longer wanted).
+      onCancel={() => submit({ intent: "change-close" }, { method: "post", replace: true, preventScrollReset: true })}
+      returnFocusTo="#change-password-start button"
+    >
+      <header className="dialog-header">
+        <h2 id="change-password-title">Change Password</h2>
+        <Form method="post">
+          <input type="hidden" name="intent" value="change-close" />
+          <button type="submit" className="button button--link" aria-label="Close">
+            ×
+          </button>
+        </Form>
+      </header>
+      {state.step === "code" ? (
+        <OtpStepForm state={state.code} intent="change-verify" resendIntent="change-resend" button="Next" />
+      ) : (
+        <>
+          <p className="muted">Choose a new password. Your other devices will be signed out.</p>
+          <NewPasswordForm intent="change-reset" button="Submit" email={state.email} />
+        </>
+      )}
+    </ModalDialog>
   );
 }

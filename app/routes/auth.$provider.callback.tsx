@@ -16,7 +16,7 @@ import type { ProviderName } from "~/utils/identity/providers.server";
 import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 
 // The provider's answer. Google redirects here (GET). Apple posts here cross-site (form_post; this
@@ -63,24 +63,27 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
         : (await getSessionToken(request))
           ? "/"
           : "/login";
-    return redirectWithError(back, outcome.error, { headers });
+    return redirectWithFormError(back, outcome.error, errorTarget(back), { headers });
   }
   const { profile, intent } = outcome;
   const social = { name: profile.name, email: profile.email, firebase_id_token: profile.idToken };
 
   if (intent.kind === "connect") {
     const token = await getSessionToken(request);
-    if (!token) return redirectWithError("/login", "Please sign in again to connect your account.", { headers });
+    if (!token) return redirectWithFormError("/login", "Please sign in again to connect your account.", errorTarget("/login"), { headers });
     const linked = await createApiClient(request, context, token).post("/api/account/connect", { body: { ...social, link_type: profile.authMethod } });
     return linked.ok
       ? redirectWithSuccess("/", `${label} account connected.`, { headers })
-      : redirectWithError("/", linked.message || "Failed to connect account", { headers });
+      : redirectWithFormError("/", linked.message || "Failed to connect account", errorTarget("/"), { headers });
   }
 
   if (intent.kind === "desktop") {
     const api = createApiClient(request, context);
     const login = await api.post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Desktop", ...intent.device } });
-    if (!login.ok) return redirectWithError(desktopRetryUrl(provider, intent.device), login.message || "Login failed", { headers });
+    if (!login.ok) {
+      const retry = desktopRetryUrl(provider, intent.device);
+      return redirectWithFormError(retry, login.message || "Login failed", errorTarget(retry), { headers });
+    }
     // The provider did not say it asked for a second factor: ours is asked before the hand-off.
     if (needsSecondFactor(login.data)) {
       return redirectToSecondFactor(request, login.data.challenge, { desktop: { provider }, success: `Signed in with ${label}.` }, headers);
@@ -94,12 +97,22 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
   }
 
   const login = await createApiClient(request, context).post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Web Browser" } });
-  if (!login.ok) return redirectWithError("/login", login.message || "Login failed", { headers });
+  if (!login.ok) return redirectWithFormError("/login", login.message || "Login failed", errorTarget("/login"), { headers });
   if (needsSecondFactor(login.data)) {
     return redirectToSecondFactor(request, login.data.challenge, { oldurl: intent.oldurl, success: `Signed in with ${label}.` }, headers);
   }
   headers.append("Set-Cookie", await commitTokenSession(request, login.data.token));
   return redirectWithSuccess(safeRedirect(intent.oldurl), `Signed in with ${label}.`, { headers });
+}
+
+/**
+ * Where a failed sign-in's message stays on the page it comes back to (issue 21): /login's sign-in
+ * form, the account home's 'Connected accounts' card, or the desktop page's 'Try again'.
+ */
+function errorTarget(back: string): { form: string } {
+  if (back.startsWith("/login")) return { form: "sign-in" };
+  if (back.startsWith("/desktop-app/")) return { form: "desktop-login" };
+  return { form: "home-accounts" };
 }
 
 function desktopRetryUrl(provider: ProviderName, device: DeviceFields) {

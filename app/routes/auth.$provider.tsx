@@ -3,7 +3,7 @@ import { redirect } from "@remix-run/node";
 import { startProviderFlow } from "~/utils/identity/authenticator.server";
 import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { getSessionToken } from "~/utils/session.server";
-import { redirectWithError } from "~/utils/toast.server";
+import { redirectWithFormError } from "~/utils/toast.server";
 
 // Starts Google or Apple sign-in (from /login) or account linking (?intent=connect, from the
 // dashboard). A POST, so another site cannot start a flow in your name.
@@ -26,9 +26,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
     );
   } catch (error) {
     console.error(`Starting ${provider} sign-in failed:`, error instanceof Error ? error.message : error);
-    return redirectWithError(
+    // The message stays on the page too (issue 21): in the 'Connected accounts' card, or /login's sign-in form.
+    return redirectWithFormError(
       connecting ? "/" : "/login",
       `${PROVIDER_LABELS[provider]} sign-in is unavailable right now. Please try another way.`,
+      { form: connecting ? "home-accounts" : "sign-in" },
     );
   }
 }

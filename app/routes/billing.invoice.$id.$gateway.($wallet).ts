@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { redirectWithError } from "~/utils/toast.server";
+import { redirectWithPageError } from "~/utils/toast.server";
 
 // Invoice downloads of the billing page (commerce §7). /billing/invoice/{id}/bitpay passes on the API's
 // PDF as invoice_{id}.pdf; /billing/invoice/{id}/{gateway}/{wallet} resolves the hosted invoice's url
@@ -15,15 +15,15 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const token = await requireToken(request);
   const id = params.id && /^\d{1,15}$/.test(params.id) ? Number(params.id) : null;
   const gateway = params.gateway ?? "";
-  if (!id || !/^[a-z]{1,32}$/.test(gateway)) return redirectWithError("/billing", FAILED);
+  if (!id || !/^[a-z]{1,32}$/.test(gateway)) return redirectWithPageError("/billing", FAILED);
 
   if (params.wallet) {
-    if (!/^[a-z]{1,32}$/.test(params.wallet)) return redirectWithError("/billing", FAILED);
+    if (!/^[a-z]{1,32}$/.test(params.wallet)) return redirectWithPageError("/billing", FAILED);
     const api = createApiClient(request, context, token);
     const result = await api.get("/api/invoice/{id}/{paymentGateway}/{walletPaymentType}", {
       params: { path: { id, paymentGateway: gateway, walletPaymentType: params.wallet } },
     });
-    return result.ok ? redirect(result.data.url) : redirectWithError("/billing", result.message || FAILED);
+    return result.ok ? redirect(result.data.url) : redirectWithPageError("/billing", result.message || FAILED);
   }
 
   // The PDF is not an envelope: the client's file download, on the same typed paths.
@@ -32,7 +32,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     accept: "application/pdf",
   });
   if (answer?.status !== 200 || !String(answer.headers["content-type"] ?? "").startsWith("application/pdf")) {
-    return redirectWithError("/billing", FAILED);
+    return redirectWithPageError("/billing", FAILED);
   }
   return new Response(answer.body as Uint8Array<ArrayBuffer>, {
     status: 200,

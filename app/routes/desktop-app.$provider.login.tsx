@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { AuthPage } from "~/components/auth-page";
+import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { startProviderFlow } from "~/utils/identity/authenticator.server";
 import { deviceFieldsFrom, PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { pageMeta } from "~/utils/meta";
@@ -28,8 +29,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export default function DesktopLoginPage() {
   const { label, retryHref } = useLoaderData<typeof loader>();
+  // Why the sign-in failed, when the provider's answer said (auth.$provider.callback.tsx).
+  const flash = useFlashFormError("desktop-login");
   return (
     <AuthPage title="Sign in to the app">
+      <FormAlert errors={flash ? [flash.message] : null} />
       <p className="muted">We couldn&apos;t finish signing you in with {label}.</p>
       <a href={retryHref} className="button button--primary button--block">
         Try again

@@ -8,7 +8,7 @@ import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
 import { createApiClient } from "~/utils/api.server";
 import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { codeErrorAt, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
@@ -48,7 +48,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
     const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code } });
-    if (!checked.ok) return formFailure("verify", submission, checked.message || "Failed to reset password!", checked.status);
+    if (!checked.ok) return formFailure("verify", submission, checked.message || "Failed to reset password!", checked.status, {
+        errorAt: codeErrorAt(checked, "code"),
+      });
     const cookie = await writeFlow(request, "reset", { ...flow, resetToken: checked.data.reset_token });
     return redirect("/forget-password", { headers: { "Set-Cookie": cookie } });
   }
@@ -65,7 +67,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         password_confirmation: submission.value.password_confirmation,
       },
     });
-    if (!reset.ok) return formFailure("reset", submission, reset.message || "Failed to reset password!", reset.status);
+    if (!reset.ok) return formFailure("reset", submission, reset.message || "Failed to reset password!", reset.status, { errorAt: "" });
     // identity §2: on success the server message is shown and the user goes home.
     const cookie = await writeFlow(request, "reset", undefined);
     return redirectWithSuccess("/", reset.message || "Your password has been reset.", { headers: { "Set-Cookie": cookie } });

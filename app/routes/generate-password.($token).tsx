@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
 import { NewPasswordForm } from "~/components/code-flow";
 import { Logo } from "~/components/logo";
 import { NewPasswordSchema } from "~/schemas/index.server";
 import { createApiClient } from "~/utils/api.server";
-import { formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
+import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
@@ -32,15 +32,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     },
   });
   // identity §8: shown inline, the server's message first.
-  if (!result.ok) return formFailure("reset", submission, result.message || "Failed to generate new password!", result.status);
+  if (!result.ok) return formFailure("reset", submission, result.message || "Failed to generate new password!", result.status, { errorAt: "" });
   return redirectWithSuccess(signedIn ? "/" : "/login", result.message || "Password generated successfully!");
 }
 
 export default function GeneratePasswordPage() {
   const { hasToken } = useLoaderData<typeof loader>();
-  const actionData = useActionData<FormFailure>();
-  const navigation = useNavigation();
-  const inlineError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
     <div className="auth-page">
       <header className="auth-header">
@@ -50,9 +47,7 @@ export default function GeneratePasswordPage() {
         <h1 className="auth-title">Please set your account password</h1>
         {hasToken ? (
           <>
-            <p className="form-error" role={inlineError ? "alert" : undefined}>
-              {inlineError ?? ""}
-            </p>
+            {/* identity §8: its error is inline (the form's alert), with no toast. */}
             <NewPasswordForm />
           </>
         ) : (

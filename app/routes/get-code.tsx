@@ -9,7 +9,7 @@ import { createApiClient } from "~/utils/api.server";
 import { requireAnonymous } from "~/utils/auth.server";
 import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
-import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { codeErrorAt, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { commitTokenSession } from "~/utils/session.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { pageMeta } from "~/utils/meta";
@@ -49,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
     const result = await api.post("/api/auth/code-login", { body: { email: flow.email, code: submission.value.code } });
-    if (!result.ok) return formFailure("verify", submission, result.message || "Login failed", result.status);
+    if (!result.ok) return formFailure("verify", submission, result.message || "Login failed", result.status, { errorAt: codeErrorAt(result, "code") });
     if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, {}, new Headers(), ["loginCode"]);
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));

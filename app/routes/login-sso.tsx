@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthPage } from "~/components/auth-page";
+import { FormAlert } from "~/components/form-alert";
 import { Spinner } from "~/components/spinner";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
@@ -37,9 +38,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = String(formData.get("token") ?? "");
   const redirectTo = safeRedirect(formData.get("redirect"));
   if (await getSessionToken(request)) return redirect(redirectTo);
-  if (!token) return data({ serverError: BROKEN_LINK }, { status: 400 });
+  // Refused posts: the toast, and the same words in the page's alert (serverErrorInPage, issue 21).
+  if (!token) return data({ serverError: BROKEN_LINK, serverErrorInPage: true }, { status: 400 });
   const result = await createApiClient(request, context).post("/api/auth/sso-login-with-token", { body: { access_token: token } });
-  if (!result.ok) return data({ serverError: result.message || SSO_FAILED }, { status: result.status < 500 ? result.status : 503 });
+  if (!result.ok) {
+    return data({ serverError: result.message || SSO_FAILED, serverErrorInPage: true }, { status: result.status < 500 ? result.status : 503 });
+  }
   return redirect(redirectTo, { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
 }
 
@@ -63,12 +67,8 @@ export default function SsoLoginPage() {
     return (
       <AuthPage className="auth-card centered">
         <h1 className="auth-title">We couldn&apos;t sign you in</h1>
-        {/* A refused post shows its message as the page's toast; a link refused on arrival shows it here. */}
-        {actionData?.serverError ? null : (
-          <p className="form-error" role="alert">
-            {invalid}
-          </p>
-        )}
+        {/* A refused post's message is also the page's toast; a link refused on arrival shows it only here. */}
+        <FormAlert errors={[actionData?.serverError ?? invalid ?? SSO_FAILED]} />
         <p className="muted">The link may have been used already or expired. Please sign in.</p>
         <Link to="/login" className="button">
           Go to sign in

@@ -4,6 +4,7 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { AuthPage } from "~/components/auth-page";
 import { Field } from "~/components/field";
+import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
 import type { RecoveryCodeFields, TwoFactorCodeFields } from "~/schemas/two-factor";
 import { RecoveryCodeSchema, TwoFactorCodeSchema } from "~/schemas/index.server";
@@ -13,7 +14,7 @@ import { useFormOptions } from "~/utils/client-validation";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
-import { redirectWithError } from "~/utils/toast.server";
+import { redirectWithFormError } from "~/utils/toast.server";
 import { completeSignIn } from "~/utils/two-factor.server";
 
 // The second step of a sign-in with two-factor on (docs/decisions/017): the challenge of the first
@@ -33,13 +34,15 @@ const TWO_FACTOR_PATH = "/login/two-factor";
 const CODE_FORM = "two-factor-code";
 const RECOVERY_FORM = "two-factor-recovery";
 const START_AGAIN = "Your sign-in has expired. Please sign in again.";
+/** Where an ended sign-in's message stays: the alert of /login's sign-in form (issue 21). */
+const SIGN_IN_FORM = { form: "sign-in" };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAnonymous(request);
   const flow = await readFlow(request, "twoFactor");
   if (!flow) throw redirect("/login");
   if (Date.now() - flow.startedAt > CHALLENGE_SECONDS * 1000) {
-    throw await redirectWithError("/login", START_AGAIN, { headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) } });
+    throw await redirectWithFormError("/login", START_AGAIN, SIGN_IN_FORM, { headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) } });
   }
   const recovery = new URL(request.url).searchParams.get("recovery") === "1";
   return data({ recovery, desktop: Boolean(flow.desktop) }, { headers: NO_STORE });
@@ -71,7 +74,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   // The challenge is gone (expired, or 5 wrong codes): back to the start, with the API's words.
   if (result.code === "challenge_ended") {
-    return redirectWithError("/login", result.message || START_AGAIN, {
+    return redirectWithFormError("/login", result.message || START_AGAIN, SIGN_IN_FORM, {
       headers: { "Set-Cookie": await writeFlow(request, "twoFactor", undefined) },
     });
   }
@@ -83,9 +86,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
 
-/** The form's errors next to its field (codes never echoed back) and, when the API refused it otherwise, its message. */
+/** The form's errors next to its field (codes never echoed back) and, when the API refused it otherwise, its message (in the form's alert too). */
 function failure(form: string, submission: Submission, fieldErrors: Record<string, string[]> = {}, serverError: string | null = null, status = 400) {
-  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE });
+  return formFailure(form, submission, serverError, status, { fieldErrors, headers: NO_STORE, errorAt: "" });
 }
 
 export default function TwoFactorSignInPage() {
@@ -114,6 +117,7 @@ function AuthenticationCodeForm() {
       <p className="muted">Enter the 6-digit code from your authenticator app.</p>
       <Form method="post" action={TWO_FACTOR_PATH} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="verify" />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} autoFocus />
         </Field>
@@ -137,6 +141,7 @@ function RecoveryCodeForm() {
       <p className="muted">Enter one of the recovery codes you saved when you turned on two-factor authentication. Each code works once.</p>
       <Form method="post" action={`${TWO_FACTOR_PATH}?recovery=1`} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="recovery" />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field
           label={<label htmlFor={fields.recovery_code.id}>Recovery code</label>}
           errorId={fields.recovery_code.errorId}

@@ -5,7 +5,7 @@ import type { components, paths } from "./api-types.generated";
 import { portalConfig } from "../config.server";
 import { loginUrlFor } from "./safe-redirect";
 import { destroySessionCookie } from "./session.server";
-import { redirectWithError } from "./toast.server";
+import { redirectWithFormError } from "./toast.server";
 
 // The one client through which the portal reaches the product API: over HTTP, never by importing api/.
 // Paths, bodies and answers are typed from the API's OpenAPI document (api-types.generated.ts, made by
@@ -220,7 +220,8 @@ async function signOutRedirect(request: Request): Promise<Response> {
   const url = new URL(request.url);
   // A data request (single fetch, "/page.data") must send the user back to the page, not to the data URL.
   const pathname = url.pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/") || "/";
-  return redirectWithError(loginUrlFor(`${pathname}${url.search}`), SESSION_ENDED_MESSAGE, {
+  // The message stays above /login's sign-in form too (issue 21).
+  return redirectWithFormError(loginUrlFor(`${pathname}${url.search}`), SESSION_ENDED_MESSAGE, { form: "sign-in" }, {
     headers: { "Set-Cookie": await destroySessionCookie(request) },
   });
 }

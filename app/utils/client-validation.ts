@@ -1,6 +1,7 @@
 import { INTENT, parse, serializeIntent, type SubmissionResult } from "@conform-to/dom";
 import { useActionData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
+import { useFlashFormError } from "~/components/form-alert";
 
 /** The Standard Schema interface every zod 4 schema implements; using it keeps zod out of this module. */
 type StandardSchema = {
@@ -109,15 +110,26 @@ type FormActionData = { form?: string; result?: unknown; serverError?: string | 
 
 /**
  * conform's useForm options for one of a page's forms: the server's last result when it was this
- * form's (and no newer submission is under way), and schema validation on blur, loaded on intent.
+ * form's (and no newer submission is under way), else an error a redirect carried to this form (next
+ * to its field, or the form's own with none; issue 21), and schema validation on blur, loaded on intent.
  */
 export function useFormOptions<Fields extends Record<string, unknown>>(id: string, loadSchema: () => Promise<StandardSchema>) {
   const actionData = useActionData<FormActionData>();
   const idle = useNavigation().state === "idle";
+  const flash = useFlashFormError(id);
   const onValidate = useLazySchemaValidation<Fields>(id, loadSchema);
+  const fromAction = idle && actionData?.form === id ? (actionData.result as SubmissionResult<string[]>) : undefined;
+  const flashField = flash ? (flash.field ?? "") : null;
+  const flashMessage = flash?.message ?? null;
+  // One object per flash: conform reports a new lastResult each time it changes identity.
+  const carried = useMemo<SubmissionResult<string[]> | undefined>(
+    () => (flashField !== null && flashMessage !== null ? { status: "error", error: { [flashField]: [flashMessage] } } : undefined),
+    [flashField, flashMessage],
+  );
+  const fromRedirect = idle && !actionData ? carried : undefined;
   return {
     id,
-    lastResult: idle && actionData?.form === id ? (actionData.result as SubmissionResult<string[]>) : undefined,
+    lastResult: fromAction ?? fromRedirect,
     shouldValidate: "onBlur" as const,
     shouldRevalidate: "onInput" as const,
     onValidate,

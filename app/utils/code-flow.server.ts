@@ -66,7 +66,7 @@ export async function handleCodeRequest<K extends CodeRequestFlow, Schema extend
     const value: z.output<Schema> = submission.value;
     const email = value.email.toLowerCase();
     const sent = await send(email);
-    if (!sent.ok) return formFailure(names.send, submission, sent.message || failure, sent.status);
+    if (!sent.ok) return formFailure(names.send, submission, sent.message || failure, sent.status, { errorAt: "" });
     const cookie = await writeFlow(request, flowKey, emailStep.start(email, value));
     return redirectWithSuccess(pagePath, sent.message || sentMessage, { headers: { "Set-Cookie": cookie } });
   }
@@ -74,7 +74,7 @@ export async function handleCodeRequest<K extends CodeRequestFlow, Schema extend
     const flow = await readFlow(request, flowKey);
     if (!flow) return redirect(pagePath);
     const sent = await send(flow.email);
-    if (!sent.ok) return formFailure(names.codeForm, parseSubmission(formData, codeSchema), sent.message || failure, sent.status);
+    if (!sent.ok) return formFailure(names.codeForm, parseSubmission(formData, codeSchema), sent.message || failure, sent.status, { errorAt: "" });
     // A new code starts the code step again: what the old one earned (a sign-up's verified code, a
     // reset token) is dropped; the rest of the flow (a sign-up's agreements) is kept.
     const resent = { ...flow, code: undefined, resetToken: undefined, sentAt: Date.now() };

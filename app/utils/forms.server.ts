@@ -1,6 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import type { $ZodType } from "zod/v4/core";
+import { type ApiErrorCode, CODE_REFUSED } from "./api.server";
 
 const MAX_FORM_BYTES = 64 * 1024;
 
@@ -39,20 +40,36 @@ export function failureStatus(status: number): number {
  * without a submission) and, when the server refused it, its message (`serverError`, shown as a toast).
  * Secrets are never echoed back into the HTML (`hideFields` replaces the list for a form without
  * secrets). `fieldErrors` puts the API's refusal next to its fields. `form` names which of the page's
- * forms this belongs to.
+ * forms this belongs to. `errorAt` also puts `serverError` in the page, where it stays after the toast
+ * has closed (issue 21): next to that field, or with "" in the form's alert (conform's form errors).
  */
 export function formFailure(
   form: string,
   submission: Replyable | null,
   serverError: string | null = null,
   status = 400,
-  options: { fieldErrors?: Record<string, string[]>; hideFields?: string[]; headers?: HeadersInit } = {},
+  options: { fieldErrors?: Record<string, string[]>; hideFields?: string[]; headers?: HeadersInit; errorAt?: string } = {},
 ) {
-  const { fieldErrors, hideFields = SECRET_FIELDS, headers } = options;
+  const { hideFields = SECRET_FIELDS, headers, errorAt } = options;
+  let { fieldErrors } = options;
+  let formErrors: string[] | undefined;
+  const inPage = serverError !== null && errorAt !== undefined && submission !== null;
+  if (inPage && errorAt === "") formErrors = [serverError];
+  else if (inPage) fieldErrors = { ...fieldErrors, [errorAt]: [serverError] };
   return data(
-    { form, result: submission?.reply({ hideFields, ...(fieldErrors ? { fieldErrors } : {}) }), serverError },
+    {
+      form,
+      result: submission?.reply({ hideFields, ...(fieldErrors ? { fieldErrors } : {}), ...(formErrors ? { formErrors } : {}) }),
+      serverError,
+      serverErrorInPage: inPage,
+    },
     { status: failureStatus(status), headers },
   );
 }
 
-export type FormFailure = { form: string; result: unknown; serverError: string | null };
+/** Where a refused code's message goes: next to the code's field when the API refused the code itself, else in the form's alert. */
+export function codeErrorAt(result: { code: ApiErrorCode | null }, field: string): string {
+  return result.code && CODE_REFUSED.has(result.code) ? field : "";
+}
+
+export type FormFailure = { form: string; result: unknown; serverError: string | null; serverErrorInPage?: boolean };

@@ -5,6 +5,8 @@ import {
   setToastCookieOptions,
 } from "remix-toast";
 import { portalCookieName } from "./cookies.server";
+import { PAGE_ALERT_FORM } from "~/components/form-alert";
+import { formErrorCookieHeader } from "./form-error.server";
 import { portalConfig } from "../config.server";
 
 // Flash messages ride in their own signed cookie and render in the server HTML (components/toasts.tsx).
@@ -40,4 +42,19 @@ export function redirectWithError(...args: Parameters<typeof redirectWithToastEr
 export function redirectWithSuccess(...args: Parameters<typeof redirectWithToastSuccess>) {
   toastCookie();
   return redirectWithToastSuccess(...args);
+}
+
+/**
+ * A redirect with an error toast that also stays in the landing page (issue 21): next to `target.field`
+ * or in the alert region of `target.form`, once (a flash, see form-error.server.ts).
+ */
+export async function redirectWithFormError(url: string, message: string, target: { form: string; field?: string }, init: ResponseInit = {}) {
+  const headers = new Headers(init.headers);
+  headers.append("Set-Cookie", await formErrorCookieHeader(url, message, target));
+  return redirectWithError(url, message, { ...init, headers });
+}
+
+/** redirectWithFormError for an error about the landing page as a whole: its PageAlert shows it. */
+export function redirectWithPageError(url: string, message: string, init: ResponseInit = {}) {
+  return redirectWithFormError(url, message, { form: PAGE_ALERT_FORM }, init);
 }

@@ -34,7 +34,7 @@ test.describe("forgot password", () => {
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Continue", exact: true }).click();
-    await expect(page.getByText("These credentials do not match our records.")).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: "These credentials do not match our records." })).toBeVisible();
     await signIn(page, testInfo, { email: user.email, password: "brand-new-password" });
     await expectHome(page);
   });

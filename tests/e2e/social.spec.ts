@@ -73,7 +73,7 @@ test.describe("Google and Apple sign-in through the identity sandbox", () => {
     await signInWith(page, testInfo, "Google", { email, name: "Only Google" });
     await expectHome(page);
     await page.getByRole("button", { name: "Disconnect Google" }).click();
-    await expect(page.getByText("Set a password before disconnecting your only way to sign in.")).toBeVisible();
+    await expect(page.getByRole("article", { name: "Connected accounts" }).getByRole("alert")).toHaveText("Set a password before disconnecting your only way to sign in.");
     expect((await account(email)).links).toHaveLength(1);
   });
 

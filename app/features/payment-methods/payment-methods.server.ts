@@ -3,7 +3,7 @@ import { data, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatShortDate } from "~/utils/dates.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { PAYMENT_METHOD_MESSAGES, PER_PAGE, TAB_PATH, tabHref } from "./messages";
 
 // The 'Payment Method' tab of /billing (commerce §2, §4, §7, §8): the saved cards 6 per page, adding a
@@ -50,7 +50,7 @@ export async function paymentMethodsState(request: Request, context: AppLoadCont
   if (setupSession) {
     const done = await api.post("/api/payment-methods/setup-session/complete", { body: { sessionId: setupSession } });
     if (done.ok) throw await redirectWithSuccess(TAB_PATH, PAYMENT_METHOD_MESSAGES.added);
-    throw await redirectWithError(TAB_PATH, done.message || PAYMENT_METHOD_MESSAGES.addFailed);
+    throw await redirectWithPageError(TAB_PATH, done.message || PAYMENT_METHOD_MESSAGES.addFailed);
   }
 
   const page = positiveInt(url.searchParams.get("page")) ?? 1;
@@ -110,7 +110,7 @@ export async function paymentMethodsAction(
   const token = await requireToken(request);
   const api = createApiClient(request, context, token);
   const back = tabHref({ page: positiveInt(text(formData, "page")) ?? undefined });
-  const fail = (message: string, fallback: string) => redirectWithError(back, message || fallback);
+  const fail = (message: string, fallback: string) => redirectWithPageError(back, message || fallback);
 
   switch (intent as Intent) {
     case "add-card": {

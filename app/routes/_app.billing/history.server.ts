@@ -5,7 +5,7 @@ import { requireToken } from "~/utils/auth.server";
 import { formatLongDate, formatShortDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { REFUND_FORM } from "./refund-form";
 import { refundAction } from "./refund.server";
 
@@ -188,14 +188,14 @@ export async function historyAction(
   if (intent === "keep-plan") {
     // 'Keep current plan': the pending change is released (as on the checkout), then back here.
     const kept = await createApiClient(request, context, token).post("/api/subscription/change/cancel");
-    return kept.ok ? redirectWithSuccess(back, kept.message || "") : redirectWithError(back, kept.message || BILLING_MESSAGES.keepFailed);
+    return kept.ok ? redirectWithSuccess(back, kept.message || "") : redirectWithPageError(back, kept.message || BILLING_MESSAGES.keepFailed);
   }
   const type = formData.get("type");
   const subscriptionId = positiveInt(String(formData.get("subscriptionId") ?? ""));
-  if ((type !== "enable" && type !== "disable") || !subscriptionId) return redirectWithError(back, BILLING_MESSAGES.renewalFailed);
+  if ((type !== "enable" && type !== "disable") || !subscriptionId) return redirectWithPageError(back, BILLING_MESSAGES.renewalFailed);
   const api = createApiClient(request, context, token);
   const result = await api.post("/api/stripe/auto-renewal", { body: { type, subscriptionId } });
   return result.ok
     ? redirectWithSuccess(back, result.data.message || BILLING_MESSAGES.renewalUpdated)
-    : redirectWithError(back, result.message || BILLING_MESSAGES.renewalFailed);
+    : redirectWithPageError(back, result.message || BILLING_MESSAGES.renewalFailed);
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { parseSubmission } from "~/utils/forms.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "./refund-form";
 
 // The refund step of the billing history: /billing?refund={id} shows what happens and the
@@ -35,7 +35,7 @@ export async function refundAction(args: { request: Request; context: AppLoadCon
     if (addressError && dialog !== "/billing") {
       return data({ refundForm: transactionId, errors: { refund_address: addressError } } satisfies RefundActionData, { status: 400 });
     }
-    return redirectWithError("/billing", REFUND_FORM.failed);
+    return redirectWithPageError("/billing", REFUND_FORM.failed);
   }
   const { transactionId: id, refund_address } = submission.value;
   const api = createApiClient(request, context, token);
@@ -46,5 +46,5 @@ export async function refundAction(args: { request: Request; context: AppLoadCon
   if (result.ok) return redirectWithSuccess("/billing", result.message || REFUND_FORM.refunded);
   const fieldError = result.fieldErrors.refund_address?.[0];
   if (result.code === "validation_failed" && fieldError) return data({ refundForm: id, errors: { refund_address: fieldError } } satisfies RefundActionData, { status: 400 });
-  return redirectWithError("/billing", result.message || REFUND_FORM.failed);
+  return redirectWithPageError("/billing", result.message || REFUND_FORM.failed);
 }

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
+import { PageAlert } from "~/components/form-alert";
 import { Toasts } from "~/components/toasts";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
@@ -60,6 +61,8 @@ export default function BillingPage() {
     <section className="page billing-page">
       <Toasts toasts={history?.notices ?? []} />
       <h1>Billing</h1>
+      {/* A refused refund, auto-renewal or card change stays here after its toast has closed (issue 21). */}
+      <PageAlert />
       {paymentFailed ? <PaymentFailedBanner failed={paymentFailed} /> : null}
       <div role="tablist" aria-label="Billing" className="tabs billing-tabs">
         {TABS.map((t) => (

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
 import { Field } from "~/components/field";
+import { FormAlert } from "~/components/form-alert";
 import { SocialSignIn } from "~/components/social-sign-in";
 import { SubmitButton } from "~/components/submit-button";
 import type { LoginFields } from "~/schemas/login";
@@ -18,9 +19,7 @@ export function SignInForm({ oldurl }: { oldurl: string }) {
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="signin" />
         <input type="hidden" name="oldurl" value={oldurl} />
-        <p className="form-error" id={form.errorId} role={form.errors ? "alert" : undefined}>
-          {form.errors?.[0] ?? ""}
-        </p>
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
           <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
         </Field>

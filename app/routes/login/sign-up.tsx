@@ -3,6 +3,8 @@ import { Form, Link } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
 import { RestartForm } from "~/components/restart-form";
 import { Field } from "~/components/field";
+import { FormAlert } from "~/components/form-alert";
+import { PasswordRules } from "~/components/password-rules";
 import { ResendForm } from "~/components/resend-form";
 import { SubmitButton } from "~/components/submit-button";
 import type { SignupCodeFields, SignupEmailFields, SignupPasswordFields } from "~/schemas/identity";
@@ -38,6 +40,7 @@ function EmailStep() {
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="signup-email" />
+      <FormAlert id={form.errorId} errors={form.errors} />
       <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
         <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
       </Field>
@@ -71,6 +74,7 @@ function CodeStep({ email, secondsLeft, sentAt }: { email: string; secondsLeft: 
       </p>
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="signup-code" />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <CodeInput id={fields.verification_code.id} name={fields.verification_code.name} errorId={fields.verification_code.errorId} errors={fields.verification_code.errors} />
         <SubmitButton intent="signup-code">Continue</SubmitButton>
       </Form>
@@ -96,9 +100,15 @@ function PasswordStep({ email }: { email: string }) {
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="signup-password" />
         <input type="text" name="username" value={email} autoComplete="username" readOnly hidden />
+        <FormAlert id={form.errorId} errors={form.errors} />
         <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
-          <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" autoFocus />
+          <input
+            {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${form.id}-rules` })}
+            autoComplete="new-password"
+            autoFocus
+          />
         </Field>
+        <PasswordRules id={`${form.id}-rules`} />
         <Field
           label={<label htmlFor={fields.confirmPassword.id}>Confirm Password</label>}
           errorId={fields.confirmPassword.errorId}

@@ -4,10 +4,10 @@ import { SignupCodeSchema, SignupEmailSchema, SignupPasswordSchema } from "~/sch
 import { CODE_REFUSED, createApiClient } from "~/utils/api.server";
 import { handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
-import { formFailure, parseSubmission } from "~/utils/forms.server";
+import { codeErrorAt, formFailure, parseSubmission } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
-import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 
 // The three sign-up steps of identity §2/§4, kept in the __flow cookie between requests.
 
@@ -61,7 +61,7 @@ export async function signupAction(intent: string, { request, context, formData,
     const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
     if (!verified.ok) {
       const message = verified.status >= 500 ? "Failed to verify code. Please try again." : verified.message || "Invalid verification code";
-      return formFailure("signup-code", submission, message, verified.status);
+      return formFailure("signup-code", submission, message, verified.status, { errorAt: codeErrorAt(verified, "verification_code") });
     }
     return redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "signup", { ...flow, code }) } });
   }
@@ -84,12 +84,17 @@ export async function signupAction(intent: string, { request, context, formData,
     if (!registered.ok && registered.code && CODE_REFUSED.has(registered.code)) {
       // The code expired or was used up since it was checked: back to the code step, where it can be resent.
       const cookie = await writeFlow(request, "signup", { ...flow, code: undefined });
-      return redirectWithError(here, registered.message || "Invalid verification code", { headers: { "Set-Cookie": cookie } });
+      return redirectWithFormError(
+        here,
+        registered.message || "Invalid verification code",
+        { form: "signup-code", field: "verification_code" },
+        { headers: { "Set-Cookie": cookie } },
+      );
     }
     if (!registered.ok) {
       // identity §8: a rejected registration shows the response message; a failed call a generic one.
       const message = registered.status >= 500 ? "Registration failed. Please try again." : registered.message || "Registration failed";
-      return formFailure("signup-password", submission, message, registered.status);
+      return formFailure("signup-password", submission, message, registered.status, { errorAt: "" });
     }
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));

@@ -5,6 +5,7 @@ import { type ComponentType, useEffect, useState } from "react";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
 import { Field } from "~/components/field";
+import { PasswordRules } from "~/components/password-rules";
 import { PaymentFrame } from "~/components/payment-frame";
 import { ResendForm } from "~/components/resend-form";
 import { SocialSignIn } from "~/components/social-sign-in";
@@ -303,8 +304,9 @@ function PasswordStep({ email }: { email: string }) {
       <input type="hidden" name="intent" value="password" />
       <input type="text" name="username" value={email} autoComplete="username" readOnly hidden />
       <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
-        <input {...getInputProps(fields.password, { type: "password" })} autoComplete="new-password" />
+        <input {...getInputProps(fields.password, { type: "password", ariaDescribedBy: "password-rules" })} autoComplete="new-password" />
       </Field>
+      <PasswordRules id="password-rules" />
       <Field
         label={<label htmlFor={fields.confirmPassword.id}>Confirm Password</label>}
         errorId={fields.confirmPassword.errorId}
