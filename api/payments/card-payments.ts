@@ -13,6 +13,7 @@ import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalid
 import { createCustomer } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
 import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
+import { followSubscriptionCard } from "./renewal-card";
 import { priceForPlan } from "./stripe/prices";
 import {
   cancelSubscription,
@@ -313,7 +314,26 @@ export async function recordStripeInvoice(
     now: deps.clock.now(),
   });
   await tellPaid(deps, { userId, gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`, periodStart, periodEnd: accessEndOf(plan, periodEnd, first) });
+  await keepPayingCard(deps, userId, subscription).catch((error) => {
+    deps.logger.warn(`Could not make the card of ${subscription.id} the default: ${String(error)}`);
+  });
   return Number(row.id);
+}
+
+/**
+ * The card that paid now pays the renewals (Stripe saved it on the subscription): saved to the account
+ * if it was not (an unpaid renewal paid on the hosted invoice page), it becomes the default card.
+ */
+async function keepPayingCard(deps: PaymentsDeps, userId: number, subscription: Stripe.Subscription): Promise<void> {
+  const pm = subscription.default_payment_method;
+  const paymentMethodId = typeof pm === "string" ? pm : (pm?.id ?? null);
+  if (!paymentMethodId) return;
+  const saved = await deps.db.selectFrom("payment_methods").select("id").where("payment_method_id", "=", paymentMethodId).executeTakeFirst();
+  if (!saved) {
+    const details = cardDetails(await retrieveCard(deps.gateway, paymentMethodId));
+    if (details) await saveCard(deps.db, userId, details, deps.clock.now());
+  }
+  await followSubscriptionCard(deps, userId, subscription);
 }
 
 /** Records a paid one-time PaymentIntent (the 5-year plan): access for the plan's term from now. */

@@ -2,6 +2,7 @@ import type { PaymentMethod, User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import { PAYMENT_MESSAGES, type PaymentsDeps, cardDetails, challengeUrls, ensureCustomer } from "./card-payments";
 import { saveCard } from "./records";
+import { makeRenewalCard } from "./renewal-card";
 import {
   cancelSetupIntent,
   confirmCardSetup,
@@ -13,7 +14,6 @@ import {
 } from "./stripe/cards";
 import { createCardSetupSession, retrieveCardSetupSession } from "./stripe/checkout";
 import { type Stripe, isCardError, isInvalidRequest } from "./stripe/client";
-import { setDefaultCardOfCustomer } from "./stripe/customers";
 import { setCardOfSubscription } from "./stripe/subscriptions";
 
 /*
@@ -22,7 +22,7 @@ import { setCardOfSubscription } from "./stripe/subscriptions";
  * attached to the user's customer with a SetupIntent confirmed with it (or set up on the hosted
  * Checkout page in mode setup), and brand, last four digits and expiry are always read back from
  * Stripe, never taken from the browser. The default card is the customer's
- * invoice_settings.default_payment_method too; it cannot be deleted.
+ * invoice_settings.default_payment_method and the card subscription's card too; it cannot be deleted.
  */
 
 export const SAVED_CARD_MESSAGES = {
@@ -94,22 +94,14 @@ async function cardByPaymentMethod(deps: PaymentsDeps, userId: number, paymentMe
     .executeTakeFirst();
 }
 
-/** Marks one card the default (only that one) and makes it the customer's invoice default at Stripe. */
+/**
+ * Marks one card the default (only that one): the customer's invoice default at Stripe and the card that
+ * pays the account's card subscription (renewal-card.ts: the two are one setting).
+ */
 export async function setDefaultCard(deps: PaymentsDeps, user: User, id: number): Promise<PaymentMethod> {
   const card = await ownCard(deps, user.id, id);
   const customer = await ensureCustomer(deps, user);
-  await setDefaultCardOfCustomer(deps.gateway, customer, card.payment_method_id);
-  const at = deps.clock.now().toISOString();
-  await deps.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable("payment_methods")
-      .set({ is_default: 0, updated_at: at })
-      .where("user_id", "=", user.id)
-      .where("id", "!=", card.id)
-      .where("is_default", "=", 1)
-      .execute();
-    await trx.updateTable("payment_methods").set({ is_default: 1, updated_at: at }).where("id", "=", card.id).execute();
-  });
+  await makeRenewalCard(deps, user.id, customer, { id: Number(card.id), payment_method_id: card.payment_method_id });
   return ownCard(deps, user.id, id);
 }
 
@@ -285,14 +277,16 @@ export async function deleteCard(deps: PaymentsDeps, userId: number, id: number)
 }
 
 /**
- * Which saved card pays the user's card subscription: Stripe's subscription default_payment_method.
+ * Which saved card pays the user's card subscription: Stripe's subscription default_payment_method, and
+ * with it the account's default card (one setting: renewal-card.ts).
  * `subscriptionId` is ours (subscriptions.id) or Stripe's (sub_...); `paymentMethodId` a saved card's pm_... id.
  */
 export async function updateSubscriptionPaymentMethod(
   deps: PaymentsDeps,
-  userId: number,
+  user: User,
   input: { subscriptionId: string; paymentMethodId: string },
 ): Promise<void> {
+  const userId = user.id;
   const byOurId = /^\d{1,15}$/.test(input.subscriptionId);
   const subscription = await deps.db
     .selectFrom("subscriptions")
@@ -306,7 +300,10 @@ export async function updateSubscriptionPaymentMethod(
   }
   const card = await cardByPaymentMethod(deps, userId, input.paymentMethodId);
   if (!card) throw new DomainError("not_found", SAVED_CARD_MESSAGES.notFound, { field: "paymentMethodId" });
+  // This subscription first (the one asked for, refused if Stripe has ended it), then the default everywhere.
   await setCardOfSubscription(deps.gateway, subscription.stripe_sub_id, card.payment_method_id);
+  const customer = await ensureCustomer(deps, user);
+  await makeRenewalCard(deps, userId, customer, { id: Number(card.id), payment_method_id: card.payment_method_id });
 }
 
 /** The hosted page (Checkout in mode setup) where a browser without JavaScript adds a card. */

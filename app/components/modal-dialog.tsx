@@ -13,6 +13,8 @@ type ModalDialogProps = {
   onCancel?: () => void;
   /** Where focus goes when the dialog closes and what opened it is gone (a CSS selector). */
   returnFocusTo?: string;
+  /** While true, Escape does nothing (work the dialog started is under way). */
+  cancelDisabled?: boolean;
   className?: string;
   children: ReactNode;
 };
@@ -22,7 +24,7 @@ type ModalDialogProps = {
  * becomes a real modal once React runs: `showModal()` puts it in the top layer with the page behind
  * inert, focus moves into it and stays there, Escape cancels, and focus goes back to what opened it.
  */
-export function ModalDialog({ labelledBy, cancelTo, onCancel, returnFocusTo, className, children }: ModalDialogProps) {
+export function ModalDialog({ labelledBy, cancelTo, onCancel, returnFocusTo, cancelDisabled = false, className, children }: ModalDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const navigate = useNavigate();
   const mounted = useRef(false);
@@ -73,6 +75,9 @@ export function ModalDialog({ labelledBy, cancelTo, onCancel, returnFocusTo, cla
             event.preventDefault();
             first.focus();
           }
+        }}
+        onCancel={(event) => {
+          if (cancelDisabled) event.preventDefault();
         }}
         onClose={() => {
           // Escape closes a modal <dialog> (its 'cancel' then 'close'); the URL or the owner decides what follows.

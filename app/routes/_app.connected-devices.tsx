@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
+import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
@@ -170,8 +171,7 @@ function ConfirmDialog({ confirm }: { confirm: NonNullable<ReturnType<typeof use
   const all = confirm.kind === "all";
   const title = all ? "Terminate all devices?" : "Terminate this device?";
   return (
-    <div className="dialog-backdrop">
-      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="device-confirm-title">
+    <ModalDialog labelledBy="device-confirm-title" cancelTo={PAGE}>
         <header className="dialog-header">
           <h2 id="device-confirm-title">{title}</h2>
         </header>
@@ -197,8 +197,7 @@ function ConfirmDialog({ confirm }: { confirm: NonNullable<ReturnType<typeof use
             {all ? "Clear All" : "Terminate"}
           </SubmitButton>
         </Form>
-      </section>
-    </div>
+    </ModalDialog>
   );
 }
 

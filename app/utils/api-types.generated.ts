@@ -466,7 +466,7 @@ export interface paths {
         get?: never;
         /**
          * Make a saved card the default
-         * @description Only that card is the default afterwards; it becomes the customer's invoice default at Stripe.
+         * @description Only that card is the default afterwards: it becomes the customer's invoice default at Stripe and the default_payment_method of the account's card subscription (the card that pays the renewals).
          */
         put: operations["setDefaultSavedCard"];
         post?: never;
@@ -507,7 +507,7 @@ export interface paths {
         put?: never;
         /**
          * Choose which saved card pays the card subscription
-         * @description Sets the Stripe subscription's default_payment_method to the saved card. Failures are read as errors.message.
+         * @description Sets the Stripe subscription's default_payment_method to the saved card, which also becomes the account's default card (one setting). Failures are read as errors.message.
          */
         post: operations["updateSubscriptionPaymentMethod"];
         delete?: never;

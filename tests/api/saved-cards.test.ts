@@ -158,6 +158,9 @@ describe.each(databases())("saved cards ($name)", (kind) => {
     expect(res.body.message).toBe("Payment method updated successfully");
     const sub = await t.api.payments.gateway.stripe.subscriptions.retrieve(subscription.stripe_sub_id);
     expect(sub.default_payment_method).toBe(card.payment_method_id);
+    // One setting (issue 21): the card that pays the subscription is the account's default card too.
+    const cards = (await list(t, token)).data.data as { id: number; is_default: boolean }[];
+    expect(cards.filter((c) => c.is_default).map((c) => c.id)).toEqual([card.id]);
 
     const byOurId = await t.post("/api/stripe/update-payment-method", {
       token,
@@ -172,6 +175,34 @@ describe.each(databases())("saved cards ($name)", (kind) => {
       json: { subscriptionId: subscription.stripe_sub_id, paymentMethodId: card.payment_method_id },
     });
     expect(foreign.status).toBe(404);
+  });
+
+  it("set-default makes the card pay the subscription's renewals, and a plan bought with another card makes that one the default", async () => {
+    const { token, email, userId } = await customer(t, "cards-renewals@example.com");
+    const first = await addCard(t, token);
+    expect(first.is_default).toBe(true);
+    // The plan is bought with a new card: Stripe makes it the subscription's card, so it becomes the default.
+    const paid = await t.post("/api/payments/card", {
+      token,
+      json: { type: "new-card", idempotency_key: newKey(), paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const stripeSubId = (paid.body.data.subscription as { stripe_sub_id: string }).stripe_sub_id;
+    const stripe = t.api.payments.gateway.stripe;
+    const payer = (await stripe.subscriptions.retrieve(stripeSubId)).default_payment_method as string;
+    expect(payer).not.toBe(first.payment_method_id);
+    const defaults = () =>
+      t.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", userId).where("is_default", "=", 1).execute();
+    expect(await defaults()).toEqual([{ payment_method_id: payer }]);
+
+    // 'Set Default' on the first card: it pays the renewals at Stripe (the subscription and the customer) and here.
+    const moved = await t.request("PUT", `/api/payment-methods/${first.id}/set-default`, { token });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await stripe.subscriptions.retrieve(stripeSubId)).default_payment_method).toBe(first.payment_method_id);
+    const user = await t.db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
+    const stripeCustomer = await stripe.customers.retrieve(user.stripe_customer_id!);
+    expect(!stripeCustomer.deleted && stripeCustomer.invoice_settings.default_payment_method).toBe(first.payment_method_id);
+    expect(await defaults()).toEqual([{ payment_method_id: first.payment_method_id }]);
   });
 
   it("saves the card of a hosted setup page (no JavaScript), once, and only for its owner", async () => {

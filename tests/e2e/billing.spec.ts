@@ -107,6 +107,22 @@ test.describe("billing", () => {
     expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
   });
 
+  test("with JavaScript the refund step is a modal: focus stays in it, Escape is its 'Go back' and focus returns", async ({ page, login }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "a modal needs JavaScript; without it the dialog is a page state");
+    const user = await login();
+    await buyWithCard(page, testInfo, 1);
+    await open(page, "/billing", testInfo);
+    const opener = page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("link", { name: "Request refund" });
+    await opener.focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/refund=\d+/);
+    await expectKeyboardModal(page, page.getByRole("dialog", { name: "Request a refund" }), { opener });
+    await expect(page).not.toHaveURL(/refund=/);
+    // Nothing was refunded.
+    expect(await renewalState(user.email)).toEqual({ subs_status: "subscription_started", cancel_at_period_end: 0 });
+    await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
+  });
+
   test("a crypto purchase's invoice downloads as a PDF, and crypto plans have no auto-renewal button", async ({ page, login }, testInfo) => {
     await login();
     await open(page, "/subscription/payment/6", testInfo);

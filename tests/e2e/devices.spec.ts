@@ -1,4 +1,5 @@
 import type { Browser, Page, TestInfo } from "@playwright/test";
+import { expectKeyboardModal } from "../support/dialogs";
 import { hasJavaScript, open } from "../support/e2e";
 import { expect, signInThroughForm, test } from "../support/fixtures";
 
@@ -96,4 +97,25 @@ test("terminating this browser's own device signs it out", async ({ page, login 
   await page.getByRole("dialog").getByRole("button", { name: "Terminate" }).click();
   await expect(page).toHaveURL(/\/login$/);
   await expect(page.getByText("Device terminated successfully")).toBeVisible();
+});
+
+test("with JavaScript Terminate and Clear All confirm in modals: focus stays in them, Escape cancels and focus returns", async ({ page, login }, testInfo) => {
+  test.skip(!hasJavaScript(testInfo), "a modal needs JavaScript; without it the dialog is a page state");
+  await login();
+  await open(page, "/connected-devices", testInfo);
+  const terminate = deviceCards(page).filter({ hasText: "This device" }).getByRole("button", { name: /^Terminate/ });
+  await terminate.focus();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\?confirm=device-\d+$/);
+  await expectKeyboardModal(page, page.getByRole("dialog", { name: "Terminate this device?" }), { opener: terminate });
+  await expect(page).toHaveURL(/\/connected-devices$/);
+
+  const clearAll = page.getByRole("button", { name: "Clear All" });
+  await clearAll.focus();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\?confirm=all$/);
+  await expectKeyboardModal(page, page.getByRole("dialog", { name: "Terminate all devices?" }), { opener: clearAll });
+  await expect(page).toHaveURL(/\/connected-devices$/);
+  // Nothing was terminated: still signed in, the device still listed.
+  await expect(deviceCards(page)).toHaveCount(1);
 });

@@ -1,5 +1,6 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
+import { expectKeyboardModal } from "../support/dialogs";
 import { hasJavaScript, open, withDatabase } from "../support/e2e";
 import { expect, type Login, test } from "../support/fixtures";
 
@@ -67,6 +68,20 @@ test.describe("wallets at checkout, with JavaScript", () => {
     await expect(sheet).toBeHidden();
     await expect(page.getByRole("status").filter({ hasText: "You cancelled Google Pay before completing the purchase." })).toBeVisible();
     await expect(item.getByRole("button", { name: "Pay with Google Pay" })).toBeEnabled();
+    expect(await transactionsOf(user.email)).toEqual([]);
+  });
+
+  test("the sheet is a modal: focus stays in it, Escape is its Cancel and focus returns to the wallet's button", async ({ page, login }, testInfo) => {
+    const user = await signedInAtCheckout(page, testInfo, login);
+    const item = panel(page, "Google Pay");
+    await item.locator("summary").click();
+    const opener = item.getByRole("button", { name: "Pay with Google Pay" });
+    await opener.focus();
+    await page.keyboard.press("Enter");
+    const sheet = page.getByRole("dialog", { name: "Google Pay (sandbox)" });
+    await expect(sheet.getByRole("button", { name: "Approve" })).toBeFocused();
+    await expectKeyboardModal(page, sheet, { opener });
+    await expect(page.getByRole("status").filter({ hasText: "You cancelled Google Pay before completing the purchase." })).toBeVisible();
     expect(await transactionsOf(user.email)).toEqual([]);
   });
 

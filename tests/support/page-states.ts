@@ -482,6 +482,14 @@ export function pageFlows(base: string): PageFlow[] {
         await page.getByRole("region", { name: "Subscription" }).getByRole("button", { name: "Cancel auto-renewal" }).click();
         await expect(page.getByRole("dialog", { name: "Cancel auto-renewal?" })).toBeVisible();
         await visit.snap("/billing: Cancel auto-renewal?");
+        // Its other wording: off, then 'Turn on auto-renewal?' (confirmed, so that the plan renews again).
+        await page.getByRole("dialog", { name: "Cancel auto-renewal?" }).getByRole("button", { name: "Confirm" }).click();
+        await page.getByRole("region", { name: "Subscription" }).getByRole("button", { name: "Active auto-renewal" }).click();
+        const turnOn = page.getByRole("dialog", { name: "Turn on auto-renewal?" });
+        await expect(turnOn).toBeVisible();
+        await visit.snap("/billing: Turn on auto-renewal?");
+        await turnOn.getByRole("button", { name: "Confirm" }).click();
+        await expect(page.getByRole("region", { name: "Subscription" }).getByRole("button", { name: "Cancel auto-renewal" })).toBeVisible();
         await visit.open("/billing");
         await row.getByRole("link", { name: "Request refund" }).click();
         await expect(page.getByRole("dialog", { name: "Request a refund" })).toBeVisible();
@@ -513,8 +521,10 @@ export function pageFlows(base: string): PageFlow[] {
         }
         await expect(page.getByText("New Payment Method Added Successfully.")).toBeVisible();
         await visit.snap("/billing?tab=payment-method: a card added");
+        // The card plan renews: the default card says 'Pays your renewals' (in the state above too).
+        await expect(page.getByText("Pays your renewals", { exact: true })).toBeVisible();
         await page.getByRole("listitem").filter({ hasText: "Second Holder" }).getByRole("link", { name: /^Delete/ }).click();
-        await expect(page.getByRole("button", { name: "Yes, delete" })).toBeVisible();
+        await expect(page.getByRole("dialog", { name: /^Delete the / }).getByRole("button", { name: "Yes, delete" })).toBeVisible();
         await visit.snap("/billing?tab=payment-method: delete a card?");
       },
     },

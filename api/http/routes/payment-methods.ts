@@ -288,7 +288,8 @@ export const paymentMethodRoutes = [
     operationId: "setDefaultSavedCard",
     tags: ["Billing"],
     summary: "Make a saved card the default",
-    description: "Only that card is the default afterwards; it becomes the customer's invoice default at Stripe.",
+    description:
+      "Only that card is the default afterwards: it becomes the customer's invoice default at Stripe and the default_payment_method of the account's card subscription (the card that pays the renewals).",
     auth: true,
     params: setDefaultParams,
     success: { description: `'${SAVED_CARD_MESSAGES.defaultSet}'`, data: SavedCardSchema },
@@ -322,7 +323,8 @@ export const paymentMethodRoutes = [
     operationId: "updateSubscriptionPaymentMethod",
     tags: ["Billing"],
     summary: "Choose which saved card pays the card subscription",
-    description: "Sets the Stripe subscription's default_payment_method to the saved card. Failures are read as errors.message.",
+    description:
+      "Sets the Stripe subscription's default_payment_method to the saved card, which also becomes the account's default card (one setting). Failures are read as errors.message.",
     auth: true,
     body: updatePaymentMethodRequest,
     success: { description: `'${SAVED_CARD_MESSAGES.subscriptionUpdated}'`, data: z.null() },
@@ -331,7 +333,7 @@ export const paymentMethodRoutes = [
       409: `'${SAVED_CARD_MESSAGES.subscriptionNotCard}'`,
     },
     async handler({ ctx, auth, body: input }) {
-      await updateSubscriptionPaymentMethod(ctx.payments, auth.user.id, input);
+      await updateSubscriptionPaymentMethod(ctx.payments, auth.user, input);
       return { data: null, message: SAVED_CARD_MESSAGES.subscriptionUpdated };
     },
   }),

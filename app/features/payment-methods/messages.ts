@@ -16,8 +16,6 @@ export const PAYMENT_METHOD_MESSAGES = {
   deleteFailed: "Failed to delete Payment Method",
   defaultFailed: "Failed to mark Payment Method as Default",
   fetchFailed: "Failed to fetch Payment Methods",
-  subscriptionUpdated: "Payment method updated successfully",
-  subscriptionFailed: "Failed to update payment method",
   idRequired: "Payment method ID is required",
   name: "Please enter the cardholder name",
   postal: "Please enter the postal code",

@@ -1,4 +1,5 @@
 import { Form, Link, useActionData } from "@remix-run/react";
+import { ModalDialog } from "~/components/modal-dialog";
 import { AddCardForm } from "./add-card-form";
 import { PAYMENT_METHOD_MESSAGES, TAB_PATH, tabHref } from "./messages";
 import type { CardView, PaymentMethodsState } from "./payment-methods.server";
@@ -7,13 +8,15 @@ import { brandKey, brandName } from "~/utils/cards";
 // The 'Payment Method' tab (commerce §2). Every action is a plain form post to /billing?tab=payment-method
 // (the billing route's action delegates to paymentMethodsAction); delete and edit are server-rendered
 // steps reached by links (?delete=ID, ?edit=ID), so everything but the inline card entry works without
-// JavaScript.
+// JavaScript. The default card is the one that pays the card subscription's renewals (one setting, issue
+// 21): the card says so itself, and 'Set Default' on another card moves the renewals to it.
 
 type ActionErrors = { paymentMethodsForm?: string; id?: number; errors?: Record<string, string> };
 
 export function PaymentMethodsTab({ state }: { state: PaymentMethodsState }) {
   const { cards, pagination } = state;
   const page = pagination.current_page;
+  const deleting = cards.find((card) => card.id === state.confirmDelete && !card.is_default) ?? null;
   return (
     <section className="payment-methods" aria-labelledby="payment-methods-heading">
       <h2 id="payment-methods-heading">Payment Method</h2>
@@ -21,6 +24,11 @@ export function PaymentMethodsTab({ state }: { state: PaymentMethodsState }) {
         <p className="payment-methods__note">
           Saved cards are used by plans paid by card. Your current plan is not paid by card
           {cards.length ? ", but you can still manage the cards saved to your account." : "."}
+        </p>
+      ) : null}
+      {state.cardSubscription && pagination.total > 1 ? (
+        <p className="payment-methods__note" id="renewals-note">
+          Your default card pays your {state.cardSubscription.title} plan's renewals. Set another card as default to pay them with it.
         </p>
       ) : null}
       {state.cardsFailed ? (
@@ -37,19 +45,24 @@ export function PaymentMethodsTab({ state }: { state: PaymentMethodsState }) {
         </ul>
       )}
       {pagination.total > pagination.per_page ? <Pagination current={page} last={pagination.last_page} /> : null}
-      {state.cardSubscription && cards.length > 0 ? <SubscriptionCard state={state} page={page} /> : null}
       <section className="payment-methods__add-section" aria-labelledby="add-card-heading">
         <h3 id="add-card-heading">Add card</h3>
         <AddCardForm gateway={state.gateway} />
       </section>
+      {deleting ? <ConfirmDelete card={deleting} label={cardLabel(deleting)} page={page} /> : null}
     </section>
   );
 }
 
+function cardLabel(card: CardView): string {
+  return `${brandName(card.card_brand)} ending ${card.card_number.slice(-4)}`;
+}
+
 function CardItem({ card, state, page }: { card: CardView; state: PaymentMethodsState; page: number }) {
-  const confirming = state.confirmDelete === card.id;
   const editing = state.editing === card.id;
-  const label = `${brandName(card.card_brand)} ending ${card.card_number.slice(-4)}`;
+  const label = cardLabel(card);
+  // Only while a card subscription renews does the default card pay anything: then it says so.
+  const paysRenewals = card.is_default && state.cardSubscription !== null;
   return (
     <li className={`payment-card${card.is_default ? " payment-card--default" : ""}`} aria-label={label}>
       <div className="payment-card__summary">
@@ -57,6 +70,7 @@ function CardItem({ card, state, page }: { card: CardView; state: PaymentMethods
         <span className="payment-card__number">{card.card_number}</span>
         {card.is_default ? <span className="badge payment-card__badge">Default</span> : null}
       </div>
+      {paysRenewals ? <p className="payment-card__renewals">Pays your renewals</p> : null}
       <dl className="payment-card__details">
         <div>
           <dt>Expires</dt>
@@ -79,7 +93,7 @@ function CardItem({ card, state, page }: { card: CardView; state: PaymentMethods
             <input type="hidden" name="intent" value="set-default" />
             <input type="hidden" name="id" value={card.id} />
             <input type="hidden" name="page" value={page} />
-            <button type="submit" className="button">
+            <button type="submit" className="button" aria-describedby={state.cardSubscription ? "renewals-note" : undefined}>
               Set Default
             </button>
           </Form>
@@ -95,29 +109,31 @@ function CardItem({ card, state, page }: { card: CardView; state: PaymentMethods
           </Link>
         )}
       </div>
-      {confirming && !card.is_default ? <ConfirmDelete card={card} label={label} page={page} /> : null}
       {editing ? <EditCard card={card} label={label} page={page} /> : null}
     </li>
   );
 }
 
+/** The delete step (?delete=ID): a server-rendered dialog, a real modal with JavaScript; Cancel and Escape go back to the list. */
 function ConfirmDelete({ card, label, page }: { card: CardView; label: string; page: number }) {
   return (
-    // biome-ignore lint/a11y/useSemanticElements: it groups a question and its two forms; a <fieldset> holds controls of one form
-    <div className="payment-card__confirm" role="group" aria-label="Confirm deletion">
-      <p>Delete the {label}? It cannot be used for payments afterwards.</p>
-      <Form method="post" action={TAB_PATH}>
+    <ModalDialog labelledBy="delete-card-title" cancelTo={tabHref({ page })}>
+      <header className="dialog-header">
+        <h3 id="delete-card-title">Delete the {label}?</h3>
+      </header>
+      <p>It cannot be used for payments afterwards.</p>
+      <Form method="post" action={TAB_PATH} className="billing-dialog-actions">
         <input type="hidden" name="intent" value="delete-card" />
         <input type="hidden" name="id" value={card.id} />
         <input type="hidden" name="page" value={page} />
+        <Link to={tabHref({ page })} className="button" replace>
+          Cancel
+        </Link>
         <button type="submit" className="button button--danger">
           Yes, delete
         </button>
       </Form>
-      <Link to={tabHref({ page })} className="button">
-        Cancel
-      </Link>
-    </div>
+    </ModalDialog>
   );
 }
 
@@ -150,33 +166,6 @@ function EditCard({ card, label, page }: { card: CardView; label: string; page: 
       <Link to={tabHref({ page })} className="button">
         Cancel
       </Link>
-    </Form>
-  );
-}
-
-function SubscriptionCard({ state, page }: { state: PaymentMethodsState; page: number }) {
-  const subscription = state.cardSubscription!;
-  const current = state.cards.find((card) => card.is_default) ?? state.cards[0];
-  return (
-    <Form method="post" action={TAB_PATH} className="payment-methods__subscription" aria-labelledby="update-pm-heading">
-      <h3 id="update-pm-heading">Update payment method</h3>
-      <p className="muted">Choose the saved card that pays your {subscription.title} plan.</p>
-      <input type="hidden" name="intent" value="update-payment-method" />
-      <input type="hidden" name="subscriptionId" value={subscription.stripe_sub_id} />
-      <input type="hidden" name="page" value={page} />
-      <div className="field">
-        <label htmlFor="subscription-card">Card for the subscription</label>
-        <select id="subscription-card" name="paymentMethodId" defaultValue={current?.payment_method_id}>
-          {state.cards.map((card) => (
-            <option key={card.id} value={card.payment_method_id}>
-              {brandName(card.card_brand)} {card.card_number} ({card.card_exp})
-            </option>
-          ))}
-        </select>
-      </div>
-      <button type="submit" className="button button--primary">
-        Update payment method
-      </button>
     </Form>
   );
 }

@@ -7,9 +7,10 @@ import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server
 import { PAYMENT_METHOD_MESSAGES, PER_PAGE, TAB_PATH, tabHref } from "./messages";
 
 // The 'Payment Method' tab of /billing (commerce §2, §4, §7, §8): the saved cards 6 per page, adding a
-// card (inline card entry with JavaScript, the hosted setup page without), editing, the default card,
-// deleting with a server-rendered confirm step, and which card pays the card subscription. The
-// /billing route calls paymentMethodsState() from its loader and paymentMethodsAction() from its action.
+// card (inline card entry with JavaScript, the hosted setup page without), editing, the default card
+// (which is also the card that pays the card subscription's renewals: the API sets both together),
+// and deleting with a server-rendered confirm step. The /billing route calls paymentMethodsState()
+// from its loader and paymentMethodsAction() from its action.
 
 export type SavedCard = ApiSchemas["SavedCard"];
 
@@ -23,7 +24,7 @@ export type PaymentMethodsState = {
   pagination: { current_page: number; last_page: number; per_page: number; total: number };
   /** The list could not be loaded ('Failed to fetch Payment Methods'). */
   cardsFailed: boolean;
-  /** The active card subscription that renews (its card can be changed), or null. */
+  /** The active card subscription while it renews (auto-renewal on): the default card pays its renewals. Else null. */
   cardSubscription: { id: number; title: string; stripe_sub_id: string } | null;
   /** Whether the account's plan is paid through the card provider (commerce §2: the tab is for them). */
   paysByCard: boolean;
@@ -72,7 +73,7 @@ export async function paymentMethodsState(request: Request, context: AppLoadCont
     pagination: list.ok ? list.data.pagination : { current_page: 1, last_page: 1, per_page: PER_PAGE, total: 0 },
     cardsFailed: !list.ok,
     cardSubscription:
-      subscription && paysByCard && subscription.billing_type === "recurring" && subscription.stripe_sub_id
+      subscription && paysByCard && subscription.billing_type === "recurring" && subscription.stripe_sub_id && subscription.subs_status === "subscription_started"
         ? { id: subscription.id, title: subscription.title, stripe_sub_id: subscription.stripe_sub_id }
         : null,
     paysByCard,
@@ -83,7 +84,7 @@ export async function paymentMethodsState(request: Request, context: AppLoadCont
   };
 }
 
-const INTENTS = ["add-card", "complete-add-card", "hosted-setup", "update-card", "set-default", "delete-card", "update-payment-method"] as const;
+const INTENTS = ["add-card", "complete-add-card", "hosted-setup", "update-card", "set-default", "delete-card"] as const;
 type Intent = (typeof INTENTS)[number];
 
 function text(formData: FormData, name: string): string {
@@ -189,14 +190,6 @@ export async function paymentMethodsAction(
       const deleted = await api.delete("/api/payment-methods/{id}/delete-saved-card", { params: { path: { id } } });
       if (!deleted.ok) return fail(deleted.message, PAYMENT_METHOD_MESSAGES.deleteFailed);
       return redirectWithSuccess(TAB_PATH, PAYMENT_METHOD_MESSAGES.deleted);
-    }
-    case "update-payment-method": {
-      const updated = await api.post("/api/stripe/update-payment-method", {
-        body: { subscriptionId: text(formData, "subscriptionId"), paymentMethodId: text(formData, "paymentMethodId") },
-      });
-      // Commerce §8 'Billing': the spec's own wording for this pair of toasts.
-      if (!updated.ok) return fail("", PAYMENT_METHOD_MESSAGES.subscriptionFailed);
-      return redirectWithSuccess(back, PAYMENT_METHOD_MESSAGES.subscriptionUpdated);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef } from "react";
+import { useId } from "react";
+import { ModalDialog } from "~/components/modal-dialog";
 import { Spinner } from "~/components/spinner";
 import { Toasts } from "~/components/toasts";
 import { WALLET_NAMES, type Wallet } from "~/utils/wallet-errors";
@@ -6,8 +7,8 @@ import { formatMoney } from "~/utils/plans";
 import { type WalletOrder, intervalLabel } from "./wallet-request";
 
 // The sandbox's stand-in for a wallet's payment sheet (Google Pay's and Apple Pay's own sheets are
-// the browser's and cannot run offline): a real dialog with the amount, what renews, and buttons for
-// what a buyer or a wallet can do. Shared by the checkout and /demo.
+// the browser's and cannot run offline): a real modal dialog with the amount, what renews, and buttons
+// for what a buyer or a wallet can do. Shared by the checkout and /demo; JavaScript only, like the wallets.
 
 export type SheetOutcome = { id: string; label: string; primary?: boolean };
 
@@ -29,21 +30,12 @@ export function WalletSheet({
   onCancel: () => void;
 }) {
   const titleId = useId();
-  const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    first.current?.focus();
-  }, []);
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape" && !busy) onCancel();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [busy, onCancel]);
   const recurring = wallet === "applepay" && order.interval && order.renewalCents !== null;
+  // A real modal (showModal: focus moves to 'Approve', stays in the sheet, returns to the wallet's button);
+  // Escape is the sheet's Cancel, except while the payment is under way.
   return (
-    <div className="dialog-backdrop">
-      <div role="dialog" aria-modal="true" aria-labelledby={titleId} className="dialog wallet-sheet" aria-busy={busy || undefined}>
+    <ModalDialog labelledBy={titleId} onCancel={onCancel} cancelDisabled={busy} className="wallet-sheet">
+      <div aria-busy={busy || undefined}>
         <h2 id={titleId}>{WALLET_NAMES[wallet]} (sandbox)</h2>
         <p className="muted">{note}</p>
         <dl className="wallet-sheet__lines">
@@ -65,10 +57,9 @@ export function WalletSheet({
           </div>
         </dl>
         <div className="wallet-sheet__actions">
-          {outcomes.map((outcome, index) => (
+          {outcomes.map((outcome) => (
             <button
               key={outcome.id}
-              ref={index === 0 ? first : undefined}
               type="button"
               className={`button ${outcome.primary ? "button--primary" : ""}`}
               disabled={busy}
@@ -80,7 +71,7 @@ export function WalletSheet({
         </div>
         {busy ? <Spinner /> : null}
       </div>
-    </div>
+    </ModalDialog>
   );
 }
 

@@ -153,8 +153,7 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
   const actionData = useActionData<RefundActionData>();
   const addressError = actionData?.refundForm === transaction.id ? actionData.errors.refund_address : undefined;
   return (
-    <div className="dialog-backdrop">
-      <section className="dialog" role="dialog" aria-modal="true" aria-labelledby="refund-title">
+    <ModalDialog labelledBy="refund-title" cancelTo={pageHref(page)}>
         <header className="dialog-header">
           <h2 id="refund-title">{REFUND_FORM.title}</h2>
           <Link to={pageHref(page)} className="button button--link" aria-label="Close" replace>
@@ -204,8 +203,7 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
             </button>
           </div>
         </Form>
-      </section>
-    </div>
+    </ModalDialog>
   );
 }
 
