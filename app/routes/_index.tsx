@@ -11,6 +11,7 @@ import { PaymentFailedBanner } from "~/features/dunning/payment-failed-banner";
 import { paymentFailedView } from "~/features/dunning/payment-failed.server";
 import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
 import { loadAccountHome } from "~/utils/account-home.server";
+import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates.server";
@@ -22,9 +23,6 @@ import { pageMeta } from "~/utils/meta";
 
 export const meta: MetaFunction = () => pageMeta("My Account | VPN Account", "Your VPN subscription, the apps to download and how you sign in.");
 
-// Fixed store links (identity §2); the desktop links come from the API.
-const IOS_APP_URL = "https://apps.apple.com/app/id6450000000";
-const ANDROID_APP_URL = "https://play.google.com/store/apps/details?id=com.example.vpn";
 
 // The account home renders the menu layout itself instead of sitting under routes/_app: its one API
 // call (/api/account/home) checks the token and reads the user with everything else, where the
