@@ -12,12 +12,16 @@ async function payByCard(page: Page, testInfo: TestInfo, number: string) {
   if (!hasJavaScript(testInfo)) {
     await page.getByRole("button", { name: "Continue to secure payment page" }).click();
   }
+  await fillCard(page, number);
+  await page.getByRole("button", { name: /^Pay \$/ }).click();
+}
+
+async function fillCard(page: Page, number: string) {
   await page.getByLabel("Card number").fill(number);
   await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
   await page.getByLabel("CVC").fill("123");
   await page.getByLabel("Cardholder name").fill("Pat Payer");
   await page.getByLabel("Postal code").fill("10115");
-  await page.getByRole("button", { name: /^Pay \$/ }).click();
 }
 
 async function expectPaid(page: Page) {
@@ -36,6 +40,18 @@ async function subscriptionsOf(email: string) {
       .innerJoin("users", "users.id", "subscriptions.user_id")
       .select(["subscriptions.plan_id", "subscriptions.billing_type"])
       .where("users.email", "=", email)
+      .execute(),
+  );
+}
+
+async function paymentsOf(email: string) {
+  return withDatabase((db) =>
+    db
+      .selectFrom("transactions")
+      .innerJoin("users", "users.id", "transactions.user_id")
+      .select(["transactions.status", "transactions.amount_cents"])
+      .where("users.email", "=", email)
+      .orderBy("transactions.id")
       .execute(),
   );
 }
@@ -87,6 +103,38 @@ test.describe("checkout", () => {
     await payByCard(page, testInfo, DECLINED_CARD);
     await expect(page.getByText("Your card was declined.").first()).toBeVisible();
     expect(await subscriptionsOf(user.email)).toEqual([]);
+  });
+
+  test("after a decline a second card pays; the same card again is the same attempt", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    await payByCard(page, testInfo, DECLINED_CARD);
+    await expect(page.getByText("Your card was declined.").first()).toBeVisible();
+    const declines = await paymentsOf(user.email);
+    const pay = page.getByRole("button", { name: /^Pay \$/ });
+    if (hasJavaScript(testInfo)) {
+      // The inline form keeps what was typed.
+      await expect(page.getByLabel("Card number")).toHaveValue(DECLINED_CARD);
+      await expect(page.getByLabel("Cardholder name")).toHaveValue("Pat Payer");
+      // Pressed again unchanged: the same idempotency key, so the API repeats its answer and records nothing new.
+      await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/subscription/payment/1")), pay.click()]);
+      await expect(page.getByRole("alert").filter({ hasText: "Your card was declined." }).first()).toBeVisible();
+      await expect(page.getByText("This payment was already submitted", { exact: false })).toHaveCount(0);
+      expect(await paymentsOf(user.email)).toEqual(declines);
+      // Only the number corrected: a new attempt.
+      await page.getByLabel("Card number").fill(GOOD_CARD);
+      await pay.click();
+    } else {
+      // The hosted page is still open, its card number cleared (the sandbox never echoes one back).
+      await fillCard(page, GOOD_CARD);
+      await pay.click();
+    }
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+    await expect(page.getByText("This payment was already submitted", { exact: false })).toHaveCount(0);
+    const payments = await paymentsOf(user.email);
+    expect(payments.filter((p) => p.status === "paid")).toEqual([{ status: "paid", amount_cents: 999 }]);
+    expect(payments.filter((p) => p.status !== "paid")).toEqual(declines);
+    expect(await subscriptionsOf(user.email)).toEqual([{ plan_id: 1, billing_type: "recurring" }]);
   });
 
   test("a signed-in user pays again with the saved card ('Pay Now')", async ({ page, login }, testInfo) => {

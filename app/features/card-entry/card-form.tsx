@@ -1,7 +1,7 @@
 import { useActionData, useNavigation } from "@remix-run/react";
 import { type ComponentType, type FormEvent, useEffect, useRef, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-payment";
+import { type CardFormProps, useLastPaymentMethod, usePayWithPaymentMethod, usePaying } from "./card-payment";
 import type { CardErrors } from "./card-messages";
 import { SandboxCardFields, readSandboxCard, tokenizeSandboxCard } from "./sandbox-card";
 
@@ -33,6 +33,7 @@ function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
   const [errors, setErrors] = useState<CardErrors>({});
   const { busy, setTokenizing } = usePaying();
   const pay = usePayWithPaymentMethod(idempotencyKey);
+  const lastCard = useLastPaymentMethod();
   const sent = useRef(false);
   const actionData = useActionData<{ form?: string; serverError?: string | null }>();
   const navigation = useNavigation();
@@ -49,6 +50,13 @@ function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
     setErrors(invalid);
     if (!card) return;
     sent.current = true;
+    // The same details again (after a refusal) are the same attempt; changed ones a new attempt.
+    const details = JSON.stringify(card);
+    const same = lastCard.reuse(details);
+    if (same) {
+      pay(same);
+      return;
+    }
     setTokenizing(true);
     const tokenized = await tokenizeSandboxCard(gateway.publishable_key, card);
     setTokenizing(false);
@@ -57,6 +65,7 @@ function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
       setErrors(tokenized.error === "Network error" ? { form: tokenized.error } : { card: tokenized.error });
       return;
     }
+    lastCard.remember(details, tokenized.id);
     pay(tokenized.id);
   }
 

@@ -1,15 +1,16 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
 import { type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
-import { formFailure, parseSubmission } from "~/utils/forms.server";
+import { failureStatus, formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
-import { purchaseTerms } from "./summary";
+import { RECEIPT_PARAM } from "./receipt";
+import { loadReceipt, type Receipt } from "./receipt.server";
 
 // The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
@@ -21,6 +22,8 @@ export type CouponQuote = ApiSchemas["CouponQuote"];
 
 /** 'Payment Successful!' redirects to the account after this many seconds (commerce §9). */
 export const SUCCESS_REDIRECT_SECONDS = 300;
+/** The page stays the receipt this long after paying (the checkout flow's own hour). */
+const RECEIPT_SECONDS = 60 * 60;
 
 const PAYMENT_NOT_COMPLETED = "The payment was not completed.";
 
@@ -41,21 +44,19 @@ export type CheckoutState = {
   coupon: CouponQuote | null;
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
   idempotencyKey: string;
-  /** Seconds left before 'Payment Successful!' sends the visitor home; null before the payment. */
+  /** Seconds left before 'Payment Successful!' sends the customer home; null without it (before paying, or closed). */
   paidRedirectIn: number | null;
+  /** After paying, the page is the receipt instead of the checkout; null before. */
+  receipt: Receipt | null;
   notice: string | null;
   /** Back from the bank's challenge without JavaScript, and it failed: the message, next to that form. */
   authenticationFailure: { form: string; message: string } | null;
   /** The first term's end if paid now (the order summary, docs/decisions/029). */
   termEndsOn: string;
-  /** 'Payment Successful!' repeats what was bought, with the amount charged; null before the payment. */
-  confirmation: PaidConfirmation | null;
 };
 
 /** The forms that pay by card and may meet 3-D Secure. */
 const CARD_FORMS = new Set(["pay-card", "pay-saved"]);
-
-export type PaidConfirmation = { plan: string; charged: string; buys: string; termEndsOn: string; renews: string };
 
 export function checkoutPath(planId: number, prefix: "/subscription/payment" | "/payment" = "/subscription/payment") {
   return `${prefix}/${planId}`;
@@ -142,11 +143,14 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     throw await redirectWithSuccess(here, "Payment received. Crypto payments take 1 to 3 hours to confirm; your plan starts then.");
   }
 
+  const flow = await flowFor(request, planId);
+  // Paid for this plan within the hour: the receipt, and no payment forms (nothing to pay twice for).
+  const paid = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
   const [detail, gateway, me, cards] = await Promise.all([
     api.post("/api/plans/detail", { body: { planId } }),
     api.get("/api/payments/config"),
     token ? api.get("/api/me") : Promise.resolve(null),
-    token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
+    token && !paid ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
   ]);
   if (!detail.ok) {
     if (detail.code === "not_found" || detail.code === "validation_failed") throw new Response("Not Found", { status: 404 });
@@ -154,14 +158,20 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   }
   if (!gateway.ok) throw serviceUnavailable();
 
-  const flow = await flowFor(request, planId);
   let coupon: CouponQuote | null = null;
-  if (flow.coupon) {
+  if (flow.coupon && !paid) {
     const quote = await api.post("/api/coupons/apply", { body: { code: flow.coupon, planId } });
     coupon = quote.ok ? quote.data : null;
   }
 
-  const paidRedirectIn = flow.paidAt ? secondsLeft(flow.paidAt, SUCCESS_REDIRECT_SECONDS) : null;
+  // The API's clock, not ours: in sandbox mode the test clock may have moved it.
+  const termEndsOn = formatLongDate(detail.data.term_ends_on);
+  const receipt =
+    paid && me?.ok
+      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, termEndsOnIfPaidNow: termEndsOn, userAgent: request.headers.get("User-Agent") })
+      : null;
+  // 'Payment Successful!' counts down over the receipt until the customer closes it (then it stays).
+  const redirectIn = receipt && flow.paidAt && !url.searchParams.has(RECEIPT_PARAM) ? secondsLeft(flow.paidAt, SUCCESS_REDIRECT_SECONDS) : 0;
   const state: CheckoutState = {
     plan: detail.data.plan_data,
     accountEmail: me?.ok ? me.data.email : null,
@@ -170,33 +180,14 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     cardsFailed: Boolean(me?.ok && cards && !cards.ok),
     gateway: gateway.data,
     coupon,
-    idempotencyKey: randomBytes(18).toString("base64url"),
-    paidRedirectIn: paidRedirectIn && paidRedirectIn > 0 ? paidRedirectIn : null,
+    idempotencyKey: newIdempotencyKey(),
+    paidRedirectIn: redirectIn > 0 ? redirectIn : null,
+    receipt,
     notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
     authenticationFailure,
-    // The API's clock, not ours: in sandbox mode the test clock may have moved it.
-    termEndsOn: formatLongDate(detail.data.term_ends_on),
-    confirmation: paidRedirectIn && paidRedirectIn > 0 && token ? await paidConfirmation(api, detail.data.plan_data) : null,
+    termEndsOn,
   };
   return state;
-}
-
-/** After paying: the plan as recorded (its term end) and the amount actually charged (a coupon included). */
-async function paidConfirmation(api: ReturnType<typeof createApiClient>, plan: Plan): Promise<PaidConfirmation | null> {
-  const [active, history] = await Promise.all([
-    api.post("/api/subscription/active"),
-    api.post("/api/billing/transactions", { body: { page: 1, per_page: 5 } }),
-  ]);
-  if (!active.ok || !active.data.subscription) return null;
-  const latest = history.ok ? history.data.transactions.find((t) => t.status === "paid") : undefined;
-  const terms = purchaseTerms(plan);
-  return {
-    plan: active.data.subscription.title,
-    charged: formatMoney(latest ? latest.amount : plan.discounted_price),
-    buys: terms.buys,
-    termEndsOn: formatLongDate(active.data.subscription.sub_exp_date),
-    renews: terms.renews,
-  };
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {
@@ -214,6 +205,21 @@ function visitorStep(flow: CheckoutFlow): VisitorStep {
 const VISITOR_INTENTS = new Set(["email", "resend", "code", "password"]);
 
 type ActionArgs = { request: Request; context: AppLoadContext; formData: FormData; planId: number };
+
+function newIdempotencyKey(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+/**
+ * The idempotency key of one card payment: the page's key (one per rendering) and the card together.
+ * A refused payment leaves the page as it is (no new key), so the customer's next card must still be
+ * a new attempt, while the same card posted twice (a double submit, a retry after a lost answer) is
+ * the same attempt and pays once (issue 21). Without the page's key the API refuses as before.
+ */
+function attemptKey(pageKey: string, paymentMethodId: string): string {
+  if (!pageKey) return "";
+  return createHash("sha256").update(`${pageKey}\n${paymentMethodId}`).digest("base64url");
+}
 
 /** What a failed payment answers: the message inline (and as a toast), the form kept. */
 function paymentFailure(form: string, message: string, status: number) {
@@ -315,7 +321,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "pay-saved": {
       if (!token) return redirect(here);
       const paymentMethodId = String(formData.get("paymentMethodId") ?? "").trim();
-      const key = String(formData.get("idempotency_key") ?? "");
+      const key = attemptKey(String(formData.get("idempotency_key") ?? ""), paymentMethodId);
       const me = await api.get("/api/me");
       if (!me.ok) throw serviceUnavailable();
       if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
@@ -364,8 +370,15 @@ export async function checkoutAction(intent: string, { request, context, formDat
         body: { payment_intent: String(formData.get("payment_intent") ?? ""), ...(subscription ? { subscription } : {}) },
       });
       const shownOn = CARD_FORMS.has(form) ? form : "pay-card";
-      if (!finished.ok) return paymentFailure(shownOn, finished.message || "Failed to create Stripe payment", finished.status);
-      if (finished.data.status !== "paid") return paymentFailure(shownOn, PAYMENT_NOT_COMPLETED, 409);
+      // The attempt is over and charged nothing: the page's next payment is a new attempt, even with the
+      // same card (its stored answer is the challenge just failed), so it gets a new key.
+      const failed = (message: string, status: number) =>
+        data(
+          { form: shownOn, result: undefined, serverError: message, idempotencyKey: newIdempotencyKey() },
+          { status: failureStatus(status) },
+        );
+      if (!finished.ok) return failed(finished.message || "Failed to create Stripe payment", finished.status);
+      if (finished.data.status !== "paid") return failed(PAYMENT_NOT_COMPLETED, 409);
       return redirect(here, { headers: { "Set-Cookie": await save({ planId, paidAt: Date.now() }) } });
     }
 

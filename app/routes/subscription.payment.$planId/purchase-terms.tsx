@@ -1,5 +1,6 @@
 import { purchaseTerms } from "./summary";
-import type { CheckoutState, PaidConfirmation } from "./checkout.server";
+import type { CheckoutState } from "./checkout.server";
+import type { Receipt } from "./receipt.server";
 
 // What is bought, said plainly (docs/decisions/029): in the order summary before paying, and repeated
 // in 'Payment Successful!' with the amount actually charged (a coupon included).
@@ -16,15 +17,14 @@ export function PurchaseTerms({ plan, termEndsOn }: { plan: CheckoutState["plan"
   );
 }
 
-export function PaidConfirmationDetails({ confirmation }: { confirmation: PaidConfirmation | null }) {
-  if (!confirmation) return null;
+export function PaidConfirmationDetails({ confirmation }: { confirmation: Receipt }) {
   return (
     <div className="purchase-terms">
       <p>
         You paid <strong>{confirmation.charged}</strong> for the {confirmation.plan} plan: <strong>{confirmation.buys}</strong>.
       </p>
       <p>
-        Your first term ends on <strong>{confirmation.termEndsOn}</strong>. {confirmation.renews}
+        Your first term ends on <strong>{confirmation.termEndsOn}</strong>. {confirmation.terms}
       </p>
     </div>
   );

@@ -1,10 +1,11 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
-import { type ComponentType, useEffect, useState } from "react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
+import { type ComponentType, useEffect, useRef, useState } from "react";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
 import { Field } from "~/components/field";
+import { ModalDialog } from "~/components/modal-dialog";
 import { PasswordRules } from "~/components/password-rules";
 import { PaymentFrame } from "~/components/payment-frame";
 import { ResendForm } from "~/components/resend-form";
@@ -20,6 +21,8 @@ import type { CardFormProps } from "~/features/card-entry/card-payment";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { orderSummary, planTerms } from "./summary";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
+import { RECEIPT_PARAM, ReceiptPage } from "./receipt";
+import type { Receipt } from "./receipt.server";
 import { PlanChangePage, ReplacesNotice } from "./plan-change";
 import { PLAN_CHANGE_FORMS, planChangeAction, planChangeState } from "./plan-change.server";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
@@ -30,10 +33,12 @@ const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  ...pageMeta(
-    `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
-    `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay or crypto, with a 30-day money-back guarantee.`,
-  ),
+  ...(data?.receipt
+    ? pageMeta(`${data.plan.title} — Receipt | VPN Account`, `Your receipt for the ${data.plan.title} VPN plan, and the apps to download.`)
+    : pageMeta(
+        `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
+        `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay or crypto, with a 30-day money-back guarantee.`,
+      )),
   // 'Payment Successful!' goes home after its countdown (commerce §3: 300 s), with or without JavaScript.
   ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn}; url=/` } as const] : []),
 ];
@@ -45,10 +50,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const planId = planIdOf(params.planId);
   // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
   const [state, planChange] = await Promise.all([checkoutState(request, context, planId), planChangeState(request, context, planId)]);
-  // Just paid for this plan: 'Payment Successful!' is this page's answer, not "this is your plan".
-  const justPaid =
-    state.paidRedirectIn !== null && planChange?.kind === "done" && !planChange.pendingTitle && !new URL(request.url).searchParams.has("changed");
-  return { ...state, planChange: justPaid ? null : planChange };
+  // Just paid for this plan: the receipt is this page's answer, not "this is your plan".
+  return { ...state, planChange: state.receipt ? null : planChange };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -65,6 +68,8 @@ type PaymentActionData =
       serverError?: string | null;
       /** A card payment waiting for the bank's 3-D Secure challenge (JavaScript on). */
       authentication?: { clientSecret: string; url: string | null; paymentIntent: string; subscription: string };
+      /** A new key for the page's payments: the attempt before ended (a failed challenge). */
+      idempotencyKey?: string;
     }
   | undefined;
 
@@ -85,6 +90,32 @@ export default function CheckoutPage() {
 const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted", "crypto"]);
 
 function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNotice: string | null }) {
+  if (state.receipt) return <Paid receipt={state.receipt} redirectIn={state.paidRedirectIn} />;
+  return <Purchase state={state} replacesNotice={replacesNotice} />;
+}
+
+/** After paying: the receipt, with 'Payment Successful!' over it until it is closed or counts down. */
+function Paid({ receipt, redirectIn }: { receipt: Receipt; redirectIn: number | null }) {
+  return (
+    <div className="checkout">
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <ol>
+          <li>
+            <Link to="/pricing">Select Plan</Link>
+          </li>
+          <li aria-current="page">Receipt</li>
+        </ol>
+      </nav>
+      <h1 id="receipt-title" tabIndex={-1}>
+        Thank you for your purchase
+      </h1>
+      {redirectIn !== null ? <PaymentSuccessful seconds={redirectIn} receipt={receipt} /> : null}
+      <ReceiptPage receipt={receipt} />
+    </div>
+  );
+}
+
+function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNotice: string | null }) {
   const { plan } = state;
   const summary = orderSummary(plan, state.coupon);
   const actionData = useActionData<PaymentActionData>();
@@ -108,7 +139,6 @@ function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNot
         </ol>
       </nav>
       <h1>Secure Checkout</h1>
-      {state.paidRedirectIn !== null ? <PaymentSuccessful seconds={state.paidRedirectIn} confirmation={state.confirmation} /> : null}
       {state.notice ? (
         <p className="notice" role="status">
           {state.notice}
@@ -187,25 +217,49 @@ function Challenge({
   );
 }
 
-/** Counts down home (commerce §3); without JavaScript the page's meta refresh does the same. */
-function PaymentSuccessful({ seconds, confirmation }: { seconds: number; confirmation: CheckoutState["confirmation"] }) {
+/**
+ * The browser scheduled the page's meta refresh (the countdown without JavaScript) when it read the
+ * page; removing the element does not cancel it, stop() does. Nothing else is loading by then.
+ */
+function stopTimedRedirect() {
+  if (document.querySelector('meta[http-equiv="refresh"]')) window.stop();
+}
+
+/**
+ * 'Payment Successful!' (commerce §3): counts down home; without JavaScript the page's meta refresh
+ * does the same. Closing it ('View receipt', or Escape) leaves the customer on the receipt and stops
+ * the countdown, with or without JavaScript: they chose to read it, the page should not go away.
+ */
+function PaymentSuccessful({ seconds, receipt }: { seconds: number; receipt: Receipt }) {
   const left = useCountdown(seconds, seconds);
+  const navigate = useNavigate();
+  const receiptHref = `${useLocation().pathname}?${RECEIPT_PARAM}`;
   useEffect(() => {
     if (left === 0) window.location.assign("/");
   }, [left]);
   return (
-    <div className="dialog-backdrop">
-      <div role="dialog" aria-modal="true" aria-labelledby="paid-title" className="dialog">
-        <h2 id="paid-title">Payment Successful!</h2>
-        <p>
-          Your plan is active. This page will redirect to your account in <span className="countdown">{left}</span> seconds.
-        </p>
-        <PaidConfirmationDetails confirmation={confirmation} />
-        <Link to="/" className="button button--primary">
+    <ModalDialog
+      labelledBy="paid-title"
+      returnFocusTo="#receipt-title"
+      onCancel={() => {
+        stopTimedRedirect();
+        navigate(receiptHref, { replace: true, preventScrollReset: true });
+      }}
+    >
+      <h2 id="paid-title">Payment Successful!</h2>
+      <p>
+        Your plan is active. This page will redirect to your account in <span className="countdown">{left}</span> seconds.
+      </p>
+      <PaidConfirmationDetails confirmation={receipt} />
+      <div className="paid-dialog__actions">
+        <Link to="/" className="button button--primary" onClick={stopTimedRedirect}>
           Go to my account
         </Link>
+        <Link to={receiptHref} className="button" replace preventScrollReset onClick={stopTimedRedirect}>
+          View receipt
+        </Link>
       </div>
-    </div>
+    </ModalDialog>
   );
 }
 
@@ -223,21 +277,34 @@ function EmailSection({ state }: { state: CheckoutState }) {
       </section>
     );
   }
-  const visitor = state.visitor ?? { step: "email" as const };
+  return <VisitorEmail visitor={state.visitor ?? { step: "email" }} here={here} />;
+}
+
+function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["visitor"]>; here: string }) {
+  // Back from 'Verify Your Email' ('Use another email', or Escape): focus goes to the email field.
+  const lastStep = useRef(visitor.step);
+  const backFromDialog = lastStep.current !== "email" && visitor.step === "email";
+  useEffect(() => {
+    lastStep.current = visitor.step;
+  });
   return (
     <section className="card">
       <h2>Enter the email for your account</h2>
-      {visitor.step === "email" ? <EmailForm /> : <p>{visitor.email}</p>}
+      {visitor.step === "email" ? <EmailForm focusOnMount={backFromDialog} /> : <p>{visitor.email}</p>}
       {visitor.step !== "email" ? <VerifyDialog visitor={visitor} /> : null}
       <SocialSignIn oldurl={here} divider="Or continue with" />
     </section>
   );
 }
 
-function EmailForm() {
+function EmailForm({ focusOnMount }: { focusOnMount: boolean }) {
   const [form, fields] = useForm<CheckoutEmailFields>(
     useFormOptions<CheckoutEmailFields>("email", () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
   );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the form appears
+  useEffect(() => {
+    if (focusOnMount) document.getElementById(fields.email.id)?.focus();
+  }, []);
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="email" />
@@ -250,21 +317,23 @@ function EmailForm() {
   );
 }
 
-/** 'Verify Your Email' (commerce §2): a server-rendered dialog, step 1 the code, step 2 the password. */
+/**
+ * 'Verify Your Email' (commerce §2): step 1 the code, step 2 the password. Server-rendered, a modal with
+ * JavaScript; Escape does what 'Use another email' does (the only way out without JavaScript too).
+ */
 function VerifyDialog({ visitor }: { visitor: Exclude<CheckoutState["visitor"], null | { step: "email" }> }) {
+  const submit = useSubmit();
   return (
-    <div className="dialog-backdrop">
-      <div role="dialog" aria-modal="true" aria-labelledby="verify-title" className="dialog">
-        <h2 id="verify-title">Verify Your Email</h2>
-        {visitor.step === "code" ? <CodeStep visitor={visitor} /> : <PasswordStep email={visitor.email} />}
-        <Form method="post" className="restart-form">
-          <input type="hidden" name="intent" value="restart" />
-          <button type="submit" className="button button--link">
-            Use another email
-          </button>
-        </Form>
-      </div>
-    </div>
+    <ModalDialog labelledBy="verify-title" onCancel={() => submit({ intent: "restart" }, { method: "post" })}>
+      <h2 id="verify-title">Verify Your Email</h2>
+      {visitor.step === "code" ? <CodeStep visitor={visitor} /> : <PasswordStep email={visitor.email} />}
+      <Form method="post" className="restart-form">
+        <input type="hidden" name="intent" value="restart" />
+        <button type="submit" className="button button--link">
+          Use another email
+        </button>
+      </Form>
+    </ModalDialog>
   );
 }
 
@@ -299,6 +368,12 @@ function PasswordStep({ email }: { email: string }) {
   const [form, fields] = useForm<SignupPasswordFields>(
     useFormOptions<SignupPasswordFields>("password", () => loadIdentitySchemas().then((m) => m.SignupPasswordSchema)),
   );
+  // From the code step, whose 'Next' is gone: focus stays in the dialog, on its first field.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the step appears
+  useEffect(() => {
+    const field = document.getElementById(fields.password.id);
+    if (field && !field.closest("dialog")?.contains(document.activeElement)) field.focus();
+  }, []);
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="password" />
@@ -335,7 +410,20 @@ function FormError({ form }: { form: string }) {
   );
 }
 
+/**
+ * The key the page's payment forms send: the loader's, or the new one the action gave after a failed
+ * challenge (a refusal does not reload the page's data). The action derives each card's key from it.
+ */
+function usePaymentKey(loaderKey: string): string {
+  const next = useActionData<PaymentActionData>()?.idempotencyKey;
+  const [key, setKey] = useState({ loaderKey, actionKey: next, current: next ?? loaderKey });
+  if (key.loaderKey !== loaderKey) setKey({ loaderKey, actionKey: next, current: loaderKey });
+  else if (next && next !== key.actionKey) setKey({ loaderKey, actionKey: next, current: next });
+  return key.current;
+}
+
 function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
+  const paymentKey = usePaymentKey(state.idempotencyKey);
   // With JavaScript the action answers the 3-D Secure challenge for the page to show (no redirect).
   const [scripted, setScripted] = useState(false);
   useEffect(() => setScripted(true), []);
@@ -353,7 +441,7 @@ function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
               <Form method="post">
                 <input type="hidden" name="intent" value="pay-saved" />
                 <input type="hidden" name="paymentMethodId" value={card.payment_method_id} />
-                <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
+                <input type="hidden" name="idempotency_key" value={paymentKey} />
                 {scripted ? <input type="hidden" name="js" value="1" /> : null}
                 <SubmitButton intent="pay-saved" className="button button--primary">
                   Pay Now
@@ -393,6 +481,7 @@ function Guarantee() {
  * fields) is loaded and takes its place.
  */
 function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
+  const paymentKey = usePaymentKey(state.idempotencyKey);
   const [CardForm, setCardForm] = useState<ComponentType<CardFormProps> | null>(null);
   useEffect(() => {
     let live = true;
@@ -411,7 +500,7 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
         <>
           <CardForm
             gateway={state.gateway}
-            idempotencyKey={state.idempotencyKey}
+            idempotencyKey={paymentKey}
             totalCents={Math.round(total * 100)}
             billingType={state.plan.billing_type}
             payLabel={`Pay ${formatMoney(total)}`}
