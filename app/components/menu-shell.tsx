@@ -20,8 +20,8 @@ const DRAWER_ID = "menu-drawer";
  *
  * The drawer is a popover (the HTML popover attribute) opened by a real button named 'Menu': the browser
  * opens and closes it without JavaScript, Escape and a click outside close it, and focus goes back to the
- * button. With JavaScript the button also says whether it is open (aria-expanded) and the drawer closes
- * after each navigation. On wide screens CSS shows the same element as the sidebar.
+ * button. With JavaScript the button opens it itself and says whether it is open (aria-expanded), and the
+ * drawer closes after each navigation. On wide screens CSS shows the same element as the sidebar.
  */
 export function MenuShell({ email, children }: { email: string; children: ReactNode }) {
   const navigation = useNavigation();
@@ -47,12 +47,13 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
   return (
     <div className="menu-layout">
       <header className="topbar">
+        {/* Without JavaScript the browser opens the drawer (popovertarget; it must then carry no aria-expanded,
+            which the browser gives it); with it, the button opens it and says whether it is open. */}
         <button
           type="button"
           className="hamburger"
-          {...{ popovertarget: DRAWER_ID }}
           aria-controls={DRAWER_ID}
-          aria-expanded={open ?? undefined}
+          {...(open === null ? { popovertarget: DRAWER_ID } : { "aria-expanded": open, onClick: () => drawer.current?.togglePopover() })}
         >
           <span className="hamburger__bars" aria-hidden="true">
             <span />
