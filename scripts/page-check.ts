@@ -11,6 +11,9 @@
 // - axe-core (issue 11) with the rules it runs by default (WCAG 2.x A and AA and its best practices:
 //   landmarks, heading order, one h1, colour contrast, ...): with JavaScript, on the live page; without, on
 //   the static rendering described at `staticScan`. Any violation fails the run.
+// - the page's width (issue 21): on the same page as axe, the state is laid out at 320, 390 and 1280 px wide;
+//   a document wider than the screen at any of them (sideways scrolling of the whole page, content cut off on a
+//   phone) fails the run, naming what sticks out. Tables scroll inside their own box.
 //
 // The walk was taken twice before, once by the HTML check and once by the axe spec (tests/e2e/a11y.spec.ts,
 // about 19 worker-minutes of CI's Playwright run); one walk feeding both costs about a third of the CPU of the
@@ -56,8 +59,11 @@ const DESKTOP = devices["Desktop Chrome"];
  */
 const ACCEPTED_WARNINGS: Array<{ message: RegExp; why: string }> = [];
 
-/** One state the walk reached: its HTML (for vnu.jar) and what axe found on it. */
-type State = { mode: Mode; label: string; url: string; html: string; violations: string[] };
+/** The screen widths each state is laid out at: no page may be wider than the screen (issue 21). */
+const WIDTHS = [320, 390, 1280];
+
+/** One state the walk reached: its HTML (for vnu.jar), what axe found on it and the widths it overflows. */
+type State = { mode: Mode; label: string; url: string; html: string; violations: string[]; overflows: string[] };
 type Snapshot = Omit<State, "html"> & { file: string };
 
 const snapshots: Snapshot[] = [];
@@ -71,7 +77,14 @@ function save(states: State[]) {
       .slice(0, 80);
     const file = path.join(OUT_DIR, state.mode, `${String(snapshots.length + 1).padStart(3, "0")}-${slug}.html`);
     fs.writeFileSync(file, state.html);
-    snapshots.push({ mode: state.mode, label: state.label, url: state.url, violations: state.violations, file: path.resolve(file) });
+    snapshots.push({
+      mode: state.mode,
+      label: state.label,
+      url: state.url,
+      violations: state.violations,
+      overflows: state.overflows,
+      file: path.resolve(file),
+    });
   }
 }
 
@@ -102,6 +115,55 @@ async function axeScan(target: Page, options: SnapOptions): Promise<string[]> {
   return violations.flatMap((violation) =>
     violation.nodes.map((node) => `${violation.id} (${violation.impact}): ${violation.help} at ${node.target.join(" ")}`),
   );
+}
+
+/** Milliseconds spent laying states out at WIDTHS. */
+let widthMs = 0;
+
+/**
+ * Lays `target` out at each of WIDTHS (its height kept) and answers, for each width the document is wider than
+ * the screen at, how wide it is and the first elements that stick out; the viewport is put back after.
+ */
+async function overflows(target: Page): Promise<string[]> {
+  const started = Date.now();
+  const original = target.viewportSize();
+  const found: string[] = [];
+  let current = original?.width;
+  try {
+    for (const width of WIDTHS) {
+      if (current !== width) await target.setViewportSize({ width, height: original?.height ?? 800 });
+      current = width;
+      const measured = await target.evaluate(() => {
+        const viewport = document.documentElement.clientWidth;
+        const pageWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+        const widest: string[] = [];
+        if (pageWidth <= viewport) return { viewport, pageWidth, widest };
+        for (const element of Array.from(document.body.querySelectorAll("*"))) {
+          const box = element.getBoundingClientRect();
+          if (box.width === 0 || box.right <= viewport + 0.5) continue;
+          // What sticks out itself: not an ancestor of it, nor what a scroll box holds (that scrolls in its box).
+          if (Array.from(element.children).some((child) => child.getBoundingClientRect().right > viewport + 0.5)) continue;
+          let scrolled = false;
+          for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
+            if (getComputedStyle(parent).overflowX !== "visible") scrolled = true;
+          }
+          if (scrolled) continue;
+          const classes = Array.from(element.classList, (name) => `.${name}`).join("");
+          const text = (element.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 40);
+          widest.push(`${element.tagName.toLowerCase()}${classes}${text ? ` "${text}"` : ""} to ${Math.round(box.right)} px`);
+          if (widest.length === 3) break;
+        }
+        return { viewport, pageWidth, widest };
+      });
+      if (measured.pageWidth > measured.viewport) {
+        found.push(`${measured.pageWidth} px wide on a ${width} px screen${measured.widest.length ? `: ${measured.widest.join("; ")}` : ""}`);
+      }
+    }
+  } finally {
+    if (original && current !== original.width) await target.setViewportSize(original);
+    widthMs += Date.now() - started;
+  }
+  return found;
 }
 
 async function openAllDetails(page: Page) {
@@ -141,7 +203,12 @@ class StaticScanner {
     return page;
   }
 
-  async scan(url: string, html: string, viewport: { width: number; height: number } | null, options: SnapOptions = {}): Promise<string[]> {
+  async scan(
+    url: string,
+    html: string,
+    viewport: { width: number; height: number } | null,
+    options: SnapOptions = {},
+  ): Promise<{ violations: string[]; overflows: string[] }> {
     const page = await this.scanPage();
     if (viewport) await page.setViewportSize(viewport);
     this.documents.set(url, asWithoutJavaScript(html));
@@ -149,7 +216,8 @@ class StaticScanner {
       const loading = Date.now();
       await page.goto(url);
       staticLoadMs += Date.now() - loading;
-      return await axe(page, options);
+      const violations = await axe(page, options);
+      return { violations, overflows: await overflows(page) };
     } finally {
       this.documents.delete(url);
     }
@@ -181,7 +249,10 @@ class CheckVisit implements Visit {
       const request = response.request();
       if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
       if (response.status() >= 300 && response.status() < 400) return;
-      this.lastDocument = response.text().then((html) => ({ url: response.url(), html }));
+      const document = response.text().then((html) => ({ url: response.url(), html }));
+      // Read only when a state is checked: a body lost with its closed page must not end the run unhandled.
+      document.catch(() => undefined);
+      this.lastDocument = document;
     });
     page.on("request", () => this.inFlight++);
     page.on("requestfinished", () => this.inFlight--);
@@ -206,19 +277,20 @@ class CheckVisit implements Visit {
     if (!this.js) {
       if (!this.lastDocument) throw new Error(`No document was loaded before ${name}`);
       const { url, html } = await this.lastDocument;
-      this.states.push({ mode: this.mode, label: name, url, html, violations: await this.scanner.scan(url, html, this.page.viewportSize(), options) });
+      this.states.push({ mode: this.mode, label: name, url, html, ...(await this.scanner.scan(url, html, this.page.viewportSize(), options)) });
       return;
     }
     await this.hydrated();
     await this.quiet();
     const html = await this.page.content();
-    this.states.push({ mode: this.mode, label: name, url: this.page.url(), html, violations: await axe(this.page, options) });
+    const violations = await axe(this.page, options);
+    this.states.push({ mode: this.mode, label: name, url: this.page.url(), html, violations, overflows: await overflows(this.page) });
   }
 
   /** Checks an answer the browser did not load as a document (a plain POST sent from the test). */
   async record(label: string, url: string, html: string) {
-    const violations = await this.scanner.scan(url, html, this.page.viewportSize());
-    this.states.push({ mode: this.mode, label: `${this.role}: ${label}`, url, html, violations });
+    const scanned = await this.scanner.scan(url, html, this.page.viewportSize());
+    this.states.push({ mode: this.mode, label: `${this.role}: ${label}`, url, html, ...scanned });
   }
 
   /** Opens `pathname` and checks it with its closed sections open. */
@@ -366,7 +438,7 @@ async function main() {
   }
   const walked = Date.now();
   console.log(
-    `Walked ${snapshots.length} states in ${((walked - started) / 1000).toFixed(0)} s (summed over ${LANES} lanes: axe scans ${(axeMs / 1000).toFixed(0)} s, loading the JavaScript-off renderings ${(staticLoadMs / 1000).toFixed(0)} s); checking their HTML with vnu.jar...`,
+    `Walked ${snapshots.length} states in ${((walked - started) / 1000).toFixed(0)} s (summed over ${LANES} lanes: axe scans ${(axeMs / 1000).toFixed(0)} s, loading the JavaScript-off renderings ${(staticLoadMs / 1000).toFixed(0)} s, widths ${(widthMs / 1000).toFixed(0)} s); checking their HTML with vnu.jar...`,
   );
 
   const accepted = new Map<string, number>();
@@ -374,12 +446,16 @@ async function main() {
   const violations = snapshots.flatMap((snapshot) =>
     snapshot.violations.map((violation) => `axe: ${modeName(snapshot.mode)}, ${snapshot.label} (${snapshot.url})\n  ${violation}`),
   );
-  for (const problem of [...problems, ...violations]) console.log(`\n${problem}`);
+  const tooWide = snapshots.flatMap((snapshot) =>
+    snapshot.overflows.map((overflow) => `too wide: ${modeName(snapshot.mode)}, ${snapshot.label} (${snapshot.url})\n  ${overflow}`),
+  );
+  for (const problem of [...problems, ...violations, ...tooWide]) console.log(`\n${problem}`);
   for (const [why, count] of accepted) console.log(`\n(${count} accepted warning(s): ${why})`);
   for (const failure of failures) console.log(`\nflow failed: ${failure}`);
   const modes = (["no-js", "js"] as const).map((mode) => `${snapshots.filter((s) => s.mode === mode).length} ${mode}`).join(", ");
   console.log(
-    `\n${snapshots.length} states (${modes}); ${problems.length} HTML problem(s), ${violations.length} axe violation(s), ${failures.length} failed flow(s); ` +
+    `\n${snapshots.length} states (${modes}); ${problems.length} HTML problem(s), ${violations.length} axe violation(s), ` +
+      `${tooWide.length} page(s) wider than the screen, ${failures.length} failed flow(s); ` +
       `${((Date.now() - started) / 1000).toFixed(0)} s in all (vnu.jar ${((Date.now() - walked) / 1000).toFixed(0)} s). HTML kept in ${OUT_DIR}/.`,
   );
   if (process.env.PAGE_CHECK_STATES) {
@@ -388,7 +464,8 @@ async function main() {
   }
   if (server.serverErrors.length) console.log(`Server answered 5xx:\n${server.serverErrors.join("\n")}`);
   if (server.stderrErrors.length) console.log(`Server errors:\n${server.stderrErrors.join("\n")}`);
-  const failed = problems.length || violations.length || failures.length || server.serverErrors.length || server.stderrErrors.length;
+  const failed =
+    problems.length || violations.length || tooWide.length || failures.length || server.serverErrors.length || server.stderrErrors.length;
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -1,5 +1,5 @@
 import { Form, NavLink, useLocation, useNavigation } from "@remix-run/react";
-import { type ReactNode, useEffect, useRef } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Logo } from "./logo";
 import { Spinner } from "./spinner";
 
@@ -8,46 +8,70 @@ const NAV_ITEMS = [
   { to: "/pricing", label: "Pricing", end: false },
   { to: "/billing", label: "Billing", end: false },
   { to: "/connected-devices", label: "Connected Devices", end: false },
+  { to: "/help", label: "Help", end: false },
 ];
+
+const DRAWER_ID = "menu-drawer";
 
 /**
  * The signed-in menu layout (identity §2): side navigation, the user's email and Log Out, a drawer
  * on small screens. The protected pages get it from routes/_app.tsx; the checkout uses it for
  * signed-in users only.
+ *
+ * The drawer is a popover (the HTML popover attribute) opened by a real button named 'Menu': the browser
+ * opens and closes it without JavaScript, Escape and a click outside close it, and focus goes back to the
+ * button. With JavaScript the button opens it itself and says whether it is open (aria-expanded), and the
+ * drawer closes after each navigation. On wide screens CSS shows the same element as the sidebar.
  */
 export function MenuShell({ email, children }: { email: string; children: ReactNode }) {
   const navigation = useNavigation();
   const location = useLocation();
-  const drawerToggle = useRef<HTMLInputElement>(null);
+  const drawer = useRef<HTMLElement>(null);
+  // null until hydrated: the server's HTML carries no aria-expanded it could not keep up to date.
+  const [open, setOpen] = useState<boolean | null>(null);
 
-  // Without JavaScript the drawer is a CSS checkbox; with it, the drawer also closes after each navigation.
+  useEffect(() => {
+    const element = drawer.current;
+    if (!element) return;
+    setOpen(element.matches(":popover-open"));
+    const onToggle = (event: Event) => setOpen((event as ToggleEvent).newState === "open");
+    element.addEventListener("toggle", onToggle);
+    return () => element.removeEventListener("toggle", onToggle);
+  }, []);
+
   // biome-ignore lint/correctness/useExhaustiveDependencies: location.key changes on each navigation, the moment to close
   useEffect(() => {
-    if (drawerToggle.current) drawerToggle.current.checked = false;
+    if (drawer.current?.matches(":popover-open")) drawer.current.hidePopover();
   }, [location.key]);
 
   return (
     <div className="menu-layout">
-      {/* The toggle sits in the banner landmark (axe: all content in landmarks); app.css reaches the
-          drawer from it with :has(). */}
       <header className="topbar">
-        <input ref={drawerToggle} type="checkbox" id="drawer-toggle" className="drawer-toggle" aria-label="Menu" />
-        {/* Labels of the checkbox stay plain labels (aria-hidden on one is invalid HTML): what they draw is hidden. */}
-        <label htmlFor="drawer-toggle" className="hamburger">
-          <span aria-hidden="true" />
-          <span aria-hidden="true" />
-          <span aria-hidden="true" />
-        </label>
+        {/* Without JavaScript the browser opens the drawer (popovertarget; it must then carry no aria-expanded,
+            which the browser gives it); with it, the button opens it and says whether it is open. */}
+        <button
+          type="button"
+          className="hamburger"
+          aria-controls={DRAWER_ID}
+          {...(open === null ? { popovertarget: DRAWER_ID } : { "aria-expanded": open, onClick: () => drawer.current?.togglePopover() })}
+        >
+          <span className="hamburger__bars" aria-hidden="true">
+            <span />
+            <span />
+            <span />
+          </span>
+          <span className="visually-hidden">Menu</span>
+        </button>
         <Logo />
         {navigation.state === "loading" ? <Spinner /> : null}
       </header>
-      <aside className="sidebar">
+      <aside ref={drawer} id={DRAWER_ID} className="sidebar" {...{ popover: "auto" }}>
         <div className="sidebar-logo">
           <Logo />
-          {/* Visible close control for the drawer; the checkbox itself is the accessible one. */}
-          <label htmlFor="drawer-toggle" className="drawer-close">
+          <button type="button" className="drawer-close" {...{ popovertarget: DRAWER_ID, popovertargetaction: "hide" }}>
             <span aria-hidden="true">×</span>
-          </label>
+            <span className="visually-hidden">Close navigation</span>
+          </button>
         </div>
         <nav aria-label="Main">
           <ul>
@@ -69,8 +93,6 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           </Form>
         </div>
       </aside>
-      {/* biome-ignore lint/a11y/noLabelWithoutControl: the backdrop is a second click target of the drawer toggle (the × is its named one) */}
-      <label htmlFor="drawer-toggle" className="drawer-backdrop" />
       <main className="content" aria-busy={navigation.state === "loading"}>
         {children}
       </main>

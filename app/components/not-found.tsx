@@ -1,12 +1,16 @@
 import { Link } from "@remix-run/react";
+import { PublicShell } from "./public-shell";
 
+/** The 404 page (commerce §6), in the public frame: a lost visitor still finds the plans, help and sign-in. */
 export function NotFound() {
   return (
-    <main className="error-page">
-      <h1>Oops! The page you are looking is not found!</h1>
-      <Link to="/" className="button">
-        Back to home
-      </Link>
-    </main>
+    <PublicShell>
+      <main className="error-page">
+        <h1>Oops! The page you are looking is not found!</h1>
+        <Link to="/" className="button">
+          Back to home
+        </Link>
+      </main>
+    </PublicShell>
   );
 }

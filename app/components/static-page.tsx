@@ -1,22 +1,23 @@
 import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { publicCache } from "~/utils/cache-headers";
-import { Logo } from "./logo";
+import { PublicShell } from "./public-shell";
 
 /** Public pages that are the same for everyone (a CDN may cache them). */
 export const staticPageHeaders = publicCache("public, max-age=300, s-maxage=3600");
 
-export function StaticPage({ title, children }: { title: string; children: ReactNode }) {
+/**
+ * A page of text (terms, privacy, help) in the public frame. `signedIn` only on a page that knows it and is not
+ * cached publicly (see PublicShell).
+ */
+export function StaticPage({ title, children, signedIn = false }: { title: string; children: ReactNode; signedIn?: boolean }) {
   return (
-    <div className="auth-page">
-      <header className="auth-header">
-        <Logo />
-      </header>
+    <PublicShell signedIn={signedIn}>
       <main className="page prose">
         <h1>{title}</h1>
         {children}
         <Link to="/login?tab=signup">Back to sign up</Link>
       </main>
-    </div>
+    </PublicShell>
   );
 }

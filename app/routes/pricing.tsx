@@ -6,7 +6,8 @@ import { BillingPeriodTabs } from "~/components/pricing/billing-period-tabs";
 import { BuyBar } from "~/components/pricing/buy-bar";
 import { ComparePlans } from "~/components/pricing/compare-plans";
 import { PlanCard } from "~/components/pricing/plan-card";
-import { PricingHeader } from "~/components/pricing/pricing-header";
+import { PricingAccount } from "~/components/pricing/pricing-header";
+import { PublicShell } from "~/components/public-shell";
 import { Toasts } from "~/components/toasts";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { publicCache } from "~/utils/cache-headers";
@@ -107,46 +108,48 @@ export default function PricingPage() {
   return (
     <div className="pricing-page">
       <Toasts toasts={failure ? [{ type: "error", message: failure }] : []} />
-      <PricingHeader signedIn={signedIn} />
-      <main className="pricing">
-        <div className="pricing__intro">
-          <h1>Buy VPN Plan that fits you</h1>
-          <p className="pricing__subtitle">
-            Pay the way you like: credit card, PayPal, Google Pay, Apple Pay, crypto and more.
-          </p>
-        </div>
+      {/* The page knows who is signed in (its answer is private then): the footer may say 'My Account'. */}
+      <PublicShell signedIn={signedIn} account={<PricingAccount signedIn={signedIn} />}>
+        <main className="pricing">
+          <div className="pricing__intro">
+            <h1>Buy VPN Plan that fits you</h1>
+            <p className="pricing__subtitle">
+              Pay the way you like: credit card, PayPal, Google Pay, Apple Pay, crypto and more.
+            </p>
+          </div>
 
-        <BillingPeriodTabs active={tab} />
+          <BillingPeriodTabs active={tab} />
 
-        <section id="plans" className="plans" aria-labelledby="plans-heading">
-          <h2 id="plans-heading" className="visually-hidden">
-            {tab === "yearly" ? "Yearly plans" : "Monthly plans"}
-          </h2>
-          {failure ? <p className="plans__empty">Plans are unavailable right now. Please try again in a moment.</p> : null}
-          <form method="get" action="/pricing" aria-label="Choose a plan" onSubmit={buyChosenPlan}>
-            <input type="hidden" name="tab" value={tab} />
-            <ul className="plan-grid">
-              {shownPlans.map((plan) => (
-                <li key={plan.id}>
-                  <PlanCard
-                    plan={plan}
-                    selected={plan.id === chosen?.id}
-                    subscriber={subscriber}
-                    pendingNote={pendingNote}
-                    onSelect={(planId) => {
-                      setChosenId(planId);
-                      setPressedWithoutChoice(false);
-                    }}
-                  />
-                </li>
-              ))}
-            </ul>
-            <BuyBar chosen={chosen} missingChoice={missingChoice || pressedWithoutChoice} />
-          </form>
-        </section>
+          <section id="plans" className="plans" aria-labelledby="plans-heading">
+            <h2 id="plans-heading" className="visually-hidden">
+              {tab === "yearly" ? "Yearly plans" : "Monthly plans"}
+            </h2>
+            {failure ? <p className="plans__empty">Plans are unavailable right now. Please try again in a moment.</p> : null}
+            <form method="get" action="/pricing" aria-label="Choose a plan" onSubmit={buyChosenPlan}>
+              <input type="hidden" name="tab" value={tab} />
+              <ul className="plan-grid">
+                {shownPlans.map((plan) => (
+                  <li key={plan.id}>
+                    <PlanCard
+                      plan={plan}
+                      selected={plan.id === chosen?.id}
+                      subscriber={subscriber}
+                      pendingNote={pendingNote}
+                      onSelect={(planId) => {
+                        setChosenId(planId);
+                        setPressedWithoutChoice(false);
+                      }}
+                    />
+                  </li>
+                ))}
+              </ul>
+              <BuyBar chosen={chosen} missingChoice={missingChoice || pressedWithoutChoice} />
+            </form>
+          </section>
 
-        <ComparePlans plans={plans} active={tab} />
-      </main>
+          <ComparePlans plans={plans} active={tab} />
+        </main>
+      </PublicShell>
     </div>
   );
 }

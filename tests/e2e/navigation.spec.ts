@@ -93,7 +93,7 @@ test.describe("side navigation and logout", () => {
     await expectHome(page);
     const nav = page.getByRole("navigation", { name: "Main" });
     await expect(nav.getByRole("link", { name: "Billing" })).toBeHidden();
-    await page.getByRole("checkbox", { name: "Menu" }).check();
+    await page.getByRole("button", { name: "Menu", exact: true }).click();
     await expect(nav.getByRole("link", { name: "Billing" })).toBeVisible();
     await nav.getByRole("link", { name: "Billing" }).click();
     await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();

@@ -168,10 +168,12 @@ test.describe("pricing page", () => {
     await signIn(page, testInfo, DEMO);
     await expectHome(page);
     await open(page, "/pricing", testInfo);
-    await expect(page.getByRole("link", { name: "My Account" })).toHaveAttribute("href", "/");
+    // The header's (the footer says 'My Account' too).
+    const myAccount = page.getByRole("banner").getByRole("link", { name: "My Account" });
+    await expect(myAccount).toHaveAttribute("href", "/");
     await expect(page.getByRole("link", { name: "Log in" })).toHaveCount(0);
     await expect(page.getByText("Already have an account?")).toHaveCount(0);
-    await page.getByRole("link", { name: "My Account" }).click();
+    await myAccount.click();
     await expectHome(page);
   });
 

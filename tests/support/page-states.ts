@@ -590,7 +590,7 @@ export function pageFlows(base: string): PageFlow[] {
         await visit.snap("/ (narrow)");
         await visit.snap("/ (narrow, drawer open)", {
           prepare: async (target) => {
-            await target.getByRole("checkbox", { name: "Menu" }).check();
+            await target.getByRole("button", { name: "Menu", exact: true }).click();
             await expect(target.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing" })).toBeVisible();
           },
         });

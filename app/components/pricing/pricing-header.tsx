@@ -1,33 +1,30 @@
 import { Link, useLocation } from "@remix-run/react";
-import { Logo } from "~/components/logo";
 import { loginUrlFor } from "~/utils/safe-redirect";
 
 // Query parameters of the no-JavaScript plan chooser: coming back after sign-in should not resubmit it.
 const CHOOSER_PARAMS = ["plan", "buy"];
 
-/** The pricing page's own header (commerce §2): 'My Account' when signed in, 'Log in' with oldurl otherwise. */
-export function PricingHeader({ signedIn }: { signedIn: boolean }) {
+/**
+ * The pricing page's header's own part (commerce §2), beside the logo and the public navigation (PublicShell):
+ * 'My Account' when signed in, 'Log in' with oldurl otherwise.
+ */
+export function PricingAccount({ signedIn }: { signedIn: boolean }) {
   const location = useLocation();
   const search = new URLSearchParams(location.search);
   for (const name of CHOOSER_PARAMS) search.delete(name);
   const query = search.toString();
   const loginHref = loginUrlFor(`${location.pathname}${query ? `?${query}` : ""}`);
 
-  return (
-    <header className="pricing-header">
-      <Logo />
-      {signedIn ? (
-        <Link to="/" className="button">
-          My Account
-        </Link>
-      ) : (
-        <p className="pricing-header__login">
-          <span>Already have an account?</span>{" "}
-          <Link to={loginHref} className="button">
-            Log in
-          </Link>
-        </p>
-      )}
-    </header>
+  return signedIn ? (
+    <Link to="/" className="button">
+      My Account
+    </Link>
+  ) : (
+    <p className="pricing-header__login">
+      <span>Already have an account?</span>{" "}
+      <Link to={loginHref} className="button">
+        Log in
+      </Link>
+    </p>
   );
 }

@@ -44,6 +44,10 @@ export default function LoginPage() {
       <div role="tabpanel" aria-labelledby={`login-tab-${tab}`}>
         {signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}
       </div>
+      {/* '/' sends a visitor here: the way to the plans (issue 21). */}
+      <p className="auth-footer">
+        Looking for a VPN plan? <Link to="/pricing">See plans</Link>
+      </p>
     </AuthPage>
   );
 }
