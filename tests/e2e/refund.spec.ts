@@ -74,7 +74,7 @@ test("a forged refund post for a payment outside the guarantee gets a clear refu
   });
   expect(response.status()).toBe(302);
   await open(page, "/billing", testInfo);
-  await expect(page.getByText("The 30-day money-back guarantee for this payment has ended.")).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: "The 30-day money-back guarantee for this payment has ended." })).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Paid", exact: true })).toBeVisible();
 });
 

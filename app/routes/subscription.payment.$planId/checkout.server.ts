@@ -145,12 +145,12 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
 
   const flow = await flowFor(request, planId);
   // Paid for this plan within the hour: the receipt, and no payment forms (nothing to pay twice for).
-  const paid = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
+  const paidWithinTheHour = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
   const [detail, gateway, me, cards] = await Promise.all([
     api.post("/api/plans/detail", { body: { planId } }),
     api.get("/api/payments/config"),
     token ? api.get("/api/me") : Promise.resolve(null),
-    token && !paid ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
+    token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
   ]);
   if (!detail.ok) {
     if (detail.code === "not_found" || detail.code === "validation_failed") throw new Response("Not Found", { status: 404 });
@@ -158,18 +158,19 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   }
   if (!gateway.ok) throw serviceUnavailable();
 
+  // The API's clock, not ours: in sandbox mode the test clock may have moved it.
+  const termEndsOn = formatLongDate(detail.data.term_ends_on);
+  const receipt =
+    paidWithinTheHour && me?.ok
+      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, termEndsOnIfPaidNow: termEndsOn, userAgent: request.headers.get("User-Agent") })
+      : null;
+
   let coupon: CouponQuote | null = null;
-  if (flow.coupon && !paid) {
+  if (flow.coupon && !receipt) {
     const quote = await api.post("/api/coupons/apply", { body: { code: flow.coupon, planId } });
     coupon = quote.ok ? quote.data : null;
   }
 
-  // The API's clock, not ours: in sandbox mode the test clock may have moved it.
-  const termEndsOn = formatLongDate(detail.data.term_ends_on);
-  const receipt =
-    paid && me?.ok
-      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, termEndsOnIfPaidNow: termEndsOn, userAgent: request.headers.get("User-Agent") })
-      : null;
   // 'Payment Successful!' counts down over the receipt until the customer closes it (then it stays).
   const redirectIn = receipt && flow.paidAt && !url.searchParams.has(RECEIPT_PARAM) ? secondsLeft(flow.paidAt, SUCCESS_REDIRECT_SECONDS) : 0;
   const state: CheckoutState = {

@@ -88,7 +88,8 @@ function renewalOf(
 
 /**
  * The receipt of the payment just made for `plan`, from what the API recorded: the newest paid
- * transaction of this plan and the account's subscription.
+ * transaction of this plan and the account's subscription. Null once a later payment was for another
+ * plan (a plan change since): the checkout is then the plan-change page again, not this receipt.
  */
 export async function loadReceipt(
   api: ReturnType<typeof createApiClient>,
@@ -98,13 +99,16 @@ export async function loadReceipt(
     termEndsOnIfPaidNow,
     userAgent,
   }: { plan: ApiSchemas["Plan"]; account: ApiSchemas["User"]; termEndsOnIfPaidNow: string; userAgent: string | null },
-): Promise<Receipt> {
+): Promise<Receipt | null> {
   const [active, history, links] = await Promise.all([
     api.post("/api/subscription/active"),
     api.post("/api/billing/transactions", { body: { page: 1, per_page: 5 } }),
     api.get("/api/download-links"),
   ]);
-  const paid = history.ok ? history.data.transactions.find((t) => t.status === "paid" && t.product.title === plan.title) : undefined;
+  const payments = history.ok ? history.data.transactions.filter((t) => t.status === "paid") : [];
+  const paid = payments.find((t) => t.product.title === plan.title);
+  // A payment for another plan recorded after this one's (newest first): a plan change since.
+  if (paid && payments[0] !== paid) return null;
   const terms = purchaseTerms(plan);
   const price = plan.discounted_price || plan.regular_price;
   const charged = paid ? paid.amount : price;
