@@ -51,6 +51,8 @@ async function approveAtGoogle(page: Page, email: string, usedTwoFactor: boolean
 
 test.describe("two-factor authentication", () => {
   test("turn it on, sign in with a code and with a recovery code, turn it off", async ({ page }, testInfo) => {
+    // Turn on, two sign-ins (code, recovery code), turn off: ~20 s alone, past 30 s under CI's two workers.
+    test.slow();
     const user = await createUser();
     await signIn(page, testInfo, user);
     await expectHome(page);
