@@ -1,6 +1,6 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
-import { hasJavaScript, open } from "../support/e2e";
+import { fillSandboxCardAndPay, hasJavaScript, open } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 
 // Phones and the public frame (issue 21): no page a customer meets is wider than a 320 or 390 px screen, with
@@ -40,12 +40,7 @@ async function expectFitsPhones(page: Page, testInfo: TestInfo, pathname: string
 async function buyWithCard(page: Page, testInfo: TestInfo, planId: number) {
   await open(page, `/subscription/payment/${planId}`, testInfo);
   if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await page.getByLabel("Card number").fill(GOOD_CARD);
-  await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("Cardholder name").fill("Pat Payer");
-  await page.getByLabel("Postal code").fill("10115");
-  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await fillSandboxCardAndPay(page, GOOD_CARD);
   // A payment is several round trips through the card sandbox: more than a page load.
   await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible({ timeout: 20_000 });
 }

@@ -1,7 +1,7 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
 import { expectKeyboardModal } from "../support/dialogs";
-import { enterCode, hasJavaScript, latestCode, open } from "../support/e2e";
+import { enterCode, fillSandboxCardAndPay, hasJavaScript, latestCode, open } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
 import { expect, test } from "../support/fixtures";
 
@@ -17,12 +17,7 @@ const IPHONE_UA =
 /** Pays the open checkout with 4242: the hosted page without JavaScript, the inline form with it. */
 async function payWithGoodCard(page: Page, testInfo: TestInfo) {
   if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await page.getByLabel("Card number").fill(GOOD_CARD);
-  await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${(new Date().getUTCFullYear() + 4) % 100}`);
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("Cardholder name").fill("Pat Payer");
-  await page.getByLabel("Postal code").fill("10115");
-  await page.getByRole("button", { name: /^Pay \$/ }).click();
+  await fillSandboxCardAndPay(page, GOOD_CARD);
 }
 
 /** The value of the receipt's line `term`. */
