@@ -17,11 +17,14 @@ export default defineConfig({
   // instead of failing the run (and skipping the test-clock projects that depend on every other test).
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
-  timeout: 30_000,
-  expect: { timeout: 7_000 },
+  // CI machines differ: the same run took 5 min on one and 28 min on another, where flows of 7 s took 30 s.
+  // There the limits are twice as long, so that a slow machine is slow rather than red (speed is measured
+  // by `npm run bench`, not here), and a trace is kept only for a retry: recording every test costs ~15%.
+  timeout: process.env.CI ? 60_000 : 30_000,
+  expect: { timeout: process.env.CI ? 15_000 : 7_000 },
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
-    trace: "retain-on-failure",
+    trace: process.env.CI ? "on-first-retry" : "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [

@@ -1664,6 +1664,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/mailbox.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mailbox page's stylesheet
+         * @description Exists only while mail is a sandbox (SMTP_URL unset); otherwise the path is not the API's.
+         */
+        get: operations["devMailboxStylesheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dev/clock": {
         parameters: {
             query?: never;
@@ -6900,6 +6920,28 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    devMailboxStylesheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
                 };
             };
             405: components["responses"]["MethodNotAllowed"];

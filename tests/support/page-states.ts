@@ -241,7 +241,8 @@ export function pageFlows(base: string): PageFlow[] {
         await visit.snap("/get-code: the code step");
         await enterCode(page, "000000");
         await continueButton(page).click();
-        await expect(page.getByRole("alert").filter({ hasText: /\S/ }).first()).toBeVisible();
+        // A refused code is told next to its field (decision 033).
+        await expect(page.getByLabel("Verification code")).toHaveAttribute("aria-invalid", "true");
         await visit.snap("/get-code: the code step with an error");
 
         await visit.open("/forget-password");

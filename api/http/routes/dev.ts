@@ -33,6 +33,16 @@ const mailboxQuery = (format?: "email") =>
 
 const SANDBOX_ONLY = "Exists only while mail is a sandbox (SMTP_URL unset); otherwise the path is not the API's.";
 
+const MAILBOX_STYLESHEET_PATH = "/dev/mailbox.css";
+// Long links and lines in an email wrap inside the page, so that it fits a phone (320 px and up).
+const MAILBOX_STYLESHEET = `*{box-sizing:border-box}
+body{margin:0;padding:1rem;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere}
+main{max-width:48rem;margin:0 auto}
+ol{padding-left:1.25rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.875rem}
+input{max-width:100%}
+`;
+
 /**
  * The mail sandbox (registered only while SMTP_URL is unset): the outbox as a page and as JSON.
  * Plain HTML without scripts or inline styles (the portal's CSP applies).
@@ -84,7 +94,7 @@ export const devMailRoutes = [
         .join("\n");
       const html = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Mailbox (sandbox)</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Mailbox (sandbox)</title><link rel="stylesheet" href="${MAILBOX_STYLESHEET_PATH}"></head>
 <body>
 <main>
 <h1>Mailbox (sandbox)</h1>
@@ -95,6 +105,21 @@ ${emails.length ? `<ol>\n${items}\n</ol>` : "<p>No emails yet.</p>"}
 </body>
 </html>`;
       res.status(200).type("html").send(html);
+    },
+  }),
+  route({
+    method: "get",
+    path: MAILBOX_STYLESHEET_PATH,
+    operationId: "devMailboxStylesheet",
+    tags: ["Sandbox"],
+    summary: "The mailbox page's stylesheet",
+    description: SANDBOX_ONLY,
+    auth: false,
+    success: { description: "CSS", raw: { mediaType: "text/css", schema: z.string() } },
+    async handler({ res }) {
+      res.setHeader("Cache-Control", "public, max-age=300");
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.status(200).type("css").send(MAILBOX_STYLESHEET);
     },
   }),
 ];

@@ -111,7 +111,7 @@ h2{margin:1.5rem 0 .5rem;font-size:1.125rem;font-weight:600}
 .facts{margin:0 0 1rem}
 .facts div{display:flex;justify-content:space-between;gap:1rem;padding:.25rem 0}
 .facts dt{color:#4f566b}
-.facts dd{margin:0;font-weight:500}
+.facts dd{margin:0;min-width:0;font-weight:500;overflow-wrap:anywhere}
 .actions{list-style:none;margin:0;padding:0}
 .actions li{margin:0 0 1rem}
 .actions p{margin:.25rem 0 0;font-size:.875rem;color:#4f566b}
