@@ -87,6 +87,24 @@ export function clientAddressKey(address: string | undefined): string {
   return groups ? `${groups.slice(0, 4).join(":")}::/64` : a;
 }
 
+/**
+ * An address as an account's security log keeps it (issue 22): IPv4 by its /24 ('203.0.113.0/24'), IPv6
+ * by its /48 ('2001:db8:85a3::/48'). Enough to tell one network from another; the full address is
+ * never stored. Null when it is not an address.
+ */
+export function shortenAddress(address: string | undefined | null): string | null {
+  if (!address) return null;
+  const a = normalizeAddress(address);
+  const family = isIP(a);
+  if (family === 4) return `${a.split(".").slice(0, 3).join(".")}.0/24`;
+  if (family !== 6) return null;
+  const groups = expandIpv6(a);
+  if (!groups) return null;
+  const head = groups.slice(0, 3).map((g) => Number.parseInt(g, 16).toString(16));
+  while (head.length > 0 && head[head.length - 1] === "0") head.pop();
+  return `${head.join(":")}::/48`;
+}
+
 function expandIpv6(address: string): string[] | null {
   let a = address.toLowerCase();
   // An embedded IPv4 tail (e.g. ::1.2.3.4) becomes two hex groups.

@@ -25,6 +25,8 @@ export interface UsersTable {
   updated_at: string;
   /** Set when the account was deleted: the row is then anonymised and kept for the payment records. */
   deleted_at: string | null;
+  /** 1 (the default): an email on each sign-in from a browser or app not seen before (0015). */
+  sign_in_alerts: Generated<number>;
 }
 
 export interface DevicesTable {
@@ -445,6 +447,29 @@ export interface NoticesTable {
   created_at: string;
 }
 
+/** An account's security event (0015): kept 90 days; the address only shortened. */
+export interface SecurityEventsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** A SecurityEventKind (api/identity/security-events.ts). */
+  kind: string;
+  created_at: string;
+  user_agent: string | null;
+  /** The client address shortened: IPv4 to its /24, IPv6 to its /48 ('203.0.113.0/24'). */
+  network: string | null;
+  /** A short, non-secret detail: a passkey's name, a card's brand and last four. */
+  detail: string | null;
+}
+
+/** A browser (device cookie) or app (device id) an account has signed in from; only a sha256 of the key (0015). */
+export interface KnownSignInDevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  device_key_hash: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -475,6 +500,8 @@ export interface DB {
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
   notices: NoticesTable;
+  security_events: SecurityEventsTable;
+  known_sign_in_devices: KnownSignInDevicesTable;
   subscription_claims: SubscriptionClaimsTable;
 }
 
