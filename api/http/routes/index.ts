@@ -12,6 +12,7 @@ import { paymentRoutes } from "./payments";
 import { planChangeRoutes } from "./plan-changes";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
+import { securityRoutes } from "./security";
 import { signupRoutes } from "./signup";
 import { subscriptionRoutes } from "./subscription";
 import { supportRoutes } from "./support";
@@ -33,6 +34,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...dunningRoutes,
   ...accountRoutes,
   ...deviceRoutes,
+  ...securityRoutes,
   ...publicRoutes,
   ...supportRoutes,
   ...signupRoutes,
