@@ -2824,19 +2824,24 @@ export interface components {
              * @description ISO 8601, UTC (business time).
              */
             last_login_at: string;
+            /**
+             * Format: date-time
+             * @description When one of the device's live tokens was last used (ISO 8601, UTC; updated at most once a minute).
+             */
+            last_active_at: string;
             /** @description true for the device of the bearer token making this request. */
             current: boolean;
         };
         SecurityEventsPage: {
             /** @description Newest first, at most 20. */
-            events: components["schemas"]["SecurityEvent"][];
+            events: components["schemas"]["SecurityEventItem"][];
             page: number;
             /** @description true when an older page exists. */
             has_more: boolean;
             /** @constant */
             retention_days: 90;
         };
-        SecurityEvent: {
+        SecurityEventItem: {
             id: number;
             /** @enum {string} */
             kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "data_exported" | "auto_renewal_cancelled";
@@ -2851,6 +2856,8 @@ export interface components {
             /** @description The client address shortened: IPv4 to its /24, IPv6 to its /48. */
             network: string | null;
             detail: string | null;
+            /** @description The browser and system read from user_agent ('Chrome 131 on Windows 10'), or null. */
+            browser: string | null;
         };
         SignInAlerts: {
             /** @description true: a sign-in from a browser or app new to the account is emailed. */

@@ -6,7 +6,7 @@ import {
   SecurityEventSchema,
   listSecurityEvents,
 } from "../../identity/security-events";
-import { setSignInAlerts, signInAlertsOn } from "../../identity/sign-in-alerts";
+import { describeBrowser, setSignInAlerts, signInAlertsOn } from "../../identity/sign-in-alerts";
 import { body, flagField, integerOrDigits } from "../validation";
 
 /*
@@ -36,9 +36,13 @@ const eventsQuery = z.object({
     }),
 });
 
+const SecurityEventItemSchema = SecurityEventSchema.extend({
+  browser: z.string().nullable().meta({ description: "The browser and system read from user_agent ('Chrome 131 on Windows 10'), or null." }),
+}).meta({ id: "SecurityEventItem" });
+
 const EventsPageSchema = z
   .strictObject({
-    events: z.array(SecurityEventSchema).meta({ description: `Newest first, at most ${SECURITY_EVENTS_PAGE_SIZE}.` }),
+    events: z.array(SecurityEventItemSchema).meta({ description: `Newest first, at most ${SECURITY_EVENTS_PAGE_SIZE}.` }),
     page: z.int(),
     has_more: z.boolean().meta({ description: "true when an older page exists." }),
     retention_days: z.literal(SECURITY_EVENT_RETENTION_DAYS).meta({ override: { type: "integer" } }),
@@ -74,7 +78,7 @@ export const securityRoutes = [
     async handler({ ctx, auth, query }) {
       const { events, hasMore } = await listSecurityEvents(ctx.db, auth.user.id, query.page);
       return {
-        data: { events, page: query.page, has_more: hasMore, retention_days: SECURITY_EVENT_RETENTION_DAYS as typeof SECURITY_EVENT_RETENTION_DAYS },
+        data: { events: events.map((event) => ({ ...event, browser: describeBrowser(event.user_agent) })), page: query.page, has_more: hasMore, retention_days: SECURITY_EVENT_RETENTION_DAYS as typeof SECURITY_EVENT_RETENTION_DAYS },
         message: ALERT_MESSAGES.events,
       };
     },

@@ -9,7 +9,7 @@ export interface PasskeyListItem {
 
 export function PasskeysSection({ passkeys }: { passkeys: PasskeyListItem[] }) {
   return (
-    <section aria-labelledby="passkeys-heading" id="passkeys" className="card security-section">
+    <section aria-labelledby="passkeys-heading" id="passkeys" className="billing-card security-section">
       <h2 id="passkeys-heading">Passkeys</h2>
       {passkeys.length === 0 ? <p className="muted">No passkeys yet.</p> : null}
     </section>
