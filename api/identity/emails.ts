@@ -17,7 +17,7 @@ export const SUBJECTS = {
   newSignIn: "New sign-in to your account",
   twoFactorOn: "Two-factor authentication was turned on",
   twoFactorOff: "Two-factor authentication was turned off",
-  recoveryCodeUsed: "A recovery code was used on your account",
+  recoveryCodeUsed: "Two-factor recovery used on your account",
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {

@@ -139,7 +139,7 @@ describe.each(databases())("security centre ($name)", (kind) => {
 
     const verified = await t.post("/api/user/two-factor/verify", { json: { challenge: await challenge(), recovery_code: recovery[0] }, headers: browser("f") });
     expect(verified.status).toBe(200);
-    expect((await t.mailbox(email)).map((m) => m.subject)).toContain("A recovery code was used on your account");
+    expect((await t.mailbox(email)).map((m) => m.subject)).toContain("Two-factor recovery used on your account");
 
     const off = await t.post("/api/account/two-factor/disable", { token, json: { recovery_code: recovery[1] }, headers: browser("f") });
     expect(off.status).toBe(200);
