@@ -111,12 +111,15 @@ function AlertsForm({ on }: { on: boolean }) {
   const flash = useFlashFormError(ALERTS_FORM);
   return (
     <Form method="post" action={PAGE} aria-labelledby="alerts-heading" aria-describedby="alerts-error">
+      <input type="hidden" name="intent" value="sign-in-alerts" />
       <FormAlert id="alerts-error" errors={flash ? [flash.message] : null} />
       <div className="check">
         <input type="checkbox" id="sign-in-alerts" name="sign_in_alerts" value="1" defaultChecked={on} key={String(on)} />
         <label htmlFor="sign-in-alerts">{ALERTS_LABEL}</label>
       </div>
-      <SubmitButton intent="sign-in-alerts">Save</SubmitButton>
+      <SubmitButton intent="sign-in-alerts" className="button button--primary">
+        Save
+      </SubmitButton>
     </Form>
   );
 }
