@@ -81,3 +81,35 @@ test("the security page: activity, new sign-in emails, turning them off, and thi
   await expect(cards.filter({ hasText: "This device" })).toHaveCount(1);
   await expect(cards.filter({ hasText: "This device" })).toContainText("Last active");
 });
+
+test("the new sign-in email's link sets a new password and signs the other browser out", async ({ page, browser }, testInfo) => {
+  const user = await createUser();
+  const baseURL = testInfo.project.use.baseURL!;
+  await signInThroughForm(page.request, baseURL, user);
+  const other = await otherBrowser(browser, testInfo);
+  try {
+    await signInThroughForm(other.request, baseURL, user);
+    let text = "";
+    await expect
+      .poll(async () => {
+        const mails = (await (await page.request.get(`/dev/mailbox.json?to=${encodeURIComponent(user.email)}`)).json()) as Array<{ subject: string; text: string }>;
+        text = mails.find((mail) => NEW_SIGN_IN.test(mail.subject))?.text ?? "";
+        return text;
+      })
+      .toContain("/reset-password?token=");
+    expect(text).toMatch(/Network: (127\.0\.0\.0\/24|::\/48)/);
+    const link = new URL(/(https?:\/\/\S+\/reset-password\?\S+)/.exec(text)![1]!);
+
+    await open(page, `${link.pathname}${link.search}`, testInfo);
+    await expect(page).toHaveURL(/\/forget-password$/);
+    await page.getByLabel("Password", { exact: true }).fill("a-brand-new-password");
+    await page.getByLabel("Confirm Password").fill("a-brand-new-password");
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Your password has been reset.").first()).toBeVisible();
+
+    await open(other, "/connected-devices", testInfo);
+    await expect(other).toHaveURL(/\/login/);
+  } finally {
+    await other.context().close();
+  }
+});

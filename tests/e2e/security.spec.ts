@@ -213,6 +213,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "payments.wallet.ts": ["/payments/wallet"],
   "_app.account.delete.tsx": ["/account/delete"],
   "_app.account.two-factor.tsx": ["/account/two-factor"],
+  "_app.account.security/route.tsx": ["/account/security"],
   "_app.account.two-factor_.recovery-codes.ts": ["/account/two-factor/recovery-codes"],
   "login_.two-factor.tsx": ["/login/two-factor"],
   "help/route.tsx": ["/help"],
@@ -277,7 +278,7 @@ test.describe("cross-site posts", () => {
     httpOnce(testInfo);
     const { bearer } = await signedInRequest(request, baseURL!);
     const ssoToken = (await (await request.post("/api/auth/sso-token", { headers: { Authorization: `Bearer ${bearer}` } })).json()).data.access_token;
-    const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor", "/help"];
+    const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor", "/account/security", "/help"];
     const anonymousPages = ["/login", "/login?tab=signup", "/get-code", "/forget-password", `/login-sso?token=${ssoToken}`, "/pricing", "/subscription/payment/1", "/help"];
     const targets = new Set<string>();
     const collect = async (client: APIRequestContext, pages: string[]) => {
