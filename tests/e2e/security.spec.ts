@@ -213,6 +213,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "payments.wallet.ts": ["/payments/wallet"],
   "_app.account.delete.tsx": ["/account/delete"],
   "_app.account.two-factor.tsx": ["/account/two-factor"],
+  "_app.account.security/route.tsx": ["/account/security"],
   "_app.account.two-factor_.recovery-codes.ts": ["/account/two-factor/recovery-codes"],
   "login_.two-factor.tsx": ["/login/two-factor"],
   "help/route.tsx": ["/help"],
@@ -277,7 +278,7 @@ test.describe("cross-site posts", () => {
     httpOnce(testInfo);
     const { bearer } = await signedInRequest(request, baseURL!);
     const ssoToken = (await (await request.post("/api/auth/sso-token", { headers: { Authorization: `Bearer ${bearer}` } })).json()).data.access_token;
-    const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor", "/help"];
+    const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor", "/account/security", "/help"];
     const anonymousPages = ["/login", "/login?tab=signup", "/get-code", "/forget-password", `/login-sso?token=${ssoToken}`, "/pricing", "/subscription/payment/1", "/help"];
     const targets = new Set<string>();
     const collect = async (client: APIRequestContext, pages: string[]) => {
@@ -739,13 +740,14 @@ function parseSetCookie(line: string): SeenCookie {
 }
 
 // Every cookie the portal sets (the identity sandbox's own cookies under /dev are not the portal's).
-const PORTAL_COOKIES = ["__session", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff"];
+const PORTAL_COOKIES = ["__session", "__device", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff"];
 // On https these carry the __Host- prefix (Secure, Path=/, no Domain: no subdomain or http page can set them).
 const HOST_PREFIXED: Record<string, string> = {
   __session: "__Host-session",
   __flow: "__Host-flow",
   "toast-session": "__Host-toast-session",
   __desktop_handoff: "__Host-desktop_handoff",
+  __device: "__Host-device",
 };
 const portalCookies = (secure: boolean) => PORTAL_COOKIES.map((name) => (secure ? (HOST_PREFIXED[name] ?? name) : name));
 
