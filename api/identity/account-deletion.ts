@@ -54,6 +54,7 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();
     await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("cancel_proofs").where("user_id", "=", userId).execute();
     await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
     // Two-factor secret, recovery codes and waiting sign-ins (docs/decisions/017).
     await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();

@@ -50,6 +50,15 @@ export type TwoFactorFlow = {
   startedAt: number;
 };
 
+/**
+ * Cancel without signing in (/cancel, docs/decisions/038): the email and when its code was sent, then the
+ * API's cancel proof (it can only turn that account's auto-renewal off, for 15 minutes), then what was done.
+ */
+export type CancelFlow = CodeFlow & {
+  proof?: string;
+  done?: { title: string; endsOn: string; turnedOffAt: string };
+};
+
 export type Flows = {
   twoFactor?: TwoFactorFlow;
   /** The recovery codes of a 'Turn on', until the page that shows them has been rendered once. */
@@ -59,6 +68,7 @@ export type Flows = {
   loginCode?: CodeFlow;
   reset?: ResetFlow;
   change?: ResetFlow;
+  cancel?: CancelFlow;
 };
 
 let storage: ReturnType<typeof createStorage> | undefined;

@@ -3,6 +3,7 @@ import { accountRoutes } from "./account";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
 import { billingRoutes } from "./billing";
+import { cancelRoutes } from "./cancel";
 import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
 import { dunningRoutes } from "./dunning";
@@ -30,6 +31,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...walletRoutes,
   ...cryptoRoutes,
   ...billingRoutes,
+  ...cancelRoutes,
   ...dunningRoutes,
   ...accountRoutes,
   ...deviceRoutes,
