@@ -56,6 +56,9 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("cancel_proofs").where("user_id", "=", userId).execute();
     await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
+    // Addresses of email changes (0016): pending ones and the links that put an old one back.
+    await trx.deleteFrom("email_change_requests").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("email_change_reverts").where("user_id", "=", userId).execute();
     // Two-factor secret, recovery codes and waiting sign-ins (docs/decisions/017).
     await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();

@@ -14,6 +14,10 @@ export const SUBJECTS = {
   deletionCode: "Your account deletion code",
   secondFactorFailures: "Failed two-factor sign-in attempts on your account",
   twoFactorCode: "Your code to turn on two-factor authentication",
+  emailChangeAuthCode: "Your code to change your email address",
+  emailChangeCode: "Confirm your new email address",
+  emailChangeTaken: "This email address already has an account",
+  emailChanged: "Your email address was changed",
   cancelCode: "Your code to cancel your subscription",
 } as const;
 
@@ -155,6 +159,53 @@ export function setPasswordLinkEmail(to: string, link: string): Mail {
     paragraphs: [
       { text: "Choose a password for your account with this link. It works once, for 24 hours:", link },
       { text: "If you did not ask for this, you can ignore this email." },
+    ],
+  });
+}
+
+/** To the current address of an account without a password: the code that lets it start an email change. */
+export function emailChangeAuthCodeEmail(to: string, code: string): Mail {
+  return renderEmail(to, SUBJECTS.emailChangeAuthCode, {
+    code,
+    paragraphs: [
+      { text: "This is your code to change the email address of your account. Enter it in the Change email dialog. It expires in five minutes." },
+      { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
+    ],
+  });
+}
+
+/** To the new address of an email change: the code that confirms it. */
+export function emailChangeCodeEmail(to: string, code: string): Mail {
+  return renderEmail(to, SUBJECTS.emailChangeCode, {
+    code,
+    paragraphs: [
+      { text: "This is your code to make this the email address of your account. Enter it in the Change email dialog. It expires in five minutes." },
+      { text: "If you did not ask for it, you can ignore this email: nothing changes without this code." },
+    ],
+  });
+}
+
+/** Sent instead of the code when the new address already has an account (no code in it). */
+export function emailChangeTakenEmail(to: string, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.emailChangeTaken, {
+    paragraphs: [
+      { text: "Someone, probably you, asked to move another account to this email address, but this address already has an account. No code was sent and nothing was changed." },
+      { text: "Sign in to that account here:", link: `${publicUrl}/login` },
+      { text: "If this was not you, you can ignore this email." },
+    ],
+  });
+}
+
+/** To the previous address after an email change: the 7-day link that puts it back. */
+export function emailChangedEmail(to: string, revertLink: string): Mail {
+  return renderEmail(to, SUBJECTS.emailChanged, {
+    paragraphs: [
+      { text: "The email address of your account was changed. From now on we write to the new address, and you sign in with it." },
+      { text: "If this was you, you can ignore this email." },
+      {
+        text: "If it was not you, open this link within seven days: it puts this address back and signs out every device.",
+        link: revertLink,
+      },
     ],
   });
 }

@@ -25,11 +25,12 @@ export const REQUEST_ID_HEADER = "X-Request-Id";
 const VALID_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:=+/-]{0,63}$/;
 
 /**
- * Paths that carry a secret in the path itself: the set-password link's token, and the identity
+ * Paths that carry a secret in the path itself: the set-password and email-revert links' tokens, and the identity
  * sandbox's pending sign-in (its interaction id, like the provider's own, stands for the sign-in).
  */
 const SECRET_PATHS: Array<[RegExp, string]> = [
   [/^\/generate-password\/.+/, "/generate-password/[redacted]"],
+  [/^\/email-revert\/.+/, "/email-revert/[redacted]"],
   [/^(\/dev\/oidc\/[a-z]+\/(?:interaction|auth))\/[^/]+/, "$1/[redacted]"],
 ];
 

@@ -26,6 +26,7 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 const FORM_ID = "pay-open-invoice";
 const PAY_FAILED = "The payment could not be made. Please try again.";
+const NOTHING_TO_PAY = "There is no unpaid invoice to pay.";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { api } = await requireUser(request, context);
@@ -40,10 +41,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "new-card") {
     // The invoice's hosted page takes a new card (and 3-D Secure) without JavaScript.
     const failed = await loadPaymentFailed(api);
-    if (!failed?.hostedInvoiceUrl) return redirectWithPageError("/billing", "There is no unpaid invoice to pay.");
+    if (!failed?.hostedInvoiceUrl) return redirectWithPageError("/billing", NOTHING_TO_PAY);
     return redirectDocument(failed.hostedInvoiceUrl);
   }
   if (intent !== "pay") throw new Response("Unknown form", { status: 400 });
+  // Without an unpaid invoice the page has no form to show an error next to: say it on Billing.
+  if (!(await loadPaymentFailed(api))) return redirectWithPageError("/billing", NOTHING_TO_PAY);
 
   const submission = parseSubmission(formData, PayOpenInvoiceSchema);
   if (submission.status !== "success") return formFailure(FORM_ID, submission, null, 400, { hideFields: [], headers: NO_STORE });

@@ -5,6 +5,9 @@ import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { MenuShell } from "~/components/menu-shell";
 import { ModalDialog } from "~/components/modal-dialog";
+import { EmailChangeDialog } from "~/features/email-change/email-change-dialog";
+import { emailChangeAction, emailChangeDialogState } from "~/features/email-change/email-change.server";
+import { EMAIL_CARD } from "~/features/email-change/forms";
 import { NextCharge } from "~/features/next-charge/next-charge";
 import { nextChargeView } from "~/features/next-charge/next-charge.server";
 import { SubmitButton } from "~/components/submit-button";
@@ -51,6 +54,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     email: home.user.email,
     hasPassword: home.user.has_password,
     dialog: await changePasswordDialogState(request),
+    emailDialog: await emailChangeDialogState(request, home.user),
     status,
     paymentFailed: paymentFailedView(home.payment_failed),
     // A provider that is off (docs/decisions/019) can't be connected; an existing link can still be removed.
@@ -78,6 +82,8 @@ const DIALOG_URL = "/?dialog=change-password";
 // Where a redirected error stays on this page (issue 21): the alert of the card whose button failed.
 const PASSWORD_CARD = { form: "home-password" };
 const ACCOUNTS_CARD = { form: "home-accounts" };
+/** Where 'Download my data' tells that it is over its limit (app/routes/account.data-export.ts). */
+const DATA_CARD = { form: "home-data" };
 
 /** The change-password dialog (identity §4) is a server-rendered state of this page: ?dialog=… plus the flow. */
 async function changePasswordDialogState(request: Request) {
@@ -92,6 +98,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { user, api } = await requireUser(request, context);
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
+
+  // 'Change email' (issue 22): its dialog's intents all start with 'email-'.
+  if (intent.startsWith("email-")) {
+    const answer = await emailChangeAction(intent, { request, formData, api, user });
+    if (answer) return answer;
+  }
 
   if (intent === "disconnect") {
     const linkId = Number(formData.get("link_id"));
@@ -168,14 +180,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountHome() {
-  const { email, hasPassword, status, paymentFailed, accounts, downloads, notices, dialog, twoFactor, nextCharge } = useLoaderData<typeof loader>();
+  const { email, hasPassword, status, paymentFailed, accounts, downloads, notices, dialog, emailDialog, twoFactor, nextCharge } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
     <MenuShell email={email}>
       <Toasts toasts={serverError ? [...notices, { type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : notices} />
-      {dialog ? <ChangePasswordDialog state={dialog} /> : null}
+      {dialog ? <ChangePasswordDialog state={dialog} /> : emailDialog ? <EmailChangeDialog state={emailDialog} /> : null}
       <section className="page home">
         <header className="page-header">
           <h1>Welcome to the product!</h1>
@@ -241,6 +254,20 @@ export default function AccountHome() {
             )}
           </article>
 
+          <article className="card" aria-labelledby="email-heading">
+            <h2 id="email-heading">Email</h2>
+            <CardAlert form={EMAIL_CARD.form} />
+            <p className="muted">
+              You sign in and get our emails at <strong className="email-address">{email}</strong>.
+            </p>
+            <Form method="post" id="change-email-open">
+              <input type="hidden" name="intent" value="email-open" />
+              <SubmitButton intent="email-open" className="button">
+                Change email
+              </SubmitButton>
+            </Form>
+          </article>
+
           {twoFactor ? (
             <article className="card" aria-labelledby="two-factor-heading">
               <h2 id="two-factor-heading">Two-factor authentication</h2>
@@ -289,6 +316,12 @@ export default function AccountHome() {
 
           <article className="card" aria-labelledby="account-data-heading">
             <h2 id="account-data-heading">Your data</h2>
+            <CardAlert form={DATA_CARD.form} />
+            <p className="muted">Download a copy of your account, subscriptions, payments, devices and security activity as a JSON file.</p>
+            {/* A plain link: the file comes as an attachment (a client-side navigation would not download it). */}
+            <a href="/account/data-export" className="button">
+              Download my data
+            </a>
             <p className="muted">Close your account and erase your personal data. Payment records are kept without it.</p>
             <Link to="/account/delete" className="button button--link">
               Delete account

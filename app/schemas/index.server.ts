@@ -15,3 +15,4 @@ export { DeleteAccountSchema } from "./account-deletion";
 export { PayOpenInvoiceSchema } from "./dunning";
 export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "./two-factor";
 export { SupportMessageSchema } from "./support";
+export { EmailChangeStartSchema } from "./email-change";

@@ -1113,6 +1113,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/email/send-auth-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the code that lets an account without a password change its email
+         * @description No request body. Emails a 6-digit code (subject 'Your code to change your email address') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.
+         */
+        post: operations["sendEmailChangeAuthCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/email/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start changing the account's email: a code goes to the new address
+         * @description Confirmed by the current password, or for an account without one by the code from /api/account/email/send-auth-code. Emails a 6-digit code to the new address (subject 'Confirm your new email address'), with the limits of every emailed code plus the hourly cap of the new address. When the new address already has an account the answer is the same, and that address gets an email saying so instead of a code. Wrong passwords: 5 per account per 15 minutes.
+         */
+        post: operations["startEmailChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the pending email change's code again
+         * @description No request body. The same email as /api/account/email/start, to the same new address, with the same limits.
+         */
+        post: operations["resendEmailChangeCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the new email with its code
+         * @description Changes the account's email to the pending new address. An address that has an account (from the start, meanwhile, or by a parallel change) answers 'Invalid verification code' like a wrong code. The previous address gets 'Your email address was changed' with a link (7 days, single use) to put it back. Sessions stay; Google and Apple links stay.
+         */
+        post: operations["verifyEmailChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/email/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the previous email back (the link in 'Your email address was changed')
+         * @description No bearer token: the link's token is the proof. Puts the previous address back and signs out every session of the account. The link works once, for 7 days.
+         */
+        post: operations["revertEmailChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A copy of the account's data
+         * @description The account, its linked Google/Apple accounts (no tokens or subjects), subscriptions, payments, invoices, saved cards (brand and last four only), devices and security events. No password hash, token hashes, two-factor secrets or gateway ids. 5 per account per hour; each one is recorded as a 'data_exported' security event.
+         */
+        get: operations["exportAccountData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices": {
         parameters: {
             query?: never;
@@ -2115,6 +2235,22 @@ export interface components {
         } | {
             code: unknown;
         };
+        EmailChangeStartRequest: {
+            /** @description The new address (trimmed, lower-cased). */
+            email: string;
+            /** @description The account's current password, compared exactly as sent. Required when the account has one. */
+            password?: string;
+            /** @description For an account without a password: the 6-digit code from POST /api/account/email/send-auth-code. */
+            code?: string;
+        };
+        EmailChangeVerifyRequest: {
+            /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
+            code: string;
+        };
+        EmailRevertRequest: {
+            /** @description The token of the link in 'Your email address was changed'. */
+            token: string;
+        };
         TerminateDeviceRequest: {
             /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
             user_id?: number | string;
@@ -2868,6 +3004,110 @@ export interface components {
             enabled_at: string | null;
             /** @description Unused recovery codes (0 when off). */
             recovery_codes_left: number;
+        };
+        DataExport: {
+            /**
+             * Format: date-time
+             * @description When this copy was made (ISO 8601).
+             */
+            exported_at: string;
+            account: {
+                email: string;
+                name: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @description Whether the email address was confirmed. */
+                verified: boolean;
+                email_verified_at: string | null;
+                has_password: boolean;
+                /** @description 'Send me news and offers by email'. */
+                newsletter: boolean;
+                sign_in_alerts: boolean;
+            };
+            linked_accounts: {
+                /** @enum {string} */
+                provider: "Google" | "Apple";
+                email: string;
+                /** Format: date-time */
+                linked_at: string;
+            }[];
+            subscriptions: {
+                id: number;
+                plan_id: number;
+                title: string;
+                /** @description card ('stripe') or crypto ('bitpay'). */
+                paid_by: string;
+                status: string;
+                billing_type: string;
+                /** Format: date-time */
+                start_date: string;
+                /** Format: date-time */
+                expiry_date: string;
+                amount_cents: number | null;
+                auto_renewal: boolean;
+                coupon_code: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            payments: {
+                id: number;
+                plan_id: number;
+                subscription_id: number | null;
+                amount_cents: number;
+                currency: string;
+                status: string;
+                /** @description The gateway ('stripe', 'bitpay') or wallet used. */
+                method: string;
+                coupon_code: string | null;
+                failure_message: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            invoices: {
+                number: string;
+                payment_id: number;
+                amount_cents: number;
+                currency: string;
+                status: string;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            cards: {
+                brand: string;
+                last4: string;
+                default: boolean;
+                /** Format: date-time */
+                added_at: string;
+            }[];
+            devices: {
+                platform: string;
+                os: string | null;
+                os_version: string | null;
+                brand: string | null;
+                model: string | null;
+                user_agent: string | null;
+                /** Format: date-time */
+                first_seen_at: string;
+                /** Format: date-time */
+                last_sign_in_at: string;
+            }[];
+            security_events: components["schemas"]["SecurityEvent"][];
+        };
+        SecurityEvent: {
+            id: number;
+            /** @enum {string} */
+            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "data_exported" | "auto_renewal_cancelled";
+            /** @description What the security page shows ('Signed in'). */
+            label: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            user_agent: string | null;
+            /** @description The client address shortened: IPv4 to its /24, IPv6 to its /48. */
+            network: string | null;
+            detail: string | null;
         };
         Device: {
             id: number;
@@ -5907,6 +6147,266 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+        };
+    };
+    sendEmailChangeAuthCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'We have emailed a code to your current email address.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Your account has a password: confirm with your password.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    startEmailChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailChangeStartRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EmailChangeStartRequest"];
+            };
+        };
+        responses: {
+            /** @description 'We have emailed a code to your new email address.' (data: null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation (errors.fields), 'This is already your email address.' (under email), 'The password is incorrect.' or 'Please enter your current password.' (under password), or the current address's code is refused (under code) as in CodeRejected. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resendEmailChangeCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Verification code resent to your new email address!' (data: null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Please start again: enter your new email address.' (no change was started) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyEmailChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailChangeVerifyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EmailChangeVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your email address has been changed.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["CodeRejected"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    revertEmailChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRevertRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EmailRevertRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your previous email address is back, and every device has been signed out. Please sign in again.' (data: null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Your previous email address now belongs to another account, so it could not be put back. Please contact support.' (nothing changed; the link stays unused) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, or 'This link is invalid, has expired or was already used.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    exportAccountData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's data */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["DataExport"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You can download your data 5 times an hour. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
         };
     };
     listDevices: {

@@ -59,6 +59,12 @@ export type CancelFlow = CodeFlow & {
   done?: { title: string; endsOn: string; turnedOffAt: string };
 };
 
+/**
+ * The change-email dialog (issue 22): the start step ('New email' and the password, or for an account
+ * without one the code sent to its current address at `authSentAt`), then the code sent to the new address.
+ */
+export type EmailChangeFlow = { step: "start"; authSentAt?: number } | { step: "code"; email: string; sentAt: number };
+
 export type Flows = {
   twoFactor?: TwoFactorFlow;
   /** The recovery codes of a 'Turn on', until the page that shows them has been rendered once. */
@@ -68,6 +74,7 @@ export type Flows = {
   loginCode?: CodeFlow;
   reset?: ResetFlow;
   change?: ResetFlow;
+  emailChange?: EmailChangeFlow;
   cancel?: CancelFlow;
 };
 

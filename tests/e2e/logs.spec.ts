@@ -113,7 +113,7 @@ test("the whole run's log is JSON lines with request ids, and holds no secret th
   // Codes and set-password links from every email of the run (the outbox), not just the newest.
   const mails = await withDatabase((db) => db.selectFrom("mail_outbox").select("text").execute());
   const codes = new Set(mails.flatMap((mail) => mail.text.match(/(?<!\d)\d{6}(?!\d)/g) ?? []));
-  const linkTokens = new Set(mails.flatMap((mail) => [...mail.text.matchAll(/\/generate-password\/([^\s/?#]+)/g)].map((m) => m[1]!)));
+  const linkTokens = new Set(mails.flatMap((mail) => [...mail.text.matchAll(/\/(?:generate-password|email-revert)\/([^\s/?#]+)/g)].map((m) => m[1]!)));
   expect(codes.size).toBeGreaterThan(0);
   expect(linkTokens.size).toBeGreaterThan(0);
 

@@ -461,6 +461,76 @@ export function pageFlows(base: string): PageFlow[] {
       },
     },
     {
+      role: "free",
+      name: "change email, its undo link, and download my data",
+      run: async (visit, context) => {
+        const { page } = visit;
+        const user = await createUser();
+        await signInContext(context, user);
+        const newEmail = uniqueEmail("moved");
+        await visit.open("/");
+        await page.getByRole("button", { name: "Change email" }).click();
+        const dialog = page.getByRole("dialog", { name: "Change email" });
+        await expect(dialog).toBeVisible();
+        await visit.snap("change email: new email and current password");
+        await dialog.getByLabel("New email").fill(newEmail);
+        await dialog.getByLabel("Current password").fill("wrong-password");
+        await dialog.getByRole("button", { name: "Send code", exact: true }).click();
+        await expect(page.getByText("The password is incorrect.")).toBeVisible();
+        await visit.snap("change email: a wrong password");
+        await page.getByLabel("New email").fill(newEmail);
+        await page.getByLabel("Current password").fill(user.password);
+        await page.getByRole("button", { name: "Send code", exact: true }).click();
+        await expect(page.getByRole("button", { name: "Verify" })).toBeVisible();
+        await visit.snap("change email: the code");
+        await enterCode(page, "000000");
+        await page.getByRole("button", { name: "Verify" }).click();
+        await expect(page.getByLabel("Verification code")).toHaveAttribute("aria-invalid", "true");
+        await visit.snap("change email: a wrong code");
+        await enterCode(page, await latestCode(context.request, newEmail, /Confirm your new email address/));
+        await page.getByRole("button", { name: "Verify" }).click();
+        await expect(page.getByRole("dialog")).toHaveCount(0);
+
+        // Download my data over its limit (5 an hour): the message in the 'Your data' card.
+        for (let i = 0; i < 5; i++) await context.request.get(`${base}/account/data-export`);
+        await visit.open("/");
+        await page.getByRole("link", { name: "Download my data" }).click();
+        await expect(page.getByText(/You can download your data 5 times an hour/).first()).toBeVisible();
+        await visit.snap("/: download my data over its limit");
+
+        // The undo link from the old address's email: the page, its refusal once used, and the page after it.
+        const mails = (await (await context.request.get(`${base}/dev/mailbox.json?to=${encodeURIComponent(user.email)}`)).json()) as { subject: string; text: string }[];
+        const link = mails.find((mail) => mail.subject === "Your email address was changed")?.text.match(/\/email-revert\/[A-Za-z0-9_-]+/)?.[0];
+        expect(link).toBeTruthy();
+        await visit.open(link!);
+        await visit.snap("/email-revert/{token}");
+        await page.getByRole("button", { name: "Restore my email address" }).click();
+        await expect(page.getByRole("heading", { name: "Your email address is back" })).toBeVisible();
+        await visit.snap("/email-revert/done");
+        await visit.open(link!);
+        await page.getByRole("button", { name: "Restore my email address" }).click();
+        await expect(page.getByText("This link is invalid, has expired or was already used.")).toBeVisible();
+        await visit.snap("/email-revert/{token}: the link was used");
+      },
+    },
+    {
+      role: "free",
+      name: "change email without a password",
+      run: async (visit, context) => {
+        const { page } = visit;
+        const { email } = await createPasswordlessUser();
+        await visit.open("/get-code");
+        await page.getByLabel("Email").fill(email);
+        await continueButton(page).click();
+        await enterCode(page, await latestCode(context.request, email, /sign-in/i));
+        await continueButton(page).click();
+        await expect(page.getByRole("heading", { name: "Welcome to the product!" })).toBeVisible();
+        await page.getByRole("button", { name: "Change email" }).click();
+        await expect(page.getByRole("dialog", { name: "Change email" })).toBeVisible();
+        await visit.snap("change email without a password: the code from the current address");
+      },
+    },
+    {
       role: "buyer",
       name: "a card purchase, billing and saved cards",
       run: async (visit, context) => {

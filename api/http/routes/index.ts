@@ -1,5 +1,6 @@
 import type { AnyRoute } from "../contract/route";
 import { accountRoutes } from "./account";
+import { emailChangeRoutes } from "./email-change";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
 import { billingRoutes } from "./billing";
@@ -34,6 +35,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...cancelRoutes,
   ...dunningRoutes,
   ...accountRoutes,
+  ...emailChangeRoutes,
   ...deviceRoutes,
   ...publicRoutes,
   ...supportRoutes,

@@ -248,7 +248,7 @@ export interface RateLimitsTable {
 }
 
 /** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
-export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor" | "cancel";
+export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor" | "email_change" | "email_change_auth" | "cancel";
 
 /**
  * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the
@@ -483,6 +483,24 @@ export interface KnownSignInDevicesTable {
   last_seen_at: string;
 }
 
+/** An account's pending email change (0016): the address asked for; its code is purpose 'email_change'. */
+export interface EmailChangeRequestsTable {
+  user_id: number;
+  new_email: string;
+  created_at: string;
+}
+
+/** The 7-day, single-use link that puts an account's previous email back (0016); only the sha256 is stored. */
+export interface EmailChangeRevertsTable {
+  id: Generated<number>;
+  user_id: number;
+  old_email: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -517,6 +535,8 @@ export interface DB {
   known_sign_in_devices: KnownSignInDevicesTable;
   cancel_proofs: CancelProofsTable;
   subscription_claims: SubscriptionClaimsTable;
+  email_change_requests: EmailChangeRequestsTable;
+  email_change_reverts: EmailChangeRevertsTable;
 }
 
 export type User = Selectable<UsersTable>;

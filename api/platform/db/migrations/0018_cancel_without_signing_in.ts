@@ -10,8 +10,8 @@ import { dialectOf, withIdColumn } from "../dialect";
  *   can do nothing but show the account's subscription and turn its auto-renewal off, for 15 minutes
  *   (real time), used up by the turn-off. It is not a session: no device row, no bearer token.
  */
-const PURPOSES_BEFORE = sql`purpose in ('signup', 'login', 'reset', 'set_password', 'delete', 'two_factor')`;
-const PURPOSES_AFTER = sql`purpose in ('signup', 'login', 'reset', 'set_password', 'delete', 'two_factor', 'cancel')`;
+const PURPOSES_BEFORE = sql`purpose in ('signup', 'login', 'reset', 'set_password', 'delete', 'two_factor', 'email_change', 'email_change_auth')`;
+const PURPOSES_AFTER = sql`purpose in ('signup', 'login', 'reset', 'set_password', 'delete', 'two_factor', 'email_change', 'email_change_auth', 'cancel')`;
 
 async function setPurposes(db: Kysely<any>, check: typeof PURPOSES_AFTER): Promise<void> {
   if (dialectOf(db) === "postgres") {

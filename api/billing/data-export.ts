@@ -1,0 +1,204 @@
+import { z } from "zod";
+import type { Database } from "../platform/db";
+import { DomainError } from "../platform/errors";
+import type { RateLimiter } from "../platform/rate-limit";
+import { providerLabel } from "../identity/account-links";
+import { SecurityEventSchema, allSecurityEvents } from "../identity/security-events";
+
+/*
+ * 'Download my data' (issue 22, docs/decisions/036): a copy of what the account holds, as the
+ * customer sees it. Never in it: the password hash, token or code hashes, two-factor secrets, provider
+ * subjects, gateway ids (Stripe customer, subscription, payment method and invoice ids, BitPay ids)
+ * or card numbers beyond brand and last four.
+ */
+
+export const EXPORT_MAX_PER_HOUR = 5;
+const EXPORT_WINDOW_SECONDS = 3600;
+
+export const EXPORT_MESSAGES = {
+  tooMany: (minutes: number) =>
+    `You can download your data ${EXPORT_MAX_PER_HOUR} times an hour. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+} as const;
+
+const dateTime = (description?: string) => z.string().meta({ format: "date-time", ...(description ? { description } : {}) });
+
+export const DataExportSchema = z
+  .strictObject({
+    exported_at: dateTime("When this copy was made (ISO 8601)."),
+    account: z.strictObject({
+      email: z.string(),
+      name: z.string().nullable(),
+      created_at: dateTime(),
+      verified: z.boolean().meta({ description: "Whether the email address was confirmed." }),
+      email_verified_at: dateTime().nullable(),
+      has_password: z.boolean(),
+      newsletter: z.boolean().meta({ description: "'Send me news and offers by email'." }),
+      sign_in_alerts: z.boolean(),
+    }),
+    linked_accounts: z.array(
+      z.strictObject({
+        provider: z.enum(["Google", "Apple"]),
+        email: z.string(),
+        linked_at: dateTime(),
+      }),
+    ),
+    subscriptions: z.array(
+      z.strictObject({
+        id: z.int(),
+        plan_id: z.int(),
+        title: z.string(),
+        paid_by: z.string().meta({ description: "card ('stripe') or crypto ('bitpay')." }),
+        status: z.string(),
+        billing_type: z.string(),
+        start_date: dateTime(),
+        expiry_date: dateTime(),
+        amount_cents: z.int().nullable(),
+        auto_renewal: z.boolean(),
+        coupon_code: z.string().nullable(),
+        created_at: dateTime(),
+      }),
+    ),
+    payments: z.array(
+      z.strictObject({
+        id: z.int(),
+        plan_id: z.int(),
+        subscription_id: z.int().nullable(),
+        amount_cents: z.int(),
+        currency: z.string(),
+        status: z.string(),
+        method: z.string().meta({ description: "The gateway ('stripe', 'bitpay') or wallet used." }),
+        coupon_code: z.string().nullable(),
+        failure_message: z.string().nullable(),
+        created_at: dateTime(),
+      }),
+    ),
+    invoices: z.array(
+      z.strictObject({
+        number: z.string(),
+        payment_id: z.int(),
+        amount_cents: z.int(),
+        currency: z.string(),
+        status: z.string(),
+        created_at: dateTime(),
+      }),
+    ),
+    cards: z.array(
+      z.strictObject({
+        brand: z.string(),
+        last4: z.string(),
+        default: z.boolean(),
+        added_at: dateTime(),
+      }),
+    ),
+    devices: z.array(
+      z.strictObject({
+        platform: z.string(),
+        os: z.string().nullable(),
+        os_version: z.string().nullable(),
+        brand: z.string().nullable(),
+        model: z.string().nullable(),
+        user_agent: z.string().nullable(),
+        first_seen_at: dateTime(),
+        last_sign_in_at: dateTime(),
+      }),
+    ),
+    security_events: z.array(SecurityEventSchema),
+  })
+  .meta({ id: "DataExport" });
+
+export type DataExport = z.infer<typeof DataExportSchema>;
+
+/** Takes one of the account's 5 exports an hour, or throws 429 with the minutes to wait. */
+export async function reserveExport(limiter: RateLimiter, userId: number): Promise<void> {
+  const limit: [string, number] = [`data-export:user:${userId}`, EXPORT_MAX_PER_HOUR];
+  if (await limiter.reserve(...limit, EXPORT_WINDOW_SECONDS)) return;
+  const seconds = (await limiter.blockedFor([limit])) ?? 60;
+  throw new DomainError("rate_limited", EXPORT_MESSAGES.tooMany(Math.max(1, Math.ceil(seconds / 60))), {
+    headers: { "Retry-After": String(seconds) },
+  });
+}
+
+const flag = (value: number | string | null | undefined) => Number(value) === 1;
+
+/** Everything the export holds, read together. */
+export async function exportAccountData(db: Database, userId: number, now: Date): Promise<DataExport> {
+  const [user, links, subscriptions, transactions, invoices, cards, devices, events] = await Promise.all([
+    db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow(),
+    db.selectFrom("account_links").select(["link_type", "email", "created_at"]).where("user_id", "=", userId).orderBy("id").execute(),
+    db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
+    db.selectFrom("transactions").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
+    db.selectFrom("invoices").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
+    db
+      .selectFrom("payment_methods")
+      .select(["card_brand", "card_last4", "is_default", "created_at"])
+      .where("user_id", "=", userId)
+      .orderBy("id")
+      .execute(),
+    db.selectFrom("devices").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
+    allSecurityEvents(db, userId),
+  ]);
+  return {
+    exported_at: now.toISOString(),
+    account: {
+      email: user.email,
+      name: user.name,
+      created_at: user.created_at,
+      verified: user.email_verified_at !== null,
+      email_verified_at: user.email_verified_at,
+      has_password: Boolean(user.password_hash),
+      newsletter: flag(user.newsletter),
+      sign_in_alerts: flag(user.sign_in_alerts),
+    },
+    linked_accounts: links.map((link) => ({
+      provider: providerLabel(link.link_type) as "Google" | "Apple",
+      email: link.email,
+      linked_at: link.created_at,
+    })),
+    subscriptions: subscriptions.map((s) => ({
+      id: Number(s.id),
+      plan_id: Number(s.plan_id),
+      title: s.title,
+      paid_by: s.subscription_by,
+      status: s.subs_status,
+      billing_type: s.billing_type,
+      start_date: s.sub_start_date,
+      expiry_date: s.sub_exp_date,
+      amount_cents: s.amount_cents === null ? null : Number(s.amount_cents),
+      auto_renewal: s.billing_type === "recurring" && !flag(s.cancel_at_period_end),
+      coupon_code: s.coupon_code,
+      created_at: s.created_at,
+    })),
+    payments: transactions.map((t) => ({
+      id: Number(t.id),
+      plan_id: Number(t.plan_id),
+      subscription_id: t.subscription_id === null ? null : Number(t.subscription_id),
+      amount_cents: Number(t.amount_cents),
+      currency: t.currency,
+      status: t.status,
+      method: t.wallet_payment_type ?? t.payment_gateway,
+      coupon_code: t.coupon_code,
+      failure_message: t.failure_message,
+      created_at: t.created_at,
+    })),
+    invoices: invoices.map((i) => ({
+      number: i.number,
+      payment_id: Number(i.transaction_id),
+      amount_cents: Number(i.amount_cents),
+      currency: i.currency,
+      status: i.status,
+      created_at: i.created_at,
+    })),
+    cards: cards.map((c) => ({ brand: c.card_brand, last4: c.card_last4, default: flag(c.is_default), added_at: c.created_at })),
+    devices: devices.map((d) => ({
+      platform: d.platform,
+      os: d.device_os,
+      os_version: d.device_os_version,
+      brand: d.device_brand,
+      model: d.device_model,
+      user_agent: d.user_agent,
+      first_seen_at: d.created_at,
+      last_sign_in_at: d.last_login_at,
+    })),
+    security_events: events,
+  };
+}

@@ -1,0 +1,88 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { Form, useSubmit } from "@remix-run/react";
+import { OtpStepForm } from "~/components/code-flow";
+import { CodeInput } from "~/components/code-input";
+import { Field } from "~/components/field";
+import { FormAlert } from "~/components/form-alert";
+import { ModalDialog } from "~/components/modal-dialog";
+import { ResendForm } from "~/components/resend-form";
+import { SubmitButton } from "~/components/submit-button";
+import type { EmailChangeStartFields } from "~/schemas/email-change";
+import { useFormOptions } from "~/utils/client-validation";
+import type { EmailChangeDialogState } from "./email-change.server";
+import { EMAIL_START_FORM } from "./forms";
+
+// The change-email dialog (issue 22): 'New email' with 'Current password' (or, for an account without
+// a password, the code sent to its current address) and 'Send code'; then 'Verification code' and 'Verify'.
+
+export function EmailChangeDialog({ state }: { state: EmailChangeDialogState }) {
+  const submit = useSubmit();
+  return (
+    <ModalDialog
+      labelledBy="change-email-title"
+      // Escape does what the × does: ends the flow on the server.
+      onCancel={() => submit({ intent: "email-close" }, { method: "post", replace: true, preventScrollReset: true })}
+      returnFocusTo="#change-email-open button"
+    >
+      <header className="dialog-header">
+        <h2 id="change-email-title">Change email</h2>
+        <Form method="post">
+          <input type="hidden" name="intent" value="email-close" />
+          <button type="submit" className="button button--link" aria-label="Close">
+            ×
+          </button>
+        </Form>
+      </header>
+      {state.step === "code" ? (
+        <OtpStepForm state={state.code} intent="email-verify" resendIntent="email-resend" button="Verify" />
+      ) : (
+        <StartForm state={state} />
+      )}
+    </ModalDialog>
+  );
+}
+
+function StartForm({ state }: { state: Extract<EmailChangeDialogState, { step: "start" }> }) {
+  const [form, fields] = useForm<EmailChangeStartFields>(
+    useFormOptions<EmailChangeStartFields>(EMAIL_START_FORM, () => import("~/schemas/email-change").then((m) => m.EmailChangeStartSchema)),
+  );
+  return (
+    <>
+      <p className="muted">
+        {state.method === "password" ? (
+          "We will email a code to the new address. You sign in with it once it is confirmed."
+        ) : (
+          <>
+            Your account has no password: enter the code we&apos;ve sent to <strong>{state.currentEmail}</strong>. Then we will email a
+            code to the new address.
+          </>
+        )}
+      </p>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="email-start" />
+        <input type="hidden" name="method" value={state.method} />
+        <FormAlert id={form.errorId} errors={form.errors} />
+        <Field label={<label htmlFor={fields.email.id}>New email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
+        </Field>
+        {state.method === "password" ? (
+          <Field
+            label={<label htmlFor={fields.password.id}>Current password</label>}
+            errorId={fields.password.errorId}
+            errors={fields.password.errors}
+          >
+            <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
+          </Field>
+        ) : (
+          <CodeInput id={fields.code.id} name={fields.code.name} errorId={fields.code.errorId} errors={fields.code.errors} />
+        )}
+        <SubmitButton intent="email-start">Send code</SubmitButton>
+      </Form>
+      {state.auth ? (
+        <div className="code-actions">
+          <ResendForm secondsLeft={state.auth.resendIn} sentAt={state.auth.sentAt} intent="email-auth-resend" />
+        </div>
+      ) : null}
+    </>
+  );
+}

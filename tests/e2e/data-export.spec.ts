@@ -1,0 +1,40 @@
+import { readFile } from "node:fs/promises";
+import { expectHome, open } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
+
+// 'Download my data' on the account home (issue 22): a JSON attachment with the account and no
+// secrets; over 5 an hour the page says so. Without JavaScript and with it.
+
+test.describe("download my data", () => {
+  test("downloads the account's data as JSON, without secrets; over the limit the page says so", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/", testInfo);
+    await expectHome(page);
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download my data" }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^vpn-account-data-\d{4}-\d\d-\d\d\.json$/);
+    const text = await readFile((await download.path())!, "utf8");
+    const data = JSON.parse(text);
+    expect(data.account.email).toBe(user.email);
+    expect(data.account).toMatchObject({ has_password: true, verified: true });
+    for (const list of ["linked_accounts", "subscriptions", "payments", "invoices", "cards", "devices", "security_events"]) {
+      expect(Array.isArray(data[list]), list).toBe(true);
+    }
+    expect(data.devices.length).toBeGreaterThanOrEqual(1);
+    expect(data.security_events.map((event: { kind: string }) => event.kind)).toContain("data_exported");
+    expect(text).not.toContain(user.password);
+    expect(text).not.toMatch(/password_hash|token_hash|argon2|secret/i);
+
+    // The answer itself: an attachment that is never cached.
+    const direct = await page.request.get("/account/data-export");
+    expect(direct.headers()["content-disposition"]).toMatch(/^attachment; filename="vpn-account-data-\d{4}-\d\d-\d\d\.json"$/);
+    expect(direct.headers()["cache-control"]).toContain("no-store");
+
+    // Five an hour: the next one stays on the page with the message in the 'Your data' card.
+    for (let i = 0; i < 3; i++) expect((await page.request.get("/account/data-export")).status()).toBe(200);
+    await open(page, "/", testInfo);
+    await page.getByRole("link", { name: "Download my data" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: /You can download your data 5 times an hour\. Please try again in \d+ minutes?\./ })).toBeVisible();
+    await expectHome(page);
+  });
+});
