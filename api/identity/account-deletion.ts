@@ -54,6 +54,7 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();
     await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("cancel_proofs").where("user_id", "=", userId).execute();
     await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
     // Addresses of email changes (0016): pending ones and the links that put an old one back.
     await trx.deleteFrom("email_change_requests").where("user_id", "=", userId).execute();

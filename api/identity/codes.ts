@@ -5,7 +5,7 @@ import type { CodePurpose } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError, type ErrorCode } from "../platform/errors";
 import { type Mail, MailUnavailableError } from "../platform/mailer";
-import { secondsUntil } from "../platform/rate-limit";
+import { type Reservation, secondsUntil } from "../platform/rate-limit";
 
 /*
  * Emailed verification codes (DESIGN §4): 6 random digits, stored as sha256(salt + code) with a
@@ -63,20 +63,26 @@ export function codeCapKeys(email: string, addressKey: string): { email: string;
   return { email: `code-send:email:${email}`, ip: `code-send:ip:${addressKey}` };
 }
 
-/** 429 'Too many code requests. ...' when the email or the client address has reached its hourly cap. */
-async function checkHourlyCaps(ctx: CodeContext, email: string, addressKey: string): Promise<void> {
+/**
+ * Takes one send from the email's and the client address's hourly allowance, atomically (a parallel
+ * burst gets no more sends than a sequence), or throws 429 'Too many code requests. ...' when either
+ * has reached its cap.
+ */
+async function reserveHourlyCaps(ctx: CodeContext, email: string, addressKey: string): Promise<Reservation[]> {
   const keys = codeCapKeys(email, addressKey);
-  const windows = await ctx.limiter.peek([keys.email, keys.ip]);
-  let resetAt: number | null = null;
-  const byEmail = windows.get(keys.email);
-  if (byEmail && byEmail.count >= ctx.config.codes.maxPerEmailPerHour) resetAt = byEmail.resetAt;
-  const byIp = windows.get(keys.ip);
-  if (byIp && byIp.count >= ctx.config.codes.maxPerIpPerHour) resetAt = Math.max(resetAt ?? 0, byIp.resetAt);
-  if (resetAt !== null) {
+  const reserved = await ctx.limiter.reserveAll(
+    [
+      [keys.email, ctx.config.codes.maxPerEmailPerHour],
+      [keys.ip, ctx.config.codes.maxPerIpPerHour],
+    ],
+    CODE_CAP_WINDOW_SECONDS,
+  );
+  if ("retryAfterSeconds" in reserved) {
     throw new DomainError("rate_limited", CODE_MESSAGES.tooManyRequests, {
-      headers: { "Retry-After": String(secondsUntil(resetAt)) },
+      headers: { "Retry-After": String(reserved.retryAfterSeconds) },
     });
   }
+  return reserved.reservations;
 }
 
 let lastSweep = 0;
@@ -100,17 +106,17 @@ interface SendValues {
 }
 
 /**
- * The bookkeeping of one send: the hourly caps (429 'Too many code requests. ...'), then the 30 s
- * gate (429 'Please wait N seconds ...'), then the row is replaced in one statement (an upsert
- * that only updates when the last send is at least 30 s old, so concurrent requests cannot both
- * pass), and the caps count the send.
+ * The bookkeeping of one send: the hourly caps, reserved atomically (429 'Too many code requests. ...'),
+ * then the 30 s gate (429 'Please wait N seconds ...', and the reservation is given back), then the row
+ * is replaced in one statement (an upsert that only updates when the last send is at least 30 s old, so
+ * concurrent requests cannot both pass).
  */
 async function recordSend(
   ctx: CodeContext,
   opts: { email: string; purpose: CodePurpose; addressKey: string; values: SendValues },
 ): Promise<void> {
   const { db, clock, limiter } = ctx;
-  await checkHourlyCaps(ctx, opts.email, opts.addressKey);
+  const reservations = await reserveHourlyCaps(ctx, opts.email, opts.addressKey);
 
   const now = clock.now();
   const nowIso = now.toISOString();
@@ -129,6 +135,8 @@ async function recordSend(
     .executeTakeFirst();
 
   if (!written) {
+    // Refused by the 30 s gate: not a send, so it does not count against the caps.
+    await limiter.release(reservations);
     const last = await db
       .selectFrom("verification_codes")
       .select("sent_at")
@@ -140,9 +148,6 @@ async function recordSend(
     throw new DomainError("rate_limited", resendTooSoonMessage(wait), { headers: { "Retry-After": String(wait) } });
   }
 
-  const keys = codeCapKeys(opts.email, opts.addressKey);
-  await limiter.hit(keys.email, CODE_CAP_WINDOW_SECONDS);
-  await limiter.hit(keys.ip, CODE_CAP_WINDOW_SECONDS);
   await maybeSweep(db, now);
 }
 

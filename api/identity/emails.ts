@@ -22,6 +22,7 @@ export const SUBJECTS = {
   twoFactorOn: "Two-factor authentication was turned on",
   twoFactorOff: "Two-factor authentication was turned off",
   recoveryCodeUsed: "Two-factor recovery used on your account",
+  cancelCode: "Your code to cancel your subscription",
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {
@@ -61,6 +62,17 @@ export function twoFactorCodeEmail(to: string, code: string): Mail {
     paragraphs: [
       { text: "This is your code to turn on two-factor authentication. Enter it on the Two-factor authentication page. It expires in five minutes." },
       { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
+    ],
+  });
+}
+
+/** The code of /cancel: turning auto-renewal off without signing in (docs/decisions/038). */
+export function cancelCodeEmail(to: string, code: string): Mail {
+  return renderEmail(to, SUBJECTS.cancelCode, {
+    code,
+    paragraphs: [
+      { text: "This is your code to cancel your subscription. Enter it on the Cancel your subscription page. It expires in five minutes." },
+      { text: "If you did not ask for it, you can ignore this email: nothing has changed." },
     ],
   });
 }

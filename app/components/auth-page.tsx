@@ -1,5 +1,6 @@
 import { useActionData, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { CancelFooter } from "./cancel-footer";
 import { Logo } from "./logo";
 import { Toasts } from "./toasts";
 
@@ -21,6 +22,7 @@ export function AuthPage({ title, children, className = "auth-card" }: { title?:
         {title ? <h1 className="auth-title">{title}</h1> : null}
         {children}
       </main>
+      <CancelFooter />
     </div>
   );
 }

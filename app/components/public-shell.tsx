@@ -12,6 +12,8 @@ const FOOTER_ITEMS = [
   { to: "/help", label: "Help" },
   { to: "/terms", label: "Terms" },
   { to: "/privacy", label: "Privacy" },
+  // Ending a renewal without signing in (issue 22, §312k BGB).
+  { to: "/cancel", label: "Cancel subscription" },
 ];
 
 type PublicShellProps = {

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
+import { CancelFooter } from "~/components/cancel-footer";
 import { MenuShell } from "~/components/menu-shell";
 import { requireUser } from "~/utils/auth.server";
 
@@ -14,6 +15,7 @@ export default function MenuLayout() {
   return (
     <MenuShell email={email}>
       <Outlet />
+      <CancelFooter className="page-footer page-footer--app" />
     </MenuShell>
   );
 }

@@ -873,6 +873,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/anonymous/cancel/send-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the code that lets a visitor who is not signed in turn auto-renewal off
+         * @description Codes: 6 random digits, stored hashed, one live code per email and purpose (a new send replaces the old one), valid 300 s (business clock), burnt after 5 wrong tries, resend refused for 30 s after the last send for the email and purpose; the caps CODE_MAX_PER_EMAIL_PER_HOUR and CODE_MAX_PER_IP_PER_HOUR also apply. Sends a 'cancel' code (subject 'Your code to cancel your subscription') only when the account exists; its own purpose, so it neither replaces nor unlocks a sign-in code. The answer, the 30 s gate and the hourly caps are the same whether or not the email has an account.
+         */
+        post: operations["sendCancelCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/anonymous/cancel/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a cancel code for a cancel proof
+         * @description Checks and uses up the 'cancel' code; answers a proof valid 15 minutes (stored hashed; a newer one retires older ones) that can only show the account's subscription and turn its auto-renewal off. Not a session. An email without an account is refused as a wrong code.
+         */
+        post: operations["verifyCancelCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/anonymous/cancel/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The subscription a cancel proof may turn auto-renewal off for
+         * @description The proof's account email and its active subscription (plan, renewal or end date, and whether auto-renewal can be turned off now).
+         */
+        post: operations["cancelSubscriptionView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/anonymous/cancel/turn-off-auto-renewal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn auto-renewal off with a cancel proof
+         * @description Turns off auto-renewal of the proof's account's active subscription exactly as /api/stripe/auto-renewal does (Stripe, the 24-hour rule, past-due invoices, the 'Auto-renewal is off' email with the date and time), uses up the proof and records the security event 'auto_renewal_cancelled'.
+         */
+        post: operations["cancelAutoRenewal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/past-due": {
         parameters: {
             query?: never;
@@ -2142,6 +2222,20 @@ export interface components {
             /** @description Crypto payments only: where the refund is sent (required for them, ignored for cards). */
             refund_address?: string;
         };
+        CancelCodeRequest: {
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
+            email: string;
+        };
+        CancelVerifyRequest: {
+            /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
+            email: string;
+            /** @description The 6-digit code from the email (trimmed). Otherwise 422 'Please enter the 6-digit verification code'. */
+            code: string;
+        };
+        CancelProofRequest: {
+            /** @description data.proof from /api/anonymous/cancel/verify. */
+            proof: string;
+        };
         PayOpenInvoiceRequest: {
             /** @description A saved card's payment_method_id (pm_...). */
             payment_method_id: string;
@@ -2865,6 +2959,28 @@ export interface components {
             /** Format: date-time */
             paid_at: string;
         };
+        /** @description The account's active subscription, or null when it has none. */
+        CancelSubscription: {
+            title: string;
+            /** @enum {string} */
+            subscription_by: "stripe" | "paypal" | "bitpay";
+            /** @enum {string} */
+            billing_type: "recurring" | "single";
+            /**
+             * Format: date-time
+             * @description When it renews by itself; null when it does not.
+             */
+            renews_on: string | null;
+            /**
+             * Format: date-time
+             * @description When it ends, when it does not renew by itself; else null.
+             */
+            ends_on: string | null;
+            /** @description Whether auto-renewal can be turned off now. */
+            can_turn_off: boolean;
+            /** @description Why it cannot (already off, crypto, one-time, within 24 hours of the renewal); null when it can. */
+            note: string | null;
+        } | null;
         PaymentFailed: {
             /** @description Why the last attempt failed (the bank's message), e.g. 'Your card was declined.' */
             reason: string;
@@ -5547,6 +5663,201 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    sendCancelCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelCodeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CancelCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description 'If an account exists for this email, we have sent a verification code.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the verification code.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    verifyCancelCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelVerifyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CancelVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Verification successful!' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            proof: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["CodeRejected"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    cancelSubscriptionView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelProofRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CancelProofRequest"];
+            };
+        };
+        responses: {
+            /** @description The account's email and subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            email: string;
+                            subscription: components["schemas"]["CancelSubscription"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'This page has expired. Please start again.' (unknown, used or older than 15 minutes; code link_invalid) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    cancelAutoRenewal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelProofRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CancelProofRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Auto-renewal is off' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @description When the plan now ends.
+                             */
+                            ends_on: string;
+                            /**
+                             * Format: date-time
+                             * @description When auto-renewal was turned off (the product's time, UTC).
+                             */
+                            turned_off_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'There is no active subscription on this account.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This subscription has ended.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'This page has expired. Please start again.' (unknown, used or older than 15 minutes; code link_invalid); 'Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.'; or nothing renews ('Auto-renewal is already off.', crypto, one-time). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

@@ -17,7 +17,7 @@ export function codeStepState(flow: { email: string; sentAt: number }) {
   };
 }
 
-type CodeRequestFlow = "loginCode" | "reset" | "signup";
+type CodeRequestFlow = "loginCode" | "reset" | "signup" | "cancel";
 
 /** A page's email step: its form's schema and the flow state a sent code starts. */
 type EmailStep<K extends CodeRequestFlow, Schema extends $ZodType<{ email: string }>> = {
@@ -25,7 +25,7 @@ type EmailStep<K extends CodeRequestFlow, Schema extends $ZodType<{ email: strin
   start: (email: string, value: z.output<Schema>) => NonNullable<Flows[K]>;
 };
 
-const plainEmailStep: EmailStep<"loginCode" | "reset", typeof EmailStepSchema> = {
+const plainEmailStep: EmailStep<"loginCode" | "reset" | "cancel", typeof EmailStepSchema> = {
   schema: EmailStepSchema,
   start: (email) => ({ email, sentAt: Date.now() }),
 };
@@ -77,7 +77,7 @@ export async function handleCodeRequest<K extends CodeRequestFlow, Schema extend
     if (!sent.ok) return formFailure(names.codeForm, parseSubmission(formData, codeSchema), sent.message || failure, sent.status, { errorAt: "" });
     // A new code starts the code step again: what the old one earned (a sign-up's verified code, a
     // reset token) is dropped; the rest of the flow (a sign-up's agreements) is kept.
-    const resent = { ...flow, code: undefined, resetToken: undefined, sentAt: Date.now() };
+    const resent = { ...flow, code: undefined, resetToken: undefined, proof: undefined, done: undefined, sentAt: Date.now() };
     const cookie = await writeFlow(request, flowKey, resent as Flows[K]);
     return redirectWithSuccess(pagePath, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
   }

@@ -51,6 +51,15 @@ export type TwoFactorFlow = {
 };
 
 /**
+ * Cancel without signing in (/cancel, docs/decisions/038): the email and when its code was sent, then the
+ * API's cancel proof (it can only turn that account's auto-renewal off, for 15 minutes), then what was done.
+ */
+export type CancelFlow = CodeFlow & {
+  proof?: string;
+  done?: { title: string; endsOn: string; turnedOffAt: string };
+};
+
+/**
  * The change-email dialog (issue 22): the start step ('New email' and the password, or for an account
  * without one the code sent to its current address at `authSentAt`), then the code sent to the new address.
  */
@@ -66,6 +75,7 @@ export type Flows = {
   reset?: ResetFlow;
   change?: ResetFlow;
   emailChange?: EmailChangeFlow;
+  cancel?: CancelFlow;
 };
 
 let storage: ReturnType<typeof createStorage> | undefined;

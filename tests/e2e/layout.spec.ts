@@ -142,12 +142,13 @@ test.describe("public navigation and footer", () => {
       await expect(nav.getByRole("link", { name: "Help" })).toHaveAttribute("href", "/help");
       const footer = page.getByRole("contentinfo").getByRole("navigation", { name: "Footer" });
       const links = footer.getByRole("link");
-      await expect(links).toHaveText(["Pricing", "Help", "Terms", "Privacy", "Sign in"]);
+      await expect(links).toHaveText(["Pricing", "Help", "Terms", "Privacy", "Cancel subscription", "Sign in"]);
       for (const [name, href] of [
         ["Pricing", "/pricing"],
         ["Help", "/help"],
         ["Terms", "/terms"],
         ["Privacy", "/privacy"],
+        ["Cancel subscription", "/cancel"],
         ["Sign in", "/login"],
       ]) {
         await expect(footer.getByRole("link", { name: name!, exact: true })).toHaveAttribute("href", href!);

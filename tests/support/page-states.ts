@@ -74,6 +74,7 @@ export const VISITOR_PAGES = [
   "/desktop-app/google/login?failed=1",
   "/subscription/bitpay-pay-due-invoice/00000000-0000-4000-8000-000000000000",
   "/no-such-page",
+  "/cancel",
 ];
 
 /** A phone's screen, for the narrow-screen flows. */
@@ -640,6 +641,36 @@ export function pageFlows(base: string): PageFlow[] {
         await visit.snap("/billing: Refund requested");
         await context.clearCookies();
         await visit.visit(`/subscription/bitpay-pay-due-invoice/${invoice.uuid}`, "the due invoice (visitor)");
+      },
+    },
+    {
+      role: "buyer",
+      name: "cancel without signing in (/cancel)",
+      run: async (visit, context) => {
+        const { page } = visit;
+        const user = await createUser();
+        await signInContext(context, user);
+        await visit.open("/subscription/payment/1");
+        if (!visit.js) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+        await fillSandboxCardAndPay(page, GOOD_CARD);
+        await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+        await context.clearCookies();
+        await visit.open("/cancel");
+        await page.getByLabel("Email").fill(user.email);
+        await page.getByRole("button", { name: "Send code" }).click();
+        await expect(page.getByText(/Enter the code we.ve sent to/)).toBeVisible();
+        await visit.snap("/cancel: the code step");
+        await enterCode(page, "000000");
+        await continueButton(page).click();
+        await expect(page.getByLabel("Verification code")).toHaveAttribute("aria-invalid", "true");
+        await visit.snap("/cancel: the code step with an error");
+        await enterCode(page, await latestCode(context.request, user.email, /cancel your subscription/i));
+        await continueButton(page).click();
+        await expect(page.getByRole("button", { name: "Turn off auto-renewal" })).toBeVisible();
+        await visit.snap("/cancel: the subscription");
+        await page.getByRole("button", { name: "Turn off auto-renewal" }).click();
+        await expect(page.getByRole("heading", { name: "Auto-renewal is off" })).toBeVisible();
+        await visit.snap("/cancel: Auto-renewal is off");
       },
     },
     {

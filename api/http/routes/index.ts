@@ -4,6 +4,7 @@ import { emailChangeRoutes } from "./email-change";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
 import { billingRoutes } from "./billing";
+import { cancelRoutes } from "./cancel";
 import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
 import { dunningRoutes } from "./dunning";
@@ -32,6 +33,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...walletRoutes,
   ...cryptoRoutes,
   ...billingRoutes,
+  ...cancelRoutes,
   ...dunningRoutes,
   ...accountRoutes,
   ...emailChangeRoutes,

@@ -248,7 +248,7 @@ export interface RateLimitsTable {
 }
 
 /** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
-export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor" | "email_change" | "email_change_auth";
+export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor" | "email_change" | "email_change_auth" | "cancel";
 
 /**
  * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the
@@ -461,6 +461,19 @@ export interface SecurityEventsTable {
   detail: string | null;
 }
 
+/** What a right code on /cancel earns (0018): it can only turn the account's auto-renewal off, for 15 minutes. */
+export interface CancelProofsTable {
+  id: Generated<number>;
+  /** sha256 hex of the random token. */
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  /** Real time, like every token. */
+  expires_at: string;
+  /** When the turn-off used it up; null until then. */
+  used_at: string | null;
+}
+
 /** A browser (device cookie) or app (device id) an account has signed in from; only a sha256 of the key (0015). */
 export interface KnownSignInDevicesTable {
   id: Generated<number>;
@@ -520,6 +533,7 @@ export interface DB {
   notices: NoticesTable;
   security_events: SecurityEventsTable;
   known_sign_in_devices: KnownSignInDevicesTable;
+  cancel_proofs: CancelProofsTable;
   subscription_claims: SubscriptionClaimsTable;
   email_change_requests: EmailChangeRequestsTable;
   email_change_reverts: EmailChangeRevertsTable;

@@ -1,0 +1,159 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { AuthPage } from "~/components/auth-page";
+import { EmailStepForm, OtpStepForm } from "~/components/code-flow";
+import { FormAlert } from "~/components/form-alert";
+import { RestartForm } from "~/components/restart-form";
+import { SubmitButton } from "~/components/submit-button";
+import { OtpSchema } from "~/schemas/index.server";
+import { createApiClient } from "~/utils/api.server";
+import { handleCodeRequest } from "~/utils/code-flow.server";
+import { readFlow, writeFlow } from "~/utils/flow.server";
+import { codeErrorAt, type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
+import { pageMeta } from "~/utils/meta";
+import { redirectWithSuccess } from "~/utils/toast.server";
+import { CANCEL_PATH, PROOF_EXPIRED, loadCancelStep, requireProof, restartWithError } from "./cancel.server";
+
+// Cancel without signing in (issue 22, §312k BGB; docs/decisions/038): email, the emailed code, then the
+// subscription with 'Turn off auto-renewal', then 'Auto-renewal is off'. Nothing about an account is shown
+// before the code is right; a signed-in visitor goes through the same steps.
+
+const TURN_OFF = "turn-off";
+
+export const meta: MetaFunction = () =>
+  pageMeta("Cancel your subscription | VPN Account", "Turn off the auto-renewal of your VPN subscription without signing in: we email you a code.");
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  return loadCancelStep(request, context);
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "send");
+  const api = createApiClient(request, context);
+
+  const handled = await handleCodeRequest(intent, {
+    request,
+    formData,
+    flowKey: "cancel",
+    pagePath: CANCEL_PATH,
+    send: (email) => api.post("/api/anonymous/cancel/send-code", { body: { email } }),
+    failure: "Failed to send the verification code.",
+    sentMessage: "We have sent you a verification code.",
+  });
+  if (handled) return handled;
+
+  if (intent === "verify") {
+    const flow = await readFlow(request, "cancel");
+    if (!flow) return redirect(CANCEL_PATH);
+    const submission = parseSubmission(formData, OtpSchema);
+    if (submission.status !== "success") return formFailure("verify", submission);
+    const verified = await api.post("/api/anonymous/cancel/verify", { body: { email: flow.email, code: submission.value.code } });
+    if (!verified.ok) {
+      return formFailure("verify", submission, verified.message || "Invalid verification code", verified.status, { errorAt: codeErrorAt(verified, "code") });
+    }
+    const cookie = await writeFlow(request, "cancel", { ...flow, proof: verified.data.proof });
+    return redirect(CANCEL_PATH, { headers: { "Set-Cookie": cookie } });
+  }
+
+  if (intent === TURN_OFF) {
+    const { flow, proof } = await requireProof(request);
+    const done = await api.post("/api/anonymous/cancel/turn-off-auto-renewal", { body: { proof } });
+    if (!done.ok) {
+      if (done.code === "link_invalid") return restartWithError(request, done.message || PROOF_EXPIRED);
+      return formFailure(TURN_OFF, null, done.message || "Auto-renewal could not be turned off. Please try again.", done.status);
+    }
+    const cookie = await writeFlow(request, "cancel", {
+      email: flow.email,
+      sentAt: flow.sentAt,
+      done: { title: done.data.title, endsOn: done.data.ends_on, turnedOffAt: done.data.turned_off_at },
+    });
+    return redirectWithSuccess(CANCEL_PATH, done.message || "Auto-renewal is off", { headers: { "Set-Cookie": cookie } });
+  }
+
+  throw new Response("Unknown form", { status: 400 });
+}
+
+function TurnOffForm() {
+  const actionData = useActionData<FormFailure | undefined>();
+  const idle = useNavigation().state === "idle";
+  const error = idle && actionData?.form === TURN_OFF ? actionData.serverError : null;
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value={TURN_OFF} />
+      <FormAlert id="turn-off-error" errors={error ? [error] : null} />
+      <SubmitButton intent={TURN_OFF}>Turn off auto-renewal</SubmitButton>
+    </Form>
+  );
+}
+
+export default function CancelPage() {
+  const state = useLoaderData<typeof loader>();
+  return (
+    <AuthPage title="Cancel your subscription">
+      {state.step === "email" ? (
+        <>
+          <p className="muted">
+            Turn off the auto-renewal of your subscription without signing in. Enter the email of your account and we will
+            send you a code.
+          </p>
+          <EmailStepForm button="Send code" />
+        </>
+      ) : null}
+      {state.step === "code" ? (
+        <OtpStepForm state={state.code}>
+          <RestartForm />
+        </OtpStepForm>
+      ) : null}
+      {state.step === "subscription" ? (
+        <section aria-labelledby="cancel-subscription-heading" className="cancel-step">
+          <h2 id="cancel-subscription-heading">Your subscription</h2>
+          <p className="muted">
+            Account: <strong>{state.email}</strong>
+          </p>
+          {state.subscription ? (
+            <>
+              <p>
+                Plan: <strong>{state.subscription.title}</strong>
+              </p>
+              {state.subscription.renewsOn ? (
+                <p>
+                  Renews on <strong>{state.subscription.renewsOn}</strong>
+                </p>
+              ) : (
+                <p>
+                  Does not renew. Active until <strong>{state.subscription.endsOn}</strong>
+                </p>
+              )}
+              {state.subscription.note ? <p className="muted">{state.subscription.note}</p> : null}
+              {state.subscription.canTurnOff ? <TurnOffForm /> : null}
+            </>
+          ) : (
+            <p>There is no active subscription on this account, so there is nothing to cancel.</p>
+          )}
+          <div className="code-actions">
+            <RestartForm />
+          </div>
+        </section>
+      ) : null}
+      {state.step === "done" ? (
+        <section aria-labelledby="cancel-done-heading" className="cancel-step">
+          <h2 id="cancel-done-heading">Auto-renewal is off</h2>
+          <p>
+            Your {state.title} plan will not renew and will not be charged again. It stays active until <strong>{state.endsOn}</strong>.
+          </p>
+          <p className="muted">
+            Turned off on {state.turnedOffAt}. We have emailed a confirmation to <strong>{state.email}</strong>.
+          </p>
+          <div className="code-actions">
+            <RestartForm label="Start again" />
+          </div>
+        </section>
+      ) : null}
+      <p className="auth-footer">
+        <Link to="/login">Sign in</Link>
+      </p>
+    </AuthPage>
+  );
+}
