@@ -7,6 +7,7 @@ import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
 import { dunningRoutes } from "./dunning";
 import { deviceRoutes } from "./devices";
+import { passkeyRoutes } from "./passkeys";
 import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
 import { planChangeRoutes } from "./plan-changes";
@@ -38,6 +39,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...signupRoutes,
   ...authRoutes,
   ...twoFactorRoutes,
+  ...passkeyRoutes,
   ...anonymousRoutes,
 ];
 

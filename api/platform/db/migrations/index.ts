@@ -14,6 +14,7 @@ import * as m0012 from "./0012_dunning";
 import * as m0013 from "./0013_plan_changes";
 import * as m0014 from "./0014_mail_reply_to";
 import * as m0015 from "./0015_security_events";
+import * as m0017 from "./0017_passkeys";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   "0013_plan_changes": m0013,
   "0014_mail_reply_to": m0014,
   "0015_security_events": m0015,
+  "0017_passkeys": m0017,
 };
