@@ -11,6 +11,8 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
   const [available, setAvailable] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
+  // Once the button is pressed, the autofill request (if it is still being prepared) stands down.
+  const pressedRef = useRef(false);
   const oldurlRef = useRef(oldurl);
   oldurlRef.current = oldurl;
 
@@ -32,6 +34,7 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
         return;
       }
       const { startAuthentication } = await loadWebAuthn();
+      if (autofill && pressedRef.current) return;
       let response: unknown;
       try {
         response = await startAuthentication({
@@ -74,6 +77,7 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
         className="button button--social"
         disabled={busy}
         onClick={async () => {
+          pressedRef.current = true;
           setBusy(true);
           setError("");
           try {
