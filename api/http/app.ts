@@ -23,6 +23,7 @@ import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
 import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
+import { deleteExpiredSecurityEvents } from "../identity/security-events";
 
 export type { ApiConfig } from "../platform/config";
 export type { Database } from "../platform/db";
@@ -200,6 +201,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       if (crypto) await createDueRenewalInvoices(crypto);
       await runDunningJobs(dunning);
       await runNoticeJobs(notices);
+      // Security events are kept 90 days (issue 22).
+      await deleteExpiredSecurityEvents(db, clock.now());
     },
   };
 

@@ -33,6 +33,10 @@ export const DeviceSchema = z
     device_brand: z.string().nullable().meta({ description: "For web sign-ins: the browser ('Chrome')." }),
     platform: z.string().meta({ examples: ["Web Browser", "Desktop"] }),
     last_login_at: z.string().meta({ format: "date-time", description: "ISO 8601, UTC (business time)." }),
+    last_active_at: z.string().meta({
+      format: "date-time",
+      description: "When one of the device's live tokens was last used (ISO 8601, UTC; updated at most once a minute).",
+    }),
     current: z.boolean().meta({ description: "true for the device of the bearer token making this request." }),
   })
   .meta({ id: "Device" });
@@ -67,6 +71,13 @@ export async function listDevices(db: Database, userId: number, currentDeviceId:
       "device_model",
       "device_brand",
       "last_login_at",
+      (eb) =>
+        eb
+          .selectFrom("tokens")
+          .select((t) => t.fn.max("tokens.last_used_at").as("last_used"))
+          .whereRef("tokens.device_id", "=", "devices.id")
+          .where("tokens.revoked_at", "is", null)
+          .as("last_active_at"),
     ])
     .where("user_id", "=", userId)
     .where((eb) =>
@@ -91,6 +102,7 @@ export async function listDevices(db: Database, userId: number, currentDeviceId:
     device_brand: row.device_brand,
     platform: row.platform,
     last_login_at: new Date(row.last_login_at).toISOString(),
+    last_active_at: new Date(row.last_active_at ?? row.last_login_at).toISOString(),
     current: Number(row.id) === currentDeviceId,
   }));
 }

@@ -1,4 +1,4 @@
-import { renderEmail } from "../platform/email-template";
+import { type EmailParagraph, renderEmail } from "../platform/email-template";
 import type { Mail } from "../platform/mailer";
 
 /* The identity emails (codes, passwords, sign-in warnings); their layout is the platform's renderEmail. */
@@ -14,6 +14,10 @@ export const SUBJECTS = {
   deletionCode: "Your account deletion code",
   secondFactorFailures: "Failed two-factor sign-in attempts on your account",
   twoFactorCode: "Your code to turn on two-factor authentication",
+  newSignIn: "New sign-in to your account",
+  twoFactorOn: "Two-factor authentication was turned on",
+  twoFactorOff: "Two-factor authentication was turned off",
+  recoveryCodeUsed: "Two-factor recovery used on your account",
 } as const;
 
 export function signupCodeEmail(to: string, code: string): Mail {
@@ -143,6 +147,69 @@ export function setPasswordLinkEmail(to: string, link: string): Mail {
     paragraphs: [
       { text: "Choose a password for your account with this link. It works once, for 24 hours:", link },
       { text: "If you did not ask for this, you can ignore this email." },
+    ],
+  });
+}
+
+/** Where a security email says a change came from: its time, browser and system, shortened network. */
+export interface EmailOrigin {
+  at: Date;
+  /** 'Chrome 131 on Windows 10', or null when the User-Agent says nothing useful. */
+  browser: string | null;
+  /** The address shortened to its /24 or /48 (issue 22), or null. */
+  network: string | null;
+}
+
+function originLines(origin: EmailOrigin): EmailParagraph[] {
+  return [
+    { text: `Time: ${emailDateTime(origin.at)}` },
+    { text: `Browser and system: ${origin.browser ?? "Unknown"}` },
+    { text: `Network: ${origin.network ?? "Unknown"}` },
+  ];
+}
+
+/**
+ * The new sign-in alert (issue 22, docs/decisions/035): the account signed in from a browser or app it
+ * had not used before. `secureLink` sets a new password and signs out every session (a reset token).
+ */
+export function newSignInEmail(to: string, origin: EmailOrigin, secureLink: string, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.newSignIn, {
+    paragraphs: [
+      { text: "Your account was just signed in to from a browser or app it has not used before." },
+      ...originLines(origin),
+      { text: "If this was you, you can ignore this email." },
+      { text: "If it was not you, set a new password now with this link; it also signs out every session of your account (it works once, for 24 hours):", link: secureLink },
+      { text: "You can turn these emails off on your Security page:", link: `${publicUrl}/account/security` },
+    ],
+  });
+}
+
+export function twoFactorOnEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.twoFactorOn, {
+    paragraphs: [
+      { text: "Two-factor authentication was turned on for your account: signing in now also needs a code from your authenticator app." },
+      ...originLines(origin),
+      { text: "If this was not you, someone is signed in to your account. Reset your password now:", link: `${publicUrl}/forget-password` },
+    ],
+  });
+}
+
+export function twoFactorOffEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.twoFactorOff, {
+    paragraphs: [
+      { text: "Two-factor authentication was turned off for your account: signing in no longer needs a code from your authenticator app." },
+      ...originLines(origin),
+      { text: "If this was not you, reset your password now, then turn two-factor authentication on again:", link: `${publicUrl}/forget-password` },
+    ],
+  });
+}
+
+export function recoveryCodeUsedEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.recoveryCodeUsed, {
+    paragraphs: [
+      { text: "One of your two-factor recovery codes was just used. Each code works once." },
+      ...originLines(origin),
+      { text: "If this was not you, someone has your password and a recovery code. Reset your password now:", link: `${publicUrl}/forget-password` },
     ],
   });
 }

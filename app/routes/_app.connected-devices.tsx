@@ -66,7 +66,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       fetchFailed: !result.ok,
       notices,
       confirm,
-      devices: devices.map((d) => ({ ...d, lastLoginUtc: formatUtc(d.last_login_at) })),
+      devices: devices.map((d) => ({ ...d, lastLoginUtc: formatUtc(d.last_login_at), lastActiveUtc: formatUtc(d.last_active_at) })),
     },
     { headers: NO_STORE },
   );
@@ -254,6 +254,9 @@ export default function ConnectedDevicesPage() {
               </div>
               <p className="device-card__login">
                 <span className="muted">Last login</span> <LastLogin iso={device.last_login_at} utc={device.lastLoginUtc} />
+              </p>
+              <p className="device-card__login device-card__active">
+                <span className="muted">Last active</span> <LastLogin iso={device.last_active_at} utc={device.lastActiveUtc} />
               </p>
               <Form method="get" action={PAGE}>
                 <input type="hidden" name="confirm" value={`device-${device.id}`} />

@@ -16,6 +16,7 @@ import type { ProviderName } from "~/utils/identity/providers.server";
 import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 
@@ -93,6 +94,7 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
       "Set-Cookie",
       await desktopHandoffCookie().serialize({ token: login.data.token, code: code.ok ? code.data.code : null, provider }),
     );
+    appendDeviceCookie(headers, request);
     return redirectWithSuccess("/desktop-app/handoff", `Signed in with ${label}.`, { headers });
   }
 
@@ -102,6 +104,7 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
     return redirectToSecondFactor(request, login.data.challenge, { oldurl: intent.oldurl, success: `Signed in with ${label}.` }, headers);
   }
   headers.append("Set-Cookie", await commitTokenSession(request, login.data.token));
+  appendDeviceCookie(headers, request);
   return redirectWithSuccess(safeRedirect(intent.oldurl), `Signed in with ${label}.`, { headers });
 }
 

@@ -11,6 +11,7 @@ import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { commitTokenSession } from "~/utils/session.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { pageMeta } from "~/utils/meta";
 
@@ -53,6 +54,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, {}, new Headers(), ["loginCode"]);
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+    appendDeviceCookie(headers, request);
     headers.append("Set-Cookie", await writeFlow(request, "loginCode", undefined));
     return redirect("/", { headers });
   }

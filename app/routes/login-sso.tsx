@@ -8,6 +8,7 @@ import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { pageMeta } from "~/utils/meta";
 
 // Single sign-on by token (identity §2). A link may carry someone else's token (login CSRF: the
@@ -44,7 +45,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!result.ok) {
     return data({ serverError: result.message || SSO_FAILED, serverErrorInPage: true }, { status: result.status < 500 ? result.status : 503 });
   }
-  return redirect(redirectTo, { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
+  const headers = new Headers();
+  headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+  appendDeviceCookie(headers, request);
+  return redirect(redirectTo, { headers });
 }
 
 export default function SsoLoginPage() {

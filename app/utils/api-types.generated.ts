@@ -1093,6 +1093,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's recent security events
+         * @description The account's security events (sign-ins, failed password sign-ins, password, email, two-factor, passkey, card changes, signing out everywhere), newest first, 20 a page. Each has its time, the browser's User-Agent and the network address shortened (IPv4 to /24, IPv6 to /48). Events are kept 90 days.
+         */
+        get: operations["listSecurityEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/sign-in-alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether new sign-ins are emailed */
+        get: operations["getSignInAlerts"];
+        /**
+         * Turn the new sign-in emails on or off
+         * @description On by default. When on, a sign-in from a browser or app the account has not used before emails 'New sign-in to your account'.
+         */
+        put: operations["setSignInAlerts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/download-links": {
         parameters: {
             query?: never;
@@ -2135,6 +2176,13 @@ export interface components {
             /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
             user_id?: number | string;
         };
+        SignInAlertsRequest: {
+            /**
+             * @description 1 (or true) turns the alerts on; 0, false or missing turns them off.
+             * @default 0
+             */
+            enabled?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
+        };
         SupportMessageRequest: {
             /** @description The sender: the Reply-To of the message to support, and where its copy goes. Trimmed and lower-cased. Missing: 'Please enter your email address.'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
@@ -2946,8 +2994,44 @@ export interface components {
              * @description ISO 8601, UTC (business time).
              */
             last_login_at: string;
+            /**
+             * Format: date-time
+             * @description When one of the device's live tokens was last used (ISO 8601, UTC; updated at most once a minute).
+             */
+            last_active_at: string;
             /** @description true for the device of the bearer token making this request. */
             current: boolean;
+        };
+        SecurityEventsPage: {
+            /** @description Newest first, at most 20. */
+            events: components["schemas"]["SecurityEventItem"][];
+            page: number;
+            /** @description true when an older page exists. */
+            has_more: boolean;
+            /** @constant */
+            retention_days: 90;
+        };
+        SecurityEventItem: {
+            id: number;
+            /** @enum {string} */
+            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "data_exported" | "auto_renewal_cancelled";
+            /** @description What the security page shows ('Signed in'). */
+            label: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            user_agent: string | null;
+            /** @description The client address shortened: IPv4 to its /24, IPv6 to its /48. */
+            network: string | null;
+            detail: string | null;
+            /** @description The browser and system read from user_agent ('Chrome 131 on Windows 10'), or null. */
+            browser: string | null;
+        };
+        SignInAlerts: {
+            /** @description true: a sign-in from a browser or app new to the account is emailed. */
+            enabled: boolean;
         };
         TwoFactorSetup: {
             /** @description The TOTP secret, base32 (the 'Setup key' typed into an app). */
@@ -5919,6 +6003,94 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listSecurityEvents: {
+        parameters: {
+            query?: {
+                /** @description From 1 to 100000; 1 (the newest events) when left out. */
+                page?: number | string | "";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Recent activity' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SecurityEventsPage"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSignInAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Sign-in alerts' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SignInAlerts"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    setSignInAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInAlertsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SignInAlertsRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Sign-in alerts are on.' or 'Sign-in alerts are off.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SignInAlerts"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -6,6 +6,7 @@ import { portalConfig } from "../config.server";
 import { loginUrlFor } from "./safe-redirect";
 import { destroySessionCookie } from "./session.server";
 import { redirectWithFormError } from "./toast.server";
+import { deviceKeyFor } from "./device-cookie.server";
 
 // The one client through which the portal reaches the product API: over HTTP, never by importing api/.
 // Paths, bodies and answers are typed from the API's OpenAPI document (api-types.generated.ts, made by
@@ -123,6 +124,8 @@ function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clie
   if (context.requestId) headers["X-Request-Id"] = context.requestId;
   const userAgent = request.headers.get("User-Agent");
   if (userAgent) headers["User-Agent"] = userAgent;
+  // This browser's device key: a sign-in from a browser new to the account is emailed (issue 22).
+  headers["X-Device-Key"] = deviceKeyFor(request);
   return headers;
 }
 

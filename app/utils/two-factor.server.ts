@@ -5,6 +5,7 @@ import { writeFlows, type Flows, type TwoFactorFlow } from "./flow.server";
 import { desktopHandoffCookie } from "./identity/desktop.server";
 import { safeRedirect } from "./safe-redirect";
 import { commitTokenSession } from "./session.server";
+import { appendDeviceCookie } from "./device-cookie.server";
 import { redirectWithSuccess } from "./toast.server";
 
 const TWO_FACTOR_PATH = "/login/two-factor";
@@ -51,9 +52,11 @@ export async function completeSignIn(
       "Set-Cookie",
       await desktopHandoffCookie().serialize({ token, code: code.ok ? code.data.code : null, provider: flow.desktop.provider }),
     );
+    appendDeviceCookie(headers, request);
     return redirectWithSuccess("/desktop-app/handoff", flow.success ?? "Signed in.", { headers });
   }
   headers.append("Set-Cookie", await commitTokenSession(request, token));
+  appendDeviceCookie(headers, request);
   const target = safeRedirect(flow.oldurl);
   return flow.success ? redirectWithSuccess(target, flow.success, { headers }) : redirect(target, { headers });
 }

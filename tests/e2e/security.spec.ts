@@ -739,13 +739,14 @@ function parseSetCookie(line: string): SeenCookie {
 }
 
 // Every cookie the portal sets (the identity sandbox's own cookies under /dev are not the portal's).
-const PORTAL_COOKIES = ["__session", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff"];
+const PORTAL_COOKIES = ["__session", "__device", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff"];
 // On https these carry the __Host- prefix (Secure, Path=/, no Domain: no subdomain or http page can set them).
 const HOST_PREFIXED: Record<string, string> = {
   __session: "__Host-session",
   __flow: "__Host-flow",
   "toast-session": "__Host-toast-session",
   __desktop_handoff: "__Host-desktop_handoff",
+  __device: "__Host-device",
 };
 const portalCookies = (secure: boolean) => PORTAL_COOKIES.map((name) => (secure ? (HOST_PREFIXED[name] ?? name) : name));
 

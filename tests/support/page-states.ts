@@ -122,6 +122,9 @@ export function pageFlows(base: string): PageFlow[] {
     "/connected-devices?confirm=all",
     "/account/delete",
     "/account/two-factor",
+    // Issue 22: recent activity, the sign-in alerts form, the passkeys; a page past the end ('No older activity.').
+    "/account/security",
+    "/account/security?page=2",
     "/pricing",
     "/pricing?tab=monthly",
     "/pricing?tab=yearly",

@@ -23,6 +23,8 @@ import { secondsUntil, tryAgainIn } from "../../platform/rate-limit";
 import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../../identity/sessions";
 import { bearerToken } from "../../platform/tokens";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { noteSecurityEvent } from "../../identity/sign-in-alerts";
+import { DEVICE_KEY_HEADER, afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../../identity/two-factor";
 import { LoginResultSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
@@ -185,6 +187,7 @@ export const authRoutes = [
       // With two-factor on the sign-in is not over yet: the counts are cleared only once the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
       await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
+      await afterSignIn(ctx, req, user);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),
@@ -276,6 +279,7 @@ export const authRoutes = [
       });
       // Whoever holds the mailbox may sign in with the new password at once (other addresses stay locked).
       await loginThrottle.recordPasswordReset(user.email, clientAddressKey(req.ip));
+      await noteSecurityEvent(ctx, { userId: user.id, kind: "password_changed", ...eventSource(req) });
       await mail.deliver(passwordChangedEmail(user.email, config.publicUrl));
       return { data: null, message: AUTH_MESSAGES.passwordReset };
     },
@@ -296,7 +300,7 @@ export const authRoutes = [
     errors: {
       422: `Validation ('${AUTH_MESSAGES.enterPassword}', 'Password must be at least 8 characters', "${AUTH_MESSAGES.passwordsDiffer}") or '${AUTH_MESSAGES.setLinkInvalid}'`,
     },
-    async handler({ ctx, body: input }) {
+    async handler({ ctx, req, body: input }) {
       const { db, config, clock, mail } = ctx;
       const owner = await peekOneTimeToken(db, { purpose: "set_password", token: input.token });
       if (owner === null) throw linkError(AUTH_MESSAGES.setLinkInvalid);
@@ -314,6 +318,7 @@ export const authRoutes = [
         await retireOneTimeTokens(trx, { purpose: "set_password", userId });
         return row.email;
       });
+      await noteSecurityEvent(ctx, { userId: owner, kind: "password_changed", ...eventSource(req) });
       await mail.deliver(passwordSetEmail(email, config.publicUrl));
       return { data: null, message: AUTH_MESSAGES.passwordSet };
     },
@@ -383,6 +388,7 @@ export const authRoutes = [
         ttlDays: config.tokenTtlDays,
         clock,
       });
+      await afterSignIn(ctx, req, user);
       return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),
@@ -463,11 +469,15 @@ export const authRoutes = [
         throw new DomainError("rate_limited", tooManyDesktopCodeAttempts(wait), { headers: { "Retry-After": String(wait) } });
       }
     },
-    async handler({ ctx, body: input }) {
+    async handler({ ctx, req, body: input }) {
       const redeemed = await redeemDesktopCode(ctx.db, input.code);
       if (!redeemed) {
         throw new DomainError("code_invalid", AUTH_MESSAGES.desktopCodeInvalid, { field: "code" });
       }
+      // The sign-in itself was made (and checked for a new device) in the browser; the app's own
+      // device id, when it sends one, is checked too.
+      if (req.headers[DEVICE_KEY_HEADER]) await afterSignIn(ctx, req, redeemed.user);
+      else await noteSecurityEvent(ctx, { userId: redeemed.user.id, kind: "signed_in", ...eventSource(req) });
       return { data: { token: redeemed.token, user: publicUser(redeemed.user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),

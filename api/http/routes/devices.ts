@@ -8,6 +8,8 @@ import {
   terminateDevice,
 } from "../../identity/devices";
 import { revokeSessions } from "../../identity/sessions";
+import { noteSecurityEvent } from "../../identity/sign-in-alerts";
+import { eventSource } from "../security";
 import { ID_SCHEMA, body, idField } from "../validation";
 
 const userIdField = () =>
@@ -101,9 +103,10 @@ export const deviceRoutes = [
       data: z.strictObject({ revoked: z.int().meta({ description: "How many tokens were revoked." }) }),
     },
     errors: { 403: FORBIDDEN },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       assertOwnUser(input.user_id, auth.user.id);
       const revoked = await ctx.db.transaction().execute((trx) => revokeSessions(trx, { userId: auth.user.id, all: true }));
+      await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "signed_out_everywhere", ...eventSource(req) });
       return { data: { revoked }, message: DEVICE_MESSAGES.allTerminated };
     },
   }),

@@ -13,6 +13,7 @@ import { paymentRoutes } from "./payments";
 import { planChangeRoutes } from "./plan-changes";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
+import { securityRoutes } from "./security";
 import { signupRoutes } from "./signup";
 import { subscriptionRoutes } from "./subscription";
 import { supportRoutes } from "./support";
@@ -34,6 +35,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...dunningRoutes,
   ...accountRoutes,
   ...deviceRoutes,
+  ...securityRoutes,
   ...publicRoutes,
   ...supportRoutes,
   ...signupRoutes,

@@ -17,6 +17,15 @@ import {
 } from "../../payments/saved-cards";
 import { PAYMENT_MESSAGES } from "../../payments/card-payments";
 import { SavedCardSchema, portalReturnUrl, publicCard, returnUrlField } from "./payments";
+import { noteSecurityEvent } from "../../identity/sign-in-alerts";
+import { eventSource } from "../security";
+import type { PaymentMethod } from "../../platform/db/schema";
+
+/** 'Visa ending 4242': a saved card in the security events. */
+function cardDetail(card: Pick<PaymentMethod, "card_brand" | "card_last4">): string {
+  const brand = card.card_brand ? card.card_brand.charAt(0).toUpperCase() + card.card_brand.slice(1) : "Card";
+  return `${brand} ending ${card.card_last4}`;
+}
 
 /*
  * The 'Payment Method' tab of /billing (commerce §2, §3, §4, §7): the saved cards, one page at a
@@ -217,7 +226,7 @@ export const paymentMethodRoutes = [
       402: "The card was refused by the gateway: its message (e.g. 'Your card has expired.')",
       422: `Validation; '${SAVED_CARD_MESSAGES.cardNotUsable}' (unknown payment method, or another customer's); a return_url that is not a page of this site`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const card = await addCard(ctx.payments, auth.user, {
         paymentMethodId: input.payment_method_id,
         billingName: input.billing_name,
@@ -235,6 +244,7 @@ export const paymentMethodRoutes = [
         };
         return { data, message: PAYMENT_MESSAGES.confirmWithBank };
       }
+      await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "card_added", detail: cardDetail(card), ...eventSource(req) });
       return { data: publicCard(card), message: SAVED_CARD_MESSAGES.added };
     },
   }),
@@ -254,8 +264,9 @@ export const paymentMethodRoutes = [
       402: `authentication_failed: '${PAYMENT_MESSAGES.authenticationFailed}'`,
       404: `'${SAVED_CARD_MESSAGES.setupNotFound}' (unknown, or another account's)`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const card = await finishCardAuthentication(ctx.payments, auth.user, input.setup_intent);
+      await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "card_added", detail: cardDetail(card), ...eventSource(req) });
       return { data: publicCard(card), message: SAVED_CARD_MESSAGES.added };
     },
   }),
@@ -311,8 +322,15 @@ export const paymentMethodRoutes = [
     params: cardParams,
     success: { description: `'${SAVED_CARD_MESSAGES.deleted}'`, data: z.null() },
     errors: { 404: NOT_FOUND, 409: `'${SAVED_CARD_MESSAGES.defaultNotDeletable}'` },
-    async handler({ ctx, auth, params }) {
+    async handler({ ctx, req, auth, params }) {
+      const card = await ctx.db
+        .selectFrom("payment_methods")
+        .select(["card_brand", "card_last4"])
+        .where("id", "=", params.id)
+        .where("user_id", "=", auth.user.id)
+        .executeTakeFirst();
       await deleteCard(ctx.payments, auth.user.id, params.id);
+      if (card) await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "card_removed", detail: cardDetail(card), ...eventSource(req) });
       return { data: null, message: SAVED_CARD_MESSAGES.deleted };
     },
   }),
@@ -367,8 +385,9 @@ export const paymentMethodRoutes = [
       404: `'${SAVED_CARD_MESSAGES.setupSessionNotFound}' (unknown, or another account's)`,
       409: `'${SAVED_CARD_MESSAGES.setupIncomplete}' (not completed)`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const card = await completeSetupSession(ctx.payments, auth.user, input.sessionId);
+      await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "card_added", detail: cardDetail(card), ...eventSource(req) });
       return { data: publicCard(card), message: SAVED_CARD_MESSAGES.added };
     },
   }),

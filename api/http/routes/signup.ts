@@ -6,6 +6,7 @@ import { alreadyRegisteredEmail, signupCodeEmail } from "../../identity/emails";
 import { DomainError } from "../../platform/errors";
 import { hashPassword } from "../../identity/passwords";
 import { issueToken, signInDevice } from "../../identity/sessions";
+import { afterSignIn } from "../security";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { LoginResultSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
@@ -110,6 +111,8 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
     clock,
   });
   const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
+  // The account's first device: remembered, no alert (sign-in-alerts.ts).
+  await afterSignIn(ctx, req, user);
   return { data: { token, user: publicUser(user) }, message: SIGNUP_MESSAGES.registered, topLevel: { token } };
 }
 

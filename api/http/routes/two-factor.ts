@@ -2,7 +2,9 @@ import { z } from "zod";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import { useCode } from "../../identity/codes";
-import { SUBJECTS, twoFactorCodeEmail } from "../../identity/emails";
+import { SUBJECTS, recoveryCodeUsedEmail, twoFactorCodeEmail, twoFactorOffEmail, twoFactorOnEmail } from "../../identity/emails";
+import { deliverSecurityEmail, emailOrigin, noteSecurityEvent } from "../../identity/sign-in-alerts";
+import { afterSignIn, eventSource } from "../security";
 import { confirmationCodeRoute } from "./confirmation-code";
 import { DomainError, type ErrorCode } from "../../platform/errors";
 import { verifyPassword } from "../../identity/passwords";
@@ -169,7 +171,7 @@ export const twoFactorRoutes = [
       422: `'${TWO_FACTOR_MESSAGES.codeFormat}' or '${TWO_FACTOR_MESSAGES.codeInvalid}' (under code); '${TWO_FACTOR_MESSAGES.passwordRequired}' or '${TWO_FACTOR_MESSAGES.wrongPassword}' (under password); '${CODE_FORMAT}' or a refused emailed code as in CodeRejected (under verification_code)`,
       429: rateLimited("'Too many wrong passwords. Please try again in N minutes.'"),
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const { user } = auth;
       let confirm: (() => Promise<unknown>) | undefined;
       if (user.password_hash) {
@@ -184,6 +186,9 @@ export const twoFactorRoutes = [
         confirm = () => useCode(ctx.db, ctx.clock, { email: user.email, purpose: "two_factor", code, field: "verification_code" });
       }
       const codes = await enableTwoFactor(ctx, user.id, input.code, { confirm });
+      const source = eventSource(req);
+      await noteSecurityEvent(ctx, { userId: user.id, kind: "two_factor_enabled", ...source });
+      await deliverSecurityEmail(ctx, twoFactorOnEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl));
       return { data: { recovery_codes: codes }, message: TWO_FACTOR_MESSAGES.turnedOn };
     },
   }),
@@ -203,7 +208,7 @@ export const twoFactorRoutes = [
       422: `'${TWO_FACTOR_MESSAGES.codeInvalid}' (under code) or '${TWO_FACTOR_MESSAGES.recoveryInvalid}' (under recovery_code)`,
       429: rateLimited("'Too many wrong codes. Please try again in N minutes.'"),
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const userId = auth.user.id;
       if (!(await isTwoFactorEnabled(ctx.db, userId))) throw new DomainError("two_factor_off", TWO_FACTOR_MESSAGES.notOn);
       // The try is taken before the check (parallel guesses get no more than a sequence) and kept when wrong.
@@ -216,6 +221,14 @@ export const twoFactorRoutes = [
       }
       await releaseSettingTry(ctx, reservation);
       await disableTwoFactor(ctx.db, userId);
+      const source = eventSource(req);
+      const origin = emailOrigin(source, ctx.clock.now());
+      if (input.recovery_code !== undefined) {
+        await noteSecurityEvent(ctx, { userId, kind: "recovery_code_used", ...source });
+        await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(auth.user.email, origin, ctx.config.publicUrl));
+      }
+      await noteSecurityEvent(ctx, { userId, kind: "two_factor_disabled", ...source });
+      await deliverSecurityEmail(ctx, twoFactorOffEmail(auth.user.email, origin, ctx.config.publicUrl));
       return { data: null, message: TWO_FACTOR_MESSAGES.turnedOff };
     },
   }),
@@ -243,6 +256,12 @@ export const twoFactorRoutes = [
         recovery_code: input.recovery_code,
         addressKey: clientAddressKey(req.ip),
       });
+      if (input.recovery_code !== undefined) {
+        const source = eventSource(req);
+        await noteSecurityEvent(ctx, { userId: user.id, kind: "recovery_code_used", ...source });
+        await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl));
+      }
+      await afterSignIn(ctx, req, user);
       return { data: { token, user: publicUser(user) }, message: TWO_FACTOR_MESSAGES.verified };
     },
   }),

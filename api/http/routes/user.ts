@@ -7,6 +7,8 @@ import { DomainError } from "../../platform/errors";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../../identity/passwords";
 import { revokeSessions, signInDevice } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { noteSecurityEvent } from "../../identity/sign-in-alerts";
+import { afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../../identity/two-factor";
 import { UserSchema, publicUser } from "../../identity/users";
 import {
@@ -76,7 +78,11 @@ export const userRoutes = [
       const user = await db.selectFrom("users").selectAll().where("email", "=", input.email).executeTakeFirst();
       // Always one argon2 verify (a dummy one for unknown emails and password-less accounts).
       const valid = await verifyPassword(user?.password_hash ?? null, input.password);
-      if (!user?.password_hash || !valid) throw new DomainError("invalid_credentials", INVALID_CREDENTIALS);
+      if (!user?.password_hash || !valid) {
+        // An existing account's failure is in its activity; an unknown email leaves no trace (no enumeration).
+        if (user && !user.deleted_at) await noteSecurityEvent(ctx, { userId: user.id, kind: "sign_in_failed", ...eventSource(req) });
+        throw new DomainError("invalid_credentials", INVALID_CREDENTIALS);
+      }
       // The right password is not a failure.
       await loginThrottle.release(reservations);
 
@@ -93,6 +99,7 @@ export const userRoutes = [
       // With two-factor on, the sign-in is not over: the counts are cleared only when the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
       await loginThrottle.recordSuccess(input.email, addressKey);
+      await afterSignIn(ctx, req, user);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: "Login successful." };
     },
   }),
@@ -139,6 +146,7 @@ export const userRoutes = [
         multiFactor: providerUsedMultiFactor(claims.payload),
       });
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
+      await afterSignIn(ctx, req, user);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: LINK_MESSAGES.loggedIn };
     },
   }),

@@ -23,7 +23,7 @@ const NAME_MAX = 60;
 export function PasskeysSection({ passkeys }: { passkeys: PasskeyListItem[] }) {
   const flash = useFlashFormError(PASSKEYS_FORM);
   return (
-    <section aria-labelledby="passkeys-heading" id="passkeys" className="card security-section">
+    <section aria-labelledby="passkeys-heading" id="passkeys" className="billing-card security-section">
       <h2 id="passkeys-heading">Passkeys</h2>
       <p className="muted">
         Sign in with your fingerprint, face or screen lock instead of your password. A passkey sign-in needs no two-factor code.

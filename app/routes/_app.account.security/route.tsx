@@ -1,41 +1,189 @@
-import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { FormAlert, useFlashFormError } from "~/components/form-alert";
+import { SubmitButton } from "~/components/submit-button";
+import { Toasts, type ToastView } from "~/components/toasts";
+import { serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import { readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
+import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { loadPasskeys } from "./passkeys.server";
 import { PasskeysSection } from "./passkeys";
 
-// 'Security' (issue 22, docs/decisions/035): the account's recent security events, the sign-in
-// alerts setting, links to two-factor and connected devices, and the passkeys.
+// 'Security' (issue 22, docs/decisions/035): the account's recent security events (20 a page, plain
+// 'Newer'/'Older' links), the new sign-in alerts setting (a plain form), links to two-factor and
+// connected devices, and the passkeys (./passkeys.tsx, the passkeys helper's section).
 
 export const meta: MetaFunction = () => pageMeta("Security | VPN Account", "Your account's recent security activity, sign-in alerts and passkeys.");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
 
+const PAGE = "/account/security";
+const ALERTS_FORM = "sign-in-alerts";
+const ALERTS_LABEL = "Email me when my account is signed in from a new browser or app";
+const MAX_PAGE = 100_000;
+
+/** 'YYYY-MM-DD HH:mm UTC' (the server's rendering, DESIGN §2). */
+function formatUtc(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+}
+
+/** ?page=N: a whole number from 1; anything else is the first page. */
+function pageOf(request: Request): number {
+  const raw = new URL(request.url).searchParams.get("page") ?? "";
+  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
+  return Math.min(Math.max(n, 1), MAX_PAGE);
+}
+
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  const passkeys = await loadPasskeys(request);
-  return data({ passkeys }, { headers: NO_STORE });
+  const { api } = await requireUser(request, context);
+  const page = pageOf(request);
+  const [events, alerts, passkeys] = await Promise.all([
+    api.get("/api/account/security-events", { params: { query: { page } } }),
+    api.get("/api/account/sign-in-alerts"),
+    loadPasskeys(request),
+  ]);
+  if (!alerts.ok) throw serviceUnavailable();
+  const notices: ToastView[] = events.ok ? [] : [{ type: "error", message: events.message || "Failed to fetch recent activity" }];
+  return data(
+    {
+      page,
+      activity: events.ok
+        ? {
+            hasMore: events.data.has_more,
+            events: events.data.events.map((event) => ({
+              id: event.id,
+              label: event.label,
+              detail: event.detail,
+              at: event.created_at,
+              atUtc: formatUtc(event.created_at),
+              browser: event.browser ?? "Unknown",
+              network: event.network ?? "Unknown",
+            })),
+          }
+        : null,
+      notices,
+      alertsOn: alerts.data.enabled,
+      passkeys,
+    },
+    { headers: NO_STORE },
+  );
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { api } = await requireUser(request, context);
+  const formData = await readFormData(request);
+  const intent = String(formData.get("intent") ?? "");
+  if (intent === "sign-in-alerts") {
+    const enabled = formData.get("sign_in_alerts") === "1" ? 1 : 0;
+    const saved = await api.put("/api/account/sign-in-alerts", { body: { enabled } });
+    if (!saved.ok) return redirectWithFormError(PAGE, saved.message || "Failed to save the sign-in alerts. Please try again.", { form: ALERTS_FORM });
+    return redirectWithSuccess(PAGE, saved.message || (enabled ? "Sign-in alerts are on." : "Sign-in alerts are off."));
+  }
+  throw new Response("Unknown form", { status: 400 });
+}
+
+function ActivityPager({ page, hasMore }: { page: number; hasMore: boolean }) {
+  if (page <= 1 && !hasMore) return null;
+  return (
+    <nav aria-label="Recent activity pages" className="billing-pagination">
+      {page > 1 ? (
+        <Link to={page === 2 ? PAGE : `${PAGE}?page=${page - 1}`} rel="prev" className="billing-page">
+          Newer
+        </Link>
+      ) : null}
+      {hasMore ? (
+        <Link to={`${PAGE}?page=${page + 1}`} rel="next" className="billing-page">
+          Older
+        </Link>
+      ) : null}
+    </nav>
+  );
+}
+
+function AlertsForm({ on }: { on: boolean }) {
+  const flash = useFlashFormError(ALERTS_FORM);
+  return (
+    <Form method="post" action={PAGE} aria-labelledby="alerts-heading" aria-describedby="alerts-error">
+      <FormAlert id="alerts-error" errors={flash ? [flash.message] : null} />
+      <div className="check">
+        <input type="checkbox" id="sign-in-alerts" name="sign_in_alerts" value="1" defaultChecked={on} key={String(on)} />
+        <label htmlFor="sign-in-alerts">{ALERTS_LABEL}</label>
+      </div>
+      <SubmitButton intent="sign-in-alerts">Save</SubmitButton>
+    </Form>
+  );
 }
 
 export default function SecurityPage() {
-  const { passkeys } = useLoaderData<typeof loader>();
+  const { page, activity, notices, alertsOn, passkeys } = useLoaderData<typeof loader>();
   return (
-    <section className="page security-page">
+    <section className="page security-page billing-history">
+      <Toasts toasts={notices} />
       <header className="page-header">
         <h1>Security</h1>
+        <p className="tagline">What happened to your account recently, and how it is protected.</p>
       </header>
-      <section aria-labelledby="activity-heading" className="card security-section">
+
+      <section aria-labelledby="activity-heading" className="billing-card security-section">
         <h2 id="activity-heading">Recent activity</h2>
         <p className="muted">Security events are kept for 90 days.</p>
+        {activity === null ? (
+          <p className="form-error" role="alert">
+            Failed to fetch recent activity
+          </p>
+        ) : activity.events.length === 0 ? (
+          <p>{page > 1 ? "No older activity." : "No activity yet."}</p>
+        ) : (
+          // biome-ignore lint/a11y/useSemanticElements: a scroll box around a table, not a section of the page's outline
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable to scroll by keyboard
+          <div className="billing-table-wrap" role="region" aria-label="Recent activity table" tabIndex={0}>
+            <table className="billing-table security-events">
+              <caption className="visually-hidden">Recent activity, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Time</th>
+                  <th scope="col">Browser and system</th>
+                  <th scope="col">Network</th>
+                </tr>
+              </thead>
+              <tbody>
+                {activity.events.map((event) => (
+                  <tr key={event.id}>
+                    <td>
+                      {event.label}
+                      {event.detail ? <span className="muted"> ({event.detail})</span> : null}
+                    </td>
+                    <td>
+                      <time dateTime={event.at}>{event.atUtc}</time>
+                    </td>
+                    <td>{event.browser}</td>
+                    <td>{event.network}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {activity ? <ActivityPager page={page} hasMore={activity.hasMore} /> : null}
       </section>
-      <section aria-labelledby="alerts-heading" className="card security-section">
+
+      <section aria-labelledby="alerts-heading" className="billing-card security-section">
         <h2 id="alerts-heading">Sign-in alerts</h2>
+        <p className="muted">We email you when your account is signed in from a browser or app it has not used before.</p>
+        <AlertsForm on={alertsOn} />
       </section>
-      <nav aria-label="More security settings" className="card security-section">
-        <ul>
+
+      <section aria-labelledby="more-heading" className="billing-card security-section">
+        <h2 id="more-heading">Sign-in protection</h2>
+        <ul className="security-links">
           <li>
             <Link to="/account/two-factor">Two-factor authentication</Link>
           </li>
@@ -43,7 +191,8 @@ export default function SecurityPage() {
             <Link to="/connected-devices">Connected Devices</Link>
           </li>
         </ul>
-      </nav>
+      </section>
+
       <PasskeysSection passkeys={passkeys} />
     </section>
   );

@@ -6,6 +6,7 @@ import { requireAnonymous } from "~/utils/auth.server";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { signupAction, signupState } from "./signup.server";
 
@@ -35,5 +36,8 @@ async function signIn(request: Request, context: ActionFunctionArgs["context"], 
   const result = await createApiClient(request, context).post("/api/user/login", { body: { email, password } });
   if (!result.ok) return formFailure("sign-in", submission, result.message || "Login failed", result.status, { errorAt: "" });
   if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, { oldurl });
-  return redirect(safeRedirect(oldurl), { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
+  const headers = new Headers();
+  headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+  appendDeviceCookie(headers, request);
+  return redirect(safeRedirect(oldurl), { headers });
 }

@@ -7,6 +7,7 @@ import { readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.s
 import { codeErrorAt, formFailure, parseSubmission } from "~/utils/forms.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 
 // The three sign-up steps of identity §2/§4, kept in the __flow cookie between requests.
@@ -98,6 +99,7 @@ export async function signupAction(intent: string, { request, context, formData,
     }
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
+    appendDeviceCookie(headers, request);
     headers.append("Set-Cookie", await writeFlow(request, "signup", undefined));
     return redirectWithSuccess(safeRedirect(oldurl), "Verification successful!", { headers });
   }

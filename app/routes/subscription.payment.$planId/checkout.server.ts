@@ -6,6 +6,7 @@ import { type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } fr
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { failureStatus, formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
@@ -297,6 +298,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       }
       const headers = new Headers();
       headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
+      appendDeviceCookie(headers, request);
       headers.append("Set-Cookie", await save({ planId, coupon: flow.coupon }));
       return redirectWithSuccess(here, "Verification successful!", { headers });
     }

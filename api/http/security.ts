@@ -1,0 +1,26 @@
+import type { Request } from "express";
+import type { EventSource } from "../identity/security-events";
+import { noteSignIn, parseDeviceKey } from "../identity/sign-in-alerts";
+import type { PlatformServices } from "../platform/services";
+
+/*
+ * What the HTTP layer adds to the security events (issue 22, docs/decisions/035): who and where from.
+ * The portal forwards the browser's User-Agent and address (X-Forwarded-For, trusted from loopback) and,
+ * at sign-in, its device cookie in X-Device-Key; an app sends its device id in the same header.
+ */
+
+export const DEVICE_KEY_HEADER = "x-device-key";
+
+/** The request's User-Agent and client address (shortened when stored). */
+export function eventSource(req: Request): EventSource {
+  return { userAgent: req.headers["user-agent"] ?? null, ip: req.ip ?? null };
+}
+
+/** The end of every successful sign-in: 'Signed in', and the alert for a browser or app new to the account. */
+export function afterSignIn(
+  ctx: Pick<PlatformServices, "db" | "config" | "clock" | "mail" | "logger">,
+  req: Request,
+  user: { id: number; email: string; sign_in_alerts: number },
+): Promise<boolean> {
+  return noteSignIn(ctx, { ...eventSource(req), user, deviceKey: parseDeviceKey(req.headers[DEVICE_KEY_HEADER]) });
+}
