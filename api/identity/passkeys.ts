@@ -16,7 +16,8 @@ import type { Mail } from "../platform/mailer";
 import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import type { PlatformServices } from "../platform/services";
 import { generateToken, hashToken } from "../platform/tokens";
-import { type EventSource, recordSecurityEvent } from "./security-events";
+import type { EventSource } from "./security-events";
+import { deliverSecurityEmail, noteSecurityEvent } from "./sign-in-alerts";
 
 /*
  * Passkeys (WebAuthn), issue 22, docs/decisions/037. The ceremony is SimpleWebAuthn's (the field's
@@ -234,15 +235,20 @@ export async function listPasskeys(db: Database, userId: number): Promise<Passke
 }
 
 /** Removes one of the account's own passkeys (404 for anyone else's) and records 'Passkey removed'. */
-export async function removePasskey(db: Database, userId: number, passkeyId: number, source: EventSource): Promise<void> {
-  const row = await db
+export async function removePasskey(
+  ctx: Pick<PlatformServices, "db" | "clock" | "logger">,
+  userId: number,
+  passkeyId: number,
+  source: EventSource,
+): Promise<void> {
+  const row = await ctx.db
     .deleteFrom("passkeys")
     .where("id", "=", passkeyId)
     .where("user_id", "=", userId)
     .returning(["name"])
     .executeTakeFirst();
   if (!row) throw new DomainError("not_found", PASSKEY_MESSAGES.notFound);
-  await recordSecurityEvent(db, { userId, kind: "passkey_removed", detail: row.name, ...source });
+  await noteSecurityEvent(ctx, { userId, kind: "passkey_removed", detail: row.name, ...source });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +301,7 @@ export function passkeyAddedEmail(to: string, name: string, publicUrl: string): 
 }
 
 export async function addPasskey(
-  ctx: Pick<PlatformServices, "db" | "config" | "limiter" | "mail">,
+  ctx: Pick<PlatformServices, "db" | "config" | "limiter" | "mail" | "clock" | "logger">,
   user: Pick<User, "id" | "email">,
   input: { challengeId: string; name: string; response: z.output<typeof RegistrationResponseSchema> },
   source: EventSource & { addressKey: string },
@@ -339,9 +345,9 @@ export async function addPasskey(
     })
     .returning(["id", "name", "created_at", "last_used_at"])
     .executeTakeFirstOrThrow();
-  await recordSecurityEvent(db, { userId: user.id, kind: "passkey_added", detail: input.name, userAgent: source.userAgent, ip: source.ip });
+  await noteSecurityEvent(ctx, { userId: user.id, kind: "passkey_added", detail: input.name, userAgent: source.userAgent, ip: source.ip });
   // The passkey is added whether or not the mail server takes the notice.
-  await ctx.mail.deliver(passkeyAddedEmail(user.email, input.name, config.publicUrl)).catch(() => undefined);
+  await deliverSecurityEmail(ctx, passkeyAddedEmail(user.email, input.name, config.publicUrl));
   return view(row);
 }
 

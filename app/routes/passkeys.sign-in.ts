@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { jsonAnswer, jsonError, readJsonObject } from "~/features/passkeys/json.server";
 import { PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-messages";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
+import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
 
@@ -26,5 +27,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return jsonError(result.status, message || PASSKEY_CLIENT_MESSAGES.failed);
   }
   const oldurl = typeof body.oldurl === "string" ? body.oldurl : null;
-  return jsonAnswer({ redirectTo: safeRedirect(oldurl) }, { headers: { "Set-Cookie": await commitTokenSession(request, result.data.token) } });
+  const headers = new Headers();
+  headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+  appendDeviceCookie(headers, request);
+  return jsonAnswer({ redirectTo: safeRedirect(oldurl) }, { headers });
 }

@@ -1740,7 +1740,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a passkey
-         * @description Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on), records the passkey's use and signs in like /api/user/login (device row and bearer token) but without the two-factor step: a passkey is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).
+         * @description Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on), records the passkey's use and signs in like /api/user/login (device row and bearer token; 'Signed in' in the security log and the new-device alert) but without the two-factor step: a passkey is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).
          */
         post: operations["passkeyLogin"];
         delete?: never;

@@ -144,6 +144,8 @@ describe.each(databases())("passkeys ($name)", (kind) => {
     expect(signedIn.body.data.user.email).toBe(a.email);
     const me = await t.get("/api/me", { token: signedIn.body.data.token });
     expect(me.status).toBe(200);
+    const kinds = (await t.db.selectFrom("security_events").select("kind").where("user_id", "=", a.userId).execute()).map((e) => e.kind);
+    expect(kinds).toContain("signed_in");
 
     const list = await t.get("/api/account/passkeys", { token: a.token });
     expect(list.body.data).toHaveLength(1);

@@ -20,6 +20,7 @@ import {
 import { issueToken, signInDevice } from "../../identity/sessions";
 import { LoginResultSchema, publicUser } from "../../identity/users";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { afterSignIn } from "../security";
 import { body, deviceFields, idField, requiredText } from "../validation";
 
 // Passkeys (WebAuthn): the account's list, adding and removing one, and signing in with one
@@ -120,7 +121,7 @@ export const passkeyRoutes = [
     success: { description: `'${PASSKEY_MESSAGES.removed}'`, data: z.null() },
     errors: { 404: `'${PASSKEY_MESSAGES.notFound}'` },
     async handler({ ctx, auth, req, params }) {
-      await removePasskey(ctx.db, auth.user.id, params.id, { userAgent: req.headers["user-agent"], ip: req.ip });
+      await removePasskey(ctx, auth.user.id, params.id, { userAgent: req.headers["user-agent"], ip: req.ip });
       return { data: null, message: PASSKEY_MESSAGES.removed };
     },
   }),
@@ -148,7 +149,7 @@ export const passkeyRoutes = [
     tags: ["Authentication"],
     summary: "Sign in with a passkey",
     description:
-      "Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on), records the passkey's use and signs in like /api/user/login (device row and bearer token) but without the two-factor step: a passkey is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).",
+      "Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on), records the passkey's use and signs in like /api/user/login (device row and bearer token; 'Signed in' in the security log and the new-device alert) but without the two-factor step: a passkey is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).",
     auth: false,
     body: signInSchema,
     success: { description: `'${PASSKEY_MESSAGES.loggedIn}'`, data: LoginResultSchema },
@@ -161,7 +162,8 @@ export const passkeyRoutes = [
       const user = await verifyPasskeySignIn(ctx, { challengeId: input.challenge_id, response: input.response }, clientAddressKey(req.ip));
       const device = signInDevice(input, req.headers["user-agent"]);
       const { token } = await issueToken(ctx.db, { userId: user.id, device, ttlDays: ctx.config.tokenTtlDays, clock: ctx.clock });
-      // TODO(i22-security): record 'signed_in' here the way the other sign-ins do once that lands.
+      // 'Signed in', and the alert when the browser is new to the account, as after every sign-in.
+      await afterSignIn(ctx, req, user);
       return { data: { token, user: publicUser(user) }, message: PASSKEY_MESSAGES.loggedIn };
     },
   }),

@@ -11,15 +11,15 @@ export function browserHasWebAuthn(): boolean {
   return typeof window !== "undefined" && typeof window.PublicKeyCredential === "function";
 }
 
-/** POSTs JSON to one of the portal's passkey routes; the answer's JSON, or { error } when it is not JSON. */
-export async function postJson(url: string, body?: unknown): Promise<{ ok: boolean; data: Record<string, unknown> }> {
+/** POSTs JSON to one of the portal's passkey routes (GETs without a body); the answer's JSON, or { error }. */
+export async function postJson(url: string, body?: unknown, method: "GET" | "POST" = "POST"): Promise<{ ok: boolean; data: Record<string, unknown> }> {
   try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(body ?? {}),
-      credentials: "same-origin",
-    });
+    const response = await fetch(
+      url,
+      method === "GET"
+        ? { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store" }
+        : { method, headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(body ?? {}), credentials: "same-origin" },
+    );
     const data = (await response.json().catch(() => ({ error: PASSKEY_CLIENT_MESSAGES.failed }))) as Record<string, unknown>;
     return { ok: response.ok, data };
   } catch {

@@ -28,7 +28,7 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
 
   const ceremony = useCallback(
     async (autofill: boolean) => {
-      const options = await postJson("/passkeys/sign-in-options");
+      const options = await postJson("/passkeys/sign-in-options", undefined, "GET");
       if (!options.ok) {
         if (!autofill) setError(String(options.data.error ?? ""));
         return;
