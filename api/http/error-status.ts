@@ -51,6 +51,8 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   two_factor_not_set_up: { status: 409, description: "Two-factor setup was not started or must start again" },
   two_factor_off: { status: 409, description: "Two-factor authentication is not on" },
   challenge_ended: { status: 422, description: "The two-factor sign-in ended; sign in again" },
+  passkey_rejected: { status: 401, description: "The passkey is not registered, or its answer does not verify" },
+  passkey_request_ended: { status: 422, description: "The passkey request (its challenge) expired or was used; ask for new options" },
   plan_already_current: { status: 409, description: "The plan is the account's current one" },
   subscription_exists: { status: 409, description: "The account already has a recurring subscription: change its plan instead" },
   plan_change_invalid: { status: 409, description: "The plan change is not possible (no recurring subscription, same plan, nothing pending)" },

@@ -47,6 +47,9 @@ export const ERROR_CODES = [
   "two_factor_not_set_up",
   "two_factor_off",
   "challenge_ended",
+  // Passkeys
+  "passkey_rejected",
+  "passkey_request_ended",
   // Payments
   "plan_already_current",
   "subscription_exists",

@@ -1845,6 +1845,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's passkeys
+         * @description Newest first, each with its name, when it was added and when it last signed in (null: never).
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Add a passkey
+         * @description Verifies the browser's answer to the registration options (the challenge is used up whatever the outcome), stores the passkey under its name, records 'Passkey added' in the security log and emails 'A passkey was added to your account'.
+         */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to create a passkey
+         * @description PublicKeyCredentialCreationOptionsJSON for startRegistration() (RP ID and origin from PUBLIC_URL; a resident key required, user verification preferred; the account's passkeys excluded) and the challenge id to send back to POST /api/account/passkeys within 300 s.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Removes one of the caller's passkeys (another account's answers 404) and records 'Passkey removed'. It can no longer sign in.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to sign in with a passkey
+         * @description PublicKeyCredentialRequestOptionsJSON for startAuthentication() (empty allowCredentials: discoverable credentials, so the browser's autofill can offer them) and the challenge id to send back to POST /api/auth/passkey/login within 300 s. Limited per client address.
+         */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkey/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on), records the passkey's use and signs in like /api/user/login (device row and bearer token; 'Signed in' in the security log and the new-device alert) but without the two-factor step: a passkey is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).
+         */
+        post: operations["passkeyLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/anonymous/subscription/email-is-exists": {
         parameters: {
             query?: never;
@@ -2473,6 +2577,70 @@ export interface components {
             /** @description One of the recovery codes shown when two-factor was turned on (xxxxx-xxxxx; any case, dash optional). */
             recovery_code?: string;
         } | unknown | unknown;
+        PasskeyRegisterRequest: {
+            /** @description data.challenge_id of the options answer: single use, valid 300 s. */
+            challenge_id: string;
+            /** @description The customer's name for the passkey ('Laptop'), 1 to 60 characters (trimmed). */
+            name: string;
+            response: components["schemas"]["PasskeyRegistrationResponse"];
+        };
+        /** @description The RegistrationResponseJSON of @simplewebauthn/browser's startRegistration(). */
+        PasskeyRegistrationResponse: {
+            id: string;
+            rawId: string;
+            /** @constant */
+            type: "public-key";
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /**
+             * @description clientExtensionResults, as the browser reports them.
+             * @default {}
+             */
+            clientExtensionResults?: Record<string, never>;
+            response: {
+                clientDataJSON: string;
+                attestationObject: string;
+                authenticatorData?: string;
+                transports?: string[];
+                publicKeyAlgorithm?: number;
+                publicKey?: string;
+            };
+        };
+        PasskeySignInRequest: {
+            /** @description data.challenge_id of the options answer: single use, valid 300 s. */
+            challenge_id: string;
+            response: components["schemas"]["PasskeyAuthenticationResponse"];
+            /**
+             * @default Web Browser
+             * @example Web Browser
+             * @example Desktop
+             */
+            platform?: string | null;
+            device_os?: string | null;
+            device_os_version?: string | null;
+            device_brand?: string | null;
+            device_model?: string | null;
+        };
+        /** @description The AuthenticationResponseJSON of @simplewebauthn/browser's startAuthentication(). */
+        PasskeyAuthenticationResponse: {
+            id: string;
+            rawId: string;
+            /** @constant */
+            type: "public-key";
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /**
+             * @description clientExtensionResults, as the browser reports them.
+             * @default {}
+             */
+            clientExtensionResults?: Record<string, never>;
+            response: {
+                clientDataJSON: string;
+                authenticatorData: string;
+                signature: string;
+                userHandle?: string;
+            };
+        };
         SubscriptionEmailRequest: {
             /**
              * Format: email
@@ -2534,6 +2702,8 @@ export interface components {
                  *     - `two_factor_not_set_up` (409): Two-factor setup was not started or must start again
                  *     - `two_factor_off` (409): Two-factor authentication is not on
                  *     - `challenge_ended` (422): The two-factor sign-in ended; sign in again
+                 *     - `passkey_rejected` (401): The passkey is not registered, or its answer does not verify
+                 *     - `passkey_request_ended` (422): The passkey request (its challenge) expired or was used; ask for new options
                  *     - `plan_already_current` (409): The plan is the account's current one
                  *     - `subscription_exists` (409): The account already has a recurring subscription: change its plan instead
                  *     - `plan_change_invalid` (409): The plan change is not possible (no recurring subscription, same plan, nothing pending)
@@ -2566,7 +2736,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -3227,6 +3397,23 @@ export interface components {
         };
         TwoFactorRecoveryCodes: {
             recovery_codes: string[];
+        };
+        Passkey: {
+            id: number;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description null: never used to sign in.
+             */
+            last_used_at: string | null;
+        };
+        PasskeyOptions: {
+            /** @description Send it back with the browser's answer; single use, valid 300 s. */
+            challenge_id: string;
+            /** @description optionsJSON for @simplewebauthn/browser (PublicKeyCredentialCreationOptionsJSON or …RequestOptionsJSON). */
+            options: Record<string, never>;
         };
         MailboxEntry: {
             to: string;
@@ -7803,6 +7990,271 @@ export interface operations {
                 };
             };
             /** @description 'Too many wrong authentication codes for this account. Please try again in N minutes.' (the account's second-factor budget) or 'Too many failed sign-in attempts. Please try again in N minutes.' (the LOGIN_MAX_FAILURES_* limits) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Your passkeys.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Passkey"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyRegisterRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasskeyRegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Passkey added.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Passkey"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'The passkey could not be verified. Please try again.' (the answer does not verify), or no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, 'This passkey request has expired. Please try again.' (challenge expired, used or another account's), or 'This passkey is already registered.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many passkey attempts. Please try again in N minutes.' (failed verifications, or options handed out, per client address) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Follow your browser's prompt to create the passkey.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PasskeyOptions"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'An account can have at most 20 passkeys. Remove one first.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many passkey attempts. Please try again in N minutes.' (failed verifications, or options handed out, per client address) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The passkey's id (Passkey.id). */
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Passkey removed.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This passkey was not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Choose a passkey.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PasskeyOptions"];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Too many passkey attempts. Please try again in N minutes.' (failed verifications, or options handed out, per client address) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Login successful.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LoginResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'This passkey is not registered with any account. Sign in another way, then add it again.' (no account has this passkey: removed, or never added) or 'The passkey could not be verified. Please try again.' */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, or 'This passkey request has expired. Please try again.' */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many passkey attempts. Please try again in N minutes.' (failed verifications, or options handed out, per client address) */
             429: {
                 headers: {
                     /** @description Seconds until the window ends */

@@ -703,6 +703,32 @@ export function pageFlows(base: string): PageFlow[] {
         await visit.snap("/subscription/payment/6 (narrow, signed in)");
       },
     },
+    {
+      role: "free",
+      name: "the security page's passkeys (docs/decisions/037)",
+      run: async (visit, context) => {
+        const { page } = visit;
+        const user = await createUser();
+        // A stored passkey (its key is never used here): the list as the loader renders it.
+        await withDatabase(async (db) => {
+          const { id } = await db.selectFrom("users").select("id").where("email", "=", user.email).executeTakeFirstOrThrow();
+          const now = new Date().toISOString();
+          await db
+            .insertInto("passkeys")
+            .values({ user_id: id, credential_id: `page-check-${id}`, public_key: "AA", counter: 0, transports: '["internal"]', user_handle: "AA", name: "Laptop", created_at: now, last_used_at: now })
+            .execute();
+        });
+        await signInContext(context, user);
+        await visit.open("/account/security");
+        await expect(page.locator("#passkeys").getByText("Laptop")).toBeVisible();
+        await visit.snap("/account/security: one passkey");
+        if (visit.js) {
+          await page.locator("#passkeys").getByRole("button", { name: "Add a passkey" }).click();
+          await expect(page.locator("#passkeys").getByText("Please enter a passkey name")).toBeVisible();
+          await visit.snap("/account/security: a passkey without a name");
+        }
+      },
+    },
   ];
 }
 

@@ -9,6 +9,7 @@ import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
 import { dunningRoutes } from "./dunning";
 import { deviceRoutes } from "./devices";
+import { passkeyRoutes } from "./passkeys";
 import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
 import { planChangeRoutes } from "./plan-changes";
@@ -44,6 +45,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...signupRoutes,
   ...authRoutes,
   ...twoFactorRoutes,
+  ...passkeyRoutes,
   ...anonymousRoutes,
 ];
 

@@ -448,6 +448,41 @@ export interface NoticesTable {
 }
 
 /** An account's security event (0015): kept 90 days; the address only shortened. */
+/** An account's passkey (WebAuthn credential), docs/decisions/037. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  /** base64url, unique across accounts. */
+  credential_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The authenticator's signature counter (bigint: a string from PostgreSQL). */
+  counter: ColumnType<number | string, number, number>;
+  /** JSON array of the transports the browser reported, or null. */
+  transports: string | null;
+  /** The WebAuthn user handle (base64url) the account's passkeys share. */
+  user_handle: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A registration or sign-in challenge: single use, short-lived. */
+export interface PasskeyChallengesTable {
+  id: Generated<number>;
+  /** sha256 of the opaque challenge id handed to the client. */
+  id_hash: string;
+  /** 'register' or 'sign_in'. */
+  purpose: string;
+  /** The account registering (null for sign-in). */
+  user_id: number | null;
+  user_handle: string | null;
+  /** The WebAuthn challenge (base64url) the options carried. */
+  challenge: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface SecurityEventsTable {
   id: Generated<number>;
   user_id: number;
@@ -537,6 +572,8 @@ export interface DB {
   subscription_claims: SubscriptionClaimsTable;
   email_change_requests: EmailChangeRequestsTable;
   email_change_reverts: EmailChangeRevertsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
 
 export type User = Selectable<UsersTable>;

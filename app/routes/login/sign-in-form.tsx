@@ -4,6 +4,7 @@ import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SocialSignIn } from "~/components/social-sign-in";
 import { SubmitButton } from "~/components/submit-button";
+import { PasskeySignIn } from "~/features/passkeys/passkey-sign-in";
 import type { LoginFields } from "~/schemas/login";
 import { useFormOptions } from "~/utils/client-validation";
 
@@ -21,7 +22,7 @@ export function SignInForm({ oldurl }: { oldurl: string }) {
         <input type="hidden" name="oldurl" value={oldurl} />
         <FormAlert id={form.errorId} errors={form.errors} />
         <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
-          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
+          <input {...getInputProps(fields.email, { type: "email" })} autoComplete="username webauthn" autoFocus />
         </Field>
         <Field
           label={<label htmlFor={fields.password.id}>Password</label>}
@@ -36,6 +37,7 @@ export function SignInForm({ oldurl }: { oldurl: string }) {
         </div>
         <SubmitButton intent="signin">Continue</SubmitButton>
       </Form>
+      <PasskeySignIn oldurl={oldurl} />
       <SocialSignIn oldurl={oldurl} divider="or" />
     </>
   );

@@ -15,6 +15,7 @@ import * as m0013 from "./0013_plan_changes";
 import * as m0014 from "./0014_mail_reply_to";
 import * as m0015 from "./0015_security_events";
 import * as m0016 from "./0016_email_changes";
+import * as m0017 from "./0017_passkeys";
 import * as m0018 from "./0018_cancel_without_signing_in";
 
 /**
@@ -38,5 +39,6 @@ export const migrations: Record<string, Migration> = {
   "0014_mail_reply_to": m0014,
   "0015_security_events": m0015,
   "0016_email_changes": m0016,
+  "0017_passkeys": m0017,
   "0018_cancel_without_signing_in": m0018,
 };

@@ -1,0 +1,97 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { browserHasWebAuthn, ceremonyError, loadWebAuthn, postJson } from "./passkey-client";
+
+/**
+ * /login's 'Sign in with a passkey' (docs/decisions/037). It appears only once JavaScript runs (without
+ * it the page is as before). Where the browser offers passkeys in autofill (conditional UI), a request
+ * waits on the Email field (autocomplete 'username webauthn') from the start; the button asks at once.
+ * A verified passkey signs in without the two-factor step.
+ */
+export function PasskeySignIn({ oldurl }: { oldurl: string }) {
+  const [available, setAvailable] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  // Once the button is pressed, the autofill request (if it is still being prepared) stands down.
+  const pressedRef = useRef(false);
+  const oldurlRef = useRef(oldurl);
+  oldurlRef.current = oldurl;
+
+  const finish = useCallback(async (challengeId: string, response: unknown) => {
+    const answer = await postJson("/passkeys/sign-in", { challengeId, response, oldurl: oldurlRef.current });
+    if (answer.ok && typeof answer.data.redirectTo === "string") {
+      window.location.assign(answer.data.redirectTo);
+      return true;
+    }
+    setError(String(answer.data.error ?? ""));
+    return false;
+  }, []);
+
+  const ceremony = useCallback(
+    async (autofill: boolean) => {
+      const options = await postJson("/passkeys/sign-in-options", undefined, "GET");
+      if (!options.ok) {
+        if (!autofill) setError(String(options.data.error ?? ""));
+        return;
+      }
+      const { startAuthentication } = await loadWebAuthn();
+      if (autofill && pressedRef.current) return;
+      let response: unknown;
+      try {
+        response = await startAuthentication({
+          // biome-ignore lint/suspicious/noExplicitAny: the API's options are SimpleWebAuthn's optionsJSON.
+          optionsJSON: options.data.options as any,
+          useBrowserAutofill: autofill,
+        });
+      } catch (failure) {
+        const message = ceremonyError(failure);
+        if (message && !autofill) setError(message);
+        return;
+      }
+      await finish(String(options.data.challengeId), response);
+    },
+    [finish],
+  );
+
+  useEffect(() => {
+    if (!browserHasWebAuthn()) return;
+    setAvailable(true);
+    let cancelled = false;
+    loadWebAuthn()
+      .then(async ({ browserSupportsWebAuthnAutofill }) => {
+        if (!cancelled && (await browserSupportsWebAuthnAutofill())) await ceremony(true);
+      })
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+      loadWebAuthn()
+        .then(({ WebAuthnAbortService }) => WebAuthnAbortService.cancelCeremony())
+        .catch(() => undefined);
+    };
+  }, [ceremony]);
+
+  if (!available) return null;
+  return (
+    <div className="passkey-sign-in">
+      <button
+        type="button"
+        className="button button--social"
+        disabled={busy}
+        onClick={async () => {
+          pressedRef.current = true;
+          setBusy(true);
+          setError("");
+          try {
+            await ceremony(false);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Sign in with a passkey
+      </button>
+      <p className="form-error" role="alert">
+        {error}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { createUser, expectHome, hasJavaScript, latestMail, logOut, open, submitSignIn, withDatabase } from "../support/e2e";
+
+// Passkeys (issue 22, docs/decisions/037) in Chromium with its virtual authenticator (CDP WebAuthn).
+// They need JavaScript: the js project runs the flow; the no-js project checks that without it the
+// sign-in page has no passkey button and the security page says adding one needs JavaScript.
+//
+// Browsers refuse an IP address as a relying party ID, so these pages are opened on localhost (the API
+// serves a loopback PUBLIC_URL as localhost: see identity/passkeys.ts).
+
+function onLocalhost(testInfo: TestInfo, path: string): string {
+  const base = new URL(String(testInfo.project.use.baseURL));
+  base.hostname = "localhost";
+  return new URL(path, base).toString();
+}
+
+/** A platform authenticator with user verification that answers every prompt at once. */
+async function addVirtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+/**
+ * The virtual authenticator answers the sign-in page's autofill request (conditional UI) on its own,
+ * where a person would pick the passkey from the Email field's suggestions. To press the button
+ * instead, the page is made to look like a browser without autofill for passkeys while a localStorage
+ * flag is set (read each time the page asks).
+ */
+async function allowAutofillSwitch(page: Page) {
+  await page.addInitScript(() => {
+    const credential = window.PublicKeyCredential;
+    const available = credential?.isConditionalMediationAvailable?.bind(credential);
+    if (!available) return;
+    Object.defineProperty(credential, "isConditionalMediationAvailable", {
+      value: async () => (localStorage.getItem("e2e-no-passkey-autofill") === "1" ? false : available()),
+    });
+  });
+}
+
+async function setAutofill(page: Page, on: boolean) {
+  await page.evaluate((off) => (off ? localStorage.setItem("e2e-no-passkey-autofill", "1") : localStorage.removeItem("e2e-no-passkey-autofill")), !on);
+}
+
+/** Logs out and signs in with 'Sign in with a passkey'. */
+async function logOutThenSignInWithAPasskey(page: Page) {
+  await setAutofill(page, false);
+  await logOut(page);
+  await page.locator("html[data-hydrated]").waitFor();
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+}
+
+async function turnOnTwoFactorInTheDatabase(email: string) {
+  await withDatabase(async (db) => {
+    const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+    const now = new Date().toISOString();
+    // Two-factor counts as on once a secret is active; this flow never needs its codes.
+    await db
+      .insertInto("two_factor")
+      .values({ user_id: user.id, secret_ciphertext: "v1.unused.unused.unused", pending_secret_ciphertext: null, pending_created_at: null, enabled_at: now, last_used_step: null, updated_at: now })
+      .execute();
+  });
+}
+
+test("without JavaScript: no passkey button, and the security page says passkeys need JavaScript", async ({ page }, testInfo) => {
+  test.skip(hasJavaScript(testInfo), "the no-js project's check");
+  await open(page, "/login", testInfo);
+  await expect(page.getByLabel("Email")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toHaveCount(0);
+
+  const user = await createUser({ emailPrefix: "passkey-nojs" });
+  await submitSignIn(page, user);
+  await expectHome(page);
+  await open(page, "/account/security", testInfo);
+  const section = page.locator("#passkeys");
+  await expect(section.getByRole("heading", { name: "Passkeys" })).toBeVisible();
+  await expect(section).toContainText("Adding a passkey needs JavaScript");
+  await expect(section.getByRole("button", { name: "Add a passkey" })).toHaveCount(0);
+});
+
+test("add a passkey, sign in with it (also with two-factor on, without a code), see its use, remove it", async ({ page, request }, testInfo) => {
+  test.skip(!hasJavaScript(testInfo), "passkeys need JavaScript");
+  test.slow();
+  await addVirtualAuthenticator(page);
+  await allowAutofillSwitch(page);
+  const user = await createUser({ emailPrefix: "passkey" });
+
+  await open(page, onLocalhost(testInfo, "/login"), testInfo);
+  await submitSignIn(page, user);
+  await expectHome(page);
+
+  // Add 'Laptop': a name is required first.
+  await open(page, onLocalhost(testInfo, "/account/security"), testInfo);
+  const section = page.locator("#passkeys");
+  await section.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(section.getByText("Please enter a passkey name")).toBeVisible();
+  await section.getByLabel("Passkey name").fill("Laptop");
+  await section.getByRole("button", { name: "Add a passkey" }).click();
+  const laptop = section.getByRole("listitem").filter({ hasText: "Laptop" });
+  await expect(laptop).toBeVisible();
+  await expect(laptop).toContainText("Never used");
+  await latestMail(request, user.email, /^A passkey was added to your account$/);
+
+  // Sign out, then in with the passkey.
+  await logOutThenSignInWithAPasskey(page);
+  await expectHome(page);
+
+  await open(page, onLocalhost(testInfo, "/account/security"), testInfo);
+  await expect(laptop).toContainText(/Last used \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+
+  // With two-factor on, a passkey still signs in at once: no code is asked.
+  await turnOnTwoFactorInTheDatabase(user.email);
+  await logOutThenSignInWithAPasskey(page);
+  await expectHome(page);
+
+  // Where the browser offers passkeys in the Email field's autofill, the sign-in page waits for one:
+  // the virtual authenticator picks it at once.
+  await setAutofill(page, true);
+  const signedOut = page.waitForURL(/\/login$/, { waitUntil: "commit" });
+  await page.getByRole("button", { name: "Log Out" }).click();
+  await signedOut;
+  await expect(page).toHaveURL(onLocalhost(testInfo, "/"));
+  await expectHome(page);
+
+  // Remove it: it is gone from the list, and the browser's passkey no longer signs in.
+  await open(page, onLocalhost(testInfo, "/account/security"), testInfo);
+  await laptop.getByRole("button", { name: "Remove" }).click();
+  await expect(section.getByText("No passkeys yet.")).toBeVisible();
+  await expect(section.getByRole("listitem")).toHaveCount(0);
+  await logOutThenSignInWithAPasskey(page);
+  await expect(page.getByRole("alert").filter({ hasText: "This passkey is not registered with any account" })).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe("/login");
+});
