@@ -2,6 +2,7 @@ import type { Database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db";
 import type { Plan, Subscription } from "../platform/db/schema";
 import { redeemCouponHold } from "./coupons";
+import { recordSecurityEvent } from "../identity/security-events";
 
 /*
  * What a payment leaves in our database: the subscription (with sub_start_date/sub_exp_date, which
@@ -233,16 +234,20 @@ export interface CardDetails {
   walletPaymentType: string;
 }
 
-/** Saves a card that paid to the account (once); the account's first card becomes its default. */
-export async function saveCard(db: Database, userId: number, card: CardDetails, now: Date): Promise<void> {
+/**
+ * Saves a card that paid to the account (once); the account's first card becomes its default. A card
+ * saved by a payment is a 'Card added' in the account's security log; the Add card routes record their
+ * own (with the browser and network), so they pass `recordEvent: false`.
+ */
+export async function saveCard(db: Database, userId: number, card: CardDetails, now: Date, opts: { recordEvent?: boolean } = {}): Promise<void> {
   const at = now.toISOString();
-  await db.transaction().execute(async (trx) => {
+  const inserted = await db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom("payment_methods")
       .select(["id", "user_id"])
       .where("payment_method_id", "=", card.paymentMethodId)
       .executeTakeFirst();
-    if (existing) return;
+    if (existing) return false;
     const hasDefault = await trx
       .selectFrom("payment_methods")
       .select("id")
@@ -268,10 +273,16 @@ export async function saveCard(db: Database, userId: number, card: CardDetails, 
           updated_at: at,
         })
         .execute();
+      return true;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
+      return false;
     }
   });
+  if (inserted && opts.recordEvent !== false) {
+    const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : "Card";
+    await recordSecurityEvent(db, { userId, kind: "card_added", detail: `${brand} ending ${card.last4}`, at: now });
+  }
 }
 
 /** Follows the gateway's word on a subscription: auto-renewal on or off, or ended now. */

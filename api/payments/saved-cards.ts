@@ -187,7 +187,7 @@ async function saveAddedCard(
   }
   const details = cardDetails(pm);
   if (!details) throw unusable();
-  await saveCard(deps.db, user.id, details, deps.clock.now());
+  await saveCard(deps.db, user.id, details, deps.clock.now(), { recordEvent: false });
   const saved = await cardByPaymentMethod(deps, user.id, pm.id);
   if (!saved) throw unusable();
   if (input.isDefault || saved.is_default === 1) return setDefaultCard(deps, user, Number(saved.id));
@@ -335,7 +335,7 @@ export async function completeSetupSession(deps: PaymentsDeps, user: User, sessi
   if (!pmId || intent.status !== "succeeded") throw new DomainError("setup_incomplete", SAVED_CARD_MESSAGES.setupIncomplete);
   const details = cardDetails(await retrieveCard(deps.gateway, pmId));
   if (!details) throw new DomainError("setup_incomplete", SAVED_CARD_MESSAGES.setupIncomplete);
-  await saveCard(deps.db, user.id, details, deps.clock.now());
+  await saveCard(deps.db, user.id, details, deps.clock.now(), { recordEvent: false });
   const saved = await cardByPaymentMethod(deps, user.id, pmId);
   if (!saved) throw missing();
   if (saved.is_default === 1) return setDefaultCard(deps, user, Number(saved.id));

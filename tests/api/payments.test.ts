@@ -62,6 +62,9 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     expect(cards.body.data).toEqual([
       expect.objectContaining({ payment_method_id: pm, card_brand: "visa", card_number: "**** **** **** 4242", is_default: true, billing_name: "Pat Payer" }),
     ]);
+    // The card the payment saved is a 'Card added' in the security log, once.
+    const events = await t.db.selectFrom("security_events").select(["kind", "detail"]).where("user_id", "=", userId).where("kind", "=", "card_added").execute();
+    expect(events).toEqual([{ kind: "card_added", detail: "Visa ending 4242" }]);
   });
 
   it("a declined card shows the gateway's message, records 'Payment failed' and creates no subscription", async () => {
