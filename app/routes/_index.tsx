@@ -258,7 +258,7 @@ export default function AccountHome() {
             <h2 id="email-heading">Email</h2>
             <CardAlert form={EMAIL_CARD.form} />
             <p className="muted">
-              You sign in and get our emails at <strong className="email-address">{email}</strong>.
+              Change the address you sign in with and receive our emails at.
             </p>
             <Form method="post" id="change-email-open">
               <input type="hidden" name="intent" value="email-open" />

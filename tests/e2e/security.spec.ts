@@ -217,6 +217,12 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "_app.account.two-factor_.recovery-codes.ts": ["/account/two-factor/recovery-codes"],
   "login_.two-factor.tsx": ["/login/two-factor"],
   "help/route.tsx": ["/help"],
+  "cancel/route.tsx": ["/cancel"],
+  "email-revert.$token.tsx": ["/email-revert/some-token"],
+  "account.passkeys.add.ts": ["/account/passkeys/add"],
+  "account.passkeys.options.ts": ["/account/passkeys/options"],
+  "account.passkeys.remove.ts": ["/account/passkeys/remove"],
+  "passkeys.sign-in.ts": ["/passkeys/sign-in"],
 };
 
 /** Route modules (files, or a folder's route.tsx) that export an action. */
@@ -279,7 +285,7 @@ test.describe("cross-site posts", () => {
     const { bearer } = await signedInRequest(request, baseURL!);
     const ssoToken = (await (await request.post("/api/auth/sso-token", { headers: { Authorization: `Bearer ${bearer}` } })).json()).data.access_token;
     const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor", "/account/security", "/help"];
-    const anonymousPages = ["/login", "/login?tab=signup", "/get-code", "/forget-password", `/login-sso?token=${ssoToken}`, "/pricing", "/subscription/payment/1", "/help"];
+    const anonymousPages = ["/login", "/login?tab=signup", "/get-code", "/forget-password", `/login-sso?token=${ssoToken}`, "/pricing", "/subscription/payment/1", "/help", "/cancel"];
     const targets = new Set<string>();
     const collect = async (client: APIRequestContext, pages: string[]) => {
       for (const page of pages) {

@@ -80,7 +80,8 @@ export const userRoutes = [
       const valid = await verifyPassword(user?.password_hash ?? null, input.password);
       if (!user?.password_hash || !valid) {
         // An existing account's failure is in its activity; an unknown email leaves no trace (no enumeration).
-        if (user && !user.deleted_at) await noteSecurityEvent(ctx, { userId: user.id, kind: "sign_in_failed", ...eventSource(req) });
+        // Not awaited: the write would make a known email's refusal measurably slower than an unknown one's.
+        if (user && !user.deleted_at) void noteSecurityEvent(ctx, { userId: user.id, kind: "sign_in_failed", ...eventSource(req) });
         throw new DomainError("invalid_credentials", INVALID_CREDENTIALS);
       }
       // The right password is not a failure.
