@@ -29,7 +29,7 @@ test("the security page: activity, new sign-in emails, turning them off, and thi
 
   // A wrong password, then the right one, from this browser (the account's first: no email).
   await open(page, "/login", testInfo);
-  await submitSignIn(page, { email: user.email, password: "not-the-password-1" });
+  await submitSignIn(page, { email: user.email, password: "wrong-password-123" });
   await expect(page.getByRole("alert").filter({ hasText: /credentials/ })).toBeVisible();
   await submitSignIn(page, user);
   await expect(page).toHaveURL(/\/$/);
