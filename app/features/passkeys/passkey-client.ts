@@ -7,6 +7,12 @@ export function loadWebAuthn() {
   return import("@simplewebauthn/browser");
 }
 
+/** Whether the browser offers passkeys in autofill (conditional mediation), asked without the library. */
+export async function conditionalMediationAvailable(): Promise<boolean> {
+  const credential = typeof window === "undefined" ? undefined : (window.PublicKeyCredential as { isConditionalMediationAvailable?: () => Promise<boolean> } | undefined);
+  return typeof credential?.isConditionalMediationAvailable === "function" ? credential.isConditionalMediationAvailable() : false;
+}
+
 export function browserHasWebAuthn(): boolean {
   return typeof window !== "undefined" && typeof window.PublicKeyCredential === "function";
 }

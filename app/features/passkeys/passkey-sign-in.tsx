@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { browserHasWebAuthn, ceremonyError, loadWebAuthn, postJson } from "./passkey-client";
+import { browserHasWebAuthn, ceremonyError, conditionalMediationAvailable, loadWebAuthn, postJson } from "./passkey-client";
 
 /**
  * /login's 'Sign in with a passkey' (docs/decisions/037). It appears only once JavaScript runs (without
@@ -56,13 +56,19 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
     if (!browserHasWebAuthn()) return;
     setAvailable(true);
     let cancelled = false;
-    loadWebAuthn()
-      .then(async ({ browserSupportsWebAuthnAutofill }) => {
-        if (!cancelled && (await browserSupportsWebAuthnAutofill())) await ceremony(true);
+    let started = false;
+    // The browser says itself whether it offers passkeys in autofill; only then is the WebAuthn client
+    // loaded before the button is pressed (conditional UI needs its request waiting from the start).
+    conditionalMediationAvailable()
+      .then(async (autofill) => {
+        if (cancelled || !autofill) return;
+        started = true;
+        await ceremony(true);
       })
       .catch(() => undefined);
     return () => {
       cancelled = true;
+      if (!started) return;
       loadWebAuthn()
         .then(({ WebAuthnAbortService }) => WebAuthnAbortService.cancelCeremony())
         .catch(() => undefined);
