@@ -6,6 +6,7 @@ import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import { secondFactorFailuresEmail } from "./emails";
+import { recordSecurityEvent } from "./security-events";
 import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
 import { generateToken, hashToken } from "../platform/tokens";
@@ -528,6 +529,16 @@ export async function verifyChallenge(
   if (!accepted) {
     // The reservations stay: they are this failure's count.
     await noteSecondFactorFailure(ctx, { userId, email: row.email, purpose: row.purpose as SignInPurpose });
+    // In the account's activity: someone had the first factor but not the second.
+    const device = JSON.parse(row.device) as { user_agent?: string | null };
+    await recordSecurityEvent(db, {
+      userId,
+      kind: "sign_in_failed",
+      detail: field === "code" ? "Wrong two-factor code" : "Wrong recovery code",
+      userAgent: device.user_agent ?? null,
+      ip: opts.addressKey,
+      at: clock.now(),
+    });
     if (Number(counted.attempts) >= CHALLENGE_MAX_ATTEMPTS) {
       await db.deleteFrom("two_factor_challenges").where("id", "=", row.challenge_id).execute();
       throw challengeEnded(TWO_FACTOR_MESSAGES.tooManyWrong);

@@ -202,6 +202,10 @@ describe.each(databases())("two-factor authentication ($name)", (kind) => {
     const sixth = await t.post("/api/user/two-factor/verify", { json: { challenge, code: right } });
     expect(sixth.status).toBe(422);
     expect(sixth.body.message).toBe("This sign-in has expired or was ended. Please start again.");
+    // Each wrong second factor is a 'Sign-in failed' in the account's activity.
+    const user = await t.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+    const failures = await t.db.selectFrom("security_events").select("detail").where("user_id", "=", user.id).where("kind", "=", "sign_in_failed").execute();
+    expect(failures.map((row) => row.detail)).toEqual(Array(5).fill("Wrong two-factor code"));
   });
 
   it("asks after an emailed code, and after Google unless its token says it used multi-factor", async () => {
