@@ -195,12 +195,21 @@ class StaticScanner {
   private async scanPage(): Promise<Page> {
     if (this.page) return this.page;
     const page = await this.context.newPage();
+    page.setDefaultTimeout(15_000);
     await page.route(
       (url) => this.documents.has(url.href),
       (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: this.documents.get(route.request().url()) ?? "" }),
     );
     this.page = page;
     return page;
+  }
+
+  /** Drops the scanner page (a new one is made for the next scan). */
+  async reset(): Promise<void> {
+    const page = this.page;
+    this.page = null;
+    this.documents.clear();
+    if (page) await settleWithin(page.close(), CLOSE_LIMIT_MS);
   }
 
   async scan(
@@ -301,6 +310,8 @@ class CheckVisit implements Visit {
 
   /** With JavaScript, waits until React has hydrated the page (a portal page: the sandbox's own pages have no React). */
   private async hydrated() {
+    // Asked once the document has loaded: asked during a navigation, the evaluation's context is destroyed.
+    await this.page.waitForLoadState("load");
     if (await this.page.evaluate(() => "__remixContext" in window)) await this.page.locator("html[data-hydrated]").waitFor();
   }
 
@@ -336,7 +347,7 @@ async function runFlows(browser: Browser, base: string, failures: string[]) {
           await runFlow(browser, base, mode, flow, scanner, failures);
         }
       } finally {
-        await scanContext.close();
+        await settleWithin(scanContext.close(), CLOSE_LIMIT_MS);
       }
     }),
   );
@@ -347,6 +358,9 @@ async function runFlows(browser: Browser, base: string, failures: string[]) {
  * and the run says so: a page that did not load under load (a 503 while two cores also run Chromium)
  * is not what this check judges, but a flow that breaks twice is a failure (and what it reached is checked).
  */
+/** How long one flow may take before it counts as stuck (the slowest take under a minute on a loaded machine). */
+const FLOW_LIMIT_MS = 300_000;
+
 async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlow, scanner: StaticScanner, failures: string[]) {
   const label = `${mode} ${flow.role} "${flow.name}"`;
   for (let attempt = 1; ; attempt++) {
@@ -355,12 +369,27 @@ async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlo
     const started = Date.now();
     const visit = new CheckVisit(await context.newPage(), mode, flow.role, scanner);
     try {
-      await flow.run(visit, context);
+      // A flow that stops answering (a page evaluation never settles) fails and is retried instead of
+      // holding the whole check: closing its context ends whatever it waited for.
+      let timer: NodeJS.Timeout | undefined;
+      const watchdog = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`the flow took more than ${FLOW_LIMIT_MS / 1000} s`));
+          void settleWithin(context.close(), CLOSE_LIMIT_MS);
+        }, FLOW_LIMIT_MS);
+      });
+      try {
+        await Promise.race([flow.run(visit, context), watchdog]);
+      } finally {
+        clearTimeout(timer);
+      }
       save(visit.states);
       if (process.env.PAGE_CHECK_TIMES) console.log(`  ${label}: ${visit.states.length} states, ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return;
     } catch (error) {
       const message = (error as Error).message.split("\n").slice(0, 6).join("\n");
+      // The no-JS states are checked in the lane's shared scanner page: a failure may have left it mid-way.
+      await scanner.reset();
       if (attempt === 1) {
         console.log(`flow retried once: ${label}: ${message}`);
         continue;
@@ -369,9 +398,18 @@ async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlo
       failures.push(`${label}: ${message}`);
       return;
     } finally {
-      await context.close();
+      await settleWithin(context.close(), CLOSE_LIMIT_MS);
     }
   }
+}
+
+/** Closing a context or page whose page was mid-navigation has been seen to never settle: wait a bounded time. */
+const CLOSE_LIMIT_MS = 10_000;
+
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 type VnuMessage = { type: string; subType?: string; url?: string; lastLine?: number; firstColumn?: number; lastColumn?: number; message: string; extract?: string };
