@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { MenuShell } from "~/components/menu-shell";
-import { ModalDialog } from "~/components/modal-dialog";
+import { FlowDialog } from "~/components/flow-dialog";
 import { EmailChangeDialog } from "~/features/email-change/email-change-dialog";
 import { emailChangeAction, emailChangeDialogState } from "~/features/email-change/email-change.server";
 import { EMAIL_CARD } from "~/features/email-change/forms";
@@ -359,23 +359,8 @@ function CardAlert({ form }: { form: string }) {
 }
 
 function ChangePasswordDialog({ state }: { state: DialogState }) {
-  const submit = useSubmit();
   return (
-    <ModalDialog
-      labelledBy="change-password-title"
-      // Escape does what the × does: ends the flow on the server (its code is no longer wanted).
-      onCancel={() => submit({ intent: "change-close" }, { method: "post", replace: true, preventScrollReset: true })}
-      returnFocusTo="#change-password-start button"
-    >
-      <header className="dialog-header">
-        <h2 id="change-password-title">Change Password</h2>
-        <Form method="post">
-          <input type="hidden" name="intent" value="change-close" />
-          <button type="submit" className="button button--link" aria-label="Close">
-            ×
-          </button>
-        </Form>
-      </header>
+    <FlowDialog id="change-password" title="Change Password" closeIntent="change-close" returnFocusTo="#change-password-start button">
       {state.step === "code" ? (
         <OtpStepForm state={state.code} intent="change-verify" resendIntent="change-resend" button="Next" />
       ) : (
@@ -384,6 +369,6 @@ function ChangePasswordDialog({ state }: { state: DialogState }) {
           <NewPasswordForm intent="change-reset" button="Submit" email={state.email} />
         </>
       )}
-    </ModalDialog>
+    </FlowDialog>
   );
 }

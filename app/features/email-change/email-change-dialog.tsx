@@ -1,10 +1,10 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { Form, useSubmit } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { OtpStepForm } from "~/components/code-flow";
 import { CodeInput } from "~/components/code-input";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
-import { ModalDialog } from "~/components/modal-dialog";
+import { FlowDialog } from "~/components/flow-dialog";
 import { ResendForm } from "~/components/resend-form";
 import { SubmitButton } from "~/components/submit-button";
 import type { EmailChangeStartFields } from "~/schemas/email-change";
@@ -16,29 +16,14 @@ import { EMAIL_START_FORM } from "./forms";
 // a password, the code sent to its current address) and 'Send code'; then 'Verification code' and 'Verify'.
 
 export function EmailChangeDialog({ state }: { state: EmailChangeDialogState }) {
-  const submit = useSubmit();
   return (
-    <ModalDialog
-      labelledBy="change-email-title"
-      // Escape does what the × does: ends the flow on the server.
-      onCancel={() => submit({ intent: "email-close" }, { method: "post", replace: true, preventScrollReset: true })}
-      returnFocusTo="#change-email-open button"
-    >
-      <header className="dialog-header">
-        <h2 id="change-email-title">Change email</h2>
-        <Form method="post">
-          <input type="hidden" name="intent" value="email-close" />
-          <button type="submit" className="button button--link" aria-label="Close">
-            ×
-          </button>
-        </Form>
-      </header>
+    <FlowDialog id="change-email" title="Change email" closeIntent="email-close" returnFocusTo="#change-email-open button">
       {state.step === "code" ? (
         <OtpStepForm state={state.code} intent="email-verify" resendIntent="email-resend" button="Verify" />
       ) : (
         <StartForm state={state} />
       )}
-    </ModalDialog>
+    </FlowDialog>
   );
 }
 
