@@ -198,9 +198,9 @@ export async function verifyEmailChange(ctx: Ctx, opts: { user: User; code: stri
 /**
  * The link in 'Your email address was changed': puts the old address back (when no other account has
  * it) and signs out every session, in one transaction; the link is then used up. A taken address
- * leaves everything as it was (409) and the link unused.
+ * leaves everything as it was (409) and the link unused. Returns the account's id.
  */
-export async function revertEmailChange(ctx: Ctx, opts: { token: string; source: EventSource }): Promise<void> {
+export async function revertEmailChange(ctx: Ctx, opts: { token: string; source: EventSource }): Promise<number> {
   const { db } = ctx;
   const invalid = () => new DomainError("link_invalid", EMAIL_CHANGE_MESSAGES.revertInvalid, { field: "token" });
   if (!looksLikeToken(opts.token)) throw invalid();
@@ -235,4 +235,5 @@ export async function revertEmailChange(ctx: Ctx, opts: { token: string; source:
   }
   await recordSecurityEvent(db, { userId, kind: "email_changed", userAgent: opts.source.userAgent, ip: opts.source.ip });
   await recordSecurityEvent(db, { userId, kind: "signed_out_everywhere", userAgent: opts.source.userAgent, ip: opts.source.ip });
+  return userId;
 }

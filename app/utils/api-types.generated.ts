@@ -1184,7 +1184,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the new email with its code
-         * @description Changes the account's email to the pending new address. An address that has an account (from the start, meanwhile, or by a parallel change) answers 'Invalid verification code' like a wrong code. The previous address gets 'Your email address was changed' with a link (7 days, single use) to put it back. Sessions stay; Google and Apple links stay.
+         * @description Changes the account's email to the pending new address. An address that has an account (from the start, meanwhile, or by a parallel change) answers 'Invalid verification code' like a wrong code. The previous address gets 'Your email address was changed' with a link (7 days, single use) to put it back. Sessions stay; Google and Apple links stay. The card gateway's customer (when there is one) gets the new address too, so its receipts follow.
          */
         post: operations["verifyEmailChange"];
         delete?: never;

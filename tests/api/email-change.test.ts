@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeDevice, issueToken } from "../../api/identity/sessions";
 import { databases, type TestApi, useApi } from "./harness";
+import { GOOD, newKey, paymentMethod } from "./payment-support";
 
 // Changing the account's email (issue 22, docs/decisions/036): password or emailed code, a code to
 // the new address, no enumeration, the unique race, and the 7-day link that puts the old one back.
@@ -217,6 +218,31 @@ describe.each(databases())("email change ($name)", (kind) => {
     const twice = await t.post("/api/account/email/revert", { json: { token: link } });
     expect(twice.status).toBe(422);
     expect(twice.body.message).toBe("This link is invalid, has expired or was already used.");
+  });
+
+  it("the card gateway's customer follows the change and the revert, so Stripe's receipts go to the address in use", async () => {
+    const { email, userId, token } = await account(t);
+    const paid = await t.post("/api/payments/card", {
+      token,
+      json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email, idempotency_key: newKey() },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const { stripe_customer_id } = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow();
+    const stripe = t.api.payments.gateway.stripe;
+    const emailAtStripe = async () => {
+      const found = await stripe.customers.retrieve(stripe_customer_id!);
+      return found.deleted ? null : found.email;
+    };
+    expect(await emailAtStripe()).toBe(email);
+
+    const newEmail = unique("receipts");
+    await t.post("/api/account/email/start", { token, json: { email: newEmail, password: PASSWORD } });
+    expect((await t.post("/api/account/email/verify", { token, json: { code: await t.latestCode(newEmail) } })).status).toBe(200);
+    expect(await emailAtStripe()).toBe(newEmail);
+
+    const link = revertLinkIn((await t.mailbox(email))[0]!.text);
+    expect((await t.post("/api/account/email/revert", { json: { token: link } })).status).toBe(200);
+    expect(await emailAtStripe()).toBe(email);
   });
 
   it("the revert link refuses after 7 days, and when the old address was taken meanwhile", async () => {

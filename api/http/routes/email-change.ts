@@ -11,6 +11,7 @@ import {
   verifyEmailChange,
 } from "../../identity/email-change";
 import { UserSchema, publicUser } from "../../identity/users";
+import { syncCustomerEmail } from "../../payments/customer-email";
 import { DataExportSchema, exportAccountData, reserveExport } from "../../billing/data-export";
 import { recordSecurityEvent } from "../../identity/security-events";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -115,7 +116,7 @@ export const emailChangeRoutes = [
     tags: ["Account"],
     summary: "Confirm the new email with its code",
     description:
-      "Changes the account's email to the pending new address. An address that has an account (from the start, meanwhile, or by a parallel change) answers 'Invalid verification code' like a wrong code. The previous address gets 'Your email address was changed' with a link (7 days, single use) to put it back. Sessions stay; Google and Apple links stay.",
+      "Changes the account's email to the pending new address. An address that has an account (from the start, meanwhile, or by a parallel change) answers 'Invalid verification code' like a wrong code. The previous address gets 'Your email address was changed' with a link (7 days, single use) to put it back. Sessions stay; Google and Apple links stay. The card gateway's customer (when there is one) gets the new address too, so its receipts follow.",
     auth: true,
     body: verifySchema,
     success: { description: `'${EMAIL_CHANGE_MESSAGES.changed}'`, data: UserSchema },
@@ -124,6 +125,7 @@ export const emailChangeRoutes = [
     },
     async handler({ ctx, req, auth, body: input }) {
       const email = await verifyEmailChange(ctx, { user: auth.user, code: input.code, source: sourceOf(req) });
+      await syncCustomerEmail(ctx.payments, auth.user.id, ctx.logger);
       return { data: publicUser({ ...auth.user, email }), message: EMAIL_CHANGE_MESSAGES.changed };
     },
   }),
@@ -144,7 +146,8 @@ export const emailChangeRoutes = [
       422: `Validation, or '${EMAIL_CHANGE_MESSAGES.revertInvalid}'`,
     },
     async handler({ ctx, req, body: input }) {
-      await revertEmailChange(ctx, { token: input.token, source: sourceOf(req) });
+      const userId = await revertEmailChange(ctx, { token: input.token, source: sourceOf(req) });
+      await syncCustomerEmail(ctx.payments, userId, ctx.logger);
       return { data: null, message: EMAIL_CHANGE_MESSAGES.reverted };
     },
   }),

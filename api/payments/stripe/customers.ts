@@ -16,6 +16,11 @@ export async function setDefaultCardOfCustomer(gateway: StripeSetup, customer: s
   await gateway.stripe.customers.update(customer, { invoice_settings: { default_payment_method: paymentMethodId } });
 }
 
+/** The address Stripe emails receipts and invoices to follows the account's (a changed or reverted email). */
+export async function setCustomerEmail(gateway: StripeSetup, customer: string, email: string): Promise<void> {
+  await gateway.stripe.customers.update(customer, { email });
+}
+
 /**
  * The customer keeps its payment history (kept as the law requires) but no personal data: email,
  * name, description and phone are unset ("" unsets a field in Stripe's API).
