@@ -111,6 +111,8 @@ export interface SubscriptionsTable {
   pending_plan_id: Generated<number | null>;
   pending_change_at: Generated<string | null>;
   stripe_schedule_id: Generated<string | null>;
+  /** The PayPal subscription (I-...) of a subscription_by 'paypal' row (migration 0019); null otherwise. */
+  paypal_sub_id: Generated<string | null>;
 }
 
 /** One purchase of a recurring plan at a time per account (docs/decisions/028). */
@@ -536,6 +538,49 @@ export interface EmailChangeRevertsTable {
   used_at: string | null;
 }
 
+/** Our PayPal billing plan of each plan (migration 0019), at the price it was last put in step with. */
+export interface PaypalPlansTable {
+  plan_id: number;
+  paypal_product_id: string;
+  paypal_plan_id: string;
+  price_cents: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PayPalCheckoutKind = "order" | "subscription";
+/** created: sent to PayPal's approval page; paid; cancelled (nothing charged); declined (PayPal refused the payment). */
+export type PayPalCheckoutStatus = "created" | "paid" | "cancelled" | "declined";
+
+/** One PayPal checkout (migration 0019): an order, or a subscription waiting for the buyer's approval. */
+export interface PaypalCheckoutsTable {
+  id: Generated<number>;
+  /** Ours (uuid): the orders' custom_id and the capture's PayPal-Request-Id. */
+  checkout_id: string;
+  user_id: number;
+  plan_id: number;
+  kind: PayPalCheckoutKind;
+  /** The page's idempotency key, per user: the same key answers the same checkout. */
+  idempotency_key: string;
+  /** The PayPal order id or subscription id (null until PayPal answered). */
+  paypal_id: string | null;
+  approve_url: string | null;
+  /** What the first payment asks (after the coupon), in cents. */
+  amount_cents: number;
+  coupon_id: number | null;
+  coupon_code: string | null;
+  /** The coupon hold's key (coupons.ts), given back when the checkout is cancelled. */
+  coupon_hold_key: string | null;
+  status: PayPalCheckoutStatus;
+  /** Our subscription, once paid. */
+  subscription_id: number | null;
+  /** The capture id (order) or the first sale id (subscription), once paid. */
+  gateway_ref: string | null;
+  failure_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -574,6 +619,8 @@ export interface DB {
   email_change_reverts: EmailChangeRevertsTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
+  paypal_plans: PaypalPlansTable;
+  paypal_checkouts: PaypalCheckoutsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -588,3 +635,4 @@ export type Coupon = Selectable<CouponsTable>;
 export type PaymentMethod = Selectable<PaymentMethodsTable>;
 export type Transaction = Selectable<TransactionsTable>;
 export type CryptoInvoice = Selectable<CryptoInvoicesTable>;
+export type PayPalCheckout = Selectable<PaypalCheckoutsTable>;
