@@ -422,7 +422,7 @@ export interface BitpaySandboxInvoicesTable {
   created: number;
 }
 
-export type RefundKind = "card" | "crypto";
+export type RefundKind = "card" | "crypto" | "paypal";
 /** card: 'pending' until the gateway confirms, then 'refunded'; crypto: 'requested' (staff send it). */
 export type RefundStatus = "pending" | "refunded" | "requested";
 
