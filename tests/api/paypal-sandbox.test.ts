@@ -17,6 +17,10 @@ import {
   SubscriptionsController,
   TenureType,
 } from "@paypal/paypal-server-sdk";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { paypalSdkHttpOptions } from "../../api/payments/paypal/sdk-base-url";
@@ -35,6 +39,34 @@ import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
 const PORTAL = "https://portal.example.com";
 const RETURN = `${PORTAL}/subscription/payment/6?paypal=return`;
 const CANCEL = `${PORTAL}/subscription/payment/6?paypal=cancel`;
+
+/**
+ * PayPal's published OpenAPI definitions, read at test time from the mirror of
+ * paypal/paypal-rest-api-specifications when it is at hand (never copied into this repository):
+ * `conforms(file, schema, value)` lists what in `value` breaks `#/components/schemas/<schema>`.
+ */
+const SPEC_REPO = process.env.PAYPAL_SPEC_REPO ?? "/work/.mirror/paypal+paypal-rest-api-specifications/repo";
+const SPEC_FILES = ["checkout_orders_v2", "payments_payment_v2", "payments_payment_v1", "catalogs_products_v1", "billing_subscriptions_v1", "notifications_webhooks_v1"];
+function loadDefinitions(): ((file: string, schema: string, value: unknown) => string[]) | null {
+  if (!existsSync(SPEC_REPO)) return null;
+  // The definitions are OpenAPI 3.0 with PayPal's own formats; their email pattern is not a valid `u` regex.
+  const ajv = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false, logger: false });
+  addFormats(ajv);
+  try {
+    for (const file of SPEC_FILES) {
+      const text = execFileSync("git", ["-C", SPEC_REPO, "show", `HEAD:openapi/${file}.json`], { encoding: "utf8", maxBuffer: 64 << 20 });
+      ajv.addSchema(JSON.parse(text), file);
+    }
+  } catch {
+    return null;
+  }
+  return (file, schema, value) => {
+    const validate = ajv.getSchema(`${file}#/components/schemas/${schema}`);
+    if (!validate) return [`no schema ${schema} in ${file}`];
+    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${schema}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  };
+}
+const conforms = loadDefinitions();
 
 interface Delivered {
   body: string;
@@ -555,5 +587,73 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect((await verify(tampered)).body).toEqual({ verification_status: "FAILURE" });
     expect((await verify(JSON.parse(webhook.body), "WH-SOMEONE-ELSE")).body).toEqual({ verification_status: "FAILURE" });
     expect((await rest("POST", "/v1/notifications/verify-webhook-signature", { webhook_id: "x" })).status).toBe(400);
+  });
+
+  it.skipIf(!conforms)("answers as PayPal's published definitions describe them (when the mirror is at hand)", async () => {
+    const check = conforms!;
+    const problems: string[] = [];
+    const expectConforms = (file: string, schema: string, value: unknown) => problems.push(...check(file, schema, value));
+
+    const created = await rest("POST", "/v2/checkout/orders", {
+      intent: "CAPTURE",
+      purchase_units: [{ amount: { currency_code: "USD", value: "59.88" }, custom_id: "checkout-90" }],
+      payment_source: { paypal: { experience_context: { return_url: RETURN, cancel_url: CANCEL } } },
+    });
+    expectConforms("checkout_orders_v2", "order", created.body);
+    const orderId = created.body.id as string;
+    expectConforms("checkout_orders_v2", "order", (await rest("GET", `/v2/checkout/orders/${orderId}`)).body);
+    await decide(`${PORTAL}/dev/paypal/checkoutnow?token=${orderId}`, "approve");
+    expectConforms("checkout_orders_v2", "order", (await rest("GET", `/v2/checkout/orders/${orderId}`)).body);
+    const captured = await rest("POST", `/v2/checkout/orders/${orderId}/capture`, {});
+    expectConforms("checkout_orders_v2", "order", captured.body);
+    const captureId = captured.body.purchase_units[0].payments.captures[0].id as string;
+    expectConforms("payments_payment_v2", "capture", (await rest("GET", `/v2/payments/captures/${captureId}`)).body);
+    expectConforms("payments_payment_v2", "refund", (await rest("POST", `/v2/payments/captures/${captureId}/refund`, {})).body);
+    expectConforms("checkout_orders_v2", "error_422", (await rest("POST", `/v2/checkout/orders/${orderId}/capture`, {})).body);
+    expectConforms("checkout_orders_v2", "error_404", (await rest("GET", "/v2/checkout/orders/NOSUCHORDER00001")).body);
+
+    const product = await rest("POST", "/v1/catalogs/products", { name: "VPN", type: "SERVICE" });
+    expectConforms("catalogs_products_v1", "product", product.body);
+    const plan = await rest("POST", "/v1/billing/plans", {
+      product_id: product.body.id,
+      name: "VPN 1 Month",
+      billing_cycles: [{ frequency: { interval_unit: "MONTH", interval_count: 1 }, tenure_type: "REGULAR", sequence: 1, total_cycles: 0, pricing_scheme: { fixed_price: { currency_code: "USD", value: "11.99" } } }],
+      payment_preferences: { payment_failure_threshold: 1 },
+    });
+    expectConforms("billing_subscriptions_v1", "plan", plan.body);
+    expectConforms("billing_subscriptions_v1", "plan_collection", (await rest("GET", `/v1/billing/plans?product_id=${product.body.id}`)).body);
+    const sub = await rest("POST", "/v1/billing/subscriptions", {
+      plan_id: plan.body.id,
+      custom_id: "checkout-91",
+      application_context: { return_url: RETURN, cancel_url: CANCEL, user_action: "SUBSCRIBE_NOW", shipping_preference: "NO_SHIPPING" },
+    });
+    expectConforms("billing_subscriptions_v1", "subscription", sub.body);
+    const approve = (sub.body.links as { rel: string; href: string }[]).find((l) => l.rel === "approve")!.href;
+    await decide(approve, "approve");
+    expectConforms("billing_subscriptions_v1", "subscription", (await rest("GET", `/v1/billing/subscriptions/${sub.body.id}`)).body);
+    const sale = eventsOf(sub.body.id).find((d) => d.event.event_type === "PAYMENT.SALE.COMPLETED")!.event.resource;
+    expectConforms("payments_payment_v1", "sale", sale);
+    expectConforms("payments_payment_v1", "sale", (await rest("GET", `/v1/payments/sale/${sale.id}`)).body);
+    const range = `start_time=${encodeURIComponent(new Date(clock.now().getTime() - 86_400_000).toISOString())}&end_time=${encodeURIComponent(new Date(clock.now().getTime() + 86_400_000).toISOString())}`;
+    expectConforms("billing_subscriptions_v1", "transactions_list", (await rest("GET", `/v1/billing/subscriptions/${sub.body.id}/transactions?${range}`)).body);
+    expectConforms("payments_payment_v1", "detailed_refund", (await rest("POST", `/v1/payments/sale/${sale.id}/refund`, {})).body);
+    await rest("POST", `/v1/billing/subscriptions/${sub.body.id}/suspend`, { reason: "Auto-renewal turned off" });
+    expectConforms("billing_subscriptions_v1", "subscription", (await rest("GET", `/v1/billing/subscriptions/${sub.body.id}`)).body);
+    const failed = await rest("POST", `/v1/billing/subscriptions/${sub.body.id}/suspend`, { reason: "again" });
+    expectConforms("billing_subscriptions_v1", "error_422", failed.body);
+
+    const webhook = eventsOf(sub.body.id)[0]!;
+    const verified = await rest("POST", "/v1/notifications/verify-webhook-signature", {
+      auth_algo: webhook.headers["paypal-auth-algo"],
+      cert_url: webhook.headers["paypal-cert-url"],
+      transmission_id: webhook.headers["paypal-transmission-id"],
+      transmission_sig: webhook.headers["paypal-transmission-sig"],
+      transmission_time: webhook.headers["paypal-transmission-time"],
+      webhook_id: PAYPAL_SANDBOX_WEBHOOK_ID,
+      webhook_event: JSON.parse(webhook.body),
+    });
+    expectConforms("notifications_webhooks_v1", "verify_webhook_signature_response", verified.body);
+    expectConforms("notifications_webhooks_v1", "event", JSON.parse(webhook.body));
+    expect(problems).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Response, type Router } from "express";
-import { FUNDINGS, type Funding, type PlanRecord, type SubscriptionRecord, centsOf } from "./model";
+import { BUYER, FUNDINGS, type Funding, type PlanRecord, type SubscriptionRecord, centsOf } from "./model";
 import {
   ORDER_PATH,
   STYLESHEET,
@@ -82,7 +82,7 @@ export function createBrowserRouter(deps: { service: PayPalService; logger: Pick
       const approved = order.status === "APPROVED" || order.status === "COMPLETED";
       const target = approved ? order.return_url : order.cancel_url;
       if (!target) return res.redirect(303, orderPagePath(order.id));
-      res.redirect(303, approved ? withParams(target, { token: order.id, PayerID: "SANDBOXBUYER01" }) : withParams(target, { token: order.id }));
+      res.redirect(303, approved ? withParams(target, { token: order.id, PayerID: BUYER.payer_id }) : withParams(target, { token: order.id }));
     } catch (error) {
       next(error);
     }

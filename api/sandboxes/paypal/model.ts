@@ -11,10 +11,11 @@ export type Funding = "balance" | "declined" | "fails_renewals";
 export const FUNDINGS: readonly Funding[] = ["balance", "declined", "fails_renewals"];
 
 export const CURRENCY = "USD";
-export const MERCHANT = { merchant_id: "SANDBOXMERCHANT1", email_address: "merchant@example.com" } as const;
+/** PayPal account ids are 13 characters of [2-9A-HJ-NP-Z]. */
+export const MERCHANT = { merchant_id: "SANDBXMERCHT2", email_address: "merchant@example.com" } as const;
 /** The sandbox buyer who approves on the approval page. */
 export const BUYER = {
-  payer_id: "SANDBOXBUYER01",
+  payer_id: "SANDBXBUYER23",
   email_address: "sb-buyer@personal.example.com",
   name: { given_name: "Sandbox", surname: "Buyer" },
 } as const;
@@ -233,6 +234,7 @@ export function captureRefundView(refund: RefundRecord, base: string) {
 
 /** v1 payments: amounts are {total, currency}. */
 const v1Amount = (cents: number) => ({ total: moneyValue(cents), currency: CURRENCY });
+const v1Currency = (cents: number) => ({ currency: CURRENCY, value: moneyValue(cents) });
 
 export function saleRefundView(refund: RefundRecord, base: string) {
   return {
@@ -241,9 +243,9 @@ export function saleRefundView(refund: RefundRecord, base: string) {
     update_time: refund.create_time,
     state: "completed",
     amount: v1Amount(refund.amount_cents),
-    refund_from_transaction_fee: v1Amount(0),
-    total_refunded_amount: v1Amount(refund.amount_cents),
-    refund_from_received_amount: v1Amount(refund.amount_cents),
+    refund_from_transaction_fee: v1Currency(0),
+    total_refunded_amount: v1Currency(refund.amount_cents),
+    refund_from_received_amount: v1Currency(refund.amount_cents),
     sale_id: refund.parent_id,
     ...(refund.invoice_id === undefined ? {} : { invoice_number: refund.invoice_id }),
     links: [
@@ -524,6 +526,8 @@ export function saleView(sale: SaleRecord, base: string) {
     protection_eligibility_type: "ITEM_NOT_RECEIVED_ELIGIBLE,UNAUTHORIZED_PAYMENT_ELIGIBLE",
     transaction_fee: { value: moneyValue(feeOf(sale.amount_cents)), currency: CURRENCY },
     billing_agreement_id: sale.subscription_id,
+    // Required by the v1 definition; a subscription's sales have no payment of their own, so one derived from the sale.
+    parent_payment: `PAYID-${sale.id}`,
     ...(sale.custom === undefined ? {} : { custom: sale.custom }),
     create_time: sale.create_time,
     update_time: sale.update_time,

@@ -143,8 +143,8 @@ h2{margin:1.5rem 0 .5rem;font-size:1.125rem;font-weight:600}
 .facts dd{margin:0;min-width:0;font-weight:500;overflow-wrap:anywhere;text-align:right}
 fieldset{margin:0 0 1rem;padding:.75rem 1rem;border:1px solid #c6cddc;border-radius:4px}
 legend{padding:0 .25rem;font-weight:600}
-.choice{margin:0 0 .75rem}
-.choice p{margin:.125rem 0 0 1.75rem;font-size:.875rem;color:#3d4d73}
+.choice{display:grid;grid-template-columns:auto 1fr;column-gap:.5rem;align-items:baseline;margin:0 0 .75rem}
+.choice p{grid-column:2;margin:.125rem 0 0;font-size:.875rem;color:#3d4d73}
 .buttons{display:flex;gap:1rem}
 button{padding:.625rem 1.25rem;border:0;border-radius:999px;background:#003087;color:#fff;font:inherit;font-weight:600;cursor:pointer}
 button.secondary{background:#fff;color:#003087;border:2px solid #003087}
