@@ -422,6 +422,19 @@ export interface BitpaySandboxInvoicesTable {
   created: number;
 }
 
+/** The PayPal sandbox's objects (sandbox migration 0003), one row each. */
+export interface PaypalSandboxObjectsTable {
+  /** The PayPal id (order, capture, I-..., P-..., PROD-...), or request:/delivery: rows. */
+  id: string;
+  type: string;
+  /** The parent: a capture's order, a sale's subscription, a plan's product, a subscription's BA token. */
+  ref: string | null;
+  /** The sandbox's record of the object, JSON. */
+  data: string;
+  /** Unix seconds (business time). */
+  created: number;
+}
+
 export type RefundKind = "card" | "crypto" | "paypal";
 /** card: 'pending' until the gateway confirms, then 'refunded'; crypto: 'requested' (staff send it). */
 export type RefundStatus = "pending" | "refunded" | "requested";
@@ -604,6 +617,7 @@ export interface DB {
   sandbox_clock: SandboxClockTable;
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
+  paypal_sandbox_objects: PaypalSandboxObjectsTable;
   refunds: RefundsTable;
   used_id_tokens: UsedIdTokensTable;
   refund_guarantee_uses: RefundGuaranteeUsesTable;
