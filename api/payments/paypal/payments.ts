@@ -390,7 +390,7 @@ async function settleOrder(deps: PayPalDeps, row: PayPalCheckout): Promise<PayPa
     }
   }
   const capture = order.capture;
-  if (!capture || capture.status !== "COMPLETED") return { status: "pending", kind: "order" };
+  if (capture?.status !== "COMPLETED") return { status: "pending", kind: "order" };
   const subscription = await recordOrderPaid(deps, row, capture);
   return { status: "paid", kind: "order", subscriptionId: Number(subscription.id) };
 }
@@ -681,7 +681,7 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
       const row =
         (await checkoutByPayPalId(deps, orderId)) ??
         (resource.custom_id ? await deps.db.selectFrom("paypal_checkouts").selectAll().where("checkout_id", "=", resource.custom_id).executeTakeFirst() : undefined);
-      if (!row || row.kind !== "order" || !row.paypal_id) return;
+      if (row?.kind !== "order" || !row.paypal_id) return;
       // Re-read: the order names the capture and its amount.
       const order = await getOrder(deps.client, row.paypal_id);
       if (order.capture?.status === "COMPLETED") await recordOrderPaid(deps, row, order.capture);
