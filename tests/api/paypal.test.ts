@@ -96,6 +96,17 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect(b.body.data.paypal_id).toBe(a.body.data.paypal_id);
     const bad = await t.post("/api/payments/paypal/checkout", { token: who.token, json: { ...json, return_path: "https://evil.example/" } });
     expect(bad.status).toBe(422);
+    // A recurring plan too (its purchase claim is the key's).
+    const recurring = { planId: 3, return_path: "/payment/3", idempotency_key: newKey() };
+    const [c, d] = await Promise.all([
+      t.post("/api/payments/paypal/checkout", { token: who.token, json: recurring }),
+      t.post("/api/payments/paypal/checkout", { token: who.token, json: recurring }),
+    ]);
+    expect(c.status, c.text).toBe(200);
+    expect(d.status, d.text).toBe(200);
+    expect(d.body.data).toEqual(c.body.data);
+    const rows = await t.db.selectFrom("paypal_checkouts").select("id").where("user_id", "=", who.userId).where("plan_id", "=", 3).execute();
+    expect(rows).toHaveLength(1);
   });
 
   it("buys a recurring plan as a PayPal subscription, the coupon on the first payment only, and renews it with the clock", async () => {

@@ -100,7 +100,8 @@ export function billedAsSubscription(plan: Plan): boolean {
 }
 
 const holdKey = (checkoutId: string) => `coupon:paypal:${checkoutId}`;
-const claimKey = (row: Pick<PayPalCheckout, "checkout_id">) => `paypal:${row.checkout_id}`;
+/** The purchase claim of a checkout: from the page's key, so a parallel double submit shares it (and gets the same checkout). */
+const claimKey = (row: Pick<PayPalCheckout, "idempotency_key">) => `paypal:${row.idempotency_key}`;
 
 function gatewayFailed(deps: PayPalDeps, what: string, error: unknown): DomainError {
   deps.logger.error(`PayPal ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -195,7 +196,7 @@ export async function startPayPalCheckout(deps: PayPalDeps, input: StartPayPalCh
   const row = await withPurchaseClaim(
     deps,
     // Held while the buyer is at PayPal (a card attempt may still take it over, as after a 3-D Secure challenge).
-    { userId: user.id, plan, key: `paypal:${checkoutId}`, keep: () => true },
+    { userId: user.id, plan, key: claimKey({ idempotency_key: idempotencyKey }), keep: () => true },
     async () => {
       const now = deps.clock.now();
       let amount = plan.discounted_price_cents;
