@@ -589,6 +589,46 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect((await rest("POST", "/v1/notifications/verify-webhook-signature", { webhook_id: "x" })).status).toBe(400);
   });
 
+  it("lets two instances on one database capture an order once and bill a cycle once", async () => {
+    const other = createPayPalSandbox({
+      db,
+      clock,
+      publicUrl: PORTAL,
+      logger,
+      async deliverWebhook(body, headers) {
+        delivered.push({ body, headers, event: JSON.parse(body) });
+      },
+    });
+    const otherRest = await other.listen();
+    try {
+      const otherClient = new Client({
+        clientCredentialsAuthCredentials: { oAuthClientId: PAYPAL_SANDBOX_CLIENT_ID, oAuthClientSecret: PAYPAL_SANDBOX_CLIENT_SECRET },
+        environment: Environment.Sandbox,
+        unstable_httpClientOptions: paypalSdkHttpOptions(`http://127.0.0.1:${otherRest.port}`),
+      });
+      const otherOrders = new OrdersController(otherClient);
+      const { order } = await newOrder("20.00");
+      await decide(payerAction(order.links), "approve");
+      const results = await Promise.allSettled([
+        orders.captureOrder({ id: order.id!, paypalRequestId: "race-a" }),
+        otherOrders.captureOrder({ id: order.id!, paypalRequestId: "race-b" }),
+      ]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+      expect(JSON.parse(String((lost.reason as ApiError).body))).toMatchObject({ details: [{ issue: "ORDER_ALREADY_CAPTURED" }] });
+      expect(delivered.filter((d) => d.event.event_type === "PAYMENT.CAPTURE.COMPLETED" && (d.event.resource as any).supplementary_data?.related_ids?.order_id === order.id)).toHaveLength(1);
+
+      const created = await newSubscription(await newPlan(await newProduct()));
+      await decide(created.approve, "approve");
+      clock.advanceDays(32);
+      await Promise.all([sandbox.advance(), other.advance(), sandbox.advance(), other.advance()]);
+      expect(typesOf(created.id).filter((t) => t === "PAYMENT.SALE.COMPLETED")).toHaveLength(2);
+      expect((await subscriptions.getSubscription({ id: created.id })).result.billingInfo?.cycleExecutions?.[0]?.cyclesCompleted).toBe(2);
+    } finally {
+      await otherRest.close();
+    }
+  });
+
   it.skipIf(!conforms)("answers as PayPal's published definitions describe them (when the mirror is at hand)", async () => {
     const check = conforms!;
     const problems: string[] = [];

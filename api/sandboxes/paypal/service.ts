@@ -635,7 +635,7 @@ export class PayPalService {
   /** advance(): every ACTIVE subscription whose next billing time has come (business clock) is billed. */
   async renewDue(): Promise<void> {
     const nowMs = this.nowMs();
-    const due = (await this.store.list<SubscriptionRecord>("subscription"))
+    const due = (await this.store.list<SubscriptionRecord>("subscription", undefined, '"status":"ACTIVE"'))
       .map((s) => s.record)
       .filter((sub) => sub.status === "ACTIVE" && sub.next_billing_time && Date.parse(sub.next_billing_time) <= nowMs);
     for (const candidate of due) {
