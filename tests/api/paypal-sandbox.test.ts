@@ -284,6 +284,7 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect(twice.status).toBe(422);
     expect(twice.body).toMatchObject({ details: [{ issue: "CAPTURE_FULLY_REFUNDED" }] });
     expect((await payments.getCapturedPayment({ captureId: capture!.id! })).result.status).toBe("REFUNDED");
+    expect((await payments.getRefund({ refundId: refund.result.id! })).result).toMatchObject({ status: "COMPLETED", amount: { value: "107.76" } });
   });
 
   it("declines the capture when the buyer approved with the declined card, and charges nothing on Cancel", async () => {
@@ -472,6 +473,7 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect(twice.status).toBe(400);
     expect(twice.body).toMatchObject({ name: "TRANSACTION_ALREADY_REFUNDED" });
     expect((await rest("GET", `/v1/payments/sale/${sale.id}`)).body.state).toBe("refunded");
+    expect((await rest("GET", `/v1/payments/refund/${refund.body.id}`)).body).toMatchObject({ state: "completed", sale_id: sale.id });
 
     // Auto-renewal off: suspended, not billed; on again: billed from the next billing time ahead.
     await subscriptions.suspendSubscription({ id: created.id, body: { reason: "Auto-renewal turned off" } });

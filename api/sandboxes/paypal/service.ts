@@ -298,6 +298,10 @@ export class PayPalService {
     });
   }
 
+  async getRefund(id: string): Promise<RefundRecord | undefined> {
+    return (await this.store.get<RefundRecord>("refund", id))?.record;
+  }
+
   async getSale(id: string): Promise<SaleRecord | undefined> {
     return (await this.store.get<SaleRecord>("sale", id))?.record;
   }
