@@ -405,7 +405,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
     "/v2/payments/refunds/:id",
     wrap(async (req, res) => {
       const refund = await service.getRefund(String(req.params.id));
-      if (!refund || refund.kind !== "capture") throw notFound();
+      if (refund?.kind !== "capture") throw notFound();
       res.json(captureRefundView(refund, base(req)));
     }),
   );
@@ -416,7 +416,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
     "/v1/payments/refund/:id",
     wrap(async (req, res) => {
       const refund = await service.getRefund(String(req.params.id));
-      if (!refund || refund.kind !== "sale") {
+      if (refund?.kind !== "sale") {
         throw new PayPalApiError(404, [], { name: "INVALID_RESOURCE_ID", message: "Requested resource ID was not found." });
       }
       res.json(saleRefundView(refund, base(req)));
