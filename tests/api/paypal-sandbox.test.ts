@@ -293,6 +293,12 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     const declined = await apiError(orders.captureOrder({ id: order.id!, paypalRequestId: "declined-1" }));
     expect(declined.status).toBe(422);
     expect(declined.body).toMatchObject({ details: [{ issue: "INSTRUMENT_DECLINED" }] });
+    // As PayPal: the buyer may go back (the `redirect` link) and choose another way to pay.
+    const redirect = (declined.body.links as { rel: string; href: string }[]).find((l) => l.rel === "redirect")?.href ?? "";
+    expect(redirect).toBe(payerAction(order.links));
+    expect(await (await fetch(onBrowser(redirect))).text()).toContain("Choose another way to pay.");
+    await decide(redirect, "approve", "balance");
+    expect((await orders.captureOrder({ id: order.id!, paypalRequestId: "declined-2" })).result.status).toBe("COMPLETED");
 
     const { order: cancelled } = await newOrder("9.99");
     const back = await decide(payerAction(cancelled.links), "cancel");
@@ -516,6 +522,39 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
       .filter((d) => d.event.event_type === "PAYMENT.SALE.COMPLETED")
       .map((d) => (d.event.resource.amount as { total: string }).total);
     expect(amounts).toEqual(["8.99", "11.99"]);
+  });
+
+  it("expires a subscription once a finite plan's cycles have run, and charges nothing for a free trial cycle", async () => {
+    const productId = await newProduct();
+    const plan = await rest("POST", "/v1/billing/plans", {
+      product_id: productId,
+      name: "VPN trial then 2 months",
+      billing_cycles: [
+        { frequency: { interval_unit: "WEEK", interval_count: 1 }, tenure_type: "TRIAL", sequence: 1, total_cycles: 1 },
+        { frequency: { interval_unit: "MONTH", interval_count: 1 }, tenure_type: "REGULAR", sequence: 2, total_cycles: 2, pricing_scheme: { fixed_price: { currency_code: "USD", value: "4.00" } } },
+      ],
+      payment_preferences: {},
+    });
+    expect(plan.status).toBe(201);
+    const created = await newSubscription(plan.body.id);
+    await decide(created.approve, "approve");
+    expect(typesOf(created.id)).toEqual(["BILLING.SUBSCRIPTION.ACTIVATED"]);
+    const trial = (await subscriptions.getSubscription({ id: created.id })).result;
+    expect(trial.billingInfo?.cycleExecutions?.map((c) => c.cyclesCompleted)).toEqual([1, 0]);
+    expect(Date.parse(trial.billingInfo!.nextBillingTime!) - clock.now().getTime()).toBeLessThanOrEqual(7 * 86_400_000);
+    clock.advanceDays(8);
+    await sandbox.advance();
+    clock.advanceDays(32);
+    await sandbox.advance();
+    clock.advanceDays(32);
+    await sandbox.advance();
+    expect(typesOf(created.id)).toEqual([
+      "BILLING.SUBSCRIPTION.ACTIVATED",
+      "PAYMENT.SALE.COMPLETED",
+      "PAYMENT.SALE.COMPLETED",
+      "BILLING.SUBSCRIPTION.EXPIRED",
+    ]);
+    expect((await subscriptions.getSubscription({ id: created.id })).result.status).toBe("EXPIRED");
   });
 
   it("fails renewals on the card that fails them and suspends at the plan's threshold; a declined first payment suspends at once", async () => {

@@ -17,6 +17,7 @@ import {
   centsOf,
   currentCycle,
   newId,
+  orderApprovalUrl,
   orderView,
   paypalTime,
   saleView,
@@ -171,7 +172,9 @@ export class PayPalService {
       const stored = await this.store.get<OrderRecord>("order", id);
       if (!stored) return { value: undefined, rows: [] };
       const order = stored.record;
-      if (order.status === "APPROVED" || order.status === "COMPLETED") return { value: order, rows: [] };
+      // Approved once: a second post changes nothing, unless the buyer is choosing again after a decline.
+      const choosingAgain = order.status === "APPROVED" && order.funding === "declined";
+      if ((order.status === "APPROVED" && !choosingAgain) || order.status === "COMPLETED") return { value: order, rows: [] };
       const next: OrderRecord = { ...order, status: "APPROVED", funding, outcome: "approved", update_time: this.now() };
       const rows = this.deliveries([{ type: "CHECKOUT.ORDER.APPROVED", resource: this.orderResource(next) }]);
       if (!(await this.store.commit({ updates: [{ id, expected: stored.data, record: next }], inserts: rows }))) {
@@ -212,9 +215,17 @@ export class PayPalService {
         );
       }
       if (order.funding === "declined") {
-        throw unprocessable(
-          "INSTRUMENT_DECLINED",
-          "The instrument presented  was either declined by the processor or bank, or it can't be used for this payment.",
+        // As PayPal: a `redirect` link takes the buyer back to the approval page to choose another way to pay.
+        throw new PayPalApiError(
+          422,
+          [
+            {
+              issue: "INSTRUMENT_DECLINED",
+              description: "The instrument presented  was either declined by the processor or bank, or it can't be used for this payment.",
+            },
+          ],
+          undefined,
+          [{ href: orderApprovalUrl(this.publicUrl, id), rel: "redirect", method: "GET" }],
         );
       }
       const now = this.now();
