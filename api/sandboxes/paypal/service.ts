@@ -612,7 +612,9 @@ export class PayPalService {
     const base: SubscriptionRecord = { ...sub, cycles, update_time: when, next_billing_time: addInterval(when, cycle.frequency) };
     const due = price + (sub.payment_preferences.auto_bill_outstanding ? sub.outstanding_cents : 0);
     if (due === 0) return { ...step, sub: base }; // a free trial cycle: nothing to charge
-    const pays = sub.funding === "balance" || sub.funding === undefined || (sub.funding === "fails_renewals" && initial);
+    // 'Card that fails renewals' pays the subscription's first payment (at approval or a later start_time), no other.
+    const first = initial || (!sub.last_payment && sub.failed_payments_count === 0);
+    const pays = sub.funding === "balance" || sub.funding === undefined || (sub.funding === "fails_renewals" && first);
     const sale: SaleRecord = {
       id: newId.sale(),
       subscription_id: sub.id,
