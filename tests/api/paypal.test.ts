@@ -164,6 +164,10 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect(await transactions(t, who.userId)).toHaveLength(0);
     const complete = await t.post("/api/payments/paypal/complete", { token: who.token, json: ids });
     expect(complete.body.data.status).toBe("cancelled");
+    // A return that names only the billing agreement token finds the same checkout.
+    const ba = new URL(started.body.data.approve_url).searchParams.get("ba_token");
+    expect(ba).toMatch(/^BA-/);
+    expect((await t.post("/api/payments/paypal/cancel", { token: who.token, json: { token: ba } })).body.data.status).toBe("cancelled");
     // The claim is given back: another checkout may start.
     expect((await checkout(t, who.token, 2)).status).toBe(200);
   });

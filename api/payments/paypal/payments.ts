@@ -324,9 +324,12 @@ async function releaseClaim(deps: PayPalDeps, row: PayPalCheckout): Promise<void
 
 async function checkoutOf(deps: PayPalDeps, user: User, ids: { token?: string; subscriptionId?: string }): Promise<PayPalCheckout> {
   const paypalId = ids.subscriptionId ?? ids.token;
-  const row = paypalId
-    ? await deps.db.selectFrom("paypal_checkouts").selectAll().where("paypal_id", "=", paypalId).where("user_id", "=", user.id).executeTakeFirst()
-    : undefined;
+  const mine = () => deps.db.selectFrom("paypal_checkouts").selectAll().where("user_id", "=", user.id);
+  let row = paypalId ? await mine().where("paypal_id", "=", paypalId).executeTakeFirst() : undefined;
+  // A subscription's return may name only its billing agreement token (BA-...), which its approval link carries.
+  if (!row && !ids.subscriptionId && ids.token && /^BA-[A-Za-z0-9]+$/.test(ids.token)) {
+    row = await mine().where("kind", "=", "subscription").where("approve_url", "like", `%ba_token=${ids.token}`).executeTakeFirst();
+  }
   if (!row) throw new DomainError("not_found", PAYPAL_MESSAGES.notFound);
   return row;
 }
