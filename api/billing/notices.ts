@@ -6,6 +6,7 @@ import { retrieveSubscription } from "../payments/stripe/subscriptions";
 import { sql } from "kysely";
 import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
+import type { PayPalDeps } from "../payments/paypal/payments";
 import { claimNotice } from "../platform/notices";
 import {
   cardName,
@@ -26,7 +27,11 @@ import {
  * business clock (the sandbox test clock moves it).
  */
 
-export type NoticeDeps = Pick<PaymentsDeps, "db" | "clock" | "logger" | "gateway" | "publicUrl"> & { mail: MailService };
+export type NoticeDeps = Pick<PaymentsDeps, "db" | "clock" | "logger" | "gateway" | "publicUrl"> & {
+  mail: MailService;
+  /** PayPal subscriptions' auto-renewal is switched at PayPal; null or absent while PayPal is off. */
+  paypal?: PayPalDeps | null;
+};
 
 const DAY_MS = 86_400_000;
 /** Plans of a year or longer are reminded 30 days ahead (California's automatic renewal law asks 15 to 45 days). */
@@ -46,7 +51,7 @@ function links(deps: Pick<NoticeDeps, "publicUrl">) {
     cards: `${base}/billing?tab=payment-method`,
     pricing: `${base}/pricing`,
     invoice: (transactionId: number, gateway: string, wallet: string | null) =>
-      gateway === "bitpay" ? `${base}/billing/invoice/${transactionId}/bitpay` : `${base}/billing/invoice/${transactionId}/${gateway}/${wallet || "card"}`,
+      gateway === "bitpay" || gateway === "paypal" ? `${base}/billing/invoice/${transactionId}/${gateway}` : `${base}/billing/invoice/${transactionId}/${gateway}/${wallet || "card"}`,
   };
 }
 
@@ -126,9 +131,13 @@ async function savedCard(deps: Pick<NoticeDeps, "db">, userId: number, paymentMe
   };
 }
 
-/** Whether a subscription renews by itself: a recurring card subscription with auto-renewal on. */
-export function renewsAutomatically(s: Pick<Subscription, "subscription_by" | "billing_type" | "cancel_at_period_end" | "stripe_sub_id">): boolean {
-  return s.subscription_by === "stripe" && s.billing_type === "recurring" && s.cancel_at_period_end === 0 && !!s.stripe_sub_id;
+/** Whether a subscription renews by itself: a recurring card or PayPal subscription with auto-renewal on. */
+export function renewsAutomatically(
+  s: Pick<Subscription, "subscription_by" | "billing_type" | "cancel_at_period_end" | "stripe_sub_id"> & Partial<Pick<Subscription, "paypal_sub_id">>,
+): boolean {
+  if (s.billing_type !== "recurring" || s.cancel_at_period_end !== 0) return false;
+  if (s.subscription_by === "paypal") return !!s.paypal_sub_id;
+  return s.subscription_by === "stripe" && !!s.stripe_sub_id;
 }
 
 export interface NextCharge {
@@ -154,7 +163,12 @@ export async function nextChargeOf(
 ): Promise<{ next_charge: NextCharge | null; ends_on: string | null }> {
   if (!subscription) return { next_charge: null, ends_on: null };
   if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
-  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
+  // PayPal collects it from the customer's PayPal account: no card of ours is named.
+  const paypal = subscription.subscription_by === "paypal";
+  const [cents, card] = await Promise.all([
+    renewalPriceCents(deps, subscription),
+    paypal ? null : cardThatPays(deps, subscription, { onlyCardSuffices: true }),
+  ]);
   return {
     next_charge: {
       amount: formatUsd(cents),
@@ -172,6 +186,7 @@ async function liveUser(deps: Pick<NoticeDeps, "db">, userId: number) {
 
 function paidWith(gateway: string, wallet: string | null, card: CardLabel | null): string {
   if (gateway === "bitpay") return "Crypto (BitPay)";
+  if (gateway === "paypal") return "PayPal";
   const label = card ? cardName(card) : "Card";
   if (wallet === "applepay") return `Apple Pay (${label})`;
   if (wallet === "googlepay") return `Google Pay (${label})`;
@@ -203,7 +218,7 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
   if (!row || row.amount_cents <= 0) return;
   if (!(await claimNotice(deps.db, { key: `receipt:${payment.gatewayRef}`, kind: "receipt", userId: user.id, now: deps.clock.now() }))) return;
   const card =
-    row.payment_gateway === "bitpay"
+    row.payment_gateway === "bitpay" || row.payment_gateway === "paypal"
       ? null
       : payment.paymentMethodId
         ? await cardById(deps, user.id, payment.paymentMethodId)
@@ -249,7 +264,8 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     .innerJoin("plans", "plans.id", "subscriptions.plan_id")
     .selectAll("subscriptions")
     .select(["users.email", "plans.duration_months"])
-    .where("subscriptions.subscription_by", "=", "stripe")
+    // PayPal subscriptions too (those with a PayPal subscription: a 2-year PayPal order never renews).
+    .where((eb) => eb.or([eb("subscriptions.subscription_by", "=", "stripe"), eb("subscriptions.paypal_sub_id", "is not", null)]))
     .where("subscriptions.billing_type", "=", "recurring")
     .where("subscriptions.cancel_at_period_end", "=", 0)
     .where("subscriptions.sub_exp_date", ">", now.toISOString())
@@ -262,9 +278,10 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     if (new Date(row.sub_exp_date).getTime() - now.getTime() > lead) continue;
     const key = `renewal_reminder:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
-    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), cardThatPays(deps, row)]);
+    const paypal = row.subscription_by === "paypal";
+    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), paypal ? null : cardThatPays(deps, row)]);
     await deps.mail.deliver(
-      renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings }),
+      renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings, paypal }),
     );
     sent++;
   }
