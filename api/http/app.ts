@@ -21,6 +21,8 @@ import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
+import { PAYPAL_WEBHOOK_PATH, paypalRoutes } from "./routes/paypal";
+import type { PayPalDeps } from "../payments/paypal/payments";
 import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 import { deleteExpiredSecurityEvents } from "../identity/security-events";
@@ -181,6 +183,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     crypto = deps;
   }
 
+  // PayPal: wired below once its client exists; null (its routes 404) while it is off.
+  const paypal: PayPalDeps | null = null;
+
   const limiter = new RateLimiter(db);
   const ctx: ApiContext = {
     config,
@@ -192,6 +197,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     mail,
     payments,
     crypto,
+    paypal,
     dunning,
     async runDueJobs() {
       // Another instance may have moved the shared test clock.
@@ -243,6 +249,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   app.use("/api", apiHeaders);
   // Stripe signs the exact bytes it sent: its webhook keeps the raw body (before the JSON parser).
   app.use(STRIPE_WEBHOOK_PATH, express.raw({ type: () => true, limit: "512kb" }));
+  // PayPal verifies the exact text it sent: its webhook keeps the raw body too.
+  app.use(PAYPAL_WEBHOOK_PATH, express.raw({ type: () => true, limit: "512kb" }));
   app.use(
     "/api",
     // strict: false, so that valid JSON that is not an object (null, "text") is a 422 from the
@@ -253,7 +261,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   );
 
   // An integration that is off has no routes: its paths answer 404 like any unknown path.
-  registerRoutes(app, ctx, crypto ? apiRoutes : apiRoutes.filter((r) => !cryptoRoutes.includes(r)));
+  // PayPal's routes stay registered until its gateway is wired (their handlers answer 404 while it is null).
+  const offRoutes: readonly unknown[] = [...(crypto ? [] : cryptoRoutes), ...(paypal || paypalRoutes ? [] : paypalRoutes)];
+  registerRoutes(app, ctx, apiRoutes.filter((r) => !offRoutes.includes(r)));
 
   app.use("/api", notFound);
   app.use("/api", errorHandler(logger));

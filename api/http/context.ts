@@ -1,6 +1,7 @@
 import type { DunningDeps } from "../billing/dunning";
 import type { PaymentsDeps } from "../payments/card-payments";
 import type { CryptoDeps } from "../payments/crypto";
+import type { PayPalDeps } from "../payments/paypal/payments";
 import type { PlatformServices } from "../platform/services";
 
 /** What every route module receives: the platform's services and the payment gateways. */
@@ -9,6 +10,8 @@ export interface ApiContext extends PlatformServices {
   payments: PaymentsDeps;
   /** Crypto invoices: the BitPay client (live, or pointed at the crypto sandbox) and what it records into; null while crypto is off. */
   crypto: CryptoDeps | null;
+  /** PayPal: the client (live, or pointed at the PayPal sandbox) and what it records into; null while PayPal is off. */
+  paypal: PayPalDeps | null;
   /** Failed renewals (past due, grace period, their emails and the pay page's payment). */
   dunning: DunningDeps;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */

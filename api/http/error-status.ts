@@ -59,6 +59,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   payment_past_due: { status: 409, description: "The subscription's renewal is unpaid: the open invoice is paid first (/billing/pay)" },
   coupon_invalid: { status: 422, description: "The coupon does not apply" },
   card_declined: { status: 402, description: "The card was declined" },
+  paypal_declined: { status: 402, description: "PayPal declined the payment" },
   card_needs_authentication: { status: 402, description: "The card needs the bank's authentication" },
   authentication_failed: { status: 402, description: "The bank's authentication (3-D Secure) failed or was abandoned; nothing was charged" },
   card_unusable: { status: 422, description: "The card cannot be used" },

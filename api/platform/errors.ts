@@ -57,6 +57,7 @@ export const ERROR_CODES = [
   "payment_past_due",
   "coupon_invalid",
   "card_declined",
+  "paypal_declined",
   "card_needs_authentication",
   "authentication_failed",
   "card_unusable",

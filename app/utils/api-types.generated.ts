@@ -245,7 +245,7 @@ export interface paths {
         };
         /**
          * What the browser needs to take a card, and which other gateways are on
-         * @description live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode).
+         * @description live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode). paypal: whether PayPal is offered (false without PayPal credentials outside sandbox mode); paypal_client_id: live only, the client id for PayPal's JavaScript buttons (null in sandbox mode, where the redirect to the approval page stays).
          */
         get: operations["paymentConfig"];
         put?: never;
@@ -747,6 +747,86 @@ export interface paths {
          * @description Only a trigger: the invoice is fetched from BitPay and its status there is applied (confirmed or complete activates once; expired or invalid does not). The URL carries ?secret=BITPAY_NOTIFICATION_SECRET, compared in constant time.
          */
         post: operations["bitpayNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/paypal/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start paying for a plan with PayPal
+         * @description Recurring plans become a PayPal subscription (a PayPal billing plan per plan, kept in step with its price; a coupon lowers the first payment; free months are a free cycle after it); the 5-year plan, and the 2-year plan (PayPal bills at most yearly), are one PayPal order that never renews. The browser goes to approve_url and PayPal sends it back to return_path with paypal=return or paypal=cancel, to be finished with /api/payments/paypal/complete or /api/payments/paypal/cancel. The same idempotency key answers the same order or subscription.
+         */
+        post: operations["startPayPalCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/paypal/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a PayPal payment the browser came back from
+         * @description Order (token): captured once (PayPal-Request-Id is our checkout's id, so a second return or a double submit never charges twice) and recorded paid. Subscription (subscription_id): read from PayPal; ACTIVE with its first payment made: recorded paid; not charged yet: pending (the webhook records it). Never trusts the return URL alone.
+         */
+        post: operations["completePayPalCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/paypal/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer cancelled at PayPal
+         * @description Marks our checkout cancelled and gives back its coupon's hold; nothing is charged. A checkout that was already paid is not touched (status paid is never undone here). Posting it again answers the same.
+         */
+        post: operations["cancelPayPalCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/paypal/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PayPal's webhook
+         * @description Verified through PayPal's verify-webhook-signature with PAYPAL_WEBHOOK_ID and the PAYPAL-* transmission headers, on the exact body PayPal sent. Each event is handled once (by its id): CHECKOUT.ORDER.APPROVED, PAYMENT.CAPTURE.COMPLETED, BILLING.SUBSCRIPTION.ACTIVATED, BILLING.SUBSCRIPTION.CANCELLED, BILLING.SUBSCRIPTION.SUSPENDED, BILLING.SUBSCRIPTION.PAYMENT.FAILED, PAYMENT.SALE.COMPLETED. The resource is re-read from PayPal where money is recorded.
+         */
+        post: operations["paypalWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2301,6 +2381,32 @@ export interface components {
             id: string;
             status?: string;
         };
+        PayPalCheckoutRequest: {
+            /** @description plans.id */
+            planId: number | string;
+            /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
+            coupon?: string | null;
+            /** @description The checkout page PayPal sends the browser back to: /subscription/payment/{planId} or /payment/{planId} (query allowed). PayPal returns to it with paypal=return (and token, or subscription_id) or paypal=cancel. */
+            return_path: string;
+            /** @description A random key the page makes for this payment. Posting again with the same key answers the same PayPal order or subscription (never a second one). */
+            idempotency_key: string;
+        };
+        PayPalReturnRequest: {
+            /** @description The PayPal order id (token of the return URL). */
+            token?: string | null;
+            /** @description The PayPal subscription id (subscription_id of the return URL). */
+            subscription_id?: string | null;
+        };
+        PayPalEvent: {
+            /** @example WH-2WR32451HC0233532-67976317FL4543714 */
+            id: string;
+            /** @example PAYMENT.SALE.COMPLETED */
+            event_type: string;
+            resource_type?: string;
+            create_time?: string;
+            /** @description The event's resource (re-read from PayPal where it matters). */
+            resource: Record<string, never>;
+        };
         TransactionsRequest: {
             /**
              * @description From 1 to 100000.
@@ -2710,6 +2816,7 @@ export interface components {
                  *     - `payment_past_due` (409): The subscription's renewal is unpaid: the open invoice is paid first (/billing/pay)
                  *     - `coupon_invalid` (422): The coupon does not apply
                  *     - `card_declined` (402): The card was declined
+                 *     - `paypal_declined` (402): PayPal declined the payment
                  *     - `card_needs_authentication` (402): The card needs the bank's authentication
                  *     - `authentication_failed` (402): The bank's authentication (3-D Secure) failed or was abandoned; nothing was charged
                  *     - `card_unusable` (422): The card cannot be used
@@ -2736,7 +2843,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -3046,6 +3153,43 @@ export interface components {
             amount_paid: number | null;
             /** Format: date-time */
             created_at: string;
+        };
+        PayPalCheckout: {
+            /**
+             * Format: uri
+             * @description PayPal's approval page: send the browser there.
+             */
+            approve_url: string;
+            /** @description The PayPal order id (kind order) or subscription id (kind subscription). */
+            paypal_id: string;
+            /**
+             * @description order: a one-time PayPal order (the 5-year plan, and the 2-year plan, which PayPal cannot bill every 24 months); subscription: a PayPal subscription that renews.
+             * @enum {string}
+             */
+            kind: "order" | "subscription";
+        };
+        PayPalResult: {
+            /**
+             * @description paid: the plan is active; pending: PayPal has not charged yet (its webhook records the payment); cancelled: the checkout was cancelled, nothing was charged.
+             * @enum {string}
+             */
+            status: "paid" | "pending" | "cancelled";
+            /**
+             * @description order: a one-time PayPal order (the 5-year plan, and the 2-year plan, which PayPal cannot bill every 24 months); subscription: a PayPal subscription that renews.
+             * @enum {string}
+             */
+            kind: "order" | "subscription";
+            /** @description paid: the plan's subscription. */
+            subscription?: components["schemas"]["Subscription"];
+        };
+        PayPalCancelled: {
+            /** @constant */
+            status: "cancelled";
+            /**
+             * @description order: a one-time PayPal order (the 5-year plan, and the 2-year plan, which PayPal cannot bill every 24 months); subscription: a PayPal subscription that renews.
+             * @enum {string}
+             */
+            kind: "order" | "subscription";
         };
         Transaction: {
             id: number;
@@ -4130,6 +4274,8 @@ export interface operations {
                             mode: "live" | "sandbox";
                             publishable_key: string;
                             crypto: boolean;
+                            paypal: boolean;
+                            paypal_client_id: string | null;
                         };
                     };
                 };
@@ -5545,6 +5691,253 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["ServerError"];
             /** @description 'Failed to create BitPay invoice' (BitPay could not be asked; BitPay retries) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    startPayPalCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayPalCheckoutRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayPalCheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Where to approve the payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PayPalCheckout"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This plan does not exist.'; 'Not found.' while PayPal is off (the routes are not registered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This is already your current plan.' or 'You already have a subscription. Change your plan instead.' (subscription_exists) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon); a return_path that is not a payment page */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many payment attempts. Please try again later.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description 'PayPal could not be reached. Please try again.' (PayPal failed or did not answer) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    completePayPalCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayPalReturnRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayPalReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Payment successful.', pending or cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PayPalResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description paypal_declined: PayPal declined the payment (its reason as the message); nothing was charged */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'This PayPal payment was not found.' (unknown, or another account's); 'Not found.' while PayPal is off (the routes are not registered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'PayPal could not be reached. Please try again.' (PayPal did not answer; if it charged, the webhook records it) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelPayPalCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayPalReturnRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayPalReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description 'The PayPal payment was cancelled.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PayPalCancelled"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This PayPal payment was not found.' (unknown, or another account's); 'Not found.' while PayPal is off (the routes are not registered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    paypalWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "PAYPAL-TRANSMISSION-ID": string;
+                "PAYPAL-TRANSMISSION-TIME": string;
+                "PAYPAL-TRANSMISSION-SIG": string;
+                "PAYPAL-CERT-URL": string;
+                "PAYPAL-AUTH-ALGO": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description PayPal's webhook event as PayPal sent it (read raw: the signature covers these exact bytes). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayPalEvent"];
+            };
+        };
+        responses: {
+            /** @description 'Webhook received.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            /** @description 'The webhook's signature is not valid.' (missing or wrong transmission headers, a body that is not the signed one, or not JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Not found.' while PayPal is off (the routes are not registered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["ServerError"];
+            /** @description 'PayPal could not be reached. Please try again.' (PayPal could not verify the signature now; PayPal retries) */
             502: {
                 headers: {
                     [name: string]: unknown;

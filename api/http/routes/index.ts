@@ -12,6 +12,7 @@ import { deviceRoutes } from "./devices";
 import { passkeyRoutes } from "./passkeys";
 import { paymentMethodRoutes } from "./payment-methods";
 import { paymentRoutes } from "./payments";
+import { paypalRoutes } from "./paypal";
 import { planChangeRoutes } from "./plan-changes";
 import { planRoutes } from "./plans";
 import { publicRoutes } from "./public";
@@ -33,6 +34,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...paymentMethodRoutes,
   ...walletRoutes,
   ...cryptoRoutes,
+  ...paypalRoutes,
   ...billingRoutes,
   ...cancelRoutes,
   ...dunningRoutes,

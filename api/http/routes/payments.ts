@@ -201,14 +201,26 @@ export const paymentRoutes = [
     tags: ["Billing"],
     summary: "What the browser needs to take a card, and which other gateways are on",
     description:
-      "live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode).",
+      "live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode). paypal: whether PayPal is offered (false without PayPal credentials outside sandbox mode); paypal_client_id: live only, the client id for PayPal's JavaScript buttons (null in sandbox mode, where the redirect to the approval page stays).",
     auth: false,
     success: {
       description: "The card gateway",
-      data: z.strictObject({ mode: z.enum(["live", "sandbox"]), publishable_key: z.string(), crypto: z.boolean() }),
+      data: z.strictObject({
+        mode: z.enum(["live", "sandbox"]),
+        publishable_key: z.string(),
+        crypto: z.boolean(),
+        paypal: z.boolean(),
+        paypal_client_id: z.string().nullable(),
+      }),
     },
     handler: ({ ctx }) => ({
-      data: { mode: ctx.payments.gateway.mode, publishable_key: ctx.payments.gateway.publishableKey, crypto: ctx.crypto !== null },
+      data: {
+        mode: ctx.payments.gateway.mode,
+        publishable_key: ctx.payments.gateway.publishableKey,
+        crypto: ctx.crypto !== null,
+        paypal: ctx.paypal !== null,
+        paypal_client_id: ctx.paypal?.mode === "live" ? ctx.paypal.clientId : null,
+      },
     }),
   }),
 
