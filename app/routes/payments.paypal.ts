@@ -4,7 +4,7 @@ import { SESSION_ENDED_MESSAGE, createApiClient } from "~/utils/api.server";
 import { readFlow } from "~/utils/flow.server";
 import { failureStatus } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
-import { paypalKey } from "./subscription.payment.$planId/checkout.server";
+import { paypalKey } from "~/features/paypal/paypal-key.server";
 
 // POST /payments/paypal: PayPal's own buttons (live, JavaScript on) ask here for the order or
 // subscription to approve in their popup. The portal opens it through the same API endpoint as the

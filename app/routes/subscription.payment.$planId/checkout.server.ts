@@ -11,6 +11,7 @@ import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
+import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
 
@@ -278,11 +279,6 @@ export async function settlePayPal(
   if (completed.data.status === "paid") return { paid: true, message: completed.message };
   if (completed.data.status === "cancelled") return { paid: false, pending: false, unavailable: false, message: PAYPAL_CANCELLED };
   return { paid: false, pending: true, unavailable: false, message: PAYPAL_PENDING };
-}
-
-/** The PayPal attempt's key: from the page's key, apart from the card's and the hosted page's. */
-export function paypalKey(pageKey: string): string {
-  return pageKey ? createHash("sha256").update(`${pageKey}\npaypal`).digest("base64url") : "";
 }
 
 const VISITOR_INTENTS = new Set(["email", "resend", "code", "password"]);
