@@ -10,7 +10,7 @@ process.env.NODE_ENV ??= "production";
 // mode, said at start and on every page. Only when nothing is configured: as soon as one integration
 // has a credential, SANDBOX must be said outright, so a half-configured deploy refuses to start instead
 // of quietly standing in for what it lacks. The container image runs build/server.js: no default there.
-const CREDENTIALS = ["SMTP_URL", "STRIPE_SECRET_KEY", "BITPAY_API_TOKEN", "GOOGLE_CLIENT_ID", "APPLE_CLIENT_ID"];
+const CREDENTIALS = ["SMTP_URL", "STRIPE_SECRET_KEY", "BITPAY_API_TOKEN", "PAYPAL_CLIENT_ID", "GOOGLE_CLIENT_ID", "APPLE_CLIENT_ID"];
 if (!process.env.SANDBOX && !CREDENTIALS.some((name) => process.env[name])) {
   process.env.SANDBOX = "true";
   console.info("npm start: nothing is configured, so this runs in sandbox mode (SANDBOX=true). Set SANDBOX=false for a real deploy.");

@@ -120,6 +120,7 @@ export interface ApiConfig {
     mail: IntegrationMode;
     cards: IntegrationMode;
     crypto: IntegrationMode;
+    paypal: IntegrationMode;
     google: IntegrationMode;
     apple: IntegrationMode;
   };
@@ -148,6 +149,17 @@ export interface ApiConfig {
     token?: string;
     baseUrl: string;
     notificationSecret?: string;
+  };
+  /**
+   * PayPal (issue 23): live with PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET and PAYPAL_WEBHOOK_ID (all three
+   * or none) against PAYPAL_ENVIRONMENT's host (sandbox by default, like the SDK's own default: a
+   * production deployment says production); else the in-process PayPal stand-in in sandbox mode, off outside it.
+   */
+  paypal: {
+    clientId?: string;
+    clientSecret?: string;
+    webhookId?: string;
+    environment: "production" | "sandbox";
   };
   /** Staff endpoints' bearer token (ADMIN_API_TOKEN); unset = those endpoints answer 404. Never log it. */
   adminApiToken?: string;
@@ -379,6 +391,12 @@ const envSchema = z
     BITPAY_NOTIFICATION_SECRET: optionalString.refine((v) => v === undefined || v.length >= 24, {
       message: "expected at least 24 random characters",
     }),
+    PAYPAL_CLIENT_ID: optionalString,
+    PAYPAL_CLIENT_SECRET: optionalString,
+    PAYPAL_WEBHOOK_ID: optionalString,
+    PAYPAL_ENVIRONMENT: optionalString.refine((v) => v === undefined || v === "production" || v === "sandbox", {
+      message: 'expected "production" (api-m.paypal.com) or "sandbox" (api-m.sandbox.paypal.com)',
+    }),
     ADMIN_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 32, {
       message: "expected at least 32 random characters",
     }),
@@ -443,6 +461,12 @@ const envSchema = z
     // Live BitPay notifications are only believed with their secret.
     if (e.BITPAY_API_TOKEN) required("BITPAY_NOTIFICATION_SECRET", "required when BITPAY_API_TOKEN is set");
     else if (e.BITPAY_NOTIFICATION_SECRET) required("BITPAY_API_TOKEN", "required when BITPAY_NOTIFICATION_SECRET is set");
+    // PayPal needs all three: the client credentials, and the webhook id its signatures are verified with.
+    const paypal = ["PAYPAL_CLIENT_ID", "PAYPAL_CLIENT_SECRET", "PAYPAL_WEBHOOK_ID"] as const;
+    const given = paypal.filter((name) => e[name]);
+    if (given.length > 0) {
+      for (const name of paypal) required(name, `required when ${given.join(" and ")} ${given.length > 1 ? "are" : "is"} set`);
+    }
     // Live Google sign-in: the portal exchanges the code with the client secret.
     if (e.GOOGLE_CLIENT_ID) required("GOOGLE_CLIENT_SECRET", "required when GOOGLE_CLIENT_ID is set");
     else if (e.GOOGLE_CLIENT_SECRET && !isSandbox(e.SANDBOX)) required("GOOGLE_CLIENT_ID", "required when GOOGLE_CLIENT_SECRET is set");
@@ -491,6 +515,7 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
     mail: mode(e.SMTP_URL),
     cards: mode(e.STRIPE_SECRET_KEY),
     crypto: mode(e.BITPAY_API_TOKEN),
+    paypal: mode(e.PAYPAL_CLIENT_ID),
     google: mode(e.GOOGLE_CLIENT_ID),
     apple: mode(e.APPLE_CLIENT_ID),
   };
@@ -561,6 +586,12 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
       token: e.BITPAY_API_TOKEN,
       baseUrl: e.BITPAY_BASE_URL ?? "https://test.bitpay.com/",
       notificationSecret: e.BITPAY_NOTIFICATION_SECRET,
+    },
+    paypal: {
+      clientId: e.PAYPAL_CLIENT_ID,
+      clientSecret: e.PAYPAL_CLIENT_SECRET,
+      webhookId: e.PAYPAL_WEBHOOK_ID,
+      environment: (e.PAYPAL_ENVIRONMENT as "production" | "sandbox" | undefined) ?? "sandbox",
     },
     adminApiToken: e.ADMIN_API_TOKEN,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,

@@ -162,6 +162,33 @@ describe("loadConfig", () => {
   });
 });
 
+describe("PayPal's configuration (issue 23)", () => {
+  const load = (env: Record<string, string>) => loadConfig(env, { generatedSessionSecret: unusedSecret }).api;
+  const PAYPAL = { PAYPAL_CLIENT_ID: "client-id", PAYPAL_CLIENT_SECRET: "client-secret", PAYPAL_WEBHOOK_ID: "WH-ID" };
+
+  it("is off outside sandbox mode without credentials, the stand-in in sandbox mode, live with all three", () => {
+    expect(load(LIVE).integrations.paypal).toBe("off");
+    expect(load({ SANDBOX: "true", SESSION_SECRET: SECRET }).integrations.paypal).toBe("sandbox");
+    const live = load({ ...LIVE, ...PAYPAL });
+    expect(live.integrations.paypal).toBe("live");
+    // PayPal's own sandbox host unless the deployment says production.
+    expect(live.paypal).toEqual({ clientId: "client-id", clientSecret: "client-secret", webhookId: "WH-ID", environment: "sandbox" });
+    expect(load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "production" }).paypal.environment).toBe("production");
+  });
+
+  it("refuses a partial set and an unknown environment, in either mode", () => {
+    expect(problemsOf(() => load({ ...LIVE, PAYPAL_CLIENT_ID: "client-id" }))).toEqual([
+      "PAYPAL_CLIENT_SECRET: required when PAYPAL_CLIENT_ID is set",
+      "PAYPAL_WEBHOOK_ID: required when PAYPAL_CLIENT_ID is set",
+    ]);
+    expect(problemsOf(() => load({ SANDBOX: "true", SESSION_SECRET: SECRET, PAYPAL_WEBHOOK_ID: "WH-ID" }))).toEqual([
+      "PAYPAL_CLIENT_ID: required when PAYPAL_WEBHOOK_ID is set",
+      "PAYPAL_CLIENT_SECRET: required when PAYPAL_WEBHOOK_ID is set",
+    ]);
+    expect(problemsOf(() => load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "live" }))[0]).toMatch(/^PAYPAL_ENVIRONMENT: expected "production"/);
+  });
+});
+
 describe("process.env", () => {
   // Only the boot readers read the environment: server.ts (root) for the whole process, api/server.ts
   // for the standalone API. Everything else gets its configuration passed down.
