@@ -72,6 +72,7 @@ describe("loadConfig", () => {
       liveIdentityOrigins: [],
       stripePublishableKey: undefined,
       bitpayOrigin: undefined,
+      paypalOrigin: undefined,
     });
   });
 
@@ -117,6 +118,7 @@ describe("loadConfig", () => {
       liveIdentityOrigins: ["https://accounts.google.com"],
       stripePublishableKey: "pk_test_config",
       bitpayOrigin: "https://bitpay.com",
+      paypalOrigin: undefined,
     });
   });
 
