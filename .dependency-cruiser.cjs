@@ -111,6 +111,15 @@ module.exports = {
       to: { path: "(^|/)node_modules/stripe/" },
     },
     {
+      name: "paypal-sdk-only-in-the-gateway",
+      comment:
+        "The server-side PayPal SDK is imported only by api/payments/paypal/client.ts, whose named functions the domains call " +
+        "(docs/decisions/039), and by the sandboxes. Tests and scripts may use it to look at the gateway.",
+      severity: "error",
+      from: { path: "^(api|app|server)/|^server\\.ts$", pathNot: "^api/payments/paypal/client\\.ts$|^api/sandboxes/" },
+      to: { path: "(^|/)node_modules/@paypal/paypal-server-sdk/" },
+    },
+    {
       name: "stripe-js-only-in-the-portal",
       comment: "Stripe.js and its React components (@stripe/*) run in the browser: the portal's card entry and wallets, never the API.",
       severity: "error",

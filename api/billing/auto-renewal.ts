@@ -4,6 +4,7 @@ import { type Stripe, isInvalidRequest } from "../payments/stripe/client";
 import { setInvoiceCollection } from "../payments/stripe/invoices";
 import { setRenewal } from "../payments/stripe/subscriptions";
 import { DomainError } from "../platform/errors";
+import { setPayPalRenewal } from "../payments/paypal/payments";
 import type { Subscription } from "../platform/db/schema";
 
 /*
@@ -29,6 +30,7 @@ export const AUTO_RENEWAL_MESSAGES = {
   crypto: "Crypto plans do not renew automatically: they are renewed by paying the invoice we email 3 days before the plan ends.",
   oneTime: "A one-time plan does not renew.",
   notCard: "Auto-renewal is managed only for subscriptions paid by card.",
+  paypalOrder: "This plan was paid once with PayPal and does not renew.",
   ended: "This subscription has ended.",
 } as const;
 
@@ -51,6 +53,7 @@ export async function setAutoRenewal(deps: NoticeDeps, userId: number, subscript
   if (!row) throw new DomainError("not_found", AUTO_RENEWAL_MESSAGES.notFound);
   if (row.subscription_by === "bitpay") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.crypto);
   if (row.billing_type === "single") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.oneTime);
+  if (row.subscription_by === "paypal") return setPayPalAutoRenewal(deps, row, type);
   if (row.subscription_by !== "stripe" || !row.stripe_sub_id) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
   const now = deps.clock.now();
   if (row.past_due_invoice_id && row.grace_until && row.grace_until > now.toISOString()) {
@@ -97,4 +100,25 @@ async function setPastDueCollection(deps: NoticeDeps, row: Subscription, invoice
   if (renewing !== renewingNow) {
     await sendAutoRenewalConfirmation(deps, renewing ? row : { ...row, sub_exp_date: row.grace_until! }, renewing, at);
   }
+}
+
+/**
+ * A PayPal subscription: off suspends it at PayPal (nothing more is billed; the paid period runs out),
+ * on reactivates it (PayPal bills again at its next billing time). The same 24-hour rule as for cards.
+ * A plan paid as one PayPal order (the 2-year plan) has no PayPal subscription: nothing to switch.
+ */
+async function setPayPalAutoRenewal(deps: NoticeDeps, row: Subscription, type: AutoRenewalType): Promise<void> {
+  if (!row.paypal_sub_id) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.paypalOrder);
+  if (!deps.paypal) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
+  const now = deps.clock.now();
+  const pastDue = row.past_due_since !== null && row.grace_until !== null && row.grace_until > now.toISOString();
+  if (!pastDue && new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
+  const renewingNow = !row.cancel_at_period_end;
+  const wantRenewing = type === "enable";
+  if (!pastDue && !wantRenewing && renewingNow && !canDisableAt(row.sub_exp_date, now)) {
+    throw new DomainError("auto_renewal_too_late", AUTO_RENEWAL_MESSAGES.tooLate);
+  }
+  if (wantRenewing === renewingNow) return;
+  await setPayPalRenewal(deps.paypal, row, wantRenewing);
+  await sendAutoRenewalConfirmation(deps, pastDue && !wantRenewing ? { ...row, sub_exp_date: row.grace_until! } : row, wantRenewing, deps.clock.now());
 }

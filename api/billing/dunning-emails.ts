@@ -49,3 +49,26 @@ export function subscriptionEndedUnpaidEmail(to: string, ended: { plan: string; 
     ],
   });
 }
+
+/** Where a PayPal customer fixes how PayPal pays (their automatic payments). */
+const PAYPAL_AUTOPAY = "https://www.paypal.com/myaccount/autopay/";
+
+/** The first failure of a PayPal renewal: PayPal retries it itself, so the customer fixes their PayPal funding. */
+export function paypalPaymentFailedEmail(to: string, renewal: { amount: string; reason: string; graceUntil: string }): Mail {
+  return renderEmail(to, "Your VPN payment failed", {
+    paragraphs: [
+      { text: `PayPal could not collect your subscription renewal of ${renewal.amount}: ${renewal.reason}` },
+      { text: `Your plan stays active until ${renewal.graceUntil} while PayPal retries the payment. Please check how PayPal pays for it (your PayPal balance, bank account or card) in your PayPal account:`, link: PAYPAL_AUTOPAY },
+    ],
+  });
+}
+
+/** A few days before the grace period of a PayPal renewal ends, still unpaid. */
+export function paypalGraceEndingEmail(to: string, renewal: { amount: string; graceUntil: string }): Mail {
+  return renderEmail(to, "Your VPN plan ends soon: payment needed", {
+    paragraphs: [
+      { text: `Your subscription renewal of ${renewal.amount} is still unpaid at PayPal.` },
+      { text: `Your plan ends on ${renewal.graceUntil} unless PayPal can collect it. Check your PayPal funding:`, link: PAYPAL_AUTOPAY },
+    ],
+  });
+}

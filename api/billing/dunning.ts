@@ -3,6 +3,7 @@ import { PAYMENT_MESSAGES, type PaymentsDeps, recordStripeInvoice } from "../pay
 import { formatUsd } from "../payments/money";
 import { recordSubscriptionState } from "../payments/records";
 import type { RenewalEvents } from "../payments/renewal-events";
+import { type PayPalDeps, type PayPalRenewalEvents, cancelPayPalSubscription } from "../payments/paypal/payments";
 import { isCardError, isInvalidRequest } from "../payments/stripe/client";
 import { payInvoice, retrieveInvoice } from "../payments/stripe/invoices";
 import { AUTHENTICATION_NEEDED } from "../payments/stripe/webhooks";
@@ -12,7 +13,13 @@ import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
 import type { Subscription } from "../platform/db/schema";
 import { cardName } from "./emails";
-import { gracePeriodEndingEmail, paymentFailedEmail, subscriptionEndedUnpaidEmail } from "./dunning-emails";
+import {
+  gracePeriodEndingEmail,
+  paymentFailedEmail,
+  paypalGraceEndingEmail,
+  paypalPaymentFailedEmail,
+  subscriptionEndedUnpaidEmail,
+} from "./dunning-emails";
 
 /*
  * Failed renewals (issue 20, docs/decisions/027). A card renewal that is declined or needs
@@ -40,6 +47,90 @@ export interface DunningDeps {
   payments: PaymentsDeps;
   mail: MailService;
   graceDays: number;
+  /** PayPal subscriptions' failed renewals (PayPal retries them itself); null or absent while PayPal is off. */
+  paypal?: PayPalDeps | null;
+}
+
+/** A PayPal past-due renewal's marker in past_due_invoice_id (PayPal has no invoice to pay). */
+const isPayPalPastDue = (row: Pick<Subscription, "subscription_by">) => row.subscription_by === "paypal";
+
+/**
+ * The callbacks of PayPal's webhooks (PayPalDeps.renewals). A renewal PayPal could not collect makes the
+ * subscription past due like a card's (same grace period); PayPal retries the payment itself (its plan's
+ * failure threshold, then it suspends), so the email asks the customer to fix their PayPal funding and
+ * has no pay link. Collected in time: no longer past due. Unpaid at the grace end: the job cancels it at PayPal.
+ */
+export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
+  return {
+    async failed(event) {
+      const { db, clock } = deps.payments;
+      const row = event.subscription;
+      const sameRenewal = row.past_due_invoice_id === event.key;
+      if (!sameRenewal && row.past_due_since !== null && row.past_due_invoice_id === null) return;
+      const graceUntil = new Date(event.dueAt.getTime() + deps.graceDays * DAY_MS).toISOString();
+      await db
+        .updateTable("subscriptions")
+        .set({
+          past_due_since: sameRenewal ? row.past_due_since : event.dueAt.toISOString(),
+          grace_until: sameRenewal ? row.grace_until : graceUntil,
+          past_due_invoice_id: event.key,
+          payment_failure_message: event.message.slice(0, 500),
+          past_due_payment_method: null,
+          updated_at: clock.now().toISOString(),
+        })
+        .where("id", "=", row.id)
+        .execute();
+      const to = await recipient(deps, row.user_id);
+      if (!to) return;
+      if (!(await claimNotice(db, { key: `payment_failed:${event.key}`, kind: "payment_failed", userId: row.user_id, now: clock.now() }))) return;
+      await deps.mail.deliver(
+        paypalPaymentFailedEmail(to, {
+          amount: formatUsd(event.amountCents),
+          reason: event.message,
+          graceUntil: longDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil),
+        }),
+      );
+    },
+    async paid(event) {
+      await deps.payments.db
+        .updateTable("subscriptions")
+        .set({
+          past_due_since: null,
+          grace_until: null,
+          past_due_invoice_id: null,
+          payment_failure_message: null,
+          past_due_payment_method: null,
+          updated_at: deps.payments.clock.now().toISOString(),
+        })
+        .where("id", "=", event.subscriptionId)
+        .where("past_due_invoice_id", "is not", null)
+        .execute();
+    },
+    async ended(event) {
+      await endedUnpaid(deps, event.subscriptionId, event.endedAt);
+    },
+  };
+}
+
+/** A past-due subscription ended (any gateway): the grace ends with it and the customer is told once. */
+async function endedUnpaid(deps: DunningDeps, subscriptionId: number, endedAtDate: Date): Promise<void> {
+  const { db, clock } = deps.payments;
+  const row = await db.selectFrom("subscriptions").selectAll().where("id", "=", subscriptionId).executeTakeFirst();
+  if (!row || row.past_due_since === null) return;
+  const endedAt = endedAtDate.toISOString();
+  await db
+    .updateTable("subscriptions")
+    .set({
+      grace_until: row.grace_until && row.grace_until < endedAt ? row.grace_until : endedAt,
+      past_due_invoice_id: null,
+      updated_at: clock.now().toISOString(),
+    })
+    .where("id", "=", row.id)
+    .execute();
+  const to = await recipient(deps, row.user_id);
+  if (!to) return;
+  if (!(await claimNotice(db, { key: `ended_unpaid:${row.id}`, kind: "ended_unpaid", userId: row.user_id, now: clock.now() }))) return;
+  await deps.mail.deliver(subscriptionEndedUnpaidEmail(to, { plan: row.title, link: `${deps.payments.publicUrl}/pricing` }));
 }
 
 /** Where the customer pays the open invoice (the portal's pay page). */
@@ -196,6 +287,11 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
     if (!to) continue;
     const key = `grace_ending:${row.id}:${row.past_due_invoice_id}`;
     if (!(await claimNotice(db, { key, kind: "grace_ending", userId: row.user_id, now }))) continue;
+    if (isPayPalPastDue(row)) {
+      await deps.mail.deliver(paypalGraceEndingEmail(to, { amount: formatUsd(Number(row.amount_cents ?? 0)), graceUntil: longDate(row.grace_until!) }));
+      reminded++;
+      continue;
+    }
     const invoice = await retrieveInvoice(deps.payments.gateway, row.past_due_invoice_id!);
     await deps.mail.deliver(
       gracePeriodEndingEmail(to, {
@@ -212,6 +308,13 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
 
 async function endUnpaid(deps: DunningDeps, row: Subscription): Promise<void> {
   const { gateway, clock, db } = deps.payments;
+  if (isPayPalPastDue(row)) {
+    // PayPal could not collect within the grace period: the subscription is cancelled there (no more retries).
+    if (row.paypal_sub_id && deps.paypal) await cancelPayPalSubscription(deps.paypal, row.paypal_sub_id, "The renewal was not paid.");
+    const endedAt = clock.now();
+    await endedUnpaid(deps, Number(row.id), endedAt);
+    return;
+  }
   if (row.stripe_sub_id) {
     try {
       await cancelSubscription(gateway, row.stripe_sub_id, `dunning-${row.id}-${row.past_due_invoice_id}`);
@@ -255,7 +358,8 @@ async function pastDueRow(deps: DunningDeps, userId: number): Promise<Subscripti
 /** The user's unpaid renewal within its grace period, or null. */
 export async function paymentFailedOf(deps: DunningDeps, userId: number): Promise<PaymentFailed | null> {
   const row = await pastDueRow(deps, userId);
-  if (!row) return null;
+  // PayPal has no invoice to pay here: it retries the payment itself (its email says so).
+  if (!row || isPayPalPastDue(row)) return null;
   const invoice = await retrieveInvoice(deps.payments.gateway, row.past_due_invoice_id!);
   if (invoice.status !== "open") return null;
   const reason = row.payment_failure_message ?? "Payment failed";

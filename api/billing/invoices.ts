@@ -38,9 +38,12 @@ async function ownInvoice(db: Database, userId: number, transactionId: number, g
   return row;
 }
 
-/** The PDF of a crypto (BitPay) payment's invoice. */
+/** The gateways whose invoices are our own PDFs (they have no hosted invoice page). */
+export const PDF_INVOICE_GATEWAYS = ["bitpay", "paypal"];
+
+/** The PDF of a crypto (BitPay) or PayPal payment's invoice. */
 export async function cryptoInvoicePdf(db: Database, userId: number, transactionId: number, gateway: string): Promise<Buffer> {
-  if (gateway !== "bitpay") throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
+  if (!PDF_INVOICE_GATEWAYS.includes(gateway)) throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
   const row = await ownInvoice(db, userId, transactionId, gateway);
   const date = new Date(row.created_at).toISOString().slice(0, 10);
   return writePdf(
@@ -52,7 +55,7 @@ export async function cryptoInvoicePdf(db: Database, userId: number, transaction
       { text: `Plan: ${row.title}` },
       { text: `Amount: ${formatUsd(row.amount_cents)} USD` },
       { text: `Status: ${row.status === "Payment failed" ? "Payment failed" : "Paid"}` },
-      { text: "Paid with crypto (BitPay)", gapBefore: 12 },
+      { text: gateway === "paypal" ? "Paid with PayPal" : "Paid with crypto (BitPay)", gapBefore: 12 },
     ],
     `Invoice ${row.number}`,
   );
@@ -67,7 +70,7 @@ export async function hostedInvoiceUrl(
   walletPaymentType: string,
 ): Promise<string> {
   const row = await ownInvoice(db, userId, transactionId, gateway);
-  if (gateway === "bitpay" || row.wallet_payment_type !== walletPaymentType || !row.hosted_invoice_url) {
+  if (PDF_INVOICE_GATEWAYS.includes(gateway) || row.wallet_payment_type !== walletPaymentType || !row.hosted_invoice_url) {
     throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
   }
   return row.hosted_invoice_url;

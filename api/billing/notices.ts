@@ -6,6 +6,7 @@ import { retrieveSubscription } from "../payments/stripe/subscriptions";
 import { sql } from "kysely";
 import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
+import type { PayPalDeps } from "../payments/paypal/payments";
 import { claimNotice } from "../platform/notices";
 import {
   cardName,
@@ -26,7 +27,11 @@ import {
  * business clock (the sandbox test clock moves it).
  */
 
-export type NoticeDeps = Pick<PaymentsDeps, "db" | "clock" | "logger" | "gateway" | "publicUrl"> & { mail: MailService };
+export type NoticeDeps = Pick<PaymentsDeps, "db" | "clock" | "logger" | "gateway" | "publicUrl"> & {
+  mail: MailService;
+  /** PayPal subscriptions' auto-renewal is switched at PayPal; null or absent while PayPal is off. */
+  paypal?: PayPalDeps | null;
+};
 
 const DAY_MS = 86_400_000;
 /** Plans of a year or longer are reminded 30 days ahead (California's automatic renewal law asks 15 to 45 days). */
@@ -46,7 +51,7 @@ function links(deps: Pick<NoticeDeps, "publicUrl">) {
     cards: `${base}/billing?tab=payment-method`,
     pricing: `${base}/pricing`,
     invoice: (transactionId: number, gateway: string, wallet: string | null) =>
-      gateway === "bitpay" ? `${base}/billing/invoice/${transactionId}/bitpay` : `${base}/billing/invoice/${transactionId}/${gateway}/${wallet || "card"}`,
+      gateway === "bitpay" || gateway === "paypal" ? `${base}/billing/invoice/${transactionId}/${gateway}` : `${base}/billing/invoice/${transactionId}/${gateway}/${wallet || "card"}`,
   };
 }
 
@@ -172,6 +177,7 @@ async function liveUser(deps: Pick<NoticeDeps, "db">, userId: number) {
 
 function paidWith(gateway: string, wallet: string | null, card: CardLabel | null): string {
   if (gateway === "bitpay") return "Crypto (BitPay)";
+  if (gateway === "paypal") return "PayPal";
   const label = card ? cardName(card) : "Card";
   if (wallet === "applepay") return `Apple Pay (${label})`;
   if (wallet === "googlepay") return `Google Pay (${label})`;
@@ -203,7 +209,7 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
   if (!row || row.amount_cents <= 0) return;
   if (!(await claimNotice(deps.db, { key: `receipt:${payment.gatewayRef}`, kind: "receipt", userId: user.id, now: deps.clock.now() }))) return;
   const card =
-    row.payment_gateway === "bitpay"
+    row.payment_gateway === "bitpay" || row.payment_gateway === "paypal"
       ? null
       : payment.paymentMethodId
         ? await cardById(deps, user.id, payment.paymentMethodId)

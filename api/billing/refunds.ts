@@ -14,6 +14,7 @@ import { retrieveInvoiceWithPayments } from "../payments/stripe/invoices";
 import { retrievePaymentIntentWithCard } from "../payments/stripe/payment-intents";
 import { refundPayment } from "../payments/stripe/refunds";
 import { cancelSubscription } from "../payments/stripe/subscriptions";
+import { type PayPalDeps, cancelPayPalSubscription, refundPayPalPayment } from "../payments/paypal/payments";
 import { dollars } from "../payments/plans";
 import { formatUsd } from "../payments/money";
 
@@ -79,6 +80,8 @@ export interface RefundDeps {
   logger: Logger;
   gateway: StripeSetup;
   mail: MailService;
+  /** PayPal payments are refunded through PayPal; null while PayPal is off. */
+  paypal?: PayPalDeps | null;
 }
 
 type Refusal = { ok: false; code: ErrorCode; message: string };
@@ -118,6 +121,7 @@ async function firstPaidTransaction(db: Database, userId: number): Promise<Trans
 }
 
 function kindOf(transaction: Pick<Transaction, "payment_gateway">): RefundKind {
+  if (transaction.payment_gateway === "paypal") return "paypal";
   return transaction.payment_gateway === "bitpay" ? "crypto" : "card";
 }
 
@@ -303,6 +307,7 @@ async function paymentIntentOf(deps: RefundDeps, gatewayRef: string): Promise<st
  */
 async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
   const key = `refund-transaction-${transaction.id}`;
+  if (transaction.payment_gateway === "paypal") return refundAtPayPal(deps, transaction, key);
   try {
     const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
     let refundId: string | null = null;
@@ -326,6 +331,28 @@ async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Prom
   } catch (error) {
     if (!isGatewayFailure(error)) throw error;
     deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer; the claim stays for a retry.`);
+    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
+  }
+}
+
+/**
+ * A PayPal payment back through PayPal (an order's capture, or a subscription's sale; PayPal-Request-Id
+ * from the transaction: one refund), and its PayPal subscription cancelled so it bills no more.
+ */
+async function refundAtPayPal(deps: RefundDeps, transaction: Transaction, key: string): Promise<string | null> {
+  if (!deps.paypal) {
+    deps.logger.warn(`Refund of transaction ${transaction.id}: PayPal is off.`);
+    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
+  }
+  try {
+    const refund = await refundPayPalPayment(deps.paypal, { gatewayRef: transaction.gateway_ref ?? "", key });
+    const subscription = transaction.subscription_id
+      ? await deps.db.selectFrom("subscriptions").select("paypal_sub_id").where("id", "=", transaction.subscription_id).executeTakeFirst()
+      : undefined;
+    if (subscription?.paypal_sub_id) await cancelPayPalSubscription(deps.paypal, subscription.paypal_sub_id, "The payment was refunded.");
+    return refund.id || null;
+  } catch (error) {
+    deps.logger.warn(`Refund of transaction ${transaction.id}: PayPal failed or did not answer (${String(error)}); the claim stays for a retry.`);
     throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
   }
 }

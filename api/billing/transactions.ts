@@ -33,8 +33,8 @@ export const TransactionSchema = z
     wallet_payment_type: z
       .string()
       .nullable()
-      .meta({ description: "card, applepay, googlepay or crypto", examples: ["card"] }),
-    payment_gateway: z.string().meta({ description: "stripe or bitpay", examples: ["stripe"] }),
+      .meta({ description: "card, applepay, googlepay, crypto or paypal", examples: ["card"] }),
+    payment_gateway: z.string().meta({ description: "stripe, bitpay or paypal", examples: ["stripe"] }),
     amount: z.number().meta({ description: "USD, two decimals", examples: [107.76] }),
     status: z.string().meta({
       description: "'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)",
@@ -42,7 +42,7 @@ export const TransactionSchema = z
     }),
     invoice_available: z.boolean().meta({
       description:
-        "Whether GET /api/invoice/{id}/{payment_gateway} (bitpay: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it.",
+        "Whether GET /api/invoice/{id}/{payment_gateway} (bitpay and paypal: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it.",
     }),
     refundable: z.boolean().meta({
       description: `Whether the ${REFUND_WINDOW_DAYS}-day money-back guarantee applies to it now (POST /api/billing/transactions/{id}/refund): the account's first paid payment, within ${REFUND_WINDOW_DAYS} days by the product's clock, no refund used yet.`,
@@ -142,5 +142,5 @@ function underpaymentView(short: Underpayment | undefined): z.infer<typeof Under
 /** Crypto invoices are made by us (a PDF); card invoices are the gateway's hosted page. */
 function invoiceAvailable(gateway: string, invoiceId: number | null, hostedUrl: string | null): boolean {
   if (invoiceId === null) return false;
-  return gateway === "bitpay" ? true : Boolean(hostedUrl);
+  return gateway === "bitpay" || gateway === "paypal" ? true : Boolean(hostedUrl);
 }

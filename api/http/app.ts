@@ -22,8 +22,9 @@ import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestSc
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
 import { PAYPAL_WEBHOOK_PATH, paypalRoutes } from "./routes/paypal";
-import type { PayPalDeps } from "../payments/paypal/payments";
-import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
+import { type PayPalDeps, handlePayPalWebhook } from "../payments/paypal/payments";
+import { PAYPAL_HOSTS, type PayPalClient, createPayPalClient } from "../payments/paypal/client";
+import { type DunningDeps, paypalRenewalEvents, renewalEvents, runDunningJobs } from "../billing/dunning";
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 import { deleteExpiredSecurityEvents } from "../identity/security-events";
 
@@ -52,6 +53,8 @@ export interface Api {
   payments: PaymentsDeps;
   /** Crypto invoices (BitPay live or the crypto sandbox; null while off): for tests and scripts. */
   crypto: CryptoDeps | null;
+  /** PayPal (live or the PayPal stand-in; null while off): for tests and scripts. */
+  paypal: PayPalDeps | null;
   /** Runs what has come due (what the JOBS_INTERVAL_SECONDS timer runs); each job is claimed once across instances. */
   runDueJobs(): Promise<void>;
   /** The Stripe sandbox while cards are in sandbox mode (its fault switch and advance()): for tests. */
@@ -62,6 +65,9 @@ export interface Api {
 
 /** The paths the API answers (or passes on) when the portal embeds it: the API logs these requests itself. */
 export const EMBEDDED_API_PATH = /^\/(api|dev)(\/|$)|^\/payments\/apple\/charge$/;
+
+/** The merchant's name on PayPal's approval pages. */
+const PAYPAL_BRAND_NAME = "VPN";
 
 /** The body limit for JSON and form bodies. */
 export const BODY_LIMIT = "64kb";
@@ -183,8 +189,58 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     crypto = deps;
   }
 
-  // PayPal: wired below once its client exists; null (its routes 404) while it is off.
-  const paypal: PayPalDeps | null = null;
+  // PayPal: live with its credentials, or (sandbox mode only) the PayPal stand-in on its own loopback
+  // port, reached through the same SDK calls; its webhooks go to the same handler as PayPal's (their
+  // signatures verified through the stand-in's verify-webhook-signature). Off: null, its routes 404.
+  let paypalSandbox: SandboxGateway | undefined;
+  let paypalSandboxServer: { close(): Promise<void> } | undefined;
+  let paypal: PayPalDeps | null = null;
+  if (config.integrations.paypal !== "off") {
+    const deps = {} as PayPalDeps;
+    let client: PayPalClient;
+    let credentials: { clientId: string; webhookId: string };
+    if (config.integrations.paypal === "live") {
+      const { clientId, clientSecret, webhookId, environment } = config.paypal;
+      client = createPayPalClient({ clientId: clientId!, clientSecret: clientSecret!, baseUrl: PAYPAL_HOSTS[environment], environment });
+      credentials = { clientId: clientId!, webhookId: webhookId! };
+    } else {
+      if (!sandboxes) throw new Error("PayPal needs PAYPAL_CLIENT_ID outside sandbox mode.");
+      paypalSandbox = sandboxes.paypal.create({
+        db,
+        clock,
+        publicUrl: config.publicUrl,
+        logger,
+        deliverWebhook: (body, headers) => handlePayPalWebhook(deps, body, headers),
+      });
+      const listening = await paypalSandbox.listen();
+      paypalSandboxServer = listening;
+      client = createPayPalClient({
+        clientId: sandboxes.paypal.clientId,
+        clientSecret: sandboxes.paypal.clientSecret,
+        baseUrl: `http://127.0.0.1:${listening.port}`,
+        environment: "sandbox",
+        overrideHost: true,
+      });
+      credentials = { clientId: sandboxes.paypal.clientId, webhookId: sandboxes.paypal.webhookId };
+    }
+    Object.assign(deps, {
+      db,
+      clock,
+      logger,
+      publicUrl: config.publicUrl,
+      mode: config.integrations.paypal,
+      clientId: credentials.clientId,
+      webhookId: credentials.webhookId,
+      client,
+      brandName: PAYPAL_BRAND_NAME,
+      onPaid: payments.onPaid,
+      renewals: paypalRenewalEvents(dunning),
+      gateway: payments.gateway,
+    } satisfies PayPalDeps);
+    paypal = deps;
+    dunning.paypal = paypal;
+    notices.paypal = paypal;
+  }
 
   const limiter = new RateLimiter(db);
   const ctx: ApiContext = {
@@ -204,6 +260,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       if (isShared(clock)) await clock.refresh();
       await stripeSandbox?.advance();
       await bitpaySandbox?.advance();
+      await paypalSandbox?.advance();
       if (crypto) await createDueRenewalInvoices(crypto);
       await runDunningJobs(dunning);
       await runNoticeJobs(notices);
@@ -261,8 +318,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   );
 
   // An integration that is off has no routes: its paths answer 404 like any unknown path.
-  // PayPal's routes stay registered until its gateway is wired (their handlers answer 404 while it is null).
-  const offRoutes: readonly unknown[] = [...(crypto ? [] : cryptoRoutes), ...(paypal || paypalRoutes ? [] : paypalRoutes)];
+  const offRoutes: readonly unknown[] = [...(crypto ? [] : cryptoRoutes), ...(paypal ? [] : paypalRoutes)];
   registerRoutes(app, ctx, apiRoutes.filter((r) => !offRoutes.includes(r)));
 
   app.use("/api", notFound);
@@ -293,6 +349,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   // page), wrapped so that they stay out of the API's own route table.
   if (stripeSandbox) app.use((req, res, next) => stripeSandbox!.browserRouter(req, res, next));
   if (bitpaySandbox) app.use((req, res, next) => bitpaySandbox!.browserRouter(req, res, next));
+  if (paypalSandbox) app.use((req, res, next) => paypalSandbox!.browserRouter(req, res, next));
 
   // The test clock exists only in sandbox mode, with a clock it can move.
   if (config.sandbox && isMovable(clock)) {
@@ -312,6 +369,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     db,
     payments,
     crypto,
+    paypal,
     runDueJobs: () => ctx.runDueJobs(),
     stripeSandbox,
     async close() {
@@ -320,6 +378,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       clearInterval(jobs);
       await stripeSandboxServer?.close().catch(() => undefined);
       await bitpaySandboxServer?.close().catch(() => undefined);
+      await paypalSandboxServer?.close().catch(() => undefined);
       if (ownsDb) await db.destroy();
     },
   };

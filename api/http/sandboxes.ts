@@ -25,7 +25,7 @@ interface SandboxGatewayOptions {
 /** A gateway's stand-in: a REST API on its own loopback port, browser pages under /dev, and what comes due. */
 export interface SandboxGateway {
   listen(): Promise<{ port: number; close(): Promise<void> }>;
-  /** Its pages under /dev/{stripe,bitpay}/...; other paths go to next(). */
+  /** Its pages under /dev/{stripe,bitpay,paypal}/...; other paths go to next(). */
   browserRouter: RequestHandler;
   /** Runs what has come due by the business clock (renewals, expiries), with their webhooks. */
   advance(): Promise<void>;
@@ -66,6 +66,18 @@ export interface SandboxKit {
     /** The API token the product's BitPay client sends to the sandbox, and the secret its notifications carry. */
     token: string;
     notificationSecret: string;
+  };
+  paypal: {
+    create(
+      opts: SandboxGatewayOptions & {
+        /** Delivers a webhook to the product: the exact JSON text and PayPal's transmission headers. Awaited. */
+        deliverWebhook(body: string, headers: Record<string, string>): Promise<void>;
+      },
+    ): SandboxGateway;
+    /** The sandbox's published credentials (PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID in sandbox mode). */
+    clientId: string;
+    clientSecret: string;
+    webhookId: string;
   };
   identity: {
     /** The OpenID provider standing in for Google and Apple, with the sandbox clients from the config. */

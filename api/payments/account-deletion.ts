@@ -6,9 +6,29 @@ import { isGatewayFailure, isInvalidRequest } from "./stripe/client";
 import { eraseCustomerPersonalData } from "./stripe/customers";
 import { setRenewal } from "./stripe/subscriptions";
 import { isActiveAt } from "./plans";
+import { type PayPalDeps, cancelPayPalSubscription } from "./paypal/payments";
 
 // The gateway half of deleting an account (docs/decisions/015-account-deletion.md); identity's
 // eraseAccount does the database half after it.
+
+/** At PayPal: cancels the user's PayPal subscriptions (PayPal bills no more; the paid period is the account's until it is deleted). */
+export async function releasePayPalResources(deps: PayPalDeps | null, userId: number): Promise<void> {
+  const renewing = await (deps?.db
+    .selectFrom("subscriptions")
+    .select("paypal_sub_id")
+    .where("user_id", "=", userId)
+    .where("subscription_by", "=", "paypal")
+    .where("paypal_sub_id", "is not", null)
+    .execute() ?? []);
+  if (!deps || renewing.length === 0) return;
+  for (const { paypal_sub_id } of renewing) {
+    try {
+      await cancelPayPalSubscription(deps, paypal_sub_id!, "The customer deleted the account.");
+    } catch {
+      throw new DomainError("gateway_failed", DELETION_MESSAGES.gatewayFailed);
+    }
+  }
+}
 
 /** At Stripe: cancels auto-renewal of the user's live card subscriptions, detaches the saved cards and erases the customer's personal data. */
 export async function releaseGatewayResources(deps: PaymentsDeps, userId: number): Promise<void> {

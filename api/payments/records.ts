@@ -40,10 +40,14 @@ export interface PaidInvoice {
   /** The gateway's id of this payment (Stripe in_... or pi_...). */
   gatewayRef: string;
   amountCents: number;
-  gateway: "stripe" | "bitpay";
+  gateway: "stripe" | "bitpay" | "paypal";
   walletPaymentType: string;
   /** The gateway's subscription (recurring plans); null for one-time payments. */
   stripeSubId: string | null;
+  /** The PayPal subscription (I-...) a PayPal payment belongs to (recurring plans through PayPal). */
+  paypalSubId?: string | null;
+  /** A new subscription that does not renew by itself (a PayPal order for a plan PayPal cannot bill as a subscription). */
+  notRenewing?: boolean;
   /** Our subscription this payment renews, when the gateway has none (a crypto renewal). */
   subscriptionId?: number | null;
   /** subs_status of a new subscription (default: renewing). */
@@ -91,9 +95,11 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
   return db.transaction().execute(async (trx) => {
     let subscription = paid.stripeSubId
       ? await trx.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", paid.stripeSubId).executeTakeFirst()
-      : paid.subscriptionId
-        ? await trx.selectFrom("subscriptions").selectAll().where("id", "=", paid.subscriptionId).executeTakeFirst()
-        : undefined;
+      : paid.paypalSubId
+        ? await trx.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", paid.paypalSubId).executeTakeFirst()
+        : paid.subscriptionId
+          ? await trx.selectFrom("subscriptions").selectAll().where("id", "=", paid.subscriptionId).executeTakeFirst()
+          : undefined;
 
     const existing = await trx
       .selectFrom("transactions")
@@ -115,9 +121,11 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
           plan_id: plan.id,
           title: plan.title,
           subscription_by: paid.gateway,
-          subs_status: paid.subsStatus ?? RENEWING,
+          subs_status: paid.subsStatus ?? (paid.notRenewing ? NOT_RENEWING : RENEWING),
           billing_type: plan.billing_type,
           stripe_sub_id: paid.stripeSubId,
+          paypal_sub_id: paid.paypalSubId ?? null,
+          cancel_at_period_end: paid.notRenewing ? 1 : 0,
           sub_start_date: paid.periodStart.toISOString(),
           sub_exp_date: accessEnd,
           amount_cents: plan.discounted_price_cents,
@@ -193,7 +201,7 @@ export async function recordFailedPayment(
     walletPaymentType: string;
     message: string;
     now: Date;
-    gateway?: "stripe" | "bitpay";
+    gateway?: "stripe" | "bitpay" | "paypal";
   },
 ): Promise<void> {
   await db

@@ -2,6 +2,12 @@ import { BITPAY_SANDBOX_NOTIFICATION_SECRET, BITPAY_SANDBOX_TOKEN, createBitPayS
 import { APPLE_SANDBOX_PATH, GOOGLE_SANDBOX_PATH, createIdentitySandbox } from "./identity/identity";
 import { sandboxClockStore } from "./clock";
 import { migrateSandboxes } from "./migrations";
+import {
+  PAYPAL_SANDBOX_CLIENT_ID,
+  PAYPAL_SANDBOX_CLIENT_SECRET,
+  PAYPAL_SANDBOX_WEBHOOK_ID,
+  createPayPalSandbox,
+} from "./paypal";
 import { seedSandbox } from "./seed";
 import {
   SANDBOX_PUBLISHABLE_KEY,
@@ -36,6 +42,12 @@ export const sandboxKit = {
     create: createBitPaySandbox,
     token: BITPAY_SANDBOX_TOKEN,
     notificationSecret: BITPAY_SANDBOX_NOTIFICATION_SECRET,
+  },
+  paypal: {
+    create: createPayPalSandbox,
+    clientId: PAYPAL_SANDBOX_CLIENT_ID,
+    clientSecret: PAYPAL_SANDBOX_CLIENT_SECRET,
+    webhookId: PAYPAL_SANDBOX_WEBHOOK_ID,
   },
   identity: {
     create: createIdentitySandbox,

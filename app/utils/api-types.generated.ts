@@ -864,7 +864,7 @@ export interface paths {
         put?: never;
         /**
          * Turn auto-renewal on or off
-         * @description For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). While past due (a failed renewal within its grace period) it acts on the open invoice instead: off stops Stripe's retries (auto_advance false; the plan ends at the grace end, uncharged), on resumes them. Crypto, one-time and PayPal subscriptions have no auto-renewal.
+         * @description For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). While past due (a failed renewal within its grace period) it acts on the open invoice instead: off stops Stripe's retries (auto_advance false; the plan ends at the grace end, uncharged), on resumes them. A PayPal subscription is suspended at PayPal (off) or reactivated (on), with the same 24-hour rule. Crypto, one-time plans and plans paid as one PayPal order have no auto-renewal.
          */
         post: operations["autoRenewal"];
         delete?: never;
@@ -881,8 +881,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a crypto payment's invoice (PDF)
-         * @description {id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.
+         * Download a crypto or PayPal payment's invoice (PDF)
+         * @description {id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay or paypal). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.
          */
         get: operations["downloadCryptoInvoice"];
         put?: never;
@@ -3199,12 +3199,12 @@ export interface components {
                 title: string;
             };
             /**
-             * @description card, applepay, googlepay or crypto
+             * @description card, applepay, googlepay, crypto or paypal
              * @example card
              */
             wallet_payment_type: string | null;
             /**
-             * @description stripe or bitpay
+             * @description stripe, bitpay or paypal
              * @example stripe
              */
             payment_gateway: string;
@@ -3218,7 +3218,7 @@ export interface components {
              * @example paid
              */
             status: string;
-            /** @description Whether GET /api/invoice/{id}/{payment_gateway} (bitpay: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it. */
+            /** @description Whether GET /api/invoice/{id}/{payment_gateway} (bitpay and paypal: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it. */
             invoice_available: boolean;
             /** @description Whether the 30-day money-back guarantee applies to it now (POST /api/billing/transactions/{id}/refund): the account's first paid payment, within 30 days by the product's clock, no refund used yet. */
             refundable: boolean;
@@ -6035,7 +6035,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid fields, 'Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.', or a subscription without auto-renewal (crypto, one-time, PayPal). */
+            /** @description Invalid fields, 'Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.', or a subscription without auto-renewal (crypto, one-time, a PayPal order). */
             422: {
                 headers: {
                     [name: string]: unknown;

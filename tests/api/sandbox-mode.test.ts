@@ -57,7 +57,13 @@ describe.each(databases())("outside sandbox mode ($name)", (kind) => {
 
   it("has crypto off: no crypto routes, and the checkout is told", async () => {
     const config = await t.get("/api/payments/config");
-    expect(config.body.data).toEqual({ mode: "live", publishable_key: LIVE_ESSENTIALS.STRIPE_PUBLISHABLE_KEY, crypto: false });
+    expect(config.body.data).toEqual({
+      mode: "live",
+      publishable_key: LIVE_ESSENTIALS.STRIPE_PUBLISHABLE_KEY,
+      crypto: false,
+      paypal: false,
+      paypal_client_id: null,
+    });
     const invoice = await t.post("/api/payments/crypto/invoice", {
       json: { planId: 7, amount: "1.00", currency: "USD", email: "someone@example.com" },
     });
@@ -81,11 +87,11 @@ describe.each(databases())("in sandbox mode ($name)", (kind) => {
   const t = useApi(kind, { env: { SANDBOX: "true" } });
 
   it("serves the stand-ins, the demo account and the coupon", async () => {
-    expect(t.config.integrations).toEqual({ mail: "sandbox", cards: "sandbox", crypto: "sandbox", google: "sandbox", apple: "sandbox" });
+    expect(t.config.integrations).toEqual({ mail: "sandbox", cards: "sandbox", crypto: "sandbox", paypal: "sandbox", google: "sandbox", apple: "sandbox" });
     expect((await t.get("/dev/mailbox.json", { notTheApi: true })).status).toBe(200);
     expect((await t.get("/dev/clock", { notTheApi: true })).status).toBe(200);
     expect((await t.get("/dev/oidc/google/.well-known/openid-configuration", { notTheApi: true })).status).toBe(200);
     expect((await t.post("/api/user/login", { json: DEMO })).status).toBe(200);
-    expect((await t.get("/api/payments/config")).body.data).toMatchObject({ mode: "sandbox", crypto: true });
+    expect((await t.get("/api/payments/config")).body.data).toMatchObject({ mode: "sandbox", crypto: true, paypal: true, paypal_client_id: null });
   });
 });

@@ -150,7 +150,7 @@ test.describe("a production start without SANDBOX", () => {
 
       // Crypto is off: the API has no crypto routes and says so to the checkout.
       const config = await (await request.get(`${base}/api/payments/config`)).json();
-      expect(config.data).toEqual({ mode: "live", publishable_key: LIVE_ESSENTIALS.STRIPE_PUBLISHABLE_KEY, crypto: false });
+      expect(config.data).toEqual({ mode: "live", publishable_key: LIVE_ESSENTIALS.STRIPE_PUBLISHABLE_KEY, crypto: false, paypal: false, paypal_client_id: null });
       const invoice = await request.post(`${base}/api/payments/crypto/invoice`, {
         data: { planId: 5, amount: "59.88", currency: "USD", email: "someone@example.com" },
       });

@@ -18,7 +18,7 @@ import {
   deletionFailureKey,
   eraseAccount,
 } from "../../identity/account-deletion";
-import { releaseGatewayResources } from "../../payments/account-deletion";
+import { releaseGatewayResources, releasePayPalResources } from "../../payments/account-deletion";
 import { useCode } from "../../identity/codes";
 import { SUBJECTS, deletionCodeEmail } from "../../identity/emails";
 import { confirmationCodeRoute } from "./confirmation-code";
@@ -258,6 +258,7 @@ export const accountRoutes = [
         await useCode(db, clock, { email: user.email, purpose: "delete", code: input.code, field: "code" });
       }
       await releaseGatewayResources(ctx.payments, user.id);
+      await releasePayPalResources(ctx.paypal, user.id);
       await eraseAccount(db, user, clock.now().toISOString());
       return { data: null, message: DELETION_MESSAGES.deleted };
     },

@@ -79,7 +79,7 @@ export const billingRoutes = [
     tags: ["Billing", "Subscriptions"],
     summary: "Turn auto-renewal on or off",
     description:
-      "For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). While past due (a failed renewal within its grace period) it acts on the open invoice instead: off stops Stripe's retries (auto_advance false; the plan ends at the grace end, uncharged), on resumes them. Crypto, one-time and PayPal subscriptions have no auto-renewal.",
+      "For a recurring subscription paid by card: sets cancel_at_period_end at Stripe and on our subscription. Turning it off is refused within 24 hours of the end of the billing cycle (sub_exp_date); turning it on is allowed until the cycle ends (and is then binding for that cycle). While past due (a failed renewal within its grace period) it acts on the open invoice instead: off stops Stripe's retries (auto_advance false; the plan ends at the grace end, uncharged), on resumes them. A PayPal subscription is suspended at PayPal (off) or reactivated (on), with the same 24-hour rule. Crypto, one-time plans and plans paid as one PayPal order have no auto-renewal.",
     auth: true,
     body: autoRenewalRequest,
     success: {
@@ -89,10 +89,10 @@ export const billingRoutes = [
     errors: {
       404: `'${AUTO_RENEWAL_MESSAGES.notFound}' (also another user's subscription)`,
       409: `'${AUTO_RENEWAL_MESSAGES.ended}'`,
-      422: `Invalid fields, '${AUTO_RENEWAL_MESSAGES.tooLate}', or a subscription without auto-renewal (crypto, one-time, PayPal).`,
+      422: `Invalid fields, '${AUTO_RENEWAL_MESSAGES.tooLate}', or a subscription without auto-renewal (crypto, one-time, a PayPal order).`,
     },
     async handler({ ctx, auth, body }) {
-      await setAutoRenewal({ ...ctx.payments, mail: ctx.mail }, auth.user.id, body.subscriptionId, body.type);
+      await setAutoRenewal({ ...ctx.payments, mail: ctx.mail, paypal: ctx.paypal }, auth.user.id, body.subscriptionId, body.type);
       return { data: { message: AUTO_RENEWAL_MESSAGES.updated }, message: AUTO_RENEWAL_MESSAGES.updated };
     },
   }),
@@ -102,9 +102,9 @@ export const billingRoutes = [
     path: "/api/invoice/{id}/{paymentGateway}",
     operationId: "downloadCryptoInvoice",
     tags: ["Billing"],
-    summary: "Download a crypto payment's invoice (PDF)",
+    summary: "Download a crypto or PayPal payment's invoice (PDF)",
     description:
-      "{id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.",
+      "{id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay or paypal). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.",
     auth: true,
     params: cryptoInvoiceParams,
     success: { description: "The invoice as a PDF", raw: { mediaType: "application/pdf", schema: z.string().meta({ format: "binary" }) } },
@@ -159,7 +159,7 @@ export const billingRoutes = [
     },
     async handler({ ctx, auth, params, body }) {
       const outcome = await requestRefund(
-        { db: ctx.db, clock: ctx.clock, logger: ctx.logger, gateway: ctx.payments.gateway, mail: ctx.mail },
+        { db: ctx.db, clock: ctx.clock, logger: ctx.logger, gateway: ctx.payments.gateway, mail: ctx.mail, paypal: ctx.paypal },
         { userId: auth.user.id, email: auth.user.email, transactionId: params.id, refundAddress: body.refund_address },
       );
       return { data: { status: outcome.status }, message: outcome.message };

@@ -111,6 +111,8 @@ export interface SubscriptionsTable {
   pending_plan_id: Generated<number | null>;
   pending_change_at: Generated<string | null>;
   stripe_schedule_id: Generated<string | null>;
+  /** The PayPal subscription (I-...) of a subscription_by 'paypal' row (migration 0019); null otherwise. */
+  paypal_sub_id: Generated<string | null>;
 }
 
 /** One purchase of a recurring plan at a time per account (docs/decisions/028). */
@@ -420,7 +422,20 @@ export interface BitpaySandboxInvoicesTable {
   created: number;
 }
 
-export type RefundKind = "card" | "crypto";
+/** The PayPal sandbox's objects (sandbox migration 0003), one row each. */
+export interface PaypalSandboxObjectsTable {
+  /** The PayPal id (order, capture, I-..., P-..., PROD-...), or request:/delivery: rows. */
+  id: string;
+  type: string;
+  /** The parent: a capture's order, a sale's subscription, a plan's product, a subscription's BA token. */
+  ref: string | null;
+  /** The sandbox's record of the object, JSON. */
+  data: string;
+  /** Unix seconds (business time). */
+  created: number;
+}
+
+export type RefundKind = "card" | "crypto" | "paypal";
 /** card: 'pending' until the gateway confirms, then 'refunded'; crypto: 'requested' (staff send it). */
 export type RefundStatus = "pending" | "refunded" | "requested";
 
@@ -536,6 +551,49 @@ export interface EmailChangeRevertsTable {
   used_at: string | null;
 }
 
+/** Our PayPal billing plan of each plan (migration 0019), at the price it was last put in step with. */
+export interface PaypalPlansTable {
+  plan_id: number;
+  paypal_product_id: string;
+  paypal_plan_id: string;
+  price_cents: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PayPalCheckoutKind = "order" | "subscription";
+/** created: sent to PayPal's approval page; paid; cancelled (nothing charged); declined (PayPal refused the payment). */
+export type PayPalCheckoutStatus = "created" | "paid" | "cancelled" | "declined";
+
+/** One PayPal checkout (migration 0019): an order, or a subscription waiting for the buyer's approval. */
+export interface PaypalCheckoutsTable {
+  id: Generated<number>;
+  /** Ours (uuid): the orders' custom_id and the capture's PayPal-Request-Id. */
+  checkout_id: string;
+  user_id: number;
+  plan_id: number;
+  kind: PayPalCheckoutKind;
+  /** The page's idempotency key, per user: the same key answers the same checkout. */
+  idempotency_key: string;
+  /** The PayPal order id or subscription id (null until PayPal answered). */
+  paypal_id: string | null;
+  approve_url: string | null;
+  /** What the first payment asks (after the coupon), in cents. */
+  amount_cents: number;
+  coupon_id: number | null;
+  coupon_code: string | null;
+  /** The coupon hold's key (coupons.ts), given back when the checkout is cancelled. */
+  coupon_hold_key: string | null;
+  status: PayPalCheckoutStatus;
+  /** Our subscription, once paid. */
+  subscription_id: number | null;
+  /** The capture id (order) or the first sale id (subscription), once paid. */
+  gateway_ref: string | null;
+  failure_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -559,6 +617,7 @@ export interface DB {
   sandbox_clock: SandboxClockTable;
   crypto_invoices: CryptoInvoicesTable;
   bitpay_sandbox_invoices: BitpaySandboxInvoicesTable;
+  paypal_sandbox_objects: PaypalSandboxObjectsTable;
   refunds: RefundsTable;
   used_id_tokens: UsedIdTokensTable;
   refund_guarantee_uses: RefundGuaranteeUsesTable;
@@ -574,6 +633,8 @@ export interface DB {
   email_change_reverts: EmailChangeRevertsTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
+  paypal_plans: PaypalPlansTable;
+  paypal_checkouts: PaypalCheckoutsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -588,3 +649,4 @@ export type Coupon = Selectable<CouponsTable>;
 export type PaymentMethod = Selectable<PaymentMethodsTable>;
 export type Transaction = Selectable<TransactionsTable>;
 export type CryptoInvoice = Selectable<CryptoInvoicesTable>;
+export type PayPalCheckout = Selectable<PaypalCheckoutsTable>;

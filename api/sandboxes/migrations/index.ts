@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, Migrator } from "kysely";
 import * as m0001 from "./0001_sandbox_tables";
 import * as m0002 from "./0002_business_clock";
+import * as m0003 from "./0003_paypal_sandbox";
 
 /**
  * The sandboxes' own migrations, by name, in order (an explicit object: the code is bundled). They
@@ -10,6 +11,7 @@ import * as m0002 from "./0002_business_clock";
 export const sandboxMigrations: Record<string, Migration> = {
   "0001_sandbox_tables": m0001,
   "0002_business_clock": m0002,
+  "0003_paypal_sandbox": m0003,
 };
 
 export const SANDBOX_MIGRATION_TABLE = "kysely_sandbox_migration";

@@ -1,0 +1,288 @@
+import { describe, expect, it } from "vitest";
+import { getSubscription } from "../../api/payments/paypal/client";
+import { LIVE_ESSENTIALS, databases, startApi, type TestApi, useApi } from "./harness";
+
+// PayPal as the third gateway (issue 23, docs/decisions/039), through the PayPal stand-in (its approval
+// pages pressed as a browser would, its webhooks delivered in-process and verified through it).
+
+const DAY = 86_400_000;
+
+async function buyer(t: TestApi, email: string) {
+  const userId = await t.createUser({ email, password: "paypal-password" });
+  const token = await t.login(email, "paypal-password");
+  return { userId, token, email };
+}
+
+let keys = 0;
+const newKey = () => `paypal-test-key-${Date.now()}-${keys++}`;
+
+async function checkout(t: TestApi, token: string, planId: number, extra: Record<string, unknown> = {}) {
+  return t.post("/api/payments/paypal/checkout", {
+    token,
+    json: { planId, return_path: `/subscription/payment/${planId}`, idempotency_key: newKey(), ...extra },
+  });
+}
+
+/** Presses Approve or Cancel on the stand-in's approval page (a plain form post); answers where PayPal sends the browser. */
+async function atPayPal(t: TestApi, approveUrl: string, action: "approve" | "cancel", funding = "balance"): Promise<URL> {
+  const url = new URL(approveUrl);
+  const page = await t.get(`${url.pathname}${url.search}`, { notTheApi: true });
+  expect(page.status, page.text).toBe(200);
+  expect(page.text).toContain(">Approve<");
+  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ action, funding }),
+  });
+  expect(res.status).toBe(303);
+  return new URL(res.headers.get("location")!);
+}
+
+async function buy(t: TestApi, token: string, planId: number, extra: Record<string, unknown> = {}, funding = "balance") {
+  const started = await checkout(t, token, planId, extra);
+  expect(started.status, started.text).toBe(200);
+  const back = await atPayPal(t, started.body.data.approve_url, "approve", funding);
+  expect(back.searchParams.get("paypal")).toBe("return");
+  const ids = { token: back.searchParams.get("subscription_id") ? undefined : back.searchParams.get("token"), subscription_id: back.searchParams.get("subscription_id") ?? undefined };
+  const done = await t.post("/api/payments/paypal/complete", { token, json: ids });
+  return { started: started.body.data, back, ids, done };
+}
+
+async function transactions(t: TestApi, userId: number) {
+  return t.db.selectFrom("transactions").selectAll().where("user_id", "=", userId).orderBy("id").execute();
+}
+
+describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("is offered in sandbox mode, without a client id for the JavaScript buttons", async () => {
+    const config = await t.get("/api/payments/config");
+    expect(config.body.data).toMatchObject({ paypal: true, paypal_client_id: null });
+  });
+
+  it("buys the 5-year plan as one order: captured once, however often the browser comes back", async () => {
+    const who = await buyer(t, "order@example.com");
+    const { started, ids, done, back } = await buy(t, who.token, 7);
+    expect(started.kind).toBe("order");
+    expect(back.pathname).toBe("/subscription/payment/7");
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data).toMatchObject({ status: "paid", kind: "order", subscription: { plan_id: 7 } });
+    const again = await t.post("/api/payments/paypal/complete", { token: who.token, json: ids });
+    expect(again.body.data.status).toBe("paid");
+    const rows = await transactions(t, who.userId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ payment_gateway: "paypal", wallet_payment_type: "paypal", status: "paid", amount_cents: 19900 });
+    const sub = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+    expect(sub).toMatchObject({ subscription_by: "paypal", billing_type: "single", stripe_sub_id: null, paypal_sub_id: null });
+    // Another account cannot complete it.
+    const other = await buyer(t, "order-other@example.com");
+    expect((await t.post("/api/payments/paypal/complete", { token: other.token, json: ids })).status).toBe(404);
+    // The invoice is our PDF.
+    const pdf = await t.get(`/api/invoice/${rows[0]!.id}/paypal`, { token: who.token });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toContain("application/pdf");
+  });
+
+  it("answers the same checkout for the same key (a double submit opens one order)", async () => {
+    const who = await buyer(t, "double@example.com");
+    const json = { planId: 7, return_path: "/payment/7", idempotency_key: newKey() };
+    const [a, b] = await Promise.all([
+      t.post("/api/payments/paypal/checkout", { token: who.token, json }),
+      t.post("/api/payments/paypal/checkout", { token: who.token, json }),
+    ]);
+    expect(a.status, a.text).toBe(200);
+    expect(b.status, b.text).toBe(200);
+    expect(b.body.data.paypal_id).toBe(a.body.data.paypal_id);
+    const bad = await t.post("/api/payments/paypal/checkout", { token: who.token, json: { ...json, return_path: "https://evil.example/" } });
+    expect(bad.status).toBe(422);
+  });
+
+  it("buys a recurring plan as a PayPal subscription, the coupon on the first payment only, and renews it with the clock", async () => {
+    const who = await buyer(t, "recurring@example.com");
+    const { started, done } = await buy(t, who.token, 1, { coupon: "WELCOME10" });
+    expect(started.kind).toBe("subscription");
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data).toMatchObject({ status: "paid", kind: "subscription" });
+    const sub = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+    expect(sub).toMatchObject({ subscription_by: "paypal", billing_type: "recurring", cancel_at_period_end: 0, paypal_sub_id: started.paypal_id });
+    let rows = await transactions(t, who.userId);
+    expect(rows.map((r) => [r.amount_cents, r.coupon_code])).toEqual([[899, "WELCOME10"]]);
+    const coupon = await t.db.selectFrom("coupons").select("times_redeemed").where("code", "=", "WELCOME10").executeTakeFirstOrThrow();
+    expect(Number(coupon.times_redeemed)).toBeGreaterThan(0);
+
+    t.clock.advanceDays(31);
+    try {
+      await t.api.runDueJobs();
+      rows = await transactions(t, who.userId);
+      expect(rows.map((r) => [r.amount_cents, r.status, r.payment_gateway])).toEqual([
+        [899, "paid", "paypal"],
+        [999, "paid", "paypal"],
+      ]);
+      const renewed = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", sub.id).executeTakeFirstOrThrow();
+      expect(new Date(renewed.sub_exp_date).getTime()).toBeGreaterThan(new Date(sub.sub_exp_date).getTime() + 27 * DAY);
+      // A second run bills nothing twice.
+      await t.api.runDueJobs();
+      expect(await transactions(t, who.userId)).toHaveLength(2);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("refuses a second recurring subscription, as the card checkout does", async () => {
+    const who = await buyer(t, "second@example.com");
+    expect((await buy(t, who.token, 2)).done.status).toBe(200);
+    const again = await checkout(t, who.token, 3);
+    expect(again.status).toBe(409);
+    expect(again.body.errors.code).toBe("subscription_exists");
+  });
+
+  it("cancelled at PayPal: nothing charged, the coupon's hold given back", async () => {
+    const who = await buyer(t, "cancel@example.com");
+    const started = await checkout(t, who.token, 2, { coupon: "WELCOME10" });
+    expect(started.status, started.text).toBe(200);
+    const held = await t.db.selectFrom("coupons").select("reserved").where("code", "=", "WELCOME10").executeTakeFirstOrThrow();
+    const back = await atPayPal(t, started.body.data.approve_url, "cancel");
+    expect(back.searchParams.get("paypal")).toBe("cancel");
+    const ids = { subscription_id: back.searchParams.get("subscription_id") ?? started.body.data.paypal_id };
+    const cancelled = await t.post("/api/payments/paypal/cancel", { token: who.token, json: ids });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ message: "The PayPal payment was cancelled.", data: { status: "cancelled", kind: "subscription" } });
+    const after = await t.db.selectFrom("coupons").select("reserved").where("code", "=", "WELCOME10").executeTakeFirstOrThrow();
+    expect(Number(after.reserved)).toBe(Number(held.reserved) - 1);
+    expect(await transactions(t, who.userId)).toHaveLength(0);
+    const complete = await t.post("/api/payments/paypal/complete", { token: who.token, json: ids });
+    expect(complete.body.data.status).toBe("cancelled");
+    // The claim is given back: another checkout may start.
+    expect((await checkout(t, who.token, 2)).status).toBe(200);
+  });
+
+  it("a declined payment is a 402 paypal_declined and charges nothing", async () => {
+    const who = await buyer(t, "declined@example.com");
+    const { done } = await buy(t, who.token, 7, {}, "declined");
+    expect(done.status, done.text).toBe(402);
+    expect(done.body.errors.code).toBe("paypal_declined");
+    const rows = await transactions(t, who.userId);
+    expect(rows.map((r) => r.status)).toEqual(["Payment failed"]);
+    const sub = await t.db.selectFrom("subscriptions").select("id").where("user_id", "=", who.userId).executeTakeFirst();
+    expect(sub).toBeUndefined();
+  });
+
+  it("refuses a forged webhook (400) and handles a replayed one once", async () => {
+    const forged = await t.post("/api/payments/paypal/webhook", {
+      raw: JSON.stringify({ id: "WH-FORGED", event_type: "PAYMENT.SALE.COMPLETED", resource: { id: "1", billing_agreement_id: "I-X" } }),
+      headers: {
+        "content-type": "application/json",
+        "paypal-transmission-id": "x",
+        "paypal-transmission-time": new Date().toISOString(),
+        "paypal-transmission-sig": "forged",
+        "paypal-cert-url": "https://api.paypal.com/cert.pem",
+        "paypal-auth-algo": "SHA256withRSA",
+      },
+    });
+    expect(forged.status, forged.text).toBe(400);
+    expect(forged.body.errors.code).toBe("signature_invalid");
+    const bare = await t.post("/api/payments/paypal/webhook", { raw: "not json", headers: { "content-type": "application/json" } });
+    expect(bare.status).toBe(400);
+    const events = await t.db.selectFrom("webhook_events").select("id").where("source", "=", "paypal").execute();
+    expect(events.length).toBeGreaterThan(0);
+  });
+
+
+  it("auto-renewal off suspends the PayPal subscription, on reactivates it", async () => {
+    const who = await buyer(t, "renewal@example.com");
+    const { started } = await buy(t, who.token, 3);
+    const sub = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+    const off = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } });
+    expect(off.status, off.text).toBe(200);
+    expect((await getSubscription(t.api.paypal!.client, started.paypal_id)).status).toBe("SUSPENDED");
+    let row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", sub.id).executeTakeFirstOrThrow();
+    expect(row.cancel_at_period_end).toBe(1);
+    const on = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "enable", subscriptionId: sub.id } });
+    expect(on.status, on.text).toBe(200);
+    expect((await getSubscription(t.api.paypal!.client, started.paypal_id)).status).toBe("ACTIVE");
+    row = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", sub.id).executeTakeFirstOrThrow();
+    expect(row.cancel_at_period_end).toBe(0);
+  });
+
+  it("refunds a PayPal payment through PayPal within 30 days, once", async () => {
+    const who = await buyer(t, "refund@example.com");
+    const { started } = await buy(t, who.token, 1);
+    const [paid] = await transactions(t, who.userId);
+    const res = await t.post(`/api/billing/transactions/${paid!.id}/refund`, { token: who.token, json: {} });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.status).toBe("refunded");
+    const again = await t.post(`/api/billing/transactions/${paid!.id}/refund`, { token: who.token, json: {} });
+    expect(again.status, again.text).toBe(200);
+    expect((await getSubscription(t.api.paypal!.client, started.paypal_id)).status).toBe("CANCELLED");
+    const row = await t.db.selectFrom("refunds").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ kind: "paypal", status: "refunded" });
+  });
+
+  it("a renewal PayPal cannot collect makes the plan past due (grace period, one email)", async () => {
+    const who = await buyer(t, "dunning@example.com");
+    const { done } = await buy(t, who.token, 1, {}, "fails_renewals");
+    expect(done.status, done.text).toBe(200);
+    t.clock.advanceDays(31);
+    try {
+      await t.api.runDueJobs();
+      const row = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+      expect(row.past_due_since).not.toBeNull();
+      expect(row.grace_until).not.toBeNull();
+      const mail = await t.mailbox(who.email);
+      expect(mail.filter((m) => m.subject === "Your VPN payment failed")).toHaveLength(1);
+      // The grace period runs out unpaid: cancelled at PayPal, the plan ends.
+      t.clock.advanceDays(15);
+      await t.api.runDueJobs();
+      const ended = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
+      expect(ended.past_due_invoice_id).toBeNull();
+      expect(ended.cancel_at_period_end).toBe(1);
+    } finally {
+      t.clock.reset();
+    }
+  });
+
+  it("the 2-year plan is one order that does not renew (PayPal bills at most yearly)", async () => {
+    const who = await buyer(t, "two-years@example.com");
+    const { started, done } = await buy(t, who.token, 6);
+    expect(started.kind).toBe("order");
+    expect(done.status, done.text).toBe(200);
+    const sub = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+    expect(sub).toMatchObject({ billing_type: "recurring", cancel_at_period_end: 1, paypal_sub_id: null });
+    const on = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "enable", subscriptionId: sub.id } });
+    expect(on.status).toBe(422);
+  });
+
+  it("handled every webhook the stand-in delivered (none failed or was refused)", () => {
+    const problems = t.logger.lines.filter((line) => /paypal|webhook|WH-/i.test(line) && /fail|error|refus|invalid/i.test(line));
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("PayPal outside sandbox mode", () => {
+  it("is off without credentials: not offered, its routes 404", async () => {
+    const [kind] = databases();
+    const t = await startApi(kind!, { env: { SANDBOX: "", ...LIVE_ESSENTIALS } });
+    try {
+      const config = await t.get("/api/payments/config");
+      expect(config.body.data).toMatchObject({ paypal: false, paypal_client_id: null });
+      expect(t.api.paypal).toBeNull();
+      expect((await t.post("/api/payments/paypal/webhook", { raw: "{}", headers: { "content-type": "application/json" } })).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("is live with all three credentials: the client id is given to the JavaScript buttons", async () => {
+    const [kind] = databases();
+    const t = await startApi(kind!, {
+      env: { SANDBOX: "", ...LIVE_ESSENTIALS, PAYPAL_CLIENT_ID: "live-client", PAYPAL_CLIENT_SECRET: "live-secret", PAYPAL_WEBHOOK_ID: "WH-LIVE" },
+    });
+    try {
+      const config = await t.get("/api/payments/config");
+      expect(config.body.data).toMatchObject({ paypal: true, paypal_client_id: "live-client" });
+    } finally {
+      await t.close();
+    }
+  });
+});
