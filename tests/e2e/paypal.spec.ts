@@ -113,7 +113,13 @@ test.describe("PayPal", () => {
     const message = page.locator("details[open] .form-error[role=alert]");
     await expect(message).toHaveText(/declined/i);
     await expect(page.getByRole("button", { name: "Continue to PayPal" })).toBeVisible();
-    expect(await transactionsOf(user.email)).toEqual([]);
+    // Recorded as a failed payment (as a declined card is), nothing paid, no plan.
+    expect(await transactionsOf(user.email)).toEqual([{ status: "Payment failed", plan_id: 7, payment_gateway: "paypal" }]);
+    expect(await subscriptionsOf(user.email)).toEqual([]);
+    // A reload of PayPal's return does not turn it into a payment.
+    await page.reload();
+    await expect(page.locator("details[open] .form-error[role=alert]")).toHaveText(/declined/i);
+    expect(await transactionsOf(user.email)).toHaveLength(1);
     expect(await subscriptionsOf(user.email)).toEqual([]);
   });
 
