@@ -13,7 +13,7 @@ test.describe("PayPal", () => {
     await open(page, "/subscription/payment/1", testInfo);
     const panel = page.locator("details").filter({ has: page.getByText("PayPal", { exact: true }) });
     await page.getByText("PayPal", { exact: true }).click();
-    await expect(panel.getByText(/renews automatically every 1 month/)).toBeVisible();
+    await expect(panel.getByText("With PayPal you pay $9.99 now. PayPal then collects $9.99 every 1 month", { exact: false })).toBeVisible();
     await page.getByRole("button", { name: "Continue to PayPal" }).click();
     await expect(page).toHaveURL(/\/dev\/paypal\//);
     // A second return from PayPal (a reload, the back button) must not charge again.
@@ -52,6 +52,7 @@ test.describe("PayPal", () => {
     const email = uniqueEmail("paypal");
     await open(page, "/subscription/payment/7", testInfo);
     await page.getByText("PayPal", { exact: true }).click();
+    await expect(page.getByText("With PayPal you pay $199.00 once for 5 years. It does not renew: nothing more is charged.")).toBeVisible();
     await expect(page.getByText("Enter and verify your email above to pay with PayPal.")).toBeVisible();
     await expect(page.getByRole("button", { name: "Continue to PayPal" })).toHaveCount(0);
 

@@ -20,7 +20,7 @@ import { AuthenticationChallenge } from "~/features/card-entry/authentication-di
 import type { CardFormProps } from "~/features/card-entry/card-payment";
 import type { PayPalButtonsProps } from "~/features/paypal/paypal-buttons";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
-import { orderSummary, planTerms } from "./summary";
+import { orderSummary, paypalTerms, planTerms } from "./summary";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
 import { RECEIPT_PARAM, ReceiptPage } from "./receipt";
 import type { Receipt } from "./receipt.server";
@@ -175,7 +175,8 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
               {state.gateway.paypal ? (
                 <details name="payment-method" open={paypalOpen} className="accordion-item">
                   <summary>PayPal</summary>
-                  <PanelTerms plan={plan} total={summary.total} />
+                  <p>{paypalTerms(plan, summary.total)}</p>
+                  <Guarantee />
                   {state.accountEmail ? (
                     <PayPalPanel state={state} />
                   ) : (
