@@ -1,4 +1,4 @@
-import { enterCode, expectHome, hasJavaScript, latestCode, latestMail, open } from "../support/e2e";
+import { enterCode, expectHome, hasJavaScript, latestCode, latestMail, open, withDatabase } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
 import { expect, test } from "../support/fixtures";
 import { answerAtPayPal, buyWithPayPal, continueToPayPal, newPayPalCustomer, subscriptionsOf, transactionsOf } from "./paypal-support";
@@ -86,6 +86,32 @@ test.describe("PayPal", () => {
     const pdf = await page.request.get(href);
     expect(pdf.status()).toBe(200);
     expect(pdf.headers()["content-type"]).toMatch(/^application\/pdf/);
+  });
+
+  test("WELCOME10 lowers the first PayPal payment, as it does the card's", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    const summary = page.getByRole("complementary", { name: "Order summary" });
+    await summary.getByText("Got a coupon?").click();
+    await summary.getByLabel("Coupon code").fill("WELCOME10");
+    await summary.getByRole("button", { name: "Apply" }).click();
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+    const total = (await summary.locator(".total dd").textContent())!.trim();
+    expect(total).not.toBe("$9.99");
+    await continueToPayPal(page);
+    // PayPal's page shows what is approved: the lowered first payment.
+    await expect(page.getByText(total).first()).toBeVisible();
+    await answerAtPayPal(page, "Approve");
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+    const charged = await withDatabase((db) =>
+      db
+        .selectFrom("transactions")
+        .innerJoin("users", "users.id", "transactions.user_id")
+        .select(["transactions.amount_cents", "transactions.coupon_code", "transactions.payment_gateway"])
+        .where("users.email", "=", user.email)
+        .execute(),
+    );
+    expect(charged).toEqual([{ amount_cents: Math.round(Number(total.slice(1)) * 100), coupon_code: "WELCOME10", payment_gateway: "paypal" }]);
   });
 
   test("'Cancel' at PayPal: back to the checkout with 'The PayPal payment was cancelled.', nothing charged", async ({ page, login }, testInfo) => {
