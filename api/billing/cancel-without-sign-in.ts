@@ -89,6 +89,8 @@ function describeSubscription(row: Subscription | undefined, now: Date): CancelV
   let note: string = CANCEL_MESSAGES.alreadyOff;
   if (row.subscription_by === "bitpay") note = AUTO_RENEWAL_MESSAGES.crypto;
   else if (row.billing_type === "single") note = AUTO_RENEWAL_MESSAGES.oneTime;
+  else if (row.subscription_by === "paypal" && !row.paypal_sub_id) note = AUTO_RENEWAL_MESSAGES.paypalOrder;
+  else if (row.subscription_by === "paypal") note = CANCEL_MESSAGES.alreadyOff;
   else if (row.subscription_by !== "stripe" || !row.stripe_sub_id) note = AUTO_RENEWAL_MESSAGES.notCard;
   return { ...base, renews_on: null, ends_on: endsOn, can_turn_off: false, note };
 }

@@ -131,9 +131,13 @@ async function savedCard(deps: Pick<NoticeDeps, "db">, userId: number, paymentMe
   };
 }
 
-/** Whether a subscription renews by itself: a recurring card subscription with auto-renewal on. */
-export function renewsAutomatically(s: Pick<Subscription, "subscription_by" | "billing_type" | "cancel_at_period_end" | "stripe_sub_id">): boolean {
-  return s.subscription_by === "stripe" && s.billing_type === "recurring" && s.cancel_at_period_end === 0 && !!s.stripe_sub_id;
+/** Whether a subscription renews by itself: a recurring card or PayPal subscription with auto-renewal on. */
+export function renewsAutomatically(
+  s: Pick<Subscription, "subscription_by" | "billing_type" | "cancel_at_period_end" | "stripe_sub_id"> & Partial<Pick<Subscription, "paypal_sub_id">>,
+): boolean {
+  if (s.billing_type !== "recurring" || s.cancel_at_period_end !== 0) return false;
+  if (s.subscription_by === "paypal") return !!s.paypal_sub_id;
+  return s.subscription_by === "stripe" && !!s.stripe_sub_id;
 }
 
 export interface NextCharge {
@@ -159,7 +163,12 @@ export async function nextChargeOf(
 ): Promise<{ next_charge: NextCharge | null; ends_on: string | null }> {
   if (!subscription) return { next_charge: null, ends_on: null };
   if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
-  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
+  // PayPal collects it from the customer's PayPal account: no card of ours is named.
+  const paypal = subscription.subscription_by === "paypal";
+  const [cents, card] = await Promise.all([
+    renewalPriceCents(deps, subscription),
+    paypal ? null : cardThatPays(deps, subscription, { onlyCardSuffices: true }),
+  ]);
   return {
     next_charge: {
       amount: formatUsd(cents),
@@ -255,7 +264,8 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     .innerJoin("plans", "plans.id", "subscriptions.plan_id")
     .selectAll("subscriptions")
     .select(["users.email", "plans.duration_months"])
-    .where("subscriptions.subscription_by", "=", "stripe")
+    // PayPal subscriptions too (those with a PayPal subscription: a 2-year PayPal order never renews).
+    .where((eb) => eb.or([eb("subscriptions.subscription_by", "=", "stripe"), eb("subscriptions.paypal_sub_id", "is not", null)]))
     .where("subscriptions.billing_type", "=", "recurring")
     .where("subscriptions.cancel_at_period_end", "=", 0)
     .where("subscriptions.sub_exp_date", ">", now.toISOString())
@@ -268,9 +278,10 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     if (new Date(row.sub_exp_date).getTime() - now.getTime() > lead) continue;
     const key = `renewal_reminder:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
-    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), cardThatPays(deps, row)]);
+    const paypal = row.subscription_by === "paypal";
+    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), paypal ? null : cardThatPays(deps, row)]);
     await deps.mail.deliver(
-      renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings }),
+      renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings, paypal }),
     );
     sent++;
   }

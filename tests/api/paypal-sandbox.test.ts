@@ -284,6 +284,7 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect(twice.status).toBe(422);
     expect(twice.body).toMatchObject({ details: [{ issue: "CAPTURE_FULLY_REFUNDED" }] });
     expect((await payments.getCapturedPayment({ captureId: capture!.id! })).result.status).toBe("REFUNDED");
+    expect((await payments.getRefund({ refundId: refund.result.id! })).result).toMatchObject({ status: "COMPLETED", amount: { value: "107.76" } });
   });
 
   it("declines the capture when the buyer approved with the declined card, and charges nothing on Cancel", async () => {
@@ -292,6 +293,12 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     const declined = await apiError(orders.captureOrder({ id: order.id!, paypalRequestId: "declined-1" }));
     expect(declined.status).toBe(422);
     expect(declined.body).toMatchObject({ details: [{ issue: "INSTRUMENT_DECLINED" }] });
+    // As PayPal: the buyer may go back (the `redirect` link) and choose another way to pay.
+    const redirect = (declined.body.links as { rel: string; href: string }[]).find((l) => l.rel === "redirect")?.href ?? "";
+    expect(redirect).toBe(payerAction(order.links));
+    expect(await (await fetch(onBrowser(redirect))).text()).toContain("Choose another way to pay.");
+    await decide(redirect, "approve", "balance");
+    expect((await orders.captureOrder({ id: order.id!, paypalRequestId: "declined-2" })).result.status).toBe("COMPLETED");
 
     const { order: cancelled } = await newOrder("9.99");
     const back = await decide(payerAction(cancelled.links), "cancel");
@@ -472,6 +479,7 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect(twice.status).toBe(400);
     expect(twice.body).toMatchObject({ name: "TRANSACTION_ALREADY_REFUNDED" });
     expect((await rest("GET", `/v1/payments/sale/${sale.id}`)).body.state).toBe("refunded");
+    expect((await rest("GET", `/v1/payments/refund/${refund.body.id}`)).body).toMatchObject({ state: "completed", sale_id: sale.id });
 
     // Auto-renewal off: suspended, not billed; on again: billed from the next billing time ahead.
     await subscriptions.suspendSubscription({ id: created.id, body: { reason: "Auto-renewal turned off" } });
@@ -514,6 +522,39 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
       .filter((d) => d.event.event_type === "PAYMENT.SALE.COMPLETED")
       .map((d) => (d.event.resource.amount as { total: string }).total);
     expect(amounts).toEqual(["8.99", "11.99"]);
+  });
+
+  it("expires a subscription once a finite plan's cycles have run, and charges nothing for a free trial cycle", async () => {
+    const productId = await newProduct();
+    const plan = await rest("POST", "/v1/billing/plans", {
+      product_id: productId,
+      name: "VPN trial then 2 months",
+      billing_cycles: [
+        { frequency: { interval_unit: "WEEK", interval_count: 1 }, tenure_type: "TRIAL", sequence: 1, total_cycles: 1 },
+        { frequency: { interval_unit: "MONTH", interval_count: 1 }, tenure_type: "REGULAR", sequence: 2, total_cycles: 2, pricing_scheme: { fixed_price: { currency_code: "USD", value: "4.00" } } },
+      ],
+      payment_preferences: {},
+    });
+    expect(plan.status).toBe(201);
+    const created = await newSubscription(plan.body.id);
+    await decide(created.approve, "approve");
+    expect(typesOf(created.id)).toEqual(["BILLING.SUBSCRIPTION.ACTIVATED"]);
+    const trial = (await subscriptions.getSubscription({ id: created.id })).result;
+    expect(trial.billingInfo?.cycleExecutions?.map((c) => c.cyclesCompleted)).toEqual([1, 0]);
+    expect(Date.parse(trial.billingInfo!.nextBillingTime!) - clock.now().getTime()).toBeLessThanOrEqual(7 * 86_400_000);
+    clock.advanceDays(8);
+    await sandbox.advance();
+    clock.advanceDays(32);
+    await sandbox.advance();
+    clock.advanceDays(32);
+    await sandbox.advance();
+    expect(typesOf(created.id)).toEqual([
+      "BILLING.SUBSCRIPTION.ACTIVATED",
+      "PAYMENT.SALE.COMPLETED",
+      "PAYMENT.SALE.COMPLETED",
+      "BILLING.SUBSCRIPTION.EXPIRED",
+    ]);
+    expect((await subscriptions.getSubscription({ id: created.id })).result.status).toBe("EXPIRED");
   });
 
   it("fails renewals on the card that fails them and suspends at the plan's threshold; a declined first payment suspends at once", async () => {
@@ -587,6 +628,46 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect((await verify(tampered)).body).toEqual({ verification_status: "FAILURE" });
     expect((await verify(JSON.parse(webhook.body), "WH-SOMEONE-ELSE")).body).toEqual({ verification_status: "FAILURE" });
     expect((await rest("POST", "/v1/notifications/verify-webhook-signature", { webhook_id: "x" })).status).toBe(400);
+  });
+
+  it("lets two instances on one database capture an order once and bill a cycle once", async () => {
+    const other = createPayPalSandbox({
+      db,
+      clock,
+      publicUrl: PORTAL,
+      logger,
+      async deliverWebhook(body, headers) {
+        delivered.push({ body, headers, event: JSON.parse(body) });
+      },
+    });
+    const otherRest = await other.listen();
+    try {
+      const otherClient = new Client({
+        clientCredentialsAuthCredentials: { oAuthClientId: PAYPAL_SANDBOX_CLIENT_ID, oAuthClientSecret: PAYPAL_SANDBOX_CLIENT_SECRET },
+        environment: Environment.Sandbox,
+        unstable_httpClientOptions: paypalSdkHttpOptions(`http://127.0.0.1:${otherRest.port}`),
+      });
+      const otherOrders = new OrdersController(otherClient);
+      const { order } = await newOrder("20.00");
+      await decide(payerAction(order.links), "approve");
+      const results = await Promise.allSettled([
+        orders.captureOrder({ id: order.id!, paypalRequestId: "race-a" }),
+        otherOrders.captureOrder({ id: order.id!, paypalRequestId: "race-b" }),
+      ]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+      expect(JSON.parse(String((lost.reason as ApiError).body))).toMatchObject({ details: [{ issue: "ORDER_ALREADY_CAPTURED" }] });
+      expect(delivered.filter((d) => d.event.event_type === "PAYMENT.CAPTURE.COMPLETED" && (d.event.resource as any).supplementary_data?.related_ids?.order_id === order.id)).toHaveLength(1);
+
+      const created = await newSubscription(await newPlan(await newProduct()));
+      await decide(created.approve, "approve");
+      clock.advanceDays(32);
+      await Promise.all([sandbox.advance(), other.advance(), sandbox.advance(), other.advance()]);
+      expect(typesOf(created.id).filter((t) => t === "PAYMENT.SALE.COMPLETED")).toHaveLength(2);
+      expect((await subscriptions.getSubscription({ id: created.id })).result.billingInfo?.cycleExecutions?.[0]?.cyclesCompleted).toBe(2);
+    } finally {
+      await otherRest.close();
+    }
   });
 
   it.skipIf(!conforms)("answers as PayPal's published definitions describe them (when the mirror is at hand)", async () => {

@@ -96,6 +96,17 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect(b.body.data.paypal_id).toBe(a.body.data.paypal_id);
     const bad = await t.post("/api/payments/paypal/checkout", { token: who.token, json: { ...json, return_path: "https://evil.example/" } });
     expect(bad.status).toBe(422);
+    // A recurring plan too (its purchase claim is the key's).
+    const recurring = { planId: 3, return_path: "/payment/3", idempotency_key: newKey() };
+    const [c, d] = await Promise.all([
+      t.post("/api/payments/paypal/checkout", { token: who.token, json: recurring }),
+      t.post("/api/payments/paypal/checkout", { token: who.token, json: recurring }),
+    ]);
+    expect(c.status, c.text).toBe(200);
+    expect(d.status, d.text).toBe(200);
+    expect(d.body.data).toEqual(c.body.data);
+    const rows = await t.db.selectFrom("paypal_checkouts").select("id").where("user_id", "=", who.userId).where("plan_id", "=", 3).execute();
+    expect(rows).toHaveLength(1);
   });
 
   it("buys a recurring plan as a PayPal subscription, the coupon on the first payment only, and renews it with the clock", async () => {
@@ -153,6 +164,10 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect(await transactions(t, who.userId)).toHaveLength(0);
     const complete = await t.post("/api/payments/paypal/complete", { token: who.token, json: ids });
     expect(complete.body.data.status).toBe("cancelled");
+    // A return that names only the billing agreement token finds the same checkout.
+    const ba = new URL(started.body.data.approve_url).searchParams.get("ba_token");
+    expect(ba).toMatch(/^BA-/);
+    expect((await t.post("/api/payments/paypal/cancel", { token: who.token, json: { token: ba } })).body.data.status).toBe("cancelled");
     // The claim is given back: another checkout may start.
     expect((await checkout(t, who.token, 2)).status).toBe(200);
   });
@@ -251,6 +266,72 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect(sub).toMatchObject({ billing_type: "recurring", cancel_at_period_end: 1, paypal_sub_id: null });
     const on = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "enable", subscriptionId: sub.id } });
     expect(on.status).toBe(422);
+  });
+
+  it("answers a hostile or malformed request with a 4xx and a message", async () => {
+    const who = await buyer(t, "hostile@example.com");
+    const none = await t.post("/api/payments/paypal/complete", { token: who.token, json: {} });
+    expect(none.status).toBe(422);
+    const unknown = await t.post("/api/payments/paypal/complete", { token: who.token, json: { token: "x".repeat(64) } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe("This PayPal payment was not found.");
+    const tooLong = await t.post("/api/payments/paypal/cancel", { token: who.token, json: { token: "x".repeat(65) } });
+    expect(tooLong.status).toBe(422);
+    const wrongType = await t.post("/api/payments/paypal/checkout", { token: who.token, json: { planId: "seven", return_path: "/payment/7", idempotency_key: newKey() } });
+    expect(wrongType.status).toBe(422);
+    const noPlan = await checkout(t, who.token, 4);
+    expect(noPlan.status).toBe(404);
+    const badCoupon = await checkout(t, who.token, 1, { coupon: "NOPE" });
+    expect(badCoupon.status).toBe(422);
+    expect(badCoupon.body.errors.fields.coupon).toBeTruthy();
+    expect((await t.post("/api/payments/paypal/checkout", { json: { planId: 1 } })).status).toBe(401);
+    const noHeaders = await t.post("/api/payments/paypal/webhook", {
+      raw: JSON.stringify({ id: "WH-1", event_type: "PAYMENT.SALE.COMPLETED", resource: {} }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(noHeaders.status).toBe(400);
+  });
+
+  it("shows the next charge of a renewing PayPal subscription without a card", async () => {
+    const who = await buyer(t, "next-charge@example.com");
+    expect((await buy(t, who.token, 1)).done.status).toBe(200);
+    const active = await t.post("/api/subscription/active", { token: who.token });
+    expect(active.status, active.text).toBe(200);
+    expect(active.body.data.next_charge).toMatchObject({ amount_cents: 999, card: null });
+  });
+
+  it("puts a plan's PayPal billing plan in step with a changed price", async () => {
+    const who = await buyer(t, "price-change@example.com");
+    const plan = await t.db.selectFrom("plans").selectAll().where("id", "=", 5).executeTakeFirstOrThrow();
+    await t.db.updateTable("plans").set({ discounted_price_cents: 6999 }).where("id", "=", 5).execute();
+    try {
+      expect((await checkout(t, who.token, 5)).status).toBe(200);
+      const before = await t.db.selectFrom("paypal_plans").selectAll().where("plan_id", "=", 5).executeTakeFirstOrThrow();
+      expect(before.price_cents).toBe(6999);
+      await t.db.updateTable("plans").set({ discounted_price_cents: 7188 }).where("id", "=", 5).execute();
+      const other = await buyer(t, "price-change-2@example.com");
+      const { done } = await buy(t, other.token, 5);
+      expect(done.status, done.text).toBe(200);
+      const after = await t.db.selectFrom("paypal_plans").selectAll().where("plan_id", "=", 5).executeTakeFirstOrThrow();
+      expect(after).toMatchObject({ price_cents: 7188, paypal_plan_id: before.paypal_plan_id });
+      const [paid] = await transactions(t, other.userId);
+      expect(paid!.amount_cents).toBe(7188);
+      // The free months: access runs 12 + 2 months.
+      const sub = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", other.userId).executeTakeFirstOrThrow();
+      const months = (new Date(sub.sub_exp_date).getTime() - new Date(sub.sub_start_date).getTime()) / (30.4 * DAY);
+      expect(Math.round(months)).toBe(14);
+    } finally {
+      await t.db.updateTable("plans").set({ discounted_price_cents: plan.discounted_price_cents }).where("id", "=", 5).execute();
+    }
+  });
+
+  it("the 5-year plan bought with PayPal stops a running PayPal subscription's renewal", async () => {
+    const who = await buyer(t, "upgrade@example.com");
+    const { started } = await buy(t, who.token, 2);
+    expect((await buy(t, who.token, 7)).done.status).toBe(200);
+    expect((await getSubscription(t.api.paypal!.client, started.paypal_id)).status).toBe("SUSPENDED");
+    const recurring = await t.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", started.paypal_id).executeTakeFirstOrThrow();
+    expect(recurring.cancel_at_period_end).toBe(1);
   });
 
   it("handled every webhook the stand-in delivered (none failed or was refused)", () => {

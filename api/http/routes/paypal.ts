@@ -168,7 +168,10 @@ export const paypalRoutes = [
       description: `'${PAYPAL_MESSAGES.cancelled}'`,
       data: z.strictObject({ status: z.literal("cancelled"), kind: KIND }).meta({ id: "PayPalCancelled" }),
     },
-    errors: { 404: `'${PAYPAL_MESSAGES.notFound}' (unknown, or another account's)${OFF}` },
+    errors: {
+      404: `'${PAYPAL_MESSAGES.notFound}' (unknown, or another account's)${OFF}`,
+      409: `'${PAYPAL_MESSAGES.alreadyPaid}' (the checkout was paid: nothing is undone)`,
+    },
     async handler({ ctx, auth, body: input }) {
       const done = await cancelPayPalCheckout(paypalOf(ctx), { user: auth.user, ...returnedId(input) });
       return { data: done, message: PAYPAL_MESSAGES.cancelled };

@@ -100,7 +100,8 @@ export function billedAsSubscription(plan: Plan): boolean {
 }
 
 const holdKey = (checkoutId: string) => `coupon:paypal:${checkoutId}`;
-const claimKey = (row: Pick<PayPalCheckout, "checkout_id">) => `paypal:${row.checkout_id}`;
+/** The purchase claim of a checkout: from the page's key, so a parallel double submit shares it (and gets the same checkout). */
+const claimKey = (row: Pick<PayPalCheckout, "idempotency_key">) => `paypal:${row.idempotency_key}`;
 
 function gatewayFailed(deps: PayPalDeps, what: string, error: unknown): DomainError {
   deps.logger.error(`PayPal ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -195,7 +196,7 @@ export async function startPayPalCheckout(deps: PayPalDeps, input: StartPayPalCh
   const row = await withPurchaseClaim(
     deps,
     // Held while the buyer is at PayPal (a card attempt may still take it over, as after a 3-D Secure challenge).
-    { userId: user.id, plan, key: `paypal:${checkoutId}`, keep: () => true },
+    { userId: user.id, plan, key: claimKey({ idempotency_key: idempotencyKey }), keep: () => true },
     async () => {
       const now = deps.clock.now();
       let amount = plan.discounted_price_cents;
@@ -323,9 +324,12 @@ async function releaseClaim(deps: PayPalDeps, row: PayPalCheckout): Promise<void
 
 async function checkoutOf(deps: PayPalDeps, user: User, ids: { token?: string; subscriptionId?: string }): Promise<PayPalCheckout> {
   const paypalId = ids.subscriptionId ?? ids.token;
-  const row = paypalId
-    ? await deps.db.selectFrom("paypal_checkouts").selectAll().where("paypal_id", "=", paypalId).where("user_id", "=", user.id).executeTakeFirst()
-    : undefined;
+  const mine = () => deps.db.selectFrom("paypal_checkouts").selectAll().where("user_id", "=", user.id);
+  let row = paypalId ? await mine().where("paypal_id", "=", paypalId).executeTakeFirst() : undefined;
+  // A subscription's return may name only its billing agreement token (BA-...), which its approval link carries.
+  if (!row && !ids.subscriptionId && ids.token && /^BA-[A-Za-z0-9]+$/.test(ids.token)) {
+    row = await mine().where("kind", "=", "subscription").where("approve_url", "like", `%ba_token=${ids.token}`).executeTakeFirst();
+  }
   if (!row) throw new DomainError("not_found", PAYPAL_MESSAGES.notFound);
   return row;
 }
@@ -390,7 +394,7 @@ async function settleOrder(deps: PayPalDeps, row: PayPalCheckout): Promise<PayPa
     }
   }
   const capture = order.capture;
-  if (!capture || capture.status !== "COMPLETED") return { status: "pending", kind: "order" };
+  if (capture?.status !== "COMPLETED") return { status: "pending", kind: "order" };
   const subscription = await recordOrderPaid(deps, row, capture);
   return { status: "paid", kind: "order", subscriptionId: Number(subscription.id) };
 }
@@ -681,7 +685,7 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
       const row =
         (await checkoutByPayPalId(deps, orderId)) ??
         (resource.custom_id ? await deps.db.selectFrom("paypal_checkouts").selectAll().where("checkout_id", "=", resource.custom_id).executeTakeFirst() : undefined);
-      if (!row || row.kind !== "order" || !row.paypal_id) return;
+      if (row?.kind !== "order" || !row.paypal_id) return;
       // Re-read: the order names the capture and its amount.
       const order = await getOrder(deps.client, row.paypal_id);
       if (order.capture?.status === "COMPLETED") await recordOrderPaid(deps, row, order.capture);

@@ -29,6 +29,8 @@ export class PayPalApiError extends Error {
     readonly details: readonly ErrorDetail[],
     /** A v1 payments error: {name, message, information_link, debug_id}. */
     readonly v1?: { name: string; message: string },
+    /** Links PayPal adds to some errors (INSTRUMENT_DECLINED: `redirect`, back to the approval page). */
+    readonly extraLinks: readonly { href: string; rel: string; method: string }[] = [],
   ) {
     super(v1?.message ?? NAMES[status]?.message ?? "Error");
   }
@@ -43,7 +45,10 @@ export class PayPalApiError extends Error {
       message: named.message,
       debug_id: debugId,
       details: this.details,
-      links: this.details.slice(0, 1).map((d) => ({ href: `${docs}#error-${d.issue}`, rel: "information_link", method: "GET" })),
+      links: [
+        ...this.details.slice(0, 1).map((d) => ({ href: `${docs}#error-${d.issue}`, rel: "information_link", method: "GET" })),
+        ...this.extraLinks,
+      ],
     };
   }
 }

@@ -83,7 +83,9 @@ export function renderOrderPage(order: OrderRecord): string {
     ["Order", order.id],
   ];
   const done =
-    order.status === "APPROVED" || order.status === "COMPLETED"
+    order.status === "APPROVED" && order.funding === "declined"
+      ? `${finalSection("You approved this payment with the card that is declined: the merchant's capture is declined. Choose another way to pay.", order.return_url)}\n${approvalForm(orderPagePath(order.id), ["balance", "declined"])}`
+      : order.status === "APPROVED" || order.status === "COMPLETED"
       ? finalSection("You approved this payment.", order.return_url)
       : order.outcome === "cancelled"
         ? `${finalSection("You cancelled this payment; nothing was charged.", order.cancel_url)}\n<h2>Changed your mind?</h2>\n${approvalForm(orderPagePath(order.id), ["balance", "declined"])}`

@@ -401,7 +401,27 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
     }),
   );
 
+  app.get(
+    "/v2/payments/refunds/:id",
+    wrap(async (req, res) => {
+      const refund = await service.getRefund(String(req.params.id));
+      if (refund?.kind !== "capture") throw notFound();
+      res.json(captureRefundView(refund, base(req)));
+    }),
+  );
+
   /* ---------------------------------------------------------------- v1 sales (subscription payments) */
+
+  app.get(
+    "/v1/payments/refund/:id",
+    wrap(async (req, res) => {
+      const refund = await service.getRefund(String(req.params.id));
+      if (refund?.kind !== "sale") {
+        throw new PayPalApiError(404, [], { name: "INVALID_RESOURCE_ID", message: "Requested resource ID was not found." });
+      }
+      res.json(saleRefundView(refund, base(req)));
+    }),
+  );
 
   app.get(
     "/v1/payments/sale/:id",

@@ -17,6 +17,7 @@ import {
   centsOf,
   currentCycle,
   newId,
+  orderApprovalUrl,
   orderView,
   paypalTime,
   saleView,
@@ -171,7 +172,9 @@ export class PayPalService {
       const stored = await this.store.get<OrderRecord>("order", id);
       if (!stored) return { value: undefined, rows: [] };
       const order = stored.record;
-      if (order.status === "APPROVED" || order.status === "COMPLETED") return { value: order, rows: [] };
+      // Approved once: a second post changes nothing, unless the buyer is choosing again after a decline.
+      const choosingAgain = order.status === "APPROVED" && order.funding === "declined";
+      if ((order.status === "APPROVED" && !choosingAgain) || order.status === "COMPLETED") return { value: order, rows: [] };
       const next: OrderRecord = { ...order, status: "APPROVED", funding, outcome: "approved", update_time: this.now() };
       const rows = this.deliveries([{ type: "CHECKOUT.ORDER.APPROVED", resource: this.orderResource(next) }]);
       if (!(await this.store.commit({ updates: [{ id, expected: stored.data, record: next }], inserts: rows }))) {
@@ -212,9 +215,17 @@ export class PayPalService {
         );
       }
       if (order.funding === "declined") {
-        throw unprocessable(
-          "INSTRUMENT_DECLINED",
-          "The instrument presented  was either declined by the processor or bank, or it can't be used for this payment.",
+        // As PayPal: a `redirect` link takes the buyer back to the approval page to choose another way to pay.
+        throw new PayPalApiError(
+          422,
+          [
+            {
+              issue: "INSTRUMENT_DECLINED",
+              description: "The instrument presented  was either declined by the processor or bank, or it can't be used for this payment.",
+            },
+          ],
+          undefined,
+          [{ href: orderApprovalUrl(this.publicUrl, id), rel: "redirect", method: "GET" }],
         );
       }
       const now = this.now();
@@ -296,6 +307,10 @@ export class PayPalService {
       }
       return { value: { refund, created: true }, rows: [] };
     });
+  }
+
+  async getRefund(id: string): Promise<RefundRecord | undefined> {
+    return (await this.store.get<RefundRecord>("refund", id))?.record;
   }
 
   async getSale(id: string): Promise<SaleRecord | undefined> {
@@ -597,7 +612,9 @@ export class PayPalService {
     const base: SubscriptionRecord = { ...sub, cycles, update_time: when, next_billing_time: addInterval(when, cycle.frequency) };
     const due = price + (sub.payment_preferences.auto_bill_outstanding ? sub.outstanding_cents : 0);
     if (due === 0) return { ...step, sub: base }; // a free trial cycle: nothing to charge
-    const pays = sub.funding === "balance" || sub.funding === undefined || (sub.funding === "fails_renewals" && initial);
+    // 'Card that fails renewals' pays the subscription's first payment (at approval or a later start_time), no other.
+    const first = initial || (!sub.last_payment && sub.failed_payments_count === 0);
+    const pays = sub.funding === "balance" || sub.funding === undefined || (sub.funding === "fails_renewals" && first);
     const sale: SaleRecord = {
       id: newId.sale(),
       subscription_id: sub.id,
@@ -635,7 +652,7 @@ export class PayPalService {
   /** advance(): every ACTIVE subscription whose next billing time has come (business clock) is billed. */
   async renewDue(): Promise<void> {
     const nowMs = this.nowMs();
-    const due = (await this.store.list<SubscriptionRecord>("subscription"))
+    const due = (await this.store.list<SubscriptionRecord>("subscription", undefined, '"status":"ACTIVE"'))
       .map((s) => s.record)
       .filter((sub) => sub.status === "ACTIVE" && sub.next_billing_time && Date.parse(sub.next_billing_time) <= nowMs);
     for (const candidate of due) {

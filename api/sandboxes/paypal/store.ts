@@ -48,10 +48,11 @@ export class PayPalStore {
     return found ? { record: JSON.parse(found.data) as T, data: found.data } : undefined;
   }
 
-  /** Rows of a type (with a parent), oldest first. */
-  async list<T>(type: ObjectType, ref?: string): Promise<Stored<T>[]> {
+  /** Rows of a type (with a parent; whose JSON contains `containing`: a cheap pre-filter), oldest first. */
+  async list<T>(type: ObjectType, ref?: string, containing?: string): Promise<Stored<T>[]> {
     let query = this.db.selectFrom("paypal_sandbox_objects").select(["id", "data"]).where("type", "=", type);
     if (ref !== undefined) query = query.where("ref", "=", ref);
+    if (containing !== undefined) query = query.where("data", "like", `%${containing}%`);
     const rows = await query.orderBy("created").orderBy("id").execute();
     return rows.map((r) => ({ record: JSON.parse(r.data) as T, data: r.data }));
   }
