@@ -23,6 +23,8 @@ test.describe("PayPal", () => {
     await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
     await page.goto(returnUrl);
     await expect(page.getByRole("heading", { name: "Thank you for your purchase" })).toBeVisible();
+    // The receipt says who collects the renewals.
+    await expect(page.getByText(/Renews automatically on .+ at \$9\.99, charged to PayPal\./).first()).toBeAttached();
     expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 1, payment_gateway: "paypal" }]);
     expect(await subscriptionsOf(user.email)).toEqual([
       { plan_id: 1, billing_type: "recurring", subscription_by: "paypal", subs_status: "subscription_started" },
@@ -37,6 +39,7 @@ test.describe("PayPal", () => {
     // Auto-renewal off suspends the PayPal subscription, on reactivates it.
     const subscription = page.getByRole("region", { name: "Subscription" });
     await expect(subscription.getByText("ON", { exact: true })).toBeVisible();
+    await expect(subscription.getByText("PayPal", { exact: true })).toBeVisible();
     await subscription.getByRole("button", { name: "Cancel auto-renewal" }).click();
     await page.getByRole("dialog", { name: "Cancel auto-renewal?" }).getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByText("Auto-renewal updated successfully")).toBeVisible();
