@@ -116,3 +116,18 @@ describe("PayPal's return to the checkout", () => {
     expect(at("token=5O190127TN364715T")).toBeNull();
   });
 });
+
+describe("the PayPal panel's terms", () => {
+  const plan = (slug: string, billing_type: "recurring" | "single", discounted_price: number) => ({ title: slug, slug, billing_type, regular_price: 20, discounted_price });
+  it("a PayPal subscription for terms up to a year, one payment beyond (PayPal bills at most yearly)", async () => {
+    const { paypalRenews, paypalTerms } = await import("~/routes/subscription.payment.$planId/summary");
+    expect(paypalRenews(plan("1-month", "recurring", 9.99))).toBe(true);
+    expect(paypalRenews(plan("1-year", "recurring", 59.88))).toBe(true);
+    expect(paypalRenews(plan("2-years", "recurring", 107.76))).toBe(false);
+    expect(paypalRenews(plan("5-years", "single", 199))).toBe(false);
+    expect(paypalTerms(plan("1-month", "recurring", 9.99), 8.99)).toBe(
+      "With PayPal you pay $8.99 now. PayPal then collects $9.99 every 1 month until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.",
+    );
+    expect(paypalTerms(plan("2-years", "recurring", 107.76), 107.76)).toBe("With PayPal you pay $107.76 once for 2 years. It does not renew: nothing more is charged.");
+  });
+});

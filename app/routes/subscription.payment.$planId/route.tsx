@@ -20,7 +20,7 @@ import { AuthenticationChallenge } from "~/features/card-entry/authentication-di
 import type { CardFormProps } from "~/features/card-entry/card-payment";
 import type { PayPalButtonsProps } from "~/features/paypal/paypal-buttons";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
-import { orderSummary, paypalTerms, planTerms } from "./summary";
+import { orderSummary, paypalRenews, paypalTerms, planTerms } from "./summary";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
 import { RECEIPT_PARAM, ReceiptPage } from "./receipt";
 import type { Receipt } from "./receipt.server";
@@ -577,7 +577,7 @@ function PayPalPanel({ state }: { state: CheckoutState }) {
         <Buttons
           clientId={clientId}
           planId={state.plan.id}
-          recurring={state.plan.billing_type === "recurring"}
+          recurring={paypalRenews(state.plan)}
           idempotencyKey={paymentKey}
           returnPath={here}
           fallback={form}
