@@ -23,6 +23,10 @@ test.describe("PayPal", () => {
     await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
     await page.goto(returnUrl);
     await expect(page.getByRole("heading", { name: "Thank you for your purchase" })).toBeVisible();
+    // Nor does PayPal's cancel URL undo it: the page stays the receipt.
+    await page.goto(returnUrl.replace("paypal=return", "paypal=cancel"));
+    await expect(page.getByRole("heading", { name: "Thank you for your purchase" })).toBeVisible();
+    await expect(page.getByText("The PayPal payment was cancelled.")).toHaveCount(0);
     // The receipt says who collects the renewals.
     await expect(page.getByText(/Renews automatically on .+ at \$9\.99, charged to PayPal\./).first()).toBeAttached();
     expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 1, payment_gateway: "paypal" }]);

@@ -268,7 +268,10 @@ export async function settlePayPal(
 ): Promise<PayPalOutcome> {
   if (outcome === "cancel") {
     const cancelled = await api.post("/api/payments/paypal/cancel", { body: ids });
-    // Nothing was charged whatever the API answers (only an approved payment can be captured).
+    // Paid already (PayPal's cancel URL opened again after paying, e.g. from the history): nothing is
+    // undone, and the page is the receipt.
+    if (!cancelled.ok && cancelled.code === "invoice_paid") return { paid: true, message: cancelled.message };
+    // Otherwise nothing was charged whatever the API answers (only an approved payment is captured).
     return { paid: false, pending: false, unavailable: !cancelled.ok && cancelled.status >= 500, message: PAYPAL_CANCELLED };
   }
   const completed = await api.post("/api/payments/paypal/complete", { body: ids });
