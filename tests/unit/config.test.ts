@@ -189,6 +189,14 @@ describe("PayPal's configuration (issue 23)", () => {
     ]);
     expect(problemsOf(() => load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "live" }))[0]).toMatch(/^PAYPAL_ENVIRONMENT: expected "production"/);
   });
+
+  it("gives the server PayPal's web origin for the checkout's CSP only when PayPal is live", () => {
+    const server = (env: Record<string, string>) => loadConfig(env, { generatedSessionSecret: unusedSecret }).server;
+    expect(server({ ...LIVE, ...PAYPAL }).paypalOrigin).toBe("https://www.sandbox.paypal.com");
+    expect(server({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "production" }).paypalOrigin).toBe("https://www.paypal.com");
+    expect(server(LIVE).paypalOrigin).toBeUndefined();
+    expect(server({ SANDBOX: "true", SESSION_SECRET: SECRET }).paypalOrigin).toBeUndefined();
+  });
 });
 
 describe("process.env", () => {
