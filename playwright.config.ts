@@ -43,15 +43,18 @@ export default defineConfig({
   projects: [
     { name: "no-js", testIgnore: /(clock|dunning|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
     { name: "js", testIgnore: /(clock|dunning|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+    // clock.spec.ts and paypal-clock.spec.ts both move the time: one worker, so never side by side.
     {
       name: "clock-no-js",
       testMatch: /clock\.spec/,
+      workers: 1,
       dependencies: ["no-js", "js"],
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
     },
     {
       name: "clock-js",
       testMatch: /clock\.spec/,
+      workers: 1,
       dependencies: ["clock-no-js"],
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
     },

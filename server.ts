@@ -63,15 +63,20 @@ app.use(
       useDefaults: false,
       directives: {
         "default-src": ["'self'"],
-        "script-src": ["'self'", (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`, stripeOn("https://js.stripe.com")],
+        "script-src": [
+          "'self'",
+          (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`,
+          stripeOn("https://js.stripe.com"),
+          paypalOn("https://www.paypal.com"),
+        ],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:", stripeOn("https://*.stripe.com")],
+        "img-src": ["'self'", "data:", stripeOn("https://*.stripe.com"), paypalOn("https://www.paypalobjects.com")],
         "font-src": ["'self'"],
-        "frame-src": ["'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com")],
-        "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com")],
-        // A form post that redirects to a live identity provider (or Stripe's hosted payment page) is
-        // checked against form-action too.
-        "form-action": ["'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn()],
+        "frame-src": ["'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn()],
+        "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn()],
+        // A form post that redirects to a live identity provider (or Stripe's hosted payment page, or
+        // PayPal's approval page) is checked against form-action too.
+        "form-action": ["'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn(), paypalOn()],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
@@ -296,6 +301,18 @@ const CRYPTO_PAGE = /^\/((subscription\/)?payment\/\d+|subscription\/bitpay-pay-
 function bitpayOn() {
   return (req: unknown) =>
     serverConfig.bitpayOrigin && CRYPTO_PAGE.test((req as express.Request).path) ? serverConfig.bitpayOrigin : "'self'";
+}
+
+/**
+ * A CSP source allowed only on the checkout with live PayPal ('self' elsewhere): its approval page
+ * (PayPal's web origin, the default) for the 'Continue to PayPal' redirect, and what PayPal's buttons
+ * load (their script always comes from www.paypal.com).
+ */
+function paypalOn(source?: string) {
+  return (req: unknown) => {
+    const origin = serverConfig.paypalOrigin;
+    return origin && /^\/(subscription\/)?payment\/\d+(\.data)?$/.test((req as express.Request).path) ? (source ?? origin) : "'self'";
+  };
 }
 
 /** A CSP source allowed only on the checkout with live Stripe ('self' elsewhere, which adds nothing). */

@@ -639,8 +639,8 @@ async function realIds(base: string, me: Credentials): Promise<RealIds> {
   const real: RealIds = {
     id: [...new Set([...idsIn(cards), ...idsIn(transactions), ...idsIn(crypto)])],
     planId: ["1", "6", "7"],
-    paymentGateway: ["stripe", "bitpay", "apple", "google"],
-    gateway: ["stripe", "bitpay"],
+    paymentGateway: ["stripe", "bitpay", "paypal", "apple", "google"],
+    gateway: ["stripe", "bitpay", "paypal"],
     walletPaymentType: ["apple_pay", "google_pay"],
     wallet: ["apple_pay", "google_pay"],
     provider: ["google", "apple"],

@@ -22,6 +22,8 @@ export interface ServerConfig {
   stripePublishableKey?: string;
   /** Live BitPay's origin: the crypto pages' forms go on to its invoice page. */
   bitpayOrigin?: string;
+  /** Live PayPal's web origin (its approval page; www.sandbox.paypal.com for PayPal's sandbox): the checkout goes there. */
+  paypalOrigin?: string;
 }
 
 export interface ProcessConfig {
@@ -142,6 +144,7 @@ export function loadConfig(
       ],
       stripePublishableKey: api.stripe.publishableKey,
       bitpayOrigin: api.bitpay.token ? new URL(api.bitpay.baseUrl).origin : undefined,
+      paypalOrigin: api.paypal.clientId ? (api.paypal.environment === "production" ? "https://www.paypal.com" : "https://www.sandbox.paypal.com") : undefined,
     },
   };
 }

@@ -211,6 +211,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "payment.$planId.tsx": ["/payment/5"],
   "subscription.bitpay-pay-due-invoice.$uuid.tsx": ["/subscription/bitpay-pay-due-invoice/00000000-0000-0000-0000-000000000000"],
   "payments.wallet.ts": ["/payments/wallet"],
+  "payments.paypal.ts": ["/payments/paypal"],
   "_app.account.delete.tsx": ["/account/delete"],
   "_app.account.two-factor.tsx": ["/account/two-factor"],
   "_app.account.security/route.tsx": ["/account/security"],

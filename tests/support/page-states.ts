@@ -645,6 +645,29 @@ export function pageFlows(base: string): PageFlow[] {
     },
     {
       role: "buyer",
+      name: "a PayPal purchase",
+      run: async (visit, context) => {
+        const { page } = visit;
+        await signInContext(context, await createUser());
+        await visit.open("/subscription/payment/1");
+        await page.getByText("PayPal", { exact: true }).click();
+        await expect(page.getByRole("button", { name: "Continue to PayPal" })).toBeVisible();
+        await visit.snap("/subscription/payment/1: the PayPal panel");
+        await page.getByRole("button", { name: "Continue to PayPal" }).click();
+        await expect(page).toHaveURL(/\/dev\/paypal\//);
+        await visit.snap("the PayPal sandbox's approval page (/dev/paypal)");
+        await page.getByRole("button", { name: "Cancel", exact: true }).click();
+        await expect(page.getByText("The PayPal payment was cancelled.").first()).toBeVisible();
+        await visit.snap("/subscription/payment/1: the PayPal payment was cancelled");
+        await page.getByRole("button", { name: "Continue to PayPal" }).click();
+        await page.getByRole("button", { name: "Approve", exact: true }).click();
+        await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+        await visit.snap("Payment Successful! (PayPal)", { timedRedirect: true });
+        await visit.visit("/billing", "/billing: a PayPal subscription");
+      },
+    },
+    {
+      role: "buyer",
       name: "cancel without signing in (/cancel)",
       run: async (visit, context) => {
         const { page } = visit;

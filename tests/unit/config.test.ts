@@ -72,6 +72,7 @@ describe("loadConfig", () => {
       liveIdentityOrigins: [],
       stripePublishableKey: undefined,
       bitpayOrigin: undefined,
+      paypalOrigin: undefined,
     });
   });
 
@@ -117,6 +118,7 @@ describe("loadConfig", () => {
       liveIdentityOrigins: ["https://accounts.google.com"],
       stripePublishableKey: "pk_test_config",
       bitpayOrigin: "https://bitpay.com",
+      paypalOrigin: undefined,
     });
   });
 
@@ -186,6 +188,14 @@ describe("PayPal's configuration (issue 23)", () => {
       "PAYPAL_CLIENT_SECRET: required when PAYPAL_WEBHOOK_ID is set",
     ]);
     expect(problemsOf(() => load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "live" }))[0]).toMatch(/^PAYPAL_ENVIRONMENT: expected "production"/);
+  });
+
+  it("gives the server PayPal's web origin for the checkout's CSP only when PayPal is live", () => {
+    const server = (env: Record<string, string>) => loadConfig(env, { generatedSessionSecret: unusedSecret }).server;
+    expect(server({ ...LIVE, ...PAYPAL }).paypalOrigin).toBe("https://www.sandbox.paypal.com");
+    expect(server({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "production" }).paypalOrigin).toBe("https://www.paypal.com");
+    expect(server(LIVE).paypalOrigin).toBeUndefined();
+    expect(server({ SANDBOX: "true", SESSION_SECRET: SECRET }).paypalOrigin).toBeUndefined();
   });
 });
 

@@ -20,10 +20,13 @@ export function nextChargeView(answer: {
   if (!subscription) return null;
   if (answer.next_charge) {
     const charge = answer.next_charge;
-    return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: charge.card ? cardName(charge.card.brand, charge.card.last4) : null };
+    // PayPal collects its renewals itself: no card of ours pays them.
+    const payer = charge.card ? cardName(charge.card.brand, charge.card.last4) : subscription.subscription_by === "paypal" ? "PayPal" : null;
+    return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: payer };
   }
-  // Only a card subscription has auto-renewal to be off; one-time and crypto plans show their expiry elsewhere.
-  if (answer.ends_on && subscription.subscription_by === "stripe" && subscription.billing_type === "recurring") {
+  // Only a card or PayPal subscription has auto-renewal to be off; one-time and crypto plans show their expiry elsewhere.
+  const renews = subscription.subscription_by === "stripe" || subscription.subscription_by === "paypal";
+  if (answer.ends_on && renews && subscription.billing_type === "recurring") {
     return { kind: "ends", date: formatLongDate(answer.ends_on) };
   }
   return null;

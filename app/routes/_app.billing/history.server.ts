@@ -35,7 +35,9 @@ export type TransactionRow = {
   /** The 30-day money-back guarantee applies to it now (the API's word). */
   refundable: boolean;
   crypto: boolean;
-  /** The portal's download route: a PDF (crypto) or a redirect to the hosted invoice (others). */
+  /** Paid through PayPal: a refund goes back to the PayPal account. */
+  paypal: boolean;
+  /** The portal's download route: a PDF (crypto, PayPal) or a redirect to the hosted invoice (others). */
   invoice: { href: string; kind: "pdf" | "hosted" } | null;
   /** A crypto payment that arrived short: what is missing, and the ways on (pay the rest while BitPay's invoice is open; a refund through /help). */
   underpaid: { text: string; payUrl: string | null; refundHref: string } | null;
@@ -43,7 +45,6 @@ export type TransactionRow = {
 
 export type RenewalRow =
   | { kind: "none" }
-  | { kind: "paypal"; title: string }
   | { kind: "one-time"; title: string }
   | { kind: "crypto"; title: string }
   | {
@@ -90,17 +91,21 @@ export function historyHref(page?: number, extra?: Record<string, string>): stri
   return query ? `/billing?${query}` : "/billing";
 }
 
-const METHOD_LABELS: Record<string, string> = { card: "Card", applepay: "Apple Pay", googlepay: "Google Pay", crypto: "Crypto" };
+const METHOD_LABELS: Record<string, string> = { card: "Card", applepay: "Apple Pay", googlepay: "Google Pay", crypto: "Crypto", paypal: "PayPal" };
 
 function methodLabel(t: ApiSchemas["Transaction"]): string {
   if (t.payment_gateway === "bitpay") return "Crypto";
+  if (t.payment_gateway === "paypal") return "PayPal";
   return METHOD_LABELS[t.wallet_payment_type ?? "card"] ?? "Card";
 }
+
+/** Gateways without a hosted invoice page: the API renders the invoice as a PDF. */
+const PDF_INVOICE_GATEWAYS: ReadonlySet<string> = new Set(["bitpay", "paypal"]);
 
 function invoiceLink(t: ApiSchemas["Transaction"]): TransactionRow["invoice"] {
   if (!t.invoice_available) return null;
   const gateway = encodeURIComponent(t.payment_gateway);
-  if (t.payment_gateway === "bitpay") return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
+  if (PDF_INVOICE_GATEWAYS.has(t.payment_gateway)) return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
   return { href: `/billing/invoice/${t.id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
 }
 
@@ -113,12 +118,21 @@ function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): Transa
   };
 }
 
+/** The months of a plan's title ('1 Month', '2 Years'); 0 when it says otherwise. */
+function termMonths(title: string): number {
+  const match = /^(\d+) (Month|Year)s?$/.exec(title);
+  return match ? Number(match[1]) * (match[2] === "Year" ? 12 : 1) : 0;
+}
+
 function renewalRow(subscription: ApiSchemas["Subscription"] | null, now: Date): RenewalRow {
   if (!subscription) return { kind: "none" };
   const { title } = subscription;
-  if (subscription.subscription_by === "paypal") return { kind: "paypal", title };
   if (subscription.billing_type === "single") return { kind: "one-time", title };
   if (subscription.subscription_by === "bitpay") return { kind: "crypto", title };
+  // PayPal bills at most yearly: a longer recurring plan paid with PayPal is one order that does not renew
+  // (decision 039), so it has no auto-renewal to turn on.
+  if (subscription.subscription_by === "paypal" && termMonths(title) > 12) return { kind: "one-time", title };
+  // Card and PayPal subscriptions: off suspends the PayPal subscription, on reactivates it (issue 23).
   return {
     kind: "toggle",
     title,
@@ -152,6 +166,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           status: statusOf(t),
           refundable: t.refundable,
           crypto: t.payment_gateway === "bitpay",
+          paypal: t.payment_gateway === "paypal",
           invoice: invoiceLink(t),
           underpaid: underpaidView(t.underpayment),
         }))

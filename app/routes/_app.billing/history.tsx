@@ -168,7 +168,10 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
           returned in full.
         </p>
         <ul>
-          <li>The payment is returned in full{transaction.crypto ? " to the crypto address you enter below" : " to the card or wallet that paid"}.</li>
+          <li>
+            The payment is returned in full
+            {transaction.crypto ? " to the crypto address you enter below" : transaction.paypal ? " to the PayPal account that paid" : " to the card or wallet that paid"}.
+          </li>
           <li>Your subscription ends now.</li>
           <li>Your account goes Free.</li>
         </ul>
@@ -218,30 +221,28 @@ function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }
         <dt>Plan</dt>
         <dd>{renewal.title}</dd>
       </div>
-      {renewal.kind === "paypal" ? null : (
-        <div className="billing-subscription-row">
-          <dt>Auto-renewal</dt>
-          <dd>
-            {renewal.kind === "one-time" ? (
-              "One-time Payment"
-            ) : renewal.kind === "crypto" ? (
-              <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
-            ) : (
-              // A div: the form inside is flow content, which a span may not hold.
-              <div className="billing-renewal">
-                <strong className={renewal.on ? "billing-on" : "billing-off"}>{renewal.on ? "ON" : "OFF"}</strong>
-                <Form method="get" action="/billing" className="billing-inline-form">
-                  {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
-                  <input type="hidden" name="confirm" value="auto-renewal" />
-                  <button type="submit" className="button">
-                    {renewal.on ? "Cancel auto-renewal" : "Active auto-renewal"}
-                  </button>
-                </Form>
-              </div>
-            )}
-          </dd>
-        </div>
-      )}
+      <div className="billing-subscription-row">
+        <dt>Auto-renewal</dt>
+        <dd>
+          {renewal.kind === "one-time" ? (
+            "One-time Payment"
+          ) : renewal.kind === "crypto" ? (
+            <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
+          ) : (
+            // A div: the form inside is flow content, which a span may not hold.
+            <div className="billing-renewal">
+              <strong className={renewal.on ? "billing-on" : "billing-off"}>{renewal.on ? "ON" : "OFF"}</strong>
+              <Form method="get" action="/billing" className="billing-inline-form">
+                {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
+                <input type="hidden" name="confirm" value="auto-renewal" />
+                <button type="submit" className="button">
+                  {renewal.on ? "Cancel auto-renewal" : "Active auto-renewal"}
+                </button>
+              </Form>
+            </div>
+          )}
+        </dd>
+      </div>
     </dl>
   );
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
+import { z } from "zod";
 import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
 import { type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
@@ -10,6 +11,7 @@ import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatMoney } from "~/utils/plans";
+import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
 
@@ -27,6 +29,30 @@ export const SUCCESS_REDIRECT_SECONDS = 300;
 const RECEIPT_SECONDS = 60 * 60;
 
 const PAYMENT_NOT_COMPLETED = "The payment was not completed.";
+export const PAYPAL_CANCELLED = "The PayPal payment was cancelled.";
+const PAYPAL_FAILED = "Failed to create PayPal payment";
+
+/**
+ * What PayPal adds to our return_url / cancel_url (?paypal=return|cancel, set by the API): `token` (the
+ * order id, or the subscription's approval token) and, for a subscription, `subscription_id`. Anything
+ * else is not a PayPal return, and the page is the checkout as usual.
+ */
+const PAYPAL_ID = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+const PayPalReturnSchema = z.object({
+  paypal: z.enum(["return", "cancel"]),
+  token: PAYPAL_ID.optional(),
+  subscription_id: PAYPAL_ID.optional(),
+});
+export type PayPalReturn = { token?: string; subscription_id?: string };
+
+/** The PayPal return of this URL, or null. */
+export function paypalReturnOf(url: URL): (PayPalReturn & { outcome: "return" | "cancel" }) | null {
+  const parsed = PayPalReturnSchema.safeParse(Object.fromEntries(url.searchParams));
+  if (!parsed.success || (!parsed.data.token && !parsed.data.subscription_id)) return null;
+  const { paypal, token, subscription_id } = parsed.data;
+  // A subscription is named by its id; its approval token says nothing more.
+  return { outcome: paypal, ...(subscription_id ? { subscription_id } : { token }) };
+}
 
 export type VisitorStep =
   | { step: "email" }
@@ -41,7 +67,8 @@ export type CheckoutState = {
   savedCards: SavedCard[];
   /** The saved cards could not be loaded (commerce §8: 'Failed to fetch payment method list'). */
   cardsFailed: boolean;
-  gateway: { mode: "live" | "sandbox"; publishable_key: string; crypto: boolean };
+  /** The gateways offered: card (Stripe), crypto (BitPay), PayPal (with its client id for the live buttons). */
+  gateway: { mode: "live" | "sandbox"; publishable_key: string; crypto: boolean; paypal: boolean; paypal_client_id: string | null };
   coupon: CouponQuote | null;
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
   idempotencyKey: string;
@@ -52,6 +79,8 @@ export type CheckoutState = {
   notice: string | null;
   /** Back from the bank's challenge without JavaScript, and it failed: the message, next to that form. */
   authenticationFailure: { form: string; message: string } | null;
+  /** Back from PayPal, cancelled or refused: the message, next to the PayPal form (and as a toast). */
+  paypalFailure: string | null;
   /** The first term's end if paid now (the order summary, docs/decisions/029). */
   termEndsOn: string;
 };
@@ -114,6 +143,23 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     if (finished.ok) throw await redirectWithError(url.pathname, PAYMENT_NOT_COMPLETED);
     if (finished.status >= 500) throw await redirectWithError(url.pathname, finished.message || "Failed to create Stripe payment");
     authenticationFailure = { form: authenticated, message: finished.message || PAYMENT_NOT_COMPLETED };
+  }
+
+  // Back from PayPal's approval page (no JavaScript needed): approved -> the API captures the order or
+  // confirms the subscription (a second return or a reload pays once: the API's capture is idempotent);
+  // cancelled -> the API releases the checkout. Either way nothing more is asked of PayPal here.
+  let paypalFailure: string | null = null;
+  const paypalReturn = paypalReturnOf(url);
+  if (paypalReturn && token) {
+    const { outcome, ...ids } = paypalReturn;
+    const settled = await settlePayPal(api, outcome, ids);
+    if (settled.paid) {
+      const flow = await flowFor(request, planId);
+      throw redirect(url.pathname, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
+    }
+    if (settled.pending) throw await redirectWithSuccess(url.pathname, settled.message);
+    if (settled.unavailable) throw await redirectWithError(url.pathname, settled.message);
+    paypalFailure = settled.message;
   }
 
   // Back from a crypto invoice: what BitPay says about it now.
@@ -187,6 +233,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     receipt,
     notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
     authenticationFailure,
+    paypalFailure,
     termEndsOn,
   };
   return state;
@@ -202,6 +249,39 @@ function visitorStep(flow: CheckoutFlow): VisitorStep {
     resendIn: secondsLeft(flow.sentAt, RESEND_SECONDS),
     expiresIn: secondsLeft(flow.sentAt, CODE_TTL_SECONDS),
   };
+}
+
+const PAYPAL_PENDING = "PayPal has not confirmed the payment yet. Your plan starts as soon as it does.";
+
+type PayPalOutcome =
+  | { paid: true; pending?: false; unavailable?: false; message: string }
+  | { paid: false; pending: boolean; unavailable: boolean; message: string };
+
+/**
+ * The end of a PayPal approval, for the checkout page and the JavaScript buttons' resource route
+ * alike: 'return' completes it through the API, 'cancel' releases it. `message` is for the customer.
+ */
+export async function settlePayPal(
+  api: ReturnType<typeof createApiClient>,
+  outcome: "return" | "cancel",
+  ids: PayPalReturn,
+): Promise<PayPalOutcome> {
+  if (outcome === "cancel") {
+    const cancelled = await api.post("/api/payments/paypal/cancel", { body: ids });
+    // Paid already (PayPal's cancel URL opened again after paying, e.g. from the history): nothing is
+    // undone, and the page is the receipt.
+    if (!cancelled.ok && cancelled.code === "invoice_paid") return { paid: true, message: cancelled.message };
+    // Otherwise nothing was charged whatever the API answers (only an approved payment is captured).
+    return { paid: false, pending: false, unavailable: !cancelled.ok && cancelled.status >= 500, message: PAYPAL_CANCELLED };
+  }
+  const completed = await api.post("/api/payments/paypal/complete", { body: ids });
+  if (!completed.ok) {
+    const unavailable = completed.status >= 500;
+    return { paid: false, pending: false, unavailable, message: completed.message || PAYPAL_FAILED };
+  }
+  if (completed.data.status === "paid") return { paid: true, message: completed.message };
+  if (completed.data.status === "cancelled") return { paid: false, pending: false, unavailable: false, message: PAYPAL_CANCELLED };
+  return { paid: false, pending: true, unavailable: false, message: PAYPAL_PENDING };
 }
 
 const VISITOR_INTENTS = new Set(["email", "resend", "code", "password"]);
@@ -401,6 +481,17 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!invoice.ok) return paymentFailure("crypto", invoice.message || "Failed to create crypto payment", invoice.status);
       // BitPay's page is not one of the portal's routes: the browser loads it as a document.
       return redirectDocument(invoice.data.invoiceUrl);
+    }
+
+    // PayPal without JavaScript: the API opens an order (the 5-year plan) or a subscription (recurring
+    // plans), and the browser goes to PayPal's approval page, which returns to this page (the loader).
+    case "paypal": {
+      if (!token) return redirect(here);
+      const started = await api.post("/api/payments/paypal/checkout", {
+        body: { planId, return_path: here, idempotency_key: paypalKey(String(formData.get("idempotency_key") ?? "")), ...(flow.coupon ? { coupon: flow.coupon } : {}) },
+      });
+      if (!started.ok) return paymentFailure("paypal", started.message || PAYPAL_FAILED, started.status);
+      return redirectDocument(started.data.approve_url);
     }
 
     case "hosted": {

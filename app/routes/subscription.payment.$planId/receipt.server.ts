@@ -67,7 +67,8 @@ function appsFor(device: Platform | null, links: ApiSchemas["DownloadLinks"] | n
 function invoiceLink(t: ApiSchemas["Transaction"]): Receipt["invoice"] {
   if (!t.invoice_available) return null;
   const gateway = encodeURIComponent(t.payment_gateway);
-  if (t.payment_gateway === "bitpay") return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
+  // No hosted invoice page at BitPay or PayPal: the API's PDF (as Billing's history links it).
+  if (t.payment_gateway === "bitpay" || t.payment_gateway === "paypal") return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
   return { href: `/billing/invoice/${t.id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
 }
 

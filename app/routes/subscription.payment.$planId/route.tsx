@@ -18,8 +18,9 @@ import { useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
 import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
 import type { CardFormProps } from "~/features/card-entry/card-payment";
+import type { PayPalButtonsProps } from "~/features/paypal/paypal-buttons";
 import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
-import { orderSummary, planTerms } from "./summary";
+import { orderSummary, paypalRenews, paypalTerms, planTerms } from "./summary";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
 import { RECEIPT_PARAM, ReceiptPage } from "./receipt";
 import type { Receipt } from "./receipt.server";
@@ -37,7 +38,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
     ? pageMeta(`${data.plan.title} — Receipt | VPN Account`, `Your receipt for the ${data.plan.title} VPN plan, and the apps to download.`)
     : pageMeta(
         `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
-        `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay or crypto, with a 30-day money-back guarantee.`,
+        `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay, ${data?.gateway.paypal ? "PayPal " : ""}or crypto, with a 30-day money-back guarantee.`,
       )),
   // 'Payment Successful!' goes home after its countdown (commerce §3: 300 s), with or without JavaScript.
   ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn}; url=/` } as const] : []),
@@ -87,7 +88,7 @@ export default function CheckoutPage() {
 }
 
 /** Forms whose refusal is also a toast (commerce §4: a failed payment shows inline and as a toast). */
-const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted", "crypto"]);
+const TOASTED_FORMS = new Set(["pay-card", "pay-saved", "hosted", "crypto", "paypal"]);
 
 function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNotice: string | null }) {
   if (state.receipt) return <Paid receipt={state.receipt} redirectIn={state.paidRedirectIn} />;
@@ -125,7 +126,11 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
       ? actionData.serverError
       : !actionData && state.authenticationFailure
         ? state.authenticationFailure.message
-        : null;
+        : !actionData && state.paypalFailure
+          ? state.paypalFailure
+          : null;
+  // Back from PayPal (cancelled, refused) or PayPal's form refused: its panel is the open one, with the message.
+  const paypalOpen = Boolean(state.gateway.paypal && (actionData ? actionData.form === "paypal" : state.paypalFailure));
   return (
     <div className="checkout">
       {failed ? <Toasts toasts={[{ message: failed, type: "error" }]} /> : null}
@@ -157,7 +162,7 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
             <h2 id="methods-title">Choose a payment method</h2>
             {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
             <div className="accordion">
-              <details name="payment-method" open className="accordion-item">
+              <details name="payment-method" open={!paypalOpen} className="accordion-item">
                 <summary>Card</summary>
                 <PanelTerms plan={plan} total={summary.total} />
                 {state.accountEmail ? (
@@ -167,6 +172,18 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
                 )}
               </details>
               <WalletPanels plan={plan} total={summary.total} gateway={state.gateway} signedIn={Boolean(state.accountEmail)} />
+              {state.gateway.paypal ? (
+                <details name="payment-method" open={paypalOpen} className="accordion-item">
+                  <summary>PayPal</summary>
+                  <p>{paypalTerms(plan, summary.total)}</p>
+                  <Guarantee />
+                  {state.accountEmail ? (
+                    <PayPalPanel state={state} />
+                  ) : (
+                    <p className="muted">Enter and verify your email above to pay with PayPal.</p>
+                  )}
+                </details>
+              ) : null}
               {state.gateway.crypto ? (
               <details name="payment-method" className="accordion-item">
                 <summary>Crypto Currencies</summary>
@@ -400,8 +417,14 @@ function FormError({ form }: { form: string }) {
   const actionData = useActionData<PaymentActionData>();
   const state = useLoaderData<typeof loader>();
   const idle = useNavigation().state === "idle";
-  // Back from the bank's challenge without JavaScript: its failure is the loader's.
-  const returned = !actionData && state.authenticationFailure?.form === form ? state.authenticationFailure.message : null;
+  // Back from the bank's challenge without JavaScript, or from PayPal: its failure is the loader's.
+  const returned = actionData
+    ? null
+    : state.authenticationFailure?.form === form
+      ? state.authenticationFailure.message
+      : form === "paypal"
+        ? state.paypalFailure
+        : null;
   const message = idle && actionData?.form === form ? actionData.serverError : returned;
   return (
     <p className="form-error" role={message ? "alert" : undefined}>
@@ -516,6 +539,53 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
         </Form>
       )}
     </div>
+  );
+}
+
+/**
+ * PayPal: a plain form; the action opens the order or subscription and sends the browser to PayPal's
+ * approval page, which returns to this page. With the live gateway and JavaScript, PayPal's own
+ * buttons (loaded only then, never in the page's first chunks) take the form's place, the form staying
+ * as their fallback when PayPal's script does not load.
+ */
+function PayPalPanel({ state }: { state: CheckoutState }) {
+  const paymentKey = usePaymentKey(state.idempotencyKey);
+  const here = useLocation().pathname;
+  const clientId = state.gateway.mode === "live" ? state.gateway.paypal_client_id : null;
+  const [Buttons, setButtons] = useState<ComponentType<PayPalButtonsProps> | null>(null);
+  useEffect(() => {
+    if (!clientId) return;
+    let live = true;
+    void import("~/features/paypal/paypal-buttons").then((module) => {
+      if (live) setButtons(() => module.PayPalCheckoutButtons);
+    });
+    return () => {
+      live = false;
+    };
+  }, [clientId]);
+  const form = (
+    <Form method="post" reloadDocument>
+      <input type="hidden" name="intent" value="paypal" />
+      <input type="hidden" name="idempotency_key" value={paymentKey} />
+      <SubmitButton intent="paypal">Continue to PayPal</SubmitButton>
+    </Form>
+  );
+  return (
+    <>
+      <FormError form="paypal" />
+      {Buttons && clientId ? (
+        <Buttons
+          clientId={clientId}
+          planId={state.plan.id}
+          recurring={paypalRenews(state.plan)}
+          idempotencyKey={paymentKey}
+          returnPath={here}
+          fallback={form}
+        />
+      ) : (
+        form
+      )}
+    </>
   );
 }
 

@@ -74,3 +74,20 @@ export function purchaseTerms(plan: Plan) {
         : "It does not renew: nothing more is charged.",
   };
 }
+
+/** Whether PayPal pays this plan as a subscription that renews (else one order): PayPal bills at most yearly. */
+export function paypalRenews(plan: Pick<Plan, "slug" | "billing_type">): boolean {
+  return plan.billing_type === "recurring" && paidMonths(plan.slug) <= 12;
+}
+
+/**
+ * The plan's terms as PayPal pays them (decision 039): PayPal bills at most yearly, so the 5-year and the
+ * 2-year plans are one payment that does not renew; the others are a PayPal subscription that renews.
+ */
+export function paypalTerms(plan: Plan, total: number): string {
+  const term = termLabel(plan.slug);
+  if (!paypalRenews(plan)) {
+    return `With PayPal you pay ${formatMoney(total)} once for ${term}. It does not renew: nothing more is charged.`;
+  }
+  return `With PayPal you pay ${formatMoney(total)} now. PayPal then collects ${formatMoney(plan.discounted_price)} every ${term} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+}

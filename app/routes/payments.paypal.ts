@@ -1,0 +1,62 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { SESSION_ENDED_MESSAGE, createApiClient } from "~/utils/api.server";
+import { readFlow } from "~/utils/flow.server";
+import { failureStatus } from "~/utils/forms.server";
+import { getSessionToken } from "~/utils/session.server";
+import { paypalKey } from "~/features/paypal/paypal-key.server";
+
+// POST /payments/paypal: PayPal's own buttons (live, JavaScript on) ask here for the order or
+// subscription to approve in their popup. The portal opens it through the same API endpoint as the
+// 'Continue to PayPal' form (same idempotency rule, the coupon of this plan's checkout), with the
+// session's token, and answers its PayPal id. Approval and cancellation then go back to the checkout
+// with PayPal's own return parameters, where the loader settles them exactly as after the redirect.
+// Cross-site posts are refused by the server's Origin check like every cookie-authenticated post.
+
+export const PayPalCreateSchema = z.object({
+  planId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  /** The checkout page's path: PayPal's return and cancel URLs are built from it (the redirect flow's too). */
+  return_path: z.string().regex(/^\/(subscription\/)?payment\/\d{1,9}$/),
+  idempotency_key: z.string().min(16).max(200),
+});
+
+const NO_STORE = { "Cache-Control": "no-store" };
+const UNREADABLE = "The PayPal payment could not be read. Please reload the page and try again.";
+const FAILED = "Failed to create PayPal payment";
+
+function answer(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}) {
+  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+}
+
+export function loader() {
+  return answer({ ok: false, message: "Use POST." }, 405, { Allow: "POST" });
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  if (request.method !== "POST") return answer({ ok: false, message: "Use POST." }, 405, { Allow: "POST" });
+  const token = await getSessionToken(request);
+  if (!token) return answer({ ok: false, message: SESSION_ENDED_MESSAGE }, 401);
+  let input: z.infer<typeof PayPalCreateSchema>;
+  try {
+    const parsed = PayPalCreateSchema.safeParse(await request.json());
+    if (!parsed.success) return answer({ ok: false, message: UNREADABLE }, 422);
+    input = parsed.data;
+  } catch {
+    return answer({ ok: false, message: UNREADABLE }, 400);
+  }
+  // The path must be this plan's checkout: the approval returns there.
+  if (!input.return_path.endsWith(`/${input.planId}`)) return answer({ ok: false, message: UNREADABLE }, 422);
+
+  const flow = await readFlow(request, "checkout");
+  const coupon = flow?.planId === input.planId ? flow.coupon : undefined;
+  const started = await createApiClient(request, context, token).post("/api/payments/paypal/checkout", {
+    body: {
+      planId: input.planId,
+      return_path: input.return_path,
+      idempotency_key: paypalKey(input.idempotency_key),
+      ...(coupon ? { coupon } : {}),
+    },
+  });
+  if (!started.ok) return answer({ ok: false, message: started.message || FAILED }, failureStatus(started.status));
+  return answer({ ok: true, id: started.data.paypal_id, kind: started.data.kind });
+}
