@@ -51,7 +51,7 @@ export function subscriptionEndedUnpaidEmail(to: string, ended: { plan: string; 
 }
 
 /** Where a PayPal customer fixes how PayPal pays (their automatic payments). */
-const PAYPAL_AUTOPAY = "https://www.paypal.com/myaccount/autopay/";
+export const PAYPAL_AUTOPAY = "https://www.paypal.com/myaccount/autopay/";
 
 /** The first failure of a PayPal renewal: PayPal retries it itself, so the customer fixes their PayPal funding. */
 export function paypalPaymentFailedEmail(to: string, renewal: { amount: string; reason: string; graceUntil: string }): Mail {

@@ -14,6 +14,7 @@ import { claimNotice } from "../platform/notices";
 import type { Subscription } from "../platform/db/schema";
 import { cardName } from "./emails";
 import {
+  PAYPAL_AUTOPAY,
   gracePeriodEndingEmail,
   paymentFailedEmail,
   paypalGraceEndingEmail,
@@ -330,6 +331,8 @@ async function endUnpaid(deps: DunningDeps, row: Subscription): Promise<void> {
 
 /** What the banner and the pay page show while a renewal is unpaid within its grace period. */
 export interface PaymentFailed {
+  /** Who collects it: the card gateway (pay it here) or PayPal (which retries it itself). */
+  gateway: "stripe" | "paypal";
   reason: string;
   /** '$9.99'. */
   amount: string;
@@ -337,7 +340,7 @@ export interface PaymentFailed {
   card: string | null;
   invoice_id: string;
   grace_until: string;
-  /** The portal's pay page. */
+  /** The portal's pay page; for PayPal, PayPal's automatic payments page, where the customer fixes how PayPal pays. */
   pay_url: string;
   /** Stripe's hosted invoice page (pays with a new card, 3-D Secure included). */
   hosted_invoice_url: string | null;
@@ -358,12 +361,27 @@ async function pastDueRow(deps: DunningDeps, userId: number): Promise<Subscripti
 /** The user's unpaid renewal within its grace period, or null. */
 export async function paymentFailedOf(deps: DunningDeps, userId: number): Promise<PaymentFailed | null> {
   const row = await pastDueRow(deps, userId);
-  // PayPal has no invoice to pay here: it retries the payment itself (its email says so).
-  if (!row || isPayPalPastDue(row)) return null;
+  if (!row) return null;
+  // PayPal has no invoice to pay here: it retries the payment itself, and the customer fixes their PayPal
+  // funding at PayPal (the email says the same). The banner still says the plan is kept until the grace ends.
+  if (isPayPalPastDue(row)) {
+    return {
+      gateway: "paypal",
+      reason: row.payment_failure_message ?? "PayPal could not collect the renewal payment.",
+      amount: formatUsd(Number(row.amount_cents ?? 0)),
+      card: null,
+      invoice_id: row.past_due_invoice_id!,
+      grace_until: row.grace_until!,
+      pay_url: PAYPAL_AUTOPAY,
+      hosted_invoice_url: null,
+      requires_action: false,
+    };
+  }
   const invoice = await retrieveInvoice(deps.payments.gateway, row.past_due_invoice_id!);
   if (invoice.status !== "open") return null;
   const reason = row.payment_failure_message ?? "Payment failed";
   return {
+    gateway: "stripe",
     reason,
     amount: formatUsd(invoice.amount_due),
     card: await cardLabel(deps, userId, row.past_due_payment_method),

@@ -27,10 +27,14 @@ export const headers: HeadersFunction = () => NO_STORE;
 const FORM_ID = "pay-open-invoice";
 const PAY_FAILED = "The payment could not be made. Please try again.";
 const NOTHING_TO_PAY = "There is no unpaid invoice to pay.";
+const PAYPAL_RETRIES = "PayPal collects this renewal itself: check your PayPal funding, and PayPal will try again.";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { api } = await requireUser(request, context);
-  return data(await payPageState(api), { headers: NO_STORE });
+  const state = await payPageState(api);
+  // PayPal collects its own renewals: Billing's banner says what to do at PayPal; nothing is paid here.
+  if (state.failed?.gateway === "paypal") throw await redirectWithPageError("/billing", PAYPAL_RETRIES);
+  return data(state, { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -2902,6 +2902,8 @@ export interface components {
             sub_start_date: string;
             /** Format: date-time */
             sub_exp_date: string;
+            /** @description Whether auto-renewal can be turned off and on: a card or PayPal subscription. False for one-time and crypto plans, and for the 2-year plan paid once with PayPal (PayPal bills at most yearly). */
+            auto_renewable: boolean;
         };
         /** @description The next automatic charge; null without an active subscription that renews by itself. */
         NextCharge: {
@@ -3296,6 +3298,11 @@ export interface components {
             note: string | null;
         } | null;
         PaymentFailed: {
+            /**
+             * @description stripe: an open invoice, paid on the pay page (pay_url) or Stripe's hosted page. paypal: PayPal retries the payment itself; the customer checks their PayPal funding at pay_url.
+             * @enum {string}
+             */
+            gateway: "stripe" | "paypal";
             /** @description Why the last attempt failed (the bank's message), e.g. 'Your card was declined.' */
             reason: string;
             /**
@@ -3305,7 +3312,7 @@ export interface components {
             amount: string;
             /** @description The card charged, e.g. 'Visa ending in 0002'; null when it is no longer saved. */
             card: string | null;
-            /** @description Stripe's open invoice (in_...). */
+            /** @description Stripe's open invoice (in_...); for PayPal our marker of the unpaid cycle (paypal:<subscription>:<date>). */
             invoice_id: string;
             /**
              * Format: date-time
@@ -3314,7 +3321,7 @@ export interface components {
             grace_until: string;
             /**
              * Format: uri
-             * @description The portal's pay page.
+             * @description The portal's pay page; for PayPal, PayPal's automatic payments page.
              */
             pay_url: string;
             /** @description Stripe's hosted invoice page: pays with a new card, 3-D Secure included. */

@@ -246,6 +246,17 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
       expect(row.grace_until).not.toBeNull();
       const mail = await t.mailbox(who.email);
       expect(mail.filter((m) => m.subject === "Your VPN payment failed")).toHaveLength(1);
+      // The banner's answer: PayPal retries by itself, so it points at PayPal's funding page, not the pay page.
+      const pastDue = await t.get("/api/billing/past-due", { token: who.token });
+      expect(pastDue.status, pastDue.text).toBe(200);
+      expect(pastDue.body.data.payment_failed).toMatchObject({
+        gateway: "paypal",
+        amount: "$9.99",
+        card: null,
+        grace_until: row.grace_until,
+        pay_url: "https://www.paypal.com/myaccount/autopay/",
+        hosted_invoice_url: null,
+      });
       // The grace period runs out unpaid: cancelled at PayPal, the plan ends.
       t.clock.advanceDays(15);
       await t.api.runDueJobs();

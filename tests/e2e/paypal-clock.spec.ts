@@ -46,4 +46,15 @@ test("a renewal PayPal cannot collect follows the dunning rules: 'Your VPN payme
   );
   expect(row.past_due_since).not.toBeNull();
   expect(Date.parse(row.grace_until!)).toBeGreaterThan(Date.parse(row.sub_exp_date));
+  // The plan is kept through the grace period, and the banner says where to fix it: at PayPal, which retries.
+  await open(page, "/", testInfo);
+  await expect(page.getByRole("article", { name: "Subscription" }).getByText("Premium", { exact: true })).toBeVisible();
+  const banner = page.getByRole("alert").filter({ has: page.getByRole("heading", { name: "Your last payment failed." }) });
+  await expect(banner).toContainText("PayPal could not collect $9.99 and will try again.");
+  await expect(banner.getByRole("link", { name: "Check your PayPal funding" })).toHaveAttribute("href", "https://www.paypal.com/myaccount/autopay/");
+  await expect(banner.getByRole("link", { name: "Pay now" })).toHaveCount(0);
+  // Nothing to pay on the portal's pay page: it sends the customer to Billing with the reason.
+  await open(page, "/billing/pay", testInfo);
+  await expect(page).toHaveURL(/\/billing$/);
+  await expect(page.getByText("PayPal collects this renewal itself: check your PayPal funding, and PayPal will try again.").first()).toBeVisible();
 });

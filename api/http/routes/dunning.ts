@@ -9,12 +9,15 @@ import { limitPaymentAttempts } from "./payments";
 
 export const PaymentFailedSchema = z
   .strictObject({
+    gateway: z.enum(["stripe", "paypal"]).meta({
+      description: "stripe: an open invoice, paid on the pay page (pay_url) or Stripe's hosted page. paypal: PayPal retries the payment itself; the customer checks their PayPal funding at pay_url.",
+    }),
     reason: z.string().meta({ description: "Why the last attempt failed (the bank's message), e.g. 'Your card was declined.'" }),
     amount: z.string().meta({ description: "What is due, e.g. '$9.99'.", examples: ["$9.99"] }),
     card: z.string().nullable().meta({ description: "The card charged, e.g. 'Visa ending in 0002'; null when it is no longer saved." }),
-    invoice_id: z.string().meta({ description: "Stripe's open invoice (in_...)." }),
+    invoice_id: z.string().meta({ description: "Stripe's open invoice (in_...); for PayPal our marker of the unpaid cycle (paypal:<subscription>:<date>)." }),
     grace_until: z.string().meta({ format: "date-time", description: "The plan stays active (Premium) until then; unpaid, it ends then." }),
-    pay_url: z.string().meta({ format: "uri", description: "The portal's pay page." }),
+    pay_url: z.string().meta({ format: "uri", description: "The portal's pay page; for PayPal, PayPal's automatic payments page." }),
     hosted_invoice_url: z.string().nullable().meta({ description: "Stripe's hosted invoice page: pays with a new card, 3-D Secure included." }),
     requires_action: z.boolean().meta({ description: "True when the bank asks the customer to authenticate the payment." }),
   })

@@ -15,6 +15,10 @@ export const SubscriptionSchema = z
     stripe_sub_id: z.string().nullable(),
     sub_start_date: z.string().meta({ format: "date-time" }),
     sub_exp_date: z.string().meta({ format: "date-time" }),
+    auto_renewable: z.boolean().meta({
+      description:
+        "Whether auto-renewal can be turned off and on: a card or PayPal subscription. False for one-time and crypto plans, and for the 2-year plan paid once with PayPal (PayPal bills at most yearly).",
+    }),
   })
   .meta({ id: "Subscription" });
 
@@ -72,6 +76,7 @@ export function publicSubscription(s: Subscription): PublicSubscription {
     stripe_sub_id: s.stripe_sub_id,
     sub_start_date: s.sub_start_date,
     sub_exp_date: s.sub_exp_date,
+    auto_renewable: s.billing_type === "recurring" && (s.subscription_by === "stripe" || (s.subscription_by === "paypal" && s.paypal_sub_id !== null)),
   };
 }
 

@@ -10,6 +10,7 @@ export const UPDATE_PAYMENT_METHOD_PATH = "/billing?tab=payment-method";
  * grace period: the bank's reason, what is due and until when the plan stays, and two links.
  */
 export function PaymentFailedBanner({ failed }: { failed: PaymentFailedView }) {
+  if (failed.gateway === "paypal") return <PayPalPaymentFailedBanner failed={failed} />;
   return (
     <section className="payment-failed-banner" role="alert" aria-labelledby="payment-failed-title">
       <h2 id="payment-failed-title">Your last payment failed.</h2>
@@ -26,6 +27,29 @@ export function PaymentFailedBanner({ failed }: { failed: PaymentFailedView }) {
           Update payment method
         </Link>
       </p>
+    </section>
+  );
+}
+
+/**
+ * A PayPal renewal PayPal could not collect: PayPal retries it itself, so there is nothing to pay here;
+ * the customer checks how PayPal pays (balance, bank or card) in their PayPal account.
+ */
+function PayPalPaymentFailedBanner({ failed }: { failed: PaymentFailedView }) {
+  return (
+    <section className="payment-failed-banner" role="alert" aria-labelledby="payment-failed-title">
+      <h2 id="payment-failed-title">Your last payment failed.</h2>
+      <p>{failed.reason}</p>
+      <p className="muted">
+        PayPal could not collect {failed.amount} and will try again. Your plan stays active until {failed.graceUntil}.
+      </p>
+      {failed.paypalFundingUrl ? (
+        <p className="payment-failed-actions">
+          <a href={failed.paypalFundingUrl} className="button button--primary" rel="noreferrer">
+            Check your PayPal funding
+          </a>
+        </p>
+      ) : null}
     </section>
   );
 }

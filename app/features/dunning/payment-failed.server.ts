@@ -6,6 +6,8 @@ import { formatLongDate } from "~/utils/dates.server";
 // The unpaid renewal as the banner and the pay page show it (docs/decisions/027).
 
 export type PaymentFailedView = {
+  /** paypal: PayPal retries the payment itself; there is nothing to pay here. */
+  gateway: "stripe" | "paypal";
   reason: string;
   amount: string;
   card: string | null;
@@ -13,17 +15,21 @@ export type PaymentFailedView = {
   graceUntil: string;
   hostedInvoiceUrl: string | null;
   requiresAction: boolean;
+  /** PayPal's automatic payments page (PayPal only). */
+  paypalFundingUrl: string | null;
 };
 
 export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | undefined): PaymentFailedView | null {
   if (!failed) return null;
   return {
+    gateway: failed.gateway,
     reason: failed.reason,
     amount: failed.amount,
     card: failed.card,
     graceUntil: formatLongDate(failed.grace_until),
     hostedInvoiceUrl: failed.hosted_invoice_url,
     requiresAction: failed.requires_action,
+    paypalFundingUrl: failed.gateway === "paypal" ? failed.pay_url : null,
   };
 }
 

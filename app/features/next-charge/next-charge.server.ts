@@ -24,9 +24,8 @@ export function nextChargeView(answer: {
     const payer = charge.card ? cardName(charge.card.brand, charge.card.last4) : subscription.subscription_by === "paypal" ? "PayPal" : null;
     return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: payer };
   }
-  // Only a card or PayPal subscription has auto-renewal to be off; one-time and crypto plans show their expiry elsewhere.
-  const renews = subscription.subscription_by === "stripe" || subscription.subscription_by === "paypal";
-  if (answer.ends_on && renews && subscription.billing_type === "recurring") {
+  // Only a card or PayPal subscription has auto-renewal to be off; one-time, crypto and plans paid once with PayPal show their expiry elsewhere.
+  if (answer.ends_on && subscription.auto_renewable) {
     return { kind: "ends", date: formatLongDate(answer.ends_on) };
   }
   return null;

@@ -118,20 +118,14 @@ function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): Transa
   };
 }
 
-/** The months of a plan's title ('1 Month', '2 Years'); 0 when it says otherwise. */
-function termMonths(title: string): number {
-  const match = /^(\d+) (Month|Year)s?$/.exec(title);
-  return match ? Number(match[1]) * (match[2] === "Year" ? 12 : 1) : 0;
-}
-
 function renewalRow(subscription: ApiSchemas["Subscription"] | null, now: Date): RenewalRow {
   if (!subscription) return { kind: "none" };
   const { title } = subscription;
   if (subscription.billing_type === "single") return { kind: "one-time", title };
   if (subscription.subscription_by === "bitpay") return { kind: "crypto", title };
-  // PayPal bills at most yearly: a longer recurring plan paid with PayPal is one order that does not renew
+  // PayPal bills at most yearly: the 2-year plan paid with PayPal is one order that does not renew
   // (decision 039), so it has no auto-renewal to turn on.
-  if (subscription.subscription_by === "paypal" && termMonths(title) > 12) return { kind: "one-time", title };
+  if (!subscription.auto_renewable) return { kind: "one-time", title };
   // Card and PayPal subscriptions: off suspends the PayPal subscription, on reactivates it (issue 23).
   return {
     kind: "toggle",
