@@ -240,6 +240,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     paypal = deps;
     dunning.paypal = paypal;
     notices.paypal = paypal;
+    // A 5-year plan paid by card or crypto suspends a running PayPal subscription too (decision 028).
+    payments.paypal = client;
+    if (crypto) crypto.paypal = client;
   }
 
   const limiter = new RateLimiter(db);

@@ -23,6 +23,7 @@ import {
   setFreePeriodUntil,
 } from "./stripe/subscriptions";
 import { endRecurringRenewal, withPurchaseClaim } from "./subscription-guard";
+import type { PayPalClient } from "./paypal/client";
 
 /*
  * Card payments through Stripe (live, or the sandbox that speaks the same API).
@@ -41,6 +42,8 @@ export interface PaymentsDeps {
   clock: Clock;
   logger: Logger;
   gateway: StripeSetup;
+  /** PayPal, while it is on: a 5-year plan paid by card suspends a running PayPal subscription (decision 028). */
+  paypal?: PayPalClient | null;
   /** The portal's public origin, for the hosted page's return URLs. */
   publicUrl: string;
   /** Told of failed and paid renewals and of ended subscriptions (failed renewals, api/billing/dunning.ts). */

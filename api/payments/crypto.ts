@@ -1,5 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { endRecurringRenewal, refuseSecondSubscription } from "./subscription-guard";
+import type { PayPalClient } from "./paypal/client";
 import type { StripeSetup } from "./stripe/client";
 import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
@@ -36,6 +37,8 @@ export interface CryptoDeps {
   onPaid?: PaidHook;
   /** The card gateway: a paid 5-year plan turns off a card plan's auto-renewal there (decision 028). */
   gateway?: StripeSetup | null;
+  /** PayPal, while it is on: a paid 5-year plan suspends a running PayPal subscription. */
+  paypal?: PayPalClient | null;
 }
 
 export const CRYPTO_MESSAGES = {
@@ -319,9 +322,9 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     periodStart: start,
     periodEnd: accessEndOf(plan, addMonthsUtc(start, plan.duration_months), !renewed),
   });
-  // The 5-year plan replaces a recurring card plan: that one stops renewing, as when paid by card (decision 028).
-  if (!renewed && plan.billing_type !== "recurring" && deps.gateway) {
-    await endRecurringRenewal({ ...deps, gateway: deps.gateway }, row.user_id);
+  // The 5-year plan replaces a recurring card or PayPal plan: that one stops renewing, as when paid by card (decision 028).
+  if (!renewed && plan.billing_type !== "recurring") {
+    await endRecurringRenewal({ ...deps, gateway: deps.gateway ?? null }, row.user_id);
   }
   current = await deps.db
     .updateTable("crypto_invoices")

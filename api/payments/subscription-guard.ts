@@ -3,7 +3,8 @@ import type { Plan, Subscription } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import type { Logger } from "../platform/logger";
 import { isActiveAt } from "./plans";
-import { recordSubscriptionState } from "./records";
+import { NOT_RENEWING, recordSubscriptionState } from "./records";
+import { type PayPalClient, PayPalApiError, suspendSubscription } from "./paypal/client";
 import type { StripeSetup } from "./stripe/client";
 import { setRenewal } from "./stripe/subscriptions";
 
@@ -134,24 +135,31 @@ export async function withPurchaseClaim<T>(
 
 /**
  * The 5-year one-time plan bought while a recurring plan runs: the recurring one stops renewing (its
- * paid period runs out), so the account is never billed for both. Idempotent.
+ * paid period runs out), so the account is never billed for both, whichever gateway bills it: a card
+ * subscription's renewal is turned off at Stripe, a PayPal subscription is suspended at PayPal (when
+ * PayPal is on). `keep` is the subscription just bought. Idempotent.
  */
 export async function endRecurringRenewal(
-  deps: { db: Database; clock: { now(): Date }; gateway: StripeSetup; logger: Logger },
+  deps: { db: Database; clock: { now(): Date }; gateway: StripeSetup | null; paypal?: PayPalClient | null; logger: Logger },
   userId: number,
+  keep?: number,
 ): Promise<void> {
   const now = deps.clock.now();
-  const renewing = await deps.db
+  let query = deps.db
     .selectFrom("subscriptions")
     .selectAll()
     .where("user_id", "=", userId)
     .where("billing_type", "=", "recurring")
-    .where("subscription_by", "=", "stripe")
+    .where("subscription_by", "in", ["stripe", "paypal"])
     .where("cancel_at_period_end", "=", 0)
-    .where(isActiveAt(now))
-    .execute();
-  for (const row of renewing) {
-    if (!row.stripe_sub_id) continue;
+    .where(isActiveAt(now));
+  if (keep !== undefined) query = query.where("id", "!=", keep);
+  for (const row of await query.execute()) {
+    if (row.subscription_by === "paypal") {
+      if (row.paypal_sub_id && deps.paypal) await suspendPayPalRenewal(deps, row.paypal_sub_id, now);
+      continue;
+    }
+    if (!row.stripe_sub_id || !deps.gateway) continue;
     try {
       await setRenewal(deps.gateway, row.stripe_sub_id, false);
     } catch (error) {
@@ -161,4 +169,21 @@ export async function endRecurringRenewal(
     }
     await recordSubscriptionState(deps.db, { stripeSubId: row.stripe_sub_id, renewing: false, now });
   }
+}
+
+async function suspendPayPalRenewal(deps: { db: Database; paypal?: PayPalClient | null; logger: Logger }, paypalSubId: string, now: Date) {
+  try {
+    await suspendSubscription(deps.paypal!, paypalSubId, "Replaced by a one-time plan.");
+  } catch (error) {
+    // Already suspended or ended at PayPal (422) is what we want; anything else leaves the row as it is.
+    if (!(error instanceof PayPalApiError) || error.status !== 422) {
+      deps.logger.warn(`Could not suspend ${paypalSubId}: ${String(error)}`);
+      return;
+    }
+  }
+  await deps.db
+    .updateTable("subscriptions")
+    .set({ subs_status: NOT_RENEWING, cancel_at_period_end: 1, updated_at: now.toISOString() })
+    .where("paypal_sub_id", "=", paypalSubId)
+    .execute();
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getSubscription } from "../../api/payments/paypal/client";
 import { LIVE_ESSENTIALS, databases, startApi, type TestApi, useApi } from "./harness";
+import { GOOD, buyByCrypto, paymentMethod } from "./payment-support";
 
 // PayPal as the third gateway (issue 23, docs/decisions/039), through the PayPal stand-in (its approval
 // pages pressed as a browser would, its webhooks delivered in-process and verified through it).
@@ -343,6 +344,24 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect((await getSubscription(t.api.paypal!.client, started.paypal_id)).status).toBe("SUSPENDED");
     const recurring = await t.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", started.paypal_id).executeTakeFirstOrThrow();
     expect(recurring.cancel_at_period_end).toBe(1);
+  });
+
+  it("the 5-year plan bought by card or with crypto suspends a running PayPal subscription too", async () => {
+    const byCard = await buyer(t, "card-upgrade@example.com");
+    const { started } = await buy(t, byCard.token, 1);
+    const paid = await t.post("/api/payments/card", {
+      token: byCard.token,
+      json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 7, email: byCard.email, idempotency_key: newKey() },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    expect((await getSubscription(t.api.paypal!.client, started.paypal_id)).status).toBe("SUSPENDED");
+    const row = await t.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", started.paypal_id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
+
+    const byCrypto = await buyer(t, "crypto-upgrade@example.com");
+    const second = await buy(t, byCrypto.token, 1);
+    await buyByCrypto(t, byCrypto, { productId: "vpn_5_years", planId: 7, amount: "199.00" });
+    expect((await getSubscription(t.api.paypal!.client, second.started.paypal_id)).status).toBe("SUSPENDED");
   });
 
   it("handled every webhook the stand-in delivered (none failed or was refused)", () => {

@@ -68,6 +68,8 @@ describe.each(databases())("subscriptions and account ($name)", (kind) => {
       stripe_sub_id: null,
       sub_start_date: expect.any(String),
       sub_exp_date: laterExp,
+      // Crypto plans renew by invoice, not automatically.
+      auto_renewable: false,
     });
 
     // Moving the product's clock past the expiry ends it (and does not sign anyone out).

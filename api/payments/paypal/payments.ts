@@ -442,23 +442,7 @@ async function markPaid(deps: PayPalDeps, row: PayPalCheckout, subscription: Sub
 
 /** The 5-year plan bought: the account's renewing plans stop renewing (decision 028), at Stripe and at PayPal. */
 async function endOtherRenewals(deps: PayPalDeps, userId: number, keep: number): Promise<void> {
-  if (deps.gateway) await endRecurringRenewal({ db: deps.db, clock: deps.clock, gateway: deps.gateway, logger: deps.logger }, userId);
-  const renewing = await deps.db
-    .selectFrom("subscriptions")
-    .selectAll()
-    .where("user_id", "=", userId)
-    .where("subscription_by", "=", "paypal")
-    .where("paypal_sub_id", "is not", null)
-    .where("cancel_at_period_end", "=", 0)
-    .where("id", "!=", keep)
-    .execute();
-  for (const sub of renewing) {
-    try {
-      await setPayPalRenewal(deps, sub, false);
-    } catch (error) {
-      deps.logger.warn(`Could not suspend ${sub.paypal_sub_id}: ${String(error)}`);
-    }
-  }
+  await endRecurringRenewal({ db: deps.db, clock: deps.clock, gateway: deps.gateway ?? null, paypal: deps.client, logger: deps.logger }, userId, keep);
 }
 
 const DAY_MS = 86_400_000;
