@@ -152,8 +152,9 @@ export interface ApiConfig {
   };
   /**
    * PayPal (issue 23): live with PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET and PAYPAL_WEBHOOK_ID (all three
-   * or none) against PAYPAL_ENVIRONMENT's host (sandbox by default, like the SDK's own default: a
-   * production deployment says production); else the in-process PayPal stand-in in sandbox mode, off outside it.
+   * or none) against PAYPAL_ENVIRONMENT's host (required outside sandbox mode, so that no deployment takes
+   * PayPal's test money for real plans by default; in sandbox mode PayPal's sandbox by default); else the
+   * in-process PayPal stand-in in sandbox mode, off outside it.
    */
   paypal: {
     clientId?: string;
@@ -466,6 +467,9 @@ const envSchema = z
     const given = paypal.filter((name) => e[name]);
     if (given.length > 0) {
       for (const name of paypal) required(name, `required when ${given.join(" and ")} ${given.length > 1 ? "are" : "is"} set`);
+      // Outside sandbox mode the deployment says which PayPal it takes money with: a default of PayPal's
+      // sandbox (test money) could give plans away, one of production could bill a staging site's testers.
+      if (!isSandbox(e.SANDBOX)) required("PAYPAL_ENVIRONMENT", "required with PayPal credentials outside sandbox mode (production or sandbox)");
     }
     // Live Google sign-in: the portal exchanges the code with the client secret.
     if (e.GOOGLE_CLIENT_ID) required("GOOGLE_CLIENT_SECRET", "required when GOOGLE_CLIENT_ID is set");

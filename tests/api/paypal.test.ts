@@ -387,7 +387,7 @@ describe("PayPal outside sandbox mode", () => {
   it("is live with all three credentials: the client id is given to the JavaScript buttons", async () => {
     const [kind] = databases();
     const t = await startApi(kind!, {
-      env: { SANDBOX: "", ...LIVE_ESSENTIALS, PAYPAL_CLIENT_ID: "live-client", PAYPAL_CLIENT_SECRET: "live-secret", PAYPAL_WEBHOOK_ID: "WH-LIVE" },
+      env: { SANDBOX: "", ...LIVE_ESSENTIALS, PAYPAL_CLIENT_ID: "live-client", PAYPAL_CLIENT_SECRET: "live-secret", PAYPAL_WEBHOOK_ID: "WH-LIVE", PAYPAL_ENVIRONMENT: "production" },
     });
     try {
       const config = await t.get("/api/payments/config");

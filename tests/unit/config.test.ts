@@ -171,28 +171,34 @@ describe("PayPal's configuration (issue 23)", () => {
   it("is off outside sandbox mode without credentials, the stand-in in sandbox mode, live with all three", () => {
     expect(load(LIVE).integrations.paypal).toBe("off");
     expect(load({ SANDBOX: "true", SESSION_SECRET: SECRET }).integrations.paypal).toBe("sandbox");
-    const live = load({ ...LIVE, ...PAYPAL });
+    const live = load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "production" });
     expect(live.integrations.paypal).toBe("live");
-    // PayPal's own sandbox host unless the deployment says production.
-    expect(live.paypal).toEqual({ clientId: "client-id", clientSecret: "client-secret", webhookId: "WH-ID", environment: "sandbox" });
-    expect(load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "production" }).paypal.environment).toBe("production");
+    expect(live.paypal).toEqual({ clientId: "client-id", clientSecret: "client-secret", webhookId: "WH-ID", environment: "production" });
+    expect(load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "sandbox" }).paypal.environment).toBe("sandbox");
+    // In sandbox mode, real PayPal credentials are PayPal's sandbox unless it says production.
+    expect(load({ SANDBOX: "true", SESSION_SECRET: SECRET, ...PAYPAL }).paypal.environment).toBe("sandbox");
   });
 
   it("refuses a partial set and an unknown environment, in either mode", () => {
     expect(problemsOf(() => load({ ...LIVE, PAYPAL_CLIENT_ID: "client-id" }))).toEqual([
       "PAYPAL_CLIENT_SECRET: required when PAYPAL_CLIENT_ID is set",
       "PAYPAL_WEBHOOK_ID: required when PAYPAL_CLIENT_ID is set",
+      "PAYPAL_ENVIRONMENT: required with PayPal credentials outside sandbox mode (production or sandbox)",
     ]);
     expect(problemsOf(() => load({ SANDBOX: "true", SESSION_SECRET: SECRET, PAYPAL_WEBHOOK_ID: "WH-ID" }))).toEqual([
       "PAYPAL_CLIENT_ID: required when PAYPAL_WEBHOOK_ID is set",
       "PAYPAL_CLIENT_SECRET: required when PAYPAL_WEBHOOK_ID is set",
     ]);
     expect(problemsOf(() => load({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "live" }))[0]).toMatch(/^PAYPAL_ENVIRONMENT: expected "production"/);
+    // Outside sandbox mode the deployment must say which PayPal takes the money: no default.
+    expect(problemsOf(() => load({ ...LIVE, ...PAYPAL }))).toEqual([
+      "PAYPAL_ENVIRONMENT: required with PayPal credentials outside sandbox mode (production or sandbox)",
+    ]);
   });
 
   it("gives the server PayPal's web origin for the checkout's CSP only when PayPal is live", () => {
     const server = (env: Record<string, string>) => loadConfig(env, { generatedSessionSecret: unusedSecret }).server;
-    expect(server({ ...LIVE, ...PAYPAL }).paypalOrigin).toBe("https://www.sandbox.paypal.com");
+    expect(server({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "sandbox" }).paypalOrigin).toBe("https://www.sandbox.paypal.com");
     expect(server({ ...LIVE, ...PAYPAL, PAYPAL_ENVIRONMENT: "production" }).paypalOrigin).toBe("https://www.paypal.com");
     expect(server(LIVE).paypalOrigin).toBeUndefined();
     expect(server({ SANDBOX: "true", SESSION_SECRET: SECRET }).paypalOrigin).toBeUndefined();
