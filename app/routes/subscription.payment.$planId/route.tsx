@@ -38,7 +38,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
     ? pageMeta(`${data.plan.title} — Receipt | VPN Account`, `Your receipt for the ${data.plan.title} VPN plan, and the apps to download.`)
     : pageMeta(
         `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
-        `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay, ${data?.gateway.paypal ? "PayPal " : ""}or crypto, with a 30-day money-back guarantee.`,
+        `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay${data?.gateway.paypal ? ", PayPal" : ""} or crypto, with a 30-day money-back guarantee.`,
       )),
   // 'Payment Successful!' goes home after its countdown (commerce §3: 300 s), with or without JavaScript.
   ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn}; url=/` } as const] : []),
