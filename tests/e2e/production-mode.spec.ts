@@ -111,13 +111,13 @@ test.describe("a production start without SANDBOX", () => {
     }
   });
 
-  test("serves no stand-in: no /dev path, no sandbox sign-in, crypto off, no demo account, no banner", async ({ page, request }, testInfo) => {
+  test("serves no stand-in: no /dev path, no sandbox sign-in, crypto and PayPal off, no demo account, no banner", async ({ page, request }, testInfo) => {
     const port = portOf(testInfo);
     const base = `http://127.0.0.1:${port}`;
     const started = startBuiltServer(port, LIVE_ESSENTIALS);
     try {
       await waitForHealth(`${base}/healthz`, started, "the server");
-      expect(started.output()).toContain("Live mode. Integrations live: mail, cards; off: crypto, google, apple.");
+      expect(started.output()).toContain("Live mode. Integrations live: mail, cards; off: crypto, paypal, google, apple.");
 
       // The sandboxes' pages: mailbox (every code), test clock, OpenID provider, Stripe and BitPay pages.
       for (const path of [
@@ -128,6 +128,7 @@ test.describe("a production start without SANDBOX", () => {
         "/dev/oidc/apple/.well-known/openid-configuration",
         "/dev/stripe/checkout/cs_test_1",
         "/dev/bitpay/invoice/1",
+        "/dev/paypal/checkoutnow?token=1",
       ]) {
         expect((await request.get(base + path)).status(), path).toBe(404);
       }
@@ -155,6 +156,12 @@ test.describe("a production start without SANDBOX", () => {
         data: { planId: 5, amount: "59.88", currency: "USD", email: "someone@example.com" },
       });
       expect(invoice.status()).toBe(404);
+      // PayPal is off too: no panel on the checkout, no PayPal routes.
+      const paypal = await request.post(`${base}/api/payments/paypal/checkout`, {
+        data: { planId: 1, return_path: "/subscription/payment/1", idempotency_key: "production-mode-paypal-key" },
+      });
+      expect(paypal.status()).toBe(404);
+      expect((await request.post(`${base}/api/payments/paypal/webhook`, { data: {} })).status()).toBe(404);
 
       // No demo account (and so no WELCOME10 either: sandbox mode only).
       const demo = await request.post(`${base}/api/user/login`, { data: { email: DEMO.email, password: DEMO.password } });
