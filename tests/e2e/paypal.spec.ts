@@ -8,7 +8,7 @@ import { answerAtPayPal, buyWithPayPal, continueToPayPal, newPayPalCustomer, sub
 // 'Continue to PayPal' redirect in both (PayPal's own buttons need PayPal's script and live credentials).
 
 test.describe("PayPal", () => {
-  test("a signed-in customer buys the monthly plan with PayPal; Billing says PayPal; auto-renewal goes off and on", async ({ page, login }, testInfo) => {
+  test("a signed-in customer buys the monthly plan with PayPal; Billing says PayPal; auto-renewal goes off and on @smoke", async ({ page, login }, testInfo) => {
     const user = await login();
     await open(page, "/subscription/payment/1", testInfo);
     const panel = page.locator("details").filter({ has: page.getByText("PayPal", { exact: true }) });

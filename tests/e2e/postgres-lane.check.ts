@@ -3,7 +3,7 @@ import { expect, test } from "@playwright/test";
 import { DEMO, withDatabase } from "../support/e2e";
 
 // The PostgreSQL lane's last project (playwright.pg.config.ts): what the @smoke tests did through the
-// browser is in the lane's PostgreSQL database: the sign-ups, the card purchases, the demo sign-ins.
+// browser is in the lane's PostgreSQL database: the sign-ups, the card and PayPal purchases, the demo sign-ins.
 
 test("the smoke tests' sign-ups, purchases and sign-ins are in the PostgreSQL database", async () => {
   await withDatabase(async (db) => {
@@ -38,5 +38,20 @@ test("the smoke tests' sign-ups, purchases and sign-ins are in the PostgreSQL da
       .where("users.email", "=", DEMO.email)
       .execute();
     expect(demoTokens.length).toBeGreaterThanOrEqual(2);
+
+    // paypal.spec.ts: each customer's monthly plan is a PayPal subscription, paid once through PayPal.
+    const paypal = await db
+      .selectFrom("transactions")
+      .innerJoin("subscriptions", "subscriptions.id", "transactions.subscription_id")
+      .select(["transactions.user_id", "transactions.status", "transactions.gateway_ref", "subscriptions.subscription_by", "subscriptions.paypal_sub_id"])
+      .where("transactions.payment_gateway", "=", "paypal")
+      .execute();
+    expect(paypal.length).toBeGreaterThanOrEqual(2);
+    for (const row of paypal) {
+      expect(row).toMatchObject({ status: "paid", subscription_by: "paypal" });
+      expect(row.gateway_ref).toBeTruthy();
+      expect(row.paypal_sub_id).toMatch(/^I-/);
+    }
+    expect(new Set(paypal.map((row) => row.user_id)).size).toBe(paypal.length);
   });
 });
