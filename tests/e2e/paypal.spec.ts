@@ -1,3 +1,4 @@
+import type { APIRequestContext, Page } from "@playwright/test";
 import { enterCode, expectHome, hasJavaScript, latestCode, latestMail, open, withDatabase } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
 import { expect, test } from "../support/fixtures";
@@ -55,14 +56,8 @@ test.describe("PayPal", () => {
     expect((await subscriptionsOf(user.email))[0]?.subs_status).toBe("subscription_started");
   });
 
-  test("a visitor verifies the email, then buys the 5-year plan with PayPal (a one-time order)", async ({ page, request }, testInfo) => {
-    const email = uniqueEmail("paypal");
-    await open(page, "/subscription/payment/7", testInfo);
-    await page.getByText("PayPal", { exact: true }).click();
-    await expect(page.getByText("With PayPal you pay $199.00 once for 5 years. It does not renew: nothing more is charged.")).toBeVisible();
-    await expect(page.getByText("Enter and verify your email above to pay with PayPal.")).toBeVisible();
-    await expect(page.getByRole("button", { name: "Continue to PayPal" })).toHaveCount(0);
-
+  /** The visitor's part of the checkout: the email, its code and a password; then the page is signed in. */
+  async function verifyAsVisitor(page: Page, request: APIRequestContext, email: string) {
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Continue", exact: true }).click();
     const verify = page.getByRole("dialog", { name: "Verify Your Email" });
@@ -73,6 +68,16 @@ test.describe("PayPal", () => {
     await page.getByLabel("Confirm Password").fill("a-good-password");
     await page.getByRole("button", { name: "Submit" }).click();
     await expect(page.getByText("Verification successful!")).toBeVisible();
+  }
+
+  test("a visitor verifies the email, then buys the 5-year plan with PayPal (a one-time order)", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("paypal");
+    await open(page, "/subscription/payment/7", testInfo);
+    await page.getByText("PayPal", { exact: true }).click();
+    await expect(page.getByText("With PayPal you pay $199.00 once for 5 years. It does not renew: nothing more is charged.")).toBeVisible();
+    await expect(page.getByText("Enter and verify your email above to pay with PayPal.")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Continue to PayPal" })).toHaveCount(0);
+    await verifyAsVisitor(page, request, email);
 
     await continueToPayPal(page);
     await answerAtPayPal(page, "Approve");
@@ -93,6 +98,29 @@ test.describe("PayPal", () => {
     const pdf = await page.request.get(href);
     expect(pdf.status()).toBe(200);
     expect(pdf.headers()["content-type"]).toMatch(/^application\/pdf/);
+  });
+
+  test("a visitor verifies the email, then buys the 3-month plan as a PayPal subscription", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("paypal-visitor");
+    await open(page, "/subscription/payment/2", testInfo);
+    await verifyAsVisitor(page, request, email);
+    await continueToPayPal(page);
+    await answerAtPayPal(page, "Approve");
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+    expect(await transactionsOf(email)).toEqual([{ status: "paid", plan_id: 2, payment_gateway: "paypal" }]);
+    expect(await subscriptionsOf(email)).toEqual([
+      { plan_id: 2, billing_type: "recurring", subscription_by: "paypal", subs_status: "subscription_started" },
+    ]);
+  });
+
+  test("a signed-in customer buys the 5-year plan with PayPal: one order, no renewal to switch", async ({ page, login }, testInfo) => {
+    const user = await newPayPalCustomer(page, testInfo, login, 7);
+    expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 7, payment_gateway: "paypal" }]);
+    expect(await subscriptionsOf(user.email)).toEqual([{ plan_id: 7, billing_type: "single", subscription_by: "paypal", subs_status: "subscription_started" }]);
+    await open(page, "/billing", testInfo);
+    const subscription = page.getByRole("region", { name: "Subscription" });
+    await expect(subscription.getByText("One-time Payment")).toBeVisible();
+    await expect(subscription.getByRole("button", { name: "Cancel auto-renewal" })).toHaveCount(0);
   });
 
   test("WELCOME10 lowers the first PayPal payment, as it does the card's", async ({ page, login }, testInfo) => {
