@@ -5952,6 +5952,17 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            /** @description 'Too many refused webhooks from this address. Please try again in N minutes.' (60 refused posts an hour per address; verified ones do not count) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
             /** @description 'PayPal could not be reached. Please try again.' (PayPal could not verify the signature now; PayPal retries) */
             502: {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getSubscription } from "../../api/payments/paypal/client";
+import { REFUSED_WEBHOOKS_PER_HOUR } from "../../api/http/routes/paypal";
 import { LIVE_ESSENTIALS, databases, startApi, type TestApi, useApi } from "./harness";
 import { GOOD, buyByCrypto, paymentMethod } from "./payment-support";
 
@@ -204,6 +205,30 @@ describe.each(databases())("PayPal through the PayPal stand-in ($name)", (kind) 
     expect(events.length).toBeGreaterThan(0);
   });
 
+
+  it("stops an address whose webhook posts PayPal keeps refusing, also in a parallel burst, before asking PayPal again", async () => {
+    // The earlier forged posts of this suite counted too: start from a fresh window for the address.
+    await t.db.deleteFrom("rate_limits").where("key", "like", "paypal-webhook-refused:%").execute();
+    const forged = (n: number) =>
+      t.post("/api/payments/paypal/webhook", {
+        raw: JSON.stringify({ id: `WH-FORGED-${n}`, event_type: "PAYMENT.SALE.COMPLETED", resource: { id: String(n), billing_agreement_id: "I-X" } }),
+        headers: {
+          "content-type": "application/json",
+          "paypal-transmission-id": `forged-${n}`,
+          "paypal-transmission-time": new Date().toISOString(),
+          "paypal-transmission-sig": "forged",
+          "paypal-cert-url": "https://api.paypal.com/cert.pem",
+          "paypal-auth-algo": "SHA256withRSA",
+        },
+      });
+    const answers = await Promise.all(Array.from({ length: REFUSED_WEBHOOKS_PER_HOUR + 10 }, (_, n) => forged(n)));
+    expect(answers.filter((a) => a.status === 400)).toHaveLength(REFUSED_WEBHOOKS_PER_HOUR);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(10);
+    expect(limited[0]!.body.message).toMatch(/^Too many refused webhooks from this address\. Please try again in \d+ minutes?\.$/);
+    expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThan(0);
+    await t.db.deleteFrom("rate_limits").where("key", "like", "paypal-webhook-refused:%").execute();
+  });
 
   it("auto-renewal off suspends the PayPal subscription, on reactivates it", async () => {
     const who = await buyer(t, "renewal@example.com");

@@ -3,6 +3,8 @@ import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import type { ApiContext } from "../context";
 import { DomainError } from "../../platform/errors";
+import { tryAgainIn } from "../../platform/rate-limit";
+import { clientAddressKey } from "../../platform/trust-proxy";
 import { body, idField, optionalText, requiredText } from "../validation";
 import {
   PAYPAL_MESSAGES,
@@ -15,6 +17,9 @@ import {
 import { PAYMENT_MESSAGES } from "../../payments/card-payments";
 import { limitPaymentAttempts, planOrError, subscriptionData } from "./payments";
 import { SubscriptionSchema } from "./subscription";
+
+/** Webhook posts an address may have refused (their signature not PayPal's) per hour, before it gets 429 without a verification. */
+export const REFUSED_WEBHOOKS_PER_HOUR = 60;
 
 export const PAYPAL_WEBHOOK_PATH = "/api/payments/paypal/webhook";
 
@@ -203,13 +208,32 @@ export const paypalRoutes = [
     errors: {
       400: `'${PAYPAL_MESSAGES.badSignature}' (missing or wrong transmission headers, a body that is not the signed one, or not JSON)`,
       404: OFF.slice(2),
+      429: rateLimited(`'Too many refused webhooks from this address. Please try again in N minutes.' (${REFUSED_WEBHOOKS_PER_HOUR} refused posts an hour per address; verified ones do not count)`),
       502: `'${PAYPAL_MESSAGES.failed}' (PayPal could not verify the signature now; PayPal retries)`,
     },
     async handler({ ctx, req }) {
       const raw = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
-      await handlePayPalWebhook(paypalOf(ctx), raw, headers);
+      // Each post costs a call to PayPal's verify-webhook-signature: an address whose posts PayPal keeps
+      // refusing is stopped before it can spend our PayPal API allowance. A post holds a slot while it is
+      // verified (so a parallel burst counts in full) and gives it back unless it was refused: PayPal's own
+      // deliveries, always verified, are never limited.
+      const key = `paypal-webhook-refused:ip:${clientAddressKey(req.ip)}`;
+      const slot = await ctx.limiter.reserve(key, REFUSED_WEBHOOKS_PER_HOUR, 3600);
+      if (!slot) {
+        const wait = (await ctx.limiter.blockedFor([[key, REFUSED_WEBHOOKS_PER_HOUR]])) ?? 3600;
+        throw new DomainError("rate_limited", `Too many refused webhooks from this address. ${tryAgainIn(wait)}`, { headers: { "Retry-After": String(wait) } });
+      }
+      let refused = false;
+      try {
+        await handlePayPalWebhook(paypalOf(ctx), raw, headers);
+      } catch (error) {
+        refused = error instanceof DomainError && error.code === "signature_invalid";
+        throw error;
+      } finally {
+        if (!refused) await ctx.limiter.release([slot]);
+      }
       return { data: null, message: PAYPAL_MESSAGES.received };
     },
   }),
