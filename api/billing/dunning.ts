@@ -241,23 +241,8 @@ export async function invoicePaid(deps: DunningDeps, event: { stripeSubId: strin
  * the grace ends with it (the account is Free) and the customer is told once.
  */
 export async function subscriptionEnded(deps: DunningDeps, event: { stripeSubId: string; endedAt: Date }): Promise<void> {
-  const { db, clock } = deps.payments;
-  const row = await db.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", event.stripeSubId).executeTakeFirst();
-  if (!row || row.past_due_since === null) return;
-  const endedAt = event.endedAt.toISOString();
-  await db
-    .updateTable("subscriptions")
-    .set({
-      grace_until: row.grace_until && row.grace_until < endedAt ? row.grace_until : endedAt,
-      past_due_invoice_id: null,
-      updated_at: clock.now().toISOString(),
-    })
-    .where("id", "=", row.id)
-    .execute();
-  const to = await recipient(deps, row.user_id);
-  if (!to) return;
-  if (!(await claimNotice(db, { key: `ended_unpaid:${row.id}`, kind: "ended_unpaid", userId: row.user_id, now: clock.now() }))) return;
-  await deps.mail.deliver(subscriptionEndedUnpaidEmail(to, { plan: row.title, link: `${deps.payments.publicUrl}/pricing` }));
+  const row = await deps.payments.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", event.stripeSubId).executeTakeFirst();
+  if (row) await endedUnpaid(deps, Number(row.id), event.endedAt);
 }
 
 /**
