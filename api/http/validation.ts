@@ -1,9 +1,12 @@
 import { regexes, z } from "zod";
+import { controlCharactersMessage, hasControlCharacters, stripControlCharacters } from "../platform/text";
 
 /*
  * Building blocks for request schemas. Strings are trimmed (passwords excepted: they are compared
  * exactly as typed), emails lower-cased, nothing is coerced from another type: a number where a
- * string is expected is a 422, not a silent conversion. null counts as missing.
+ * string is expected is a 422, not a silent conversion. null counts as missing. Text refuses control
+ * and bidirectional characters (platform/text.ts, docs/decisions/043): 422 'Remove the control
+ * characters from the {label}.' (passwords excepted, and names from a provider, which are cleaned).
  */
 
 const isMissing = (input: unknown) => input === undefined || input === null;
@@ -20,16 +23,31 @@ const FLAG_SCHEMA = {
   ],
 };
 
-/** A required text field: 'The {label} field is required.' (or `required`) when missing or blank. */
-export function requiredText(label: string, opts: { max?: number; trim?: boolean; required?: string } = {}) {
+/**
+ * The check of every free-text field: no control or bidirectional characters (platform/text.ts), line
+ * breaks and tabs allowed when `multiline`. For `.refine(...withoutControlCharacters(label))`.
+ */
+export function withoutControlCharacters(label: string, opts: { multiline?: boolean; message?: string } = {}) {
+  return [
+    (value: string) => !hasControlCharacters(value, { multiline: opts.multiline }),
+    { error: opts.message ?? controlCharactersMessage(label) },
+  ] as const;
+}
+
+/**
+ * A required text field: 'The {label} field is required.' (or `required`) when missing or blank;
+ * control characters refused unless `controls: "allow"` (a password: compared, never shown).
+ */
+export function requiredText(label: string, opts: { max?: number; trim?: boolean; required?: string; controls?: "refuse" | "allow" } = {}) {
   const { max = 255, trim = true } = opts;
   const required = opts.required ?? `The ${label} field is required.`;
   const base = z.string({
     error: (issue) => (isMissing(issue.input) ? required : `The ${label} field must be text.`),
   });
-  return (trim ? base.trim() : base)
+  const text = (trim ? base.trim() : base)
     .min(1, { error: required, abort: true })
     .max(max, { error: `The ${label} field must not be longer than ${max} characters.`, abort: true });
+  return opts.controls === "allow" ? text : text.refine(...withoutControlCharacters(label));
 }
 
 export const INVALID_EMAIL = "Please enter a valid email address";
@@ -117,17 +135,33 @@ export function acceptedFlag(message: string) {
 
 /** Required password, never trimmed. */
 export function passwordField(label = "password") {
-  return requiredText(label, { max: 1024, trim: false }).meta({
+  return requiredText(label, { max: 1024, trim: false, controls: "allow" }).meta({
     description: "Compared exactly as sent (not trimmed).",
     override: { minLength: undefined },
   });
 }
 
-/** Optional text: trimmed; blank, null or missing become undefined. */
+/** Optional text: trimmed, control characters refused; blank, null or missing become undefined. */
 export function optionalText(label: string, max = 255) {
   return z
     .string({ error: `The ${label} field must be text.` })
     .trim()
+    .max(max, { error: `The ${label} field must not be longer than ${max} characters.`, abort: true })
+    .refine(...withoutControlCharacters(label))
+    .nullish()
+    .transform((v) => (v ? v : undefined))
+    .meta({ override: { anyOf: undefined, type: ["string", "null"], maxLength: max } });
+}
+
+/**
+ * Optional text that comes from someone the sender cannot correct (a provider's display name): its
+ * control characters are stripped rather than refused (a line break becomes a space), then it is
+ * trimmed; blank, null or missing become undefined.
+ */
+export function cleanedText(label: string, max = 255) {
+  return z
+    .string({ error: `The ${label} field must be text.` })
+    .overwrite((value) => stripControlCharacters(value))
     .max(max, { error: `The ${label} field must not be longer than ${max} characters.` })
     .nullish()
     .transform((v) => (v ? v : undefined))

@@ -4,6 +4,7 @@ import { type Database, dialectOf, isUniqueViolation } from "../platform/db";
 import type { AccountLink, LinkType, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError } from "../platform/errors";
+import { stripControlCharacters } from "../platform/text";
 import { type IdTokenClaims, IdTokenError, verifyIdToken } from "./id-tokens";
 import { createUserWithoutPassword } from "./users";
 
@@ -145,9 +146,12 @@ async function retryOnConflict<T>(db: Database, work: (trx: Database) => Promise
   }
 }
 
-/** The name of a new account: the given name, else the token's, else the part of the email before the @. */
+/**
+ * The name of a new account: the given name, else the token's, else the part of the email before the @.
+ * Both names come from the provider: cleaned (platform/text.ts) before they are stored.
+ */
 export function accountName(name: string | undefined, claims: IdTokenClaims, email: string): string {
-  return name?.trim() || claims.name || email.split("@")[0] || email;
+  return stripControlCharacters(name ?? "") || claims.name || email.split("@")[0] || email;
 }
 
 /**

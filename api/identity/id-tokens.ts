@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type JWTPayload, type JWTVerifyGetKey, createRemoteJWKSet, jwtVerify } from "jose";
 import { DEFAULT_GOOGLE_ISSUER } from "../platform/config";
 import { type Database, isUniqueViolation } from "../platform/db";
+import { stripControlCharacters } from "../platform/text";
 
 /*
  * OpenID Connect ID tokens from Google and Apple (or the identity sandbox): the signature is
@@ -164,7 +165,8 @@ export async function verifyIdTokenWithKeys(
     sub: payload.sub,
     email: typeof payload.email === "string" && payload.email.trim() ? payload.email.trim().toLowerCase() : undefined,
     emailVerified: payload.email_verified === true || payload.email_verified === "true",
-    name: typeof payload.name === "string" && payload.name.trim() ? payload.name.trim() : undefined,
+    // A display name the provider lets people choose: what a page or an email cannot show is removed.
+    name: typeof payload.name === "string" ? stripControlCharacters(payload.name) || undefined : undefined,
     payload,
   };
   if (opts.email !== undefined) checkIdTokenEmail(claims, opts.email);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
 import { shortenAddress } from "../platform/trust-proxy";
+import { stripControlCharacters } from "../platform/text";
 
 /*
  * An account's security events (issue 22, docs/decisions/035): its 'Recent activity' on the security
@@ -49,7 +50,7 @@ export interface SecurityEventInput extends EventSource {
   at?: Date;
 }
 
-/** Records one event. The User-Agent is cut to 512 characters and the detail to 200. */
+/** Records one event. The User-Agent (a header anyone sets) loses its control characters and is cut to 512 characters; the detail is cut to 200. */
 export async function recordSecurityEvent(db: Database, input: SecurityEventInput): Promise<void> {
   await db
     .insertInto("security_events")
@@ -57,7 +58,7 @@ export async function recordSecurityEvent(db: Database, input: SecurityEventInpu
       user_id: input.userId,
       kind: input.kind,
       created_at: (input.at ?? new Date()).toISOString(),
-      user_agent: input.userAgent ? input.userAgent.slice(0, 512) : null,
+      user_agent: input.userAgent ? stripControlCharacters(input.userAgent).slice(0, 512) || null : null,
       network: shortenAddress(input.ip),
       detail: input.detail ? input.detail.slice(0, 200) : null,
     })

@@ -2,6 +2,7 @@ import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { bearerToken, generateToken, hashToken, looksLikeToken } from "../platform/tokens";
+import { stripControlCharacters } from "../platform/text";
 import { parseUserAgent } from "./user-agent";
 
 export const WEB_PLATFORM = "Web Browser";
@@ -31,7 +32,8 @@ export function describeDevice(info: DeviceInfo, userAgent: string | undefined) 
     device_os_version: info.device_os_version ?? (info.device_os ? null : ua.osVersion),
     device_brand: info.device_brand ?? (web ? ua.browser : null),
     device_model: info.device_model ?? (web ? ua.model : null),
-    user_agent: userAgent ? userAgent.slice(0, 512) : null,
+    // A header anyone can set: stored without control characters, since pages and exports show it.
+    user_agent: userAgent ? stripControlCharacters(userAgent).slice(0, 512) || null : null,
   };
 }
 

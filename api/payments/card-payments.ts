@@ -3,6 +3,7 @@ import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError, isRefusal } from "../platform/errors";
+import { stripControlCharacters } from "../platform/text";
 import { isActiveAt } from "./plans";
 import type { RenewalEvents } from "./renewal-events";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
@@ -255,7 +256,8 @@ export function cardDetails(pm: Stripe.PaymentMethod): CardDetails | null {
     last4: pm.card.last4,
     expMonth: pm.card.exp_month,
     expYear: pm.card.exp_year,
-    billingName: pm.billing_details?.name ?? null,
+    // Typed on Stripe's page or in its card form, where we cannot refuse it: cleaned before it is stored.
+    billingName: pm.billing_details?.name ? stripControlCharacters(pm.billing_details.name) || null : null,
     billingPostal: pm.billing_details?.address?.postal_code ?? null,
     walletPaymentType: pm.card.wallet?.type === "apple_pay" ? "applepay" : pm.card.wallet?.type === "google_pay" ? "googlepay" : "card",
   };

@@ -3,13 +3,16 @@ import { DomainError } from "../platform/errors";
 import { MailUnavailableError } from "../platform/mailer";
 import { tryAgainIn } from "../platform/rate-limit";
 import type { PlatformServices } from "../platform/services";
+import { stripControlCharacters } from "../platform/text";
 
 /*
  * The contact form of /help (issue 21): a message goes to the support address from the configuration
- * (SUPPORT_EMAIL) with its sender as Reply-To, and a copy goes to the sender. Anyone may send one, so
- * every request counts against the client address and the sender's address before anything is sent
- * (a parallel burst sends no more than a sequence would), and the message is plain text: its lines
- * are kept, every other control character is dropped, and the HTML body escapes it.
+ * (SUPPORT_EMAIL) with its sender as Reply-To. Anyone may send one, so every request counts against the
+ * client address and the sender's address before anything is sent (a parallel burst sends no more than a
+ * sequence would). A copy with the text goes back only to an address that has proved itself: the
+ * signed-in account's own (review issue 30: a copy to any typed address made the form a relay for anyone's
+ * text, 20 addresses an hour; docs/decisions/043). The message is plain text: the API refuses control and
+ * bidirectional characters other than its line breaks and tabs, and the HTML body escapes it.
  */
 
 export const SUPPORT_MESSAGE_MAX = 5000;
@@ -19,10 +22,13 @@ export type SupportTopic = (typeof SUPPORT_TOPICS)[number];
 
 export const SUPPORT_MESSAGES = {
   sent: "Your message has been sent. We have emailed you a copy and will reply to that address.",
+  /** Sent, without a copy: the address typed is not the signed-in account's (or no one is signed in). */
+  sentWithoutCopy: "Your message has been sent. We will reply to the email address you gave.",
   unavailable: "The contact form is unavailable.",
   emailRequired: "Please enter your email address.",
   messageRequired: "Please write your message.",
   messageTooLong: `Your message is too long: at most ${SUPPORT_MESSAGE_MAX} characters.`,
+  messageControls: "Remove the control characters from your message.",
   mailFailed: "Your message could not be sent. Please try again in a moment.",
 } as const;
 
@@ -32,17 +38,11 @@ export function tooManySupportMessages(retryAfterSeconds: number): string {
 }
 
 /**
- * A message as it is sent: lines end in \n, other control characters (NUL, escapes, form feeds) and
- * the blanks around it are gone. The length limit applies to what the customer typed.
+ * A message as it is sent: lines end in \n and the blanks around it are gone. The route has refused any
+ * other control character already (platform/text.ts); the same rule strips them here for any other caller.
  */
 export function cleanMessage(message: string): string {
-  return (
-    message
-      .replace(/\r\n?/g, "\n")
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping control characters is the point
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, "")
-      .trim()
-  );
+  return stripControlCharacters(message, { multiline: true });
 }
 
 export interface SupportMessage {
@@ -50,7 +50,7 @@ export interface SupportMessage {
   email: string;
   message: string;
   topic: SupportTopic;
-  /** The signed-in account that sent it, if any: support sees who it is. */
+  /** The signed-in account that sent it, if any: support sees who it is, and its own address gets a copy. */
   account: { id: number; email: string } | null;
   /** The client address's rate-limit key (clientAddressKey). */
   addressKey: string;
@@ -61,11 +61,14 @@ const SUBJECTS: Record<SupportTopic, string> = {
   refund: "Refund request",
 };
 
-/** Sends the message to support and its copy to the sender, or throws (404 off, 429, 502 mail down). */
+/**
+ * Sends the message to support, and its copy to the sender when the sender is the signed-in account
+ * (`copied`), or throws (404 off, 429, 502 mail down).
+ */
 export async function sendSupportMessage(
   deps: Pick<PlatformServices, "config" | "limiter" | "mail">,
   input: SupportMessage,
-): Promise<void> {
+): Promise<{ copied: boolean }> {
   const { email: supportEmail, maxPerEmail, maxPerIp, windowSeconds } = deps.config.support;
   // Off outside sandbox mode without SUPPORT_EMAIL: no stand-in address, the form says it is unavailable.
   if (!supportEmail) throw new DomainError("not_found", SUPPORT_MESSAGES.unavailable);
@@ -108,13 +111,19 @@ export async function sendSupportMessage(
     }),
     replyTo: input.email,
   });
-  await deps.mail.deliver(
-    renderEmail(input.email, "We have your message", {
-      paragraphs: [
-        { text: "Thank you for writing to us. This is a copy of the message you sent from the help page; we will reply to this address." },
-        { text: message },
-        { text: "If you did not send it, you can ignore this email." },
-      ],
-    }),
-  );
+  // A visitor's address (or another one typed by a signed-in customer) has proved nothing: no mail with
+  // someone's text goes to it, the page says the message was sent. Support's reply goes there all the same.
+  const copied = input.account !== null && input.account.email.toLowerCase() === input.email.toLowerCase();
+  if (copied) {
+    await deps.mail.deliver(
+      renderEmail(input.email, "We have your message", {
+        paragraphs: [
+          { text: "Thank you for writing to us. This is a copy of the message you sent from the help page; we will reply to this address." },
+          { text: message },
+          { text: "If you did not send it, you can ignore this email." },
+        ],
+      }),
+    );
+  }
+  return { copied };
 }

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
 import { codeField, emailField } from "./fields";
+import { controlCharactersMessage, hasControlCharacters } from "./text";
 
 // The checkout's forms (commerce §5), with the spec's messages. Strings only, like identity.ts.
 
@@ -31,6 +32,7 @@ export const CouponSchema = z.object({ code: codeField }).check(
     const code = trimmed(value.code);
     if (!code) ctx.addIssue({ code: "custom", message: "Please enter a coupon code.", path: ["code"] });
     else if (code.length > 64) ctx.addIssue({ code: "custom", message: "This coupon code is not valid.", path: ["code"] });
+    else if (hasControlCharacters(code)) ctx.addIssue({ code: "custom", message: controlCharactersMessage("coupon code"), path: ["code"] });
   }),
 );
 

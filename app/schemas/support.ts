@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
 import { choiceField, emailField } from "./fields";
+import { hasControlCharacters } from "./text";
 
 // The help page's contact form: 'Email', 'Message' and a hidden topic. The API checks the same and has
 // the last word (api/http/routes/support.ts); these are its messages.
@@ -17,6 +18,9 @@ export const SupportMessageSchema = z.object({ email: emailField, message: messa
     if (!value.message) ctx.addIssue({ code: "custom", message: "Please write your message.", path: ["message"] });
     else if (value.message.length > SUPPORT_MESSAGE_MAX)
       ctx.addIssue({ code: "custom", message: `Your message is too long: at most ${SUPPORT_MESSAGE_MAX} characters.`, path: ["message"] });
+    // Its lines and tabs are the customer's; any other control or direction character is refused.
+    else if (hasControlCharacters(value.message, { multiline: true }))
+      ctx.addIssue({ code: "custom", message: "Remove the control characters from your message.", path: ["message"] });
   }),
 );
 

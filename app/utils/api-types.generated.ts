@@ -1459,7 +1459,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to support (the help page's contact form)
-         * @description Emails the message to the support address (SUPPORT_EMAIL; in sandbox mode without it support@example.com) with Reply-To the sender, and a copy to the sender. Anyone may send one; with a bearer token the email to support names the signed-in account (an unknown token is ignored). Every request counts against the client address and the sender's address before anything is sent (SUPPORT_MAX_PER_IP_PER_HOUR, default 20; SUPPORT_MAX_PER_EMAIL_PER_HOUR, default 5). Outside sandbox mode without SUPPORT_EMAIL the form is off: 404.
+         * @description Emails the message to the support address (SUPPORT_EMAIL; in sandbox mode without it support@example.com) with Reply-To the sender. Anyone may send one; with a bearer token the email to support names the signed-in account (an unknown token is ignored), and when `email` is that account's own address the sender gets a copy of the message (`copied`: true). Any other address has not proved that it is the sender's, so it gets nothing (`copied`: false): the form must not relay anyone's text to any address. Every request counts against the client address and the sender's address before anything is sent (SUPPORT_MAX_PER_IP_PER_HOUR, default 20; SUPPORT_MAX_PER_EMAIL_PER_HOUR, default 5). Outside sandbox mode without SUPPORT_EMAIL the form is off: 404.
          */
         post: operations["sendSupportMessage"];
         delete?: never;
@@ -2163,7 +2163,7 @@ export interface components {
             device_os_version?: string | null;
             device_brand?: string | null;
             device_model?: string | null;
-            /** @description Name for a new account; else the ID token's name, else the part of the email before the @. */
+            /** @description Name for a new account; else the ID token's name, else the part of the email before the @. It comes from the provider, so its control and bidirectional characters are removed (a line break becomes a space), not refused. */
             name?: string | null;
             /** @description Trimmed and lower-cased; must be the ID token's email. */
             email: string;
@@ -2520,9 +2520,9 @@ export interface components {
             enabled?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
         };
         SupportMessageRequest: {
-            /** @description The sender: the Reply-To of the message to support, and where its copy goes. Trimmed and lower-cased. Missing: 'Please enter your email address.'; malformed or over 254 characters: 'Please enter a valid email address'. */
+            /** @description The sender: the Reply-To of the message to support; a copy goes there only when it is the signed-in account's own address. Trimmed and lower-cased. Missing: 'Please enter your email address.'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
-            /** @description Plain text, trimmed; line breaks are kept, other control characters dropped. Blank: 'Please write your message.'; over 5000 characters: 'Your message is too long: at most 5000 characters.'. */
+            /** @description Plain text, trimmed; line breaks and tabs are kept. Blank: 'Please write your message.'; over 5000 characters: 'Your message is too long: at most 5000 characters.'; any other control character, or a bidirectional mark, embedding, override or isolate (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, U+061C), or U+2028/U+2029: 'Remove the control characters from your message.'. */
             message: string;
             /**
              * @description What the message is about: the subject of the email to support. Missing or blank: question.
@@ -7403,7 +7403,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description 'Your message has been sent. We have emailed you a copy and will reply to that address.' */
+            /** @description 'Your message has been sent. We have emailed you a copy and will reply to that address.' (copied) or 'Your message has been sent. We will reply to the email address you gave.' */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7413,6 +7413,8 @@ export interface operations {
                         data: {
                             /** @constant */
                             sent: true;
+                            /** @description Whether a copy went to `email` (the signed-in account's own address only). */
+                            copied: boolean;
                         };
                     };
                 };

@@ -3,11 +3,13 @@ import { loadApiConfig } from "../../api/platform/config";
 import { LIVE_ESSENTIALS, type TestResponse, databases, useApi } from "./harness";
 
 // The help page's contact form (issue 21): POST /api/support/messages emails support (SUPPORT_EMAIL,
-// Reply-To the sender) and the sender a copy, refuses bad input field by field, and holds its limits
+// Reply-To the sender), a copy only to a signed-in account's own address (review issue 30: never anyone's
+// text to an address that has proved nothing), refuses bad input field by field, and holds its limits
 // under a parallel burst.
 
 const SUPPORT = "help-desk@example.com";
 const SENT = "Your message has been sent. We have emailed you a copy and will reply to that address.";
+const SENT_WITHOUT_COPY = "Your message has been sent. We will reply to the email address you gave.";
 
 function tally(responses: TestResponse[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -24,21 +26,20 @@ describe.each(databases())("support messages ($name)", (kind) => {
   const send = (body: Record<string, unknown>, ip: string, token?: string) =>
     t.post("/api/support/messages", { json: body, headers: from(ip), token });
 
-  it("sends the message to support with Reply-To the sender, and a copy to the sender", async () => {
+  it("sends a visitor's message to support with Reply-To the sender, and nothing to the address typed", async () => {
     const email = sender();
-    const message = "My app says 'Connecting…' forever.\nI tried twice: <b>no luck</b> & no error.";
-    const res = await send({ email: `  ${email.toUpperCase()} `, message: `\r\n${message.replace("\n", "\r\n")}\u0000 ` }, "192.0.2.1");
+    const message = "My app says 'Connecting…' forever.\nI tried twice: <b>no luck</b> & no error.\n\tStep 1: open it.";
+    const res = await send({ email: `  ${email.toUpperCase()} `, message: `\r\n${message.replace("\n", "\r\n")} ` }, "192.0.2.1");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: true, message: SENT, data: { sent: true } });
+    expect(res.body).toMatchObject({ status: true, message: SENT_WITHOUT_COPY, data: { sent: true, copied: false } });
 
     const toSupport = (await t.mailbox(SUPPORT)).find((mail) => mail.text.includes(email));
     expect(toSupport).toMatchObject({ subject: `Support request from ${email}`, replyTo: email });
+    // Its lines and tabs are kept.
     expect(toSupport!.text).toContain(message);
     expect(toSupport!.text).toContain("Not signed in");
-    const [copy] = await t.mailbox(email);
-    expect(copy).toMatchObject({ to: email, subject: "We have your message" });
-    expect(copy!.text).toContain(message);
-    expect(copy!.replyTo).toBeUndefined();
+    // The address typed has proved nothing: no copy of the text (or anything else) goes to it.
+    expect(await t.mailbox(email)).toEqual([]);
 
     // The HTML body escapes what the sender typed and keeps its line breaks.
     const stored = await t.db.selectFrom("mail_outbox").select(["html", "reply_to"]).where("to_address", "=", SUPPORT).orderBy("id", "desc").executeTakeFirstOrThrow();
@@ -49,20 +50,32 @@ describe.each(databases())("support messages ($name)", (kind) => {
     expect(stored.html).not.toContain("\u0000");
   });
 
-  it("names the signed-in account to support, and titles a refund request as one", async () => {
+  it("names the signed-in account to support, titles a refund request as one, and copies only the account's own address", async () => {
     const account = sender();
     await t.createUser({ email: account, password: "right-password-1" });
     const token = await t.login(account, "right-password-1", from("192.0.2.2"));
     const replyTo = sender();
     const res = await send({ email: replyTo, message: "Please refund invoice 1234.", topic: "refund" }, "192.0.2.2", token);
     expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ message: SENT_WITHOUT_COPY, data: { sent: true, copied: false } });
     const mail = (await t.mailbox(SUPPORT)).find((m) => m.text.includes(replyTo));
     expect(mail).toMatchObject({ subject: `Refund request from ${replyTo}`, replyTo });
     expect(mail!.text).toMatch(/Signed in as account \d+ \(/);
     expect(mail!.text).toContain(account);
+    // Another address typed while signed in has proved nothing either.
+    expect(await t.mailbox(replyTo)).toEqual([]);
+
+    // The account's own address (any case) gets the copy with the text.
+    const own = await send({ email: account.toUpperCase(), message: "Where is my invoice?\nThanks." }, "192.0.2.2", token);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ message: SENT, data: { sent: true, copied: true } });
+    const [copy] = await t.mailbox(account);
+    expect(copy).toMatchObject({ to: account, subject: "We have your message" });
+    expect(copy!.text).toContain("Where is my invoice?\nThanks.");
+    expect(copy!.replyTo).toBeUndefined();
   });
 
-  it("refuses a missing or bad email, a blank or too long message, an unknown topic, and a line break in the email (422, nothing sent)", async () => {
+  it("refuses a missing or bad email, a blank or too long message, control or direction characters in it, an unknown topic, and a line break in the email (422, nothing sent)", async () => {
     const before = (await t.mailbox(SUPPORT)).length;
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ message: "Hello" }, "email", "Please enter your email address."],
@@ -71,6 +84,9 @@ describe.each(databases())("support messages ($name)", (kind) => {
       [{ email: sender(), message: "   \n  " }, "message", "Please write your message."],
       [{ email: sender() }, "message", "Please write your message."],
       [{ email: sender(), message: "x".repeat(5001) }, "message", "Your message is too long: at most 5000 characters."],
+      [{ email: sender(), message: "Hello\u0000" }, "message", "Remove the control characters from your message."],
+      [{ email: sender(), message: "Invoice \u202Efdp.exe" }, "message", "Remove the control characters from your message."],
+      [{ email: sender(), message: "Escape \u001b[31m red" }, "message", "Remove the control characters from your message."],
       [{ email: sender(), message: "Hello", topic: "sales" }, "topic", "The topic must be one of: question, refund."],
     ];
     for (const [body, field, message] of cases) {
@@ -99,8 +115,8 @@ describe.each(databases())("support messages ($name)", (kind) => {
     expect(refused.body.message).toBe("Too many messages were sent. Please try again in 60 minutes.");
     expect(refused.body.errors.code).toBe("rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
-    // Exactly three messages (and three copies) went out.
-    expect(await t.mailbox(email)).toHaveLength(3);
+    // Exactly three messages went out (and no copy: no one is signed in).
+    expect(await t.mailbox(email)).toHaveLength(0);
     expect((await t.mailbox(SUPPORT)).filter((mail) => mail.replyTo === email)).toHaveLength(3);
     // Another address at another client is not held back by it.
     expect((await send({ email: sender(), message: "Unrelated" }, "192.0.2.6")).status).toBe(200);

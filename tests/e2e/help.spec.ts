@@ -1,18 +1,23 @@
 import { randomUUID } from "node:crypto";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { uniqueEmail } from "../support/emails";
-import { open } from "../support/e2e";
+import { hasJavaScript, open } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 
 // /help (issue 21): reachable signed out and in, the apps and the rules, and a contact form that sends the
-// message to support (Reply-To the sender) and a copy to the sender, with its errors next to its fields.
-// Each test runs without JavaScript and with it.
+// message to support (Reply-To the sender), a copy only to a signed-in account's own address (review issue
+// 30), with its errors next to its fields. Each test runs without JavaScript and with it.
 
 /** The e2e server runs in sandbox mode without SUPPORT_EMAIL: messages go to the sandbox's address. */
 const SUPPORT = "support@example.com";
 const SENT = "Your message has been sent. We have emailed you a copy and will reply to that address.";
+const SENT_WITHOUT_COPY = "Your message has been sent. We will reply to the email address you gave.";
 
 type Mail = { to: string; subject: string; text: string; sentAt: string; replyTo?: string };
+
+async function mailbox(request: APIRequestContext, to: string): Promise<Mail[]> {
+  return (await (await request.get(`/dev/mailbox.json?to=${encodeURIComponent(to)}`)).json()) as Mail[];
+}
 
 /** The emails to `to` in the mail sandbox whose text contains `marker`, once there are `count` of them. */
 async function mailsWith(request: APIRequestContext, to: string, marker: string, count = 1): Promise<Mail[]> {
@@ -20,8 +25,7 @@ async function mailsWith(request: APIRequestContext, to: string, marker: string,
   await expect
     .poll(
       async () => {
-        const mails = (await (await request.get(`/dev/mailbox.json?to=${encodeURIComponent(to)}`)).json()) as Mail[];
-        found = mails.filter((mail) => mail.text.includes(marker));
+        found = (await mailbox(request, to)).filter((mail) => mail.text.includes(marker));
         return found.length;
       },
       { message: `${count} email(s) to ${to} containing ${marker}` },
@@ -51,7 +55,7 @@ test.describe("help", () => {
     await expect(sendButton(page)).toBeVisible();
   });
 
-  test("sending a message: support gets it with Reply-To the sender, the sender gets a copy", async ({ page, request }, testInfo) => {
+  test("a visitor's message: support gets it with Reply-To the sender, the address typed gets nothing", async ({ page, request }, testInfo) => {
     const email = uniqueEmail("help");
     const marker = `marker-${testInfo.project.name}-${Date.now()}`;
     await open(page, "/help", testInfo);
@@ -59,13 +63,13 @@ test.describe("help", () => {
     await contact(page).getByRole("textbox", { name: "Message" }).fill(`The app will not connect.\nReference ${marker}`);
     await sendButton(page).click();
 
-    await expect(contact(page).getByRole("status")).toHaveText(SENT);
+    await expect(contact(page).getByRole("status")).toHaveText(SENT_WITHOUT_COPY);
     await expect(page).toHaveURL(/\/help\?sent=1$/);
     const [toSupport] = await mailsWith(request, SUPPORT, marker);
     expect(toSupport).toMatchObject({ subject: `Support request from ${email}`, replyTo: email });
     expect(toSupport!.text).toContain(`The app will not connect.\nReference ${marker}`);
-    const [copy] = await mailsWith(request, email, marker);
-    expect(copy!.subject).toBe("We have your message");
+    // The API had sent everything before it answered: an address that proved nothing got no copy of the text.
+    expect(await mailbox(request, email)).toEqual([]);
 
     // Another one starts from an empty form.
     await contact(page).getByRole("link", { name: "Send another message" }).click();
@@ -73,6 +77,8 @@ test.describe("help", () => {
   });
 
   test("errors stay next to their fields, and what was typed stays", async ({ page }, testInfo) => {
+    // With JavaScript, a clock the test moves on instead of waiting (review issue 31).
+    if (hasJavaScript(testInfo)) await page.clock.install();
     await open(page, "/help", testInfo);
     const emailBox = contact(page).getByRole("textbox", { name: "Email" });
     const messageBox = contact(page).getByRole("textbox", { name: "Message" });
@@ -87,13 +93,35 @@ test.describe("help", () => {
     await expect(emailBox).toHaveAccessibleDescription("Please enter a valid email address");
     await expect(messageBox).not.toHaveAttribute("aria-invalid", "true");
     await expect(messageBox).toHaveValue("Where is my invoice?");
-    // Still there later: nothing closes it.
-    await page.waitForTimeout(5_500);
+    // Still there later: nothing closes it (without JavaScript nothing runs that could).
+    if (hasJavaScript(testInfo)) await page.clock.fastForward(10_000);
     await expect(emailBox).toHaveAccessibleDescription("Please enter a valid email address");
-    await expect(page.getByText(SENT)).toHaveCount(0);
+    await expect(page.getByText(/Your message has been sent/)).toHaveCount(0);
   });
 
-  test("signed in: the account's email is filled in, the page is private, and support sees the account", async ({ page, request, login }, testInfo) => {
+  test("control characters in the message are refused next to it; its lines are kept", async ({ page, request }, testInfo) => {
+    await open(page, "/help", testInfo);
+    const email = uniqueEmail("help-controls");
+    const marker = `controls-${testInfo.project.name}-${Date.now()}`;
+    const messageBox = contact(page).getByRole("textbox", { name: "Message" });
+    await contact(page).getByRole("textbox", { name: "Email" }).fill(email);
+    // A right-to-left override makes 'fdp.exe' read 'exe.pdf'.
+    await messageBox.fill(`Please open my invoice\nfile \u202Efdp.exe ${marker}`);
+    await sendButton(page).click();
+    await expect(messageBox).toHaveAccessibleDescription("Remove the control characters from your message.");
+    await expect(messageBox).toHaveAttribute("aria-invalid", "true");
+    await expect(messageBox).toHaveValue(`Please open my invoice\nfile \u202Efdp.exe ${marker}`);
+    await expect(page.getByText(SENT_WITHOUT_COPY)).toHaveCount(0);
+
+    // Without it, the same lines go through.
+    await messageBox.fill(`Please open my invoice\nfile fdp.exe ${marker}`);
+    await sendButton(page).click();
+    await expect(contact(page).getByRole("status")).toHaveText(SENT_WITHOUT_COPY);
+    const [toSupport] = await mailsWith(request, SUPPORT, marker);
+    expect(toSupport!.text).toContain(`Please open my invoice\nfile fdp.exe ${marker}`);
+  });
+
+  test("signed in: the account's email is filled in, the page is private, support sees the account, and the account gets a copy", async ({ page, request, login }, testInfo) => {
     const user = await login();
     const response = await open(page, "/help", testInfo);
     expect(response?.headers()["cache-control"]).toBe("private, no-store");
@@ -104,9 +132,13 @@ test.describe("help", () => {
     await contact(page).getByRole("textbox", { name: "Message" }).fill(`Question ${marker}`);
     await sendButton(page).click();
     await expect(contact(page).getByRole("status")).toHaveText(SENT);
+    await expect(page).toHaveURL(/\/help\?sent=1&copy=1$/);
     const [toSupport] = await mailsWith(request, SUPPORT, marker);
     expect(toSupport).toMatchObject({ replyTo: user.email });
     expect(toSupport!.text).toContain(`(${user.email})`);
+    // The account's own address has proved itself: its copy carries the text.
+    const [copy] = await mailsWith(request, user.email, marker);
+    expect(copy!.subject).toBe("We have your message");
   });
 
   test("a short crypto payment says what arrived and what is missing, and Billing leads to a refund request", async ({ page, login }, testInfo) => {
@@ -147,7 +179,7 @@ test.describe("help", () => {
     await messageBox.press("ControlOrMeta+End");
     await messageBox.pressSequentially("bc1qexampleaddress0000000000000000");
     await sendButton(page).click();
-    await expect(contact(page).getByRole("status")).toHaveText(SENT);
+    await expect(contact(page).getByRole("status")).toHaveText(SENT_WITHOUT_COPY);
     const [toSupport] = await mailsWith(request, SUPPORT, `${invoice})`);
     expect(toSupport!.subject).toBe(`Refund request from ${email}`);
     expect(toSupport!.text).toContain("My refund address is: bc1qexampleaddress0000000000000000");

@@ -18,7 +18,7 @@ const INFO = {
   title: "VPN account portal — product API",
   version: "1.0.0",
   description:
-    "The product API behind the account portal. Every answer is JSON in one of two envelopes: success (HTTP 200) `{status: true, success: true, message, data}` or error (4xx/5xx) `{status: false, success: false, message, errors: {message, code, fields?}}`; `fields` appears only on 422 validation errors. Request bodies may be JSON or application/x-www-form-urlencoded, at most 64 kB. Paths not listed answer 404; listed paths answer other methods with 405 and an Allow header.",
+    "The product API behind the account portal. Every answer is JSON in one of two envelopes: success (HTTP 200) `{status: true, success: true, message, data}` or error (4xx/5xx) `{status: false, success: false, message, errors: {message, code, fields?}}`; `fields` appears only on 422 validation errors. Request bodies may be JSON or application/x-www-form-urlencoded, at most 64 kB. Text fields (names, codes, device details, messages; passwords excepted) refuse control characters (U+0000–U+001F, U+007F–U+009F), bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and U+2028/U+2029 with 422 'Remove the control characters from the {field}.' (a multi-line message keeps its line breaks and tabs; a name from Google or Apple is cleaned instead). Paths not listed answer 404; listed paths answer other methods with 405 and an Allow header.",
 };
 
 const TAGS = [

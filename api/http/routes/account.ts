@@ -26,7 +26,7 @@ import { DomainError, type ErrorCode } from "../../platform/errors";
 import { verifyPassword } from "../../identity/passwords";
 import { TwoFactorStatusSchema, twoFactorStatus } from "../../identity/two-factor";
 import { UserSchema, publicUser } from "../../identity/users";
-import { CODE_FORMAT, body, idField, linkTypeField, optionalText } from "../validation";
+import { CODE_FORMAT, body, cleanedText, idField, linkTypeField } from "../validation";
 import { activeSubscription } from "../../payments/plans";
 import { paymentFailedOf } from "../../billing/dunning";
 import { PaymentFailedSchema } from "./dunning";
@@ -36,7 +36,7 @@ import { nextChargeOf } from "../../billing/notices";
 import { idTokenFields } from "./user";
 
 const connectSchema = body({
-  name: optionalText("name").meta({ description: "Accepted for the spec's payload; not used." }),
+  name: cleanedText("name").meta({ description: "Accepted for the spec's payload; not used." }),
   ...idTokenFields(),
   link_type: linkTypeField("link type"),
 }).meta({ id: "ConnectRequest" });

@@ -13,6 +13,7 @@ import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMult
 import { UserSchema, publicUser } from "../../identity/users";
 import {
   body,
+  cleanedText,
   deviceFields,
   emailField,
   linkTypeField,
@@ -44,8 +45,9 @@ export function idTokenFields() {
 
 const thirdPartyLoginSchema = body({
   ...deviceFields(),
-  name: optionalText("name").meta({
-    description: "Name for a new account; else the ID token's name, else the part of the email before the @.",
+  name: cleanedText("name").meta({
+    description:
+      "Name for a new account; else the ID token's name, else the part of the email before the @. It comes from the provider, so its control and bidirectional characters are removed (a line break becomes a space), not refused.",
   }),
   ...idTokenFields(),
   auth_method: linkTypeField("auth method"),

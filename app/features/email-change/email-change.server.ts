@@ -1,6 +1,6 @@
 import { redirect } from "@remix-run/node";
 import { EmailChangeStartSchema, OtpSchema } from "~/schemas/index.server";
-import { type createApiClient, FIELD_REFUSED } from "~/utils/api.server";
+import { type ApiSchemas, type createApiClient, FIELD_REFUSED } from "~/utils/api.server";
 import { codeStepState } from "~/utils/code-flow.server";
 import { RESEND_SECONDS, readFlow, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission } from "~/utils/forms.server";
@@ -16,7 +16,8 @@ const START_FAILED = "Failed to send the code. Please try again.";
 const VERIFY_FAILED = "Failed to change your email address.";
 
 type Api = ReturnType<typeof createApiClient>;
-type User = { email: string; has_password: boolean };
+/** What the dialog reads of the signed-in account (the API's User, as /api/me and the account home answer it). */
+type User = Pick<ApiSchemas["User"], "email" | "has_password">;
 
 /** The dialog's state for the loader, or null when it is closed. */
 export async function emailChangeDialogState(request: Request, user: User) {

@@ -18,6 +18,7 @@ export const PAYMENT_METHOD_MESSAGES = {
   fetchFailed: "Failed to fetch Payment Methods",
   idRequired: "Payment method ID is required",
   name: "Please enter the cardholder name",
+  nameControls: "Remove the control characters from the cardholder name.",
   postal: "Please enter the postal code",
   card: "Please complete your card details",
   expiry: "Please enter the expiry as MM / YY",

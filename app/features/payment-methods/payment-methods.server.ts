@@ -3,6 +3,7 @@ import { data, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatShortDate } from "~/utils/dates.server";
+import { hasControlCharacters } from "~/schemas/text";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { PAYMENT_METHOD_MESSAGES, PER_PAGE, TAB_PATH, tabHref } from "./messages";
 
@@ -118,6 +119,7 @@ export async function paymentMethodsAction(
       const errors: Record<string, string> = {};
       if (!text(formData, "payment_method_id")) errors.card = PAYMENT_METHOD_MESSAGES.card;
       if (!text(formData, "billing_name")) errors.name = PAYMENT_METHOD_MESSAGES.name;
+      else if (hasControlCharacters(text(formData, "billing_name"))) errors.name = PAYMENT_METHOD_MESSAGES.nameControls;
       if (!text(formData, "billing_postal")) errors.postal = PAYMENT_METHOD_MESSAGES.postal;
       if (Object.keys(errors).length) return data({ paymentMethodsForm: "add-card", errors }, { status: 422 });
       // The inline form is JavaScript's: a card that needs 3-D Secure is challenged on the page (the
@@ -163,6 +165,7 @@ export async function paymentMethodsAction(
       const errors: Record<string, string> = {};
       if (!expiry) errors.expiry = PAYMENT_METHOD_MESSAGES.expiry;
       if (!name) errors.name = PAYMENT_METHOD_MESSAGES.name;
+      else if (hasControlCharacters(name)) errors.name = PAYMENT_METHOD_MESSAGES.nameControls;
       if (Object.keys(errors).length) return data({ paymentMethodsForm: "update-card", id, errors }, { status: 422 });
       const updated = await api.put("/api/payment-methods/{id}/update-card-details", {
         params: { path: { id } },
@@ -171,7 +174,9 @@ export async function paymentMethodsAction(
       if (!updated.ok) {
         const message = Object.values(updated.fieldErrors)[0]?.[0];
         if ((updated.code === "card_details_rejected" || updated.code === "validation_failed") && message) {
-          return data({ paymentMethodsForm: "update-card", id, errors: { expiry: message } }, { status: 422 });
+          // A refused name goes next to 'Cardholder name'; anything else the card's next to its expiry.
+          const nameError = updated.fieldErrors.billing_name?.[0];
+          return data({ paymentMethodsForm: "update-card", id, errors: nameError ? { name: nameError } : { expiry: message } }, { status: 422 });
         }
         return fail(updated.message, PAYMENT_METHOD_MESSAGES.updateFailed);
       }

@@ -4,6 +4,7 @@ import { Field } from "~/components/field";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { browserHasWebAuthn, ceremonyError, loadWebAuthn, postJson } from "~/features/passkeys/passkey-client";
 import { PASSKEYS_FORM, PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-messages";
+import { controlCharactersMessage, hasControlCharacters } from "~/schemas/text";
 
 // The security page's 'Passkeys' section (docs/decisions/037): the account's passkeys with 'Remove'
 // (a plain form post, works without JavaScript) and 'Add a passkey' (the browser's prompt: JavaScript
@@ -83,6 +84,8 @@ function AddPasskey() {
     const trimmed = name.trim();
     if (!trimmed) return setNameError(PASSKEY_CLIENT_MESSAGES.nameRequired);
     if (trimmed.length > NAME_MAX) return setNameError(`The passkey name must not be longer than ${NAME_MAX} characters`);
+    // Before the prompt: a name the API refuses would leave a passkey on the device that the account lacks.
+    if (hasControlCharacters(trimmed)) return setNameError(controlCharactersMessage("passkey name"));
     setBusy(true);
     try {
       const options = await postJson("/account/passkeys/options");

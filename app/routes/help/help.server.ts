@@ -6,7 +6,7 @@ import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
-import { CONTACT_FORM_ID, PRIVATE_CACHE, PUBLIC_CACHE, SENT_MESSAGE } from "./contact";
+import { CONTACT_FORM_ID, PRIVATE_CACHE, PUBLIC_CACHE, SENT_MESSAGE, SENT_WITHOUT_COPY } from "./contact";
 
 // /help's loader and action: the apps' downloads, the contact form's prefill (the signed-in account's
 // email; a refund request's message from /help?topic=refund&invoice=…) and sending it through the API.
@@ -39,7 +39,7 @@ export async function loadHelp(request: Request, context: AppLoadContext) {
     {
       signedIn: Boolean(token),
       formOn: portalConfig().supportForm,
-      sent: url.searchParams.get("sent") === "1",
+      sent: url.searchParams.get("sent") === "1" ? (url.searchParams.get("copy") === "1" ? "copied" : "sent") : null,
       prefill: { email: me?.ok ? me.data.email : "", ...prefillFor(url) },
       downloads: [
         { name: "iPhone and iPad (App Store)", href: IOS_APP_URL },
@@ -73,7 +73,11 @@ export async function sendHelpMessage(request: Request, context: AppLoadContext)
   const sent = await api.post("/api/support/messages", {
     body: { email: email.toLowerCase(), message, topic: topic === "refund" ? "refund" : "question" },
   });
-  if (sent.ok) return redirectWithSuccess(`${HELP_PATH}?sent=1`, sent.message || SENT_MESSAGE);
+  // The API sends a copy only to the signed-in account's own address; the page says which happened.
+  if (sent.ok) {
+    const copied = sent.data.copied === true;
+    return redirectWithSuccess(`${HELP_PATH}?sent=1${copied ? "&copy=1" : ""}`, sent.message || (copied ? SENT_MESSAGE : SENT_WITHOUT_COPY));
+  }
   const fields = Object.fromEntries(Object.entries(sent.fieldErrors).filter(([name]) => name === "email" || name === "message"));
   if (sent.code && FIELD_REFUSED.has(sent.code) && Object.keys(fields).length > 0) return failure(submission, null, 422, fields);
   // Off (404), too many (429), the mail server down (502) or the API away: said above the form, which keeps what was typed.

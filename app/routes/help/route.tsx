@@ -9,7 +9,7 @@ import type { SupportMessageFields } from "~/schemas/support";
 import { useFormOptions } from "~/utils/client-validation";
 import type { FormFailure } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
-import { CONTACT_FORM_ID, PRIVATE_CACHE, PUBLIC_CACHE, SENT_MESSAGE } from "./contact";
+import { CONTACT_FORM_ID, PRIVATE_CACHE, PUBLIC_CACHE, SENT_MESSAGE, SENT_WITHOUT_COPY } from "./contact";
 import { loadHelp, sendHelpMessage } from "./help.server";
 
 // /help (issue 21): how to get the apps running, the renewal and refund rules in plain words, and a
@@ -140,7 +140,7 @@ function ContactSection() {
       ) : sent ? (
         <>
           <p className="notice" role="status">
-            {SENT_MESSAGE}
+            {sent === "copied" ? SENT_MESSAGE : SENT_WITHOUT_COPY}
           </p>
           <p>
             <Link to="/help#contact">Send another message</Link>

@@ -1,4 +1,5 @@
 import { portalConfig, type ProviderName } from "../../config.server";
+import { stripControlCharacters } from "../../schemas/text";
 
 export const PROVIDER_LABELS: Record<ProviderName, string> = { google: "Google", apple: "Apple" };
 
@@ -8,9 +9,13 @@ export function providerParam(value: string | undefined): ProviderName {
   throw new Response("Not Found", { status: 404 });
 }
 
-/** Device fields the desktop app puts in the page's query (identity §3, desktop payload). */
+/**
+ * Device fields the desktop app puts in the page's query (identity §3, desktop payload). Anyone can
+ * make such a link, and the device list shows them: control and direction characters are removed
+ * (the API would refuse them, and no one could correct them here).
+ */
 export function deviceFieldsFrom(url: URL) {
-  const pick = (name: string) => url.searchParams.get(name)?.slice(0, 100) || undefined;
+  const pick = (name: string) => stripControlCharacters(url.searchParams.get(name) ?? "").slice(0, 100) || undefined;
   return {
     device_os: pick("device_os"),
     device_brand: pick("device_brand"),
