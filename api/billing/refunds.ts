@@ -17,6 +17,7 @@ import { cancelSubscription } from "../payments/stripe/subscriptions";
 import { type PayPalDeps, cancelPayPalSubscription, refundPayPalPayment } from "../payments/paypal/payments";
 import { dollars } from "../payments/plans";
 import { formatUsd } from "../payments/money";
+import { findUserById } from "../identity/users";
 
 /*
  * The 30-day money-back guarantee (docs/decisions/016): once per account, for the account's first
@@ -140,14 +141,16 @@ export async function refundEligibility(db: Database, userId: number, now: Date,
       : db.selectFrom("transactions").selectAll().where("id", "=", transactionId).where("user_id", "=", userId).executeTakeFirst(),
     firstPaidTransaction(db, userId),
     db.selectFrom("refunds").select("id").where("user_id", "=", userId).executeTakeFirst(),
-    db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst(),
+    findUserById(db, userId),
   ]);
   const transaction = transactionId === undefined ? first : target;
-  if (!transaction) return { ok: false, code: "not_found", message: REFUND_MESSAGES.notFound };
+  // A deleted account is no one: its payments are no one's to refund, and its email (a tombstone)
+  // could not stand for the customer in refund_guarantee_uses.
+  if (!transaction || !user) return { ok: false, code: "not_found", message: REFUND_MESSAGES.notFound };
   if (used) return { ok: false, code: "refund_already_used", message: REFUND_MESSAGES.alreadyUsed };
   // An earlier account with this email (since deleted) used it. The card is checked at the refund
   // itself: its fingerprint is the gateway's.
-  if (user && (await guaranteeUsed(db, "email", user.email))) return { ok: false, code: "refund_guarantee_used", message: REFUND_MESSAGES.emailUsed };
+  if (await guaranteeUsed(db, "email", user.email)) return { ok: false, code: "refund_guarantee_used", message: REFUND_MESSAGES.emailUsed };
   if (transaction.status !== "paid") return { ok: false, code: "refund_not_eligible", message: REFUND_MESSAGES.notPaid };
   if (!first || first.id !== transaction.id) return { ok: false, code: "refund_not_eligible", message: REFUND_MESSAGES.notFirst };
   if (!withinWindow(transaction.created_at, now)) return { ok: false, code: "refund_window_closed", message: REFUND_MESSAGES.tooLate };
@@ -201,7 +204,8 @@ export async function requestRefund(
   // The card that paid, as the gateway identifies it (card payments only).
   const fingerprint = kind === "card" ? await cardFingerprintOf(deps, transaction) : null;
   if (fingerprint && (await guaranteeUsed(db, "card", fingerprint))) return refuse("refund_guarantee_used", REFUND_MESSAGES.cardUsed);
-  const account = await db.selectFrom("users").select("email").where("id", "=", input.userId).executeTakeFirstOrThrow();
+  const account = await findUserById(db, input.userId);
+  if (!account) throw new DomainError("not_found", REFUND_MESSAGES.notFound);
 
   const at = now.toISOString();
   try {

@@ -1,4 +1,4 @@
-import type { Database } from "../platform/db";
+import { type Database, dialectOf } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import { revokeSessions } from "./sessions";
@@ -10,11 +10,14 @@ import { revokeSessions } from "./sessions";
  *    harmful: auto-renewal of each live card subscription is cancelled (cancel_at_period_end, the
  *    same switch as the billing page), each saved card is detached, and the Stripe customer's email,
  *    name, description and phone are unset.
- * 2. Then ONE database transaction: sessions (tokens, devices, desktop codes, one-time tokens),
- *    Google/Apple links, saved cards and emailed codes are deleted, and the user row is anonymised
- *    (email replaced by a tombstone that is not an email address, so it frees the UNIQUE email and
- *    can never sign in or receive a code). The row stays because transactions, invoices and
- *    subscriptions — kept as the law requires — reference it; they then point to no personal data.
+ * 2. Then ONE database transaction: every credential (sessions: tokens, devices, desktop codes;
+ *    one-time tokens; Google/Apple links; passkeys and their pending challenges; two-factor; the
+ *    device keys of the sign-in alerts; pending email changes and codes), the security log and saved
+ *    cards are deleted, and the user row is anonymised (email replaced by a tombstone that is not an
+ *    email address, so it frees the UNIQUE email and can never sign in or receive a code). The row
+ *    stays because transactions, invoices and subscriptions — kept as the law requires — reference
+ *    it; they then point to no personal data. Every way in also refuses a deleted account
+ *    (notDeleted in users.ts), should a credential ever survive.
  *    refund_guarantee_uses (hashes of the email and card of a refund, with no account id) is left as
  *    it is: it keeps the money-back guarantee once per customer (docs/decisions/016).
  */
@@ -48,15 +51,39 @@ export function tombstoneEmail(userId: number): string {
 export async function eraseAccount(db: Database, user: Pick<User, "id" | "email">, nowIso: string): Promise<void> {
   const userId = user.id;
   await db.transaction().execute(async (trx) => {
-    // Like every other end of sessions (then the rows themselves go).
+    // The row first (PostgreSQL): a sign-in issuing a session holds it shared (issueToken), so this
+    // waits for that session and deletes it below; a sign-in after this finds the account deleted.
+    if (dialectOf(trx) === "postgres") await trx.selectFrom("users").select("id").where("id", "=", userId).forUpdate().execute();
+    // Every credential goes (review issue 30: a passkey outlived its account). Sessions end like
+    // every other end of sessions, then the rows themselves go.
     await revokeSessions(trx, { userId, all: true });
     await trx.deleteFrom("desktop_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();
+    // Reset and set-password links, the sign-in alerts' links (reset tokens) and SSO tokens.
     await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("cancel_proofs").where("user_id", "=", userId).execute();
     await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
-    // Addresses of email changes (0016): pending ones and the links that put an old one back.
+    // Passkeys and a registration left half-way (docs/decisions/037).
+    await trx.deleteFrom("passkeys").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkey_challenges").where("user_id", "=", userId).execute();
+    // The browsers and apps known to the sign-in alerts, and the account's activity (0015).
+    await trx.deleteFrom("known_sign_in_devices").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("security_events").where("user_id", "=", userId).execute();
+    // Addresses of email changes (0016): pending ones (with the code sent to the new address, unless
+    // another account's change waits on the same code) and the links that put an old one back.
+    const pending = await trx.selectFrom("email_change_requests").select("new_email").where("user_id", "=", userId).executeTakeFirst();
+    if (pending) {
+      const shared = await trx
+        .selectFrom("email_change_requests")
+        .select("user_id")
+        .where("new_email", "=", pending.new_email)
+        .where("user_id", "!=", userId)
+        .executeTakeFirst();
+      if (!shared) {
+        await trx.deleteFrom("verification_codes").where("email", "=", pending.new_email).where("purpose", "=", "email_change").execute();
+      }
+    }
     await trx.deleteFrom("email_change_requests").where("user_id", "=", userId).execute();
     await trx.deleteFrom("email_change_reverts").where("user_id", "=", userId).execute();
     // Two-factor secret, recovery codes and waiting sign-ins (docs/decisions/017).

@@ -6,7 +6,7 @@ import type { Clock } from "../platform/clock";
 import { DomainError } from "../platform/errors";
 import { stripControlCharacters } from "../platform/text";
 import { type IdTokenClaims, IdTokenError, verifyIdToken } from "./id-tokens";
-import { createUserWithoutPassword } from "./users";
+import { createUserWithoutPassword, findUserById } from "./users";
 
 /*
  * Google and Apple accounts linked to users (account_links). A link is keyed on the provider's
@@ -170,13 +170,16 @@ export async function accountForProviderSignIn(
   return retryOnConflict(db, async (trx) => {
     const now = clock.now().toISOString();
     const link = await findLinkBySubject(trx, linkType, claims.sub);
-    if (link) {
-      const user = await trx.selectFrom("users").selectAll().where("id", "=", link.user_id).executeTakeFirstOrThrow();
+    const linked = link ? await findUserById(trx, link.user_id) : undefined;
+    if (link && linked) {
       if (link.email !== email) {
         await trx.updateTable("account_links").set({ email }).where("id", "=", link.id).execute();
       }
-      return { user, created: false, linked: false };
+      return { user: linked, created: false, linked: false };
     }
+    // A link left to a deleted account (deletion removes them) signs in no one: it goes, and the
+    // provider's account is then unknown, like any other.
+    if (link) await trx.deleteFrom("account_links").where("id", "=", link.id).execute();
 
     const existing = await trx.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
     if (!claims.emailVerified) {

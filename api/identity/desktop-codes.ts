@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, ra
 import { type Database, isUniqueViolation } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import { hashToken } from "../platform/tokens";
+import { notDeleted } from "./users";
 
 /*
  * Desktop hand-off codes. A Desktop sign-in made in the browser asks for a short code (8 characters
@@ -148,6 +149,7 @@ export async function redeemDesktopCode(db: Database, input: string): Promise<{ 
     .where("tokens.token_hash", "=", hashToken(token))
     .where("tokens.revoked_at", "is", null)
     .where("tokens.expires_at", ">", nowIso)
+    .where(notDeleted)
     .executeTakeFirst();
   return live ? { token, user: live } : null;
 }

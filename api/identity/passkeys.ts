@@ -18,6 +18,7 @@ import type { PlatformServices } from "../platform/services";
 import { generateToken, hashToken } from "../platform/tokens";
 import type { EventSource } from "./security-events";
 import { deliverSecurityEmail, noteSecurityEvent } from "./sign-in-alerts";
+import { findUserById, notDeleted } from "./users";
 
 /*
  * Passkeys (WebAuthn), issue 22, docs/decisions/037. The ceremony is SimpleWebAuthn's (the field's
@@ -378,7 +379,14 @@ export async function verifyPasskeySignIn(
   const { db, config } = ctx;
   const reservation = await reserveOrRefuse(ctx, failureLimit(ctx, addressKey));
   const challenge = await takeChallenge(db, input.challengeId, "sign_in", null);
-  const passkey = await db.selectFrom("passkeys").selectAll().where("credential_id", "=", input.response.id).executeTakeFirst();
+  // Only a live account's passkey: a deleted account's (had one survived) is no one's.
+  const passkey = await db
+    .selectFrom("passkeys")
+    .innerJoin("users", "users.id", "passkeys.user_id")
+    .selectAll("passkeys")
+    .where("passkeys.credential_id", "=", input.response.id)
+    .where(notDeleted)
+    .executeTakeFirst();
   if (!passkey) throw new DomainError("passkey_rejected", PASSKEY_MESSAGES.notRegistered);
   const { rpID, origin } = relyingParty(config.publicUrl);
   let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
@@ -407,5 +415,8 @@ export async function verifyPasskeySignIn(
     .set({ counter: verification.authenticationInfo.newCounter, last_used_at: new Date().toISOString() })
     .where("id", "=", passkey.id)
     .execute();
-  return db.selectFrom("users").selectAll().where("id", "=", passkey.user_id).executeTakeFirstOrThrow();
+  const user = await findUserById(db, passkey.user_id);
+  // Deleted meanwhile.
+  if (!user) throw new DomainError("passkey_rejected", PASSKEY_MESSAGES.notRegistered);
+  return user;
 }

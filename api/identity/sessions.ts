@@ -1,9 +1,11 @@
-import type { Database } from "../platform/db";
+import { type Database, dialectOf } from "../platform/db";
+import { DomainError } from "../platform/errors";
 import type { User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { bearerToken, generateToken, hashToken, looksLikeToken } from "../platform/tokens";
 import { stripControlCharacters } from "../platform/text";
 import { parseUserAgent } from "./user-agent";
+import { notDeleted } from "./users";
 
 export const WEB_PLATFORM = "Web Browser";
 
@@ -177,6 +179,12 @@ export async function issueToken(
   const now = Date.now();
   const businessNow = opts.clock.now().toISOString();
   return db.transaction().execute(async (trx) => {
+    // The account must still be there: a sign-in racing its deletion gets no session. On PostgreSQL
+    // the row is share-locked, so the deletion (which locks it first) waits for this session and then
+    // deletes it, or this waits for the deletion and finds the account gone.
+    let account = trx.selectFrom("users").select("id").where("id", "=", opts.userId).where(notDeleted);
+    if (dialectOf(trx) === "postgres") account = account.forShare();
+    if (!(await account.executeTakeFirst())) throw new DomainError("unauthenticated", "Unauthenticated.");
     const device = await trx
       .insertInto("devices")
       .values({ ...opts.device, user_id: opts.userId, created_at: businessNow, last_login_at: businessNow })
@@ -220,6 +228,8 @@ export async function authenticate(deps: { db: Database; clock: Clock }, token: 
     .where("tokens.token_hash", "=", hashToken(token))
     .where("tokens.revoked_at", "is", null)
     .where("tokens.expires_at", ">", nowIso)
+    // A deleted account's token is no one's, whatever row survived.
+    .where(notDeleted)
     .executeTakeFirst();
   if (!row) return null;
   const { token_id, token_device_id, token_last_used_at, ...user } = row;

@@ -10,7 +10,7 @@ import { recordSecurityEvent } from "./security-events";
 import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
 import { generateToken, hashToken } from "../platform/tokens";
-import { LoginResultSchema } from "./users";
+import { LoginResultSchema, findUserById, notDeleted } from "./users";
 
 /*
  * Two-factor authentication with time-based one-time passwords (RFC 6238), docs/decisions/017.
@@ -486,6 +486,7 @@ export async function verifyChallenge(
     ])
     .where("two_factor_challenges.challenge_hash", "=", hashChallenge(opts.challenge))
     .where("two_factor_challenges.expires_at", ">", nowIso)
+    .where(notDeleted)
     .executeTakeFirst();
   if (!row) throw challengeEnded();
   const userId = Number(row.user_id);
@@ -556,8 +557,8 @@ export async function verifyChallenge(
   await limiter.clear(secondFactorFailureKey(userId));
   await limiter.clear(secondFactorStreakKey(userId));
 
-  const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
-  if (!user || user.deleted_at) throw challengeEnded();
+  const user = await findUserById(db, userId);
+  if (!user) throw challengeEnded();
   const device = JSON.parse(row.device) as ReturnType<typeof describeDevice>;
   const { token } = await issueToken(db, { userId, device, ttlDays: config.tokenTtlDays, clock });
   return { token, user };

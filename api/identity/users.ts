@@ -1,6 +1,7 @@
+import type { ExpressionBuilder } from "kysely";
 import { z } from "zod";
 import type { Database } from "../platform/db";
-import type { User } from "../platform/db/schema";
+import type { DB, User } from "../platform/db/schema";
 import { type Clock, systemClock } from "../platform/clock";
 
 /** The user object every endpoint returns. */
@@ -63,6 +64,20 @@ export async function createUserWithoutPassword(
   return Number(row.id);
 }
 
+/*
+ * A deleted account (docs/decisions/015) keeps its row, anonymised, for the payment records it
+ * holds: it is nobody. THE check that every way in uses (the user lookups below, bearer tokens,
+ * passkeys, SSO tokens, desktop codes, Google/Apple links, the two-factor step), so that a credential
+ * that somehow outlived the deletion still opens nothing and answers like an unknown account.
+ */
+export const notDeleted = (eb: ExpressionBuilder<DB, "users">) => eb("users.deleted_at", "is", null);
+
+/** The account with this email, unless deleted (then none, as for an unknown email). */
 export async function findUserByEmail(db: Database, email: string): Promise<User | undefined> {
-  return db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst();
+  return db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).where(notDeleted).executeTakeFirst();
+}
+
+/** The account with this id, unless deleted. */
+export async function findUserById(db: Database, id: number): Promise<User | undefined> {
+  return db.selectFrom("users").selectAll().where("id", "=", id).where(notDeleted).executeTakeFirst();
 }

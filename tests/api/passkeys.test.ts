@@ -1,78 +1,13 @@
-import { createHash, generateKeyPairSync, randomBytes, sign } from "node:crypto";
-import { isoCBOR } from "@simplewebauthn/server/helpers";
 import { describe, expect, it } from "vitest";
 import { PASSKEY_ADDED_SUBJECT, PASSKEY_MESSAGES, relyingParty } from "../../api/identity/passkeys";
 import { type TestApi, databases, useApi } from "./harness";
+import { SoftAuthenticator, b64url } from "./soft-authenticator";
 
 /*
  * Passkeys over the API (docs/decisions/037), with a software authenticator: a P-256 key, "none"
  * attestation, the authenticator data and client data a browser would send. The ceremony in a real
  * browser (Chromium's virtual authenticator) is in tests/e2e/passkeys.spec.ts.
  */
-
-const b64url = (bytes: Uint8Array | Buffer) => Buffer.from(bytes).toString("base64url");
-const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest();
-
-class SoftAuthenticator {
-  readonly credentialId = randomBytes(32);
-  private readonly keys = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  counter = 0;
-
-  constructor(
-    private readonly rpID: string,
-    private readonly origin: string,
-  ) {}
-
-  private cosePublicKey(): Uint8Array {
-    const jwk = this.keys.publicKey.export({ format: "jwk" });
-    return isoCBOR.encode(
-      new Map<number, number | Uint8Array>([
-        [1, 2],
-        [3, -7],
-        [-1, 1],
-        [-2, new Uint8Array(Buffer.from(jwk.x!, "base64url"))],
-        [-3, new Uint8Array(Buffer.from(jwk.y!, "base64url"))],
-      ]),
-    );
-  }
-
-  register(options: { challenge: string }, origin = this.origin) {
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: "webauthn.create", challenge: options.challenge, origin, crossOrigin: false }));
-    const idLength = Buffer.alloc(2);
-    idLength.writeUInt16BE(this.credentialId.length);
-    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, this.credentialId, Buffer.from(this.cosePublicKey())]);
-    const attestationObject = isoCBOR.encode(
-      new Map<string, unknown>([
-        ["fmt", "none"],
-        ["attStmt", new Map()],
-        ["authData", new Uint8Array(authData)],
-      ]) as never,
-    );
-    return {
-      id: b64url(this.credentialId),
-      rawId: b64url(this.credentialId),
-      type: "public-key",
-      clientExtensionResults: {},
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ["internal"] },
-    };
-  }
-
-  authenticate(options: { challenge: string }, opts: { counter?: number } = {}) {
-    this.counter = opts.counter ?? this.counter + 1;
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: "webauthn.get", challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    const count = Buffer.alloc(4);
-    count.writeUInt32BE(this.counter);
-    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([0x05]), count]);
-    const signature = sign("sha256", Buffer.concat([authData, sha256(clientDataJSON)]), this.keys.privateKey);
-    return {
-      id: b64url(this.credentialId),
-      rawId: b64url(this.credentialId),
-      type: "public-key",
-      clientExtensionResults: {},
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature) },
-    };
-  }
-}
 
 describe("the relying party", () => {
   it("is PUBLIC_URL's host and origin; a loopback address is served as localhost", () => {

@@ -224,7 +224,7 @@ export const accountRoutes = [
     tags: ["Account"],
     summary: "Delete the signed-in account",
     description:
-      "Confirmed by the password, or for an account without one by the emailed code. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every token and device, Google/Apple links, saved cards and codes deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. The email can then sign up again as a new account. Wrong passwords: 5 per account per 15 minutes.",
+      "Confirmed by the password, or for an account without one by the emailed code. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Wrong passwords: 5 per account per 15 minutes.",
     auth: true,
     body: deleteAccountSchema,
     success: { description: `'${DELETION_MESSAGES.deleted}' (data: null)`, data: z.null() },

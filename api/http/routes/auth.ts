@@ -26,7 +26,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { noteSecurityEvent } from "../../identity/sign-in-alerts";
 import { DEVICE_KEY_HEADER, afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../../identity/two-factor";
-import { LoginResultSchema, findUserByEmail, publicUser } from "../../identity/users";
+import { LoginResultSchema, findUserByEmail, findUserById, notDeleted, publicUser } from "../../identity/users";
 import {
   EMAIL_REQUIRED,
   body,
@@ -312,6 +312,8 @@ export const authRoutes = [
           .updateTable("users")
           .set({ password_hash: passwordHash, updated_at: clock.now().toISOString() })
           .where("id", "=", userId)
+          // A deleted account gets no password back.
+          .where(notDeleted)
           .returning("email")
           .executeTakeFirst();
         if (!row) throw linkError(AUTH_MESSAGES.setLinkInvalid);
@@ -379,8 +381,7 @@ export const authRoutes = [
     async handler({ ctx, req, body: input }) {
       const { db, config, clock } = ctx;
       const userId = await consumeOneTimeToken(db, { purpose: "sso", token: input.access_token });
-      const user =
-        userId === null ? undefined : await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
+      const user = userId === null ? undefined : await findUserById(db, userId);
       if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
       const { token } = await issueToken(db, {
         userId: user.id,
@@ -409,8 +410,7 @@ export const authRoutes = [
     errors: { 401: `'${AUTH_MESSAGES.ssoInvalid}' (unknown, expired or used)` },
     async handler({ ctx: { db }, body: input }) {
       const userId = await peekOneTimeToken(db, { purpose: "sso", token: input.access_token });
-      const user =
-        userId === null ? undefined : await db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst();
+      const user = userId === null ? undefined : await findUserById(db, userId);
       if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
       return { data: { email: user.email }, message: AUTH_MESSAGES.ssoValid };
     },

@@ -10,7 +10,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { noteSecurityEvent } from "../../identity/sign-in-alerts";
 import { afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../../identity/two-factor";
-import { UserSchema, publicUser } from "../../identity/users";
+import { UserSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
   body,
   cleanedText,
@@ -77,13 +77,14 @@ export const userRoutes = [
       // more evaluations than sequential ones; a wrong password keeps it as the failure count.
       const reservations = await loginThrottle.reserve(input.email, addressKey);
 
-      const user = await db.selectFrom("users").selectAll().where("email", "=", input.email).executeTakeFirst();
+      // A deleted account is an unknown email (it has no password either).
+      const user = await findUserByEmail(db, input.email);
       // Always one argon2 verify (a dummy one for unknown emails and password-less accounts).
       const valid = await verifyPassword(user?.password_hash ?? null, input.password);
       if (!user?.password_hash || !valid) {
         // An existing account's failure is in its activity; an unknown email leaves no trace (no enumeration).
         // Not awaited: the write would make a known email's refusal measurably slower than an unknown one's.
-        if (user && !user.deleted_at) void noteSecurityEvent(ctx, { userId: user.id, kind: "sign_in_failed", ...eventSource(req) });
+        if (user) void noteSecurityEvent(ctx, { userId: user.id, kind: "sign_in_failed", ...eventSource(req) });
         throw new DomainError("invalid_credentials", INVALID_CREDENTIALS);
       }
       // The right password is not a failure.
