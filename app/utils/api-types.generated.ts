@@ -3596,7 +3596,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Another method than the documented ones */
+        /** @description Another method than the documented ones (OPTIONS too) */
         MethodNotAllowed: {
             headers: {
                 /** @description The methods this path accepts */

@@ -18,7 +18,7 @@ const INFO = {
   title: "VPN account portal — product API",
   version: "1.0.0",
   description:
-    "The product API behind the account portal. Every answer is JSON in one of two envelopes: success (HTTP 200) `{status: true, success: true, message, data}` or error (4xx/5xx) `{status: false, success: false, message, errors: {message, code, fields?}}`; `fields` appears only on 422 validation errors. Request bodies may be JSON or application/x-www-form-urlencoded, at most 64 kB. Paths not listed answer 404; listed paths answer other methods with 405 and an Allow header.",
+    "The product API behind the account portal. Every answer is JSON in one of two envelopes: success (HTTP 200) `{status: true, success: true, message, data}` or error (4xx/5xx) `{status: false, success: false, message, errors: {message, code, fields?}}`; `fields` appears only on 422 validation errors. Request bodies may be JSON or application/x-www-form-urlencoded, at most 64 kB. Paths are matched exactly, case and trailing slash included (/API/health and /api/health/ are not listed): paths not listed answer 404; listed paths answer any other method, OPTIONS included, with 405 and an Allow header naming the documented ones (HEAD with GET).",
 };
 
 const TAGS = [
