@@ -60,7 +60,6 @@ function expectCardError(error: unknown, code: string, message: string): Stripe.
  * arrays and records.
  */
 function looseHashes(schema: z.ZodType, path: string): string[] {
-  // biome-ignore lint: zod's definitions are walked by their `type`.
   const def = (schema as any)._zod.def;
   switch (def.type) {
     case "object": {
@@ -87,6 +86,10 @@ function looseHashes(schema: z.ZodType, path: string): string[] {
       return [];
   }
 }
+
+/** Stripe's refusal of a confirm that allows redirects without a return_url ("Payment Intent" or "Setup Intent"). */
+const returnUrlRequired = (what: string) =>
+  `A \`return_url\` must be specified because this ${what} is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set \`automatic_payment_methods[enabled]\` to \`true\` and \`automatic_payment_methods[allow_redirects]\` to \`never\` when creating Setup Intents and Payment Intents.`;
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -501,13 +504,11 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     ).toMatchObject({ code: "parameter_unknown", param: "payment_method_types" });
 
     // Redirects allowed and no return_url: Stripe refuses the confirm (400, nothing charged).
-    const RETURN_URL_REQUIRED = (what: string) =>
-      `A \`return_url\` must be specified because this ${what} is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set \`automatic_payment_methods[enabled]\` to \`true\` and \`automatic_payment_methods[allow_redirects]\` to \`never\` when creating Setup Intents and Payment Intents.`;
     const refused = async (promise: Promise<unknown>, what: string) => {
       const error = await rejection(promise);
       expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
       expect((error as Stripe.errors.StripeInvalidRequestError).statusCode).toBe(400);
-      expect((error as Stripe.errors.StripeInvalidRequestError).message).toBe(RETURN_URL_REQUIRED(what));
+      expect((error as Stripe.errors.StripeInvalidRequestError).message).toBe(returnUrlRequired(what));
     };
     const intents = async () => (await db.selectFrom("stripe_sandbox_objects").select("id").where("type", "=", "payment_intent").execute()).length;
     const before = await intents();
