@@ -3,10 +3,9 @@
  * serves it on API_PORT, with a graceful shutdown on SIGTERM/SIGINT.
  */
 import { createServer } from "node:http";
-import express from "express";
 import { createApi } from "./http/app";
+import { standaloneApp } from "./http/standalone";
 import { integrationsLine, loadApiConfig } from "./platform/config";
-import { sendError } from "./http/envelope";
 import { consoleStyle, createLogger, routeConsoleTo } from "./platform/logger";
 import { exitGracefullyOnSignals } from "./platform/shutdown";
 
@@ -26,13 +25,7 @@ async function main(): Promise<void> {
   rootLog.level = config.logLevel;
   const api = await createApi({ config, logger: consoleStyle(rootLog) });
 
-  const root = express();
-  root.disable("x-powered-by");
-  root.use(api.app);
-  // Outside /api there is nothing here: answer in the API's JSON shape rather than Express's HTML.
-  root.use((_req, res) => sendError(res, "not_found", "Not found."));
-
-  const server = createServer(root);
+  const server = createServer(standaloneApp(api));
   server.keepAliveTimeout = 65_000;
   server.listen(config.apiPort, () => {
     const address = server.address();

@@ -281,6 +281,11 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
 
   const app = express();
   app.disable("x-powered-by");
+  // The paths are the document's exactly (api/openapi.json): /API/health or /api/health/ is a path it
+  // does not list, so 404. Set before the first route (the router reads them once); the app's own
+  // settings, so the same embedded in the portal and alone.
+  app.enable("case sensitive routing");
+  app.enable("strict routing");
   // Answers are no-store: an ETag (a SHA-1 of every body) would never be used.
   app.set("etag", false);
   // Loopback always (the portal calls over loopback and forwards the browser's address), plus

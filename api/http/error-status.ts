@@ -72,6 +72,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   currency_unsupported: { status: 422, description: "The currency is not the plan's" },
   wallet_domain_unregistered: { status: 422, description: "The wallet domain is not registered" },
   idempotency_key_reused: { status: 422, description: "The idempotency key was used with other details" },
+  idempotency_key_conflict: { status: 400, description: "The Idempotency-Key header and the body's idempotency_key differ" },
   payment_in_progress: { status: 409, description: "The payment with this key is still being processed" },
   signature_invalid: { status: 400, description: "The webhook's signature is not valid" },
   notification_forged: { status: 403, description: "The notification's secret is wrong" },

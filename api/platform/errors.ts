@@ -70,6 +70,7 @@ export const ERROR_CODES = [
   "currency_unsupported",
   "wallet_domain_unregistered",
   "idempotency_key_reused",
+  "idempotency_key_conflict",
   "payment_in_progress",
   "signature_invalid",
   "notification_forged",

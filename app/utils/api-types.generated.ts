@@ -2181,8 +2181,8 @@ export interface components {
             plan_id: number | string;
             /** @description The preview's proration_date (Unix seconds), so the charge equals the amount shown. */
             proration_date?: number | string;
-            /** @description A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated. */
-            idempotency_key: string;
+            /** @description A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated. Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
         };
         PlanListRequest: {
             /** @description The spec's payload: the signed-in user's email. The bearer token decides whose plans these are. */
@@ -2214,8 +2214,8 @@ export interface components {
             email: string;
             /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
             coupon?: string | null;
-            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
-            idempotency_key: string;
+            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
             /** @description Where the bank's 3-D Secure challenge sends the browser back (a path of the portal, or a URL of its origin). With it, a card that needs authentication answers redirect_url, the challenge page to send the browser to; it comes back with payment_intent (and subscription) in the query, to be finished with /api/payments/card/complete-authentication. */
             return_url?: string | null;
         };
@@ -2232,8 +2232,8 @@ export interface components {
             coupon?: string | null;
             /** @description The portal page to come back to: /subscription/payment/{planId} or /payment/{planId} (query allowed). */
             return_path: string;
-            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
-            idempotency_key: string;
+            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
         };
         CompleteCheckoutRequest: {
             /** @description The Checkout Session's id (session_id of the return URL). */
@@ -2314,8 +2314,8 @@ export interface components {
             email?: string;
             /** @description A coupon code (see /api/coupons/apply); it lowers the first payment. */
             coupon?: string | null;
-            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. */
-            idempotency_key: string;
+            /** @description A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated. Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
         };
         AppleMerchantValidationRequest: {
             /** @description ApplePayValidateMerchantEvent.validationURL: an Apple server (https://*.apple.com). Checked, never fetched. */
@@ -2388,8 +2388,8 @@ export interface components {
             coupon?: string | null;
             /** @description The checkout page PayPal sends the browser back to: /subscription/payment/{planId} or /payment/{planId} (query allowed). PayPal returns to it with paypal=return (and token, or subscription_id) or paypal=cancel. */
             return_path: string;
-            /** @description A random key the page makes for this payment. Posting again with the same key answers the same PayPal order or subscription (never a second one). */
-            idempotency_key: string;
+            /** @description A random key the page makes for this payment. Posting again with the same key answers the same PayPal order or subscription (never a second one). Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
         };
         PayPalReturnRequest: {
             /** @description The PayPal order id (token of the return URL). */
@@ -2449,7 +2449,7 @@ export interface components {
         PayOpenInvoiceRequest: {
             /** @description A saved card's payment_method_id (pm_...). */
             payment_method_id: string;
-            /** @description The pay form's key: a double submit is one charge. Omitted: every post is a new attempt. */
+            /** @description The pay form's key: a double submit is one charge. Omitted (here and in the header): every post is a new attempt. Or send it as the Idempotency-Key header. */
             idempotency_key?: string | null;
         };
         ConnectRequest: {
@@ -2829,6 +2829,7 @@ export interface components {
                  *     - `currency_unsupported` (422): The currency is not the plan's
                  *     - `wallet_domain_unregistered` (422): The wallet domain is not registered
                  *     - `idempotency_key_reused` (422): The idempotency key was used with other details
+                 *     - `idempotency_key_conflict` (400): The Idempotency-Key header and the body's idempotency_key differ
                  *     - `payment_in_progress` (409): The payment with this key is still being processed
                  *     - `signature_invalid` (400): The webhook's signature is not valid
                  *     - `notification_forged` (403): The notification's secret is wrong
@@ -2843,7 +2844,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -3596,7 +3597,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Another method than the documented ones */
+        /** @description Another method than the documented ones (OPTIONS too) */
         MethodNotAllowed: {
             headers: {
                 /** @description The methods this path accepts */
@@ -3677,6 +3678,15 @@ export interface components {
         Unauthenticated: {
             headers: {
                 "WWW-Authenticate": string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description 'The request body is not valid JSON.', or idempotency_key_conflict: 'The Idempotency-Key header and the idempotency_key field must be the same key.' */
+        BadRequestOrKeyConflict: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -3980,7 +3990,10 @@ export interface operations {
     changePlan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4002,7 +4015,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestOrKeyConflict"];
             401: components["responses"]["Unauthenticated"];
             /** @description The card was refused (the gateway's message); the plan stays as it was. */
             402: {
@@ -4294,7 +4307,10 @@ export interface operations {
     cardPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4316,7 +4332,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestOrKeyConflict"];
             401: components["responses"]["Unauthenticated"];
             /** @description The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed'). */
             402: {
@@ -4444,7 +4460,10 @@ export interface operations {
     startCheckoutSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4470,7 +4489,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestOrKeyConflict"];
             401: components["responses"]["Unauthenticated"];
             /** @description 'This plan does not exist.' */
             404: {
@@ -5063,7 +5082,10 @@ export interface operations {
     walletPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5085,7 +5107,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestOrKeyConflict"];
             401: components["responses"]["Unauthenticated"];
             /** @description The wallet's card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed' with the wallet type). */
             402: {
@@ -5194,7 +5216,10 @@ export interface operations {
     appleCharge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5274,7 +5299,10 @@ export interface operations {
     appleChargeApi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5711,7 +5739,10 @@ export interface operations {
     startPayPalCheckout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5733,7 +5764,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestOrKeyConflict"];
             401: components["responses"]["Unauthenticated"];
             /** @description 'This plan does not exist.'; 'Not found.' while PayPal is off (the routes are not registered) */
             404: {
@@ -6498,7 +6529,10 @@ export interface operations {
     payOpenInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6525,7 +6559,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestOrKeyConflict"];
             401: components["responses"]["Unauthenticated"];
             /** @description The card was refused: the bank's message, e.g. 'Your card was declined.' */
             402: {

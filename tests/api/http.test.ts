@@ -1,5 +1,6 @@
 import express from "express";
 import { describe, expect, it } from "vitest";
+import { standaloneApp } from "../../api/http/standalone";
 import { databases, listen, request, startApi, useApi } from "./harness";
 
 describe.each(databases())("HTTP behaviour ($name)", (kind) => {
@@ -59,18 +60,41 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
   it("answers a known path with the wrong method with 405 and Allow", async () => {
     const login = await t.get("/api/user/login");
     expect(login.status).toBe(405);
-    expect(login.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(login.headers.get("allow")).toBe("POST");
     expect(login.body.success).toBe(false);
     expect(login.body.message).toEqual(expect.any(String));
     expect(login.body.errors.code).toBe("method_not_allowed");
 
     const me = await t.request("DELETE", "/api/me");
     expect(me.status).toBe(405);
-    expect(me.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(me.headers.get("allow")).toBe("GET, HEAD");
+  });
 
-    const options = await t.request("OPTIONS", "/api/health");
-    expect(options.status).toBe(204);
-    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  it("routes as the document lists its paths: case-sensitive, no trailing slash, other methods (OPTIONS too) 405 with Allow", async () => {
+    // The API's app alone (what the harness serves): /API/... is not its path, so it goes to next().
+    await expectStrictRouting(t.baseUrl, { apiAnswersOtherCase: false });
+  });
+
+  it("routes the same when the portal embeds the API and when it runs alone", async () => {
+    // Embedded: the portal sends /api paths to the API (server.ts) and everything else to its pages.
+    const portal = express();
+    portal.use((req, res, next) => (/^\/api(\/|$)/.test(req.path) ? t.api.app(req, res, next) : next()));
+    portal.use(t.api.app);
+    portal.use((req, res) => {
+      res.status(404).type("text/plain").send(`portal ${req.method} ${req.path}`);
+    });
+    const embedded = await listen(portal);
+    // Alone: what npm run api serves (api/server.ts).
+    const standalone = await listen(standaloneApp(t.api));
+    try {
+      await expectStrictRouting(`http://127.0.0.1:${embedded.port}`, { apiAnswersOtherCase: false });
+      const other = await request(`http://127.0.0.1:${embedded.port}`, "GET", "/API/health");
+      expect(other.text).toBe("portal GET /API/health");
+      await expectStrictRouting(`http://127.0.0.1:${standalone.port}`, { apiAnswersOtherCase: true });
+    } finally {
+      await embedded.close();
+      await standalone.close();
+    }
   });
 
   it("serves the download links without authentication", async () => {
@@ -119,6 +143,38 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     }
   });
 });
+
+/**
+ * The paths and methods of api/openapi.json, exactly: another case or a trailing slash is a path the
+ * document does not list (404), and a method a path does not declare, OPTIONS included, is 405 with
+ * Allow naming the declared ones. `apiAnswersOtherCase`: /API/... gets the API's JSON 404 (npm run api),
+ * rather than whatever comes next (the portal's pages, embedded).
+ */
+async function expectStrictRouting(base: string, opts: { apiAnswersOtherCase: boolean }) {
+  const notFound = { status: false, success: false, message: "Not found.", errors: { message: "Not found.", code: "not_found" } };
+  for (const path of ["/API/health", "/Api/plans", "/api/Health"]) {
+    const res = await request(base, "GET", path);
+    expect(res.status, path).toBe(404);
+    if (opts.apiAnswersOtherCase || path.startsWith("/api/")) expect(res.body, path).toEqual(notFound);
+  }
+  for (const path of ["/api/health/", "/api/plans/", "/api/subscription/plans/", "/api/plans//"]) {
+    const res = await request(base, "GET", path);
+    expect(res.status, path).toBe(404);
+    expect(res.body, path).toEqual(notFound);
+  }
+  expect((await request(base, "GET", "/api/health")).status).toBe(200);
+
+  const options = await request(base, "OPTIONS", "/api/plans");
+  expect(options.status).toBe(405);
+  expect(options.headers.get("allow")).toBe("GET, HEAD");
+  expect(options.body.errors.code).toBe("method_not_allowed");
+  const login = await request(base, "OPTIONS", "/api/user/login");
+  expect(login.status).toBe(405);
+  expect(login.headers.get("allow")).toBe("POST");
+  const trace = await request(base, "PATCH", "/api/health");
+  expect(trace.status).toBe(405);
+  expect(trace.headers.get("allow")).toBe("GET, HEAD");
+}
 
 describe.each(databases())("failures ($name)", (kind) => {
   it("answers 503 from health and 500 from other routes when the database is gone, logging no secrets", async () => {

@@ -230,6 +230,15 @@ describe("the harness's contract check", () => {
     ]);
     expect(checker.check(exchange({ path: "/api/nowhere", status: 404, responseText: error("not_found", "Not found.") }))).toEqual([]);
     expect(checker.check(exchange({ method: "DELETE", status: 200, responseText: json({}) }))).toEqual([expect.stringMatching(/must answer 405/)]);
+    // OPTIONS is another method like any (the API answers no CORS preflight): 405 with Allow.
+    expect(checker.check(exchange({ method: "OPTIONS", status: 204, responseText: "" }))).toEqual([expect.stringMatching(/must answer 405/)]);
+    const notAllowed = error("method_not_allowed", "This method is not allowed for this address.");
+    expect(checker.check(exchange({ method: "OPTIONS", status: 405, responseText: notAllowed }))).toEqual([expect.stringMatching(/Allow/i)]);
+    expect(
+      checker.check(exchange({ method: "OPTIONS", status: 405, responseHeaders: jsonHeaders({ allow: "GET, HEAD" }), responseText: notAllowed })),
+    ).toEqual([]);
+    // Another case or a trailing slash is not a listed path.
+    expect(checker.check(exchange({ path: "/api/me/", status: 200 }))).toEqual([expect.stringMatching(/must answer 404/)]);
     // Not the API's namespace: a sandbox's pages are not checked.
     expect(checker.check(exchange({ path: "/dev/stripe/checkout/x", responseHeaders: new Headers({ "content-type": "text/html" }) }))).toEqual([]);
   });

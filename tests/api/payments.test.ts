@@ -113,6 +113,67 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     expect(other.status).toBe(422);
   });
 
+  it("takes the key in the Idempotency-Key header too: the header alone makes a double submit one charge", async () => {
+    const { userId, token, email } = await customer(t, "header-key@example.com");
+    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email };
+    const key = newKey();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => t.post("/api/payments/card", { token, json: body, headers: { "Idempotency-Key": key } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => a.body.data.subscription.id)).size).toBe(1);
+    expect(answers[0]!.headers.get("idempotency-key")).toBe(key);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    // The same key in the body (or in both) is the same payment: its first answer again, no second charge.
+    const inBody = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: key } });
+    expect(inBody.status).toBe(200);
+    expect(inBody.body.data.subscription.id).toBe(answers[0]!.body.data.subscription.id);
+    const inBoth = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: key }, headers: { "Idempotency-Key": key } });
+    expect(inBoth.status).toBe(200);
+    expect(inBoth.body.data.subscription.id).toBe(answers[0]!.body.data.subscription.id);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+  });
+
+  it("refuses a header and a body key that differ (400), and a payment with neither (422)", async () => {
+    const { userId, token, email } = await customer(t, "two-keys@example.com");
+    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email };
+    const both = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: newKey() }, headers: { "Idempotency-Key": newKey() } });
+    expect(both.status).toBe(400);
+    expect(both.body.errors.code).toBe("idempotency_key_conflict");
+    expect(both.body.message).toBe("The Idempotency-Key header and the idempotency_key field must be the same key.");
+    const neither = await t.post("/api/payments/card", { token, json: body });
+    expect(neither.status).toBe(422);
+    expect(neither.body.errors.fields).toEqual({ idempotency_key: ["Please reload the page and try again."] });
+    const tooLong = await t.post("/api/payments/card", { token, json: body, headers: { "Idempotency-Key": "k".repeat(201) } });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.message).toBe("The Idempotency-Key header must be 1 to 200 characters.");
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(0);
+
+    // Every payment call takes the header and refuses a conflict, before it acts.
+    const conflict = { "Idempotency-Key": "header-key-0123456789" };
+    const key = "body-key-0123456789";
+    const posts: Array<[string, Record<string, unknown>]> = [
+      ["/api/payments/checkout-session", { planId: 6, return_path: "/subscription/payment/6", idempotency_key: key }],
+      ["/api/payments/wallet", { paymentTokenId: await paymentMethod(t, GOOD), planId: 1, paymentSource: "googlepay", idempotency_key: key }],
+      ["/api/payments/paypal/checkout", { planId: 6, return_path: "/subscription/payment/6", idempotency_key: key }],
+      ["/api/subscription/change", { plan_id: 2, idempotency_key: key }],
+      ["/api/billing/pay-open-invoice", { payment_method_id: "pm_none", idempotency_key: key }],
+    ];
+    for (const [path, json] of posts) {
+      const res = await t.post(path, { token, json, headers: conflict });
+      expect(res.status, `${path}: ${res.text}`).toBe(400);
+      expect(res.body.errors.code, path).toBe("idempotency_key_conflict");
+    }
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(0);
+
+    // The header alone starts the hosted page once: the same session for the same key.
+    const start = () =>
+      t.post("/api/payments/checkout-session", { token, json: { planId: 6, return_path: "/subscription/payment/6" }, headers: { "Idempotency-Key": key } });
+    const first = await start();
+    expect(first.status, first.text).toBe(200);
+    expect((await start()).body.data.id).toBe(first.body.data.id);
+  });
+
   it("pays again with the saved card ('saved-card'), and refuses another account's card", async () => {
     const { userId, token } = await customer(t, "saved@example.com");
     const pm = await paymentMethod(t, GOOD);

@@ -330,6 +330,47 @@ describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
     expect(badAction.status).toBe(400);
   });
 
+  it("answers a missing required field, of any type, with PayPal's MISSING_REQUIRED_PARAMETER", async () => {
+    const units = [{ amount: { currency_code: "USD", value: "9.99" } }];
+    const missing = (field: string, description: string) => ({
+      name: "INVALID_REQUEST",
+      message: "Request is not well-formed, syntactically incorrect, or violates schema.",
+      details: [{ field, location: "body", issue: "MISSING_REQUIRED_PARAMETER", description }],
+      links: [{ href: expect.stringMatching(/#error-MISSING_REQUIRED_PARAMETER$/), rel: "information_link", method: "GET" }],
+    });
+    // An enum (intent), an array (purchase_units), an object (amount), a string (value), a literal (currency_code):
+    // each as PayPal answers a missing field, never zod's text.
+    const noIntent = await rest("POST", "/v2/checkout/orders", { purchase_units: units });
+    expect(noIntent.status).toBe(400);
+    expect(noIntent.body).toMatchObject(missing("/intent", "A required parameter is missing."));
+    expect(noIntent.body.details).toHaveLength(1);
+    expect(JSON.stringify(noIntent.body)).not.toMatch(/Invalid (input|option)|expected/);
+    // As orders.create's 400 is published (issue and its description), when the definitions are at hand.
+    if (conforms) expect([...conforms("checkout_orders_v2", "error_400", noIntent.body), ...conforms("checkout_orders_v2", "400", noIntent.body)]).toEqual([]);
+    expect((await rest("POST", "/v2/checkout/orders", { intent: "CAPTURE" })).body).toMatchObject(missing("/purchase_units", "A required parameter is missing."));
+    expect((await rest("POST", "/v2/checkout/orders", { intent: "CAPTURE", purchase_units: [{}] })).body).toMatchObject(
+      missing("/purchase_units/0/amount", "A required parameter is missing."),
+    );
+    expect((await rest("POST", "/v2/checkout/orders", { intent: "CAPTURE", purchase_units: [{ amount: { currency_code: "USD" } }] })).body).toMatchObject(
+      missing("/purchase_units/0/amount/value", "A required parameter is missing."),
+    );
+    expect((await rest("POST", "/v2/checkout/orders", { intent: "CAPTURE", purchase_units: [{ amount: { value: "9.99" } }] })).body).toMatchObject(
+      missing("/purchase_units/0/amount/currency_code", "A required parameter is missing."),
+    );
+    // Two missing: a detail each. A value that is there but wrong stays INVALID_PARAMETER_VALUE.
+    const both = await rest("POST", "/v2/checkout/orders", {});
+    expect(both.body.details.map((d: { field: string; issue: string }) => [d.field, d.issue])).toEqual([
+      ["/intent", "MISSING_REQUIRED_PARAMETER"],
+      ["/purchase_units", "MISSING_REQUIRED_PARAMETER"],
+    ]);
+    const wrong = await rest("POST", "/v2/checkout/orders", { intent: "SELL", purchase_units: units });
+    expect(wrong.body.details).toMatchObject([{ field: "/intent", issue: "INVALID_PARAMETER_VALUE" }]);
+    // Each API with the description its published definitions give.
+    const product = await rest("POST", "/v1/catalogs/products", { type: "SERVICE" });
+    expect(product.status).toBe(400);
+    expect(product.body.details).toEqual([{ field: "/name", location: "body", issue: "MISSING_REQUIRED_PARAMETER", description: "A required field is missing." }]);
+  });
+
   async function newProduct() {
     const product = await rest("POST", "/v1/catalogs/products", { name: "VPN", type: "SERVICE", category: "SOFTWARE" });
     expect(product.status).toBe(201);

@@ -23,6 +23,8 @@ import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
 const AUTH_REQUIRED = "Your card was declined. This transaction requires authentication.";
 const AUTH_FAILED = "We are unable to authenticate your payment method. Please choose a different payment method and try again.";
 const DAY = 86_400;
+/** What the product sends without a return_url (a confirm with redirects allowed needs one, as at Stripe). */
+const NO_REDIRECTS = { automatic_payment_methods: { enabled: true, allow_redirects: "never" } } as const;
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -126,15 +128,15 @@ describe.each(databases())("Stripe sandbox: test cards, 3-D Secure and retries (
     const amex = await card(AMEX, "1234");
     expect(amex.card).toMatchObject({ brand: "amex", last4: "0005" });
     for (const pm of [mc, amex]) {
-      const paid = await stripe.paymentIntents.create({ amount: 999, currency: "usd", payment_method: pm.id, confirm: true });
+      const paid = await stripe.paymentIntents.create({ amount: 999, currency: "usd", payment_method: pm.id, confirm: true, ...NO_REDIRECTS });
       expect(paid.status).toBe("succeeded");
     }
 
     const { customer, pm } = await customerWith(ATTACH_THEN_DECLINE_CARD);
-    const setup = await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true });
+    const setup = await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS });
     expect(setup.status).toBe("succeeded");
     const declined = cardErrorOf(
-      await rejection(stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, off_session: true })),
+      await rejection(stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS, off_session: true })),
     );
     expect(declined).toMatchObject({ code: "card_declined", decline_code: "generic_decline" });
     // Any other number is still refused.
@@ -143,7 +145,7 @@ describe.each(databases())("Stripe sandbox: test cards, 3-D Secure and retries (
 
   it("3155 needs authentication on-session: next_action with and without return_url, and the challenge completes it", async () => {
     const { customer, pm } = await customerWith(THREE_DS_CARD);
-    const intent = await stripe.paymentIntents.create({ amount: 1500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true });
+    const intent = await stripe.paymentIntents.create({ amount: 1500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS });
     expect(intent.status).toBe("requires_action");
     expect(intent.next_action?.type).toBe("use_stripe_sdk");
     const sdk = intent.next_action?.use_stripe_sdk as { type: string; stripe_js: string };
@@ -190,7 +192,7 @@ describe.each(databases())("Stripe sandbox: test cards, 3-D Secure and retries (
     expect(after.last_payment_error).toMatchObject({ code: "payment_intent_authentication_failure", message: AUTH_FAILED });
     expect(typesAbout(intent.id)).toContain("payment_intent.payment_failed");
 
-    const other = await stripe.paymentIntents.create({ amount: 1500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true });
+    const other = await stripe.paymentIntents.create({ amount: 1500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS });
     const page = await answerChallenge((other.next_action!.use_stripe_sdk as { stripe_js: string }).stripe_js, "complete");
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Authentication complete");
@@ -209,23 +211,23 @@ describe.each(databases())("Stripe sandbox: test cards, 3-D Secure and retries (
     expect(back.searchParams.get("setup_intent_client_secret")).toBe(setup.client_secret);
     expect(back.searchParams.get("redirect_status")).toBe("succeeded");
     expect((await stripe.setupIntents.retrieve(setup.id)).status).toBe("succeeded");
-    const offSession = await stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, off_session: true });
+    const offSession = await stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS, off_session: true });
     expect(offSession.status).toBe("succeeded");
 
     // Not set up: an off-session charge of 3155 fails too.
     const fresh = await customerWith(THREE_DS_CARD);
     const notSetUp = cardErrorOf(
-      await rejection(stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: fresh.customer.id, payment_method: fresh.pm.id, confirm: true, off_session: true })),
+      await rejection(stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: fresh.customer.id, payment_method: fresh.pm.id, confirm: true, ...NO_REDIRECTS, off_session: true })),
     );
     expect(notSetUp.code).toBe("authentication_required");
 
     const always = await customerWith(THREE_DS_ALWAYS_CARD);
-    const alwaysSetup = await stripe.setupIntents.create({ customer: always.customer.id, payment_method: always.pm.id, confirm: true });
+    const alwaysSetup = await stripe.setupIntents.create({ customer: always.customer.id, payment_method: always.pm.id, confirm: true, ...NO_REDIRECTS });
     expect(alwaysSetup.status).toBe("requires_action");
     await answerChallenge((alwaysSetup.next_action!.use_stripe_sdk as { stripe_js: string }).stripe_js, "complete");
     const error = cardErrorOf(
       await rejection(
-        stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: always.customer.id, payment_method: always.pm.id, confirm: true, off_session: true }),
+        stripe.paymentIntents.create({ amount: 999, currency: "usd", customer: always.customer.id, payment_method: always.pm.id, confirm: true, ...NO_REDIRECTS, off_session: true }),
       ),
     );
     expect(error.code).toBe("authentication_required");
@@ -234,7 +236,7 @@ describe.each(databases())("Stripe sandbox: test cards, 3-D Secure and retries (
     expect((await stripe.paymentIntents.retrieve(pi!.id)).status).toBe("requires_action");
 
     // A failed SetupIntent challenge.
-    const failing = await stripe.setupIntents.create({ customer: always.customer.id, payment_method: always.pm.id, confirm: true });
+    const failing = await stripe.setupIntents.create({ customer: always.customer.id, payment_method: always.pm.id, confirm: true, ...NO_REDIRECTS });
     await answerChallenge((failing.next_action!.use_stripe_sdk as { stripe_js: string }).stripe_js, "fail");
     const failed = await stripe.setupIntents.retrieve(failing.id);
     expect(failed.status).toBe("requires_payment_method");

@@ -47,6 +47,8 @@ const TYPES = [
 type TypeName = (typeof TYPES)[number];
 
 const CARDS = { visa: GOOD_CARD, declined: DECLINED_CARD };
+/** What the product sends without a return_url (a confirm with redirects allowed needs one, as at Stripe). */
+const NO_REDIRECTS = { automatic_payment_methods: { enabled: true, allow_redirects: "never" } } as const;
 const YEAR = new Date().getUTCFullYear() + 3;
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -177,6 +179,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
         payment_method: pm.id,
         confirm: true,
         off_session: true,
+        ...NO_REDIRECTS,
         metadata: { kind: "one_time" },
       }),
     );
@@ -186,7 +189,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     const declinedPm = await card(CARDS.declined);
     await stripe.paymentMethods.attach(declinedPm.id, { customer: customer.id });
     const declined = await rejection(
-      stripe.paymentIntents.create({ amount: 500, currency: "usd", customer: customer.id, payment_method: declinedPm.id, confirm: true }),
+      stripe.paymentIntents.create({ amount: 500, currency: "usd", customer: customer.id, payment_method: declinedPm.id, confirm: true, ...NO_REDIRECTS }),
     );
     expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
     const declinedIntent = (declined as Stripe.errors.StripeCardError).payment_intent as Stripe.PaymentIntent;
@@ -197,7 +200,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     keep(
       "SetupIntent",
       "setupIntents.create confirm",
-      await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true, usage: "off_session" }),
+      await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS, usage: "off_session" }),
     );
     keep("SetupIntent", "setupIntents.create", await stripe.setupIntents.create({ customer: customer.id }));
 
@@ -341,7 +344,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     const needsAction = keep(
       "PaymentIntent",
       "requires_action use_stripe_sdk",
-      await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: threeDs.id, confirm: true }),
+      await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: threeDs.id, confirm: true, ...NO_REDIRECTS }),
     );
     const redirect = keep(
       "PaymentIntent",
@@ -350,23 +353,23 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     );
     await challenge(redirect.next_action!.redirect_to_url!.url!, "complete");
     keep("PaymentIntent", "authenticated", await stripe.paymentIntents.retrieve(needsAction.id));
-    const toFail = await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: threeDs.id, confirm: true });
+    const toFail = await stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: threeDs.id, confirm: true, ...NO_REDIRECTS });
     await challenge(stripeJs(toFail), "fail");
     keep("PaymentIntent", "authentication failed", await stripe.paymentIntents.retrieve(toFail.id));
     const setupAction = keep(
       "SetupIntent",
       "setup requires_action",
-      await stripe.setupIntents.create({ customer: customer.id, payment_method: threeDs.id, confirm: true }),
+      await stripe.setupIntents.create({ customer: customer.id, payment_method: threeDs.id, confirm: true, ...NO_REDIRECTS }),
     );
     await challenge(stripeJs(setupAction), "complete");
     keep("SetupIntent", "setup authenticated", await stripe.setupIntents.retrieve(setupAction.id));
     const always = await card(digitsOf(THREE_DS_ALWAYS_CARD));
     await stripe.paymentMethods.attach(always.id, { customer: customer.id });
-    const setupFail = await stripe.setupIntents.create({ customer: customer.id, payment_method: always.id, confirm: true });
+    const setupFail = await stripe.setupIntents.create({ customer: customer.id, payment_method: always.id, confirm: true, ...NO_REDIRECTS });
     await challenge(stripeJs(setupFail), "fail");
     keep("SetupIntent", "setup authentication failed", await stripe.setupIntents.retrieve(setupFail.id));
     const offSession = (await rejection(
-      stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: always.id, confirm: true, off_session: true }),
+      stripe.paymentIntents.create({ amount: 900, currency: "usd", customer: customer.id, payment_method: always.id, confirm: true, ...NO_REDIRECTS, off_session: true }),
     )) as Stripe.errors.StripeCardError;
     expect(offSession.code).toBe("authentication_required");
     keep("PaymentIntent", "off-session authentication_required", offSession.payment_intent);

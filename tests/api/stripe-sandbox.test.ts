@@ -15,9 +15,20 @@ import {
   type StripeSandbox,
   createStripeSandbox,
 } from "../../api/sandboxes/stripe";
+import * as billing from "../../api/sandboxes/stripe/billing";
+import * as catalog from "../../api/sandboxes/stripe/catalog";
+import * as checkout from "../../api/sandboxes/stripe/checkout";
+import * as customers from "../../api/sandboxes/stripe/customers";
+import * as params from "../../api/sandboxes/stripe/params";
+import * as payments from "../../api/sandboxes/stripe/payments";
+import * as planChanges from "../../api/sandboxes/stripe/plan-changes";
+import { z } from "zod";
 import { MemoryLogger, type TestDatabase, databases, listen } from "./harness";
 import { DECLINED_CARD, digitsOf, GOOD_CARD, NO_FUNDS_CARD } from "../support/cards";
 import { TestClock } from "../support/clock";
+
+/** What the product sends without a return_url (a confirm with redirects allowed needs one, as at Stripe). */
+const NO_REDIRECTS = { automatic_payment_methods: { enabled: true, allow_redirects: "never" } } as const;
 
 const SANDBOX_MESSAGE = "This is a sandbox: only test cards are accepted, such as 4242 4242 4242 4242.";
 const CARDS = { visa: GOOD_CARD, declined: DECLINED_CARD, insufficient: digitsOf(NO_FUNDS_CARD) };
@@ -42,6 +53,43 @@ function expectCardError(error: unknown, code: string, message: string): Stripe.
   expect(cardError.statusCode).toBe(402);
   return cardError;
 }
+
+/**
+ * The hashes (objects) of a request schema that would take a key they do not declare (not strict),
+ * named as Stripe names parameters: through optional, default, pipes (transforms, preprocess), unions,
+ * arrays and records.
+ */
+function looseHashes(schema: z.ZodType, path: string): string[] {
+  const def = (schema as any)._zod.def;
+  switch (def.type) {
+    case "object": {
+      const strict = def.catchall?._zod.def.type === "never";
+      return [...(strict ? [] : [path]), ...Object.entries(def.shape as Record<string, z.ZodType>).flatMap(([key, inner]) => looseHashes(inner, `${path}[${key}]`))];
+    }
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "catch":
+    case "nonoptional":
+      return looseHashes(def.innerType, path);
+    case "pipe":
+      return [...looseHashes(def.in, path), ...looseHashes(def.out, path)];
+    case "union":
+      return (def.options as z.ZodType[]).flatMap((option) => looseHashes(option, path));
+    case "array":
+      return looseHashes(def.element, `${path}[0]`);
+    case "record":
+      return looseHashes(def.valueType, `${path}[key]`);
+    default:
+      return [];
+  }
+}
+
+/** Stripe's refusal of a confirm that allows redirects without a return_url ("Payment Intent" or "Setup Intent"). */
+const returnUrlRequired = (what: string) =>
+  `A \`return_url\` must be specified because this ${what} is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set \`automatic_payment_methods[enabled]\` to \`true\` and \`automatic_payment_methods[allow_redirects]\` to \`never\` when creating Setup Intents and Payment Intents.`;
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -245,9 +293,81 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     expect(replayed.lastResponse.headers["idempotent-replayed"]).toBe("true");
     const payKey = "strict-retry-2";
     const pm = await card(CARDS.visa);
-    await invalid(stripe.paymentIntents.create({ ...intent, currency: "zzz", payment_method: pm.id, confirm: true }, { idempotencyKey: payKey }));
-    const paid = await stripe.paymentIntents.create({ ...intent, payment_method: pm.id, confirm: true }, { idempotencyKey: payKey });
+    await invalid(stripe.paymentIntents.create({ ...intent, ...NO_REDIRECTS, currency: "zzz", payment_method: pm.id, confirm: true }, { idempotencyKey: payKey }));
+    const paid = await stripe.paymentIntents.create({ ...intent, ...NO_REDIRECTS, payment_method: pm.id, confirm: true }, { idempotencyKey: payKey });
     expect(paid.status).toBe("succeeded");
+  });
+
+  it("refuses unknown parameters inside nested hashes too, with Stripe's parameter_unknown", async () => {
+    const unknown = async (promise: Promise<unknown>) => {
+      const error = await rejection(promise);
+      expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+      const refused = error as Stripe.errors.StripeInvalidRequestError;
+      return { status: refused.statusCode, type: refused.rawType, code: refused.code, param: refused.param, message: refused.message };
+    };
+    const refusal = (param: string) => ({
+      status: 400,
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param,
+      message: `Received unknown parameter: ${param}`,
+    });
+    const customer = await stripe.customers.create({ email: "nested@example.com" });
+    const prices = (await stripe.prices.list({ limit: 100 })).data.length;
+    expect(
+      await unknown(
+        stripe.prices.create({
+          currency: "usd",
+          unit_amount: 500,
+          recurring: { interval: "month", colour: "blue" },
+          product_data: { name: "Colourful" },
+        } as Stripe.PriceCreateParams),
+      ),
+    ).toEqual(refusal("recurring[colour]"));
+    expect((await stripe.prices.list({ limit: 100 })).data.length).toBe(prices);
+    expect(
+      await unknown(
+        stripe.subscriptions.create({
+          customer: customer.id,
+          items: [{ price: monthlyPrice.id }],
+          payment_behavior: "default_incomplete",
+          payment_settings: { save_default_payment_method: "on_subscription", colour: "blue" },
+        } as Stripe.SubscriptionCreateParams),
+      ),
+    ).toEqual(refusal("payment_settings[colour]"));
+    expect((await stripe.subscriptions.list({ customer: customer.id })).data).toEqual([]);
+    const session = (lineItem: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      stripe.checkout.sessions.create({
+        mode: "payment",
+        success_url: "https://portal.example/done",
+        line_items: [{ quantity: 1, ...lineItem }],
+        ...extra,
+      } as Stripe.Checkout.SessionCreateParams);
+    const priceData = { currency: "usd", unit_amount: 700, product_data: { name: "Once" } };
+    expect(await unknown(session({ price_data: { ...priceData, colour: "blue" } }))).toEqual(refusal("line_items[0][price_data][colour]"));
+    expect(await unknown(session({ price_data: { ...priceData, recurring: { interval: "month", colour: "blue" } } }))).toEqual(
+      refusal("line_items[0][price_data][recurring][colour]"),
+    );
+    expect(await unknown(session({ price_data: priceData }, { payment_intent_data: { description: "x", colour: "blue" } }))).toEqual(
+      refusal("payment_intent_data[colour]"),
+    );
+    // What the product sends is still taken.
+    expect((await session({ price_data: priceData }, { payment_intent_data: { description: "x", setup_future_usage: "off_session" } })).url).toMatch(/^http/);
+  });
+
+  it("declares every request hash strict, at any depth (z.strictObject), so no unknown parameter is ever ignored", () => {
+    const modules: Record<string, Record<string, unknown>> = { billing, catalog, checkout, customers, params, payments, planChanges };
+    const loose: string[] = [];
+    let schemas = 0;
+    for (const [name, exports] of Object.entries(modules)) {
+      for (const [key, value] of Object.entries(exports)) {
+        if (!(value instanceof z.ZodType)) continue;
+        schemas++;
+        loose.push(...looseHashes(value, `${name}.${key}`));
+      }
+    }
+    expect(schemas).toBeGreaterThan(30);
+    expect(loose).toEqual([]);
   });
 
   it("makes PaymentMethods from the test cards only", async () => {
@@ -333,7 +453,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     const declined = await card(CARDS.declined);
     const error = expectCardError(
       await rejection(
-        stripe.paymentIntents.create({ amount: 4999, currency: "usd", customer: customer.id, payment_method: declined.id, confirm: true }),
+        stripe.paymentIntents.create({ amount: 4999, currency: "usd", customer: customer.id, payment_method: declined.id, confirm: true, ...NO_REDIRECTS }),
       ),
       "card_declined",
       "Your card was declined.",
@@ -344,7 +464,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     expect(typesAbout(error.payment_intent?.id ?? "")).toEqual(["payment_intent.payment_failed"]);
 
     const poor = await card(CARDS.insufficient);
-    const pending = await stripe.paymentIntents.create({ amount: 999, currency: "usd", payment_method: poor.id });
+    const pending = await stripe.paymentIntents.create({ amount: 999, currency: "usd", payment_method: poor.id, ...NO_REDIRECTS });
     expect(pending.status).toBe("requires_confirmation");
     const insufficient = expectCardError(
       await rejection(stripe.paymentIntents.confirm(pending.id)),
@@ -357,14 +477,78 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
     expect(refund).toMatchObject({ object: "refund", status: "succeeded", amount: 1000, payment_intent: intent.id, charge: intent.latest_charge });
     const refundedEvent = eventsAbout(intent.latest_charge as string).find((e) => e.type === "charge.refunded");
     expect((refundedEvent?.data.object as Stripe.Charge | undefined)?.amount_refunded).toBe(1000);
+    // Both of Stripe's events for a refund (refund.created for every refund since 2024-10-28.acacia), in Stripe's order.
+    expect(typesAbout(refund.id)).toEqual(["refund.created"]);
+    expect((eventsAbout(refund.id)[0]!.data.object as Stripe.Refund).amount).toBe(1000);
+    expect(events.indexOf(refundedEvent!)).toBe(events.indexOf(eventsAbout(refund.id)[0]!) - 1);
     const tooMuch = await rejection(stripe.refunds.create({ payment_intent: intent.id, amount: 5000 }));
     expect(tooMuch).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+  });
+
+  it("enables automatic_payment_methods by default, as Stripe does, and then asks a confirm for return_url", async () => {
+    const customer = await stripe.customers.create({ email: "automatic@example.com" });
+    const pm = await card(CARDS.visa);
+    // Neither payment_method_types nor automatic_payment_methods: the Dashboard's methods, redirects allowed.
+    const open = await stripe.paymentIntents.create({ amount: 1200, currency: "usd", customer: customer.id });
+    expect(open.automatic_payment_methods).toEqual({ enabled: true, allow_redirects: "always" });
+    expect(open.payment_method_types).toEqual(["card"]);
+    expect((await stripe.paymentIntents.retrieve(open.id)).automatic_payment_methods).toEqual({ enabled: true, allow_redirects: "always" });
+    // Sent: kept as sent. A list of methods instead (allowed_payment_method_types, this API version's
+    // payment_method_types, which it no longer takes): none.
+    const never = { enabled: true, allow_redirects: "never" } as const;
+    expect((await stripe.paymentIntents.create({ amount: 1200, currency: "usd", automatic_payment_methods: never })).automatic_payment_methods).toEqual(never);
+    const cardOnly = await stripe.paymentIntents.create({ amount: 1200, currency: "usd", allowed_payment_method_types: ["card"] });
+    expect(cardOnly).toMatchObject({ automatic_payment_methods: null, allowed_payment_method_types: ["card"], payment_method_types: ["card"] });
+    expect(
+      await rejection(stripe.paymentIntents.create({ amount: 1200, currency: "usd", payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams)),
+    ).toMatchObject({ code: "parameter_unknown", param: "payment_method_types" });
+
+    // Redirects allowed and no return_url: Stripe refuses the confirm (400, nothing charged).
+    const refused = async (promise: Promise<unknown>, what: string) => {
+      const error = await rejection(promise);
+      expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+      expect((error as Stripe.errors.StripeInvalidRequestError).statusCode).toBe(400);
+      expect((error as Stripe.errors.StripeInvalidRequestError).message).toBe(returnUrlRequired(what));
+    };
+    const intents = async () => (await db.selectFrom("stripe_sandbox_objects").select("id").where("type", "=", "payment_intent").execute()).length;
+    const before = await intents();
+    await refused(stripe.paymentIntents.create({ amount: 1200, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true }), "Payment Intent");
+    await refused(
+      stripe.paymentIntents.create({
+        amount: 1200,
+        currency: "usd",
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        automatic_payment_methods: { enabled: true, allow_redirects: "always" },
+      }),
+      "Payment Intent",
+    );
+    expect(await intents()).toBe(before);
+    await refused(stripe.paymentIntents.confirm(open.id, { payment_method: pm.id }), "Payment Intent");
+    expect((await stripe.paymentIntents.retrieve(open.id)).status).toBe("requires_payment_method");
+    expect(typesAbout(open.id)).toEqual([]);
+    // With a return_url, with redirects off, or with card only, it pays.
+    expect((await stripe.paymentIntents.confirm(open.id, { payment_method: pm.id, return_url: "https://portal.example/back" })).status).toBe("succeeded");
+    const base = { amount: 1200, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true } as const;
+    expect((await stripe.paymentIntents.create({ ...base, automatic_payment_methods: never })).status).toBe("succeeded");
+    expect((await stripe.paymentIntents.create({ ...base, allowed_payment_method_types: ["card"] })).status).toBe("succeeded");
+
+    // SetupIntents alike.
+    const setup = await stripe.setupIntents.create({ customer: customer.id });
+    expect(setup.automatic_payment_methods).toEqual({ enabled: true, allow_redirects: "always" });
+    await refused(stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true }), "Setup Intent");
+    await refused(stripe.setupIntents.confirm(setup.id, { payment_method: pm.id }), "Setup Intent");
+    expect((await stripe.setupIntents.confirm(setup.id, { payment_method: pm.id, return_url: "https://portal.example/cards" })).status).toBe("succeeded");
+    expect((await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true, automatic_payment_methods: never })).status).toBe(
+      "succeeded",
+    );
   });
 
   it("answers one object to 20 concurrent requests with one idempotency key", async () => {
     const customer = await stripe.customers.create({ email: "idem@example.com" });
     const pm = await card(CARDS.visa);
-    const params = { amount: 1500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true } as const;
+    const params = { amount: 1500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS } as const;
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => stripe.paymentIntents.create(params, { idempotencyKey: "k1" })),
     );
@@ -599,7 +783,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
   it("saves a card with a SetupIntent (every test card: they decline only when charged)", async () => {
     const customer = await stripe.customers.create({ email: "setup@example.com" });
     const pm = await card(CARDS.declined);
-    const setup = await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true, usage: "off_session" });
+    const setup = await stripe.setupIntents.create({ customer: customer.id, payment_method: pm.id, confirm: true, usage: "off_session", ...NO_REDIRECTS });
     expect(setup).toMatchObject({ object: "setup_intent", status: "succeeded", payment_method: pm.id });
     expect(setup.id).toMatch(/^seti_/);
     expect(typesAbout(setup.id)).toEqual(["setup_intent.succeeded"]);
@@ -788,7 +972,7 @@ describe.each(databases())("Stripe sandbox ($name)", (kind) => {
       expect(((await client.customers.retrieve(customer.id)) as Stripe.Customer).email).toBe("persist@example.com");
       // Two instances, one key, concurrent requests: one payment.
       const pm = await card(CARDS.visa);
-      const params = { amount: 2500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true } as const;
+      const params = { amount: 2500, currency: "usd", customer: customer.id, payment_method: pm.id, confirm: true, ...NO_REDIRECTS } as const;
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) => (i % 2 ? client : stripe).paymentIntents.create(params, { idempotencyKey: "k2" })),
       );

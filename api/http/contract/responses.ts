@@ -62,7 +62,7 @@ export const responses = {
     headers: z.object({ "WWW-Authenticate": z.string() }),
   }),
   NotFound: errorResponse("'Not found.'", { id: "NotFound" }),
-  MethodNotAllowed: errorResponse("Another method than the documented ones", {
+  MethodNotAllowed: errorResponse("Another method than the documented ones (OPTIONS too)", {
     id: "MethodNotAllowed",
     headers: z.object({ Allow: z.string().meta({ description: "The methods this path accepts" }) }),
   }),

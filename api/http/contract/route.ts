@@ -127,8 +127,9 @@ export function expressPath(path: string): string {
 }
 
 /**
- * Registers routes on Express, grouped by path: each path answers its declared methods, other
- * methods with 405 and an Allow header (OPTIONS with 204 and the same header).
+ * Registers routes on Express, grouped by path: each path answers its declared methods (HEAD with
+ * GET), any other method, OPTIONS included, with 405 and an Allow header naming the declared ones,
+ * as the document says. (No CORS: the API's only browser client is the portal, on its own origin.)
  */
 export function registerRoutes(app: Express, ctx: ApiContext, routes: readonly AnyRoute[]): void {
   const byPath = new Map<string, AnyRoute[]>();
@@ -152,14 +153,9 @@ export function registerRoutes(app: Express, ctx: ApiContext, routes: readonly A
       methods.push(r.method.toUpperCase());
       if (r.method === "get") methods.push("HEAD");
     }
-    methods.push("OPTIONS");
     const allow = methods.join(", ");
-    expressRoute.all((req, res) => {
+    expressRoute.all((_req, res) => {
       res.setHeader("Allow", allow);
-      if (req.method === "OPTIONS") {
-        res.status(204).end();
-        return;
-      }
       sendError(res, "method_not_allowed", "This method is not allowed for this address.");
     });
   }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { route } from "../contract/route";
 import { DUNNING_MESSAGES, payOpenInvoice, paymentFailedOf } from "../../billing/dunning";
-import { body, optionalText, requiredText } from "../validation";
+import { body, requiredText } from "../validation";
+import { idempotencyKeyBadRequest, idempotencyKeyHeader, idempotencyKeyOf, optionalIdempotencyKeyField } from "../idempotency-key";
 import { limitPaymentAttempts } from "./payments";
 
 // Failed renewals (docs/decisions/027): what the 'Your last payment failed.' banner shows, and paying
@@ -25,9 +26,7 @@ export const PaymentFailedSchema = z
 
 const payOpenInvoiceRequest = body({
   payment_method_id: requiredText("payment method id", { max: 255 }).meta({ description: "A saved card's payment_method_id (pm_...)." }),
-  idempotency_key: optionalText("idempotency key", 255).meta({
-    description: "The pay form's key: a double submit is one charge. Omitted: every post is a new attempt.",
-  }),
+  idempotency_key: optionalIdempotencyKeyField("The pay form's key: a double submit is one charge. Omitted (here and in the header): every post is a new attempt."),
 }).meta({ id: "PayOpenInvoiceRequest" });
 
 export const dunningRoutes = [
@@ -58,6 +57,7 @@ export const dunningRoutes = [
     description:
       "Pays the open invoice of the past-due subscription with a saved card. paid: the renewal is recorded from the subscription's original period, the plan is no longer past due, and this card pays the next renewals. requires_action: the bank asks for authentication; open hosted_invoice_url (Stripe's invoice page) to pay there. A refused card is a 402 with the bank's message (recorded as 'Payment failed').",
     auth: true,
+    headers: idempotencyKeyHeader,
     body: payOpenInvoiceRequest,
     success: {
       description: `'${DUNNING_MESSAGES.paid}' or the page to authenticate on`,
@@ -67,13 +67,15 @@ export const dunningRoutes = [
       }),
     },
     errors: {
+      400: idempotencyKeyBadRequest,
       402: "The card was refused: the bank's message, e.g. 'Your card was declined.'",
       404: `'${DUNNING_MESSAGES.noOpenInvoice}' or '${DUNNING_MESSAGES.cardNotFound}'`,
       429: "'Too many payment attempts. Please try again later.'",
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: false });
       await limitPaymentAttempts(ctx, auth.user.id);
-      const outcome = await payOpenInvoice(ctx.dunning, auth.user.id, { paymentMethodId: input.payment_method_id, key: input.idempotency_key });
+      const outcome = await payOpenInvoice(ctx.dunning, auth.user.id, { paymentMethodId: input.payment_method_id, key });
       if (outcome.status === "requires_action") {
         return { data: outcome, message: "Please confirm the payment with your bank." };
       }

@@ -6,6 +6,7 @@ import type { PaymentMethod } from "../../platform/db/schema";
 import { DomainError, isRefusal } from "../../platform/errors";
 import { secondsUntil } from "../../platform/rate-limit";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
+import { idempotencyKeyBadRequest, idempotencyKeyField as keyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import {
   type Authentication,
   PAYMENT_MESSAGES,
@@ -40,10 +41,9 @@ export const CARD_TYPES = ["new-card", "saved-card"] as const;
 const PAYMENT_ATTEMPTS_PER_HOUR = 20;
 
 const idempotencyKeyField = () =>
-  requiredText("idempotency key", { max: 200, required: "Please reload the page and try again." }).meta({
-    description:
-      "A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated.",
-  });
+  keyField(
+    "A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated.",
+  );
 
 const couponField = () =>
   optionalText("coupon", 64).meta({ description: "A coupon code (see /api/coupons/apply); it lowers the first payment." });
@@ -233,9 +233,11 @@ export const paymentRoutes = [
     description:
       "Recurring plans become a Stripe subscription (created default_incomplete, then confirmed with the card); the 5-year plan is one payment that never renews. The card is saved to the account (the first one becomes the default). The transaction is recorded paid or 'Payment failed', with its invoice. The idempotency key makes a double submit or a retry one payment: every post with the same key gets the first answer.",
     auth: true,
+    headers: idempotencyKeyHeader,
     body: cardPaymentRequest,
     success: { description: `'${PAYMENT_MESSAGES.paid}'`, data: PaymentResultSchema },
     errors: {
+      400: idempotencyKeyBadRequest,
       402: "The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed').",
       404: `'This plan does not exist.' or '${PAYMENT_MESSAGES.savedCardNotFound}'`,
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
@@ -243,13 +245,14 @@ export const paymentRoutes = [
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer. Nothing is recorded as failed: if the payment went through, Stripe's webhook records it, and a retry with the same idempotency key is never a second charge.`,
     },
-    async handler({ ctx, res, auth, body: input }) {
+    async handler({ ctx, req, res, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
       if (input.email !== auth.user.email) {
         throw new DomainError("email_mismatch", PAYMENT_MESSAGES.emailMismatch, { field: "email" });
       }
       const plan = await planOrError(ctx, input.planId);
       const returnUrl = portalReturnUrl(ctx, input.return_url);
-      const { idempotency_key: key, ...request } = input;
+      const { idempotency_key: _key, ...request } = input;
       const answer = await oncePerKey(
         ctx.db,
         `card:${auth.user.id}:${key}`,
@@ -330,19 +333,22 @@ export const paymentRoutes = [
     description:
       "For browsers without JavaScript: answers the URL of Stripe's hosted payment page (the sandbox's in sandbox mode). It returns to return_path with session_id (paid) or checkout=cancelled. The same idempotency key gives the same session.",
     auth: true,
+    headers: idempotencyKeyHeader,
     body: checkoutSessionRequest,
     success: {
       description: "The session",
       data: z.strictObject({ id: z.string(), url: z.string().meta({ format: "uri" }) }),
     },
     errors: {
+      400: idempotencyKeyBadRequest,
       404: "'This plan does not exist.'",
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}' or 'You already have a subscription. Change your plan instead.' (subscription_exists)`,
       422: "Validation; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); a return_path that is not a payment page",
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
       if (!RETURN_PATH.test(input.return_path)) {
         const message = "The return path must be a payment page.";
         throw new DomainError("validation_failed", message, { field: "return_path" });
@@ -353,7 +359,7 @@ export const paymentRoutes = [
         user: auth.user,
         plan,
         couponCode: input.coupon,
-        key: `checkout-${auth.user.id}-${input.idempotency_key}`,
+        key: `checkout-${auth.user.id}-${key}`,
         returnPath: input.return_path,
       });
       return { data: session };

@@ -6,6 +6,7 @@ import { DomainError } from "../../platform/errors";
 import { tryAgainIn } from "../../platform/rate-limit";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { body, idField, optionalText, requiredText } from "../validation";
+import { idempotencyKeyBadRequest, idempotencyKeyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import {
   PAYPAL_MESSAGES,
   type PayPalDeps,
@@ -46,9 +47,9 @@ const checkoutRequest = body({
     description:
       "The checkout page PayPal sends the browser back to: /subscription/payment/{planId} or /payment/{planId} (query allowed). PayPal returns to it with paypal=return (and token, or subscription_id) or paypal=cancel.",
   }),
-  idempotency_key: requiredText("idempotency key", { max: 200, required: "Please reload the page and try again." }).meta({
-    description: "A random key the page makes for this payment. Posting again with the same key answers the same PayPal order or subscription (never a second one).",
-  }),
+  idempotency_key: idempotencyKeyField(
+    "A random key the page makes for this payment. Posting again with the same key answers the same PayPal order or subscription (never a second one).",
+  ),
 }).meta({ id: "PayPalCheckoutRequest" });
 
 const returnRequest = body({
@@ -103,17 +104,20 @@ export const paypalRoutes = [
     description:
       "Recurring plans become a PayPal subscription (a PayPal billing plan per plan, kept in step with its price; a coupon lowers the first payment; free months are a free cycle after it); the 5-year plan, and the 2-year plan (PayPal bills at most yearly), are one PayPal order that never renews. The browser goes to approve_url and PayPal sends it back to return_path with paypal=return or paypal=cancel, to be finished with /api/payments/paypal/complete or /api/payments/paypal/cancel. The same idempotency key answers the same order or subscription.",
     auth: true,
+    headers: idempotencyKeyHeader,
     body: checkoutRequest,
     success: { description: "Where to approve the payment", data: PayPalCheckoutSchema },
     errors: {
+      400: idempotencyKeyBadRequest,
       404: `'This plan does not exist.'${OFF}`,
       409: `'${PAYMENT_MESSAGES.alreadyCurrent}' or 'You already have a subscription. Change your plan instead.' (subscription_exists)`,
       422: "Validation; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon); a return_path that is not a payment page",
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYPAL_MESSAGES.failed}' (PayPal failed or did not answer)`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const paypal = paypalOf(ctx);
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
       if (!RETURN_PATH.test(input.return_path)) {
         throw new DomainError("validation_failed", "The return path must be a payment page.", { field: "return_path" });
       }
@@ -124,7 +128,7 @@ export const paypalRoutes = [
         plan,
         couponCode: input.coupon,
         returnPath: input.return_path,
-        key: input.idempotency_key,
+        key,
       });
       return { data: started };
     },

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { route } from "../contract/route";
 import { isRefusal } from "../../platform/errors";
-import { body, idField, requiredText } from "../validation";
+import { body, idField } from "../validation";
+import { idempotencyKeyBadRequest, idempotencyKeyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from "../../payments/idempotency";
 import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
 import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
@@ -23,9 +24,9 @@ const changeRequest = body({
     .union([z.int().min(0), z.string().trim().regex(/^\d{1,12}$/, "The proration date must be a number.").transform(Number)])
     .optional()
     .meta({ description: "The preview's proration_date (Unix seconds), so the charge equals the amount shown." }),
-  idempotency_key: requiredText("idempotency key", { max: 200, required: "Please reload the page and try again." }).meta({
-    description: "A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated.",
-  }),
+  idempotency_key: idempotencyKeyField(
+    "A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated.",
+  ),
 }).meta({ id: "PlanChangeRequest" });
 
 export const planChangeRoutes = [
@@ -85,6 +86,7 @@ export const planChangeRoutes = [
       "A longer (or dearer) plan: now, the new plan less the unused part of the current one charged at once to the subscription's card (one invoice; its receipt is the usual paid-invoice email); a card that fails changes nothing (402). A shorter plan: from the next renewal, nothing charged now; cancel it with /api/subscription/change/cancel. A confirmation email is sent either way. " +
       `Buying a second recurring plan instead is refused: '${SUBSCRIPTION_MESSAGES.exists}' (409 subscription_exists).`,
     auth: true,
+    headers: idempotencyKeyHeader,
     body: changeRequest,
     success: {
       description: "'Your plan was changed to {plan}.' or 'Your plan changes to {plan} on {date}.'",
@@ -99,13 +101,15 @@ export const planChangeRoutes = [
         .meta({ id: "PlanChangeResult" }),
     },
     errors: {
+      400: idempotencyKeyBadRequest,
       402: "The card was refused (the gateway's message); the plan stays as it was.",
       404: "'Plan not found.'",
       409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.pastDue}' (payment_past_due), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
     },
-    async handler({ ctx, auth, body: input }) {
-      const { idempotency_key: key, ...request } = input;
+    async handler({ ctx, req, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
+      const { idempotency_key: _key, ...request } = input;
       const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
       const answer = await oncePerKey(
         ctx.db,

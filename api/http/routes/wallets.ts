@@ -6,6 +6,7 @@ import type { ApiContext } from "../context";
 import type { User } from "../../platform/db/schema";
 import { DomainError } from "../../platform/errors";
 import { body, emailField, idField, integerOrDigits, optionalText, requiredText } from "../validation";
+import { idempotencyKeyBadRequest, idempotencyKeyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import { PAYMENT_MESSAGES } from "../../payments/card-payments";
 import { IDEMPOTENCY_MESSAGES } from "../../payments/idempotency";
 import {
@@ -61,10 +62,9 @@ const walletPaymentRequest = body({
   paymentSource: paymentSourceField(),
   email: optionalEmail(),
   coupon: optionalText("coupon", 64).meta({ description: "A coupon code (see /api/coupons/apply); it lowers the first payment." }),
-  idempotency_key: requiredText("idempotency key", { max: 200, required: "Please reload the page and try again." }).meta({
-    description:
-      "A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated.",
-  }),
+  idempotency_key: idempotencyKeyField(
+    "A random key the page makes for this payment (at least 16 characters). Posting again with the same key never pays twice: the first answer is repeated.",
+  ),
 }).meta({ id: "WalletPaymentRequest" });
 
 /** Whole cents: a number, or digits in a form. */
@@ -180,6 +180,7 @@ function appleChargeRoute(path: string, operationId: string, where: string): Any
       "commerce §7: JSON {token, email, amount, currency, productId, planId}. The amount (cents) and currency must be the plan's price (the coupon's total with a coupon), else 422 saying what it should be. Then it pays like POST /api/payments/wallet with paymentSource applepay. Idempotency: the Idempotency-Key header when sent, else one key per (user, token, plan), so a double submit of one Apple Pay token charges once; the key is echoed in the Idempotency-Key answer header.",
     auth: true,
     ...(path === APPLE_CHARGE_ROOT_PATH ? { before: parseRootBody } : {}),
+    headers: idempotencyKeyHeader,
     body: appleChargeRequest,
     success: { description: `'${WALLET_MESSAGES.paid}'`, data: WalletResultSchema },
     errors: {
@@ -187,15 +188,13 @@ function appleChargeRoute(path: string, operationId: string, where: string): Any
       422: `Validation; the amount or currency does not match the plan ('${WALLET_MESSAGES.currency}', 'The amount does not match the price of 2 Years: 10776 cents ($107.76 USD).', '${WALLET_MESSAGES.amountNotCents}'); '${PAYMENT_MESSAGES.emailMismatch}'; '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
     },
     async handler({ ctx, req, res, auth, body: input }) {
+      // The spec's payload has no key field: the header's, else one derived from the token and plan.
+      const header = idempotencyKeyOf(req, undefined, { required: false });
       refuseOtherEmail(auth.user, input.email);
       const plan = await planOrError(ctx, input.planId);
       const currency = (input.currency ?? "USD").toUpperCase();
       checkChargeAmount(plan, await expectedAmountCents(ctx, plan, input.coupon), input.amount, currency);
-      const header = req.get("Idempotency-Key")?.trim();
-      if (header !== undefined && (header.length < 1 || header.length > 200)) {
-        throw new DomainError("validation_failed", "The Idempotency-Key header must be 1 to 200 characters.");
-      }
-      const key = header || derivedChargeKey(auth.user.id, input.token, plan.id);
+      const key = header ?? derivedChargeKey(auth.user.id, input.token, plan.id);
       const { outcome, message } = await payWithWallet(ctx, {
         user: auth.user,
         plan,
@@ -223,16 +222,19 @@ export const walletRoutes: AnyRoute[] = [
     description:
       "commerce §3 'Wallet payload'. The wallet's card PaymentMethod pays like a new card (POST /api/payments/card): a subscription for recurring plans, one payment for the 5-year plan. The transaction is recorded with wallet_payment_type googlepay or applepay (paid, or 'Payment failed' on a decline). The idempotency key makes a double submit one payment: every post with the same key gets the first answer.",
     auth: true,
+    headers: idempotencyKeyHeader,
     body: walletPaymentRequest,
     success: { description: `'${WALLET_MESSAGES.paid}'`, data: WalletResultSchema },
     errors: {
+      400: idempotencyKeyBadRequest,
       ...PAYMENT_ERRORS,
       422: `Validation ('${WALLET_MESSAGES.source}', ...); '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
     },
-    async handler({ ctx, res, auth, body: input }) {
+    async handler({ ctx, req, res, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
       refuseOtherEmail(auth.user, input.email);
       const plan = await planOrError(ctx, input.planId);
-      const { idempotency_key: key, email: _email, productId: _productId, ...request } = input;
+      const { idempotency_key: _key, email: _email, productId: _productId, ...request } = input;
       const { outcome, message } = await payWithWallet(ctx, {
         user: auth.user,
         plan,

@@ -245,19 +245,51 @@ const plansQuery = z.object({
   total_required: z.enum(["true", "false"]).optional(),
 });
 
-/** zod issues -> PayPal's 400 with one detail per issue (field as a JSON pointer). */
-function parse<S extends z.ZodType>(schema: S, input: unknown, location: "body" | "query" = "body"): z.output<S> {
+/**
+ * MISSING_REQUIRED_PARAMETER's description, as each API's published definitions word it
+ * (paypal-rest-api-specifications): orders.create-400, catalogs and billing, payments v2. The v1 sale
+ * refund and webhook verification define none: the payments wording.
+ */
+const MISSING_DESCRIPTION = {
+  orders: "A required parameter is missing.",
+  catalogs: "A required field is missing.",
+  billing: "A required field is missing.",
+  payments: "A required field / parameter is missing.",
+} as const;
+
+/** The value the client sent at `path` (undefined when it is not there). */
+function sentAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key as string];
+  }
+  return value;
+}
+
+/**
+ * zod issues -> PayPal's 400 with one detail per issue (field as a JSON pointer). A field that is not
+ * there (or null) is MISSING_REQUIRED_PARAMETER whatever its type (zod reports a missing enum or
+ * literal as a wrong value); one that is there but wrong is INVALID_PARAMETER_VALUE.
+ */
+function parse<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  api: keyof typeof MISSING_DESCRIPTION,
+  location: "body" | "query" = "body",
+): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   throw new PayPalApiError(
     400,
     result.error.issues.slice(0, 10).map((issue) => {
-      const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
+      const sent = sentAt(input ?? {}, issue.path);
+      const missing = sent === undefined || sent === null;
       return {
         field: `/${issue.path.join("/")}`,
         location,
         issue: missing ? "MISSING_REQUIRED_PARAMETER" : "INVALID_PARAMETER_VALUE",
-        description: missing ? "A required field / parameter is missing." : `The value of a field is invalid: ${issue.message}.`,
+        description: missing ? MISSING_DESCRIPTION[api] : `The value of a field is invalid: ${issue.message}.`,
       };
     }),
   );
@@ -333,7 +365,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v2/checkout/orders",
     wrap(async (req, res) => {
-      const body = parse(orderSchema, req.body);
+      const body = parse(orderSchema, req.body, "orders");
       if (body.intent !== "CAPTURE") throw unprocessable("UNSUPPORTED_INTENT", "The sandbox supports intent CAPTURE only.", "/intent");
       if (body.purchase_units.length !== 1) throw unprocessable("MULTIPLE_PURCHASE_UNITS_NOT_SUPPORTED", "The sandbox takes one purchase unit.", "/purchase_units");
       const unit = body.purchase_units[0]!;
@@ -390,7 +422,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v2/payments/captures/:id/refund",
     wrap(async (req, res) => {
-      const body = parse(captureRefundSchema, req.body);
+      const body = parse(captureRefundSchema, req.body, "payments");
       const { refund, created } = await service.refund(
         "capture",
         String(req.params.id),
@@ -437,7 +469,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v1/payments/sale/:id/refund",
     wrap(async (req, res) => {
-      const body = parse(saleRefundSchema, req.body);
+      const body = parse(saleRefundSchema, req.body, "payments");
       const sale = await service.getSale(String(req.params.id));
       if (!sale || sale.state === "declined") {
         throw new PayPalApiError(404, [], { name: "INVALID_RESOURCE_ID", message: "Requested resource ID was not found." });
@@ -457,7 +489,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v1/catalogs/products",
     wrap(async (req, res) => {
-      const body = parse(productSchema, req.body);
+      const body = parse(productSchema, req.body, "catalogs");
       const product = await service.createProduct({
         id: body.id,
         name: body.name,
@@ -496,7 +528,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v1/billing/plans",
     wrap(async (req, res) => {
-      const body = parse(planSchema, req.body);
+      const body = parse(planSchema, req.body, "billing");
       const plan = await service.createPlan({
         product_id: body.product_id,
         name: body.name,
@@ -525,7 +557,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.get(
     "/v1/billing/plans",
     wrap(async (req, res) => {
-      const query = parse(plansQuery, req.query, "query");
+      const query = parse(plansQuery, req.query, "billing", "query");
       const plans = await service.listPlans(query.product_id);
       const page = plans.slice((query.page - 1) * query.page_size, query.page * query.page_size);
       res.json({
@@ -562,7 +594,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v1/billing/plans/:id/update-pricing-schemes",
     wrap(async (req, res) => {
-      const body = parse(pricingSchemesSchema, req.body);
+      const body = parse(pricingSchemesSchema, req.body, "billing");
       await service.updatePricing(
         String(req.params.id),
         body.pricing_schemes.map((s) => ({ billing_cycle_sequence: s.billing_cycle_sequence, ...s.pricing_scheme.fixed_price })),
@@ -576,7 +608,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v1/billing/subscriptions",
     wrap(async (req, res) => {
-      const body = parse(subscriptionSchema, req.body);
+      const body = parse(subscriptionSchema, req.body, "billing");
       const context = body.application_context;
       const { sub, created } = await service.createSubscription(
         {
@@ -617,7 +649,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
     app.post(
       `/v1/billing/subscriptions/:id/${action}`,
       wrap(async (req, res) => {
-        const { reason } = parse(reasonSchema, req.body);
+        const { reason } = parse(reasonSchema, req.body, "billing");
         await service.setSubscriptionStatus(String(req.params.id), action, reason);
         res.status(204).end();
       }),
@@ -627,7 +659,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.get(
     "/v1/billing/subscriptions/:id/transactions",
     wrap(async (req, res) => {
-      const query = parse(transactionsQuery, req.query, "query");
+      const query = parse(transactionsQuery, req.query, "billing", "query");
       const sub = await service.getSubscription(String(req.params.id));
       if (!sub) throw notFound();
       const from = Date.parse(query.start_time);
@@ -647,7 +679,7 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
   app.post(
     "/v1/notifications/verify-webhook-signature",
     wrap(async (req, res) => {
-      const body = parse(verifySchema, req.body);
+      const body = parse(verifySchema, req.body, "payments");
       // The signed CRC is of the event as sent: the sandbox's bodies are JSON.stringify output, which a
       // parse and stringify reproduce exactly.
       const signed = signedString(body.transmission_id, body.transmission_time, body.webhook_id, JSON.stringify(body.webhook_event));

@@ -33,9 +33,7 @@ export const subscriptionCreateParams = z.strictObject({
   items: zList(z.strictObject({ price: zId, quantity: zInt.pipe(z.number().min(1)).optional() })),
   default_payment_method: zText.optional(),
   payment_behavior: z.enum(["default_incomplete", "allow_incomplete", "error_if_incomplete"]).optional(),
-  payment_settings: z
-    .object({ save_default_payment_method: z.enum(["off", "on_subscription"]).optional() })
-    .optional(),
+  payment_settings: z.strictObject({ save_default_payment_method: z.enum(["off", "on_subscription"]).optional() }).optional(),
   discounts: zDiscounts.optional(),
   off_session: zBool.optional(),
   description: zText.optional(),

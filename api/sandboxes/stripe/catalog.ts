@@ -50,7 +50,7 @@ export const priceCreateParams = z.strictObject({
   product: zText.optional(),
   product_data: z.strictObject({ name: zId, metadata: zMetadata.optional() }).optional(),
   recurring: z
-    .object({
+    .strictObject({
       interval: z.enum(["day", "week", "month", "year"]),
       interval_count: zInt.pipe(z.number().min(1)).optional(),
     })

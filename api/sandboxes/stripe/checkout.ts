@@ -25,13 +25,13 @@ export const checkoutSessionCreateParams = z.strictObject({
       price: zText.optional(),
       quantity: zInt.pipe(z.number().min(1)).optional(),
       price_data: z
-        .object({
+        .strictObject({
           currency: zCurrency,
           unit_amount: zInt.pipe(z.number().min(0)),
           product: zText.optional(),
           product_data: z.strictObject({ name: z.string().min(1) }).optional(),
           recurring: z
-            .object({
+            .strictObject({
               interval: z.enum(["day", "week", "month", "year"]),
               interval_count: zInt.pipe(z.number().min(1)).optional(),
             })
@@ -49,7 +49,7 @@ export const checkoutSessionCreateParams = z.strictObject({
   metadata: zMetadata.optional(),
   subscription_data: z.strictObject({ metadata: zMetadata.optional(), description: zText.optional() }).optional(),
   payment_intent_data: z
-    .object({
+    .strictObject({
       metadata: zMetadata.optional(),
       description: zText.optional(),
       setup_future_usage: z.enum(["off_session", "on_session"]).optional(),
@@ -242,8 +242,10 @@ export async function completeCheckoutSession(ops: Ops, id: string, card: CardFo
       card: { number: card.number, exp_month: String(card.expMonth), exp_year: String(card.expYear), cvc: card.cvc },
       billing_details: { name: card.name, email, address: { postal_code: card.postalCode } },
     });
+    // Checkout's own intents name their payment methods (the session's): no automatic_payment_methods.
     const setup = await createSetupIntent(ops, {
       payment_method: pm.id,
+      allowed_payment_method_types: ["card"],
       confirm: true,
       usage: session.mode === "payment" ? "on_session" : "off_session",
       return_url: `${ops.publicUrl}/dev/stripe/checkout/${encodeURIComponent(id)}/return`,
@@ -324,6 +326,7 @@ async function finishCheckoutSession(
       currency: item.currency,
       customer: customerId,
       payment_method: pm.id,
+      allowed_payment_method_types: ["card"],
       confirm: true,
       setup_future_usage: session._payment_intent_data.setup_future_usage ?? "off_session",
       metadata: session._payment_intent_data.metadata,
@@ -337,7 +340,7 @@ async function finishCheckoutSession(
     await ops.store.save("setup_intent", { ...setup, customer: customerId });
     session.setup_intent = setup.id;
   } else {
-    const setup = await createSetupIntent(ops, { customer: customerId, payment_method: pm.id, confirm: true, usage: "off_session" });
+    const setup = await createSetupIntent(ops, { customer: customerId, payment_method: pm.id, allowed_payment_method_types: ["card"], confirm: true, usage: "off_session" });
     session.setup_intent = setup.id;
   }
   session.status = "complete";

@@ -320,6 +320,15 @@ export type SbNextAction =
   | { type: "redirect_to_url"; redirect_to_url: { url: string; return_url: string } }
   | { type: "use_stripe_sdk"; use_stripe_sdk: { type: "three_d_secure_redirect"; stripe_js: string } };
 
+/**
+ * An intent's automatic payment methods (the Dashboard's): null when it was made with a list of
+ * methods (allowed_payment_method_types). allow_redirects "always" means a confirm needs a return_url.
+ */
+export interface SbAutomaticPaymentMethods {
+  allow_redirects?: "always" | "never";
+  enabled: boolean;
+}
+
 export type PaymentIntentStatus =
   | "requires_payment_method"
   | "requires_confirmation"
@@ -330,8 +339,10 @@ export type PaymentIntentStatus =
 
 export interface SbPaymentIntent extends Base<"payment_intent"> {
   amount: number;
+  allowed_payment_method_types: string[] | null;
   amount_capturable: number;
   amount_received: number;
+  automatic_payment_methods: SbAutomaticPaymentMethods | null;
   canceled_at: number | null;
   cancellation_reason: string | null;
   capture_method: "automatic";
@@ -457,6 +468,8 @@ export interface SbCheckoutSession {
 }
 
 export interface SbSetupIntent extends Base<"setup_intent"> {
+  allowed_payment_method_types: string[] | null;
+  automatic_payment_methods: SbAutomaticPaymentMethods | null;
   cancellation_reason: null;
   client_secret: string;
   customer: string | null;

@@ -6,8 +6,10 @@ import type { Metadata } from "./objects";
  * Request parameters. Form bodies (bracket notation, parsed by qs) carry only strings, objects and
  * arrays; the tokenizer's JSON bodies may carry numbers and booleans too. These schemas take both,
  * and parse() turns the first problem into Stripe's 400 answer, with Stripe's error codes.
- * Every schema is a strict object: as at Stripe, a parameter the endpoint does not declare
- * (a misspelt `emial`, `card[foo]`) is refused with parameter_unknown instead of being ignored.
+ * Every schema is a strict object, and so is every hash inside it (z.strictObject at every depth;
+ * tests/api/stripe-sandbox.test.ts walks them): as at Stripe, a parameter the endpoint does not declare
+ * (a misspelt `emial`, `card[foo]`, `recurring[colour]`) is refused with parameter_unknown instead of
+ * being ignored.
  */
 
 /** qs turns `a[25]=x` (index above its array limit) into an object with numeric keys: make it an array. */

@@ -5,7 +5,7 @@ import { attachPaymentMethod, paymentMethodFor } from "./customers";
 import { markSetUp, needsAuthentication, nextActionFor } from "./authentication";
 import { type SandboxError, cardError, invalidRequest, unexpectedState } from "./errors";
 import { newId, randomToken } from "./ids";
-import type { SbCharge, SbPaymentIntent, SbPaymentMethod, SbRefund, SbSetupIntent } from "./objects";
+import type { SbAutomaticPaymentMethods, SbCharge, SbPaymentIntent, SbPaymentMethod, SbRefund, SbSetupIntent } from "./objects";
 import { applyMetadata, onlyOneOf, zBool, zCurrency, zInt, zList, zMetadata, zText, zUrl } from "./params";
 
 /* PaymentIntents, their charges, refunds, and SetupIntents. */
@@ -13,8 +13,34 @@ import { applyMetadata, onlyOneOf, zBool, zCurrency, zInt, zList, zMetadata, zTe
 const zFutureUsage = z.union([z.enum(["off_session", "on_session"]), z.literal("").transform(() => null)]);
 /** `off_session` is a boolean, or "one_off" / "recurring". */
 const zOffSession = z.union([zBool, z.enum(["one_off", "recurring"]).transform(() => true)]);
-/** Accepted as Stripe does; the sandbox offers cards only, which never redirect. */
+/** The sandbox's Dashboard offers cards only, but a confirm is held to Stripe's rule all the same (requireReturnUrl). */
 const zAutomaticPaymentMethods = z.strictObject({ enabled: zBool, allow_redirects: z.enum(["always", "never"]).optional() });
+
+/**
+ * automatic_payment_methods as Stripe sets it: as sent; else, since API version 2023-08-16, enabled with
+ * redirects allowed for an intent made without a list of payment method types (payment_method_types
+ * then, allowed_payment_method_types in this API version); else null.
+ */
+function automaticPaymentMethods(p: {
+  allowed_payment_method_types?: string[];
+  automatic_payment_methods?: z.output<typeof zAutomaticPaymentMethods>;
+}): SbAutomaticPaymentMethods | null {
+  const sent = p.automatic_payment_methods;
+  if (sent) return sent.enabled ? { allow_redirects: sent.allow_redirects ?? "always", enabled: true } : { enabled: false };
+  return p.allowed_payment_method_types ? null : { allow_redirects: "always", enabled: true };
+}
+
+/**
+ * Stripe refuses to confirm an intent that may take a redirecting payment method without a way back
+ * (a 400 before anything runs, so no answer is kept under the Idempotency-Key), even for a card.
+ */
+function requireReturnUrl(automatic: SbAutomaticPaymentMethods | null, returnUrl: string | undefined, what: "Payment Intent" | "Setup Intent") {
+  if (!automatic?.enabled || automatic.allow_redirects === "never" || returnUrl) return;
+  throw invalidRequest(
+    `A \`return_url\` must be specified because this ${what} is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set \`automatic_payment_methods[enabled]\` to \`true\` and \`automatic_payment_methods[allow_redirects]\` to \`never\` when creating Setup Intents and Payment Intents.`,
+    { validation: true },
+  );
+}
 
 /** Stripe's smallest charge in US dollars. */
 const MIN_AMOUNT = 50;
@@ -28,7 +54,8 @@ export const paymentIntentCreateParams = z.strictObject({
   confirm: zBool.optional(),
   off_session: zOffSession.optional(),
   setup_future_usage: zFutureUsage.optional(),
-  payment_method_types: zList(z.string()).optional(),
+  // This API version's list of methods (payment_method_types is no longer a parameter).
+  allowed_payment_method_types: zList(z.string()).optional(),
   automatic_payment_methods: zAutomaticPaymentMethods.optional(),
   metadata: zMetadata.optional(),
   description: zText.optional(),
@@ -71,7 +98,7 @@ function checkAmount(amount: number): void {
 export function newPaymentIntent(
   ops: Ops,
   fields: Pick<SbPaymentIntent, "amount" | "currency" | "customer" | "description" | "payment_method" | "setup_future_usage"> &
-    Partial<Pick<SbPaymentIntent, "metadata" | "receipt_email" | "payment_method_types" | "_invoice">>,
+    Partial<Pick<SbPaymentIntent, "metadata" | "receipt_email" | "allowed_payment_method_types" | "automatic_payment_methods" | "_invoice">>,
 ): SbPaymentIntent {
   const id = newId("pi_");
   return {
@@ -80,8 +107,11 @@ export function newPaymentIntent(
     created: ops.now,
     livemode: false,
     amount: fields.amount,
+    allowed_payment_method_types: fields.allowed_payment_method_types ?? null,
     amount_capturable: 0,
     amount_received: 0,
+    // An invoice's intent takes the invoice's payment settings, not automatic payment methods.
+    automatic_payment_methods: fields.automatic_payment_methods ?? null,
     canceled_at: null,
     cancellation_reason: null,
     capture_method: "automatic",
@@ -95,7 +125,8 @@ export function newPaymentIntent(
     metadata: fields.metadata ?? {},
     next_action: null,
     payment_method: fields.payment_method,
-    payment_method_types: fields.payment_method_types ?? ["card"],
+    // The methods it can take: the sandbox offers cards only.
+    payment_method_types: ["card"],
     receipt_email: fields.receipt_email ?? null,
     setup_future_usage: fields.setup_future_usage,
     status: fields.payment_method ? "requires_confirmation" : "requires_payment_method",
@@ -116,6 +147,8 @@ export async function createPaymentIntent(ops: Ops, p: z.output<typeof paymentIn
   if (p.off_session && !p.confirm) {
     throw invalidRequest("off_session may only be used when confirm=true.", { param: "off_session" });
   }
+  const automatic = automaticPaymentMethods(p);
+  if (p.confirm) requireReturnUrl(automatic, p.return_url, "Payment Intent");
   const intent = newPaymentIntent(ops, {
     amount: p.amount,
     currency: p.currency,
@@ -125,7 +158,8 @@ export async function createPaymentIntent(ops: Ops, p: z.output<typeof paymentIn
     setup_future_usage: p.setup_future_usage ?? null,
     metadata: applyMetadata({}, p.metadata),
     receipt_email: p.receipt_email ?? null,
-    ...(p.payment_method_types ? { payment_method_types: p.payment_method_types } : {}),
+    automatic_payment_methods: automatic,
+    ...(p.allowed_payment_method_types ? { allowed_payment_method_types: p.allowed_payment_method_types } : {}),
   });
   await ops.store.insert("payment_intent", intent);
   if (p.confirm) return confirmPaymentIntent(ops, intent.id, { off_session: p.off_session, return_url: p.return_url });
@@ -169,6 +203,7 @@ export async function confirmPaymentIntent(ops: Ops, id: string, p: z.output<typ
       `You cannot confirm this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be confirmed: requires_confirmation, requires_action, requires_payment_method.`,
     );
   }
+  requireReturnUrl(intent.automatic_payment_methods ?? null, p.return_url, "Payment Intent");
   const pmId = p.payment_method ?? intent.payment_method;
   if (!pmId) {
     throw unexpectedState(
@@ -401,7 +436,10 @@ export async function createRefund(ops: Ops, p: z.output<typeof refundCreatePara
   const refunded: SbCharge = { ...charge, amount_refunded: charge.amount_refunded + amount };
   refunded.refunded = refunded.amount_refunded === refunded.amount;
   await ops.store.save("charge", refunded);
+  // Both events, in the order Stripe sends them for a card refund: the charge, then the refund (refund.created
+  // comes for every refund since API version 2024-10-28.acacia).
   await ops.emit("charge.refunded", refunded, previousAttributes(charge, refunded));
+  await ops.emit("refund.created", refund);
   return refund;
 }
 
@@ -412,7 +450,7 @@ export const setupIntentCreateParams = z.strictObject({
   payment_method: zText.optional(),
   confirm: zBool.optional(),
   usage: z.enum(["off_session", "on_session"]).optional(),
-  payment_method_types: zList(z.string()).optional(),
+  allowed_payment_method_types: zList(z.string()).optional(),
   automatic_payment_methods: zAutomaticPaymentMethods.optional(),
   description: zText.optional(),
   metadata: zMetadata.optional(),
@@ -429,12 +467,15 @@ export const setupIntentConfirmParams = z.strictObject({
 export async function createSetupIntent(ops: Ops, p: z.output<typeof setupIntentCreateParams>): Promise<SbSetupIntent> {
   const customer = p.customer ? (await ops.store.require("customer", p.customer, "customer")).id : null;
   if (p.payment_method) await paymentMethodFor(ops, p.payment_method, customer, "payment_method");
+  const automatic = automaticPaymentMethods(p);
+  if (p.confirm) requireReturnUrl(automatic, p.return_url, "Setup Intent");
   const id = newId("seti_");
   const intent: SbSetupIntent = {
     id,
     object: "setup_intent",
     created: ops.now,
     livemode: false,
+    automatic_payment_methods: automatic,
     cancellation_reason: null,
     client_secret: `${id}_secret_${randomToken(24)}`,
     customer,
@@ -443,7 +484,8 @@ export async function createSetupIntent(ops: Ops, p: z.output<typeof setupIntent
     latest_attempt: null,
     next_action: null,
     payment_method: p.payment_method ?? null,
-    payment_method_types: p.payment_method_types ?? ["card"],
+    allowed_payment_method_types: p.allowed_payment_method_types ?? null,
+    payment_method_types: ["card"],
     status: p.payment_method ? "requires_confirmation" : "requires_payment_method",
     usage: p.usage ?? "off_session",
     metadata: applyMetadata({}, p.metadata),
@@ -464,6 +506,7 @@ export async function confirmSetupIntent(ops: Ops, id: string, p: z.output<typeo
       code: "setup_intent_unexpected_state",
     });
   }
+  requireReturnUrl(intent.automatic_payment_methods ?? null, p.return_url, "Setup Intent");
   const pmId = p.payment_method ?? intent.payment_method;
   if (!pmId) {
     throw invalidRequest("You cannot confirm this SetupIntent because it's missing a payment method.", {

@@ -35,6 +35,7 @@ export type EventType =
   | "payment_intent.canceled"
   | "payment_intent.requires_action"
   | "charge.refunded"
+  | "refund.created"
   | "setup_intent.succeeded"
   | "setup_intent.requires_action"
   | "setup_intent.setup_failed";
