@@ -11,7 +11,7 @@ import { revokeSessions } from "./sessions";
  *    same switch as the billing page), each saved card is detached, and the Stripe customer's email,
  *    name, description and phone are unset.
  * 2. Then ONE database transaction: sessions (tokens, devices, desktop codes, one-time tokens),
- *    Google/Apple links, saved cards and emailed codes are deleted, and the user row is anonymised
+ *    Google/Apple links, passkeys, saved cards and emailed codes are deleted, and the user row is anonymised
  *    (email replaced by a tombstone that is not an email address, so it frees the UNIQUE email and
  *    can never sign in or receive a code). The row stays because transactions, invoices and
  *    subscriptions — kept as the law requires — reference it; they then point to no personal data.
@@ -63,6 +63,11 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor").where("user_id", "=", userId).execute();
+    // Passkeys (docs/decisions/037): otherwise one would still sign in to the erased account.
+    await trx.deleteFrom("passkey_confirmations").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkey_reviews").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkey_challenges").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkeys").where("user_id", "=", userId).execute();
     await trx.deleteFrom("payment_methods").where("user_id", "=", userId).execute();
     await trx.deleteFrom("verification_codes").where("email", "=", user.email).execute();
     // Kept payment records: no email in them, and nothing renews or is invoiced again.
