@@ -82,7 +82,7 @@ export const PASSKEY_MESSAGES = {
   tooManyAttempts: (retryAfterSeconds: number) => `Too many passkey attempts. ${tryAgainIn(retryAfterSeconds)}`,
   loggedIn: "Login successful.",
   confirmed: "Confirmed. You can add a passkey in the next 5 minutes.",
-  confirmationRequired: "Please confirm it is you first: enter your current password.",
+  confirmationRequired: "Please confirm it is you again before adding a passkey.",
   passwordRequired: "Please enter your current password.",
   wrongPassword: "The password is incorrect.",
   verificationCodeRequired: "Please enter the 6-digit verification code",
