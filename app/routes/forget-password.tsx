@@ -9,7 +9,7 @@ import { RESET_PASSKEYS_FORM } from "~/features/passkeys/passkey-messages";
 import { RestartForm } from "~/components/restart-form";
 import { AuthPage } from "~/components/auth-page";
 import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
-import { createApiClient } from "~/utils/api.server";
+import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
@@ -33,6 +33,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!flow) return { step: "email" as const };
   if (flow.passkeyReview) {
     const listed = await createApiClient(request, context).post("/api/auth/reset-password/passkeys", { body: { token: flow.passkeyReview } });
+    if (!listed.ok && listed.code !== "link_invalid") throw serviceUnavailable();
     if (!listed.ok) {
       // Expired (30 minutes) or replaced by a newer reset: the reset itself is done.
       throw await redirectWithError("/login", listed.message || REVIEW_ENDED, { headers: { "Set-Cookie": await writeFlow(request, "reset", undefined) } });

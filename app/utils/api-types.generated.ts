@@ -8695,7 +8695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 'Please confirm it is you first: enter your current password.' (code confirmation_required): this session has no live confirmation from POST /api/account/passkeys/confirm (expired or used by another passkey) */
+            /** @description 'Please confirm it is you again before adding a passkey.' (code confirmation_required): this session has no live confirmation from POST /api/account/passkeys/confirm (expired or used by another passkey) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8751,7 +8751,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
-            /** @description 'Please confirm it is you first: enter your current password.' (code confirmation_required): this session has no live confirmation from POST /api/account/passkeys/confirm */
+            /** @description 'Please confirm it is you again before adding a passkey.' (code confirmation_required): this session has no live confirmation from POST /api/account/passkeys/confirm */
             403: {
                 headers: {
                     [name: string]: unknown;
