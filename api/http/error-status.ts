@@ -53,6 +53,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   challenge_ended: { status: 422, description: "The two-factor sign-in ended; sign in again" },
   passkey_rejected: { status: 401, description: "The passkey is not registered, or its answer does not verify" },
   passkey_request_ended: { status: 422, description: "The passkey request (its challenge) expired or was used; ask for new options" },
+  confirmation_required: { status: 403, description: "Confirm the password (or emailed code), and the second factor when two-factor is on, first" },
   plan_already_current: { status: 409, description: "The plan is the account's current one" },
   subscription_exists: { status: 409, description: "The account already has a recurring subscription: change its plan instead" },
   plan_change_invalid: { status: 409, description: "The plan change is not possible (no recurring subscription, same plan, nothing pending)" },

@@ -90,6 +90,11 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor").where("user_id", "=", userId).execute();
+    // Passkeys (docs/decisions/037): otherwise one would still sign in to the erased account.
+    await trx.deleteFrom("passkey_confirmations").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkey_reviews").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkey_challenges").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("passkeys").where("user_id", "=", userId).execute();
     await trx.deleteFrom("payment_methods").where("user_id", "=", userId).execute();
     await trx.deleteFrom("verification_codes").where("email", "=", user.email).execute();
     // Kept payment records: no email in them, and nothing renews or is invoiced again.

@@ -15,10 +15,13 @@ import { DomainError } from "../platform/errors";
 import type { Mail } from "../platform/mailer";
 import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import type { PlatformServices } from "../platform/services";
-import { generateToken, hashToken } from "../platform/tokens";
+import { generateToken, hashToken, looksLikeToken } from "../platform/tokens";
+import { consumeCode, invalidCodeError, verifyCode } from "./codes";
+import { verifyPassword } from "./passwords";
 import type { EventSource } from "./security-events";
 import { deliverSecurityEmail, noteSecurityEvent } from "./sign-in-alerts";
 import { findUserById, notDeleted } from "./users";
+import { TWO_FACTOR_MESSAGES, isTwoFactorEnabled, useSecondFactor } from "./two-factor";
 
 /*
  * Passkeys (WebAuthn), issue 22, docs/decisions/037. The ceremony is SimpleWebAuthn's (the field's
@@ -29,14 +32,32 @@ import { findUserById, notDeleted } from "./users";
  * - Every options answer carries an opaque challenge id. The challenge is stored server-side (the id
  *   only as sha256), valid CHALLENGE_TTL_SECONDS, and used once: verifying deletes it first, whatever
  *   the outcome.
+ * - Adding one asks again who is there (issue 30): the session first confirms with the account's
+ *   password (an account without one: a code emailed to it, purpose 'passkey') and, when two-factor is
+ *   on, a current authentication code. That earns the session (only it) a confirmation valid
+ *   CONFIRMATION_TTL_SECONDS; registration options need it, and adding the passkey uses it up. A stolen
+ *   session alone cannot plant a passkey.
+ * - User verification (PIN, biometrics) is required, at registration and at every sign-in: the
+ *   authenticator's UV flag must be set. That is what makes a passkey two factors (possession of the
+ *   device plus its verification), so a passkey sign-in skips the two-factor step; a touch alone
+ *   (UV = 0) is refused.
  * - Sign-in asks for a discoverable credential (empty allowCredentials, so the browser's conditional
- *   UI can offer it); the credential id finds the passkey and its account. A verified passkey signs in
- *   without the two-factor step: it is possession of the device plus its user verification.
+ *   UI can offer it); the credential id finds the passkey and its account.
+ * - A password reset hands out a review token (REVIEW_TTL_SECONDS): whoever reset the password can
+ *   list the account's passkeys and remove them without signing in, since a new password alone does
+ *   not stop a passkey.
  * - Failed sign-in verifications are limited per client address like failed password sign-ins; so
  *   are the options handed out (each is a stored row).
  */
 
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
+/** How long a session's confirmation (password, emailed code, second factor) lets it add a passkey. */
+export const PASSKEY_CONFIRMATION_TTL_SECONDS = 300;
+/** How long the token a password reset answers can list and remove the account's passkeys. */
+export const PASSKEY_REVIEW_TTL_SECONDS = 30 * 60;
+/** Wrong confirmations (password, emailed or authentication code) per account per window. */
+export const PASSKEY_CONFIRM_MAX_FAILURES = 5;
+const CONFIRM_FAILURE_WINDOW_SECONDS = 15 * 60;
 /** The browser prompt's timeout (ms): a little under the challenge's lifetime. */
 const PROMPT_TIMEOUT_MS = 240_000;
 export const PASSKEY_NAME_MAX = 60;
@@ -61,9 +82,20 @@ export const PASSKEY_MESSAGES = {
   alreadyRegistered: "This passkey is already registered.",
   tooManyAttempts: (retryAfterSeconds: number) => `Too many passkey attempts. ${tryAgainIn(retryAfterSeconds)}`,
   loggedIn: "Login successful.",
+  confirmed: "Confirmed. You can add a passkey in the next 5 minutes.",
+  confirmationRequired: "Please confirm it is you again before adding a passkey.",
+  passwordRequired: "Please enter your current password.",
+  wrongPassword: "The password is incorrect.",
+  verificationCodeRequired: "Please enter the 6-digit verification code",
+  tooManyConfirmations: (retryAfterSeconds: number) => `Too many wrong tries. ${tryAgainIn(retryAfterSeconds)}`,
+  codeSent: "We have emailed you a code to confirm.",
+  codeNotSent: "Failed to send the code. Please try again.",
+  hasPassword: "Your account has a password: confirm with your password.",
+  reviewInvalid: "This page has expired. Sign in to manage your passkeys.",
 } as const;
 
 export const PASSKEY_ADDED_SUBJECT = "A passkey was added to your account";
+export const PASSKEY_CODE_SUBJECT = "Your code to add a passkey";
 
 // ---------------------------------------------------------------------------------------------
 // The relying party
@@ -138,6 +170,15 @@ export const PasskeySchema = z
   .meta({ id: "Passkey" });
 
 export type PasskeyView = z.infer<typeof PasskeySchema>;
+
+export const PasskeyReviewSchema = z
+  .strictObject({
+    token: z.string().meta({ description: `Lists and removes the account's passkeys without signing in (POST /api/auth/reset-password/passkeys…), for ${PASSKEY_REVIEW_TTL_SECONDS / 60} minutes.` }),
+    expires_at: z.string().meta({ format: "date-time" }),
+    passkeys: z.array(PasskeySchema),
+  })
+  .nullable()
+  .meta({ id: "PasskeyReview", description: "null when the account has no passkeys." });
 
 export const PasskeyOptionsSchema = z
   .strictObject({
@@ -253,15 +294,111 @@ export async function removePasskey(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Confirming who is there before a passkey is added (issue 30)
+
+export function passkeyCodeEmail(to: string, code: string): Mail {
+  return renderEmail(to, PASSKEY_CODE_SUBJECT, {
+    code,
+    paragraphs: [
+      { text: "This is your code to add a passkey to your account. Enter it on your security page. It expires in five minutes." },
+      { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
+    ],
+  });
+}
+
+function confirmFieldError(code: "validation_failed" | "wrong_password" | "code_invalid", field: string, message: string): DomainError {
+  return new DomainError(code, message, { field });
+}
+
+/**
+ * Confirms the session again before it may add a passkey: the account's password (an account without
+ * one: the code emailed for purpose 'passkey') and, when two-factor is on, a current authentication
+ * code (a time step not used before). One try per account is reserved before anything is checked
+ * (PASSKEY_CONFIRM_MAX_FAILURES per 15 minutes, so parallel guesses get no more than a sequence) and
+ * given back when all is right. The emailed code is used up only once everything else is right.
+ * Answers when the confirmation ends; a new one replaces the session's previous one.
+ */
+export async function confirmForPasskey(
+  ctx: Pick<PlatformServices, "db" | "clock" | "config" | "limiter">,
+  opts: { user: Pick<User, "id" | "email" | "password_hash">; tokenId: number; password?: string; verificationCode?: string; code?: string },
+): Promise<{ expiresAt: string }> {
+  const { db, clock, limiter } = ctx;
+  const { user } = opts;
+  if (user.password_hash && !opts.password) throw confirmFieldError("validation_failed", "password", PASSKEY_MESSAGES.passwordRequired);
+  if (!user.password_hash && !opts.verificationCode) {
+    throw confirmFieldError("validation_failed", "verification_code", PASSKEY_MESSAGES.verificationCodeRequired);
+  }
+  const twoFactorOn = await isTwoFactorEnabled(db, user.id);
+  if (twoFactorOn && !opts.code) throw confirmFieldError("validation_failed", "code", TWO_FACTOR_MESSAGES.codeFormat);
+
+  const limit: [string, number] = [`passkey-confirm:user:${user.id}`, PASSKEY_CONFIRM_MAX_FAILURES];
+  const reservation = await limiter.reserve(...limit, CONFIRM_FAILURE_WINDOW_SECONDS);
+  if (!reservation) {
+    const wait = (await limiter.blockedFor([limit])) ?? 1;
+    throw new DomainError("rate_limited", PASSKEY_MESSAGES.tooManyConfirmations(wait), { headers: { "Retry-After": String(wait) } });
+  }
+  let emailed: Awaited<ReturnType<typeof verifyCode>> | null = null;
+  if (user.password_hash) {
+    if (!(await verifyPassword(user.password_hash, opts.password ?? ""))) throw confirmFieldError("wrong_password", "password", PASSKEY_MESSAGES.wrongPassword);
+  } else {
+    emailed = await verifyCode(db, clock, { email: user.email, purpose: "passkey", code: opts.verificationCode ?? "", field: "verification_code" });
+  }
+  if (twoFactorOn && !(await useSecondFactor(ctx, user.id, { code: opts.code }))) {
+    throw confirmFieldError("code_invalid", "code", TWO_FACTOR_MESSAGES.codeInvalid);
+  }
+  if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("verification_code");
+  await limiter.release([reservation]);
+
+  const now = Date.now();
+  const expiresAt = new Date(now + PASSKEY_CONFIRMATION_TTL_SECONDS * 1000).toISOString();
+  await db.deleteFrom("passkey_confirmations").where("expires_at", "<=", new Date(now).toISOString()).execute();
+  await db
+    .insertInto("passkey_confirmations")
+    .values({ user_id: user.id, token_id: opts.tokenId, created_at: new Date(now).toISOString(), expires_at: expiresAt })
+    .onConflict((oc) => oc.column("token_id").doUpdateSet({ user_id: user.id, created_at: new Date(now).toISOString(), expires_at: expiresAt }))
+    .execute();
+  return { expiresAt };
+}
+
+function confirmationRequired(): DomainError {
+  return new DomainError("confirmation_required", PASSKEY_MESSAGES.confirmationRequired);
+}
+
+/** 403 unless this session of the account has a live confirmation. */
+async function requireConfirmation(db: Database, userId: number, tokenId: number): Promise<void> {
+  const row = await db
+    .selectFrom("passkey_confirmations")
+    .select("id")
+    .where("token_id", "=", tokenId)
+    .where("user_id", "=", userId)
+    .where("expires_at", ">", new Date().toISOString())
+    .executeTakeFirst();
+  if (!row) throw confirmationRequired();
+}
+
+/** Uses up the session's live confirmation (one statement: of two parallel adds, one wins), else 403. */
+async function useConfirmation(db: Database, userId: number, tokenId: number): Promise<void> {
+  const row = await db
+    .deleteFrom("passkey_confirmations")
+    .where("token_id", "=", tokenId)
+    .where("user_id", "=", userId)
+    .where("expires_at", ">", new Date().toISOString())
+    .returning("id")
+    .executeTakeFirst();
+  if (!row) throw confirmationRequired();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Registration
 
 export async function registrationOptions(
   ctx: Pick<PlatformServices, "db" | "config" | "limiter">,
   user: Pick<User, "id" | "email" | "name">,
-  addressKey: string,
+  session: { tokenId: number; addressKey: string },
 ): Promise<{ challenge_id: string; options: Record<string, unknown> }> {
   const { db, config } = ctx;
-  await reserveOrRefuse(ctx, optionsLimit(ctx, addressKey));
+  await requireConfirmation(db, user.id, session.tokenId);
+  await reserveOrRefuse(ctx, optionsLimit(ctx, session.addressKey));
   const existing = await db.selectFrom("passkeys").select(["credential_id", "transports", "user_handle"]).where("user_id", "=", user.id).execute();
   if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new DomainError("validation_failed", PASSKEY_MESSAGES.tooMany, { field: "name" });
   // One user handle per account, so an authenticator keeps one passkey per account.
@@ -276,7 +413,7 @@ export async function registrationOptions(
     timeout: PROMPT_TIMEOUT_MS,
     attestationType: "none",
     excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: parseTransports(p.transports) })),
-    authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
+    authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
   const challengeId = await storeChallenge(db, { purpose: "register", challenge: options.challenge, userId: user.id, userHandle });
   return { challenge_id: challengeId, options: options as unknown as Record<string, unknown> };
@@ -305,7 +442,7 @@ export async function addPasskey(
   ctx: Pick<PlatformServices, "db" | "config" | "limiter" | "mail" | "clock" | "logger">,
   user: Pick<User, "id" | "email">,
   input: { challengeId: string; name: string; response: z.output<typeof RegistrationResponseSchema> },
-  source: EventSource & { addressKey: string },
+  source: EventSource & { addressKey: string; tokenId: number },
 ): Promise<PasskeyView> {
   const { db, config } = ctx;
   const challenge = await takeChallenge(db, input.challengeId, "register", user.id);
@@ -318,7 +455,7 @@ export async function addPasskey(
       expectedChallenge: challenge.challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch {
     throw new DomainError("passkey_rejected", PASSKEY_MESSAGES.notVerified);
@@ -329,6 +466,8 @@ export async function addPasskey(
   const { credential } = verification.registrationInfo;
   const taken = await db.selectFrom("passkeys").select("id").where("credential_id", "=", credential.id).executeTakeFirst();
   if (taken) throw new DomainError("validation_failed", PASSKEY_MESSAGES.alreadyRegistered, { field: "name" });
+  // One passkey per confirmation; an expired one means confirming again.
+  await useConfirmation(db, user.id, source.tokenId);
   const now = new Date().toISOString();
   const transports = credential.transports ?? input.response.response.transports;
   const row = await db
@@ -362,7 +501,7 @@ export async function signInOptions(
   await reserveOrRefuse(ctx, optionsLimit(ctx, addressKey));
   const { rpID } = relyingParty(ctx.config.publicUrl);
   // Discoverable credentials: no allowCredentials, so the browser offers whatever passkey it holds.
-  const options = await generateAuthenticationOptions({ rpID, timeout: PROMPT_TIMEOUT_MS, userVerification: "preferred", allowCredentials: [] });
+  const options = await generateAuthenticationOptions({ rpID, timeout: PROMPT_TIMEOUT_MS, userVerification: "required", allowCredentials: [] });
   const challengeId = await storeChallenge(ctx.db, { purpose: "sign_in", challenge: options.challenge });
   return { challenge_id: challengeId, options: options as unknown as Record<string, unknown> };
 }
@@ -396,7 +535,8 @@ export async function verifyPasskeySignIn(
       expectedChallenge: challenge.challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
-      requireUserVerification: false,
+      // No two-factor step follows: the authenticator must have verified the person (UV), not only a touch.
+      requireUserVerification: true,
       credential: {
         id: passkey.credential_id,
         publicKey: new Uint8Array(Buffer.from(passkey.public_key, "base64url")),
@@ -419,4 +559,59 @@ export async function verifyPasskeySignIn(
   // Deleted meanwhile.
   if (!user) throw new DomainError("passkey_rejected", PASSKEY_MESSAGES.notRegistered);
   return user;
+}
+
+// ---------------------------------------------------------------------------------------------
+// After a password reset (issue 30): a new password does not stop a passkey, so whoever reset it
+// may see the account's passkeys and remove them without signing in.
+
+export type PasskeyReview = z.infer<typeof PasskeyReviewSchema>;
+
+/** The review token a password reset answers (null when the account has no passkeys); it replaces older ones. */
+export async function startPasskeyReview(db: Database, userId: number): Promise<PasskeyReview> {
+  const passkeys = await listPasskeys(db, userId);
+  if (passkeys.length === 0) return null;
+  const token = generateToken();
+  const now = Date.now();
+  const nowIso = new Date(now).toISOString();
+  const expiresAt = new Date(now + PASSKEY_REVIEW_TTL_SECONDS * 1000).toISOString();
+  await db
+    .deleteFrom("passkey_reviews")
+    .where((eb) => eb.or([eb("expires_at", "<=", nowIso), eb("user_id", "=", userId)]))
+    .execute();
+  await db.insertInto("passkey_reviews").values({ token_hash: hashToken(token), user_id: userId, created_at: nowIso, expires_at: expiresAt }).execute();
+  return { token, expires_at: expiresAt, passkeys };
+}
+
+/** The live account a review token stands for, or 422 'This page has expired. ...'. */
+async function reviewOwner(db: Database, token: string): Promise<number> {
+  const invalid = () => new DomainError("link_invalid", PASSKEY_MESSAGES.reviewInvalid, { field: "token" });
+  if (!looksLikeToken(token)) throw invalid();
+  const row = await db
+    .selectFrom("passkey_reviews")
+    .innerJoin("users", "users.id", "passkey_reviews.user_id")
+    .select("passkey_reviews.user_id")
+    .where("passkey_reviews.token_hash", "=", hashToken(token))
+    .where("passkey_reviews.expires_at", ">", new Date().toISOString())
+    .where("users.deleted_at", "is", null)
+    .executeTakeFirst();
+  if (!row) throw invalid();
+  return Number(row.user_id);
+}
+
+/** The review token's account's passkeys, newest first. */
+export async function reviewPasskeys(db: Database, token: string): Promise<PasskeyView[]> {
+  return listPasskeys(db, await reviewOwner(db, token));
+}
+
+/** Removes one of the review token's account's passkeys (404 for anyone else's); records 'Passkey removed'. */
+export async function removePasskeyByReview(
+  ctx: Pick<PlatformServices, "db" | "clock" | "logger">,
+  token: string,
+  passkeyId: number,
+  source: EventSource,
+): Promise<PasskeyView[]> {
+  const userId = await reviewOwner(ctx.db, token);
+  await removePasskey(ctx, userId, passkeyId, source);
+  return listPasskeys(ctx.db, userId);
 }

@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   // Passkeys
   "passkey_rejected",
   "passkey_request_ended",
+  "confirmation_required",
   // Payments
   "plan_already_current",
   "subscription_exists",

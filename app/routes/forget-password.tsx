@@ -1,26 +1,45 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { EmailStepForm, NewPasswordForm, OtpStepForm } from "~/components/code-flow";
+import { FormAlert, useFlashFormError } from "~/components/form-alert";
+import { type PasskeyListItem, PasskeyList } from "~/features/passkeys/passkey-list";
+import { passkeyListItem } from "~/features/passkeys/passkey-list.server";
+import { RESET_PASSKEYS_FORM } from "~/features/passkeys/passkey-messages";
 import { RestartForm } from "~/components/restart-form";
 import { AuthPage } from "~/components/auth-page";
 import { NewPasswordSchema, OtpSchema } from "~/schemas/index.server";
-import { createApiClient } from "~/utils/api.server";
+import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { codeStepState, handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
-import { redirectWithSuccess } from "~/utils/toast.server";
+import { redirectWithError, redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
 
 // Three-step password reset (identity §2): email, the emailed code with a mm : ss expiry, new password.
+// The new sign-in alert's link starts at the last step (reset-password.tsx). A new password does not
+// stop a passkey, so when the account has passkeys the reset ends on a fourth page (issue 30): the
+// passkeys, each with 'Remove' (plain forms; the API's review token stays in the flow cookie).
 
 export const meta: MetaFunction = () =>
   pageMeta("Reset your password | VPN Account", "Reset the password of your VPN account with a code sent to your email.");
 
-export async function loader({ request }: LoaderFunctionArgs) {
+const PAGE = "/forget-password";
+const REVIEW_ENDED = "This page has expired. Sign in to manage your passkeys.";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const flow = await readFlow(request, "reset");
   if (!flow) return { step: "email" as const };
+  if (flow.passkeyReview) {
+    const listed = await createApiClient(request, context).post("/api/auth/reset-password/passkeys", { body: { token: flow.passkeyReview } });
+    if (!listed.ok && listed.code !== "link_invalid") throw serviceUnavailable();
+    if (!listed.ok) {
+      // Expired (30 minutes) or replaced by a newer reset: the reset itself is done.
+      throw await redirectWithError("/login", listed.message || REVIEW_ENDED, { headers: { "Set-Cookie": await writeFlow(request, "reset", undefined) } });
+    }
+    return { step: "passkeys" as const, email: flow.email, passkeys: listed.data.map(passkeyListItem) };
+  }
   if (flow.resetToken) return { step: "password" as const, email: flow.email };
   return { step: "code" as const, code: codeStepState(flow) };
 }
@@ -68,9 +87,33 @@ export async function action({ request, context }: ActionFunctionArgs) {
       },
     });
     if (!reset.ok) return formFailure("reset", submission, reset.message || "Failed to reset password!", reset.status, { errorAt: "" });
+    const message = reset.message || "Your password has been reset.";
+    const review = reset.data.passkey_review;
+    if (review) {
+      // The account's passkeys still sign in: they are listed next, to remove the unknown ones.
+      const cookie = await writeFlow(request, "reset", { email: flow.email, sentAt: flow.sentAt, passkeyReview: review.token });
+      return redirectWithSuccess(PAGE, message, { headers: { "Set-Cookie": cookie } });
+    }
     // identity §2: on success the server message is shown and the user goes home.
     const cookie = await writeFlow(request, "reset", undefined);
-    return redirectWithSuccess("/", reset.message || "Your password has been reset.", { headers: { "Set-Cookie": cookie } });
+    return redirectWithSuccess("/", message, { headers: { "Set-Cookie": cookie } });
+  }
+
+  if (intent === "passkey-remove") {
+    if (!flow.passkeyReview) return redirect(PAGE);
+    const id = String(formData.get("passkey_id") ?? "");
+    if (!/^\d{1,15}$/.test(id)) return redirectWithFormError(PAGE, "This passkey was not found.", { form: RESET_PASSKEYS_FORM });
+    const removed = await api.post("/api/auth/reset-password/passkeys/remove", { body: { token: flow.passkeyReview, id: Number(id) } });
+    if (removed.ok) return redirectWithSuccess(PAGE, removed.message || "Passkey removed.");
+    if (removed.code === "link_invalid") {
+      return redirectWithError("/login", removed.message || REVIEW_ENDED, { headers: { "Set-Cookie": await writeFlow(request, "reset", undefined) } });
+    }
+    return redirectWithFormError(PAGE, removed.message || "The passkey could not be removed.", { form: RESET_PASSKEYS_FORM });
+  }
+
+  if (intent === "passkeys-done") {
+    // identity §2: after the reset the user goes home (which asks an anonymous visitor to sign in).
+    return redirect("/", { headers: { "Set-Cookie": await writeFlow(request, "reset", undefined) } });
   }
 
   throw new Response("Unknown form", { status: 400 });
@@ -78,6 +121,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function ForgetPasswordPage() {
   const state = useLoaderData<typeof loader>();
+  if (state.step === "passkeys") return <ResetPasskeys email={state.email} passkeys={state.passkeys} />;
   return (
     <AuthPage title="Reset your password">
       {state.step === "email" ? (
@@ -105,6 +149,31 @@ export default function ForgetPasswordPage() {
       <p className="auth-footer">
         <Link to="/login">Back to sign in</Link>
       </p>
+    </AuthPage>
+  );
+}
+
+/** After the reset: the account's passkeys, which a new password does not stop, with 'Remove' each. */
+function ResetPasskeys({ email, passkeys }: { email: string; passkeys: PasskeyListItem[] }) {
+  const flash = useFlashFormError(RESET_PASSKEYS_FORM);
+  return (
+    <AuthPage title="Check your passkeys">
+      <p>
+        The password of <strong>{email}</strong> has been reset. Passkeys sign in without the password, so the new one does not stop them.
+        Remove any passkey you do not recognise.
+      </p>
+      <FormAlert errors={flash ? [flash.message] : null} />
+      {passkeys.length === 0 ? (
+        <p className="muted">Your account has no passkeys left.</p>
+      ) : (
+        <PasskeyList passkeys={passkeys} action={PAGE} fields={{ intent: "passkey-remove" }} />
+      )}
+      <Form method="post" action={PAGE}>
+        <input type="hidden" name="intent" value="passkeys-done" />
+        <button type="submit" className="button button--primary button--block">
+          Done
+        </button>
+      </Form>
     </AuthPage>
   );
 }

@@ -18,3 +18,6 @@ export const passwordField = z.pipe(text, z.transform((value) => value ?? ""));
 
 /** A checkbox or a hidden choice (agree_terms, method): its value, "" when absent. */
 export const choiceField = z.pipe(text, z.transform((value) => value ?? ""));
+
+/** A short free text (a passkey's name): trimmed. */
+export const textField = z.pipe(text, z.transform((value) => value?.trim() ?? ""));

@@ -16,3 +16,4 @@ export { PayOpenInvoiceSchema } from "./dunning";
 export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "./two-factor";
 export { SupportMessageSchema } from "./support";
 export { EmailChangeStartSchema } from "./email-change";
+export { PasskeyConfirmSchema } from "./passkeys";

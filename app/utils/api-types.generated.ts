@@ -1659,7 +1659,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a reset token
-         * @description Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional.
+         * @description Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional. A new password does not stop a passkey: when the account has passkeys, `passkey_review` lists them with a token that can remove them without signing in (POST /api/auth/reset-password/passkeys/remove).
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -1925,6 +1925,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/passkeys/send-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the code that confirms adding a passkey (accounts without a password)
+         * @description No request body. Emails a 6-digit code (subject 'Your code to add a passkey') to the account's email, with the limits of every emailed code (30 s between sends, hourly caps). Accounts with a password confirm with it instead: 409.
+         */
+        post: operations["passkeySendCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/passkeys/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm who is there before adding a passkey
+         * @description A passkey signs in without the password and without two-factor, so a session must first confirm with the account's current `password` (an account without one: the `verification_code` from /api/account/passkeys/send-code) and, when two-factor is on, a current authentication `code`. That lets this session (no other) ask for registration options and add one passkey within 300 s; adding it uses the confirmation up. 5 wrong tries per account per 15 minutes, then 429.
+         */
+        post: operations["passkeyConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/passkeys": {
         parameters: {
             query?: never;
@@ -1940,7 +1980,7 @@ export interface paths {
         put?: never;
         /**
          * Add a passkey
-         * @description Verifies the browser's answer to the registration options (the challenge is used up whatever the outcome), stores the passkey under its name, records 'Passkey added' in the security log and emails 'A passkey was added to your account'.
+         * @description Verifies the browser's answer to the registration options (the challenge is used up whatever the outcome; the authenticator must have verified the person: UV set), uses up the session's confirmation, stores the passkey under its name, records 'Passkey added' in the security log and emails 'A passkey was added to your account'.
          */
         post: operations["addPasskey"];
         delete?: never;
@@ -1960,7 +2000,7 @@ export interface paths {
         put?: never;
         /**
          * Options to create a passkey
-         * @description PublicKeyCredentialCreationOptionsJSON for startRegistration() (RP ID and origin from PUBLIC_URL; a resident key required, user verification preferred; the account's passkeys excluded) and the challenge id to send back to POST /api/account/passkeys within 300 s.
+         * @description Only for a session with a live confirmation (POST /api/account/passkeys/confirm). PublicKeyCredentialCreationOptionsJSON for startRegistration() (RP ID and origin from PUBLIC_URL; a resident key and user verification required; the account's passkeys excluded) and the challenge id to send back to POST /api/account/passkeys within 300 s.
          */
         post: operations["passkeyRegistrationOptions"];
         delete?: never;
@@ -2020,9 +2060,49 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a passkey
-         * @description Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on), records the passkey's use and signs in like /api/user/login (device row and bearer token; 'Signed in' in the security log and the new-device alert) but without the two-factor step: a passkey is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).
+         * @description Verifies the browser's answer to the sign-in options (the challenge is used up whatever the outcome; the signature counter must move on; the authenticator must have verified the person, UV set: a touch alone is refused), records the passkey's use and signs in like /api/user/login (device row and bearer token; 'Signed in' in the security log and the new-device alert) but without the two-factor step: a passkey with user verification is already two factors. Failed verifications count against the client address's failed sign-in limit (LOGIN_MAX_FAILURES_PER_IP per LOGIN_FAILURE_WINDOW_SECONDS).
          */
         post: operations["passkeyLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/reset-password/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account's passkeys, after a password reset
+         * @description No bearer token: the review token of POST /api/auth/reset-password is the proof (valid 30 minutes). A new password does not stop a passkey, so whoever reset it sees the account's passkeys (newest first) to remove the ones they do not know.
+         */
+        post: operations["passkeyReviewList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/reset-password/passkeys/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a passkey after a password reset
+         * @description No bearer token: the review token of POST /api/auth/reset-password is the proof. Removes one of the account's passkeys (another account's answers 404), records 'Passkey removed', and answers the passkeys left. The token stays usable until it expires.
+         */
+        post: operations["passkeyReviewRemove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2683,6 +2763,14 @@ export interface components {
             /** @description One of the recovery codes shown when two-factor was turned on (xxxxx-xxxxx; any case, dash optional). */
             recovery_code?: string;
         } | unknown | unknown;
+        PasskeyConfirmRequest: {
+            /** @description The account's current password, compared exactly as sent. Required when the account has one. */
+            password?: string;
+            /** @description For an account without a password: the 6-digit code from POST /api/account/passkeys/send-code. */
+            verification_code?: string;
+            /** @description When two-factor is on: a current code of the authenticator app (a time step not used before). */
+            code?: string;
+        };
         PasskeyRegisterRequest: {
             /** @description data.challenge_id of the options answer: single use, valid 300 s. */
             challenge_id: string;
@@ -2747,6 +2835,16 @@ export interface components {
                 userHandle?: string;
             };
         };
+        PasskeyReviewRequest: {
+            /** @description data.passkey_review.token of POST /api/auth/reset-password. */
+            token: string;
+        };
+        PasskeyReviewRemoveRequest: {
+            /** @description data.passkey_review.token of POST /api/auth/reset-password. */
+            token: string;
+            /** @description The passkey's id (Passkey.id). */
+            id: number | string;
+        };
         SubscriptionEmailRequest: {
             /**
              * Format: email
@@ -2810,6 +2908,7 @@ export interface components {
                  *     - `challenge_ended` (422): The two-factor sign-in ended; sign in again
                  *     - `passkey_rejected` (401): The passkey is not registered, or its answer does not verify
                  *     - `passkey_request_ended` (422): The passkey request (its challenge) expired or was used; ask for new options
+                 *     - `confirmation_required` (403): Confirm the password (or emailed code), and the second factor when two-factor is on, first
                  *     - `plan_already_current` (409): The plan is the account's current one
                  *     - `subscription_exists` (409): The account already has a recurring subscription: change its plan instead
                  *     - `plan_change_invalid` (409): The plan change is not possible (no recurring subscription, same plan, nothing pending)
@@ -2844,7 +2943,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "confirmation_required" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -3541,15 +3640,14 @@ export interface components {
             /** @description true: a sign-in from a browser or app new to the account is emailed. */
             enabled: boolean;
         };
-        TwoFactorSetup: {
-            /** @description The TOTP secret, base32 (the 'Setup key' typed into an app). */
-            secret: string;
-            /** @description otpauth://totp/… URI for the QR code (SHA1, 6 digits, 30 s). */
-            otpauth_url: string;
-        };
-        TwoFactorRecoveryCodes: {
-            recovery_codes: string[];
-        };
+        /** @description null when the account has no passkeys. */
+        PasskeyReview: {
+            /** @description Lists and removes the account's passkeys without signing in (POST /api/auth/reset-password/passkeys…), for 30 minutes. */
+            token: string;
+            /** Format: date-time */
+            expires_at: string;
+            passkeys: components["schemas"]["Passkey"][];
+        } | null;
         Passkey: {
             id: number;
             name: string;
@@ -3560,6 +3658,15 @@ export interface components {
              * @description null: never used to sign in.
              */
             last_used_at: string | null;
+        };
+        TwoFactorSetup: {
+            /** @description The TOTP secret, base32 (the 'Setup key' typed into an app). */
+            secret: string;
+            /** @description otpauth://totp/… URI for the QR code (SHA1, 6 digits, 30 s). */
+            otpauth_url: string;
+        };
+        TwoFactorRecoveryCodes: {
+            recovery_codes: string[];
         };
         PasskeyOptions: {
             /** @description Send it back with the browser's answer; single use, valid 300 s. */
@@ -7878,7 +7985,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data: null;
+                        data: {
+                            passkey_review: components["schemas"]["PasskeyReview"];
+                        };
                     };
                 };
             };
@@ -8459,6 +8568,109 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    passkeySendCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'We have emailed you a code to confirm.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'Your account has a password: confirm with your password.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["CodeRequestLimited"];
+            500: components["responses"]["ServerError"];
+            /** @description 'Failed to send the code. Please try again.' (the mail server is unavailable; nothing was stored) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    passkeyConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyConfirmRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasskeyConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Confirmed. You can add a passkey in the next 5 minutes.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description When the confirmation ends (real time).
+                             */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'Please enter your current password.' or 'The password is incorrect.' (under password); 'Please enter the 6-digit verification code' or a refused emailed code as in CodeRejected (under verification_code); 'Please enter the 6-digit authentication code' or 'Invalid authentication code' (under code) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many wrong tries. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
     listPasskeys: {
         parameters: {
             query?: never;
@@ -8510,8 +8722,17 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description 'The passkey could not be verified. Please try again.' (the answer does not verify), or no valid bearer token */
+            /** @description 'The passkey could not be verified. Please try again.' (the answer does not verify, or without user verification), or no valid bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Please confirm it is you again before adding a passkey.' (code confirmation_required): this session has no live confirmation from POST /api/account/passkeys/confirm (expired or used by another passkey) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8566,6 +8787,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            /** @description 'Please confirm it is you again before adding a passkey.' (code confirmation_required): this session has no live confirmation from POST /api/account/passkeys/confirm */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             /** @description 'An account can have at most 20 passkeys. Remove one first.' */
             422: {
@@ -8715,6 +8945,97 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the window ends */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyReviewList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyReviewRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasskeyReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your passkeys.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Passkey"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'This page has expired. Sign in to manage your passkeys.' (unknown, replaced by a newer reset, or older than 30 minutes; code link_invalid) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    passkeyReviewRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyReviewRemoveRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PasskeyReviewRemoveRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Passkey removed.' (data: the passkeys left) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Passkey"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'This passkey was not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation, or 'This page has expired. Sign in to manage your passkeys.' (unknown, replaced by a newer reset, or older than 30 minutes; code link_invalid) */
+            422: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

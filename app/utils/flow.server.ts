@@ -23,7 +23,11 @@ type SignupFlow = {
   code?: string;
 };
 type CodeFlow = { email: string; sentAt: number };
-type ResetFlow = CodeFlow & { resetToken?: string };
+/**
+ * The password reset: the email and its code, then the reset token; after the reset, when the account
+ * has passkeys, the API's review token that lists and removes them (issue 30).
+ */
+type ResetFlow = CodeFlow & { resetToken?: string; passkeyReview?: string };
 
 /** The checkout of one plan: the visitor's verification, the coupon, and the payment's success. */
 export type CheckoutFlow = {
@@ -65,6 +69,12 @@ export type CancelFlow = CodeFlow & {
  */
 export type EmailChangeFlow = { step: "start"; authSentAt?: number } | { step: "code"; email: string; sentAt: number };
 
+/**
+ * 'Add a passkey' on the security page (issue 30): the name, once the API confirmed the session with
+ * the password (or emailed code) and second factor; the browser's prompt follows (JavaScript).
+ */
+export type PasskeyAddFlow = { name: string; confirmedAt: number };
+
 export type Flows = {
   twoFactor?: TwoFactorFlow;
   /** The recovery codes of a 'Turn on', until the page that shows them has been rendered once. */
@@ -76,6 +86,7 @@ export type Flows = {
   change?: ResetFlow;
   emailChange?: EmailChangeFlow;
   cancel?: CancelFlow;
+  passkeyAdd?: PasskeyAddFlow;
 };
 
 let storage: ReturnType<typeof createStorage> | undefined;

@@ -53,7 +53,7 @@ describe.each(databases())("password reset ($name)", (kind) => {
 
     const res = await reset({ token, email, password: "brand-new-pass", password_confirmation: "brand-new-pass" }, mine);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: true, success: true, message: "Your password has been reset.", data: null });
+    expect(res.body).toEqual({ status: true, success: true, message: "Your password has been reset.", data: { passkey_review: null } });
 
     expect((await t.get("/api/me", { token: mine })).status).toBe(200);
     expect((await t.get("/api/me", { token: other })).status).toBe(401);

@@ -32,11 +32,12 @@ export class SoftAuthenticator {
     );
   }
 
-  register(options: { challenge: string }, origin = this.origin) {
+  /** Flags: UP (0x01), UV (0x04, unless `userVerified` is false) and AT (0x40, attested credential data). */
+  register(options: { challenge: string }, origin = this.origin, opts: { userVerified?: boolean } = {}) {
     const clientDataJSON = Buffer.from(JSON.stringify({ type: "webauthn.create", challenge: options.challenge, origin, crossOrigin: false }));
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
-    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, this.credentialId, Buffer.from(this.cosePublicKey())]);
+    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([opts.userVerified === false ? 0x41 : 0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, this.credentialId, Buffer.from(this.cosePublicKey())]);
     const attestationObject = isoCBOR.encode(
       new Map<string, unknown>([
         ["fmt", "none"],
@@ -53,12 +54,13 @@ export class SoftAuthenticator {
     };
   }
 
-  authenticate(options: { challenge: string }, opts: { counter?: number } = {}) {
+  /** Flags: UP (0x01) and UV (0x04, unless `userVerified` is false: a touch without PIN or biometrics). */
+  authenticate(options: { challenge: string }, opts: { counter?: number; userVerified?: boolean } = {}) {
     this.counter = opts.counter ?? this.counter + 1;
     const clientDataJSON = Buffer.from(JSON.stringify({ type: "webauthn.get", challenge: options.challenge, origin: this.origin, crossOrigin: false }));
     const count = Buffer.alloc(4);
     count.writeUInt32BE(this.counter);
-    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([0x05]), count]);
+    const authData = Buffer.concat([sha256(this.rpID), Buffer.from([opts.userVerified === false ? 0x01 : 0x05]), count]);
     const signature = sign("sha256", Buffer.concat([authData, sha256(clientDataJSON)]), this.keys.privateKey);
     return {
       id: b64url(this.credentialId),

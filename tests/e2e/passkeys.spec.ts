@@ -1,5 +1,17 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { createUser, expectHome, hasJavaScript, latestMail, logOut, open, submitSignIn, withDatabase } from "../support/e2e";
+import {
+  createPasswordlessUser,
+  createUser,
+  enterCode,
+  expectHome,
+  hasJavaScript,
+  latestCode,
+  latestMail,
+  logOut,
+  open,
+  submitSignIn,
+  withDatabase,
+} from "../support/e2e";
 
 // Passkeys (issue 22, docs/decisions/037) in Chromium with its virtual authenticator (CDP WebAuthn).
 // They need JavaScript: the js project runs the flow; the no-js project checks that without it the
@@ -72,7 +84,7 @@ async function turnOnTwoFactorInTheDatabase(email: string) {
   });
 }
 
-test("without JavaScript: no passkey button, and the security page says passkeys need JavaScript", async ({ page }, testInfo) => {
+test("without JavaScript: no passkey button; adding one confirms the password in a plain form, then says the prompt needs JavaScript", async ({ page }, testInfo) => {
   test.skip(hasJavaScript(testInfo), "the no-js project's check");
   await open(page, "/login", testInfo);
   await expect(page.getByLabel("Email")).toBeVisible();
@@ -84,8 +96,48 @@ test("without JavaScript: no passkey button, and the security page says passkeys
   await open(page, "/account/security", testInfo);
   const section = page.locator("#passkeys");
   await expect(section.getByRole("heading", { name: "Passkeys" })).toBeVisible();
-  await expect(section).toContainText("Adding a passkey needs JavaScript");
-  await expect(section.getByRole("button", { name: "Add a passkey" })).toHaveCount(0);
+  const add = section.getByRole("form", { name: "Add a passkey" });
+
+  // The server checks the form: the name, then the password.
+  await add.getByRole("button", { name: "Continue" }).click();
+  await expect(add.getByText("Please enter a passkey name")).toBeVisible();
+  await expect(add.getByText("Please enter your current password.")).toBeVisible();
+  await add.getByLabel("Passkey name").fill("Laptop");
+  await add.getByLabel("Current password").fill("not-my-password");
+  await add.getByRole("button", { name: "Continue" }).click();
+  await expect(add.getByText("The password is incorrect.")).toBeVisible();
+  await expect(add.getByLabel("Passkey name")).toHaveValue("Laptop");
+  await add.getByLabel("Current password").fill(user.password);
+  await add.getByRole("button", { name: "Continue" }).click();
+
+  // Confirmed: the browser's prompt is next, which needs JavaScript; 'Cancel' goes back.
+  await expect(section.getByText("Creating a passkey needs JavaScript")).toBeVisible();
+  await expect(section.getByRole("button", { name: "Create passkey" })).toHaveCount(0);
+  await section.getByRole("button", { name: "Cancel" }).click();
+  await expect(section.getByRole("form", { name: "Add a passkey" }).getByLabel("Passkey name")).toBeVisible();
+});
+
+test("an account without a password confirms adding a passkey with a code emailed to it", async ({ page, request }, testInfo) => {
+  const account = await createPasswordlessUser();
+  await open(page, "/get-code", testInfo);
+  await page.getByLabel("Email").fill(account.email);
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
+  await enterCode(page, await latestCode(request, account.email, /sign-in code/i));
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
+  await expectHome(page);
+
+  await open(page, "/account/security", testInfo);
+  const section = page.locator("#passkeys");
+  const add = section.getByRole("form", { name: "Add a passkey" });
+  await expect(add.getByLabel("Current password")).toHaveCount(0);
+  await section.getByRole("button", { name: "Send code" }).click();
+  await expect(page.getByText("We have emailed you a code to confirm.").first()).toBeVisible();
+  await add.getByLabel("Passkey name").fill("Phone");
+  await add.getByLabel("Verification code").fill(await latestCode(request, account.email, /add a passkey/i));
+  await add.getByRole("button", { name: "Continue" }).click();
+  await expect(section.getByText("Confirmed. Create the passkey Phone")).toBeVisible();
+  if (hasJavaScript(testInfo)) await expect(section.getByRole("button", { name: "Create passkey" })).toBeVisible();
+  else await expect(section.getByText("Creating a passkey needs JavaScript")).toBeVisible();
 });
 
 test("add a passkey, sign in with it (also with two-factor on, without a code), see its use, remove it", async ({ page, request }, testInfo) => {
@@ -99,16 +151,37 @@ test("add a passkey, sign in with it (also with two-factor on, without a code), 
   await submitSignIn(page, user);
   await expectHome(page);
 
-  // Add 'Laptop': a name is required first.
+  // Add 'Laptop': the name and the current password first (a wrong one confirms nothing), then the prompt.
   await open(page, onLocalhost(testInfo, "/account/security"), testInfo);
   const section = page.locator("#passkeys");
-  await section.getByRole("button", { name: "Add a passkey" }).click();
-  await expect(section.getByText("Please enter a passkey name")).toBeVisible();
-  await section.getByLabel("Passkey name").fill("Laptop");
-  await section.getByRole("button", { name: "Add a passkey" }).click();
+  const add = section.getByRole("form", { name: "Add a passkey" });
+  await add.getByRole("button", { name: "Continue" }).click();
+  await expect(add.getByText("Please enter a passkey name")).toBeVisible();
+  await add.getByLabel("Passkey name").fill("Laptop");
+  await add.getByLabel("Current password").fill("not-my-password");
+  await add.getByRole("button", { name: "Continue" }).click();
+  await expect(add.getByText("The password is incorrect.")).toBeVisible();
+  await expect(section.getByRole("button", { name: "Create passkey" })).toHaveCount(0);
+  await add.getByLabel("Current password").fill(user.password);
+  await add.getByRole("button", { name: "Continue" }).click();
+  // The confirmation lasts 5 minutes: once it has ended, the form comes back saying why.
+  await expect(section.getByText("Confirmed. Create the passkey Laptop")).toBeVisible();
+  await withDatabase(async (db) => {
+    const { id } = await db.selectFrom("users").select("id").where("email", "=", user.email).executeTakeFirstOrThrow();
+    await db.updateTable("passkey_confirmations").set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where("user_id", "=", id).execute();
+  });
+  await section.getByRole("button", { name: "Create passkey" }).click();
+  await expect(add.getByRole("alert").filter({ hasText: "Please confirm it is you again before adding a passkey." })).toBeVisible();
+  await add.getByLabel("Passkey name").fill("Laptop");
+  await add.getByLabel("Current password").fill(user.password);
+  await add.getByRole("button", { name: "Continue" }).click();
+  await section.getByRole("button", { name: "Create passkey" }).click();
   const laptop = section.getByRole("listitem").filter({ hasText: "Laptop" });
   await expect(laptop).toBeVisible();
   await expect(laptop).toContainText("Never used");
+  await expect(section.getByRole("status")).toHaveText("Passkey added.");
+  // The confirmation was used up: the form is back for the next one.
+  await expect(add.getByLabel("Passkey name")).toHaveValue("");
   await latestMail(request, user.email, /^A passkey was added to your account$/);
 
   // Sign out, then in with the passkey.

@@ -1,5 +1,18 @@
-import { expect, test } from "@playwright/test";
-import { createPasswordlessUser, createUser, enterCode, logOut, expectHome, hasJavaScript, latestCode, latestMail, open, signIn } from "../support/e2e";
+import { type Browser, expect, type Page, test, type TestInfo } from "@playwright/test";
+import {
+  createPasswordlessUser,
+  createUser,
+  enterCode,
+  logOut,
+  expectHome,
+  hasJavaScript,
+  latestCode,
+  latestMail,
+  open,
+  signIn,
+  submitSignIn,
+  withDatabase,
+} from "../support/e2e";
 
 test.describe("forgot password", () => {
   test("email, code with its mm : ss expiry, new password; then the new password signs in", async ({ page, request }, testInfo) => {
@@ -129,5 +142,115 @@ test.describe("change password from the dashboard", () => {
     await logOut(page);
     await signIn(page, testInfo, { email: user.email, password: "changed-password-1" });
     await expectHome(page);
+  });
+});
+
+// Issue 30: a new password does not stop a passkey (it signs in without one), so a reset of an account
+// with passkeys ends on a page that lists them, each with 'Remove', without signing in.
+test.describe("passkeys after a password reset", () => {
+  /** 'Laptop' (used today) and 'Unknown key' (never used) on the account; their keys are never used here. */
+  async function givePasskeys(email: string) {
+    await withDatabase(async (db) => {
+      const { id } = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+      const now = new Date().toISOString();
+      const row = { user_id: id, public_key: "AA", counter: 0, transports: '["internal"]', user_handle: "AA", created_at: now };
+      await db
+        .insertInto("passkeys")
+        .values([
+          { ...row, credential_id: `reset-laptop-${id}`, name: "Laptop", last_used_at: now },
+          { ...row, credential_id: `reset-unknown-${id}`, name: "Unknown key", last_used_at: null },
+        ])
+        .execute();
+    });
+  }
+
+  async function passkeyNames(email: string): Promise<string[]> {
+    return withDatabase(async (db) => {
+      const rows = await db.selectFrom("passkeys").innerJoin("users", "users.id", "passkeys.user_id").select("passkeys.name").where("users.email", "=", email).execute();
+      return rows.map((row) => row.name).sort();
+    });
+  }
+
+  async function choosePassword(page: Page, password: string) {
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByLabel("Confirm Password").fill(password);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+  }
+
+  /** The page after the reset: both passkeys with their last use; 'Unknown key' removed; 'Done' goes to sign in. */
+  async function removeTheUnknownPasskey(page: Page, email: string) {
+    await expect(page.getByText("Your password has been reset.").first()).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Check your passkeys" })).toBeVisible();
+    const list = page.getByRole("list", { name: "Your passkeys" });
+    await expect(list.getByRole("listitem")).toHaveCount(2);
+    await expect(list.getByRole("listitem").filter({ hasText: "Laptop" })).toContainText(/Last used \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+    const unknown = list.getByRole("listitem").filter({ hasText: "Unknown key" });
+    await expect(unknown).toContainText("Never used");
+    await unknown.getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByText("Passkey removed.").first()).toBeVisible();
+    await expect(list.getByRole("listitem")).toHaveCount(1);
+    await expect(list.getByRole("listitem").filter({ hasText: "Laptop" })).toBeVisible();
+    expect(await passkeyNames(email)).toEqual(["Laptop"]);
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(page).toHaveURL(/\/login/);
+    // The page does not come back: the next reset starts with the email.
+    await page.goto("/forget-password");
+    await expect(page.getByRole("heading", { name: "Reset your password" })).toBeVisible();
+  }
+
+  test("forgot password: the account's passkeys are listed, each with 'Remove'", async ({ page, request }, testInfo) => {
+    const user = await createUser({ emailPrefix: "reset-passkeys" });
+    await givePasskeys(user.email);
+    await open(page, "/forget-password", testInfo);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await enterCode(page, await latestCode(request, user.email, /reset/i));
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await choosePassword(page, "brand-new-password");
+    await removeTheUnknownPasskey(page, user.email);
+    await signIn(page, testInfo, { email: user.email, password: "brand-new-password" });
+    await expectHome(page);
+  });
+
+  async function otherBrowser(browser: Browser, testInfo: TestInfo): Promise<Page> {
+    const context = await browser.newContext({ baseURL: testInfo.project.use.baseURL, javaScriptEnabled: hasJavaScript(testInfo) });
+    return context.newPage();
+  }
+
+  test("the new sign-in alert's link: the same list after the new password", async ({ page, browser, request }, testInfo) => {
+    test.slow();
+    const user = await createUser({ emailPrefix: "alert-passkeys" });
+    await givePasskeys(user.email);
+    // The account's first browser, then a new one: that one gets the alert.
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    const other = await otherBrowser(browser, testInfo);
+    try {
+      await open(other, "/login", testInfo);
+      await submitSignIn(other, user);
+      await expectHome(other);
+    } finally {
+      await other.context().close();
+    }
+    const mail = await latestMail(request, user.email, /^New sign-in to your account/);
+    const link = new URL(/(https?:\/\/\S+\/reset-password\?\S+)/.exec(mail.text)![1]!);
+    await logOut(page);
+    await open(page, `${link.pathname}${link.search}`, testInfo);
+    await expect(page).toHaveURL(/\/forget-password$/);
+    await choosePassword(page, "another-new-password");
+    await removeTheUnknownPasskey(page, user.email);
+  });
+
+  test("an account without passkeys goes home as before", async ({ page, request }, testInfo) => {
+    const user = await createUser({ emailPrefix: "reset-no-passkeys" });
+    await open(page, "/forget-password", testInfo);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await enterCode(page, await latestCode(request, user.email, /reset/i));
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await choosePassword(page, "brand-new-password");
+    await expect(page.getByText("Your password has been reset.").first()).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Check your passkeys" })).toHaveCount(0);
+    await expect(page).toHaveURL(/\/login/);
   });
 });

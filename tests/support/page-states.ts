@@ -745,11 +745,42 @@ export function pageFlows(base: string): PageFlow[] {
         await visit.open("/account/security");
         await expect(page.locator("#passkeys").getByText("Laptop")).toBeVisible();
         await visit.snap("/account/security: one passkey");
-        if (visit.js) {
-          await page.locator("#passkeys").getByRole("button", { name: "Add a passkey" }).click();
-          await expect(page.locator("#passkeys").getByText("Please enter a passkey name")).toBeVisible();
-          await visit.snap("/account/security: a passkey without a name");
-        }
+        // 'Add a passkey' confirms who is there first (issue 30): the form refused, then confirmed.
+        const add = page.locator("#passkeys").getByRole("form", { name: "Add a passkey" });
+        await add.getByRole("button", { name: "Continue" }).click();
+        await expect(add.getByText("Please enter a passkey name")).toBeVisible();
+        await visit.snap("/account/security: 'Add a passkey' without a name or password");
+        await add.getByLabel("Passkey name").fill("Phone");
+        await add.getByLabel("Current password").fill(user.password);
+        await add.getByRole("button", { name: "Continue" }).click();
+        await expect(page.locator("#passkeys").getByText("Confirmed. Create the passkey")).toBeVisible();
+        await visit.snap("/account/security: confirmed, the passkey prompt next");
+      },
+    },
+    {
+      role: "visitor",
+      name: "a password reset of an account with passkeys (issue 30)",
+      run: async (visit, context) => {
+        const { page } = visit;
+        const user = await createUser();
+        await withDatabase(async (db) => {
+          const { id } = await db.selectFrom("users").select("id").where("email", "=", user.email).executeTakeFirstOrThrow();
+          const now = new Date().toISOString();
+          await db
+            .insertInto("passkeys")
+            .values({ user_id: id, credential_id: `page-check-reset-${id}`, public_key: "AA", counter: 0, transports: '["internal"]', user_handle: "AA", name: "Laptop", created_at: now, last_used_at: null })
+            .execute();
+        });
+        await visit.open("/forget-password");
+        await page.getByLabel("Email").fill(user.email);
+        await continueButton(page).click();
+        await enterCode(page, await latestCode(context.request, user.email, /reset/i));
+        await continueButton(page).click();
+        await page.getByLabel("Password", { exact: true }).fill("brand-new-password");
+        await page.getByLabel("Confirm Password").fill("brand-new-password");
+        await continueButton(page).click();
+        await expect(page.getByRole("heading", { name: "Check your passkeys" })).toBeVisible();
+        await visit.snap("/forget-password: the passkeys after the reset");
       },
     },
   ];

@@ -19,6 +19,7 @@ import {
   retireOneTimeTokens,
 } from "../../identity/one-time-tokens";
 import { hashPassword } from "../../identity/passwords";
+import { PasskeyReviewSchema, startPasskeyReview } from "../../identity/passkeys";
 import { secondsUntil, tryAgainIn } from "../../platform/rate-limit";
 import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../../identity/sessions";
 import { bearerToken } from "../../platform/tokens";
@@ -250,10 +251,10 @@ export const authRoutes = [
     tags: ["Authentication"],
     summary: "Set a new password with a reset token",
     description:
-      "Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional.",
+      "Uses up the reset token (it must belong to `email`), sets the password (argon2id) and revokes every token of the account except the bearer token of this request when it is a live token of the same account (the signed-in change-password dialog keeps its session); the one-time SSO tokens and desktop codes of the revoked sessions and every waiting two-factor sign-in stop working too. Emails 'Your password was changed'. The bearer token is optional. A new password does not stop a passkey: when the account has passkeys, `passkey_review` lists them with a token that can remove them without signing in (POST /api/auth/reset-password/passkeys/remove).",
     auth: false,
     body: resetPasswordSchema,
-    success: { description: `'${AUTH_MESSAGES.passwordReset}'`, data: z.null() },
+    success: { description: `'${AUTH_MESSAGES.passwordReset}'`, data: z.strictObject({ passkey_review: PasskeyReviewSchema }) },
     errors: {
       422: `Validation ('${AUTH_MESSAGES.enterPassword}', 'Password must be at least 8 characters', "${AUTH_MESSAGES.passwordsDiffer}") or '${AUTH_MESSAGES.resetLinkInvalid}' (unknown, expired, used, or another account's token).`,
     },
@@ -281,7 +282,7 @@ export const authRoutes = [
       await loginThrottle.recordPasswordReset(user.email, clientAddressKey(req.ip));
       await noteSecurityEvent(ctx, { userId: user.id, kind: "password_changed", ...eventSource(req) });
       await mail.deliver(passwordChangedEmail(user.email, config.publicUrl));
-      return { data: null, message: AUTH_MESSAGES.passwordReset };
+      return { data: { passkey_review: await startPasskeyReview(db, user.id) }, message: AUTH_MESSAGES.passwordReset };
     },
   }),
 

@@ -250,7 +250,7 @@ export interface RateLimitsTable {
 }
 
 /** What a row of verification_codes is for; 'set_password' rows only record send times (no code). */
-export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor" | "email_change" | "email_change_auth" | "cancel";
+export type CodePurpose = "signup" | "login" | "reset" | "set_password" | "delete" | "two_factor" | "email_change" | "email_change_auth" | "cancel" | "passkey";
 
 /**
  * One row per (email, purpose): the live code (hashed) and the time of the last send, kept for the
@@ -498,6 +498,29 @@ export interface PasskeyChallengesTable {
   expires_at: string;
 }
 
+/**
+ * A session's confirmation (its account's password or emailed code, and second factor) that lets it add
+ * a passkey for a few minutes; one per session, used up by the passkey it adds. Real time.
+ */
+export interface PasskeyConfirmationsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The session (tokens.id) that confirmed: only it may use the confirmation. */
+  token_id: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** What a password reset earns: list and remove the account's passkeys for a while. Real time. */
+export interface PasskeyReviewsTable {
+  id: Generated<number>;
+  /** sha256 hex of the random token. */
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface SecurityEventsTable {
   id: Generated<number>;
   user_id: number;
@@ -633,6 +656,8 @@ export interface DB {
   email_change_reverts: EmailChangeRevertsTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
+  passkey_confirmations: PasskeyConfirmationsTable;
+  passkey_reviews: PasskeyReviewsTable;
   paypal_plans: PaypalPlansTable;
   paypal_checkouts: PaypalCheckoutsTable;
 }

@@ -1,4 +1,10 @@
+import { writeFlow } from "~/utils/flow.server";
+import { formErrorCookieHeader } from "~/utils/form-error.server";
+import { PASSKEY_CONFIRM_FORM } from "./passkey-messages";
+
 // The passkey resource routes answer the browser script in JSON (never cached).
+
+const SECURITY_PAGE = "/account/security";
 
 const MAX_JSON_BYTES = 64 * 1024;
 
@@ -26,4 +32,16 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   } catch {
     return null;
   }
+}
+
+/**
+ * The API's 'confirm first' (code confirmation_required: the 5 minutes after 'Continue' are over, or
+ * the confirmation was used): the 'Add a passkey' flow starts again, its form's alert saying why.
+ * The script reloads the page's data when it sees `restart`.
+ */
+export async function restartAnswer(request: Request, message: string): Promise<Response> {
+  const headers = new Headers();
+  headers.append("Set-Cookie", await writeFlow(request, "passkeyAdd", undefined));
+  headers.append("Set-Cookie", await formErrorCookieHeader(SECURITY_PAGE, message, { form: PASSKEY_CONFIRM_FORM }));
+  return jsonAnswer({ error: message, restart: true }, { status: 403, headers });
 }

@@ -1,28 +1,28 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, useRevalidator } from "@remix-run/react";
-import { type FormEvent, useEffect, useState } from "react";
+import { useEffect, useState } from "react";
 import { Field } from "~/components/field";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
+import { SubmitButton } from "~/components/submit-button";
+import { type PasskeyListItem, PasskeyList } from "~/features/passkeys/passkey-list";
 import { browserHasWebAuthn, ceremonyError, loadWebAuthn, postJson } from "~/features/passkeys/passkey-client";
-import { PASSKEYS_FORM, PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-messages";
-import { controlCharactersMessage, hasControlCharacters } from "~/schemas/text";
+import { PASSKEYS_FORM, PASSKEY_CLIENT_MESSAGES, PASSKEY_CONFIRM_FORM, PASSKEY_NAME_MAX } from "~/features/passkeys/passkey-messages";
+import type { PasskeyConfirmFields } from "~/schemas/passkeys";
+import { useFormOptions } from "~/utils/client-validation";
+import type { PasskeyAddState } from "./passkeys.server";
 
 // The security page's 'Passkeys' section (docs/decisions/037): the account's passkeys with 'Remove'
-// (a plain form post, works without JavaScript) and 'Add a passkey' (the browser's prompt: JavaScript
-// only; without it a note says so).
+// (a plain form post, works without JavaScript) and 'Add a passkey' (issue 30): first a plain form the
+// server checks ('Passkey name', 'Current password' or an emailed 'Verification code', and
+// 'Authentication code' when two-factor is on), then 'Create passkey', the browser's prompt, which
+// needs JavaScript.
 
-export interface PasskeyListItem {
-  id: string;
-  name: string;
-  /** 'DD MMMM, Y', written out by the loader. */
-  createdAt: string;
-  /** 'YYYY-MM-DD HH:mm' (UTC), or null when it never signed in. */
-  lastUsedAt: string | null;
-}
+const PAGE = "/account/security";
 
-const NAME_MAX = 60;
-
-export function PasskeysSection({ passkeys }: { passkeys: PasskeyListItem[] }) {
+export function PasskeysSection({ passkeys, add }: { passkeys: PasskeyListItem[]; add: PasskeyAddState }) {
   const flash = useFlashFormError(PASSKEYS_FORM);
+  // Kept here, above the step: 'Passkey added.' outlives the step it came from.
+  const [status, setStatus] = useState("");
   return (
     <section aria-labelledby="passkeys-heading" id="passkeys" className="billing-card security-section">
       <h2 id="passkeys-heading">Passkeys</h2>
@@ -30,41 +30,77 @@ export function PasskeysSection({ passkeys }: { passkeys: PasskeyListItem[] }) {
         Sign in with your fingerprint, face or screen lock instead of your password. A passkey sign-in needs no two-factor code.
       </p>
       <FormAlert errors={flash ? [flash.message] : null} />
-      {passkeys.length === 0 ? (
-        <p className="muted">No passkeys yet.</p>
-      ) : (
-        <ul className="passkey-list" aria-label="Your passkeys">
-          {passkeys.map((passkey) => (
-            <li key={passkey.id} className="passkey-item">
-              <div>
-                <p className="passkey-item__name">{passkey.name}</p>
-                <p className="passkey-item__dates muted">
-                  Added {passkey.createdAt} · {passkey.lastUsedAt ? `Last used ${passkey.lastUsedAt}` : "Never used"}
-                </p>
-              </div>
-              <Form method="post" action="/account/passkeys/remove">
-                <input type="hidden" name="passkey_id" value={passkey.id} />
-                <button type="submit" className="button">
-                  Remove
-                </button>
-              </Form>
-            </li>
-          ))}
-        </ul>
-      )}
-      <AddPasskey />
+      <p className="muted" role="status">
+        {status}
+      </p>
+      {passkeys.length === 0 ? <p className="muted">No passkeys yet.</p> : <PasskeyList passkeys={passkeys} action="/account/passkeys/remove" />}
+      <h3 id="add-passkey-heading">Add a passkey</h3>
+      {add.step === "create" ? <CreatePasskey name={add.name} onAdded={setStatus} /> : <ConfirmForm state={add} />}
     </section>
   );
 }
 
-/** 'Passkey name' and 'Add a passkey', once JavaScript runs; before that, the note that it needs it. */
-function AddPasskey() {
+/** Who is there: the name, then the password (or emailed code) and the authentication code; the server checks them. */
+function ConfirmForm({ state }: { state: Extract<PasskeyAddState, { step: "confirm" }> }) {
+  const [form, fields] = useForm<PasskeyConfirmFields>(
+    useFormOptions<PasskeyConfirmFields>(PASSKEY_CONFIRM_FORM, () => import("~/schemas/passkeys").then((m) => m.PasskeyConfirmSchema)),
+  );
+  const proof = state.method === "password" ? "your current password" : `a code we email to ${state.email}`;
+  return (
+    <>
+      <p className="muted">
+        A passkey signs in without your password{state.twoFactor ? " and without a two-factor code" : ""}, so first confirm it is you with {proof}
+        {state.twoFactor ? " and a code from your authenticator app" : ""}. Then your browser asks you to create the passkey (this step needs
+        JavaScript).
+      </p>
+      {state.method === "code" ? (
+        // Its own form: sending the code must not submit (or lose) what is typed below.
+        <Form method="post" action={PAGE}>
+          <input type="hidden" name="intent" value="passkey-send-code" />
+          <SubmitButton intent="passkey-send-code" className="button">
+            Send code
+          </SubmitButton>
+        </Form>
+      ) : null}
+      <Form method="post" action={PAGE} {...getFormProps(form)} aria-labelledby="add-passkey-heading" noValidate>
+        <input type="hidden" name="intent" value="passkey-confirm" />
+        <input type="hidden" name="method" value={state.method} />
+        <input type="hidden" name="two_factor" value={state.twoFactor ? "1" : ""} />
+        <FormAlert id={form.errorId} errors={form.errors} />
+        <Field label={<label htmlFor={fields.name.id}>Passkey name</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
+          <input {...getInputProps(fields.name, { type: "text" })} maxLength={PASSKEY_NAME_MAX} autoComplete="off" placeholder="For example: Laptop" />
+        </Field>
+        {state.method === "password" ? (
+          <Field label={<label htmlFor={fields.password.id}>Current password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+            <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
+          </Field>
+        ) : (
+          <Field
+            label={<label htmlFor={fields.verification_code.id}>Verification code</label>}
+            errorId={fields.verification_code.errorId}
+            errors={fields.verification_code.errors}
+          >
+            <input {...getInputProps(fields.verification_code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
+          </Field>
+        )}
+        {state.twoFactor ? (
+          <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+            <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
+          </Field>
+        ) : null}
+        <SubmitButton intent="passkey-confirm" className="button button--primary">
+          Continue
+        </SubmitButton>
+      </Form>
+    </>
+  );
+}
+
+/** Confirmed: 'Create passkey' asks the browser (JavaScript); 'Cancel' goes back to the form. */
+function CreatePasskey({ name, onAdded }: { name: string; onAdded: (message: string) => void }) {
   const [hydrated, setHydrated] = useState(false);
   const [supported, setSupported] = useState(true);
-  const [name, setName] = useState("");
-  const [nameError, setNameError] = useState("");
-  const [formError, setFormError] = useState("");
-  const [status, setStatus] = useState("");
+  const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const revalidator = useRevalidator();
 
@@ -73,38 +109,27 @@ function AddPasskey() {
     setSupported(browserHasWebAuthn());
   }, []);
 
-  if (!hydrated) return <p className="muted">Adding a passkey needs JavaScript. Turn it on in your browser to add one.</p>;
-  if (!supported) return <p className="muted">{PASSKEY_CLIENT_MESSAGES.unsupported}</p>;
-
-  async function add(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setNameError("");
-    setFormError("");
-    setStatus("");
-    const trimmed = name.trim();
-    if (!trimmed) return setNameError(PASSKEY_CLIENT_MESSAGES.nameRequired);
-    if (trimmed.length > NAME_MAX) return setNameError(`The passkey name must not be longer than ${NAME_MAX} characters`);
-    // Before the prompt: a name the API refuses would leave a passkey on the device that the account lacks.
-    if (hasControlCharacters(trimmed)) return setNameError(controlCharactersMessage("passkey name"));
+  async function create() {
+    setError("");
+    onAdded("");
     setBusy(true);
     try {
       const options = await postJson("/account/passkeys/options");
-      if (!options.ok) return setFormError(String(options.data.error ?? PASSKEY_CLIENT_MESSAGES.failed));
+      // The confirmation ended: the page goes back to the form, whose alert says why.
+      if (options.data.restart) return revalidator.revalidate();
+      if (!options.ok) return setError(String(options.data.error ?? PASSKEY_CLIENT_MESSAGES.failed));
       const { startRegistration } = await loadWebAuthn();
       let response: unknown;
       try {
         // biome-ignore lint/suspicious/noExplicitAny: the API's options are SimpleWebAuthn's optionsJSON.
         response = await startRegistration({ optionsJSON: options.data.options as any });
       } catch (failure) {
-        return setFormError(ceremonyError(failure) ?? PASSKEY_CLIENT_MESSAGES.cancelled);
+        return setError(ceremonyError(failure) ?? PASSKEY_CLIENT_MESSAGES.cancelled);
       }
-      const answer = await postJson("/account/passkeys/add", { challengeId: options.data.challengeId, name: trimmed, response });
-      if (!answer.ok) {
-        const message = String(answer.data.error ?? PASSKEY_CLIENT_MESSAGES.failed);
-        return answer.data.field === "name" ? setNameError(message) : setFormError(message);
-      }
-      setName("");
-      setStatus(String(answer.data.message ?? "Passkey added."));
+      const answer = await postJson("/account/passkeys/add", { challengeId: options.data.challengeId, response });
+      if (answer.data.restart) return revalidator.revalidate();
+      if (!answer.ok) return setError(String(answer.data.error ?? PASSKEY_CLIENT_MESSAGES.failed));
+      onAdded(String(answer.data.message ?? "Passkey added."));
       revalidator.revalidate();
     } finally {
       setBusy(false);
@@ -112,29 +137,26 @@ function AddPasskey() {
   }
 
   return (
-    <form onSubmit={add} noValidate aria-labelledby="add-passkey-heading">
-      <h3 id="add-passkey-heading">Add a passkey</h3>
-      <FormAlert id="add-passkey-error" errors={formError ? [formError] : null} />
-      <p className="muted" role="status">
-        {status}
+    <>
+      <p>
+        Confirmed. Create the passkey <strong>{name}</strong> with your browser&apos;s prompt in the next few minutes.
       </p>
-      <Field label={<label htmlFor="passkey-name">Passkey name</label>} errorId="passkey-name-error" errors={nameError ? [nameError] : undefined}>
-        <input
-          id="passkey-name"
-          name="name"
-          type="text"
-          maxLength={NAME_MAX}
-          autoComplete="off"
-          placeholder="For example: Laptop"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          aria-invalid={nameError ? true : undefined}
-          aria-describedby={nameError ? "passkey-name-error" : undefined}
-        />
-      </Field>
-      <button type="submit" className="button button--primary" disabled={busy}>
-        Add a passkey
-      </button>
-    </form>
+      <FormAlert id="create-passkey-error" errors={error ? [error] : null} />
+      {!hydrated ? (
+        <p className="muted">Creating a passkey needs JavaScript. Turn it on in your browser, then open this page again.</p>
+      ) : supported ? (
+        <button type="button" className="button button--primary" onClick={create} disabled={busy} aria-busy={busy || undefined}>
+          Create passkey
+        </button>
+      ) : (
+        <p className="muted">{PASSKEY_CLIENT_MESSAGES.unsupported}</p>
+      )}
+      <Form method="post" action={PAGE}>
+        <input type="hidden" name="intent" value="passkey-cancel" />
+        <button type="submit" className="button">
+          Cancel
+        </button>
+      </Form>
+    </>
   );
 }

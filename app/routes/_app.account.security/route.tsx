@@ -1,20 +1,21 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
 import { serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
-import { readFormData } from "~/utils/forms.server";
+import { type FormFailure, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
-import { loadPasskeys } from "./passkeys.server";
+import { loadPasskeys, passkeyAction, passkeyAddState } from "./passkeys.server";
 import { PasskeysSection } from "./passkeys";
 
 // 'Security' (issue 22, docs/decisions/035): the account's recent security events (20 a page, plain
 // 'Newer'/'Older' links), the new sign-in alerts setting (a plain form), links to two-factor and
-// connected devices, and the passkeys (./passkeys.tsx, the passkeys helper's section).
+// connected devices, and the passkeys (./passkeys.tsx: the list, and adding one after the password,
+// or emailed code, and the second factor; issue 30).
 
 export const meta: MetaFunction = () => pageMeta("Security | VPN Account", "Your account's recent security activity, sign-in alerts and passkeys.");
 
@@ -42,12 +43,13 @@ function pageOf(request: Request): number {
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { api } = await requireUser(request, context);
+  const { api, user } = await requireUser(request, context);
   const page = pageOf(request);
-  const [events, alerts, passkeys] = await Promise.all([
+  const [events, alerts, passkeys, addPasskey] = await Promise.all([
     api.get("/api/account/security-events", { params: { query: { page } } }),
     api.get("/api/account/sign-in-alerts"),
-    loadPasskeys(request),
+    loadPasskeys(api),
+    passkeyAddState(request, api, user),
   ]);
   if (!alerts.ok) throw serviceUnavailable();
   const notices: ToastView[] = events.ok ? [] : [{ type: "error", message: events.message || "Failed to fetch recent activity" }];
@@ -71,15 +73,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       notices,
       alertsOn: alerts.data.enabled,
       passkeys,
+      addPasskey,
     },
     { headers: NO_STORE },
   );
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { api } = await requireUser(request, context);
+  const { api, user } = await requireUser(request, context);
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
+  const passkeyAnswer = await passkeyAction(intent, { request, formData, api, user });
+  if (passkeyAnswer) return passkeyAnswer;
   if (intent === "sign-in-alerts") {
     const enabled = formData.get("sign_in_alerts") === "1" ? 1 : 0;
     const saved = await api.put("/api/account/sign-in-alerts", { body: { enabled } });
@@ -125,10 +130,15 @@ function AlertsForm({ on }: { on: boolean }) {
 }
 
 export default function SecurityPage() {
-  const { page, activity, notices, alertsOn, passkeys } = useLoaderData<typeof loader>();
+  const { page, activity, notices, alertsOn, passkeys, addPasskey } = useLoaderData<typeof loader>();
+  const actionData = useActionData<FormFailure>();
+  const idle = useNavigation().state === "idle";
+  // A refused 'Add a passkey' form: its message in a toast too (it stays in the form's alert).
+  const serverError = idle ? actionData?.serverError : null;
+  const toasts: ToastView[] = serverError ? [...notices, { type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : notices;
   return (
     <section className="page security-page billing-history">
-      <Toasts toasts={notices} />
+      <Toasts toasts={toasts} />
       <header className="page-header">
         <h1>Security</h1>
         <p className="tagline">What happened to your account recently, and how it is protected.</p>
@@ -196,7 +206,7 @@ export default function SecurityPage() {
         </ul>
       </section>
 
-      <PasskeysSection passkeys={passkeys} />
+      <PasskeysSection passkeys={passkeys} add={addPasskey} />
     </section>
   );
 }

@@ -1,0 +1,50 @@
+import { Form } from "@remix-run/react";
+
+// An account's passkeys, each with 'Remove' (a plain form post: it works without JavaScript). The
+// security page posts to /account/passkeys/remove; the page after a password reset (issue 30) posts
+// to itself with its review token kept on the server.
+
+export interface PasskeyListItem {
+  id: string;
+  name: string;
+  /** 'DD MMMM, Y', written out by the loader. */
+  createdAt: string;
+  /** 'YYYY-MM-DD HH:mm' (UTC), or null when it never signed in. */
+  lastUsedAt: string | null;
+}
+
+export function PasskeyList({
+  passkeys,
+  action,
+  fields = {},
+}: {
+  passkeys: PasskeyListItem[];
+  /** Where 'Remove' posts (with passkey_id and `fields`). */
+  action: string;
+  fields?: Record<string, string>;
+}) {
+  return (
+    <ul className="passkey-list" aria-label="Your passkeys">
+      {passkeys.map((passkey) => (
+        <li key={passkey.id} className="passkey-item">
+          <div>
+            <p className="passkey-item__name">{passkey.name}</p>
+            <p className="passkey-item__dates muted">
+              Added {passkey.createdAt} · {passkey.lastUsedAt ? `Last used ${passkey.lastUsedAt}` : "Never used"}
+            </p>
+          </div>
+          <Form method="post" action={action}>
+            {Object.entries(fields).map(([name, value]) => (
+              <input key={name} type="hidden" name={name} value={value} />
+            ))}
+            <input type="hidden" name="passkey_id" value={passkey.id} />
+            {/* Its name says which passkey: the list has one 'Remove' per passkey. */}
+            <button type="submit" className="button" aria-label={`Remove ${passkey.name}`}>
+              Remove
+            </button>
+          </Form>
+        </li>
+      ))}
+    </ul>
+  );
+}
