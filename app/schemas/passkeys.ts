@@ -21,6 +21,8 @@ export const PasskeyConfirmSchema = z
     z.superRefine((value, ctx) => {
       if (!value.name) ctx.addIssue({ code: "custom", message: PASSKEY_FORM_MESSAGES.nameRequired, path: ["name"] });
       else if (value.name.length > PASSKEY_NAME_MAX) ctx.addIssue({ code: "custom", message: PASSKEY_FORM_MESSAGES.nameTooLong, path: ["name"] });
+      // Here, before the browser's prompt: a name the API refused after it would leave a passkey on the device.
+      else if (hasControlCharacters(value.name)) ctx.addIssue({ code: "custom", message: controlCharactersMessage("passkey name"), path: ["name"] });
       if (value.method === "code") {
         if (!/^\d{6}$/.test(value.verification_code)) {
           ctx.addIssue({ code: "custom", message: PASSKEY_FORM_MESSAGES.verificationCodeFormat, path: ["verification_code"] });
