@@ -34,7 +34,7 @@ routeConsoleTo(portalLog);
 
 // The one place this process reads its environment (docs/decisions/025): everything below gets its part.
 const { api: apiConfig, portal, server: serverConfig } = loadConfigurationOrExit();
-// `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
+// `npm run dev` (scripts/dev.mjs) starts this file with --dev: only then is there a dev server to reload builds from.
 const isDev = serverConfig.dev;
 // A child keeps the level it was made with: set both (the API's child is made after this).
 rootLog.level = portalLog.level = apiConfig.logLevel;
@@ -324,7 +324,7 @@ function stripeOn(source: string) {
 /** Validates the API's and the portal's environment together, and stops with every problem listed once. */
 function loadConfigurationOrExit() {
   try {
-    return loadConfig(process.env, { generatedSessionSecret });
+    return loadConfig(process.env, { generatedSessionSecret, devServer: process.argv.slice(2).includes("--dev") });
   } catch (error) {
     const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
     console.error(
@@ -336,8 +336,8 @@ function loadConfigurationOrExit() {
 }
 
 /**
- * A fresh clone has no SESSION_SECRET. In development, or in sandbox mode, we make one and keep it in
- * data/ so sessions survive restarts; a live deployment must set its own (the configuration says so).
+ * A fresh clone has no SESSION_SECRET. In sandbox mode we make one and keep it in data/ so sessions
+ * survive restarts; outside it the start is refused without one (the configuration says so).
  */
 function generatedSessionSecret(): string {
   const file = path.resolve("data/session-secret");
