@@ -9,8 +9,9 @@ import { sandboxWhenNothingConfigured } from "./sandbox-default.mjs";
 if (fs.existsSync(".env")) process.loadEnvFile(".env");
 sandboxWhenNothingConfigured("npm run dev");
 
-// npm puts node_modules/.bin on the PATH of its scripts; a shell on Windows finds remix.cmd there.
-const child = spawn("remix", ["dev", "-c", "tsx watch --clear-screen=false server.ts --dev", "--manual"], {
+// npm puts node_modules/.bin on the PATH of its scripts; a shell on Windows finds remix.cmd there. Arguments
+// after `npm run dev --` go to remix dev (e.g. --port for its live-reload server).
+const child = spawn("remix", ["dev", "-c", "tsx watch --clear-screen=false server.ts --dev", "--manual", ...process.argv.slice(2)], {
   stdio: "inherit",
   shell: process.platform === "win32",
 });
