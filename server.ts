@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
@@ -61,22 +61,26 @@ app.use(
   helmet({
     contentSecurityPolicy: {
       useDefaults: false,
+      // Each directive is one list per request, every source once: a source allowed only on some pages or
+      // with a live integration is left out elsewhere (not replaced by a second 'self').
       directives: {
         "default-src": ["'self'"],
         "script-src": [
-          "'self'",
-          (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`,
-          stripeOn("https://js.stripe.com"),
-          paypalOn("https://www.paypal.com"),
+          sources(
+            "'self'",
+            (_req, res) => (res.locals.cspNonce ? `'nonce-${res.locals.cspNonce}'` : undefined),
+            stripeOn("https://js.stripe.com"),
+            paypalOn("https://www.paypal.com"),
+          ),
         ],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:", stripeOn("https://*.stripe.com"), paypalOn("https://www.paypalobjects.com")],
+        "img-src": [sources("'self'", "data:", stripeOn("https://*.stripe.com"), paypalOn("https://www.paypalobjects.com"))],
         "font-src": ["'self'"],
-        "frame-src": ["'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn()],
-        "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn()],
+        "frame-src": [sources("'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn())],
+        "connect-src": [sources("'self'", ...(isDev ? ["ws:"] : []), stripeOn("https://api.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn())],
         // A form post that redirects to a live identity provider (or Stripe's hosted payment page, or
         // PayPal's approval page) is checked against form-action too.
-        "form-action": ["'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn(), paypalOn()],
+        "form-action": [sources("'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn(), paypalOn())],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
@@ -297,28 +301,37 @@ const CHECKOUT_PATH = /^\/((subscription\/)?payment\/\d+|demo|billing)(\.data)?$
 /** Pages whose forms go on to BitPay's invoice page (the checkout's crypto panel, the due invoice). */
 const CRYPTO_PAGE = /^\/((subscription\/)?payment\/\d+|subscription\/bitpay-pay-due-invoice\/[^/]+)(\.data)?$/;
 
-/** BitPay's origin in form-action on the pages that redirect there, with live BitPay only. */
-function bitpayOn() {
-  return (req: unknown) =>
-    serverConfig.bitpayOrigin && CRYPTO_PAGE.test((req as express.Request).path) ? serverConfig.bitpayOrigin : "'self'";
-}
+/** A CSP source for this request, or none. */
+type CspSource = string | ((req: Request, res: Response) => string | undefined);
 
-/**
- * A CSP source allowed only on the checkout with live PayPal ('self' elsewhere): its approval page
- * (PayPal's web origin, the default) for the 'Continue to PayPal' redirect, and what PayPal's buttons
- * load (their script always comes from www.paypal.com).
- */
-function paypalOn(source?: string) {
-  return (req: unknown) => {
-    const origin = serverConfig.paypalOrigin;
-    return origin && /^\/(subscription\/)?payment\/\d+(\.data)?$/.test((req as express.Request).path) ? (source ?? origin) : "'self'";
+/** One directive's sources for each request, each once, in order (helmet calls it per response). */
+function sources(...list: CspSource[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const present = list.map((source) => (typeof source === "string" ? source : source(req as Request, res as Response)));
+    return [...new Set(present.filter((source): source is string => Boolean(source)))].join(" ");
   };
 }
 
-/** A CSP source allowed only on the checkout with live Stripe ('self' elsewhere, which adds nothing). */
-function stripeOn(source: string) {
-  return (req: unknown) =>
-    serverConfig.stripePublishableKey && CHECKOUT_PATH.test((req as express.Request).path) ? source : "'self'";
+/** BitPay's origin in form-action on the pages that redirect there, with live BitPay only. */
+function bitpayOn(): CspSource {
+  return (req) => (serverConfig.bitpayOrigin && CRYPTO_PAGE.test(req.path) ? serverConfig.bitpayOrigin : undefined);
+}
+
+/**
+ * A CSP source allowed only on the checkout with live PayPal: its approval page (PayPal's web origin, the
+ * default) for the 'Continue to PayPal' redirect, and what PayPal's buttons load (their script always comes
+ * from www.paypal.com).
+ */
+function paypalOn(source?: string): CspSource {
+  return (req) => {
+    const origin = serverConfig.paypalOrigin;
+    return origin && /^\/(subscription\/)?payment\/\d+(\.data)?$/.test(req.path) ? (source ?? origin) : undefined;
+  };
+}
+
+/** A CSP source allowed only on the checkout, /demo and billing, with live Stripe. */
+function stripeOn(source: string): CspSource {
+  return (req) => (serverConfig.stripePublishableKey && CHECKOUT_PATH.test(req.path) ? source : undefined);
 }
 
 /** Validates the API's and the portal's environment together, and stops with every problem listed once. */

@@ -667,6 +667,8 @@ function expectNoncedPage(html: string, csp: string | undefined, label: string):
       return [name, values] as const;
     }),
   );
+  // Each source once: an integration that is off adds nothing (it used to add 'self' again).
+  for (const [name, sources] of directives) expect(sources, `${label}: ${name} repeats a source`).toEqual([...new Set(sources)]);
   const scriptSrc = directives.get("script-src") ?? [];
   const nonce = scriptSrc.find((source) => source.startsWith("'nonce-"))?.slice("'nonce-".length, -1);
   expect(nonce, `${label}: script-src has a nonce`).toMatch(/^[A-Za-z0-9+/]{22}==$/);
