@@ -249,6 +249,14 @@ app.use(cachePolicy);
 // A request Remix cannot make a URL of (an absolute-form target `GET http://…`, a Host such as "a b")
 // would make its adapter throw: a 500. It is the client's mistake.
 app.use((req, res, next) => (remixUrl(req) ? next() : res.status(400).type("text/plain").send("The request's URL or Host is not valid.")));
+// The pages fetch their data by single fetch (<path>.data). Remix still answers the older ?_data=<route id>
+// request, making a loader's plain value the init of a Response (a `status` key became the HTTP status, a
+// null loader a TypeError: 500s). No page of ours sends one: it is refused, for every route at once.
+app.use((req, res, next) =>
+  remixUrl(req)?.searchParams.has("_data")
+    ? res.status(400).type("text/plain").send("The _data parameter is not supported: a page's data is at its path with .data added.")
+    : next(),
+);
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",
