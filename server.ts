@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
@@ -34,7 +34,7 @@ routeConsoleTo(portalLog);
 
 // The one place this process reads its environment (docs/decisions/025): everything below gets its part.
 const { api: apiConfig, portal, server: serverConfig } = loadConfigurationOrExit();
-// `remix dev` sets REMIX_DEV_ORIGIN: only then is there a dev server to reload builds from.
+// `npm run dev` (scripts/dev.mjs) starts this file with --dev: only then is there a dev server to reload builds from.
 const isDev = serverConfig.dev;
 // A child keeps the level it was made with: set both (the API's child is made after this).
 rootLog.level = portalLog.level = apiConfig.logLevel;
@@ -61,22 +61,26 @@ app.use(
   helmet({
     contentSecurityPolicy: {
       useDefaults: false,
+      // Each directive is one list per request, every source once: a source allowed only on some pages or
+      // with a live integration is left out elsewhere (not replaced by a second 'self').
       directives: {
         "default-src": ["'self'"],
         "script-src": [
-          "'self'",
-          (_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`,
-          stripeOn("https://js.stripe.com"),
-          paypalOn("https://www.paypal.com"),
+          sources(
+            "'self'",
+            (_req, res) => (res.locals.cspNonce ? `'nonce-${res.locals.cspNonce}'` : undefined),
+            stripeOn("https://js.stripe.com"),
+            paypalOn("https://www.paypal.com"),
+          ),
         ],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:", stripeOn("https://*.stripe.com"), paypalOn("https://www.paypalobjects.com")],
+        "img-src": [sources("'self'", "data:", stripeOn("https://*.stripe.com"), paypalOn("https://www.paypalobjects.com"))],
         "font-src": ["'self'"],
-        "frame-src": ["'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn()],
-        "connect-src": [...(isDev ? ["'self'", "ws:"] : ["'self'"]), stripeOn("https://api.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn()],
+        "frame-src": [sources("'self'", stripeOn("https://js.stripe.com"), stripeOn("https://hooks.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn())],
+        "connect-src": [sources("'self'", ...(isDev ? ["ws:"] : []), stripeOn("https://api.stripe.com"), paypalOn("https://www.paypal.com"), paypalOn())],
         // A form post that redirects to a live identity provider (or Stripe's hosted payment page, or
         // PayPal's approval page) is checked against form-action too.
-        "form-action": ["'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn(), paypalOn()],
+        "form-action": [sources("'self'", ...serverConfig.liveIdentityOrigins, stripeOn("https://checkout.stripe.com"), bitpayOn(), paypalOn())],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "object-src": ["'none'"],
@@ -245,6 +249,14 @@ app.use(cachePolicy);
 // A request Remix cannot make a URL of (an absolute-form target `GET http://…`, a Host such as "a b")
 // would make its adapter throw: a 500. It is the client's mistake.
 app.use((req, res, next) => (remixUrl(req) ? next() : res.status(400).type("text/plain").send("The request's URL or Host is not valid.")));
+// The pages fetch their data by single fetch (<path>.data). Remix still answers the older ?_data=<route id>
+// request, making a loader's plain value the init of a Response (a `status` key became the HTTP status, a
+// null loader a TypeError: 500s). No page of ours sends one: it is refused, for every route at once.
+app.use((req, res, next) =>
+  remixUrl(req)?.searchParams.has("_data")
+    ? res.status(400).type("text/plain").send("The _data parameter is not supported: a page's data is at its path with .data added.")
+    : next(),
+);
 const getLoadContext = (req: Request, res: Response) => ({
   cspNonce: res.locals.cspNonce as string,
   clientIp: req.ip ?? req.socket.remoteAddress ?? "",
@@ -297,34 +309,43 @@ const CHECKOUT_PATH = /^\/((subscription\/)?payment\/\d+|demo|billing)(\.data)?$
 /** Pages whose forms go on to BitPay's invoice page (the checkout's crypto panel, the due invoice). */
 const CRYPTO_PAGE = /^\/((subscription\/)?payment\/\d+|subscription\/bitpay-pay-due-invoice\/[^/]+)(\.data)?$/;
 
-/** BitPay's origin in form-action on the pages that redirect there, with live BitPay only. */
-function bitpayOn() {
-  return (req: unknown) =>
-    serverConfig.bitpayOrigin && CRYPTO_PAGE.test((req as express.Request).path) ? serverConfig.bitpayOrigin : "'self'";
-}
+/** A CSP source for this request, or none. */
+type CspSource = string | ((req: Request, res: Response) => string | undefined);
 
-/**
- * A CSP source allowed only on the checkout with live PayPal ('self' elsewhere): its approval page
- * (PayPal's web origin, the default) for the 'Continue to PayPal' redirect, and what PayPal's buttons
- * load (their script always comes from www.paypal.com).
- */
-function paypalOn(source?: string) {
-  return (req: unknown) => {
-    const origin = serverConfig.paypalOrigin;
-    return origin && /^\/(subscription\/)?payment\/\d+(\.data)?$/.test((req as express.Request).path) ? (source ?? origin) : "'self'";
+/** One directive's sources for each request, each once, in order (helmet calls it per response). */
+function sources(...list: CspSource[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const present = list.map((source) => (typeof source === "string" ? source : source(req as Request, res as Response)));
+    return [...new Set(present.filter((source): source is string => Boolean(source)))].join(" ");
   };
 }
 
-/** A CSP source allowed only on the checkout with live Stripe ('self' elsewhere, which adds nothing). */
-function stripeOn(source: string) {
-  return (req: unknown) =>
-    serverConfig.stripePublishableKey && CHECKOUT_PATH.test((req as express.Request).path) ? source : "'self'";
+/** BitPay's origin in form-action on the pages that redirect there, with live BitPay only. */
+function bitpayOn(): CspSource {
+  return (req) => (serverConfig.bitpayOrigin && CRYPTO_PAGE.test(req.path) ? serverConfig.bitpayOrigin : undefined);
+}
+
+/**
+ * A CSP source allowed only on the checkout with live PayPal: its approval page (PayPal's web origin, the
+ * default) for the 'Continue to PayPal' redirect, and what PayPal's buttons load (their script always comes
+ * from www.paypal.com).
+ */
+function paypalOn(source?: string): CspSource {
+  return (req) => {
+    const origin = serverConfig.paypalOrigin;
+    return origin && /^\/(subscription\/)?payment\/\d+(\.data)?$/.test(req.path) ? (source ?? origin) : undefined;
+  };
+}
+
+/** A CSP source allowed only on the checkout, /demo and billing, with live Stripe. */
+function stripeOn(source: string): CspSource {
+  return (req) => (serverConfig.stripePublishableKey && CHECKOUT_PATH.test(req.path) ? source : undefined);
 }
 
 /** Validates the API's and the portal's environment together, and stops with every problem listed once. */
 function loadConfigurationOrExit() {
   try {
-    return loadConfig(process.env, { generatedSessionSecret });
+    return loadConfig(process.env, { generatedSessionSecret, devServer: process.argv.slice(2).includes("--dev") });
   } catch (error) {
     const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
     console.error(
@@ -336,8 +357,8 @@ function loadConfigurationOrExit() {
 }
 
 /**
- * A fresh clone has no SESSION_SECRET. In development, or in sandbox mode, we make one and keep it in
- * data/ so sessions survive restarts; a live deployment must set its own (the configuration says so).
+ * A fresh clone has no SESSION_SECRET. In sandbox mode we make one and keep it in data/ so sessions
+ * survive restarts; outside it the start is refused without one (the configuration says so).
  */
 function generatedSessionSecret(): string {
   const file = path.resolve("data/session-secret");

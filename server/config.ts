@@ -14,7 +14,10 @@ export interface ServerConfig {
   host: string;
   /** Express's "trust proxy" value, from TRUST_PROXY. */
   trustProxy: boolean | number | string;
-  /** `remix dev` is running (it sets REMIX_DEV_ORIGIN): there is a dev server to reload builds from. */
+  /**
+   * `npm run dev` started this process (server.ts --dev): there is a dev server to reload builds from.
+   * Never read from the environment: a deploy may carry REMIX_DEV_ORIGIN, and it changes nothing.
+   */
   dev: boolean;
   /** Origins a form may post to on its way to a live identity provider (sandbox ones are this origin). */
   liveIdentityOrigins: string[];
@@ -34,10 +37,12 @@ export interface ProcessConfig {
 
 export interface LoadConfigOptions {
   /**
-   * The session secret to use when SESSION_SECRET is unset where that is allowed (development, or sandbox
-   * mode): server.ts keeps a generated one in data/. Called only then.
+   * The session secret to use when SESSION_SECRET is unset where that is allowed (sandbox mode only):
+   * server.ts keeps a generated one in data/. Called only then.
    */
   generatedSessionSecret: () => string;
+  /** `npm run dev` started this process (its `--dev` argument): live reload. It does not choose sandbox mode. */
+  devServer?: boolean;
 }
 
 const SESSION_SECRET_REQUIRED = "required outside sandbox mode (at least 32 characters)";
@@ -60,7 +65,6 @@ const portalSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9+.-]*$/, "must be a URL scheme such as vpnapp")
     .default("vpnapp"),
-  REMIX_DEV_ORIGIN: z.string().optional(),
 });
 
 /**
@@ -72,9 +76,9 @@ export function loadConfig(
   options: LoadConfigOptions,
 ): ProcessConfig {
   // An empty value (`PUBLIC_URL=` in .env) means "use the default".
+  // Sandbox mode is SANDBOX=true and nothing else (docs/decisions/019): `npm start` and `npm run dev` say so
+  // when nothing is configured (scripts/sandbox-default.mjs), never this reading.
   const env = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== "")) as Record<string, string | undefined>;
-  // `npm run dev` is a developer's machine: sandbox mode unless said otherwise (as `npm start` does, scripts/start.mjs).
-  if (env.REMIX_DEV_ORIGIN && !env.SANDBOX) env.SANDBOX = "true";
 
   const problems: string[] = [];
   const collect = (list: string[]) => {
@@ -91,8 +95,9 @@ export function loadConfig(
 
   let sessionSecret = parsed.data?.SESSION_SECRET;
   if (env.SESSION_SECRET === undefined) {
-    // A live deployment sets its own; in development or sandbox mode one is generated and kept.
-    if (env.NODE_ENV === "production" && !isSandbox(env.SANDBOX)) collect([`SESSION_SECRET: ${SESSION_SECRET_REQUIRED}`]);
+    // Outside sandbox mode it is always required, whatever NODE_ENV says (a deploy may not set it): a
+    // generated one would be per instance, signing everyone out at each new container and between replicas.
+    if (!isSandbox(env.SANDBOX)) collect([`SESSION_SECRET: ${SESSION_SECRET_REQUIRED}`]);
     else sessionSecret = options.generatedSessionSecret();
   }
   if (!api || !parsed.success || sessionSecret === undefined || problems.length > 0) throw new ConfigError(problems);
@@ -137,7 +142,7 @@ export function loadConfig(
       port,
       host: portal.HOST ?? "",
       trustProxy: expressTrustProxy(api.trustProxy),
-      dev: Boolean(portal.REMIX_DEV_ORIGIN),
+      dev: options.devServer === true,
       liveIdentityOrigins: [
         ...(modes.google === "live" && google ? [new URL(google.issuer).origin] : []),
         ...(modes.apple === "live" && apple ? [new URL(apple.issuer).origin] : []),

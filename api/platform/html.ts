@@ -8,8 +8,12 @@ export function escapeHtml(value: string): string {
     .replace(/'/g, "&#39;");
 }
 
-/** A sandbox's page: plain HTML, no scripts or inline styles (the portal's CSP), one stylesheet. */
-export function sandboxPage(title: string, stylesheetHref: string, body: string): string {
+/**
+ * A sandbox's page: plain HTML, no scripts or inline styles (the portal's CSP), one stylesheet. `mainLabel`
+ * names its main landmark, for a page shown in a frame of a portal page (the 3-D Secure challenge in the
+ * checkout's dialog), whose own main it must be told apart from.
+ */
+export function sandboxPage(title: string, stylesheetHref: string, body: string, { mainLabel }: { mainLabel?: string } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -20,7 +24,7 @@ export function sandboxPage(title: string, stylesheetHref: string, body: string)
 <link rel="stylesheet" href="${escapeHtml(stylesheetHref)}">
 </head>
 <body>
-<main class="card">
+<main class="card"${mainLabel ? ` aria-label="${escapeHtml(mainLabel)}"` : ""}>
 ${body}
 </main>
 </body>

@@ -34,7 +34,7 @@ export const meta: MetaFunction = () => pageMeta("My Account | VPN Account", "Yo
 // layout's loader would have added a second (docs/decisions/013-performance-budgets.md).
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const home = await loadAccountHome(request, context);
-  let status: { plan: "Free" } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
+  let subscription: { plan: "Free" } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
     plan: "Free",
   };
   // The API owns the product's time (its test clock can move it), so days are counted from its "now".
@@ -42,7 +42,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const paidUntil = home.payment_failed?.grace_until ?? home.subscription?.sub_exp_date;
   const left = home.subscription && paidUntil ? daysLeft(paidUntil, new Date(home.now)) : 0;
   if (home.subscription && paidUntil && left > 0) {
-    status = {
+    subscription = {
       plan: "Premium",
       daysLeft: left,
       activatedOn: formatLongDate(home.subscription.sub_start_date),
@@ -55,7 +55,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     hasPassword: home.user.has_password,
     dialog: await changePasswordDialogState(request),
     emailDialog: await emailChangeDialogState(request, home.user),
-    status,
+    // Not `status`: a loader's top-level key of that name was read as the HTTP status by Remix's ?_data path.
+    subscription,
     paymentFailed: paymentFailedView(home.payment_failed),
     // A provider that is off (docs/decisions/019) can't be connected; an existing link can still be removed.
     accounts: (["GOOGLE", "APPLE"] as const)
@@ -73,7 +74,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ],
     // null from an API without two-factor authentication: no card then.
     twoFactor: home.two_factor ? { enabled: home.two_factor.enabled } : null,
-    nextCharge: status.plan === "Premium" ? nextChargeView(home) : null,
+    nextCharge: subscription.plan === "Premium" ? nextChargeView(home) : null,
     notices: home.notices,
   };
 }
@@ -180,7 +181,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AccountHome() {
-  const { email, hasPassword, status, paymentFailed, accounts, downloads, notices, dialog, emailDialog, twoFactor, nextCharge } =
+  const { email, hasPassword, subscription, paymentFailed, accounts, downloads, notices, dialog, emailDialog, twoFactor, nextCharge } =
     useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
@@ -199,18 +200,18 @@ export default function AccountHome() {
         <div className="cards">
           <article className="card status-card" aria-labelledby="status-heading">
             <h2 id="status-heading">Subscription</h2>
-            {status.plan === "Premium" ? (
+            {subscription.plan === "Premium" ? (
               <>
                 <p className="plan plan--premium">Premium</p>
-                <p className="days-left">{status.daysLeft} Days Left</p>
+                <p className="days-left">{subscription.daysLeft} Days Left</p>
                 <dl className="dates">
                   <div>
                     <dt>Activated on</dt>
-                    <dd>{status.activatedOn}</dd>
+                    <dd>{subscription.activatedOn}</dd>
                   </div>
                   <div>
                     <dt>Expire date</dt>
-                    <dd>{status.expiresOn}</dd>
+                    <dd>{subscription.expiresOn}</dd>
                   </div>
                 </dl>
                 {paymentFailed ? null : <NextCharge view={nextCharge} />}

@@ -20,7 +20,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       "Content-Type": "application/json; charset=utf-8",
       "Content-Disposition": `attachment; filename="vpn-account-data-${day}.json"`,
       "Cache-Control": "private, no-store",
-      "X-Content-Type-Options": "nosniff",
+      // No X-Content-Type-Options here: server.ts's security headers send nosniff on every answer, and
+      // the Remix adapter appends a route's headers to those, which would send it twice.
     },
   });
 }

@@ -40,7 +40,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="invoice_${id}.pdf"`,
       "Cache-Control": "private, no-store",
-      "X-Content-Type-Options": "nosniff",
+      // No X-Content-Type-Options here: server.ts's security headers send nosniff on every answer, and
+      // the Remix adapter appends a route's headers to those, which would send it twice.
     },
   });
 }

@@ -150,6 +150,10 @@ test.describe("billing", () => {
     expect(pdf.status()).toBe(200);
     expect(pdf.headers()["content-type"]).toBe("application/pdf");
     expect(pdf.headers()["content-disposition"]).toMatch(/^attachment; filename="invoice_\d+\.pdf"$/);
+    // Sent once (the server's security headers already carry it; the route adds none of its own).
+    expect(pdf.headersArray().filter((header) => header.name.toLowerCase() === "x-content-type-options")).toEqual([
+      { name: expect.stringMatching(/^x-content-type-options$/i), value: "nosniff" },
+    ]);
     const body = (await pdf.body()).toString("latin1");
     expect(body.startsWith("%PDF-")).toBe(true);
     expect(body).toContain("(Plan: 2 Years)");

@@ -29,6 +29,10 @@ test.describe("download my data", () => {
     const direct = await page.request.get("/account/data-export");
     expect(direct.headers()["content-disposition"]).toMatch(/^attachment; filename="vpn-account-data-\d{4}-\d\d-\d\d\.json"$/);
     expect(direct.headers()["cache-control"]).toContain("no-store");
+    // Sent once (the server's security headers already carry it; the route adds none of its own).
+    expect(direct.headersArray().filter((header) => header.name.toLowerCase() === "x-content-type-options")).toEqual([
+      { name: expect.stringMatching(/^x-content-type-options$/i), value: "nosniff" },
+    ]);
 
     // Five an hour: the next one stays on the page with the message in the 'Your data' card.
     for (let i = 0; i < 3; i++) expect((await page.request.get("/account/data-export")).status()).toBe(200);

@@ -1,7 +1,35 @@
 import { createHash } from "node:crypto";
 import http from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ServerBuild } from "@remix-run/node";
 import { expect, test } from "@playwright/test";
-import { DEMO, hasJavaScript, open, signIn } from "../support/e2e";
+import { DEMO, createUser, expectHome, hasJavaScript, open, signIn } from "../support/e2e";
+
+/** A value for each route parameter, for requests that only need the route to match. */
+const SAMPLE_PARAMS: Record<string, string> = {
+  planId: "5",
+  uuid: "00000000-0000-4000-8000-000000000000",
+  id: "1",
+  gateway: "stripe",
+  provider: "google",
+  token: "not-a-real-token",
+};
+
+/** A URL path the route matches: its own and its parents' paths, with sample parameters (an optional one without a sample left out). */
+function samplePath(routeId: string, routes: ServerBuild["routes"]): string {
+  const segments: string[] = [];
+  for (let route = routes[routeId]; route; route = route.parentId ? routes[route.parentId] : undefined) {
+    if (route.path) segments.unshift(...route.path.split("/"));
+  }
+  const filled = segments.flatMap((segment) => {
+    if (segment === "*") return ["no-such-page"];
+    if (!segment.startsWith(":")) return segment ? [segment] : [];
+    const sample = SAMPLE_PARAMS[segment.replace(/^:|\?$/g, "")];
+    return sample ? [sample] : segment.endsWith("?") ? [] : ["x"];
+  });
+  return `/${filled.join("/")}`;
+}
 
 // HTTP-level behaviour of the built server. These do not depend on the browser's JavaScript, so they
 // run once (in the no-js project), except the CSP check, which needs scripts to run.
@@ -121,6 +149,29 @@ test.describe("the server over HTTP", () => {
     const empty = await request.post("/login", { headers, form: {} });
     expect(empty.status()).toBe(400);
     expect(await empty.text()).toContain("User and password");
+  });
+
+  test("a legacy data request (?_data=<route id>) to any route, signed in or not, never answers 5xx", async ({ page, request }, testInfo) => {
+    // The portal's own pages fetch data by single fetch (.data); Remix still answers ?_data=<route id>, making a
+    // loader's plain object the init of a Response: a top-level `status` key of the account home's loader was
+    // read as the HTTP status (RangeError, a 500). Every route of the build, as a visitor and as a customer.
+    const build = (await import(pathToFileURL(path.resolve("build/server/index.js")).href)) as ServerBuild;
+    const urls = Object.keys(build.routes).map((id) => `${samplePath(id, build.routes)}?_data=${encodeURIComponent(id)}`);
+    expect(urls).toContain("/?_data=routes%2F_index");
+    const customer = await createUser({ subscriptionDays: { startDaysAgo: 1, days: 30 } });
+    await signIn(page, testInfo, customer);
+    await expectHome(page);
+    const failures: string[] = [];
+    for (const [who, client] of [
+      ["a visitor", request],
+      ["a customer", page.request],
+    ] as const) {
+      for (const url of urls) {
+        const response = await client.get(url, { maxRedirects: 0 });
+        if (response.status() >= 500) failures.push(`${who}: GET ${url} answered ${response.status()}`);
+      }
+    }
+    expect(failures).toEqual([]);
   });
 
   test("a chunked body is read, then refused (411; 413 past 1 MB), and the connection stays usable", async ({ baseURL }) => {

@@ -114,7 +114,8 @@ test.describe("a production start without SANDBOX", () => {
   test("serves no stand-in: no /dev path, no sandbox sign-in, crypto and PayPal off, no demo account, no banner", async ({ page, request }, testInfo) => {
     const port = portOf(testInfo);
     const base = `http://127.0.0.1:${port}`;
-    const started = startBuiltServer(port, LIVE_ESSENTIALS);
+    // REMIX_DEV_ORIGIN (remix dev's variable, which a deploy may carry) changes nothing: sandbox mode is SANDBOX alone.
+    const started = startBuiltServer(port, { ...LIVE_ESSENTIALS, REMIX_DEV_ORIGIN: "http://localhost:3001" });
     try {
       await waitForHealth(`${base}/healthz`, started, "the server");
       expect(started.output()).toContain("Live mode. Integrations live: mail, cards; off: crypto, paypal, google, apple.");

@@ -54,12 +54,16 @@ test.describe("the receipt after paying", () => {
     await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
     await payWithGoodCard(page, testInfo);
 
-    // 'Payment Successful!' counts down over the receipt; without JavaScript the page's meta refresh goes home.
+    // 'Payment Successful!' over the receipt. With JavaScript it counts down home, and can be stopped; without
+    // it nothing counts down (no meta refresh: a timed refresh nobody can stop, WCAG 2.2.1), the link goes home.
     const paid = page.getByRole("dialog", { name: "Payment Successful!" });
     await expect(paid).toBeVisible();
-    await expect(paid.getByText(/redirect to your account in \d+ seconds/)).toBeVisible();
+    await expect(paid.getByText("Your plan is active.", { exact: false })).toBeVisible();
+    const counting = hasJavaScript(testInfo) ? 1 : 0;
+    await expect(paid.getByText(/redirect to your account in \d+ seconds/)).toHaveCount(counting);
+    await expect(paid.getByRole("button", { name: "Stay on this page" })).toHaveCount(counting);
     await expect(paid.getByRole("link", { name: "Go to my account" })).toHaveAttribute("href", "/");
-    await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^\d+; url=\/$/);
+    await expect(page.locator('meta[http-equiv="refresh"]')).toHaveCount(0);
     await expect(page).toHaveTitle("2 Years — Receipt | VPN Account");
     await expectNoWayToPay(page);
 
@@ -113,6 +117,41 @@ test.describe("the receipt after paying", () => {
       await expect(apps.getByRole("link", { name: "Download on the App Store" })).toHaveAttribute("href", /apps\.apple\.com/);
       await expect(apps.getByRole("link", { name: "Windows: Download for Windows" })).toBeVisible();
     });
+  });
+});
+
+test.describe("'Payment Successful!' counts down home with JavaScript", () => {
+  test.beforeEach(({}, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "without JavaScript nothing counts down: the receipt stays with its link");
+  });
+
+  test("at the end of its 300 seconds it goes home", async ({ page, login }, testInfo) => {
+    await login();
+    await page.clock.install();
+    await open(page, "/subscription/payment/1", testInfo);
+    await payWithGoodCard(page, testInfo);
+    const paid = page.getByRole("dialog", { name: "Payment Successful!" });
+    await expect(paid.getByText(/redirect to your account in (300|29\d) seconds/)).toBeVisible();
+    await page.clock.fastForward("05:01");
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("heading", { name: "Welcome to the product!" })).toBeVisible();
+  });
+
+  test("'Stay on this page' stops the countdown; the dialog stays with its links", async ({ page, login }, testInfo) => {
+    await login();
+    await page.clock.install();
+    await open(page, "/subscription/payment/1", testInfo);
+    await payWithGoodCard(page, testInfo);
+    const paid = page.getByRole("dialog", { name: "Payment Successful!" });
+    await expect(paid.getByText(/redirect to your account in \d+ seconds/)).toBeVisible();
+    await paid.getByRole("button", { name: "Stay on this page" }).click();
+    await expect(paid.getByText(/redirect to your account/)).toHaveCount(0);
+    await expect(paid.getByRole("button", { name: "Stay on this page" })).toHaveCount(0);
+    // Focus stays in the dialog, on the way home.
+    await expect(paid.getByRole("link", { name: "Go to my account" })).toBeFocused();
+    await page.clock.fastForward("10:00");
+    await expect(page).toHaveURL(/\/subscription\/payment\/1$/);
+    await expect(paid.getByText("Your plan is active.", { exact: false })).toBeVisible();
   });
 });
 

@@ -667,6 +667,8 @@ function expectNoncedPage(html: string, csp: string | undefined, label: string):
       return [name, values] as const;
     }),
   );
+  // Each source once: an integration that is off adds nothing (it used to add 'self' again).
+  for (const [name, sources] of directives) expect(sources, `${label}: ${name} repeats a source`).toEqual([...new Set(sources)]);
   const scriptSrc = directives.get("script-src") ?? [];
   const nonce = scriptSrc.find((source) => source.startsWith("'nonce-"))?.slice("'nonce-".length, -1);
   expect(nonce, `${label}: script-src has a nonce`).toMatch(/^[A-Za-z0-9+/]{22}==$/);
@@ -904,6 +906,24 @@ test.describe("cookies", () => {
       // A session cookie: the hour it is good for is checked by the server, inside the sealed value.
       expect(line, line).not.toMatch(/;\s*(max-age|expires)=/i);
     }
+  });
+
+  test("a toast cookie made by hand is not shown; one the server sent after a redirect is", async ({ page, baseURL }, testInfo) => {
+    // remix-toast's own cookie was the base64 JSON of the flash session and a dot: its sign() did nothing.
+    const forged = (message: string) => Buffer.from(JSON.stringify({ __flash_flash__: { toast: { message, type: "error" } } })).toString("base64");
+    for (const value of [`${forged("Forged: call us at +1 555 0100")}.`, forged("Forged: call us at +1 555 0100")]) {
+      await page.context().addCookies([{ name: "toast-session", value: encodeURIComponent(value), url: baseURL! }]);
+      // The page as the server rendered it (with JavaScript a toast leaves after its 5 s).
+      const response = await open(page, "/login", testInfo);
+      expect(response!.status()).toBe(200);
+      expect(await response!.text()).not.toContain("Forged: call us at");
+    }
+    // A real one: /get-code's 'Continue' redirects to the code step with its toast.
+    await open(page, "/get-code", testInfo);
+    await page.getByLabel("Email").fill(uniqueEmail("toast-signed"));
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByText("Enter the code we've sent to")).toBeVisible();
+    await expect(page.locator(".toasts").getByRole("status")).toHaveText(/code/i);
   });
 
   test("the desktop hand-off cookie does not show the bearer token", async ({ page }, testInfo) => {

@@ -138,22 +138,38 @@ describe("loadConfig", () => {
     ]);
   });
 
-  it("generates a session secret only where a live deployment is not required to set one", () => {
+  it("generates a session secret in sandbox mode only; outside it SESSION_SECRET is required whatever NODE_ENV says", () => {
     const generated = () => "generated-secret-0123456789abcdef0123456789";
     const { SESSION_SECRET: _, ...withoutSecret } = LIVE;
-    expect(loadConfig(withoutSecret, { generatedSessionSecret: generated }).portal.sessionSecrets).toEqual([generated()]);
+    // No NODE_ENV (a deploy that forgets it), or development: still a live start, which must bring its own.
+    for (const nodeEnv of [{}, { NODE_ENV: "development" }, { NODE_ENV: "production" }]) {
+      expect(problemsOf(() => loadConfig({ ...withoutSecret, ...nodeEnv }, { generatedSessionSecret: unusedSecret }))).toEqual([
+        "SESSION_SECRET: required outside sandbox mode (at least 32 characters)",
+      ]);
+    }
+    expect(loadConfig({ SANDBOX: "true" }, { generatedSessionSecret: generated }).portal.sessionSecrets).toEqual([generated()]);
     expect(loadConfig({ NODE_ENV: "production", SANDBOX: "true" }, { generatedSessionSecret: generated }).portal.sessionSecrets).toEqual([
       generated(),
     ]);
     expect(loadConfig({ ...LIVE, NODE_ENV: "production" }, { generatedSessionSecret: unusedSecret }).portal.sessionSecrets).toEqual([SECRET]);
   });
 
-  it("runs `npm run dev` (remix dev sets REMIX_DEV_ORIGIN) in sandbox mode unless SANDBOX says otherwise", () => {
-    const dev = loadConfig({ REMIX_DEV_ORIGIN: "http://localhost:3001", SESSION_SECRET: SECRET }, { generatedSessionSecret: unusedSecret });
-    expect(dev.api.sandbox).toBe(true);
-    expect(dev.server.dev).toBe(true);
-    const live = loadConfig({ ...LIVE, REMIX_DEV_ORIGIN: "http://localhost:3001", SANDBOX: "false" }, { generatedSessionSecret: unusedSecret });
-    expect(live.api.sandbox).toBe(false);
+  it("takes sandbox mode from SANDBOX alone: REMIX_DEV_ORIGIN (which a deploy may carry) turns on neither it nor live reload", () => {
+    for (const nodeEnv of [{}, { NODE_ENV: "production" }]) {
+      const live = loadConfig({ ...LIVE, ...nodeEnv, REMIX_DEV_ORIGIN: "http://localhost:3001" }, { generatedSessionSecret: unusedSecret });
+      expect(live.api.sandbox).toBe(false);
+      expect(live.portal.sandbox).toBe(false);
+      expect(live.api.integrations.google).toBe("off");
+      expect(live.server.dev).toBe(false);
+    }
+    // Without a configuration it is no sandbox either: it is refused, naming what a live start needs.
+    expect(problemsOf(() => loadConfig({ REMIX_DEV_ORIGIN: "http://localhost:3001", SESSION_SECRET: SECRET }, { generatedSessionSecret: unusedSecret }))).toContain(
+      "SMTP_URL: required outside sandbox mode (SANDBOX=true runs the product on stand-ins)",
+    );
+    // `npm run dev` says it is the dev server by its `--dev` argument (scripts/dev.mjs); sandbox mode is still SANDBOX's.
+    expect(loadConfig(LIVE, { generatedSessionSecret: unusedSecret, devServer: true }).server).toMatchObject({ dev: true });
+    expect(loadConfig(LIVE, { generatedSessionSecret: unusedSecret, devServer: true }).api.sandbox).toBe(false);
+    expect(loadConfig({ SANDBOX: "true", SESSION_SECRET: SECRET }, { generatedSessionSecret: unusedSecret, devServer: true }).api.sandbox).toBe(true);
   });
 
   it("turns the help page's contact form off outside sandbox mode without SUPPORT_EMAIL (no stand-in address)", () => {

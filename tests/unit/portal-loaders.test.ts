@@ -95,7 +95,7 @@ describe("account home loader", () => {
       expect(seen[0]?.authorization).toBe("Bearer good-token");
       expect(data.email).toBe("someone@example.com");
       expect(data.hasPassword).toBe(false);
-      expect(data.status).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
+      expect(data.subscription).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
       expect(data.accounts).toEqual([
         { type: "GOOGLE", name: "Google", linkId: null },
         { type: "APPLE", name: "Apple", linkId: 4 },
@@ -110,7 +110,7 @@ describe("account home loader", () => {
   it("with an API without the aggregate, calls the API with the token, the browser's address and user agent, and builds the dashboard", async () => {
     seen.length = 0;
     const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
-    expect(data.status).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
+    expect(data.subscription).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
     expect(data.accounts).toEqual([
       { type: "GOOGLE", name: "Google", linkId: 3 },
       { type: "APPLE", name: "Apple", linkId: null },
@@ -137,7 +137,7 @@ describe("account home loader", () => {
     try {
       const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
       expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
-      expect(data.status).toEqual({ plan: "Free" });
+      expect(data.subscription).toEqual({ plan: "Free" });
       expect(data.accounts[0]?.linkId).toBe(3);
       expect(data.downloads.find((d) => d.name === "Windows")?.href).toBeNull();
       expect(data.downloads.find((d) => d.name === "iOS")?.href).toMatch(/^https:\/\/apps\.apple\.com\//);

@@ -157,7 +157,8 @@ ${SANDBOX_NOTICE}
 ${button("complete", "Complete authentication")}
 ${button("fail", "Fail authentication")}
 </div>`;
-  return sandboxPage(title, STYLESHEET_PATH, body);
+  // With JavaScript it is shown in a frame of the checkout's dialog, on a page with a main of its own.
+  return sandboxPage(title, STYLESHEET_PATH, body, { mainLabel: "Bank authentication (sandbox)" });
 }
 
 export interface InvoicePageView {

@@ -40,8 +40,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
         `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
         `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay${data?.gateway.paypal ? ", PayPal" : ""} or crypto, with a 30-day money-back guarantee.`,
       )),
-  // 'Payment Successful!' goes home after its countdown (commerce §3: 300 s), with or without JavaScript.
-  ...(data?.paidRedirectIn ? [{ httpEquiv: "refresh", content: `${data.paidRedirectIn}; url=/` } as const] : []),
+  // No meta refresh for 'Payment Successful!': a timed refresh cannot be stopped (WCAG 2.2.1); its countdown is
+  // the page's script, which 'Stay on this page' stops (PaymentSuccessful below).
 ];
 
 // Personal (the account, its cards, a fresh idempotency key): never stored by a shared cache.
@@ -235,44 +235,60 @@ function Challenge({
 }
 
 /**
- * The browser scheduled the page's meta refresh (the countdown without JavaScript) when it read the
- * page; removing the element does not cancel it, stop() does. Nothing else is loading by then.
- */
-function stopTimedRedirect() {
-  if (document.querySelector('meta[http-equiv="refresh"]')) window.stop();
-}
-
-/**
- * 'Payment Successful!' (commerce §3): counts down home; without JavaScript the page's meta refresh
- * does the same. Closing it ('View receipt', or Escape) leaves the customer on the receipt and stops
- * the countdown, with or without JavaScript: they chose to read it, the page should not go away.
+ * 'Payment Successful!' (commerce §3). With JavaScript it counts down home, and 'Stay on this page' stops the
+ * countdown: a time limit the customer can turn off (WCAG 2.2.1). Without JavaScript nothing counts down (a
+ * meta refresh could not be stopped): it says the plan is active and links home. Closing it ('View receipt',
+ * or Escape) leaves the customer on the receipt, with no countdown either.
  */
 function PaymentSuccessful({ seconds, receipt }: { seconds: number; receipt: Receipt }) {
-  const left = useCountdown(seconds, seconds);
+  // The server's HTML, and the first render in the browser, show no countdown: it is shown once React runs.
+  const [hydrated, setHydrated] = useState(false);
+  const [stopped, setStopped] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const counting = hydrated && !stopped;
+  // Stopped, the timer ends (0); only a countdown that is still on goes home at 0.
+  const left = useCountdown(stopped ? 0 : seconds, seconds);
+  const goHome = useRef<HTMLAnchorElement>(null);
   const navigate = useNavigate();
   const receiptHref = `${useLocation().pathname}?${RECEIPT_PARAM}`;
   useEffect(() => {
-    if (left === 0) window.location.assign("/");
-  }, [left]);
+    if (counting && left === 0) window.location.assign("/");
+  }, [counting, left]);
   return (
     <ModalDialog
       labelledBy="paid-title"
       returnFocusTo="#receipt-title"
-      onCancel={() => {
-        stopTimedRedirect();
-        navigate(receiptHref, { replace: true, preventScrollReset: true });
-      }}
+      onCancel={() => navigate(receiptHref, { replace: true, preventScrollReset: true })}
     >
       <h2 id="paid-title">Payment Successful!</h2>
       <p>
-        Your plan is active. This page will redirect to your account in <span className="countdown">{left}</span> seconds.
+        Your plan is active.
+        {counting ? (
+          <>
+            {" "}
+            This page will redirect to your account in <span className="countdown">{left}</span> seconds.
+          </>
+        ) : null}
       </p>
+      {counting ? (
+        <button
+          type="button"
+          className="button button--link"
+          onClick={() => {
+            setStopped(true);
+            // The button goes with the countdown; focus stays in the dialog, on the way home.
+            goHome.current?.focus();
+          }}
+        >
+          Stay on this page
+        </button>
+      ) : null}
       <PaidConfirmationDetails confirmation={receipt} />
       <div className="paid-dialog__actions">
-        <Link to="/" className="button button--primary" onClick={stopTimedRedirect}>
+        <Link to="/" className="button button--primary" ref={goHome}>
           Go to my account
         </Link>
-        <Link to={receiptHref} className="button" replace preventScrollReset onClick={stopTimedRedirect}>
+        <Link to={receiptHref} className="button" replace preventScrollReset>
           View receipt
         </Link>
       </div>
