@@ -20,6 +20,7 @@ import { setRenewal } from "./stripe/subscriptions";
 export const SUBSCRIPTION_MESSAGES = {
   exists: "You already have a subscription. Change your plan instead.",
   alreadyCurrent: "This is already your current plan.",
+  changeInProgress: "Another change to your plan is still being processed. Please wait a moment and reload the page.",
 } as const;
 
 /** How long a purchase holds the claim when it waits for the bank (3-D Secure) after answering. */
@@ -27,6 +28,9 @@ export const PURCHASE_CLAIM_MS = 15 * 60_000;
 
 /** The claim key's prefix while its purchase waits for the bank. */
 const AUTHENTICATING = "authenticating:";
+
+/** How long a plan change holds the account's claim at most: a crashed instance's claim is taken over after it. */
+export const PLAN_CHANGE_CLAIM_MS = 2 * 60_000;
 
 /** The account's recurring subscription that still runs (renewing or not, or past due within its grace period), if any. */
 export async function currentRecurringSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
@@ -131,6 +135,29 @@ export async function withPurchaseClaim<T>(
   if (input.keep?.(outcome)) await markAuthenticating(deps.db, input.userId, input.key);
   else await release(deps.db, input.userId, input.key);
   return outcome;
+}
+
+/**
+ * Runs a change of the account's plan (or of its pending change) under the account's claim, so that
+ * each change decides against the plan the one before it left: two at once would each read the same
+ * current plan, and each charge, or leave our row and Stripe apart. Refused 409 plan_change_in_progress
+ * while another change or a purchase holds it; given back when the work is over (or, after a crash,
+ * taken over once PLAN_CHANGE_CLAIM_MS have passed).
+ */
+export async function withPlanChangeClaim<T>(
+  deps: { db: Database; clock: { now(): Date } },
+  input: { userId: number; key: string },
+  work: () => Promise<T>,
+): Promise<T> {
+  const key = `plan-change:${input.key}`;
+  if (!(await claim(deps.db, input.userId, key, deps.clock.now(), PLAN_CHANGE_CLAIM_MS))) {
+    throw new DomainError("plan_change_in_progress", SUBSCRIPTION_MESSAGES.changeInProgress);
+  }
+  try {
+    return await work();
+  } finally {
+    await release(deps.db, input.userId, key);
+  }
 }
 
 /**
