@@ -13,7 +13,8 @@ import { retrieveInvoice } from "./stripe/invoices";
 import { changePriceNow, previewPriceChange, releaseSchedule, scheduleChangeAtRenewal } from "./stripe/plan-changes";
 import { priceForPlan, stripeInterval } from "./stripe/prices";
 import { retrieveSubscription } from "./stripe/subscriptions";
-import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, withPlanChangeClaim } from "./subscription-guard";
+import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription } from "./one-subscription";
+import { withPlanChangeClaim } from "./subscription-guard";
 
 /*
  * Changing plan instead of buying twice (issue 20, docs/decisions/028). A subscriber with a recurring

@@ -3150,6 +3150,8 @@ export interface components {
             exception_status: string | null;
             /** @description The plan was activated (or renewed) by this invoice. */
             paid: boolean;
+            /** @description Paid after another recurring plan was bought: recorded in the billing history ('Payment failed' with the reason), no second plan started; the customer asks for the money back. */
+            not_applied: boolean;
             invoice_url: string | null;
             bitpay_invoice_id: string | null;
             /** @description USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null. */
@@ -4338,7 +4340,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs), 'You already have a subscription, so this payment was refunded. Change your plan instead.' (subscription_exists: another recurring plan completed first, this payment was refunded) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4427,6 +4429,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You already have a subscription, so this payment was refunded. Change your plan instead.' (subscription_exists: another recurring plan was bought meanwhile, so this one was cancelled and refunded at the gateway) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
@@ -4563,6 +4574,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You already have a subscription, so this payment was refunded. Change your plan instead.' (subscription_exists: another recurring plan was bought meanwhile, so this one was cancelled and refunded at the gateway) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
@@ -5835,6 +5855,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description subscription_exists: another recurring plan was bought meanwhile: 'You already have a subscription. Change your plan instead.' (nothing was charged) or 'You already have a subscription, so this payment was refunded. Change your plan instead.' (the PayPal subscription was cancelled and its payment refunded) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];

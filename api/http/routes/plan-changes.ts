@@ -6,7 +6,7 @@ import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from
 import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
 import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
 import { dollars } from "../../payments/plans";
-import { SUBSCRIPTION_MESSAGES } from "../../payments/subscription-guard";
+import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 
 /*
  * Changing plan (issue 20, docs/decisions/028): the preview the checkout page shows a subscriber,

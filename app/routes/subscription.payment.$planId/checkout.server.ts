@@ -173,6 +173,13 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
       const flow = await flowFor(request, planId);
       throw redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
     }
+    if (details.not_applied) {
+      // Paid after another recurring plan was bought (one recurring subscription per account): kept on record, not applied.
+      throw await redirectWithError(
+        here,
+        "You already have a subscription, so this crypto payment did not start a second one. Ask for your money back on the help page.",
+      );
+    }
     if (details.exception_status === "paidPartial") {
       // What arrived, what is missing, and the two ways on; Billing's history has the links (pay the rest, ask for a refund).
       const paid = details.amount_paid ?? 0;
