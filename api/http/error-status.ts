@@ -58,6 +58,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   subscription_exists: { status: 409, description: "The account already has a recurring subscription: change its plan instead" },
   plan_change_invalid: { status: 409, description: "The plan change is not possible (no recurring subscription, same plan, nothing pending)" },
   payment_past_due: { status: 409, description: "The subscription's renewal is unpaid: the open invoice is paid first (/billing/pay)" },
+  plan_change_in_progress: { status: 409, description: "Another change of the plan (or a purchase) is still being processed for this account" },
   coupon_invalid: { status: 422, description: "The coupon does not apply" },
   card_declined: { status: 402, description: "The card was declined" },
   paypal_declined: { status: 402, description: "PayPal declined the payment" },

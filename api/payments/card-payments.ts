@@ -24,6 +24,8 @@ import {
   setFreePeriodUntil,
 } from "./stripe/subscriptions";
 import { endRecurringRenewal, withPurchaseClaim } from "./subscription-guard";
+import { isSecondSubscription, refundedRefusal } from "./one-subscription";
+import { refundPayment } from "./stripe/refunds";
 import type { PayPalClient } from "./paypal/client";
 
 /*
@@ -299,30 +301,59 @@ export async function recordStripeInvoice(
   const couponCode = subscription.metadata?.coupon_code || null;
   const couponId = subscription.metadata?.coupon_id ? Number(subscription.metadata.coupon_id) : null;
   const couponReservation = subscription.metadata?.coupon_reservation || null;
-  const row = await recordPaidInvoice(deps.db, {
-    userId,
-    plan,
-    gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`,
-    amountCents: invoice.amount_paid,
-    gateway: "stripe",
-    walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
-    stripeSubId: subscription.id,
-    periodStart,
-    periodEnd,
-    first,
-    couponId: first ? couponId : null,
-    couponCode: first ? couponCode : null,
-    couponReservation: first ? couponReservation : null,
-    invoiceNumber: invoice.number ?? null,
-    hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
-    gatewayInvoiceId: invoice.id ?? null,
-    now: deps.clock.now(),
-  });
+  let row: Awaited<ReturnType<typeof recordPaidInvoice>>;
+  try {
+    row = await recordPaidInvoice(deps.db, {
+      userId,
+      plan,
+      gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`,
+      amountCents: invoice.amount_paid,
+      gateway: "stripe",
+      walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
+      stripeSubId: subscription.id,
+      periodStart,
+      periodEnd,
+      first,
+      couponId: first ? couponId : null,
+      couponCode: first ? couponCode : null,
+      couponReservation: first ? couponReservation : null,
+      invoiceNumber: invoice.number ?? null,
+      hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
+      gatewayInvoiceId: invoice.id ?? null,
+      now: deps.clock.now(),
+    });
+  } catch (error) {
+    if (!isSecondSubscription(error)) throw error;
+    await giveBackSecondSubscription(deps, invoice, subscription);
+    throw refundedRefusal();
+  }
   await tellPaid(deps, { userId, gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`, periodStart, periodEnd: accessEndOf(plan, periodEnd, first) });
   await keepPayingCard(deps, userId, subscription).catch((error) => {
     deps.logger.warn(`Could not make the card of ${subscription.id} the default: ${String(error)}`);
   });
   return Number(row.id);
+}
+
+/**
+ * A first invoice paid for a second recurring subscription (one-subscription.ts: another completed
+ * first, e.g. a PayPal checkout, or a hosted page or 3-D Secure challenge answered late): the Stripe
+ * subscription ends now, so it never renews, and what it charged is refunded. Keys derive from the
+ * invoice, so the page and the webhook doing it both make one cancel and one refund.
+ */
+async function giveBackSecondSubscription(deps: PaymentsDeps, invoice: Stripe.Invoice, subscription: Stripe.Subscription): Promise<void> {
+  const key = `second-subscription-${invoice.id ?? subscription.id}`;
+  await cancelSubscription(deps.gateway, subscription.id, key).catch((error) => {
+    // Already ended at Stripe (the other completion of the same payment did it).
+    if (!isInvalidRequest(error)) throw error;
+  });
+  if (invoice.id && invoice.amount_paid > 0) {
+    const intentId = invoicePaymentIntentId(await retrieveInvoiceWithPayments(deps.gateway, invoice.id));
+    if (intentId) await refundPayment(deps.gateway, { paymentIntentId: intentId, transactionId: null, refundKey: `${key}:refund` }).catch((error) => {
+      if (!isInvalidRequest(error)) throw error; // charge_already_refunded: given back before
+    });
+  }
+  await releaseCouponHold(deps.db, subscription.metadata?.coupon_reservation, deps.clock.now());
+  deps.logger.warn(`Stripe subscription ${subscription.id} of user ${subscription.metadata?.user_id} was a second recurring subscription: cancelled and refunded.`);
 }
 
 /**
@@ -381,7 +412,12 @@ export async function recordOneTimePayment(
  * subscription whose challenge could still be answered: it is cancelled before a new attempt, so the
  * two can never both charge. This attempt's own subscription (a retry with the same key) is kept.
  */
-async function endAbandonedAttempts(deps: PaymentsDeps, customer: string, key: string, hostedPages = true): Promise<void> {
+export async function endAbandonedAttempts(
+  deps: Pick<PaymentsDeps, "db" | "clock" | "gateway">,
+  customer: string,
+  key: string,
+  hostedPages = true,
+): Promise<void> {
   // A hosted page still open would start a second subscription if paid after this attempt.
   if (hostedPages) await expireOpenSubscriptionSessions(deps.gateway, customer);
   for (const stale of await incompleteSubscriptions(deps.gateway, customer)) {

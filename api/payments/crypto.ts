@@ -1,5 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { endRecurringRenewal, refuseSecondSubscription } from "./subscription-guard";
+import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "./one-subscription";
 import type { PayPalClient } from "./paypal/client";
 import type { StripeSetup } from "./stripe/client";
 import type { Logger } from "../platform/logger";
@@ -293,29 +294,50 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
     : undefined;
   // A renewal continues from the plan's end (or from now, when it already ended); a purchase starts now.
   const start = renewed && renewed.sub_exp_date > now.toISOString() ? new Date(renewed.sub_exp_date) : now;
-  const subscription = await recordPaidInvoice(deps.db, {
-    userId: row.user_id,
-    plan,
-    gatewayRef: invoice.id,
-    amountCents: row.amount_cents,
-    gateway: "bitpay",
-    walletPaymentType: "crypto",
-    stripeSubId: null,
-    subscriptionId: renewed ? Number(renewed.id) : null,
-    periodStart: start,
-    periodEnd: addMonthsUtc(start, plan.duration_months),
-    first: !renewed,
-    // A purchase's coupon counts its redemption and is recorded on the transaction, as for cards.
-    couponId: renewed ? null : row.coupon_id,
-    couponCode: renewed ? null : row.coupon_code,
-    couponReservation: row.coupon_id !== null ? cryptoCouponReservationKey(row.uuid) : null,
-    invoiceNumber: null,
-    hostedInvoiceUrl: null,
-    gatewayInvoiceId: invoice.id,
-    // Crypto plans never renew by themselves (commerce §4): renewal is by the emailed invoice.
-    subsStatus: "subscription_pending_creation",
-    now,
-  });
+  let subscription: Awaited<ReturnType<typeof recordPaidInvoice>>;
+  try {
+    subscription = await recordPaidInvoice(deps.db, {
+      userId: row.user_id,
+      plan,
+      gatewayRef: invoice.id,
+      amountCents: row.amount_cents,
+      gateway: "bitpay",
+      walletPaymentType: "crypto",
+      stripeSubId: null,
+      subscriptionId: renewed ? Number(renewed.id) : null,
+      periodStart: start,
+      periodEnd: addMonthsUtc(start, plan.duration_months),
+      first: !renewed,
+      // A purchase's coupon counts its redemption and is recorded on the transaction, as for cards.
+      couponId: renewed ? null : row.coupon_id,
+      couponCode: renewed ? null : row.coupon_code,
+      couponReservation: row.coupon_id !== null ? cryptoCouponReservationKey(row.uuid) : null,
+      invoiceNumber: null,
+      hostedInvoiceUrl: null,
+      gatewayInvoiceId: invoice.id,
+      // Crypto plans never renew by themselves (commerce §4): renewal is by the emailed invoice.
+      subsStatus: "subscription_pending_creation",
+      now,
+    });
+  } catch (error) {
+    if (!isSecondSubscription(error)) throw error;
+    // Another recurring plan completed first (bought while this invoice was open). A crypto payment cannot be
+    // sent back by itself (it needs the buyer's address): it is recorded and shown, never applied, and the
+    // customer asks for it back as for a short payment. The invoice stays claimed (activated_at), with no subscription.
+    await recordFailedPayment(deps.db, {
+      userId: row.user_id,
+      planId: row.plan_id,
+      amountCents: Math.round(invoice.amountPaid * 100) || row.amount_cents,
+      gatewayRef: `${NOT_APPLIED_PREFIX}${invoice.id}`,
+      walletPaymentType: "crypto",
+      gateway: "bitpay",
+      message: SUBSCRIPTION_MESSAGES.cryptoNotApplied,
+      now,
+    });
+    await releaseCouponHold(deps.db, cryptoCouponReservationKey(row.uuid), now);
+    deps.logger.warn(`BitPay invoice ${invoice.id} paid for a second recurring plan of user ${row.user_id}: recorded, not applied.`);
+    return current;
+  }
   await tellPaid(deps, {
     userId: row.user_id,
     gatewayRef: invoice.id,
@@ -450,6 +472,14 @@ export async function createRenewalInvoice(deps: CryptoDeps, user: User, current
 /** What the portal shows of an invoice (data.invoice_details; the due-invoice page). */
 export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoInvoice) {
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
+  const notApplied =
+    row.activated_at !== null && row.subscription_id === null && row.bitpay_invoice_id
+      ? await deps.db
+          .selectFrom("transactions")
+          .select("id")
+          .where("gateway_ref", "=", `${NOT_APPLIED_PREFIX}${row.bitpay_invoice_id}`)
+          .executeTakeFirst()
+      : undefined;
   const short =
     row.exception_status === "paidPartial" && row.bitpay_invoice_id
       ? await deps.db
@@ -468,7 +498,9 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     currency: row.currency,
     status: row.status,
     exception_status: row.exception_status,
-    paid: row.activated_at !== null,
+    // Activated with a subscription: a payment for a second recurring plan is claimed but never applied.
+    paid: row.activated_at !== null && row.subscription_id !== null,
+    not_applied: notApplied !== undefined,
     invoice_url: row.invoice_url,
     bitpay_invoice_id: row.bitpay_invoice_id,
     amount_paid: short ? dollars(short.amount_cents) : null,
@@ -478,6 +510,8 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
 
 /** The gateway_ref of the failed transaction that records a short crypto payment: this prefix and BitPay's invoice id. */
 export const SHORT_PAYMENT_PREFIX = "short:";
+/** The gateway_ref of a crypto payment for a second recurring plan (one-subscription.ts): recorded, not applied. */
+export const NOT_APPLIED_PREFIX = "not-applied:";
 
 /** 'Underpaid: $5.99 of $11.99 arrived; $6.00 is missing. …' (the failed transaction's message). */
 export function underpaidMessage(paidCents: number, dueCents: number): string {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Database } from "../platform/db";
 import type { Plan, Subscription, User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
@@ -12,7 +13,8 @@ import { retrieveInvoice } from "./stripe/invoices";
 import { changePriceNow, previewPriceChange, releaseSchedule, scheduleChangeAtRenewal } from "./stripe/plan-changes";
 import { priceForPlan, stripeInterval } from "./stripe/prices";
 import { retrieveSubscription } from "./stripe/subscriptions";
-import { currentRecurringSubscription } from "./subscription-guard";
+import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription } from "./one-subscription";
+import { withPlanChangeClaim } from "./subscription-guard";
 
 /*
  * Changing plan instead of buying twice (issue 20, docs/decisions/028). A subscriber with a recurring
@@ -37,6 +39,7 @@ export const PLAN_CHANGE_MESSAGES = {
   changed: (title: string) => `Your plan was changed to ${title}.`,
   scheduled: (title: string, date: string) => `Your plan changes to ${title} on ${date}.`,
   kept: "Your current plan stays. The pending change was cancelled.",
+  inProgress: SUBSCRIPTION_MESSAGES.changeInProgress,
 } as const;
 
 export type PlanChangeKind = "now" | "at_renewal";
@@ -194,6 +197,15 @@ export function changePlan(
   user: User,
   input: { planId: number; prorationDate?: number; key: string },
 ): Promise<PlanChangeResult> {
+  // One change per account at a time: this one decides against the plan the last one left (review issue 30).
+  return withPlanChangeClaim(deps, { userId: user.id, key: input.key }, () => changePlanNow(deps, user, input));
+}
+
+function changePlanNow(
+  deps: PaymentsDeps & { mail: MailService },
+  user: User,
+  input: { planId: number; prorationDate?: number; key: string },
+): Promise<PlanChangeResult> {
   return atGateway(deps, async () => {
     const { now, subscription, plan, currentPlan, stripeSubId } = await changeContext(deps, user, input.planId);
     const kind = changeKind(currentPlan, plan);
@@ -277,6 +289,11 @@ export function changePlan(
 
 /** Keeps the current plan: the pending change at renewal is dropped (the schedule released). */
 export function cancelPendingChange(deps: PaymentsDeps, user: User): Promise<{ subscription: Subscription; message: string }> {
+  // Under the change's claim too: raced against a new change, it could clear the row of the schedule just made.
+  return withPlanChangeClaim(deps, { userId: user.id, key: `keep-${randomUUID()}` }, () => keepCurrentPlan(deps, user));
+}
+
+function keepCurrentPlan(deps: PaymentsDeps, user: User): Promise<{ subscription: Subscription; message: string }> {
   return atGateway(deps, async () => {
     const subscription = await currentRecurringSubscription(deps.db, user.id, deps.clock.now());
     if (!subscription?.stripe_schedule_id) throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.nothingPending);

@@ -2,6 +2,7 @@ import type { Database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db";
 import type { Plan, Subscription } from "../platform/db/schema";
 import { redeemCouponHold } from "./coupons";
+import { admitNewSubscription, lockAccount } from "./one-subscription";
 import { recordSecurityEvent } from "../identity/security-events";
 
 /*
@@ -75,7 +76,8 @@ export function accessEndOf(plan: Pick<Plan, "extra_months">, periodEnd: Date, f
 /**
  * Records a successful payment: the subscription (created, or its paid-through date moved on),
  * the transaction and its invoice, once per gatewayRef. The plan's free months extend the first
- * period. Returns the subscription row.
+ * period. Returns the subscription row. A new recurring subscription while another runs is refused
+ * with SecondSubscriptionError (one-subscription.ts), recording nothing.
  */
 export async function recordPaidInvoice(db: Database, paid: PaidInvoice): Promise<Subscription> {
   try {
@@ -93,6 +95,8 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
   const accessEnd = accessEndOf(plan, paid.periodEnd, paid.first).toISOString();
   const now = paid.now.toISOString();
   return db.transaction().execute(async (trx) => {
+    // One account's payments are recorded one at a time, so the rule below sees every subscription recorded before.
+    await lockAccount(trx, paid.userId);
     let subscription = paid.stripeSubId
       ? await trx.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", paid.stripeSubId).executeTakeFirst()
       : paid.paypalSubId
@@ -114,6 +118,8 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
     }
 
     if (!subscription) {
+      // A second recurring subscription is refused (SecondSubscriptionError): nothing is recorded, the gateway gives the money back.
+      await admitNewSubscription(trx, { userId: paid.userId, plan, now: paid.now });
       const inserted = await trx
         .insertInto("subscriptions")
         .values({

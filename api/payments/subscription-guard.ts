@@ -1,10 +1,12 @@
 import type { Database } from "../platform/db";
-import type { Plan, Subscription } from "../platform/db/schema";
+import type { Plan } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import type { Logger } from "../platform/logger";
+import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription } from "./one-subscription";
 import { isActiveAt } from "./plans";
 import { NOT_RENEWING, recordSubscriptionState } from "./records";
-import { type PayPalClient, PayPalApiError, suspendSubscription } from "./paypal/client";
+import { releaseCouponHold } from "./coupons";
+import { type PayPalClient, PayPalApiError, cancelSubscription, getSubscription, isPayPalFailure, suspendSubscription } from "./paypal/client";
 import type { StripeSetup } from "./stripe/client";
 import { setRenewal } from "./stripe/subscriptions";
 
@@ -14,13 +16,9 @@ import { setRenewal } from "./stripe/subscriptions";
  * would bill alongside the first. Every path that could make one (card, hosted Checkout, wallets,
  * crypto) asks here first; a purchase of a recurring plan also takes the account's claim row
  * (subscription_claims, primary key user_id) for its duration, so two purchases at once cannot
- * both pass the check.
+ * both pass the check. The same rule holds again at completion (one-subscription.ts), for what
+ * completes after another purchase all the same.
  */
-
-export const SUBSCRIPTION_MESSAGES = {
-  exists: "You already have a subscription. Change your plan instead.",
-  alreadyCurrent: "This is already your current plan.",
-} as const;
 
 /** How long a purchase holds the claim when it waits for the bank (3-D Secure) after answering. */
 export const PURCHASE_CLAIM_MS = 15 * 60_000;
@@ -28,19 +26,8 @@ export const PURCHASE_CLAIM_MS = 15 * 60_000;
 /** The claim key's prefix while its purchase waits for the bank. */
 const AUTHENTICATING = "authenticating:";
 
-/** The account's recurring subscription that still runs (renewing or not, or past due within its grace period), if any. */
-export async function currentRecurringSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
-  return db
-    .selectFrom("subscriptions")
-    .selectAll()
-    .where("user_id", "=", userId)
-    .where("billing_type", "=", "recurring")
-    .where(isActiveAt(now))
-    .orderBy("sub_exp_date", "desc")
-    .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
-}
+/** How long a plan change holds the account's claim at most: a crashed instance's claim is taken over after it. */
+export const PLAN_CHANGE_CLAIM_MS = 2 * 60_000;
 
 /** 409 subscription_exists when buying `plan` would make a second recurring subscription. */
 export async function refuseSecondSubscription(
@@ -104,6 +91,61 @@ async function release(db: Database, userId: number, key: string): Promise<void>
   await db.deleteFrom("subscription_claims").where("user_id", "=", userId).where("claim_key", "=", key).execute();
 }
 
+interface PendingDeps {
+  db: Database;
+  clock: { now(): Date };
+  logger?: Logger;
+  /** PayPal, while it is on: its pending checkouts end when a newer purchase starts. */
+  paypal?: PayPalClient | null;
+}
+
+/**
+ * A new purchase of a recurring plan ends the account's PayPal checkouts of one that still wait for
+ * the buyer (review issue 30): only the newest attempt may pay, as with Stripe's hosted pages
+ * (card-payments.ts expires them). An order is simply never captured (our row is cancelled: nothing
+ * is charged). A subscription is cancelled at PayPal too where PayPal lets us; PayPal refuses to
+ * cancel one before it is approved (422), and approving it charges at once, so whatever it pays later
+ * is given back when it comes back (paypal/payments.ts). One PayPal already charged for (ACTIVE, its
+ * return or webhook not yet recorded) stays: it completes, and the rule at completion
+ * (one-subscription.ts) refuses whichever subscription comes second. `claimKey`: this purchase's
+ * (a double submit of the same PayPal checkout does not end itself).
+ */
+export async function endPendingPayPalCheckouts(deps: PendingDeps, userId: number, claimKey: string): Promise<void> {
+  if (!deps.paypal) return;
+  const pending = await deps.db
+    .selectFrom("paypal_checkouts")
+    .innerJoin("plans", "plans.id", "paypal_checkouts.plan_id")
+    .selectAll("paypal_checkouts")
+    .where("paypal_checkouts.user_id", "=", userId)
+    .where("paypal_checkouts.status", "=", "created")
+    .where("plans.billing_type", "=", "recurring")
+    .execute();
+  for (const row of pending) {
+    if (`paypal:${row.idempotency_key}` === claimKey) continue;
+    if (row.kind === "subscription" && row.paypal_id) {
+      try {
+        const sub = await getSubscription(deps.paypal, row.paypal_id);
+        if (sub.status !== "APPROVAL_PENDING" && sub.status !== "APPROVED") continue;
+        await cancelSubscription(deps.paypal, row.paypal_id, "Replaced by a newer checkout.").catch((error) => {
+          if (!(error instanceof PayPalApiError) || isPayPalFailure(error)) throw error;
+        });
+      } catch (error) {
+        // PayPal did not answer: the checkout stays open; the rule at completion still holds.
+        deps.logger?.warn(`Could not end the PayPal checkout ${row.checkout_id}: ${String(error)}`);
+        continue;
+      }
+    }
+    const now = deps.clock.now();
+    await deps.db
+      .updateTable("paypal_checkouts")
+      .set({ status: "cancelled", failure_message: "Replaced by a newer checkout.", updated_at: now.toISOString() })
+      .where("id", "=", row.id)
+      .where("status", "=", "created")
+      .execute();
+    await releaseCouponHold(deps.db, row.coupon_hold_key, now);
+  }
+}
+
 /**
  * Runs a purchase of a recurring plan under the account's claim: refused (409) when another purchase
  * holds it or a recurring subscription already runs. The claim is given back when the work is over,
@@ -111,7 +153,7 @@ async function release(db: Database, userId: number, key: string): Promise<void>
  * another kind for PURCHASE_CLAIM_MS, but a new card attempt may take it over.
  */
 export async function withPurchaseClaim<T>(
-  deps: { db: Database; clock: { now(): Date } },
+  deps: PendingDeps,
   input: { userId: number; plan: Pick<Plan, "billing_type" | "id">; key: string; keep?: (outcome: T) => boolean },
   work: () => Promise<T>,
 ): Promise<T> {
@@ -123,6 +165,8 @@ export async function withPurchaseClaim<T>(
   let outcome: T;
   try {
     await refuseSecondSubscription(deps.db, input.userId, input.plan, now);
+    // The newest attempt is the purchase: a PayPal checkout still waiting for its approval ends.
+    await endPendingPayPalCheckouts(deps, input.userId, input.key);
     outcome = await work();
   } catch (error) {
     await release(deps.db, input.userId, input.key);
@@ -131,6 +175,29 @@ export async function withPurchaseClaim<T>(
   if (input.keep?.(outcome)) await markAuthenticating(deps.db, input.userId, input.key);
   else await release(deps.db, input.userId, input.key);
   return outcome;
+}
+
+/**
+ * Runs a change of the account's plan (or of its pending change) under the account's claim, so that
+ * each change decides against the plan the one before it left: two at once would each read the same
+ * current plan, and each charge, or leave our row and Stripe apart. Refused 409 plan_change_in_progress
+ * while another change or a purchase holds it; given back when the work is over (or, after a crash,
+ * taken over once PLAN_CHANGE_CLAIM_MS have passed).
+ */
+export async function withPlanChangeClaim<T>(
+  deps: { db: Database; clock: { now(): Date } },
+  input: { userId: number; key: string },
+  work: () => Promise<T>,
+): Promise<T> {
+  const key = `plan-change:${input.key}`;
+  if (!(await claim(deps.db, input.userId, key, deps.clock.now(), PLAN_CHANGE_CLAIM_MS))) {
+    throw new DomainError("plan_change_in_progress", SUBSCRIPTION_MESSAGES.changeInProgress);
+  }
+  try {
+    return await work();
+  } finally {
+    await release(deps.db, input.userId, key);
+  }
 }
 
 /**

@@ -56,6 +56,7 @@ export const ERROR_CODES = [
   "subscription_exists",
   "plan_change_invalid",
   "payment_past_due",
+  "plan_change_in_progress",
   "coupon_invalid",
   "card_declined",
   "paypal_declined",

@@ -2913,6 +2913,7 @@ export interface components {
                  *     - `subscription_exists` (409): The account already has a recurring subscription: change its plan instead
                  *     - `plan_change_invalid` (409): The plan change is not possible (no recurring subscription, same plan, nothing pending)
                  *     - `payment_past_due` (409): The subscription's renewal is unpaid: the open invoice is paid first (/billing/pay)
+                 *     - `plan_change_in_progress` (409): Another change of the plan (or a purchase) is still being processed for this account
                  *     - `coupon_invalid` (422): The coupon does not apply
                  *     - `card_declined` (402): The card was declined
                  *     - `paypal_declined` (402): PayPal declined the payment
@@ -2943,7 +2944,7 @@ export interface components {
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "confirmation_required" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "confirmation_required" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "plan_change_in_progress" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -3249,6 +3250,8 @@ export interface components {
             exception_status: string | null;
             /** @description The plan was activated (or renewed) by this invoice. */
             paid: boolean;
+            /** @description Paid after another recurring plan was bought: recorded in the billing history ('Payment failed' with the reason), no second plan started; the customer asks for the money back. */
+            not_applied: boolean;
             invoice_url: string | null;
             bitpay_invoice_id: string | null;
             /** @description USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null. */
@@ -4143,7 +4146,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'You have no recurring plan to change.', 'Only a plan paid by card can be changed here.', 'The 5-year plan is bought, not changed to: choose it on the checkout.', 'Turn on auto-renewal to change your plan at the next renewal.' (plan_change_invalid), 'Your last payment failed. Pay it before you change your plan.' (payment_past_due), 'This is already your current plan.' (plan_already_current) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'You have no recurring plan to change.', 'Only a plan paid by card can be changed here.', 'The 5-year plan is bought, not changed to: choose it on the checkout.', 'Turn on auto-renewal to change your plan at the next renewal.' (plan_change_invalid), 'Your last payment failed. Pay it before you change your plan.' (payment_past_due), 'This is already your current plan.' (plan_already_current), 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress: another change is running) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4191,7 +4194,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'There is no pending plan change to cancel.' (plan_change_invalid) */
+            /** @description 'There is no pending plan change to cancel.' (plan_change_invalid) or 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4460,7 +4463,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            /** @description 'This is already your current plan.' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs), 'You already have a subscription, so this payment was refunded. Change your plan instead.' (subscription_exists: another recurring plan completed first, this payment was refunded) or 'This payment is still being processed. Please wait a moment and reload the page.' */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4549,6 +4552,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You already have a subscription, so this payment was refunded. Change your plan instead.' (subscription_exists: another recurring plan was bought meanwhile, so this one was cancelled and refunded at the gateway) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
@@ -4688,6 +4700,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You already have a subscription, so this payment was refunded. Change your plan instead.' (subscription_exists: another recurring plan was bought meanwhile, so this one was cancelled and refunded at the gateway) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
@@ -5972,6 +5993,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description subscription_exists: another recurring plan was bought meanwhile: 'You already have a subscription. Change your plan instead.' (nothing was charged) or 'You already have a subscription, so this payment was refunded. Change your plan instead.' (the PayPal subscription was cancelled and its payment refunded) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];

@@ -39,6 +39,12 @@ export type CheckoutFlow = {
   coupon?: string;
   /** When the payment went through (ms): 'Payment Successful!' and its countdown. */
   paidAt?: number;
+  /**
+   * The Checkout Session of the hosted payment page the browser was sent to, until the page knows how it
+   * ended: a return whose answer never reached the browser, or that the API could not answer then, is
+   * asked again on the next load, so a paid plan shows its receipt (review issue 30).
+   */
+  hostedSession?: string;
 };
 
 /**

@@ -52,7 +52,12 @@ export async function buyByCrypto(t: TestApi, who: { token: string; email: strin
     json: { ...plan, currency: "USD", email: who.email },
   });
   expect(created.status, created.text).toBe(200);
-  const path = new URL(created.body.data.invoiceUrl as string).pathname;
+  await markCryptoPaid(t, created.body.data.invoiceUrl as string);
+}
+
+/** Presses 'Mark as paid' on the crypto sandbox's invoice page (the buyer's wallet paying it). */
+export async function markCryptoPaid(t: TestApi, invoiceUrl: string) {
+  const path = new URL(invoiceUrl).pathname;
   const page = await t.get(path);
   const form = [...page.text.matchAll(/<form[^>]*>([\s\S]*?)<\/form>/g)].find((f) => />\s*Mark as paid\s*</.test(f[1]!));
   if (!form) throw new Error("no 'Mark as paid' button");

@@ -207,3 +207,85 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect((await sessions.retrieve(idOf(second.body.data.url))).status).toBe("expired");
   });
 });
+
+// Review issue 30: parallel changes with different keys each decided against the stale current plan (four
+// changes made four charges; a downgrade raced against an upgrade left the row and Stripe apart). One change
+// per account at a time: the others are refused 409 plan_change_in_progress.
+describe.each(databases())("plan changes in parallel ($name)", (kind) => {
+  const t = useApi(kind);
+  afterEach(() => t.clock.reset());
+
+  async function stripeState(who: { userId: number }) {
+    const { stripe } = t.api.payments!.gateway;
+    const [sub] = await row(t, who.userId);
+    const user = await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", who.userId).executeTakeFirstOrThrow();
+    const invoices = await stripe.invoices.list({ customer: user.stripe_customer_id!, limit: 100 });
+    const atStripe = await stripe.subscriptions.retrieve(sub!.stripe_sub_id!);
+    return { sub: sub!, atStripe, invoices: invoices.data };
+  }
+
+  it("four changes at once with different keys: one applies and charges once, three are refused 409", async () => {
+    const who = await customer(t, "four-changes@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    t.clock.advanceDays(5);
+    const answers = await Promise.all(
+      [2, 3, 5, 5].map((planId) => t.post("/api/subscription/change", { token: who.token, json: { plan_id: planId, idempotency_key: newKey() } })),
+    );
+    expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join("\n")).toEqual([200, 409, 409, 409]);
+    for (const refused of answers.filter((r) => r.status === 409)) {
+      expect(refused.body.errors.code).toBe("plan_change_in_progress");
+      expect(refused.body.message).toBe("Another change to your plan is still being processed. Please wait a moment and reload the page.");
+    }
+    const applied = answers.find((r) => r.status === 200)!.body.data.subscription.plan_id as number;
+    const { sub, atStripe, invoices } = await stripeState(who);
+    // One proration charge beside the first purchase, at Stripe and in our records.
+    expect(invoices.filter((i) => i.billing_reason === "subscription_update" && i.amount_paid > 0)).toHaveLength(1);
+    const paid = await t.db.selectFrom("transactions").select("plan_id").where("user_id", "=", who.userId).where("status", "=", "paid").execute();
+    expect(paid.map((p) => p.plan_id)).toEqual([1, applied]);
+    expect(sub.plan_id).toBe(applied);
+    expect(atStripe.metadata.plan_id).toBe(String(applied));
+    // The claim was given back: the next change goes through.
+    const next = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 6, idempotency_key: newKey() } });
+    expect(next.status, next.text).toBe(200);
+  });
+
+  it("a change's claim left by a crashed instance blocks only until it expires", async () => {
+    const who = await customer(t, "crashed-change@example.com");
+    expect((await buy(t, who, 1)).status).toBe(200);
+    const expires = new Date(t.clock.now().getTime() + 2 * 60_000).toISOString();
+    await t.db.insertInto("subscription_claims").values({ user_id: who.userId, claim_key: "plan-change:crashed", expires_at: expires }).execute();
+    const key = newKey();
+    const change = () => t.post("/api/subscription/change", { token: who.token, json: { plan_id: 5, idempotency_key: key } });
+    const held = await change();
+    expect(held.status, held.text).toBe(409);
+    expect(held.body.errors.code).toBe("plan_change_in_progress");
+    t.clock.advanceSeconds(121);
+    // The same key again: the refusal was not stored as its answer.
+    const after = await change();
+    expect(after.status, after.text).toBe(200);
+    expect(await t.db.selectFrom("subscription_claims").selectAll().where("user_id", "=", who.userId).execute()).toEqual([]);
+  });
+
+  it("an upgrade raced against a downgrade: one applies, the other is refused 409, the row and Stripe agree", async () => {
+    const who = await customer(t, "up-and-down@example.com");
+    expect((await buy(t, who, 3)).status).toBe(200);
+    const [up, down] = await Promise.all(
+      [5, 1].map((planId) => t.post("/api/subscription/change", { token: who.token, json: { plan_id: planId, idempotency_key: newKey() } })),
+    );
+    expect([up!.status, down!.status].sort(), `${up!.text}\n${down!.text}`).toEqual([200, 409]);
+    const { sub, atStripe, invoices } = await stripeState(who);
+    const schedules = await t.api.payments!.gateway.stripe.subscriptionSchedules.list({ customer: atStripe.customer as string });
+    const activeSchedules = schedules.data.filter((s) => s.status === "active" || s.status === "not_started");
+    if (up!.status === 200) {
+      expect(sub).toMatchObject({ plan_id: 5, pending_plan_id: null, stripe_schedule_id: null });
+      expect(atStripe.metadata.plan_id).toBe("5");
+      expect(activeSchedules).toHaveLength(0);
+      expect(invoices.filter((i) => i.billing_reason === "subscription_update" && i.amount_paid > 0)).toHaveLength(1);
+    } else {
+      expect(sub).toMatchObject({ plan_id: 3, pending_plan_id: 1 });
+      expect(atStripe.metadata.plan_id).toBe("3");
+      expect(activeSchedules.map((s) => s.id)).toEqual([sub.stripe_schedule_id]);
+      expect(invoices.filter((i) => i.billing_reason === "subscription_update")).toHaveLength(0);
+    }
+  });
+});

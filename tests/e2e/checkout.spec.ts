@@ -192,6 +192,44 @@ test.describe("checkout", () => {
     expect(response?.status()).toBe(404);
   });
 
+  // Review issue 30: back from the hosted page once the webhook had recorded the payment, the checkout said
+  // 'Change your plan — This is already your current plan.' instead of the receipt: only the answer of the
+  // return told the page that the plan was just bought, and the account's plan was already this one.
+  test("back from the hosted page after its webhook recorded the payment: the receipt, even when the return's answer is lost", async ({ page, login }, testInfo) => {
+    test.skip(hasJavaScript(testInfo), "With JavaScript the card is paid on the checkout itself: there is no hosted page to come back from.");
+    const user = await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+    // The hosted page's answer, the way back (303 to ?session_id=), is lost (a connection dropped under load):
+    // the payment is made and the sandbox's webhooks reach the product, but the browser never returns.
+    const hostedPay = /\/dev\/stripe\/checkout\/cs_/;
+    let returnUrl = "";
+    await page.route(hostedPay, async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      const answer = await route.fetch({ maxRedirects: 0 });
+      returnUrl = new URL(answer.headers().location ?? "", page.url()).toString();
+      await route.abort("connectionreset");
+    });
+    await fillCard(page, GOOD_CARD);
+    await page.getByRole("button", { name: /^Pay \$/ }).click();
+    await expect.poll(() => returnUrl).toMatch(/\/subscription\/payment\/1\?session_id=cs_/);
+    // The webhook recorded the payment before the browser was to be sent back: the account's plan is this one.
+    expect(await subscriptionsOf(user.email)).toEqual([{ plan_id: 1, billing_type: "recurring" }]);
+    await page.unroute(hostedPay);
+
+    // The customer opens the checkout again: the receipt, not a plan change.
+    await open(page, "/subscription/payment/1", testInfo);
+    await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Change your plan" })).toHaveCount(0);
+    await expect(page.getByText("This is already your current plan.")).toHaveCount(0);
+    // The return followed late (after the webhook) is the receipt too, and pays nothing twice.
+    await page.goto(returnUrl);
+    await expect(page).toHaveURL(/\/subscription\/payment\/1$/);
+    await expect(page.getByRole("heading", { name: "Change your plan" })).toHaveCount(0);
+    await expect(page.getByRole("heading", { name: "Thank you for your purchase" })).toBeVisible();
+    expect((await paymentsOf(user.email)).filter((p) => p.status === "paid")).toEqual([{ status: "paid", amount_cents: 999 }]);
+  });
+
   test("checkout pages are never stored by a shared cache", async ({ request }) => {
     const response = await request.get("/subscription/payment/6");
     expect(response.headers()["cache-control"]).toBe("private, no-store");

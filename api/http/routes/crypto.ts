@@ -47,6 +47,10 @@ const InvoiceDetailsSchema = z
     }),
     exception_status: z.string().nullable().meta({ description: "BitPay's exceptionStatus: paidLate, paidPartial, paidOver." }),
     paid: z.boolean().meta({ description: "The plan was activated (or renewed) by this invoice." }),
+    not_applied: z.boolean().meta({
+      description:
+        "Paid after another recurring plan was bought: recorded in the billing history ('Payment failed' with the reason), no second plan started; the customer asks for the money back.",
+    }),
     invoice_url: z.string().nullable(),
     bitpay_invoice_id: z.string().nullable(),
     amount_paid: z.number().nullable().meta({

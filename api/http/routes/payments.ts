@@ -17,6 +17,7 @@ import {
 } from "../../payments/card-payments";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal, type StoredRefusal } from "../../payments/idempotency";
 import { findPlan } from "../../payments/plans";
+import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 import { WEBHOOK_MESSAGES, handleStripeWebhook } from "../../payments/stripe/webhooks";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
 
@@ -240,7 +241,7 @@ export const paymentRoutes = [
       400: idempotencyKeyBadRequest,
       402: "The card was refused: the gateway's message, e.g. 'Your card was declined.' or 'Your card has insufficient funds.' (recorded as 'Payment failed').",
       404: `'This plan does not exist.' or '${PAYMENT_MESSAGES.savedCardNotFound}'`,
-      409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      409: `'${PAYMENT_MESSAGES.alreadyCurrent}' (the plan of a subscription that still renews), 'You already have a subscription. Change your plan instead.' (subscription_exists: a recurring plan while one runs, or while another purchase runs), '${SUBSCRIPTION_MESSAGES.refunded}' (subscription_exists: another recurring plan completed first, this payment was refunded) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       422: `Validation; '${PAYMENT_MESSAGES.emailMismatch}'; a coupon that cannot be used ('This coupon code is not valid.' under errors.fields.coupon, also when parallel payments took its last redemption); '${PAYMENT_MESSAGES.cardNotUsable}'; '${IDEMPOTENCY_MESSAGES.reused}'`,
       429: rateLimited("'Too many payment attempts. Please try again later.'"),
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway failed or did not answer. Nothing is recorded as failed: if the payment went through, Stripe's webhook records it, and a retry with the same idempotency key is never a second charge.`,
@@ -307,6 +308,7 @@ export const paymentRoutes = [
     errors: {
       402: `authentication_failed: '${PAYMENT_MESSAGES.authenticationFailed}' (failed or abandoned), or the card's decline after the challenge ('Your card was declined.')`,
       404: `'${PAYMENT_MESSAGES.authenticationNotFound}' (unknown, or another account's)`,
+      409: `'${SUBSCRIPTION_MESSAGES.refunded}' (subscription_exists: another recurring plan was bought meanwhile, so this one was cancelled and refunded at the gateway)`,
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway did not answer (if the customer paid, the webhook records it)`,
     },
     async handler({ ctx, auth, body: input }) {
@@ -379,6 +381,7 @@ export const paymentRoutes = [
     success: { description: `'${PAYMENT_MESSAGES.paid}' or pending`, data: PaymentResultSchema },
     errors: {
       404: `'${PAYMENT_MESSAGES.sessionNotFound}' (unknown, or another account's)`,
+      409: `'${SUBSCRIPTION_MESSAGES.refunded}' (subscription_exists: another recurring plan was bought meanwhile, so this one was cancelled and refunded at the gateway)`,
       502: `'${PAYMENT_MESSAGES.failed}': the card gateway did not answer (if the customer paid, the webhook records it)`,
     },
     async handler({ ctx, auth, body: input }) {

@@ -16,6 +16,7 @@ import {
   startPayPalCheckout,
 } from "../../payments/paypal/payments";
 import { PAYMENT_MESSAGES } from "../../payments/card-payments";
+import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 import { limitPaymentAttempts, planOrError, subscriptionData } from "./payments";
 import { SubscriptionSchema } from "./subscription";
 
@@ -148,6 +149,7 @@ export const paypalRoutes = [
     errors: {
       402: "paypal_declined: PayPal declined the payment (its reason as the message); nothing was charged",
       404: `'${PAYPAL_MESSAGES.notFound}' (unknown, or another account's)${OFF}`,
+      409: `subscription_exists: another recurring plan was bought meanwhile: '${SUBSCRIPTION_MESSAGES.exists}' (nothing was charged) or '${SUBSCRIPTION_MESSAGES.refunded}' (the PayPal subscription was cancelled and its payment refunded)`,
       502: `'${PAYPAL_MESSAGES.failed}' (PayPal did not answer; if it charged, the webhook records it)`,
     },
     async handler({ ctx, auth, body: input }) {

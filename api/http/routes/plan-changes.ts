@@ -7,7 +7,7 @@ import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from
 import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
 import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
 import { dollars } from "../../payments/plans";
-import { SUBSCRIPTION_MESSAGES } from "../../payments/subscription-guard";
+import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 
 /*
  * Changing plan (issue 20, docs/decisions/028): the preview the checkout page shows a subscriber,
@@ -104,7 +104,7 @@ export const planChangeRoutes = [
       400: idempotencyKeyBadRequest,
       402: "The card was refused (the gateway's message); the plan stays as it was.",
       404: "'Plan not found.'",
-      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.pastDue}' (payment_past_due), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PLAN_CHANGE_MESSAGES.notCard}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.pastDue}' (payment_past_due), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current), '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress: another change is running) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
       502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
     },
     async handler({ ctx, req, auth, body: input }) {
@@ -136,7 +136,8 @@ export const planChangeRoutes = [
               },
             };
           } catch (error) {
-            if (isRefusal(error)) return refusalAnswer(error);
+            // Another change was running: not this request's answer for good (a retry may go through), so not stored.
+            if (isRefusal(error) && error.code !== "plan_change_in_progress") return refusalAnswer(error);
             throw error;
           }
         },
@@ -157,7 +158,9 @@ export const planChangeRoutes = [
     description: "Releases the subscription schedule of a pending change to a shorter plan. No request body.",
     auth: true,
     success: { description: `'${PLAN_CHANGE_MESSAGES.kept}'`, data: z.strictObject({ subscription: SubscriptionSchema }) },
-    errors: { 409: `'${PLAN_CHANGE_MESSAGES.nothingPending}' (plan_change_invalid)`, 502: "The card gateway failed or did not answer" },
+    errors: {
+      409: `'${PLAN_CHANGE_MESSAGES.nothingPending}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress)`,
+      502: "The card gateway failed or did not answer" },
     async handler({ ctx, auth }) {
       const result = await cancelPendingChange(ctx.payments, auth.user);
       return { data: { subscription: publicSubscription(result.subscription) }, message: result.message };

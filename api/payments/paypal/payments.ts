@@ -5,11 +5,12 @@ import { isUniqueViolation } from "../../platform/db";
 import type { PayPalCheckout, Plan, Subscription, User } from "../../platform/db/schema";
 import { DomainError, isRefusal } from "../../platform/errors";
 import type { Logger } from "../../platform/logger";
-import { type PaidHook, tellPaid } from "../card-payments";
+import { type PaidHook, endAbandonedAttempts, tellPaid } from "../card-payments";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
 import { findPlan } from "../plans";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
 import type { StripeSetup } from "../stripe/client";
+import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, isSecondSubscription, refundedRefusal } from "../one-subscription";
 import { endRecurringRenewal, withPurchaseClaim } from "../subscription-guard";
 import {
   type PayPalClient,
@@ -194,10 +195,12 @@ export async function startPayPalCheckout(deps: PayPalDeps, input: StartPayPalCh
   const kind: PayPalKind = billedAsSubscription(plan) ? "subscription" : "order";
   const checkoutId = randomUUID();
   const row = await withPurchaseClaim(
-    deps,
+    // The account's other PayPal checkouts still waiting for approval end (subscription-guard.ts).
+    { ...deps, paypal: deps.client },
     // Held while the buyer is at PayPal (a card attempt may still take it over, as after a 3-D Secure challenge).
     { userId: user.id, plan, key: claimKey({ idempotency_key: idempotencyKey }), keep: () => true },
     async () => {
+      if (kind === "subscription" || plan.billing_type === "recurring") await endCardAttempts(deps, user);
       const now = deps.clock.now();
       let amount = plan.discounted_price_cents;
       let coupon: { id: number; code: string } | null = null;
@@ -251,6 +254,21 @@ export async function startPayPalCheckout(deps: PayPalDeps, input: StartPayPalCh
   );
   if (row.checkout_id !== checkoutId && row.approve_url && row.paypal_id) return { approve_url: row.approve_url, paypal_id: row.paypal_id, kind: row.kind };
   return openAtPayPal(deps, row, plan, input.returnPath);
+}
+
+/**
+ * This checkout is the newest attempt: the account's card attempts that could still make a subscription
+ * end, as a new card attempt ends them (card-payments.ts): open hosted pages expire, a 3-D Secure
+ * challenge never answered is cancelled with its subscription. Stripe not answering leaves them: the
+ * rule at completion (one-subscription.ts) refuses whichever comes second.
+ */
+async function endCardAttempts(deps: PayPalDeps, user: User): Promise<void> {
+  if (!deps.gateway || !user.stripe_customer_id) return;
+  try {
+    await endAbandonedAttempts({ ...deps, gateway: deps.gateway }, user.stripe_customer_id, "");
+  } catch (error) {
+    deps.logger.warn(`Could not end the card attempts of user ${user.id}: ${String(error)}`);
+  }
 }
 
 async function openAtPayPal(deps: PayPalDeps, row: PayPalCheckout, plan: Plan, returnPath: string): Promise<StartedPayPalCheckout> {
@@ -313,6 +331,42 @@ async function closeCheckout(deps: PayPalDeps, row: PayPalCheckout, status: "can
   await releaseClaim(deps, row);
 }
 
+/** Ends a checkout for a second recurring plan (one-subscription.ts): nothing of it is kept. */
+async function refuseCheckout(deps: PayPalDeps, row: PayPalCheckout, message: string): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db
+    .updateTable("paypal_checkouts")
+    .set({ status: "refused", failure_message: message, updated_at: now.toISOString() })
+    .where("id", "=", row.id)
+    .where("status", "in", ["created", "cancelled"])
+    .execute();
+  await releaseCouponHold(deps.db, row.coupon_hold_key, now);
+  await releaseClaim(deps, row);
+}
+
+/**
+ * A PayPal subscription we do not keep (a second recurring plan, or a checkout cancelled or replaced
+ * that the buyer approved anyway: approving charges at once): cancelled at PayPal, so it never
+ * renews, and each payment it took refunded (request id from the sale: one refund however often).
+ */
+async function giveBackSubscription(deps: PayPalDeps, row: PayPalCheckout): Promise<void> {
+  const paypalId = row.paypal_id;
+  if (row.kind !== "subscription" || !paypalId) return;
+  const sub = await getSubscription(deps.client, paypalId);
+  if (sub.status === "ACTIVE" || sub.status === "SUSPENDED") {
+    try {
+      await cancelSubscription(deps.client, paypalId, "Not kept: the account has another subscription, or the checkout was replaced.");
+    } catch (error) {
+      // Already ended at PayPal (422): what we want.
+      if (!(error instanceof PayPalApiError) || isPayPalFailure(error) || error.status !== 422) throw error;
+    }
+  }
+  for (const sale of await salesOf(deps, paypalId, new Date(row.created_at))) {
+    await refundSale(deps.client, sale.id, `refund-unkept-${sale.id}`);
+    deps.logger.warn(`PayPal sale ${sale.id} of ${paypalId} (checkout ${row.checkout_id}, ${row.status}) was not kept: refunded.`);
+  }
+}
+
 async function releaseClaim(deps: PayPalDeps, row: PayPalCheckout): Promise<void> {
   const key = claimKey(row);
   await deps.db
@@ -353,10 +407,15 @@ export async function completePayPalCheckout(deps: PayPalDeps, input: { user: Us
 async function settleCheckout(deps: PayPalDeps, row: PayPalCheckout): Promise<PayPalCompletion> {
   const kind = row.kind;
   if (row.status === "paid") return { status: "paid", kind, subscriptionId: Number(row.subscription_id) };
-  if (row.status === "cancelled") return { status: "cancelled", kind };
   if (row.status === "declined") throw new DomainError("paypal_declined", row.failure_message ?? PAYPAL_MESSAGES.declined);
-  if (!row.paypal_id) return { status: "pending", kind };
   try {
+    if (row.status === "cancelled" || row.status === "refused") {
+      // Approved at PayPal all the same (an old tab): a subscription charged at approval is given back.
+      await giveBackSubscription(deps, row);
+      if (row.status === "refused") throw new DomainError("subscription_exists", row.failure_message ?? SUBSCRIPTION_MESSAGES.exists, { field: "planId" });
+      return { status: "cancelled", kind };
+    }
+    if (!row.paypal_id) return { status: "pending", kind };
     return kind === "order" ? await settleOrder(deps, row) : await settleSubscription(deps, row);
   } catch (error) {
     if (isRefusal(error)) throw error;
@@ -371,7 +430,15 @@ async function settleOrder(deps: PayPalDeps, row: PayPalCheckout): Promise<PayPa
     const current = await getOrder(deps.client, paypalId);
     if (current.status === "COMPLETED") order = current;
     else if (current.status !== "APPROVED") return { status: "pending", kind: "order" };
-    else order = await captureOrder(deps.client, paypalId, row.checkout_id);
+    else {
+      // A recurring plan (the 2-year one) while another recurring plan runs: refused before anything is charged.
+      const plan = await findPlan(deps.db, row.plan_id);
+      if (plan?.billing_type === "recurring" && (await currentRecurringSubscription(deps.db, row.user_id, deps.clock.now()))) {
+        await refuseCheckout(deps, row, SUBSCRIPTION_MESSAGES.exists);
+        throw new DomainError("subscription_exists", SUBSCRIPTION_MESSAGES.exists, { field: "planId" });
+      }
+      order = await captureOrder(deps.client, paypalId, row.checkout_id);
+    }
   } catch (error) {
     if (!(error instanceof PayPalApiError) || isPayPalFailure(error)) throw error;
     if (error.issue === "ORDER_ALREADY_CAPTURED") order = await getOrder(deps.client, paypalId);
@@ -403,7 +470,24 @@ async function recordOrderPaid(deps: PayPalDeps, row: PayPalCheckout, capture: {
   const plan = await findPlan(deps.db, row.plan_id);
   if (!plan) throw new Error(`PayPal checkout ${row.checkout_id} names no plan`);
   const now = deps.clock.now();
-  const subscription = await recordPaidInvoice(deps.db, {
+  let subscription: Subscription;
+  try {
+    subscription = await recordOrderCapture(deps, row, plan, capture, now);
+  } catch (error) {
+    if (!isSecondSubscription(error)) throw error;
+    // Captured in a race with another recurring plan's completion: the capture is refunded.
+    await refundCapture(deps.client, capture.id, `refund-unkept-${capture.id}`);
+    await refuseCheckout(deps, row, SUBSCRIPTION_MESSAGES.refunded);
+    throw refundedRefusal();
+  }
+  await markPaid(deps, row, subscription, capture.id);
+  if (plan.billing_type === "single") await endOtherRenewals(deps, row.user_id, Number(subscription.id));
+  await tellPaid(deps, { userId: row.user_id, gatewayRef: capture.id, periodStart: now, periodEnd: new Date(subscription.sub_exp_date) });
+  return subscription;
+}
+
+function recordOrderCapture(deps: PayPalDeps, row: PayPalCheckout, plan: Plan, capture: { id: string; amountCents: number }, now: Date): Promise<Subscription> {
+  return recordPaidInvoice(deps.db, {
     userId: row.user_id,
     plan,
     gatewayRef: capture.id,
@@ -425,10 +509,6 @@ async function recordOrderPaid(deps: PayPalDeps, row: PayPalCheckout, capture: {
     notRenewing: plan.billing_type === "recurring",
     now,
   });
-  await markPaid(deps, row, subscription, capture.id);
-  if (plan.billing_type === "single") await endOtherRenewals(deps, row.user_id, Number(subscription.id));
-  await tellPaid(deps, { userId: row.user_id, gatewayRef: capture.id, periodStart: now, periodEnd: new Date(subscription.sub_exp_date) });
-  return subscription;
 }
 
 async function markPaid(deps: PayPalDeps, row: PayPalCheckout, subscription: Subscription, ref: string): Promise<void> {
@@ -460,7 +540,9 @@ async function settleSubscription(deps: PayPalDeps, row: PayPalCheckout): Promis
     const [first] = await salesOf(deps, paypalId, new Date(row.created_at));
     if (first) {
       const subscription = await recordSale(deps, paypalId, first);
-      return { status: "paid", kind: "subscription", subscriptionId: Number(subscription!.id) };
+      // Replaced meanwhile by a newer checkout: given back (recordSale).
+      if (!subscription) return { status: "cancelled", kind: "subscription" };
+      return { status: "paid", kind: "subscription", subscriptionId: Number(subscription.id) };
     }
     if (sub.failedPaymentsCount === 0) return { status: "pending", kind: "subscription" };
   } else if (["APPROVAL_PENDING", "APPROVED"].includes(sub.status)) {
@@ -503,10 +585,40 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
   const current = await deps.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", paypalSubId).executeTakeFirst();
   const saleTime = new Date(sale.time);
   const first = !current;
+  if (first && checkout.status !== "created" && checkout.status !== "paid") {
+    // Cancelled, replaced or refused, and approved all the same: nothing of it is kept.
+    await giveBackSubscription(deps, checkout);
+    return null;
+  }
   // A renewal continues the paid period (PayPal may collect a few days late, after a retry); after a long gap it starts again.
   const start = current && new Date(current.sub_exp_date).getTime() > saleTime.getTime() - 31 * DAY_MS ? new Date(current.sub_exp_date) : saleTime;
   const periodEnd = addMonthsUtc(start, plan.duration_months);
-  const subscription = await recordPaidInvoice(deps.db, {
+  let subscription: Subscription;
+  try {
+    subscription = await recordSaleOnce(deps, checkout, plan, paypalSubId, sale, { start, periodEnd, first, now });
+  } catch (error) {
+    if (!isSecondSubscription(error)) throw error;
+    // Another recurring plan completed first: this PayPal subscription is cancelled and its payment refunded.
+    await refuseCheckout(deps, checkout, SUBSCRIPTION_MESSAGES.refunded);
+    await giveBackSubscription(deps, { ...checkout, status: "refused" });
+    throw refundedRefusal();
+  }
+  if (first) await markPaid(deps, checkout, subscription, sale.id);
+  else await deps.renewals?.paid({ subscriptionId: Number(subscription.id) });
+  await tellPaid(deps, { userId: checkout.user_id, gatewayRef: sale.id, periodStart: start, periodEnd: new Date(subscription.sub_exp_date) });
+  return subscription;
+}
+
+function recordSaleOnce(
+  deps: PayPalDeps,
+  checkout: PayPalCheckout,
+  plan: Plan,
+  paypalSubId: string,
+  sale: PayPalSale,
+  at: { start: Date; periodEnd: Date; first: boolean; now: Date },
+): Promise<Subscription> {
+  const { start, periodEnd, first, now } = at;
+  return recordPaidInvoice(deps.db, {
     userId: checkout.user_id,
     plan,
     gatewayRef: sale.id,
@@ -526,10 +638,6 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
     gatewayInvoiceId: paypalSubId,
     now,
   });
-  if (first) await markPaid(deps, checkout, subscription, sale.id);
-  else await deps.renewals?.paid({ subscriptionId: Number(subscription.id) });
-  await tellPaid(deps, { userId: checkout.user_id, gatewayRef: sale.id, periodStart: start, periodEnd: new Date(subscription.sub_exp_date) });
-  return subscription;
 }
 
 /** The buyer cancelled at PayPal: our checkout ends, its coupon hold is given back, nothing is charged. */
@@ -682,7 +790,8 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
       if (!resource.id) return;
       const sub = await getSubscription(deps.client, resource.id);
       const row = await checkoutByPayPalId(deps, resource.id);
-      if (row?.status === "created" && sub.status === "ACTIVE") {
+      // Created: recorded now. Cancelled, replaced or refused but approved all the same: given back (settleCheckout).
+      if (row && ["created", "cancelled", "refused"].includes(row.status) && sub.status === "ACTIVE") {
         await settleCheckout(deps, row);
         return;
       }

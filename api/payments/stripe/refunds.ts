@@ -6,10 +6,12 @@ import type { Stripe, StripeSetup } from "./client";
  */
 export function refundPayment(
   gateway: StripeSetup,
-  input: { paymentIntentId: string; transactionId: number; refundKey: string },
+  /** transactionId: ours, or null for a payment never recorded (a second subscription refused at completion). */
+  input: { paymentIntentId: string; transactionId: number | null; refundKey: string },
 ): Promise<Stripe.Refund> {
+  const metadata: Stripe.MetadataParam = input.transactionId === null ? {} : { transaction_id: String(input.transactionId) };
   return gateway.stripe.refunds.create(
-    { payment_intent: input.paymentIntentId, reason: "requested_by_customer", metadata: { transaction_id: String(input.transactionId) } },
+    { payment_intent: input.paymentIntentId, reason: "requested_by_customer", metadata },
     { idempotencyKey: input.refundKey },
   );
 }

@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { isUniqueViolation } from "../../platform/db";
-import { DomainError } from "../../platform/errors";
+import { DomainError, isRefusal } from "../../platform/errors";
 import {
   type PaymentsDeps,
   completeCheckoutSession,
@@ -51,6 +51,11 @@ export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | 
   } catch (error) {
     // Not handled: forget it so that Stripe's retry is handled.
     await deps.db.deleteFrom("webhook_events").where("id", "=", event.id).execute();
+    // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts): Stripe need not retry.
+    if (isRefusal(error)) {
+      deps.logger.warn(`Webhook ${event.id} (${event.type}) refused: ${error.message}`);
+      return;
+    }
     throw error;
   }
 }

@@ -585,8 +585,11 @@ export interface PaypalPlansTable {
 }
 
 export type PayPalCheckoutKind = "order" | "subscription";
-/** created: sent to PayPal's approval page; paid; cancelled (nothing charged); declined (PayPal refused the payment). */
-export type PayPalCheckoutStatus = "created" | "paid" | "cancelled" | "declined";
+/**
+ * created: sent to PayPal's approval page; paid; cancelled (by the buyer, or replaced by a newer checkout: nothing
+ * kept); declined (PayPal refused the payment); refused (a second recurring plan: nothing kept, anything charged refunded).
+ */
+export type PayPalCheckoutStatus = "created" | "paid" | "cancelled" | "declined" | "refused";
 
 /** One PayPal checkout (migration 0019): an order, or a subscription waiting for the buyer's approval. */
 export interface PaypalCheckoutsTable {

@@ -77,6 +77,8 @@ export type CheckoutState = {
   /** After paying, the page is the receipt instead of the checkout; null before. */
   receipt: Receipt | null;
   notice: string | null;
+  /** Back from the hosted payment page, and how it ended cannot be read yet: the page says so (not a plan change). */
+  confirming: boolean;
   /** Back from the bank's challenge without JavaScript, and it failed: the message, next to that form. */
   authenticationFailure: { form: string; message: string } | null;
   /** Back from PayPal, cancelled or refused: the message, next to the PayPal form (and as a toast). */
@@ -113,17 +115,15 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   const api = createApiClient(request, context, token);
   const url = new URL(request.url);
 
-  // Back from the hosted payment page: ask the gateway (through the API) what was paid.
+  // Back from the hosted payment page: ask the gateway (through the API) what was paid. The payment's
+  // webhook has usually recorded it already, so the account's plan is this one: only the answer of this
+  // return (paidAt in the flow) tells the page that it was just bought (the receipt) rather than a plan
+  // to change to. An answer the API cannot give now (a gateway or API failure) is asked again by the
+  // next load (the flow keeps the session), never read as a refusal.
   const sessionId = url.searchParams.get("session_id");
   if (sessionId && token) {
-    const completed = await api.post("/api/payments/checkout-session/complete", { body: { sessionId } });
-    const here = url.pathname;
-    if (completed.ok && completed.data.status === "paid") {
-      const flow = await flowFor(request, planId);
-      const cookie = await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() });
-      throw redirect(here, { headers: { "Set-Cookie": cookie } });
-    }
-    throw await redirectWithError(here, completed.ok ? "The payment was not completed." : completed.message || "Failed to create Stripe payment");
+    const flow = await flowFor(request, planId);
+    throw await hostedOutcome(request, api, url.pathname, flow, sessionId);
   }
 
   // Back from the bank's 3-D Secure challenge (no JavaScript): the API finishes the payment from what
@@ -173,6 +173,13 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
       const flow = await flowFor(request, planId);
       throw redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
     }
+    if (details.not_applied) {
+      // Paid after another recurring plan was bought (one recurring subscription per account): kept on record, not applied.
+      throw await redirectWithError(
+        here,
+        "You already have a subscription, so this crypto payment did not start a second one. Ask for your money back on the help page.",
+      );
+    }
     if (details.exception_status === "paidPartial") {
       // What arrived, what is missing, and the two ways on; Billing's history has the links (pay the rest, ask for a refund).
       const paid = details.amount_paid ?? 0;
@@ -191,8 +198,17 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   }
 
   const flow = await flowFor(request, planId);
+  // Sent to the hosted payment page, and its return never told this page how it ended (the answer lost,
+  // or the API could not tell then): asked now, so a payment the webhook recorded shows its receipt.
+  let confirming = false;
+  if (token && flow.hostedSession && !flow.paidAt) {
+    const outcome = await hostedOutcome(request, api, `${url.pathname}${url.search}`, flow, flow.hostedSession, { quiet: true });
+    if (outcome) throw outcome;
+    confirming = true;
+  }
   // Paid for this plan within the hour: the receipt, and no payment forms (nothing to pay twice for).
   const paidWithinTheHour = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
+
   const [detail, gateway, me, cards] = await Promise.all([
     api.post("/api/plans/detail", { body: { planId } }),
     api.get("/api/payments/config"),
@@ -204,6 +220,9 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     throw serviceUnavailable();
   }
   if (!gateway.ok) throw serviceUnavailable();
+  // The receipt needs the account: without it the page cannot say what was just bought, and must not
+  // say "This is already your current plan" instead (the plan-change page): the 503 page, then a reload.
+  if (paidWithinTheHour && me && !me.ok) throw serviceUnavailable();
 
   // The API's clock, not ours: in sandbox mode the test clock may have moved it.
   const termEndsOn = formatLongDate(detail.data.term_ends_on);
@@ -231,12 +250,50 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     idempotencyKey: newIdempotencyKey(),
     paidRedirectIn: redirectIn > 0 ? redirectIn : null,
     receipt,
-    notice: url.searchParams.get("checkout") === "cancelled" ? "The payment was cancelled. You have not been charged." : null,
+    notice: confirming
+      ? HOSTED_CONFIRMING
+      : url.searchParams.get("checkout") === "cancelled"
+        ? "The payment was cancelled. You have not been charged."
+        : null,
+    confirming,
     authenticationFailure,
     paypalFailure,
     termEndsOn,
   };
   return state;
+}
+
+/** Said while a hosted payment's outcome cannot be read yet (the API or the gateway not answering). */
+const HOSTED_CONFIRMING = "We are confirming your payment. Reload this page in a moment to see your receipt.";
+
+/**
+ * How a hosted payment (Checkout Session `sessionId`) ended, as the API says, as the redirect that
+ * shows it: paid, the receipt (paidAt); not paid or refused, the checkout with the message (the
+ * session forgotten); the API not able to tell now, the page again with the session kept, so that the
+ * next load asks again. `quiet` (a load of the page, not the return): a payment not made (the hosted
+ * page left unpaid) is forgotten without a message, and a failure answers null (the page says it is
+ * confirming).
+ */
+async function hostedOutcome(
+  request: Request,
+  api: ReturnType<typeof createApiClient>,
+  here: string,
+  flow: CheckoutFlow,
+  sessionId: string,
+  opts: { quiet?: boolean } = {},
+): Promise<Response | null> {
+  const completed = await api.post("/api/payments/checkout-session/complete", { body: { sessionId } });
+  const save = (next: CheckoutFlow) => writeFlow(request, "checkout", next);
+  if (completed.ok && completed.data.status === "paid") {
+    return redirect(here, { headers: { "Set-Cookie": await save({ ...flow, coupon: undefined, hostedSession: undefined, paidAt: Date.now() }) } });
+  }
+  if (!completed.ok && completed.status >= 500) {
+    if (opts.quiet) return null;
+    return redirect(here, { headers: { "Set-Cookie": await save({ ...flow, hostedSession: sessionId }) } });
+  }
+  const forgotten = { headers: { "Set-Cookie": await save({ ...flow, hostedSession: undefined }) } };
+  if (opts.quiet && completed.ok) return redirect(here, forgotten);
+  return redirectWithError(here, completed.ok ? "The payment was not completed." : completed.message || "Failed to create Stripe payment", forgotten);
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {
@@ -501,7 +558,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
         body: { planId, return_path: here, idempotency_key: key, ...(flow.coupon ? { coupon: flow.coupon } : {}) },
       });
       if (!session.ok) return paymentFailure("hosted", session.message || "Failed to create Stripe payment", session.status);
-      return redirectDocument(session.data.url);
+      // The session is remembered: if its return never reaches this page, the next load asks how it ended.
+      return redirectDocument(session.data.url, { headers: { "Set-Cookie": await save({ ...flow, planId, hostedSession: session.data.id }) } });
     }
 
     default:

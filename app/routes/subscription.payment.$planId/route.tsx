@@ -51,8 +51,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const planId = planIdOf(params.planId);
   // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
   const [state, planChange] = await Promise.all([checkoutState(request, context, planId), planChangeState(request, context, planId)]);
-  // Just paid for this plan: the receipt is this page's answer, not "this is your plan".
-  return { ...state, planChange: state.receipt ? null : planChange };
+  // Just paid for this plan (or its hosted payment still being confirmed): the receipt is this page's answer, not "this is your plan".
+  return { ...state, planChange: state.receipt || state.confirming ? null : planChange };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
