@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { inlineScriptHashes, publicPageCache, withScriptHashes } from "../../server/public-page-cache";
 
 // The micro-cache in front of a real Express app whose handler renders like the portal does: a CSP with
@@ -64,7 +64,9 @@ describe("public page micro-cache", () => {
   });
 
   it("serves the stale page while one request renders its replacement, and keeps nothing private", async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // The cache reads Date.now(): move only the date past freshMs instead of sleeping (timers stay real).
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 1_100);
     const before = renders;
     const [refreshing, stale] = await Promise.all([fetch(`${base}/page`), fetch(`${base}/page`)]);
     expect([refreshing.headers.get("x-micro-cache"), stale.headers.get("x-micro-cache")].sort()).toEqual(["hit", null]);
@@ -81,6 +83,7 @@ describe("public page micro-cache", () => {
       expect(again.headers.get("content-security-policy")).toContain(sha('window.b = "private";'));
     } finally {
       cacheControl = "public, max-age=60, s-maxage=300";
+      vi.useRealTimers();
     }
   });
 
