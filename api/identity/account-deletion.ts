@@ -64,9 +64,6 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("one_time_tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("cancel_proofs").where("user_id", "=", userId).execute();
     await trx.deleteFrom("account_links").where("user_id", "=", userId).execute();
-    // Passkeys and a registration left half-way (docs/decisions/037).
-    await trx.deleteFrom("passkeys").where("user_id", "=", userId).execute();
-    await trx.deleteFrom("passkey_challenges").where("user_id", "=", userId).execute();
     // The browsers and apps known to the sign-in alerts, and the account's activity (0015).
     await trx.deleteFrom("known_sign_in_devices").where("user_id", "=", userId).execute();
     await trx.deleteFrom("security_events").where("user_id", "=", userId).execute();
@@ -90,7 +87,8 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     await trx.deleteFrom("two_factor_challenges").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor_recovery_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("two_factor").where("user_id", "=", userId).execute();
-    // Passkeys (docs/decisions/037): otherwise one would still sign in to the erased account.
+    // Passkeys, a registration left half-way and its confirmation, the reviews after a reset
+    // (docs/decisions/037): otherwise a passkey would still sign in to the erased account.
     await trx.deleteFrom("passkey_confirmations").where("user_id", "=", userId).execute();
     await trx.deleteFrom("passkey_reviews").where("user_id", "=", userId).execute();
     await trx.deleteFrom("passkey_challenges").where("user_id", "=", userId).execute();
