@@ -1,13 +1,23 @@
 import { defineConfig, devices } from "@playwright/test";
 
-// End-to-end tests drive the built server in sandbox mode (SANDBOX=true) on a fresh SQLite database, each flow
-// twice: with JavaScript disabled (plain HTML forms) and enabled (React enhancements).
+import { e2eDataDir } from "./tests/support/e2e-servers";
+
+// End-to-end tests drive the built server in sandbox mode (SANDBOX=true) on a fresh SQLite database, with
+// JavaScript disabled (plain HTML forms) and enabled (React enhancements). A test runs in both projects when the
+// two modes take different paths (a form post, a redirect, a dialog); one that only displays a page, or speaks
+// HTTP alone, is tagged ONCE and runs without JavaScript only (issue 31): the server's HTML is what it checks,
+// and the page check (scripts/page-check.ts) still validates every page state hydrated.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
-// One database directory per port, so that runs on other ports (E2E_PORT) never share or delete it.
-const DATA_DIR = PORT === 3100 ? "data/e2e" : `data/e2e-${PORT}`;
+// The test clock moves a server's business time for everyone on it: the specs that move it get a server and
+// database of their own on the next port, and run beside the others instead of after them.
+const CLOCK_PORT = PORT + 1;
+const DATA_DIR = e2eDataDir(PORT);
+const CLOCK_DATA_DIR = e2eDataDir(CLOCK_PORT);
 export const E2E_DATABASE = `${DATA_DIR}/portal.sqlite`;
 // The server's stdout (JSON lines) for the whole run; the "logs" project scans it at the end.
 export const E2E_SERVER_LOG = `${DATA_DIR}/server.log`;
+/** The tag of a test that runs in the no-js project only (see above). */
+const ONCE = /@once/;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -38,61 +48,65 @@ export default defineConfig({
       ],
     },
   },
-  // The test clock moves the server's business time for everyone: its specs run after all others.
-  // The log scan reads what the whole run wrote: it runs last.
+  // The clock specs run on their own server beside the others. The log scan reads what the whole run wrote:
+  // it runs last.
   projects: [
     { name: "no-js", testIgnore: /(clock|dunning|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
-    { name: "js", testIgnore: /(clock|dunning|logs)\.spec/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
-    // clock.spec.ts and paypal-clock.spec.ts both move the time: one worker, so never side by side.
     {
-      name: "clock-no-js",
-      testMatch: /clock\.spec/,
-      workers: 1,
-      dependencies: ["no-js", "js"],
-      use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
-    },
-    {
-      name: "clock-js",
-      testMatch: /clock\.spec/,
-      workers: 1,
-      dependencies: ["clock-no-js"],
+      name: "js",
+      testIgnore: /(clock|dunning|logs)\.spec/,
+      grepInvert: ONCE,
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
     },
-    // Failed renewals move the clock too: after the clock specs, one project at a time.
+    // clock.spec.ts and paypal-clock.spec.ts move the time and check what it brings (renewals, reminders,
+    // expiry): one worker, so never side by side, and once (the payments they start are the checkout specs').
+    {
+      name: "clock",
+      testMatch: /clock\.spec/,
+      workers: 1,
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: false, baseURL: `http://127.0.0.1:${CLOCK_PORT}` },
+    },
+    // Failed renewals move the clock too, and are paid through forms that differ with JavaScript: after the
+    // clock specs, one project at a time.
     {
       name: "dunning-no-js",
       testMatch: /dunning\.spec/,
-      dependencies: ["clock-js"],
-      use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
+      dependencies: ["clock"],
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: false, baseURL: `http://127.0.0.1:${CLOCK_PORT}` },
     },
     {
       name: "dunning-js",
       testMatch: /dunning\.spec/,
       dependencies: ["dunning-no-js"],
-      use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: true, baseURL: `http://127.0.0.1:${CLOCK_PORT}` },
     },
     {
       name: "logs",
       testMatch: /logs\.spec/,
-      dependencies: ["dunning-js"],
+      dependencies: ["no-js", "js", "dunning-js"],
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
     },
   ],
-  webServer: {
-    command: `rm -rf ${DATA_DIR} && mkdir -p ${DATA_DIR} && exec node build/server.js > ${E2E_SERVER_LOG}`,
-    url: `http://127.0.0.1:${PORT}/healthz`,
+  webServer: [e2eServer(PORT, DATA_DIR), e2eServer(CLOCK_PORT, CLOCK_DATA_DIR)],
+});
+
+/** The built server in sandbox mode on a fresh SQLite database in `dataDir`, its stdout in dataDir/server.log. */
+export function e2eServer(port: number, dataDir: string) {
+  return {
+    command: `rm -rf ${dataDir} && mkdir -p ${dataDir} && exec node build/server.js > ${dataDir}/server.log`,
+    url: `http://127.0.0.1:${port}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,
-    // stdout goes to E2E_SERVER_LOG; anything on stderr (a crash) shows in the run's output.
-    stdout: "ignore",
-    stderr: "pipe",
+    // stdout goes to server.log; anything on stderr (a crash) shows in the run's output.
+    stdout: "ignore" as const,
+    stderr: "pipe" as const,
     env: {
       NODE_ENV: "production",
       // Every integration on its stand-in (docs/decisions/019).
       SANDBOX: "true",
-      PORT: String(PORT),
-      DATABASE_URL: E2E_DATABASE,
-      PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+      PORT: String(port),
+      DATABASE_URL: `${dataDir}/portal.sqlite`,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       SESSION_SECRET: "e2e-session-secret-0123456789abcdef0123456789",
       // Every test browser comes from 127.0.0.1: keep the per-address limit out of the way here
       // (the limits themselves are tested against the API in tests/api).
@@ -104,5 +118,5 @@ export default defineConfig({
       CRYPTO_INVOICE_MAX_PER_IP_PER_HOUR: "10000",
       SUPPORT_MAX_PER_IP_PER_HOUR: "10000",
     },
-  },
-});
+  };
+}

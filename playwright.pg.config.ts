@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { defineConfig, devices } from "@playwright/test";
-import base from "./playwright.config";
+import base, { e2eServer } from "./playwright.config";
 
 // The PostgreSQL lane (`npm run test:e2e:pg`): the @smoke tests (sign-in, sign-up, a card purchase),
 // without and with JavaScript, against the built server on a fresh PostgreSQL database, then a check
@@ -33,14 +33,9 @@ export default defineConfig({
   ],
   globalTeardown: "./tests/e2e/postgres-lane.ts",
   webServer: {
-    ...base.webServer,
+    ...e2eServer(PORT, DATA_DIR),
     command: `rm -rf ${DATA_DIR} && mkdir -p ${DATA_DIR} && node_modules/.bin/tsx tests/e2e/postgres-lane.ts create && exec node build/server.js > ${DATA_DIR}/server.log`,
     url: `http://127.0.0.1:${PORT}/healthz`,
-    env: {
-      ...(base.webServer as { env: Record<string, string> }).env,
-      PORT: String(PORT),
-      DATABASE_URL,
-      PUBLIC_URL: `http://127.0.0.1:${PORT}`,
-    },
+    env: { ...e2eServer(PORT, DATA_DIR).env, DATABASE_URL },
   },
 });

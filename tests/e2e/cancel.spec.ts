@@ -28,7 +28,7 @@ async function followFooterLink(page: Page, testInfo: TestInfo, from: string) {
 }
 
 test.describe("cancel without signing in", () => {
-  test("'Cancel subscription' is in the footer of the public, sign-in, not-found and signed-in pages", async ({ page, login }, testInfo) => {
+  test("'Cancel subscription' is in the footer of the public, sign-in, not-found and signed-in pages", { tag: "@once" }, async ({ page, login }, testInfo) => {
     await followFooterLink(page, testInfo, "/pricing");
     await open(page, "/login", testInfo);
     await expect(footerLink(page)).toHaveAttribute("href", "/cancel");

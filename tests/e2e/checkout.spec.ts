@@ -180,12 +180,12 @@ test.describe("checkout", () => {
     expect(charged).toEqual([{ amount_cents: 9698, coupon_code: "WELCOME10" }]);
   });
 
-  test("the 5-year plan shows its one-time terms", async ({ page }, testInfo) => {
+  test("the 5-year plan shows its one-time terms", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/subscription/payment/7", testInfo);
     await expect(page.getByText(/One-time payment of \$199\.00 for 5 years\. It does not renew/)).toBeVisible();
   });
 
-  test("/payment/{planId} is the same checkout, and an unknown plan is not found", async ({ page }, testInfo) => {
+  test("/payment/{planId} is the same checkout, and an unknown plan is not found", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/payment/2", testInfo);
     await expect(page.getByRole("heading", { name: "Enter the email for your account" })).toBeVisible();
     const response = await page.goto("/subscription/payment/4");
@@ -230,7 +230,7 @@ test.describe("checkout", () => {
     expect((await paymentsOf(user.email)).filter((p) => p.status === "paid")).toEqual([{ status: "paid", amount_cents: 999 }]);
   });
 
-  test("checkout pages are never stored by a shared cache", async ({ request }) => {
+  test("checkout pages are never stored by a shared cache", { tag: "@once" }, async ({ request }) => {
     const response = await request.get("/subscription/payment/6");
     expect(response.headers()["cache-control"]).toBe("private, no-store");
   });

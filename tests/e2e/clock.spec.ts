@@ -3,9 +3,9 @@ import { expectHome, latestMail, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 import { buyMonthByCard, payWith4242 } from "./refund-support";
 
-// The test clock (DESIGN §2) moves the whole server's business time, so these run after every other
-// spec (the "clock" projects of playwright.config.ts), one at a time: every test that moves it lives in this
-// file, since two files would run side by side and move each other's time.
+// The test clock (DESIGN §2) moves the whole server's business time, so these run on a server of their own
+// (the "clock" project of playwright.config.ts), one at a time: every test that moves it lives in this file
+// or in paypal-clock.spec.ts, which the project's single worker never runs beside it.
 test.describe.configure({ mode: "serial" });
 
 async function transactionsOf(email: string) {

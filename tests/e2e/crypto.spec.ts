@@ -39,7 +39,7 @@ test.describe("crypto", () => {
     await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
   });
 
-  test("an unknown due invoice reads 'No invoice data found'", async ({ page }, testInfo) => {
+  test("an unknown due invoice reads 'No invoice data found'", { tag: "@once" }, async ({ page }, testInfo) => {
     const response = await open(page, "/subscription/bitpay-pay-due-invoice/00000000-0000-4000-8000-000000000000", testInfo);
     expect(response?.status()).toBe(404);
     await expect(page.getByText("No invoice data found")).toBeVisible();

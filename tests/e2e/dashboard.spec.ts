@@ -8,7 +8,7 @@ function longDate(date: Date) {
 }
 
 test.describe("account home", () => {
-  test("a free account: status Free, banner, password, connected accounts and downloads", async ({ page, login }, testInfo) => {
+  test("a free account: status Free, banner, password, connected accounts and downloads", { tag: "@once" }, async ({ page, login }, testInfo) => {
     await login(DEMO);
     await open(page, "/", testInfo);
     await expectHome(page);
@@ -38,7 +38,7 @@ test.describe("account home", () => {
     await expect(downloads.getByRole("link", { name: "Windows", exact: true })).toHaveAttribute("href", /VPN-Setup\.exe$/);
   });
 
-  test("a premium account shows days left, activation and expiry dates", async ({ page, login }, testInfo) => {
+  test("a premium account shows days left, activation and expiry dates", { tag: "@once" }, async ({ page, login }, testInfo) => {
     await login({ subscriptionDays: { startDaysAgo: 10, days: 30 } });
     const started = new Date(Date.now() - 10 * 86_400_000);
     const expires = new Date(started.getTime() + 30 * 86_400_000);
@@ -53,7 +53,7 @@ test.describe("account home", () => {
     await expect(status.getByText(longDate(expires), { exact: true })).toBeVisible();
   });
 
-  test("an expired subscription reads Free", async ({ page, login }, testInfo) => {
+  test("an expired subscription reads Free", { tag: "@once" }, async ({ page, login }, testInfo) => {
     await login({ subscriptionDays: { startDaysAgo: 40, days: 30 } });
     await open(page, "/", testInfo);
     await expectHome(page);

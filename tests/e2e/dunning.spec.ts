@@ -8,8 +8,8 @@ import { buyMonthByCard } from "./refund-support";
 
 // Failed renewals (issue 20, docs/decisions/027): the monthly plan's renewal is declined, the account
 // stays Premium with 'Your last payment failed.' on the home and billing page, and another saved card
-// pays it from the pay page. The test clock moves the whole server's time, so this file runs in its own
-// projects after the clock specs (playwright.config.ts), one test at a time.
+// pays it from the pay page. The test clock moves the whole server's time, so this file runs on the clock
+// specs' server, in its own projects after them (playwright.config.ts), one test at a time.
 test.describe.configure({ mode: "serial" });
 
 /** No axe violation on the page as it is (axe is a script: with JavaScript on only; the page check (scripts/page-check.ts) covers the rest). */

@@ -52,7 +52,7 @@ test.describe("sign in with an emailed code", () => {
     expect(unknown).toEqual(known);
   });
 
-  test("'Log in with password' goes to the root", async ({ page }, testInfo) => {
+  test("'Log in with password' goes to the root", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/get-code", testInfo);
     await expect(page.getByRole("link", { name: "Log in with password" })).toHaveAttribute("href", "/");
   });

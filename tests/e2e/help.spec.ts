@@ -38,7 +38,7 @@ const contact = (page: Page) => page.getByRole("region", { name: "Contact us" })
 const sendButton = (page: Page) => contact(page).getByRole("button", { name: "Send message" });
 
 test.describe("help", () => {
-  test("a visitor finds the apps, the renewal and refund rules, and the contact form; the page is public", async ({ page }, testInfo) => {
+  test("a visitor finds the apps, the renewal and refund rules, and the contact form; the page is public", { tag: "@once" }, async ({ page }, testInfo) => {
     const response = await open(page, "/help", testInfo);
     expect(response?.headers()["cache-control"]).toBe("public, max-age=300, s-maxage=3600");
     await expect(page.getByRole("heading", { name: "Help", level: 1 })).toBeVisible();

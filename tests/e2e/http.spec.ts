@@ -77,7 +77,7 @@ test.describe("the server over HTTP", () => {
     await page.goto("/login");
   });
 
-  test("anonymous /pricing is shared from a micro-cache with a hash-based CSP; signed in it keeps a nonce", async ({ request, playwright, baseURL }) => {
+  test("anonymous /pricing is shared from a micro-cache with a hash-based CSP; signed in it keeps a nonce", { tag: "@once" }, async ({ request, playwright, baseURL }) => {
     const first = await request.get("/pricing");
     const second = await request.get("/pricing");
     expect(second.headers()["x-micro-cache"]).toBe("hit");

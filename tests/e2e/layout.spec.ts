@@ -46,14 +46,14 @@ async function buyWithCard(page: Page, testInfo: TestInfo, planId: number) {
 }
 
 test.describe("phones: no page is wider than the screen", () => {
-  test("a visitor's pages at 320 and 390 px", async ({ page }, testInfo) => {
+  test("a visitor's pages at 320 and 390 px", { tag: "@once" }, async ({ page }, testInfo) => {
     test.slow();
     for (const pathname of ["/login", "/login?tab=signup", "/pricing", "/pricing?tab=monthly", "/subscription/payment/6", "/terms", "/privacy", "/no-such-page"]) {
       await expectFitsPhones(page, testInfo, pathname);
     }
   });
 
-  test("/help at 320 and 390 px, once it exists", async ({ page, request }, testInfo) => {
+  test("/help at 320 and 390 px, once it exists", { tag: "@once" }, async ({ page, request }, testInfo) => {
     test.skip((await request.get("/help")).status() === 404, "/help is not built yet");
     await expectFitsPhones(page, testInfo, "/help");
   });
@@ -78,7 +78,7 @@ test.describe("phones: no page is wider than the screen", () => {
     }
   });
 
-  test("the payment history scrolls in its own box, a focusable named region, never the page", async ({ page, login }, testInfo) => {
+  test("the payment history scrolls in its own box, a focusable named region, never the page", { tag: "@once" }, async ({ page, login }, testInfo) => {
     test.slow();
     await login();
     await buyWithCard(page, testInfo, 1);
@@ -135,7 +135,7 @@ test.describe("the phone menu", () => {
 
 test.describe("public navigation and footer", () => {
   for (const pathname of ["/pricing", "/terms", "/privacy", "/no-such-page"]) {
-    test(`${pathname} has the product's navigation and the footer`, async ({ page }, testInfo) => {
+    test(`${pathname} has the product's navigation and the footer`, { tag: "@once" }, async ({ page }, testInfo) => {
       await open(page, pathname, testInfo);
       const nav = page.getByRole("banner").getByRole("navigation", { name: "Main" });
       await expect(nav.getByRole("link", { name: "Pricing" })).toHaveAttribute("href", "/pricing");
@@ -156,7 +156,7 @@ test.describe("public navigation and footer", () => {
     });
   }
 
-  test("/pricing says 'My Account' in its footer to a signed-in customer", async ({ page, login }, testInfo) => {
+  test("/pricing says 'My Account' in its footer to a signed-in customer", { tag: "@once" }, async ({ page, login }, testInfo) => {
     await login();
     await open(page, "/pricing", testInfo);
     const footer = page.getByRole("contentinfo");
@@ -177,7 +177,7 @@ test.describe("public navigation and footer", () => {
   });
 });
 
-test("the focus ring is #1a8cff (3:1 and more against white, the page and the brand colour)", async ({ page }, testInfo) => {
+test("the focus ring is #1a8cff (3:1 and more against white, the page and the brand colour)", { tag: "@once" }, async ({ page }, testInfo) => {
   await open(page, "/pricing", testInfo);
   const link = page.getByRole("banner").getByRole("link", { name: "Help" });
   await link.focus();

@@ -12,7 +12,7 @@ test.describe("route guard and redirects", () => {
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/billing?tab=history");
   });
 
-  test("the root sends anonymous visitors to /login without oldurl", async ({ page }, testInfo) => {
+  test("the root sends anonymous visitors to /login without oldurl", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/", testInfo);
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/login");
   });
@@ -26,7 +26,7 @@ test.describe("route guard and redirects", () => {
     });
   }
 
-  test("/account redirects home", async ({ page }, testInfo) => {
+  test("/account redirects home", { tag: "@once" }, async ({ page }, testInfo) => {
     const user = await createUser();
     await signIn(page, testInfo, user);
     await expectHome(page);

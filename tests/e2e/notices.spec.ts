@@ -9,7 +9,7 @@ import { payWith4242 } from "./refund-support";
 const LONG_DATE = /\d{2} [A-Z][a-z]+, \d{4}/;
 
 test.describe("notices", () => {
-  test("the checkout's summary names the months, the first term's end and the renewal price", async ({ page }, testInfo) => {
+  test("the checkout's summary names the months, the first term's end and the renewal price", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/subscription/payment/5", testInfo);
     const summary = page.getByRole("complementary", { name: "Order summary" });
     await expect(summary.getByText("This payment buys 14 months (12 months + 2 months free).")).toBeVisible();

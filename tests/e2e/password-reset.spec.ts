@@ -86,7 +86,7 @@ test.describe("first password", () => {
     await expect(page.getByRole("alert").filter({ hasText: /invalid or has expired/ })).toBeVisible();
   });
 
-  test("without a token there is no form", async ({ page }, testInfo) => {
+  test("without a token there is no form", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/generate-password", testInfo);
     await expect(page.getByRole("heading", { name: "Please set your account password" })).toBeVisible();
     await expect(page.getByLabel("Confirm Password")).toHaveCount(0);

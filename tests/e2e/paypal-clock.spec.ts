@@ -5,7 +5,7 @@ import { answerAtPayPal, continueToPayPal, newPayPalCustomer, subscriptionsOf, t
 
 // A PayPal subscription renews when the test clock passes its billing date: the stand-in charges it and
 // sends PAYMENT.SALE.COMPLETED, and the plan is extended (issue 23). It moves the server's business time,
-// so it runs in the clock projects (playwright.config.ts: one worker there, never beside clock.spec.ts).
+// so it runs in the clock project (playwright.config.ts: its own server, one worker, never beside clock.spec.ts).
 test.describe.configure({ mode: "serial" });
 
 test("a PayPal subscription renews when the clock passes a month, with a second PayPal transaction", async ({ page, login }, testInfo) => {

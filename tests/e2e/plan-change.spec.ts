@@ -48,7 +48,7 @@ test("a subscriber sees 'Current Plan', changes to a longer plan now and to a sh
   await expect(page.getByRole("button", { name: "Keep current plan" })).toHaveCount(0);
 });
 
-test("the 5-year plan says, before paying, that it ends the current plan's auto-renewal", async ({ page, login }, testInfo) => {
+test("the 5-year plan says, before paying, that it ends the current plan's auto-renewal", { tag: "@once" }, async ({ page, login }, testInfo) => {
   await login();
   await subscribeMonthly(page, testInfo);
   await open(page, "/subscription/payment/7", testInfo);

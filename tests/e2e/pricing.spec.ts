@@ -14,7 +14,7 @@ function pathOf(page: Page) {
 }
 
 test.describe("pricing page", () => {
-  test("shows the yearly plans by default, 2 Years most popular, 5 Years one-time", async ({ page }, testInfo) => {
+  test("shows the yearly plans by default, 2 Years most popular, 5 Years one-time", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/pricing", testInfo);
     await expect(page).toHaveTitle("Pricing | VPN Account");
     await expect(page.getByRole("heading", { level: 1, name: "Buy VPN Plan that fits you" })).toBeVisible();
@@ -51,7 +51,7 @@ test.describe("pricing page", () => {
     await expect(planCards(page).getByRole("heading", { level: 3 })).toHaveText(["1 Year", "2 Years", "5 Years"]);
   });
 
-  test("an unknown tab falls back to Yearly", async ({ page }, testInfo) => {
+  test("an unknown tab falls back to Yearly", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/pricing?tab=weekly", testInfo);
     await expect(periodTab(page, "Yearly")).toHaveAttribute("aria-current", "page");
     await expect(planCards(page).getByRole("heading", { level: 3 })).toHaveText(["1 Year", "2 Years", "5 Years"]);
@@ -137,7 +137,7 @@ test.describe("pricing page", () => {
       await expect.poll(() => pathOf(page)).toBe("/subscription/payment/2");
     });
 
-    test("each compare table has 'Back to plans'", async ({ page }, testInfo) => {
+    test("each compare table has 'Back to plans'", { tag: "@once" }, async ({ page }, testInfo) => {
       await open(page, "/pricing", testInfo);
       const back = page.getByRole("link", { name: "Back to plans" });
       await expect(back).toHaveCount(1);
@@ -146,7 +146,7 @@ test.describe("pricing page", () => {
     });
   });
 
-  test("on a wide screen there are no radios and no bottom bar", async ({ page }, testInfo) => {
+  test("on a wide screen there are no radios and no bottom bar", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/pricing", testInfo);
     await expect(page.getByRole("radio")).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Select a Plan" })).toBeHidden();
@@ -177,7 +177,7 @@ test.describe("pricing page", () => {
     await expectHome(page);
   });
 
-  test("the user's current plan reads 'Current Plan', disabled", async ({ page }, testInfo) => {
+  test("the user's current plan reads 'Current Plan', disabled", { tag: "@once" }, async ({ page }, testInfo) => {
     // createUser's subscription is on plan 5 (1 Year).
     const user = await createUser({ subscriptionDays: { startDaysAgo: 1, days: 365 } });
     await signIn(page, testInfo, user);
@@ -191,7 +191,7 @@ test.describe("pricing page", () => {
     await expect(card(page, "5 Years").getByRole("link", { name: "Select Plan" })).toBeVisible();
   });
 
-  test("anonymous answers are shared-cacheable, signed-in ones private; both vary on Cookie", async ({ page, request }, testInfo) => {
+  test("anonymous answers are shared-cacheable, signed-in ones private; both vary on Cookie", { tag: "@once" }, async ({ page, request }, testInfo) => {
     const anonymous = await request.get("/pricing");
     expect(anonymous.status()).toBe(200);
     expect(anonymous.headers()["cache-control"]).toMatch(/^public, .*s-maxage=\d+/);

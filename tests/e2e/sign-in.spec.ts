@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "../support/e2e";
 
 test.describe("password sign-in", () => {
-  test("the sign-in page shows what identity §2 lists", async ({ page }, testInfo) => {
+  test("the sign-in page shows what identity §2 lists", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/login", testInfo);
     await expect(page.getByRole("tab", { name: "Sign In" })).toHaveAttribute("aria-selected", "true");
     await expect(page.getByRole("tab", { name: "Sign Up" })).toBeVisible();

@@ -21,7 +21,7 @@ function usedAt(token: string) {
 // Every case runs with JavaScript off and on (the no-js and js projects): the exchange is the
 // button's post in both, never a side effect of opening the link.
 test.describe("single sign-on by token", () => {
-  test("without a token the link is broken", async ({ page }, testInfo) => {
+  test("without a token the link is broken", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/login-sso", testInfo);
     await expect(page.getByText("Looks like the link is broken, plesae try again!")).toBeVisible();
   });

@@ -200,7 +200,7 @@ test.describe("/demo, the express-checkout test page", () => {
     await expect(page.getByRole("button", { name: /^Pay with/ })).toHaveCount(0);
   });
 
-  test("signed in, it is inside the account menu", async ({ page, login }, testInfo) => {
+  test("signed in, it is inside the account menu", { tag: "@once" }, async ({ page, login }, testInfo) => {
     const user = await login();
     await open(page, "/demo", testInfo);
     await expect(page.getByRole("heading", { name: "Express checkout test" })).toBeVisible();

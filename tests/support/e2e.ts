@@ -1,18 +1,34 @@
-import { expect, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import { createDatabase } from "../../api/platform/db";
 import { createSetPasswordToken } from "../../api/identity/one-time-tokens";
 import { createUserWithoutPassword } from "../../api/identity/users";
 import { DEFAULT_PASSWORD, insertSubscription, insertUser } from "./accounts";
+import { e2eDataDir } from "./e2e-servers";
 import { uniqueEmail } from "./emails";
 
 // What the browser tests (tests/e2e, and scripts/page-check.ts) share. Accounts are made through the API's
-// own database code, on the e2e server's database: its SQLite file (one per port: see playwright.config.ts),
-// or the database E2E_DATABASE_URL names (the PostgreSQL lane's, page-check's), read when it is used.
+// own database code, on the database of the e2e server the running test talks to: its SQLite file (one per
+// port: see playwright.config.ts), or the database E2E_DATABASE_URL names (the PostgreSQL lane's,
+// page-check's), read when it is used.
 const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
-const E2E_DATA_DIR = E2E_PORT === 3100 ? "data/e2e" : `data/e2e-${E2E_PORT}`;
-const e2eDatabase = () => process.env.E2E_DATABASE_URL || `${E2E_DATA_DIR}/portal.sqlite`;
 /** The e2e server's stdout: JSON log lines (playwright.config.ts). */
-export const E2E_SERVER_LOG = `${E2E_DATA_DIR}/server.log`;
+export const E2E_SERVER_LOG = `${e2eDataDir(E2E_PORT)}/server.log`;
+
+function e2eDatabase(): string {
+  if (process.env.E2E_DATABASE_URL) return process.env.E2E_DATABASE_URL;
+  return `${e2eDataDir(currentServerPort())}/portal.sqlite`;
+}
+
+/** The port of the server the running test's project talks to (the clock projects have their own). */
+function currentServerPort(): number {
+  let baseURL: string | undefined;
+  try {
+    baseURL = test.info().project.use.baseURL;
+  } catch {
+    // Outside a test (a script): the main e2e server.
+  }
+  return baseURL ? Number(new URL(baseURL).port) : E2E_PORT;
+}
 
 export const DEMO = { email: "demo@example.com", password: "demo-password" };
 
