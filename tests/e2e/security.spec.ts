@@ -600,10 +600,13 @@ test.describe("open redirects", () => {
   // Through the browser, JavaScript off and on: the provider flows carry oldurl through the identity
   // sandbox and back; the desktop hand-off takes none and must not start taking one.
   const BROWSER_CASES = ["//evil.example", "/%5Cevil.example", "https://evil.example", "/..//evil.example", "javascript:alert(1)", "%2F%2Fevil.example"];
+  // The server makes oldurl safe before any redirect; with JavaScript the same answers take the enhanced path
+  // (a data request, a client-side redirect), which two of the cases show (issue 31: not every case twice).
+  const casesFor = (testInfo: TestInfo) => (hasJavaScript(testInfo) ? ["//evil.example", "javascript:alert(1)"] : BROWSER_CASES);
 
   for (const provider of ["Google", "Apple"] as const) {
     test(`${provider} sign-in comes back to the portal whatever oldurl says`, async ({ page }, testInfo) => {
-      for (const value of BROWSER_CASES) {
+      for (const value of casesFor(testInfo)) {
         await page.context().clearCookies();
         await open(page, `/login?oldurl=${value}`, testInfo);
         await page.getByRole("button", { name: `Continue with ${provider}` }).click();
@@ -616,7 +619,7 @@ test.describe("open redirects", () => {
 
   test("password sign-in in the browser stays on the portal whatever oldurl says", async ({ page }, testInfo) => {
     const user = await createUser();
-    for (const value of BROWSER_CASES) {
+    for (const value of casesFor(testInfo)) {
       await page.context().clearCookies();
       await signIn(page, testInfo, user, `/login?oldurl=${value}`);
       await expectHome(page);
