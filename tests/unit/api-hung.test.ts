@@ -111,17 +111,15 @@ describe("the API hanging", () => {
     const signedOut = ["/login", "/pricing", "/get-code", "/forget-password", "/subscription/payment/6"];
     const signedIn = ["/", "/billing", "/connected-devices", "/pricing", "/subscription/payment/6"];
     const loadAll = () => Promise.all([...signedOut.map((path) => load(path)), ...signedIn.map((path) => load(path, token))]);
-    const report = (answers: Awaited<ReturnType<typeof loadAll>>) => console.info(answers.map((a) => `${a.path} ${a.status} ${a.elapsed} ms`).join("\n"));
+    const report = (answers: Awaited<ReturnType<typeof loadAll>>) => answers.map((a) => `${a.path} ${a.status} ${a.elapsed} ms`).join(", ");
 
     const first = await loadAll();
-    report(first);
     expect(first.map((a) => a.status)).toEqual(Array(10).fill(503));
-    expect(Math.max(...first.map((a) => a.elapsed))).toBeLessThan(API_TIMEOUT_MS + MARGIN_MS);
+    expect(Math.max(...first.map((a) => a.elapsed)), report(first)).toBeLessThan(API_TIMEOUT_MS + MARGIN_MS);
 
     // The pages of the next second know it already (the clock is still within the health answer's second).
     const next = await loadAll();
-    report(next);
     expect(next.map((a) => a.status)).toEqual(Array(10).fill(503));
-    expect(Math.max(...next.map((a) => a.elapsed))).toBeLessThan(MARGIN_MS);
+    expect(Math.max(...next.map((a) => a.elapsed)), report(next)).toBeLessThan(MARGIN_MS);
   });
 });
