@@ -29,26 +29,42 @@ export interface ApiAnswer {
   body: Buffer;
 }
 
+/** When a call must be done by, and what ends it sooner. */
+export interface ApiDeadline {
+  /** performance.now() by which the answer must be in: all calls of one page request share it. */
+  at: number;
+  /** Ends the call at once (the API is known to be down). */
+  signal?: AbortSignal;
+}
+
+/** The call ran out of its time or was ended: the API is not answering, so it is not sent again. */
+class ApiGaveUp extends Error {}
+
 /**
- * Sends one request to the API and gives back its whole answer, or rejects (unreachable, reset, or
- * not done within `timeoutMs`), which the API client treats as the API being unavailable. No
- * compression is asked for: the bytes never leave the data centre.
+ * Sends one request to the API and gives back its whole answer, or rejects (unreachable, reset, not
+ * done by the deadline, or ended by its signal), which the API client treats as the API being
+ * unavailable. No compression is asked for: the bytes never leave the data centre.
  */
-export async function sendApiRequest(request: ApiRequest, timeoutMs: number): Promise<ApiAnswer> {
+export async function sendApiRequest(request: ApiRequest, deadline: ApiDeadline): Promise<ApiAnswer> {
   const headers = request.body ? { ...request.headers, "Content-Length": String(request.body.length) } : request.headers;
   try {
-    return await send(request, headers, timeoutMs);
+    return await send(request, headers, deadline);
   } catch (error) {
-    if ((error as { reusedSocket?: boolean }).reusedSocket && RETRYABLE_METHODS.has(request.method)) {
-      return send(request, headers, timeoutMs);
+    // A kept-alive connection the API had closed fails at once: sent again on a new one, within the same
+    // deadline. A call that timed out on one is not (the API hangs: that would double the wait).
+    if (!(error instanceof ApiGaveUp) && (error as { reusedSocket?: boolean }).reusedSocket && RETRYABLE_METHODS.has(request.method)) {
+      return send(request, headers, deadline);
     }
     throw error;
   }
 }
 
-function send(request: ApiRequest, headers: Record<string, string>, timeoutMs: number): Promise<ApiAnswer> {
+function send(request: ApiRequest, headers: Record<string, string>, deadline: ApiDeadline): Promise<ApiAnswer> {
   const url = new URL(request.url);
   const secure = url.protocol === "https:";
+  const timeoutMs = Math.round(deadline.at - performance.now());
+  if (deadline.signal?.aborted) return Promise.reject(new ApiGaveUp("The API is down"));
+  if (timeoutMs <= 0) return Promise.reject(new ApiGaveUp("No time was left for the API to answer"));
   return new Promise((resolve, reject) => {
     const outgoing = (secure ? https : http).request(
       url,
@@ -58,14 +74,22 @@ function send(request: ApiRequest, headers: Record<string, string>, timeoutMs: n
         incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
         incoming.on("error", fail);
         incoming.on("end", () => {
-          clearTimeout(timer);
+          done();
           resolve({ status: incoming.statusCode ?? 502, headers: incoming.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
         });
       },
     );
-    const timer = setTimeout(() => outgoing.destroy(new Error(`The API did not answer within ${timeoutMs} ms`)), timeoutMs);
-    function fail(error: Error) {
+    // Destroying the request also destroys its socket: a hung connection never goes back to the agent.
+    const giveUp = (message: string) => outgoing.destroy(new ApiGaveUp(message));
+    const timer = setTimeout(() => giveUp(`The API did not answer within ${timeoutMs} ms`), timeoutMs);
+    const onDown = () => giveUp("The API is down");
+    deadline.signal?.addEventListener("abort", onDown, { once: true });
+    function done() {
       clearTimeout(timer);
+      deadline.signal?.removeEventListener("abort", onDown);
+    }
+    function fail(error: Error) {
+      done();
       reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket }));
     }
     outgoing.on("error", fail);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { AppLoadContext } from "@remix-run/node";
 import type { MaybeOptionalInit } from "openapi-fetch";
 import { type ApiAnswer, sendApiRequest } from "./api-transport.server";
@@ -60,35 +61,81 @@ export function serviceUnavailable(): Response {
  * answer for themselves (a post shows the message next to its form).
  */
 export async function requireApiReachable(request: Request): Promise<void> {
-  if (request.method !== "GET" || new URL(request.url).pathname.endsWith(".data")) return;
-  if (!(await apiHealth())) throw serviceUnavailable();
+  if (!isPageLoad(request)) return;
+  if (!(await apiHealth().answered)) throw serviceUnavailable();
+}
+
+function isPageLoad(request: Request): boolean {
+  return request.method === "GET" && !new URL(request.url).pathname.endsWith(".data");
 }
 
 /**
  * Whether the API answered its health check, asked at most once a second per process: every page load
  * needs the answer, but a loopback call (and a database ping) per page would halve the throughput of
- * pages that need nothing else from the API. Concurrent page loads share the probe in flight, so each
- * still answers within API_TIMEOUT_MS when the API hangs, and a recovered API is seen within a second.
+ * pages that need nothing else from the API. Every page load meanwhile shares the probe in flight, and
+ * its answer is kept a second from when it came: with the API hanging, the pages loading at once all
+ * see the failure when it comes (their own calls end with it, see `down`), and the pages of the next
+ * second see it at once; a recovered API is seen within a second.
  */
 const HEALTH_TTL_MS = 1_000;
-let lastHealth: { at: number; probe: Promise<boolean> } | undefined;
+interface HealthProbe {
+  answered: Promise<boolean>;
+  /** Aborted when the probe fails. */
+  down: AbortSignal;
+  settledAt?: number;
+}
+let health: HealthProbe | undefined;
 
-function apiHealth(): Promise<boolean> {
-  const now = Date.now();
-  if (lastHealth && now - lastHealth.at < HEALTH_TTL_MS) return lastHealth.probe;
+/** The probe in flight or answered within the last second, if there is one. */
+function currentHealth(): HealthProbe | undefined {
+  if (health && (health.settledAt === undefined || Date.now() - health.settledAt < HEALTH_TTL_MS)) return health;
+  return undefined;
+}
+
+function apiHealth(): HealthProbe {
+  const current = currentHealth();
+  if (current) return current;
   const env = portalConfig();
-  const probe = fetch(`${env.apiBaseUrl}/api/health`, {
-    headers: { Accept: "application/json" },
-    signal: AbortSignal.timeout(env.apiTimeoutMs),
-  }).then(
-    async (response) => {
-      await response.body?.cancel();
-      return response.ok;
-    },
-    () => false,
-  );
-  lastHealth = { at: now, probe };
+  const failed = new AbortController();
+  // Every call of every page loading meanwhile listens to it.
+  setMaxListeners(0, failed.signal);
+  const probe: HealthProbe = {
+    down: failed.signal,
+    answered: fetch(`${env.apiBaseUrl}/api/health`, {
+      headers: { Accept: "application/json" },
+      signal: AbortSignal.timeout(env.apiTimeoutMs),
+    })
+      .then(
+        async (response) => {
+          await response.body?.cancel();
+          return response.ok;
+        },
+        () => false,
+      )
+      .then((ok) => {
+        probe.settledAt = Date.now();
+        if (!ok) failed.abort();
+        return ok;
+      }),
+  };
+  health = probe;
   return probe;
+}
+
+/**
+ * One deadline for all the calls made on behalf of one request (its load context), however many
+ * loaders make them and one after another: a page answers within API_TIMEOUT_MS of its first call,
+ * not a timeout per call. An action's calls have their own, so that the page's loaders after a slow
+ * post still get theirs (Remix asks those loaders with a GET).
+ */
+const deadlines = new WeakMap<object, { action?: number; loaders?: number }>();
+
+function deadlineFor(request: Request, context: object, timeoutMs: number): number {
+  let ofRequest = deadlines.get(context);
+  if (!ofRequest) deadlines.set(context, (ofRequest = {}));
+  const phase = request.method === "GET" || request.method === "HEAD" ? "loaders" : "action";
+  ofRequest[phase] ??= performance.now() + timeoutMs;
+  return ofRequest[phase];
 }
 
 type Method = "get" | "post" | "put" | "delete";
@@ -142,9 +189,11 @@ export function createApiClient(request: Request, context: Pick<AppLoadContext, 
   function send(method: string, path: string, init: CallInit | undefined, accept?: string): Promise<ApiAnswer> {
     const body = init?.body === undefined ? undefined : Buffer.from(JSON.stringify(init.body));
     const sent = { ...headers, ...(accept ? { Accept: accept } : {}), ...(body ? { "Content-Type": "application/json" } : {}) };
+    // A page load's calls end as soon as the health probe it shares has failed: the page is the 503 page then.
+    const down = isPageLoad(request) ? currentHealth()?.down : undefined;
     return sendApiRequest(
       { method, url: `${env.apiBaseUrl}${expandPath(path, init?.params?.path)}${queryString(init?.params?.query)}`, headers: sent, body },
-      env.apiTimeoutMs,
+      { at: deadlineFor(request, context, env.apiTimeoutMs), signal: down },
     );
   }
 

@@ -8,6 +8,9 @@ import { setPortalConfigForTests } from "./portal-config";
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
 const seen: Seen[] = [];
 let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end();
+/** Answers the stand-in holds: the API hanging. */
+const held: http.ServerResponse[] = [];
+const hang = (_req: http.IncomingMessage, res: http.ServerResponse) => void held.push(res);
 
 const standIn = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -25,7 +28,8 @@ function json(res: http.ServerResponse, status: number, body: unknown) {
 
 let client: typeof import("~/utils/api.server");
 let sessions: typeof import("~/utils/session.server");
-const context = { clientIp: "203.0.113.9", requestId: "req-42" };
+/** A request's load context: server.ts makes one per request, and the calls made for it share one deadline. */
+const context = () => ({ clientIp: "203.0.113.9", requestId: "req-42" });
 const request = new Request("http://portal.test/billing?page=2", { headers: { "User-Agent": "Browser/2.0" } });
 
 beforeAll(async () => {
@@ -40,6 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
+  for (const res of held) res.destroy();
   standIn.close();
 });
 
@@ -47,7 +52,7 @@ describe("the API client", () => {
   it("fills path parameters (encoded) and the query string, and forwards the token, address, request id and user agent", async () => {
     seen.length = 0;
     answer = (_req, res) => json(res, 200, { status: true, message: "OK", data: { id: "a b" } });
-    const api = client.createApiClient(request, context, "tok-1");
+    const api = client.createApiClient(request, context(), "tok-1");
     const result = await api.get("/api/payments/crypto/invoices/{id}", { params: { path: { id: "a b/c" } } });
     expect(result).toEqual({ ok: true, status: 200, message: "OK", data: { id: "a b" } });
     await api.get("/api/getCurrentcards", { params: { query: { page: 2, per_page: 10 } } });
@@ -65,7 +70,7 @@ describe("the API client", () => {
   it("sends a body as JSON with its length", async () => {
     seen.length = 0;
     answer = (_req, res) => json(res, 200, { status: true, message: "Sent", data: null });
-    const api = client.createApiClient(request, context);
+    const api = client.createApiClient(request, context());
     const result = await api.post("/api/auth/forgot-password", { body: { email: "été@example.com" } });
     expect(result).toMatchObject({ ok: true, message: "Sent" });
     expect(seen[0]?.headers["content-type"]).toBe("application/json");
@@ -81,7 +86,7 @@ describe("the API client", () => {
         message: "The email is not valid.",
         errors: { message: "The email is not valid.", code: "validation_failed", fields: { email: ["The email is not valid."] } },
       });
-    const api = client.createApiClient(request, context);
+    const api = client.createApiClient(request, context());
     expect(await api.post("/api/auth/forgot-password", { body: { email: "x" } })).toEqual({
       ok: false,
       status: 422,
@@ -97,7 +102,7 @@ describe("the API client", () => {
   });
 
   it("takes a success that is not JSON, an unreachable API and a slow one as the API being unavailable", async () => {
-    const api = client.createApiClient(request, context);
+    const api = client.createApiClient(request, context());
     answer = (_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end("<html>a captive portal</html>");
@@ -109,13 +114,39 @@ describe("the API client", () => {
     expect(Date.now() - started).toBeLessThan(1_400);
   });
 
+  it("gives the calls made for one request one deadline, and does not send again a call that timed out on a kept-alive connection", async () => {
+    const api = client.createApiClient(request, context());
+    answer = (_req, res) => json(res, 200, { status: true, data: {} });
+    await api.get("/api/me");
+    seen.length = 0;
+    answer = hang;
+    const started = performance.now();
+    expect(await api.get("/api/me")).toMatchObject({ ok: false, status: 503 });
+    expect(await api.get("/api/devices")).toMatchObject({ ok: false, status: 503 });
+    expect(performance.now() - started).toBeLessThan(500 + 200);
+    // The first was sent once, on the connection kept from the call before; the second had no time left.
+    expect(seen.map((s) => s.url)).toEqual(["/api/me"]);
+  });
+
+  it("gives an action's calls and the page's loaders after it a deadline each", async () => {
+    answer = hang;
+    const page = context();
+    const post = new Request("http://portal.test/forget-password", { method: "POST" });
+    expect(await client.createApiClient(post, page).post("/api/auth/forgot-password", { body: { email: "x" } })).toMatchObject({ ok: false, status: 503 });
+    seen.length = 0;
+    // Remix asks the loaders after an action with a GET of the page.
+    const loaders = client.createApiClient(new Request("http://portal.test/forget-password"), page);
+    expect(await loaders.get("/api/me")).toMatchObject({ ok: false, status: 503 });
+    expect(seen.map((s) => s.url)).toEqual(["/api/me"]);
+  });
+
   it("downloads a file with the media type asked for, and gives null when the API is unreachable", async () => {
     seen.length = 0;
     answer = (_req, res) => {
       res.writeHead(200, { "Content-Type": "application/pdf" });
       res.end("%PDF-1.4 invoice");
     };
-    const api = client.createApiClient(request, context, "tok-2");
+    const api = client.createApiClient(request, context(), "tok-2");
     const file = await api.getFile("/api/invoice/{id}/{paymentGateway}", { params: { path: { id: 7, paymentGateway: "bitpay" } }, accept: "application/pdf" });
     expect(file?.status).toBe(200);
     expect(file?.headers["content-type"]).toBe("application/pdf");
@@ -131,7 +162,7 @@ describe("the API client", () => {
     const probe = new Request("http://portal.test/");
     const cookie = (await sessions.commitTokenSession(probe, "revoked")).split(";")[0]!;
     const signedIn = new Request("http://portal.test/billing", { headers: { Cookie: cookie } });
-    const api = client.createApiClient(signedIn, context, "revoked");
+    const api = client.createApiClient(signedIn, context(), "revoked");
     const thrown = await api.get("/api/me").then(
       () => null,
       (error: unknown) => error,

@@ -33,7 +33,8 @@ const standIn = http.createServer((req, res) => {
 let route: typeof import("~/routes/payments.paypal");
 let checkout: typeof import("~/routes/subscription.payment.$planId/checkout.server");
 let sessions: typeof import("~/utils/session.server");
-const context = { clientIp: "203.0.113.7", cspNonce: "" };
+// One load context per request, as server.ts makes it: the API calls made for a request share one deadline.
+const context = () => ({ clientIp: "203.0.113.7", cspNonce: "" });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
@@ -59,7 +60,7 @@ async function post(body: string, signedIn = true) {
     headers.Cookie = (await sessions.commitTokenSession(probe, "good-token")).split(";")[0]!;
   }
   const request = new Request("http://portal.test/payments/paypal", { method: "POST", headers, body });
-  return (await route.action({ request, context, params: {} })) as Response;
+  return (await route.action({ request, context: context(), params: {} })) as Response;
 }
 
 const GOOD = { planId: 7, return_path: "/subscription/payment/7", idempotency_key: "page-key-0123456789ab" };

@@ -293,7 +293,8 @@ describe("pricing loader", () => {
   });
   let pricing: typeof import("~/routes/pricing");
   let sessions: typeof import("~/utils/session.server");
-  const context = { clientIp: "203.0.113.7", cspNonce: "" };
+  // One load context per request, as server.ts makes it: the API calls made for a request share one deadline.
+  const context = () => ({ clientIp: "203.0.113.7", cspNonce: "" });
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
@@ -318,7 +319,7 @@ describe("pricing loader", () => {
 
   type LoaderData = { signedIn: boolean; plans: Plan[]; failure: string | null; missingChoice: boolean };
   async function load(path: string, token?: string) {
-    const result = (await pricing.loader({ request: await request(path, token), context, params: {} })) as unknown;
+    const result = (await pricing.loader({ request: await request(path, token), context: context(), params: {} })) as unknown;
     if (result instanceof Response) return { response: result, data: null, headers: result.headers };
     const { data, init } = result as { data: LoaderData; init?: { headers?: Record<string, string> } };
     const headers = new Headers(init?.headers);

@@ -60,7 +60,8 @@ const standIn = http.createServer((req, res) => {
 let home: typeof import("~/routes/_index");
 let layout: typeof import("~/routes/_app");
 let sessions: typeof import("~/utils/session.server");
-const context = { clientIp: "203.0.113.7", cspNonce: "" };
+// One load context per request, as server.ts makes it: the API calls made for a request share one deadline.
+const context = () => ({ clientIp: "203.0.113.7", cspNonce: "" });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
@@ -90,7 +91,7 @@ describe("account home loader", () => {
     seen.length = 0;
     hasAccountHome = true;
     try {
-      const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+      const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
       expect(seen.map((s) => s.path)).toEqual(["/api/account/home"]);
       expect(seen[0]?.authorization).toBe("Bearer good-token");
       expect(data.email).toBe("someone@example.com");
@@ -109,7 +110,7 @@ describe("account home loader", () => {
 
   it("with an API without the aggregate, calls the API with the token, the browser's address and user agent, and builds the dashboard", async () => {
     seen.length = 0;
-    const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+    const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
     expect(data.subscription).toEqual({ plan: "Premium", daysLeft: 10, activatedOn: "01 November, 2026", expiresOn: "01 December, 2026" });
     expect(data.accounts).toEqual([
       { type: "GOOGLE", name: "Google", linkId: 3 },
@@ -135,7 +136,7 @@ describe("account home loader", () => {
     failing.add("/api/subscription/active");
     failing.add("/api/download-links");
     try {
-      const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+      const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
       expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
       expect(data.subscription).toEqual({ plan: "Free" });
       expect(data.accounts[0]?.linkId).toBe(3);
@@ -146,7 +147,7 @@ describe("account home loader", () => {
     }
     failing.add("/api/account/link-list");
     try {
-      const data = (await home.loader({ request: await signedInRequest("/"), context, params: {} })) as Awaited<ReturnType<typeof home.loader>>;
+      const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
       expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch account link list"]);
     } finally {
       failing.clear();
@@ -154,7 +155,7 @@ describe("account home loader", () => {
   });
 
   it("a token the API refuses signs the user out, back to login with oldurl", async () => {
-    const thrown = await home.loader({ request: await signedInRequest("/billing?x=1", "revoked"), context, params: {} }).catch((e: unknown) => e);
+    const thrown = await home.loader({ request: await signedInRequest("/billing?x=1", "revoked"), context: context(), params: {} }).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(Response);
     const response = thrown as Response;
     expect(response.status).toBe(302);
@@ -165,7 +166,7 @@ describe("account home loader", () => {
   });
 
   it("an anonymous visitor is sent to sign in", async () => {
-    const thrown = await layout.loader({ request: new Request("http://portal.test/connected-devices"), context, params: {} }).catch((e: unknown) => e);
+    const thrown = await layout.loader({ request: new Request("http://portal.test/connected-devices"), context: context(), params: {} }).catch((e: unknown) => e);
     expect((thrown as Response).headers.get("Location")).toBe("/login?oldurl=%2Fconnected-devices");
   });
 
@@ -173,7 +174,7 @@ describe("account home loader", () => {
     const request = await signedInRequest("/");
     await new Promise<void>((resolve) => standIn.close(() => resolve()));
     standIn.closeAllConnections();
-    const thrown = await layout.loader({ request, context, params: {} }).catch((e: unknown) => e);
+    const thrown = await layout.loader({ request, context: context(), params: {} }).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(Response);
     expect((thrown as Response).status).toBe(503);
     expect(await (thrown as Response).text()).toMatch(/can't reach our servers/);
