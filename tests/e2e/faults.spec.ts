@@ -26,8 +26,9 @@ const SLACK_MS = 2_000;
 // needing nothing else from the API may still render during the second after the API went away.
 const HEALTH_TTL_MS = 1_000;
 const healthProbeExpired = () => new Promise((resolve) => setTimeout(resolve, HEALTH_TTL_MS + 100));
-// Beside a run on other ports (E2E_PORT), its own: 40 above it.
-const FAULTS_PORT = process.env.E2E_PORT ? Number(process.env.E2E_PORT) + 40 : 3640;
+// 70 above the main server's port (E2E_PORT): clear of the clock server (+1), the security spec's servers
+// (+10 to +49), the PostgreSQL lane (3150) and production-mode's servers (+60 to +69).
+const FAULTS_PORT = Number(process.env.E2E_PORT ?? 3100) + 70;
 const PORTS: Record<string, { api: number; portal: number }> = {
   "no-js": { api: FAULTS_PORT, portal: FAULTS_PORT + 1 },
   js: { api: FAULTS_PORT + 2, portal: FAULTS_PORT + 3 },
@@ -204,7 +205,7 @@ test.afterAll(async () => {
   await smtp?.close();
 });
 
-test("the API down: every page, signed out and signed in, is the 503 page; back without restarting the portal", async ({}, testInfo) => {
+test("the API down: every page, signed out and signed in, is the 503 page; back without restarting the portal", { tag: "@once" }, async ({}, testInfo) => {
   test.setTimeout(120_000);
   const outPage = await signedOut.newPage();
   const inPage = await signedIn.newPage();
@@ -219,7 +220,7 @@ test("the API down: every page, signed out and signed in, is the 503 page; back 
   for (const path of SIGNED_IN_PAGES) await expectWorking(inPage, path, testInfo);
 });
 
-test("the API hanging (stopped, not answering): every page is the 503 page within the client timeout, then works again", async ({}, testInfo) => {
+test("the API hanging (stopped, not answering): every page is the 503 page within the client timeout, then works again", { tag: "@once" }, async ({}, testInfo) => {
   test.setTimeout(180_000);
   const outPage = await signedOut.newPage();
   const inPage = await signedIn.newPage();
