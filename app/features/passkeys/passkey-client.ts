@@ -12,10 +12,10 @@ type PasskeyAssertion = (optionsJSON: PublicKeyCredentialRequestOptionsJSON, aut
 let cancelPending: (() => void) | undefined;
 
 /**
- * What asks the browser for a sign-in passkey and answers the AuthenticationResponseJSON. Browsers that
- * offer passkeys in autofill also parse and serialise WebAuthn's JSON themselves
+ * What asks the browser for a sign-in passkey and answers the AuthenticationResponseJSON. Current browsers
+ * that offer passkeys in autofill also parse and serialise WebAuthn's JSON themselves
  * (parseRequestOptionsFromJSON, toJSON), so /login, whose autofill request starts with the page, loads
- * the library only where those are missing. A new request ends the pending one (the autofill request when
+ * the library only where those are missing (older ones). A new request ends the pending one (the autofill request when
  * the button is pressed).
  */
 export async function passkeyAssertion(): Promise<PasskeyAssertion> {
