@@ -1,4 +1,4 @@
-import { PASSKEY_CLIENT_MESSAGES } from "./passkey-messages";
+import { PASSKEY_CLIENT_MESSAGES } from "./passkey-client-messages";
 
 // The browser side of passkeys: @simplewebauthn/browser is loaded only when a passkey is used (a
 // dynamic import), so pages pay nothing for it until then; sign-in uses the browser's own WebAuthn JSON
