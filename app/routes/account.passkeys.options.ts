@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { jsonAnswer, jsonError, restartAnswer } from "~/features/passkeys/json.server";
-import { PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-messages";
+import { PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-client-messages";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { jsonAnswer, jsonError, readJsonObject } from "~/features/passkeys/json.server";
-import { PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-messages";
+import { PASSKEY_CLIENT_MESSAGES } from "~/features/passkeys/passkey-client-messages";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { safeRedirect } from "~/utils/safe-redirect";

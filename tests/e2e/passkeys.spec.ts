@@ -60,6 +60,41 @@ async function allowAutofillSwitch(page: Page) {
   });
 }
 
+/**
+ * Browsers without WebAuthn's JSON methods (PublicKeyCredential.parseRequestOptionsFromJSON and
+ * toJSON) sign in through @simplewebauthn/browser, loaded then: while a localStorage flag is set, the
+ * page is made to look like one (Chromium has them).
+ */
+async function allowWebAuthnJsonSwitch(page: Page) {
+  await page.addInitScript(() => {
+    const credential = window.PublicKeyCredential as unknown as { parseRequestOptionsFromJSON?: unknown; prototype: { toJSON?: unknown } } | undefined;
+    if (!credential || location.protocol === "about:" || localStorage.getItem("e2e-no-webauthn-json") !== "1") return;
+    delete credential.parseRequestOptionsFromJSON;
+    delete credential.prototype.toJSON;
+  });
+}
+
+async function setWebAuthnJson(page: Page, on: boolean) {
+  await page.evaluate((off) => (off ? localStorage.setItem("e2e-no-webauthn-json", "1") : localStorage.removeItem("e2e-no-webauthn-json")), !on);
+}
+
+/** The scripts the page requests from now on; `webAuthnLibraryAmong` tells whether @simplewebauthn/browser is one. */
+function watchScripts(page: Page): Set<string> {
+  const urls = new Set<string>();
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") urls.add(request.url());
+  });
+  return urls;
+}
+
+async function webAuthnLibraryAmong(page: Page, urls: Set<string>): Promise<boolean> {
+  for (const url of urls) {
+    // The library's own error text; the portal's code does not have it.
+    if ((await (await page.request.get(url)).text()).includes("Authentication was not completed")) return true;
+  }
+  return false;
+}
+
 async function setAutofill(page: Page, on: boolean) {
   await page.evaluate((off) => (off ? localStorage.setItem("e2e-no-passkey-autofill", "1") : localStorage.removeItem("e2e-no-passkey-autofill")), !on);
 }
@@ -145,6 +180,7 @@ test("add a passkey, sign in with it (also with two-factor on, without a code), 
   test.slow();
   await addVirtualAuthenticator(page);
   await allowAutofillSwitch(page);
+  await allowWebAuthnJsonSwitch(page);
   const user = await createUser({ emailPrefix: "passkey" });
 
   await open(page, onLocalhost(testInfo, "/login"), testInfo);
@@ -184,7 +220,9 @@ test("add a passkey, sign in with it (also with two-factor on, without a code), 
   await expect(add.getByLabel("Passkey name")).toHaveValue("");
   await latestMail(request, user.email, /^A passkey was added to your account$/);
 
-  // Sign out, then in with the passkey.
+  // Sign out, then in with the passkey: Chromium parses and serialises WebAuthn's JSON itself, so the
+  // sign-in page does not load @simplewebauthn/browser (the security page's 'Create passkey' did).
+  const scripts = watchScripts(page);
   await logOutThenSignInWithAPasskey(page);
   await expectHome(page);
 
@@ -204,6 +242,21 @@ test("add a passkey, sign in with it (also with two-factor on, without a code), 
   await signedOut;
   await expect(page).toHaveURL(onLocalhost(testInfo, "/"));
   await expectHome(page);
+  expect(await webAuthnLibraryAmong(page, scripts)).toBe(false);
+
+  // A browser without those JSON methods signs in through the library, loaded then: with the button, and
+  // from autofill.
+  await setWebAuthnJson(page, false);
+  await logOutThenSignInWithAPasskey(page);
+  await expectHome(page);
+  await setAutofill(page, true);
+  const signedOutAgain = page.waitForURL(/\/login$/, { waitUntil: "commit" });
+  await page.getByRole("button", { name: "Log Out" }).click();
+  await signedOutAgain;
+  await expect(page).toHaveURL(onLocalhost(testInfo, "/"));
+  await expectHome(page);
+  expect(await webAuthnLibraryAmong(page, scripts)).toBe(true);
+  await setWebAuthnJson(page, true);
 
   // Remove it: it is gone from the list, and the browser's passkey no longer signs in.
   await open(page, onLocalhost(testInfo, "/account/security"), testInfo);

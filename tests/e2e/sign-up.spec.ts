@@ -126,3 +126,78 @@ test("a code that expires before Finish sends the person back to the code step",
   await expect(page.getByRole("heading", { name: "Confirm Code" })).toBeVisible();
   await expect(page.getByLabel("Verification code")).toHaveAccessibleDescription(/expired|Invalid verification code/);
 });
+
+// The sign-up tab's code loads only when that tab is shown (/login's JS budget, issue 31); with JavaScript the
+// page must look and behave as if it had come with the page.
+test.describe("the sign-up tab's code, loaded when that tab is shown", () => {
+  const signUpCode = "**/build/_shared/sign-up-*.js";
+
+  /** Holds the sign-up tab's code on its way until the returned function is called. */
+  async function holdSignUpCode(page: Page) {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let requested = () => {};
+    const requestedOnce = new Promise<void>((resolve) => {
+      requested = resolve;
+    });
+    await page.route(signUpCode, async (route) => {
+      requested();
+      await released;
+      await route.continue();
+    });
+    return { requested: requestedOnce, release };
+  }
+
+  test("the sign-in tab does not download it; switching tabs keeps the sign-in form until the sign-up form replaces it", async ({ page }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "code loading is the js project's");
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+    });
+    const held = await holdSignUpCode(page);
+    await open(page, "/login", testInfo);
+    await page.waitForLoadState("networkidle");
+    expect(scripts.filter((script) => /\/sign-up-/.test(script))).toEqual([]);
+
+    // Records whether the tab panel is ever left without a form.
+    await page.evaluate(() => {
+      const panel = document.querySelector('[role="tabpanel"]')!;
+      const record = window as unknown as { panelEmptied: boolean };
+      record.panelEmptied = false;
+      new MutationObserver(() => {
+        if (!panel.querySelector("form")) record.panelEmptied = true;
+      }).observe(panel, { childList: true, subtree: true });
+    });
+    await page.getByRole("tab", { name: "Sign Up" }).click();
+    await held.requested;
+    await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
+    await expect(page.getByRole("tab", { name: "Sign In" })).toHaveAttribute("aria-selected", "true");
+    held.release();
+    await expect(page.getByRole("checkbox", { name: "I agree to the Terms of Service and Privacy Policy" })).toBeVisible();
+    await expect(page.getByRole("tab", { name: "Sign Up" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.getByLabel("Password", { exact: true })).toHaveCount(0);
+    expect(await page.evaluate(() => (window as unknown as { panelEmptied: boolean }).panelEmptied)).toBe(false);
+  });
+
+  test("?tab=signup: what is typed before the code has come stays, in the same fields, once it has", async ({ page }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "code loading is the js project's");
+    const held = await holdSignUpCode(page);
+    await open(page, "/login?tab=signup", testInfo);
+    await held.requested;
+    const email = page.getByLabel("Email", { exact: true });
+    const terms = page.getByRole("checkbox", { name: "I agree to the Terms of Service and Privacy Policy" });
+    await email.fill("typed-early@example.com");
+    await terms.check();
+    // React's own mark on a node it has hydrated; the server's field is kept if it gains one.
+    const hydrated = () => email.evaluate((input) => Object.keys(input).some((key) => key.startsWith("__reactFiber")));
+    expect(await hydrated()).toBe(false);
+    await email.evaluate((input) => Object.assign(input, { typedBeforeHydration: true }));
+    held.release();
+    await expect.poll(hydrated).toBe(true);
+    expect(await email.evaluate((input) => (input as unknown as { typedBeforeHydration?: boolean }).typedBeforeHydration)).toBe(true);
+    await expect(email).toHaveValue("typed-early@example.com");
+    await expect(terms).toBeChecked();
+  });
+});

@@ -1,10 +1,50 @@
-import { PASSKEY_CLIENT_MESSAGES } from "./passkey-messages";
+import { PASSKEY_CLIENT_MESSAGES } from "./passkey-client-messages";
 
 // The browser side of passkeys: @simplewebauthn/browser is loaded only when a passkey is used (a
-// dynamic import), so pages pay nothing for it until then.
+// dynamic import), so pages pay nothing for it until then; sign-in uses the browser's own WebAuthn JSON
+// methods where it has them, and never loads it there.
 
 export function loadWebAuthn() {
   return import("@simplewebauthn/browser");
+}
+
+type PasskeyAssertion = (optionsJSON: PublicKeyCredentialRequestOptionsJSON, autofill: boolean) => Promise<unknown>;
+let cancelPending: (() => void) | undefined;
+
+/**
+ * What asks the browser for a sign-in passkey and answers the AuthenticationResponseJSON. Current browsers
+ * that offer passkeys in autofill also parse and serialise WebAuthn's JSON themselves
+ * (parseRequestOptionsFromJSON, toJSON), so /login, whose autofill request starts with the page, loads
+ * the library only where those are missing (older ones). A new request ends the pending one (the autofill request when
+ * the button is pressed).
+ */
+export async function passkeyAssertion(): Promise<PasskeyAssertion> {
+  const credential = window.PublicKeyCredential;
+  if (typeof credential.parseRequestOptionsFromJSON === "function" && typeof credential.prototype.toJSON === "function") {
+    return async (optionsJSON, autofill) => {
+      cancelPending?.();
+      const controller = new AbortController();
+      cancelPending = () => controller.abort();
+      const answer = await navigator.credentials.get({
+        publicKey: credential.parseRequestOptionsFromJSON(optionsJSON),
+        mediation: autofill ? "conditional" : "optional",
+        signal: controller.signal,
+      });
+      return (answer as PublicKeyCredential).toJSON();
+    };
+  }
+  const { startAuthentication, WebAuthnAbortService } = await loadWebAuthn();
+  return (optionsJSON, autofill) => {
+    cancelPending = () => WebAuthnAbortService.cancelCeremony();
+    // biome-ignore lint/suspicious/noExplicitAny: the DOM's and SimpleWebAuthn's optionsJSON types differ only in name.
+    return startAuthentication({ optionsJSON: optionsJSON as any, useBrowserAutofill: autofill });
+  };
+}
+
+/** Ends a pending sign-in request (the page is left). */
+export function cancelPasskeyRequest() {
+  cancelPending?.();
+  cancelPending = undefined;
 }
 
 /** Whether the browser offers passkeys in autofill (conditional mediation), asked without the library. */

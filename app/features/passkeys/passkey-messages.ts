@@ -8,11 +8,3 @@ export const RESET_PASSKEYS_FORM = "reset-passkeys";
 export const PASSKEY_CONFIRMATION_SECONDS = 300;
 /** The longest passkey name the API takes. */
 export const PASSKEY_NAME_MAX = 60;
-
-export const PASSKEY_CLIENT_MESSAGES = {
-  nameRequired: "Please enter a passkey name",
-  cancelled: "The passkey prompt was closed or timed out. Please try again.",
-  unsupported: "This browser cannot use passkeys.",
-  failed: "Something went wrong with the passkey. Please try again.",
-  confirmAgain: "Please confirm it is you again before adding a passkey.",
-} as const;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { browserHasWebAuthn, ceremonyError, conditionalMediationAvailable, loadWebAuthn, postJson } from "./passkey-client";
+import { browserHasWebAuthn, cancelPasskeyRequest, ceremonyError, conditionalMediationAvailable, passkeyAssertion, postJson } from "./passkey-client";
 
 /**
  * /login's 'Sign in with a passkey' (docs/decisions/037). It appears only once JavaScript runs (without
@@ -33,15 +33,11 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
         if (!autofill) setError(String(options.data.error ?? ""));
         return;
       }
-      const { startAuthentication } = await loadWebAuthn();
-      if (autofill && pressedRef.current) return;
       let response: unknown;
       try {
-        response = await startAuthentication({
-          // biome-ignore lint/suspicious/noExplicitAny: the API's options are SimpleWebAuthn's optionsJSON.
-          optionsJSON: options.data.options as any,
-          useBrowserAutofill: autofill,
-        });
+        const assertion = await passkeyAssertion();
+        if (autofill && pressedRef.current) return;
+        response = await assertion(options.data.options as PublicKeyCredentialRequestOptionsJSON, autofill);
       } catch (failure) {
         const message = ceremonyError(failure);
         if (message && !autofill) setError(message);
@@ -57,8 +53,8 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
     setAvailable(true);
     let cancelled = false;
     let started = false;
-    // The browser says itself whether it offers passkeys in autofill; only then is the WebAuthn client
-    // loaded before the button is pressed (conditional UI needs its request waiting from the start).
+    // The browser says itself whether it offers passkeys in autofill; only then does a request start
+    // before the button is pressed (conditional UI needs it waiting from the start).
     conditionalMediationAvailable()
       .then(async (autofill) => {
         if (cancelled || !autofill) return;
@@ -68,10 +64,7 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
       .catch(() => undefined);
     return () => {
       cancelled = true;
-      if (!started) return;
-      loadWebAuthn()
-        .then(({ WebAuthnAbortService }) => WebAuthnAbortService.cancelCeremony())
-        .catch(() => undefined);
+      if (started) cancelPasskeyRequest();
     };
   }, [ceremony]);
 

@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { lazy, Suspense } from "react";
 import { AuthPage } from "~/components/auth-page";
 import { pageMeta } from "~/utils/meta";
 import { loginAction, loginLoader } from "./login.server";
 import { SignInForm } from "./sign-in-form";
-import { SignUp } from "./sign-up";
 
 export const meta: MetaFunction = ({ location }) =>
   new URLSearchParams(location.search).get("tab") === "signup"
@@ -15,6 +15,13 @@ export const meta: MetaFunction = ({ location }) =>
 // to one empty stand-in for it, instead of one shared chunk per server module (/login's JS budget).
 export const loader = (args: LoaderFunctionArgs) => loginLoader(args);
 export const action = (args: ActionFunctionArgs) => loginAction(args);
+
+// The sign-up tab's code (its three steps, the code input and its countdown) loads when that tab is shown, not
+// with the sign-in tab (/login's JS budget). The server renders it whole; in the browser its HTML stays as it
+// is, typed input included, until the code has come and hydrates it. The tabs switch in a transition (Remix
+// navigations are), so the sign-in form stays until the sign-up form can replace it: nothing flashes empty.
+const loadSignUp = () => import("./sign-up");
+const SignUp = lazy(() => loadSignUp().then((module) => ({ default: module.SignUp })));
 
 export default function LoginPage() {
   const { signup } = useLoaderData<typeof loader>();
@@ -35,14 +42,24 @@ export default function LoginPage() {
         <Link role="tab" id="login-tab-signin" aria-selected={tab === "signin"} to={tabHref("signin")} className="tab" replace>
           Sign In
         </Link>
-        <Link role="tab" id="login-tab-signup" aria-selected={tab === "signup"} to={tabHref("signup")} className="tab" replace>
+        <Link
+          role="tab"
+          id="login-tab-signup"
+          aria-selected={tab === "signup"}
+          to={tabHref("signup")}
+          className="tab"
+          replace
+          onPointerEnter={loadSignUp}
+          onFocus={loadSignUp}
+        >
           Sign Up
         </Link>
       </div>
       {/* Named by the active tab, which is how a checker (and assistive technology) pairs them; a div, not a
           section: the panel has no heading of its own. */}
       <div role="tabpanel" aria-labelledby={`login-tab-${tab}`}>
-        {signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}
+        {/* One boundary around both tabs, mounted throughout: a transition never shows its (empty) fallback. */}
+        <Suspense fallback={null}>{signup ? <SignUp state={signup} /> : <SignInForm oldurl={oldurl} />}</Suspense>
       </div>
       {/* '/' sends a visitor here: the way to the plans (issue 21). */}
       <p className="auth-footer">
