@@ -376,6 +376,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the signed-in checkout of a plan shows, in one call
+         * @description The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request.
+         */
+        get: operations["accountCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/getCurrentcards": {
         parameters: {
             query?: never;
@@ -3173,6 +3193,25 @@ export interface components {
             /** @example stripe */
             payment_gateway: string;
         };
+        AccountCheckout: {
+            plan_data: components["schemas"]["Plan"];
+            /**
+             * Format: date-time
+             * @description When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.
+             */
+            term_ends_on: string;
+            gateway: {
+                /** @enum {string} */
+                mode: "live" | "sandbox";
+                publishable_key: string;
+                crypto: boolean;
+                paypal: boolean;
+                paypal_client_id: string | null;
+            };
+            user: components["schemas"]["User"];
+            saved_cards: components["schemas"]["SavedCard"][];
+            subscription: components["schemas"]["Subscription"] | null;
+        };
         Pagination: {
             current_page: number;
             last_page: number;
@@ -4788,6 +4827,44 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    accountCheckout: {
+        parameters: {
+            query: {
+                /** @description plans.id */
+                plan_id: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["AccountCheckout"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -1,8 +1,11 @@
 import crypto from "node:crypto";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
+import zlib from "node:zlib";
+import compression from "compression";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { inlineScriptHashes, publicPageCache, withScriptHashes } from "../../server/public-page-cache";
+import { inlineScriptHashes, preferredEncoding, publicPageCache, withScriptHashes } from "../../server/public-page-cache";
 
 // The micro-cache in front of a real Express app whose handler renders like the portal does: a CSP with
 // a nonce set earlier in the chain, HTML streamed in pieces, inline scripts carrying the nonce.
@@ -14,16 +17,28 @@ app.use((_req, res, next) => {
   res.setHeader("Content-Security-Policy", `default-src 'self';script-src 'self' 'nonce-${res.locals.cspNonce}';object-src 'none'`);
   next();
 });
+// As in server.ts, the compression middleware comes before the cache.
+app.use(compression());
+// Requests that reached the app for ?tab=crowd, and what holds their render back (a stampede test).
+let crowdArrived = 0;
+let releaseCrowd: () => void = () => undefined;
+let crowdGate: Promise<void> = Promise.resolve();
+app.use((req, _res, next) => {
+  if (req.query.tab === "crowd") crowdArrived++;
+  next();
+});
 // freshMs leaves room for a loaded CI machine: at 200 ms, two fetches in a row on a 2-core machine at load
 // average 13 were once far enough apart that the second one renders the replacement instead of a hit.
-app.get("/page", publicPageCache({ paths: ["/page"], freshMs: 1_000, staleMs: 5_000 }), (req, res) => {
+app.get("/page", publicPageCache({ paths: ["/page"], freshMs: 1_000, staleMs: 5_000 }), async (req, res) => {
   renders++;
+  if (req.query.tab === "crowd") await crowdGate;
   const nonce = res.locals.cspNonce as string;
   res.setHeader("Content-Type", "text/html; charset=utf-8");
   res.setHeader("Cache-Control", cacheControl);
   res.write(`<html><body><p>render ${renders}</p><script nonce="${nonce}">window.a = 1;</script>`);
   res.write(`<script nonce="${nonce}" type="module" src="/build/x.js"></script><script nonce="${nonce}">window.b = "${req.query.tab ?? ""}";</script>`);
-  res.end("</body></html>");
+  // Long enough for the compression middleware (over its 1 kB threshold).
+  res.end(`<p>${"Plans and prices. ".repeat(80)}</p></body></html>`);
 });
 
 let base = "";
@@ -87,6 +102,58 @@ describe("public page micro-cache", () => {
     }
   });
 
+  it("renders a page once for visitors who ask for it at the same time while no copy is kept", async () => {
+    crowdGate = new Promise((resolve) => {
+      releaseCrowd = resolve;
+    });
+    const before = renders;
+    const answers = Promise.all(Array.from({ length: 5 }, () => fetch(`${base}/page?tab=crowd`)));
+    // Every request is in before the render they share finishes.
+    await vi.waitFor(() => expect(crowdArrived).toBe(5));
+    releaseCrowd();
+    const pages = await Promise.all((await answers).map(async (answer) => ({ hit: answer.headers.get("x-micro-cache"), html: await answer.text() })));
+    expect(renders).toBe(before + 1);
+    expect(pages.filter((page) => page.hit === "hit")).toHaveLength(4);
+    expect(new Set(pages.map((page) => page.html)).size).toBe(1);
+    expect(pages[0]!.html).toContain('window.b = "crowd"');
+  });
+
+  it("keeps the page compressed once per encoding instead of compressing every answer", async () => {
+    await fetch(`${base}/page?tab=zipped`);
+    const html = await (await fetch(`${base}/page?tab=zipped`, { headers: { "Accept-Encoding": "identity" } })).text();
+    const brotli = vi.spyOn(zlib, "brotliCompressSync");
+    const gzip = vi.spyOn(zlib, "gzipSync");
+    const streams = vi.spyOn(zlib, "createBrotliCompress");
+    try {
+      for (const [accepted, encoding, decode] of [
+        ["gzip, deflate, br", "br", zlib.brotliDecompressSync],
+        ["gzip, deflate", "gzip", zlib.gunzipSync],
+      ] as const) {
+        for (let visit = 0; visit < 3; visit++) {
+          const answer = await rawGet("/page?tab=zipped", { "Accept-Encoding": accepted });
+          expect(answer.headers["x-micro-cache"]).toBe("hit");
+          expect(answer.headers["content-encoding"]).toBe(encoding);
+          expect(answer.headers.vary).toMatch(/Accept-Encoding/);
+          expect(decode(answer.body).toString("utf8")).toBe(html);
+        }
+      }
+      expect(brotli).toHaveBeenCalledTimes(1);
+      expect(gzip).toHaveBeenCalledTimes(1);
+      expect(streams).not.toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("prefers brotli, then gzip, among the encodings a request accepts", () => {
+    expect(preferredEncoding("gzip, deflate, br, zstd")).toBe("br");
+    expect(preferredEncoding("gzip;q=1.0, br;q=0")).toBe("gzip");
+    expect(preferredEncoding("*")).toBe("br");
+    expect(preferredEncoding("br;q=0, *;q=0.5")).toBe("gzip");
+    expect(preferredEncoding("identity")).toBeNull();
+    expect(preferredEncoding(undefined)).toBeNull();
+  });
+
   it("hashes inline scripts only and replaces just script-src's nonce", () => {
     expect(inlineScriptHashes('<script src="/a.js"></script><script>x()</script><script type="module">y()</script>')).toEqual([sha("x()"), sha("y()")]);
     expect(withScriptHashes("default-src 'self'; script-src 'self' 'nonce-abc' https://js.stripe.com; img-src 'self'", ["'sha256-x'"])).toBe(
@@ -94,3 +161,16 @@ describe("public page micro-cache", () => {
     );
   });
 });
+
+/** A GET whose body stays as the server sent it (fetch would decompress it). */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${base}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on("error", reject);
+  });
+}

@@ -5,6 +5,7 @@ import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
 import { billingRoutes } from "./billing";
 import { cancelRoutes } from "./cancel";
+import { checkoutRoutes } from "./checkout";
 import { cryptoRoutes } from "./crypto";
 import { devClockRoutes, devMailRoutes } from "./dev";
 import { dunningRoutes } from "./dunning";
@@ -31,6 +32,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...planChangeRoutes,
   ...planRoutes,
   ...paymentRoutes,
+  ...checkoutRoutes,
   ...paymentMethodRoutes,
   ...walletRoutes,
   ...cryptoRoutes,

@@ -152,6 +152,19 @@ export const SavedCardSchema = z
   })
   .meta({ id: "SavedCard" });
 
+/** The account's saved cards as /api/payments/payment-methods lists them: the default first, then the newest. */
+export async function savedCardsOf(ctx: Pick<ApiContext, "db">, userId: number): Promise<Array<z.infer<typeof SavedCardSchema>>> {
+  const cards = await ctx.db
+    .selectFrom("payment_methods")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .orderBy("is_default", "desc")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return cards.map(publicCard);
+}
+
 export function publicCard(card: PaymentMethod): z.infer<typeof SavedCardSchema> {
   return {
     id: Number(card.id),
@@ -192,6 +205,25 @@ export async function subscriptionData(ctx: ApiContext, id: number) {
   return publicSubscription(row);
 }
 
+/** What GET /api/payments/config answers (also part of GET /api/account/checkout). */
+export const PaymentConfigSchema = z.strictObject({
+  mode: z.enum(["live", "sandbox"]),
+  publishable_key: z.string(),
+  crypto: z.boolean(),
+  paypal: z.boolean(),
+  paypal_client_id: z.string().nullable(),
+});
+
+export function paymentConfigOf(ctx: ApiContext): z.infer<typeof PaymentConfigSchema> {
+  return {
+    mode: ctx.payments.gateway.mode,
+    publishable_key: ctx.payments.gateway.publishableKey,
+    crypto: ctx.crypto !== null,
+    paypal: ctx.paypal !== null,
+    paypal_client_id: ctx.paypal?.mode === "live" ? ctx.paypal.clientId : null,
+  };
+}
+
 const RETURN_PATH = /^\/(subscription\/)?payment\/\d{1,15}(\?[^#\s]*)?$/;
 
 export const paymentRoutes = [
@@ -204,25 +236,8 @@ export const paymentRoutes = [
     description:
       "live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode). paypal: whether PayPal is offered (false without PayPal credentials outside sandbox mode); paypal_client_id: live only, the client id for PayPal's JavaScript buttons (null in sandbox mode, where the redirect to the approval page stays).",
     auth: false,
-    success: {
-      description: "The card gateway",
-      data: z.strictObject({
-        mode: z.enum(["live", "sandbox"]),
-        publishable_key: z.string(),
-        crypto: z.boolean(),
-        paypal: z.boolean(),
-        paypal_client_id: z.string().nullable(),
-      }),
-    },
-    handler: ({ ctx }) => ({
-      data: {
-        mode: ctx.payments.gateway.mode,
-        publishable_key: ctx.payments.gateway.publishableKey,
-        crypto: ctx.crypto !== null,
-        paypal: ctx.paypal !== null,
-        paypal_client_id: ctx.paypal?.mode === "live" ? ctx.paypal.clientId : null,
-      },
-    }),
+    success: { description: "The card gateway", data: PaymentConfigSchema },
+    handler: ({ ctx }) => ({ data: paymentConfigOf(ctx) }),
   }),
 
   route({
@@ -403,17 +418,7 @@ export const paymentRoutes = [
     description: "No request body. The default card first, then the newest.",
     auth: true,
     success: { description: "The saved cards", data: z.array(SavedCardSchema) },
-    async handler({ ctx, auth }) {
-      const cards = await ctx.db
-        .selectFrom("payment_methods")
-        .selectAll()
-        .where("user_id", "=", auth.user.id)
-        .orderBy("is_default", "desc")
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .execute();
-      return { data: cards.map(publicCard) };
-    },
+    handler: async ({ ctx, auth }) => ({ data: await savedCardsOf(ctx, auth.user.id) }),
   }),
 
   route({

@@ -54,6 +54,25 @@ async function limitCouponTries({ ctx, req, res }: { ctx: ApiContext; req: Reque
   res.locals[COUPON_TRIES] = reserved.reservations;
 }
 
+/** What POST /api/plans/detail answers (also part of GET /api/account/checkout). */
+export const PlanDetailFields = {
+  plan_data: PlanSchema,
+  term_ends_on: z.string().meta({
+    format: "date-time",
+    description:
+      "When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.",
+  }),
+};
+
+/** One plan and the end of a first term bought now; 404 not_found for an unknown plan. */
+export async function planDetailOf(ctx: Pick<ApiContext, "db" | "clock">, planId: number) {
+  const plan = await planOrNotFound(ctx.db, planId);
+  // The product's clock (the sandbox test clock moves it), counted as a payment records its period.
+  const now = ctx.clock.now();
+  const termEndsOn = accessEndOf(plan, addMonthsUtc(now, plan.duration_months), true);
+  return { plan_data: publicPlan(plan), term_ends_on: termEndsOn.toISOString() };
+}
+
 async function planOrNotFound(db: Parameters<typeof findPlan>[0], id: number) {
   const plan = await findPlan(db, id);
   if (!plan) throw new DomainError("not_found", PLAN_MESSAGES.notFound, { field: "planId" });
@@ -101,25 +120,9 @@ export const planRoutes = [
     summary: "One plan (plan_data)",
     auth: false,
     body: planDetailRequest,
-    success: {
-      description: "The plan",
-      data: z.strictObject({
-        plan_data: PlanSchema,
-        term_ends_on: z.string().meta({
-          format: "date-time",
-          description:
-            "When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.",
-        }),
-      }),
-    },
+    success: { description: "The plan", data: z.strictObject(PlanDetailFields) },
     errors: { 404: `'${PLAN_MESSAGES.notFound}'` },
-    async handler({ ctx, body: input }) {
-      const plan = await planOrNotFound(ctx.db, input.planId);
-      // The product's clock (the sandbox test clock moves it), counted as a payment records its period.
-      const now = ctx.clock.now();
-      const termEndsOn = accessEndOf(plan, addMonthsUtc(now, plan.duration_months), true);
-      return { data: { plan_data: publicPlan(plan), term_ends_on: termEndsOn.toISOString() } };
-    },
+    handler: async ({ ctx, body: input }) => ({ data: await planDetailOf(ctx, input.planId) }),
   }),
 
   route({

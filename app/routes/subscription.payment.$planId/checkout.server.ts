@@ -3,7 +3,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { z } from "zod";
 import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
-import { type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
+import { type ApiResult, type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { failureStatus, formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
@@ -209,12 +209,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   // Paid for this plan within the hour: the receipt, and no payment forms (nothing to pay twice for).
   const paidWithinTheHour = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
 
-  const [detail, gateway, me, cards] = await Promise.all([
-    api.post("/api/plans/detail", { body: { planId } }),
-    api.get("/api/payments/config"),
-    token ? api.get("/api/me") : Promise.resolve(null),
-    token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
-  ]);
+  const { detail, gateway, me, cards, subscription } = await checkoutData(api, planId, token);
   if (!detail.ok) {
     if (detail.code === "not_found" || detail.code === "validation_failed") throw new Response("Not Found", { status: 404 });
     throw serviceUnavailable();
@@ -260,7 +255,35 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     paypalFailure,
     termEndsOn,
   };
-  return state;
+  return { state, subscription, token };
+}
+
+const answered = <T>(data: T): ApiResult<T> => ({ ok: true, status: 200, message: "", data });
+
+/**
+ * What the checkout shows from the API. Signed in, one call (/api/account/checkout), which also
+ * checks the token as /api/me would and reads the active subscription the plan change needs. An
+ * API without that endpoint, or a refusal of it (an unknown plan: 404), gets the calls it stands
+ * for, in parallel, so each part fails as it always has (the plan's 404, the cards' notice).
+ * `subscription` is undefined when it was not read.
+ */
+async function checkoutData(api: ReturnType<typeof createApiClient>, planId: number, token: string | null) {
+  if (token) {
+    const all = await api.get("/api/account/checkout", { params: { query: { plan_id: planId } } });
+    if (all.ok) {
+      const { gateway, user, saved_cards, subscription, ...detail } = all.data;
+      return { detail: answered(detail), gateway: answered(gateway), me: answered(user), cards: answered(saved_cards), subscription };
+    }
+    // Unreachable, timed out or not the API answering: the 503 page now, not after a second wait.
+    if (all.code === null) throw serviceUnavailable();
+  }
+  const [detail, gateway, me, cards] = await Promise.all([
+    api.post("/api/plans/detail", { body: { planId } }),
+    api.get("/api/payments/config"),
+    token ? api.get("/api/me") : Promise.resolve(null),
+    token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
+  ]);
+  return { detail, gateway, me, cards, subscription: undefined };
 }
 
 /** Said while a hosted payment's outcome cannot be read yet (the API or the gateway not answering). */

@@ -28,13 +28,25 @@ export function replacesNotice(currentTitle: string): string {
   return `Buying this plan turns off the auto-renewal of your ${currentTitle} plan, which stays active until its paid period ends. Your 5-year access starts today.`;
 }
 
-/** What the checkout shows a subscriber, or null for a purchase as usual (visitors, no recurring plan, crypto). */
-export async function planChangeState(request: Request, context: AppLoadContext, planId: number): Promise<PlanChangeState | null> {
-  const token = await getSessionToken(request);
+/**
+ * What the checkout shows a subscriber, or null for a purchase as usual (visitors, no recurring plan, crypto).
+ * `known`: the session's token and the active subscription when the checkout has read them already
+ * (an undefined one is read here).
+ */
+export async function planChangeState(
+  request: Request,
+  context: AppLoadContext,
+  planId: number,
+  known: { token?: string | null; subscription?: ApiSchemas["Subscription"] | null } = {},
+): Promise<PlanChangeState | null> {
+  const token = known.token === undefined ? await getSessionToken(request) : known.token;
   if (!token) return null;
   const api = createApiClient(request, context, token);
-  const active = await api.post("/api/subscription/active");
-  const current = active.ok ? active.data.subscription : null;
+  let current = known.subscription;
+  if (current === undefined) {
+    const active = await api.post("/api/subscription/active");
+    current = active.ok ? active.data.subscription : null;
+  }
   if (current?.billing_type !== "recurring" || current.subscription_by !== "stripe") return null;
 
   const preview = await api.get("/api/subscription/change-preview", { params: { query: { plan_id: planId } } });

@@ -49,10 +49,11 @@ export const headers = () => ({ "Cache-Control": "private, no-store" });
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const planId = planIdOf(params.planId);
-  // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
-  const [state, planChange] = await Promise.all([checkoutState(request, context, planId), planChangeState(request, context, planId)]);
+  const { state, subscription, token } = await checkoutState(request, context, planId);
   // Just paid for this plan (or its hosted payment still being confirmed): the receipt is this page's answer, not "this is your plan".
-  return { ...state, planChange: state.receipt || state.confirming ? null : planChange };
+  if (state.receipt || state.confirming) return { ...state, planChange: null };
+  // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
+  return { ...state, planChange: await planChangeState(request, context, planId, { token, subscription }) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
