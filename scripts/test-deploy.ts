@@ -62,6 +62,7 @@ const skipped = new Set(skipArg >= 0 ? (process.argv[skipArg + 1] ?? "").split("
 const HANG_IN_WEBHOOK = JSON.stringify({ faults: [{ method: "GET", path: "/v1/subscriptions/:id", when: "before", kind: "delay", delayMs: 600_000 }] });
 
 const results: string[] = [];
+const timings: string[] = [];
 const failures: string[] = [];
 function prove(condition: boolean, what: string) {
   if (!condition) failures.push(what);
@@ -529,12 +530,23 @@ async function scheduledJobs(db: Database) {
   // more seconds each has had its turns at what came due, and every count must still be one.
   await new Promise((resolve) => setTimeout(resolve, 3 * JOBS_INTERVAL_SECONDS * 1000));
   const settled = await counts();
+  // Which instance sent the jobs' emails (each logs "Mail to <address>: <subject>"): both take turns.
+  const JOB_MAIL = /renews soon|renewal invoice|plan has ended/;
+  const sentBy = (name: "a" | "b") =>
+    readFileSync(instances[name]!.log, "utf8")
+      .split("\n")
+      .filter((line) => /"msg":"Mail to [^"]*"/.test(line) && JOB_MAIL.test(line)).length;
+  const jobMails = (await db.selectFrom("mail_outbox").select("subject").execute()).filter((mail) => JOB_MAIL.test(mail.subject)).length;
+  const byA = sentBy("a");
+  const byB = sentBy("b");
+  prove(byA + byB === jobMails, `jobs: the instances logged ${byA} + ${byB} job emails, the outbox holds ${jobMails}`);
   const expected: Counts = { reminders: 1, receipts: 2, renewalCharges: 1, cryptoInvoices: 1, cryptoInvoiceMails: 1, planEndedMails: 1 };
   prove(JSON.stringify(settled) === JSON.stringify(expected), `jobs: ${JSON.stringify(settled)}, expected ${JSON.stringify(expected)}`);
   report(
     `jobs (every ${JOBS_INTERVAL_SECONDS} s on both instances, clock moved 25 + 3 + 4 days, ${((Date.now() - jobsStarted) / 1000).toFixed(1)} s): ` +
       `renewal reminders ${settled.reminders}, card renewals charged ${settled.renewalCharges} (receipts ${settled.receipts} with the purchase's), ` +
-      `crypto renewal invoices ${settled.cryptoInvoices} (emails ${settled.cryptoInvoiceMails}), plan-ended emails ${settled.planEndedMails}`,
+      `crypto renewal invoices ${settled.cryptoInvoices} (emails ${settled.cryptoInvoiceMails}), plan-ended emails ${settled.planEndedMails}; ` +
+      `all customers' job emails: ${jobMails}, sent by a ${byA}, by b ${byB}`,
   );
 }
 
@@ -591,6 +603,7 @@ async function main() {
     await Promise.all([healthy(instances.a!), healthy(instances.b!)]);
     await startVarnish();
     await until("the proxy's probes to find both healthy", async () => (await probeSays("a")) === "healthy" && (await probeSays("b")) === "healthy");
+    timings.push(`start ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Deploy rehearsal: Varnish on ${BASE} in front of instances on ${PORTS.a} and ${PORTS.b}, database ${DATABASE_NAME} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
     const phases: Array<[string, () => Promise<void>]> = [
@@ -601,7 +614,12 @@ async function main() {
       ["jobs", () => scheduledJobs(db)],
       ["ledger", () => ledger(db)],
     ];
-    for (const [name, phase] of phases) if (!skipped.has(name)) await phase();
+    for (const [name, phase] of phases) {
+      if (skipped.has(name)) continue;
+      const phaseStarted = Date.now();
+      await phase();
+      timings.push(`${name} ${((Date.now() - phaseStarted) / 1000).toFixed(1)} s`);
+    }
   } finally {
     await db.destroy().catch(() => undefined);
     for (const instance of Object.values(instances)) if (instance) await kill(instance, "SIGTERM");
@@ -615,7 +633,7 @@ try {
 } catch (error) {
   failures.push(`the rehearsal stopped: ${error instanceof Error ? error.message : String(error)}`);
 }
-console.log(`\nDeploy rehearsal: ${results.length} checks reported in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`\nDeploy rehearsal: ${results.length} checks reported in ${((Date.now() - started) / 1000).toFixed(0)} s (${timings.join(", ")})`);
 if (failures.length > 0) {
   console.error(`\nFAILED:\n${failures.map((failure) => `  - ${failure}`).join("\n")}`);
   process.exit(1);
