@@ -47,6 +47,9 @@ sub vcl_recv {
 sub vcl_backend_fetch {
   # The request id per backend fetch (a retry is a new fetch).
   set bereq.http.X-Request-Id = "cdn-" + bereq.xid;
+  # As a CDN's origin request (CloudFront's default): the origin's own name as Host; the address the client
+  # used only in X-Forwarded-Host, which the portal must honour (links, form posts' origin check).
+  set bereq.http.Host = "origin.internal";
 }
 
 sub vcl_backend_response {

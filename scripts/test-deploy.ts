@@ -305,7 +305,7 @@ async function killMidPurchase(db: Database, scenario: { name: string; moment: s
       const rows = await db.selectFrom("transactions").select(["status", "amount_cents"]).where("user_id", "=", customer.id).execute();
       return rows.length > 0 ? rows : undefined;
     },
-    120_000,
+    30_000,
   ).catch(() => []);
   const recordedAfterMs = Date.now() - killedAt;
   // The proxy notices the dead instance; the customer presses Pay again, through b.
@@ -392,6 +392,10 @@ async function smokeFlows() {
   report(`smoke flows (@smoke, no-js and js): ${passed} passed, ${failed} failed in ${((Date.now() - flowsStarted) / 1000).toFixed(0)} s`);
 }
 
+/** The Host the proxy sends the instances (deploy/varnish.vcl): never in what reaches the client; X-Forwarded-Host is the public one. */
+const ORIGIN_HOST = "origin.internal";
+const mentionsOrigin = (answer: Answer) => answer.text.includes(ORIGIN_HOST) || (answer.headers.get("location") ?? "").includes(ORIGIN_HOST);
+
 /** Two customers at once never see each other's page; anonymous /pricing comes from the cache, without a nonce or a cookie. */
 async function cacheAndPrivacy(db: Database) {
   const pricing: Answer[] = [];
@@ -410,6 +414,7 @@ async function cacheAndPrivacy(db: Database) {
   const personalPaths = ["/", "/pricing", "/billing", "/account", "/_root.data", "/pricing.data"];
   const NAMING_PATHS = new Set(["/", "/billing", "/account", "/_root.data"]);
   let sharedPage = 0;
+  let originNamed = pricing.filter(mentionsOrigin).length;
   let answers = 0;
   let cached = 0;
   let leaks = 0;
@@ -429,6 +434,7 @@ async function cacheAndPrivacy(db: Database) {
           // Pricing names nobody, but signed in it is the customer's own render, never the shared page.
           if (pathname === "/pricing" && !/\snonce="[^"]+"/.test(answer.text)) sharedPage++;
           if (!/private|no-store/.test(answer.headers.get("cache-control") ?? "")) notPrivate++;
+          if (mentionsOrigin(answer)) originNamed++;
           const id = answer.headers.get("x-request-id") ?? "";
           if (id.startsWith("cdn-")) requestIds.add(id);
         }),
@@ -438,13 +444,14 @@ async function cacheAndPrivacy(db: Database) {
   prove(cached === 0, `privacy: ${cached} personalised answers came from the cache`);
   prove(leaks === 0, `privacy: ${leaks} answers named the other customer`);
   prove(missingName === 0, `privacy: ${missingName} answers (200) did not name their own customer`);
+  prove(originNamed === 0, `host: ${originNamed} answers named the proxy's origin host instead of the public one`);
   prove(sharedPage === 0, `privacy: signed-in /pricing was the shared anonymous page ${sharedPage} times`);
   prove(notPrivate === 0, `privacy: ${notPrivate} personalised answers were not private or no-store`);
   prove(requestIds.size === answers, `request ids: ${requestIds.size} of ${answers} answers echoed the proxy's X-Request-Id`);
   report(`cache: anonymous /pricing ${pricing.length} requests, ${hits} hits, ${withCookie} Set-Cookie, ${withNonce} nonces`);
   report(
     `personalised: 2 customers signed in at once, ${answers} answers over ${personalPaths.length} paths: ${cached} hits, ` +
-      `${leaks} naming the other customer, ${missingName} not naming their own, ${sharedPage} the shared /pricing, ${notPrivate} shareable; ${requestIds.size} kept the proxy's X-Request-Id`,
+      `${leaks} naming the other customer, ${missingName} not naming their own, ${sharedPage} the shared /pricing, ${notPrivate} shareable; ${requestIds.size} kept the proxy's X-Request-Id, ${originNamed} named the origin's Host`,
   );
 }
 
@@ -563,12 +570,15 @@ async function ledger(db: Database) {
   const missing = events.filter((id) => !handledIds.has(id)).length;
   prove(charges === recorded, `ledger: ${charges} card charges at the gateway, ${recorded} paid card transactions`);
   prove(missing === 0 && undelivered === 0 && handled.length === handledIds.size, `ledger: ${missing} Stripe events never recorded, ${undelivered} deliveries left`);
+  const mails = await db.selectFrom("mail_outbox").select(["text", "html"]).execute();
+  const mailsNamingOrigin = mails.filter((mail) => mail.text.includes(ORIGIN_HOST) || mail.html.includes(ORIGIN_HOST)).length;
+  prove(mailsNamingOrigin === 0, `host: ${mailsNamingOrigin} emails link to the proxy's origin host`);
   const pricing = await through("/pricing");
   const age = Number(pricing.headers.get("age") ?? 0);
   prove(pricing.headers.get("x-cache") === "HIT" && age > 0, `cache: /pricing at the end: ${pricing.headers.get("x-cache")}, Age ${age}`);
   report(
     `ledger: ${charges} card charges at the gateway, ${recorded} paid card transactions; ${events.length} Stripe events, ${handled.length} recorded (each once), ${undelivered} undelivered; ` +
-      `/pricing at the end: ${pricing.headers.get("x-cache")}, Age ${age} s`,
+      `${mails.length} emails, ${mailsNamingOrigin} linking to the origin's Host; /pricing at the end: ${pricing.headers.get("x-cache")}, Age ${age} s`,
   );
 }
 
@@ -598,7 +608,7 @@ async function main() {
   const db = createDatabase(DATABASE_URL, PG_USER);
   try {
     // Both instances start at once on the empty database: each migrates and seeds, as a deploy does.
-    startInstance("a", { STRIPE_SANDBOX_FAULTS: HANG_AFTER_CHARGE });
+    startInstance("a", skipped.has("kill") ? {} : { STRIPE_SANDBOX_FAULTS: HANG_AFTER_CHARGE });
     startInstance("b");
     await Promise.all([healthy(instances.a!), healthy(instances.b!)]);
     await startVarnish();
