@@ -15,7 +15,8 @@
  *   5. the scheduled jobs run on both instances and each reminder, renewal and plan end happens once.
  * It fails (exit 1) on any leak, double charge or lost write. The database is dropped at the end.
  * TEST_DATABASE_URL names the PostgreSQL server (default postgres://127.0.0.1:5432/test); DEPLOY_PORT the
- * first of the four ports it uses (default 3680: proxy, instance a, instance b, Varnish's admin port).
+ * first of the four ports it uses (default 3680: proxy, instance a, instance b, Varnish's admin port);
+ * `--skip kill,smoke` leaves phases out. Logs: data/deploy-<port>/ (each instance's, Varnish's).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
