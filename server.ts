@@ -125,6 +125,8 @@ app.use(sameOriginPosts);
 if (apiHandle) app.use(apiHandle.app);
 
 app.get("/healthz", async (_req, res) => {
+  // This instance's health now: never an answer a CDN or proxy in front keeps (cachePolicy comes later).
+  res.set("Cache-Control", "no-store");
   try {
     const response = await fetch(`${portal.apiBaseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) });
     res.status(response.ok ? 200 : 503).json({ status: response.ok ? "ok" : "unavailable" });

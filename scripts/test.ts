@@ -19,6 +19,7 @@ const STAGES: Stage[] = [
   { name: "playwright", scripts: ["test:e2e"] },
   { name: "pages", scripts: ["test:pages"] },
   { name: "postgres-lane", scripts: ["test:e2e:pg"] },
+  { name: "deploy", scripts: ["test:deploy"] },
   { name: "quality", scripts: ["test:quality"] },
 ];
 

@@ -58,6 +58,8 @@ test.describe("the server over HTTP", () => {
     const response = await request.get("/healthz");
     expect(response.status()).toBe(200);
     expect(await response.json()).toEqual({ status: "ok" });
+    // This instance's health now: a CDN in front (Varnish keeps an answer without Cache-Control for 2 minutes) must not answer for it.
+    expect(response.headers()["cache-control"]).toBe("no-store");
   });
 
   test("pages are private, build assets immutable, the pricing page cacheable", async ({ request, page }) => {

@@ -1,5 +1,4 @@
 import type Stripe from "stripe";
-import { isUniqueViolation } from "../../platform/db";
 import { DomainError, isRefusal } from "../../platform/errors";
 import {
   type PaymentsDeps,
@@ -9,6 +8,7 @@ import {
   recordStripeInvoice,
 } from "../card-payments";
 import { couponDiscountCents, releaseCouponHold } from "../coupons";
+import { isHandled, recordHandled } from "../webhook-events";
 import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
@@ -20,8 +20,9 @@ import { retrieveInvoiceWithPayments } from "./invoices";
  * (customer.subscription.deleted), and payments made on the hosted page (checkout.session.completed).
  * Failed renewals (invoice.payment_failed, invoice.payment_action_required) and what ends them are
  * also told to deps.renewals (api/billing/dunning.ts: past due, grace period, emails).
- * Verified on the raw body with the signing secret; each event id is handled once (webhook_events),
- * and every handler is idempotent too, so replays and out-of-order delivery change nothing twice.
+ * Verified on the raw body with the signing secret; an event id is recorded once handled (webhook_events),
+ * and a recorded one is not handled again; every handler is idempotent, so replays, deliveries at once
+ * and out-of-order delivery change nothing twice.
  */
 
 export const WEBHOOK_MESSAGES = {
@@ -37,27 +38,20 @@ export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | 
   } catch {
     throw new DomainError("signature_invalid", WEBHOOK_MESSAGES.badSignature);
   }
-  try {
-    await deps.db
-      .insertInto("webhook_events")
-      .values({ id: event.id, source: "stripe", type: event.type, received_at: new Date().toISOString() })
-      .execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) return; // already handled
-    throw error;
-  }
+  if (await isHandled(deps, event.id)) return;
   try {
     await handleEvent(deps, event);
   } catch (error) {
-    // Not handled: forget it so that Stripe's retry is handled.
-    await deps.db.deleteFrom("webhook_events").where("id", "=", event.id).execute();
-    // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts): Stripe need not retry.
+    // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts): Stripe need
+    // not retry. It is not recorded, so that a later delivery is looked at again, as before.
     if (isRefusal(error)) {
       deps.logger.warn(`Webhook ${event.id} (${event.type}) refused: ${error.message}`);
       return;
     }
+    // Not handled: Stripe's retry is.
     throw error;
   }
+  await recordHandled(deps, { id: event.id, source: "stripe", type: event.type });
 }
 
 async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null | undefined) {

@@ -1,0 +1,23 @@
+import { defineConfig, devices } from "@playwright/test";
+import base from "./playwright.config";
+
+// The deploy rehearsal's browser flows (`npm run test:deploy`, scripts/test-deploy.ts): the @smoke tests,
+// without and with JavaScript, through the caching proxy in front of two built instances on one PostgreSQL
+// database. The script starts everything and sets DEPLOY_BASE_URL (the proxy) and E2E_DATABASE_URL (the
+// database the support code makes accounts in); there is no webServer here.
+const BASE_URL = process.env.DEPLOY_BASE_URL;
+if (!BASE_URL) throw new Error("playwright.deploy.config.ts is run by `npm run test:deploy`, which sets DEPLOY_BASE_URL.");
+
+export default defineConfig({
+  ...base,
+  webServer: undefined,
+  outputDir: "test-results/deploy",
+  reporter: [["list"]],
+  retries: 0,
+  workers: 2,
+  use: { ...base.use, baseURL: BASE_URL },
+  projects: [
+    { name: "no-js", grep: /@smoke/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
+    { name: "js", grep: /@smoke/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+  ],
+});
