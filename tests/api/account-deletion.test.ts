@@ -26,7 +26,7 @@ async function signUpAgain(t: TestApi, email: string) {
   return res.body.data.user as { id: number; email: string };
 }
 
-describe.each(databases())("account deletion ($name)", (kind) => {
+describe.each(databases({ postgres: "one deletion transaction under the account's row lock" }))("account deletion ($name)", (kind) => {
   const t = useApi(kind, { env: LOTS });
 
   it("erases personal data, signs out every device, cancels renewal and cards at the gateway, keeps the transactions", async () => {

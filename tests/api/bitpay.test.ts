@@ -47,7 +47,7 @@ function actionOf(html: string, label: string): string {
   return /<input type="hidden" name="action" value="([^"]+)">/.exec(form[2]!)![1]!;
 }
 
-describe.each(databases())("BitPay client and crypto sandbox ($name)", (kind) => {
+describe.each(databases({ postgres: "notifications at once, two instances: claims in the sandbox's store" }))("BitPay client and crypto sandbox ($name)", (kind) => {
   let database: TestDatabase;
   let db: Database;
   let sandbox: BitPaySandbox;

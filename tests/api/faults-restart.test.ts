@@ -41,7 +41,7 @@ async function startApiProcess(env: Record<string, string>, port: number): Promi
   while (!/API listening/.test(output)) {
     if (child.exitCode !== null) throw new Error(`the API exited: ${output}`);
     if (Date.now() > deadline) throw new Error(`the API did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return { child, base, output: () => output };
 }
@@ -65,11 +65,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
-describe.each(databases())("the API killed mid-checkout and restarted ($name)", (kind) => {
+describe.each(databases({ postgres: "a SIGKILL mid-transaction: the server rolls back, the claim is taken over" }))("the API killed mid-checkout and restarted ($name)", (kind) => {
   const running: RunningApi[] = [];
   let db: Database | undefined;
   let drop: (() => Promise<void>) | undefined;

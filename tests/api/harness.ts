@@ -7,8 +7,10 @@
  *     it("...", async () => { const res = await t.post("/api/user/login", { json: {...} }); });
  *   });
  *
- * SQLite always (a fresh file in os.tmpdir()); PostgreSQL too when TEST_DATABASE_URL is set (a
- * fresh `api_test_<random>` database created through that connection and dropped afterwards).
+ * SQLite always (a fresh file in os.tmpdir()). PostgreSQL too, when TEST_DATABASE_URL is set, for the
+ * suites that exercise what differs on it (a fresh `api_test_<random>` database created through that
+ * connection and dropped afterwards): `databases({ postgres: "why" })`. TEST_POSTGRES=all runs every
+ * suite on it as well.
  */
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
@@ -81,10 +83,20 @@ function postgres(adminUrl: string): DatabaseKind {
   };
 }
 
-/** The databases to run every suite against. */
-export function databases(): DatabaseKind[] {
+export interface DatabaseChoice {
+  /**
+   * Why the suite runs on PostgreSQL too (when TEST_DATABASE_URL is set): what it exercises that differs
+   * there — real concurrent transactions, row locks, claims, migrations, dialect branches. Without it
+   * the suite runs on SQLite only.
+   */
+  postgres?: string;
+}
+
+/** The databases to run a suite against: SQLite, and PostgreSQL when the suite says why it needs it. */
+export function databases(choice: DatabaseChoice = {}): DatabaseKind[] {
   const pgUrl = process.env.TEST_DATABASE_URL?.trim();
-  return pgUrl ? [sqlite, postgres(pgUrl)] : [sqlite];
+  const everywhere = process.env.TEST_POSTGRES?.trim() === "all";
+  return pgUrl && (choice.postgres?.trim() || everywhere) ? [sqlite, postgres(pgUrl)] : [sqlite];
 }
 
 /** Collects log lines instead of printing them. */

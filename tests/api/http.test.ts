@@ -176,7 +176,7 @@ async function expectStrictRouting(base: string, opts: { apiAnswersOtherCase: bo
   expect(trace.headers.get("allow")).toBe("GET, HEAD");
 }
 
-describe.each(databases())("failures ($name)", (kind) => {
+describe.each(databases({ postgres: "the pg pool's errors when the database is gone" }))("failures ($name)", (kind) => {
   it("answers 503 from health and 500 from other routes when the database is gone, logging no secrets", async () => {
     const t = await startApi(kind);
     try {

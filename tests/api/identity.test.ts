@@ -203,7 +203,7 @@ describe("ID-token verification", () => {
   });
 });
 
-describe.each(databases())("Google and Apple sign-in ($name)", (kind) => {
+describe.each(databases({ postgres: "parallel first sign-ins and disconnects: unique retries, row locks" }))("Google and Apple sign-in ($name)", (kind) => {
   const t = useApi(kind, { env: stub.env });
 
   const thirdPartyLogin = (json: Record<string, unknown>) => t.post("/api/user/thirdparty-login", { json });

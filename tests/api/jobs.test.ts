@@ -7,7 +7,7 @@ import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 // own timer (api/http/app.ts). Every job must be claimed in the database so that what comes due happens
 // once: one crypto renewal invoice and one email, one card renewal charge.
 
-describe.each(databases())("two API instances on one database run their due jobs at the same time ($name)", (kind) => {
+describe.each(databases({ postgres: "job claims across two instances" }))("two API instances on one database run their due jobs at the same time ($name)", (kind) => {
   let first: TestApi;
   let second: TestApi;
 

@@ -96,44 +96,6 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
   });
 
-  it("twenty identical posts (one idempotency key) pay once and all get the same answer", async () => {
-    const { userId, token } = await customer(t, "double@example.com");
-    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "double@example.com", idempotency_key: newKey() };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => t.post("/api/payments/card", { token, json: body })));
-    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-    expect(new Set(answers.map((a) => a.body.data.subscription.id)).size).toBe(1);
-    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
-    expect(await t.db.selectFrom("subscriptions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
-    const invoices = await t.db.selectFrom("stripe_sandbox_objects").select("id").where("type", "=", "invoice").where("customer", "=", (
-      await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow()
-    ).stripe_customer_id).execute();
-    expect(invoices).toHaveLength(1);
-    // The same key with other details is refused.
-    const other = await t.post("/api/payments/card", { token, json: { ...body, planId: 2 } });
-    expect(other.status).toBe(422);
-  });
-
-  it("takes the key in the Idempotency-Key header too: the header alone makes a double submit one charge", async () => {
-    const { userId, token, email } = await customer(t, "header-key@example.com");
-    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email };
-    const key = newKey();
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, () => t.post("/api/payments/card", { token, json: body, headers: { "Idempotency-Key": key } })),
-    );
-    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-    expect(new Set(answers.map((a) => a.body.data.subscription.id)).size).toBe(1);
-    expect(answers[0]!.headers.get("idempotency-key")).toBe(key);
-    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
-    // The same key in the body (or in both) is the same payment: its first answer again, no second charge.
-    const inBody = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: key } });
-    expect(inBody.status).toBe(200);
-    expect(inBody.body.data.subscription.id).toBe(answers[0]!.body.data.subscription.id);
-    const inBoth = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: key }, headers: { "Idempotency-Key": key } });
-    expect(inBoth.status).toBe(200);
-    expect(inBoth.body.data.subscription.id).toBe(answers[0]!.body.data.subscription.id);
-    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
-  });
-
   it("refuses a header and a body key that differ (400), and a payment with neither (422)", async () => {
     const { userId, token, email } = await customer(t, "two-keys@example.com");
     const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email };
@@ -389,5 +351,47 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     } finally {
       t.clock.reset();
     }
+  });
+});
+
+describe.each(databases({ postgres: "idempotency claims under parallel posts" }))("card payments posted in parallel ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("twenty identical posts (one idempotency key) pay once and all get the same answer", async () => {
+    const { userId, token } = await customer(t, "double@example.com");
+    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email: "double@example.com", idempotency_key: newKey() };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => t.post("/api/payments/card", { token, json: body })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((a) => a.body.data.subscription.id)).size).toBe(1);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom("subscriptions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    const invoices = await t.db.selectFrom("stripe_sandbox_objects").select("id").where("type", "=", "invoice").where("customer", "=", (
+      await t.db.selectFrom("users").select("stripe_customer_id").where("id", "=", userId).executeTakeFirstOrThrow()
+    ).stripe_customer_id).execute();
+    expect(invoices).toHaveLength(1);
+    // The same key with other details is refused.
+    const other = await t.post("/api/payments/card", { token, json: { ...body, planId: 2 } });
+    expect(other.status).toBe(422);
+  });
+
+  it("takes the key in the Idempotency-Key header too: the header alone makes a double submit one charge", async () => {
+    const { userId, token, email } = await customer(t, "header-key@example.com");
+    const body = { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email };
+    const key = newKey();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => t.post("/api/payments/card", { token, json: body, headers: { "Idempotency-Key": key } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => a.body.data.subscription.id)).size).toBe(1);
+    expect(answers[0]!.headers.get("idempotency-key")).toBe(key);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
+    // The same key in the body (or in both) is the same payment: its first answer again, no second charge.
+    const inBody = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: key } });
+    expect(inBody.status).toBe(200);
+    expect(inBody.body.data.subscription.id).toBe(answers[0]!.body.data.subscription.id);
+    const inBoth = await t.post("/api/payments/card", { token, json: { ...body, idempotency_key: key }, headers: { "Idempotency-Key": key } });
+    expect(inBoth.status).toBe(200);
+    expect(inBoth.body.data.subscription.id).toBe(answers[0]!.body.data.subscription.id);
+    expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", userId).execute()).toHaveLength(1);
   });
 });

@@ -85,7 +85,7 @@ async function apiError(promise: Promise<unknown>): Promise<{ status: number; bo
   throw new Error("expected a PayPal error");
 }
 
-describe.each(databases())("PayPal sandbox through the SDK ($name)", (kind) => {
+describe.each(databases({ postgres: "two instances capturing and billing once: store claims" }))("PayPal sandbox through the SDK ($name)", (kind) => {
   let database: TestDatabase;
   let db: Database;
   let sandbox: PayPalSandbox;

@@ -20,7 +20,7 @@ function externalIpv4(): string | undefined {
 /** The documentation address (RFC 5737) a connection appears to come from when no real outside address exists. */
 const OUTSIDE_PEER = "203.0.113.7";
 
-describe.each(databases())("failed sign-in limits ($name)", (kind) => {
+describe.each(databases({ postgres: "the limiter's window upsert" }))("failed sign-in limits ($name)", (kind) => {
   const t = useApi(kind, {
     env: {
       LOGIN_MAX_FAILURES_PER_EMAIL_PER_IP: String(PER_EMAIL_PER_IP),

@@ -32,7 +32,7 @@ async function indexExists(db: Database, kind: string): Promise<boolean> {
   return Number(found.rows[0]?.n) === 1;
 }
 
-describe.each(databases())("the sandboxes' own migrations ($name)", (kind) => {
+describe.each(databases({ postgres: "migrations: dialect branches" }))("the sandboxes' own migrations ($name)", (kind) => {
   const opened: { db: Database; database: TestDatabase }[] = [];
   async function freshDatabase() {
     const database = await kind.create();

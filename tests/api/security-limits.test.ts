@@ -31,7 +31,7 @@ function tally(responses: TestResponse[]): Record<number, number> {
   return counts;
 }
 
-describe.each(databases())("limits under a burst and across challenges ($name)", (kind) => {
+describe.each(databases({ postgres: "parallel bursts against every limit" }))("limits under a burst and across challenges ($name)", (kind) => {
   const t = useApi(kind, { env: { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" } });
   let n = 0;
 

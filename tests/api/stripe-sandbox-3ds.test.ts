@@ -40,7 +40,7 @@ function cardErrorOf(error: unknown): Stripe.errors.StripeCardError {
   return error as Stripe.errors.StripeCardError;
 }
 
-describe.each(databases())("Stripe sandbox: test cards, 3-D Secure and retries ($name)", (kind) => {
+describe.each(databases({ postgres: "two sandbox instances racing advance()" }))("Stripe sandbox: test cards, 3-D Secure and retries ($name)", (kind) => {
   let database: TestDatabase;
   let db: Database;
   let sandbox: StripeSandbox;

@@ -21,6 +21,15 @@ export type NewTestUser = {
   now?: Date;
 };
 
+// argon2 is slow by design: one hash per password per process serves every account made with it (the
+// salt is shared, which no test looks at; sign-ins still verify with the real cost).
+const hashes = new Map<string, Promise<string>>();
+function hashOnce(password: string): Promise<string> {
+  let hash = hashes.get(password);
+  if (!hash) hashes.set(password, (hash = hashPassword(password)));
+  return hash;
+}
+
 /** Inserts a verified account and answers its id. */
 export async function insertUser(db: Database, user: NewTestUser): Promise<number> {
   const now = (user.now ?? new Date()).toISOString();
@@ -29,7 +38,7 @@ export async function insertUser(db: Database, user: NewTestUser): Promise<numbe
     .values({
       email: user.email.toLowerCase(),
       name: user.name ?? null,
-      password_hash: user.password ? await hashPassword(user.password) : null,
+      password_hash: user.password ? await hashOnce(user.password) : null,
       email_verified_at: now,
       ...(user.agreed ? { agreement_at: now, newsletter_at: null } : {}),
       created_at: now,

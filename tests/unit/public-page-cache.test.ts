@@ -90,7 +90,6 @@ describe("public page micro-cache", () => {
 
     cacheControl = "private, no-store";
     try {
-      await new Promise((resolve) => setTimeout(resolve, 250));
       await fetch(`${base}/page?tab=private`);
       const again = await fetch(`${base}/page?tab=private`);
       expect(again.headers.get("x-micro-cache")).toBeNull();
