@@ -19,5 +19,8 @@ export default defineConfig({
   projects: [
     { name: "no-js", grep: /@smoke/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
     { name: "js", grep: /@smoke/, use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+    // What the flows did is in the PostgreSQL database (the check the PostgreSQL lane ends with, which this
+    // rehearsal replaces in `npm test`: the same flows on a fresh PostgreSQL database, through two instances).
+    { name: "pg-data", testMatch: /postgres-lane\.check\.ts/, dependencies: ["no-js", "js"] },
   ],
 });

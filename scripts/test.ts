@@ -18,7 +18,8 @@ const STAGES: Stage[] = [
   { name: "build", scripts: ["build"] },
   { name: "playwright", scripts: ["test:e2e"] },
   { name: "pages", scripts: ["test:pages"] },
-  { name: "postgres-lane", scripts: ["test:e2e:pg"] },
+  // The deploy rehearsal runs the @smoke flows on a fresh PostgreSQL database and checks what they wrote there:
+  // the PostgreSQL lane's work (`npm run test:e2e:pg`, one instance, still there to run alone).
   { name: "deploy", scripts: ["test:deploy"] },
   { name: "quality", scripts: ["test:quality"] },
 ];
