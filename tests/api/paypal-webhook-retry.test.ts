@@ -28,13 +28,13 @@ async function checkout(t: TestApi, token: string, planId: number, extra: Record
 }
 
 /** Presses Approve on the stand-in's approval page; it answers once PayPal's webhooks of the approval were delivered. */
-async function approve(t: TestApi, approveUrl: string): Promise<Response> {
+async function approve(t: TestApi, approveUrl: string, funding = "balance"): Promise<Response> {
   const url = new URL(approveUrl);
   return fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ action: "approve", funding: "balance" }),
+    body: new URLSearchParams({ action: "approve", funding }),
   });
 }
 
@@ -96,6 +96,10 @@ async function webhookEvents(t: TestApi, eventId: string) {
   return t.db.selectFrom("webhook_events").select("id").where("id", "=", eventId).execute();
 }
 
+async function checkoutRow(t: TestApi, paypalId: string) {
+  return t.db.selectFrom("paypal_checkouts").selectAll().where("paypal_id", "=", paypalId).executeTakeFirstOrThrow();
+}
+
 async function paid(t: TestApi, userId: number) {
   return t.db.selectFrom("transactions").select(["status", "amount_cents", "gateway_ref"]).where("user_id", "=", userId).orderBy("id").execute();
 }
@@ -146,9 +150,13 @@ describe.each(databases())("a PayPal webhook sent again while its first delivery
     }
   });
 
-  it("an order (CHECKOUT.ORDER.APPROVED) is captured and recorded by the second delivery, and once", async () => {
-    const who = await buyer(t, "order-again@example.com");
-    const started = await checkout(t, who.token, 7);
+  it.each([
+    { plan: 7, cents: 19900, what: "the 5-year plan" },
+    // Recurring: the capture is refused while another recurring plan runs, which its own first delivery must not look like.
+    { plan: 6, cents: 10776, what: "the 2-year plan" },
+  ])("an order ($what, CHECKOUT.ORDER.APPROVED) is captured and recorded by the deliveries sent again, once", async ({ plan, cents }) => {
+    const who = await buyer(t, `order-again-${plan}@example.com`);
+    const started = await checkout(t, who.token, plan);
     expect(started.kind).toBe("order");
     // The approval's handler asks PayPal for the order: that call hangs, and the approval page with it.
     const hold = holdFirstCall(t.api.paypal!.client.orders, "getOrder", started.paypal_id);
@@ -159,9 +167,10 @@ describe.each(databases())("a PayPal webhook sent again while its first delivery
       expect(approved).toBeDefined();
       expect.soft(await webhookEvents(t, approved!.eventId)).toEqual([]);
 
-      await resend(t, approved!);
+      // Sent again three times, at once.
+      await Promise.all([resend(t, approved!), resend(t, approved!), resend(t, approved!)]);
       const afterResend = await paid(t, who.userId);
-      expect(afterResend.map((row) => [row.status, row.amount_cents])).toEqual([["paid", 19900]]);
+      expect(afterResend.map((row) => [row.status, row.amount_cents])).toEqual([["paid", cents]]);
       const row = await t.db.selectFrom("paypal_checkouts").selectAll().where("paypal_id", "=", started.paypal_id).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ status: "paid", gateway_ref: afterResend[0]!.gateway_ref });
 
@@ -250,6 +259,69 @@ describe.each(databases())("a PayPal webhook sent again while its first delivery
     const after = await t.db.selectFrom("subscriptions").select("sub_exp_date").where("id", "=", subscription.id).executeTakeFirstOrThrow();
     expect(after.sub_exp_date).toBe(subscription.sub_exp_date);
     expect(await webhookEvents(t, sale!.eventId)).toHaveLength(1);
+  });
+
+  it("a renewal PayPal could not collect, delivered several times at once: past due once, one email", async () => {
+    const who = await buyer(t, "failed-again@example.com");
+    const started = await checkout(t, who.token, 1);
+    expect((await approve(t, started.approve_url, "fails_renewals")).status).toBe(303);
+    const hold = holdFirstCall(t.api.paypal!.client.subscriptions, "getSubscription", started.paypal_id);
+    t.clock.advanceDays(31);
+    const jobs = t.api.runDueJobs();
+    try {
+      await hold.held(jobs);
+      const [failed] = await pendingDeliveries(t, "BILLING.SUBSCRIPTION.PAYMENT.FAILED");
+      expect(failed).toBeDefined();
+      await Promise.all([resend(t, failed!), resend(t, failed!), resend(t, failed!)]);
+      hold.release();
+      await jobs;
+      await resend(t, failed!);
+
+      const row = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", who.userId).executeTakeFirstOrThrow();
+      expect(row.past_due_since).not.toBeNull();
+      expect(row.past_due_invoice_id).toBe(`paypal:${started.paypal_id}:${row.sub_exp_date}`);
+      expect((await t.mailbox(who.email)).filter((mail) => mail.subject === "Your VPN payment failed")).toHaveLength(1);
+      expect(await webhookEvents(t, failed!.eventId)).toHaveLength(1);
+    } finally {
+      hold.restore();
+      await jobs.catch(() => undefined);
+      t.clock.reset();
+    }
+  });
+
+  it("a declined capture's delivery sent again: one failed payment, answered 200 each time (PayPal need not retry)", async () => {
+    const who = await buyer(t, "declined-again@example.com");
+    const started = await checkout(t, who.token, 7);
+    const hold = holdFirstCall(t.api.paypal!.client.orders, "getOrder", started.paypal_id);
+    const url = new URL(started.approve_url);
+    const approval = fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ action: "approve", funding: "declined" }),
+    });
+    try {
+      await hold.held(approval);
+      const [approved] = await pendingDeliveries(t, "CHECKOUT.ORDER.APPROVED");
+      expect(approved).toBeDefined();
+      await resend(t, approved!);
+      hold.release();
+      expect((await approval).status).toBe(303);
+      await resend(t, approved!);
+
+      const rows = await paid(t, who.userId);
+      expect(rows.map((row) => [row.status, row.gateway_ref])).toEqual([["Payment failed", `paypal-declined:${(await checkoutRow(t, started.paypal_id)).checkout_id}`]]);
+      expect(await checkoutRow(t, started.paypal_id)).toMatchObject({ status: "declined" });
+      // A refusal is not recorded as handled (as before): a later delivery is looked at again, and answers the same.
+      expect(await webhookEvents(t, approved!.eventId)).toEqual([]);
+      const done = await t.post("/api/payments/paypal/complete", { token: who.token, json: { token: started.paypal_id } });
+      expect(done.status, done.text).toBe(402);
+      expect(done.body.errors.code).toBe("paypal_declined");
+      expect(await t.db.selectFrom("subscriptions").select("id").where("user_id", "=", who.userId).execute()).toEqual([]);
+    } finally {
+      hold.restore();
+      await approval.catch(() => undefined);
+    }
   });
 
   it("handled every webhook (none failed)", () => {
