@@ -8,6 +8,7 @@ import type { Logger } from "../../platform/logger";
 import { type PaidHook, endAbandonedAttempts, tellPaid } from "../card-payments";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
 import { findPlan } from "../plans";
+import { isHandled, recordHandled } from "../webhook-events";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
 import type { StripeSetup } from "../stripe/client";
 import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, isSecondSubscription, refundedRefusal } from "../one-subscription";
@@ -603,8 +604,9 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
     await giveBackSubscription(deps, { ...checkout, status: "refused" });
     throw refundedRefusal();
   }
-  if (first) await markPaid(deps, checkout, subscription, sale.id);
-  else await deps.renewals?.paid({ subscriptionId: Number(subscription.id) });
+  // Still open with its subscription recorded: the first sale's handling was cut short before this (an instance killed).
+  if (first || checkout.status === "created") await markPaid(deps, checkout, subscription, sale.id);
+  if (!first) await deps.renewals?.paid({ subscriptionId: Number(subscription.id) });
   await tellPaid(deps, { userId: checkout.user_id, gatewayRef: sale.id, periodStart: start, periodEnd: new Date(subscription.sub_exp_date) });
   return subscription;
 }
@@ -713,8 +715,9 @@ function badSignature(): DomainError {
 }
 
 /**
- * Verifies one delivery with PayPal (verify-webhook-signature, on the exact text) and handles it once
- * per event id; every handler re-reads what it records from PayPal and is idempotent by capture or sale id.
+ * Verifies one delivery with PayPal (verify-webhook-signature, on the exact text) and handles it until one
+ * delivery of the event id has finished; every handler re-reads what it records from PayPal and is
+ * idempotent by capture or sale id, also with another delivery of the same event running at once.
  */
 export async function handlePayPalWebhook(deps: PayPalDeps, raw: string, headers: Record<string, string | undefined>): Promise<void> {
   let event: PayPalEvent;
@@ -743,20 +746,19 @@ export async function handlePayPalWebhook(deps: PayPalDeps, raw: string, headers
   }
   if (!verified) throw badSignature();
 
-  try {
-    await deps.db.insertInto("webhook_events").values({ id: event.id, source: "paypal", type: event.event_type, received_at: new Date().toISOString() }).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) return; // already handled
-    throw error;
-  }
+  // Recorded once handled, never before: a delivery cut short (the instance killed) leaves no record, so PayPal's
+  // resend is handled (webhook-events.ts); deliveries at once all run the handlers, which are idempotent.
+  if (await isHandled(deps, event.id)) return;
   try {
     await handleEvent(deps, event);
   } catch (error) {
-    // Not handled: forget it so that PayPal's retry is handled.
-    await deps.db.deleteFrom("webhook_events").where("id", "=", event.id).execute();
-    if (isRefusal(error)) return; // a declined capture is recorded; PayPal need not retry
+    // A refusal is the event's answer for good (a declined capture, recorded as a failed payment; a second
+    // subscription given back): PayPal need not retry. Not recorded, as before: a later delivery is looked at again.
+    if (isRefusal(error)) return;
+    // Not handled: PayPal's retry is.
     throw error;
   }
+  await recordHandled(deps, { id: event.id, source: "paypal", type: event.event_type });
 }
 
 async function checkoutByPayPalId(deps: PayPalDeps, paypalId: string | undefined): Promise<PayPalCheckout | undefined> {
