@@ -21,20 +21,21 @@
 // tests/support/page-states.ts; accounts are made the way the e2e specs make them (tests/support/e2e.ts).
 //
 // It drives the built server (sandbox mode, a fresh SQLite database in a temp dir, like load and fuzz) with
-// Chromium (/usr/bin/chromium), a few flows at once, each in a fresh browser context; each lane keeps one
-// script-enabled page for the JavaScript-off scans. A flow that breaks is run once more from the start; what
-// it found the first time is dropped. The run fails listing every vnu.jar problem and every axe violation with
+// Chromium (/usr/bin/chromium), a few flows at once; each lane hands its browser context and page from flow to
+// flow (cookies cleared between: `FlowPage`) and keeps one script-enabled page for the JavaScript-off scans.
+// A flow that breaks is run once more from the start, in a new context; what it found the first time is
+// dropped. The run fails listing every vnu.jar problem and every axe violation with
 // its state (mode, role, label), rule and place, and every flow that broke twice. It builds nothing: run
 // `npm run build` first. PAGE_CHECK_PORT (default 3450) is the server's port; JAVA (default `java`) the
-// runtime; PAGE_CHECK_TIMES=1 prints each flow's time; PAGE_CHECK_ONLY=text runs only the flows whose role
+// runtime; PAGE_CHECK_TIMES=1 prints each flow's time and where the lanes' time went; PAGE_CHECK_ONLY=text runs only the flows whose role
 // and name contain it, or one of several texts separated by | (while working on a page: e.g. PAGE_CHECK_ONLY="3-D
 // Secure|PayPal purchase"); PAGE_CHECK_STATES=file writes the states reached, one a line.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { type Browser, type BrowserContext, chromium, devices, type Page } from "@playwright/test";
+import { type Browser, type BrowserContext, chromium, devices, type Frame, type Page, type Response } from "@playwright/test";
+import type { AxeResults, RunOptions } from "axe-core";
 import { type Mode, openPage, type PageFlow, pageFlows, type SnapOptions, type Visit } from "../tests/support/page-states";
 import { LOOPBACK_LIMITS, startQualityServer } from "./quality-server";
 
@@ -49,6 +50,8 @@ const CHROME_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const LANES = Number(process.env.PAGE_CHECK_BROWSERS ?? (process.env.CI ? 3 : 4));
 const ONLY = process.env.PAGE_CHECK_ONLY;
 const VNU_JAR = String(createRequire(import.meta.url)("vnu-jar"));
+/** axe-core's browser bundle, the one @axe-core/playwright injects (its own dependency). */
+const AXE_SOURCE = (createRequire(createRequire(import.meta.url).resolve("@axe-core/playwright"))("axe-core") as { source: string }).source;
 /** As the Playwright specs see the portal (playwright.config.ts): a desktop Chrome. */
 const DESKTOP = devices["Desktop Chrome"];
 
@@ -93,6 +96,16 @@ function save(states: State[]) {
 let axeMs = 0;
 /** Milliseconds spent loading the JavaScript-off renderings into the scan pages. */
 let staticLoadMs = 0;
+/** Lane-milliseconds by phase, summed over the lanes (printed with PAGE_CHECK_TIMES). */
+const phaseMs = new Map<string, number>();
+async function timed<T>(phase: string, work: Promise<T> | (() => Promise<T>)): Promise<T> {
+  const started = Date.now();
+  try {
+    return await (typeof work === "function" ? work() : work);
+  } finally {
+    phaseMs.set(phase, (phaseMs.get(phase) ?? 0) + Date.now() - started);
+  }
+}
 
 /** axe with its default rules on `target` as it is now, after what `options` asks: its violations, one line per element. */
 async function axe(target: Page, options: SnapOptions): Promise<string[]> {
@@ -107,15 +120,57 @@ async function axe(target: Page, options: SnapOptions): Promise<string[]> {
 async function axeScan(target: Page, options: SnapOptions): Promise<string[]> {
   if (options.openDetails) await openAllDetails(target);
   await options.prepare?.(target);
-  // axe.run in the page itself (legacy mode): the default runs each frame apart and joins the parts in a new
-  // blank page of the context, a page opened and axe injected twice per scan. Legacy mode still injects axe
-  // into every frame and the page's run takes their results in: the 3-D Secure dialog's frame (the sandbox's
-  // challenge page, same origin) is checked with its page. Every rule runs: none is turned off for any state.
-  // Only the violations are asked for in full (the passes' nodes are the bulk of a result).
-  const { violations } = await new AxeBuilder({ page: target }).setLegacyMode().options({ resultTypes: ["violations"] }).analyze();
-  return violations.flatMap((violation) =>
+  // axe.run in the page itself, as @axe-core/playwright's legacy mode runs it (its default runs each frame
+  // apart and joins the parts in a new blank page per scan): axe in every frame, and the page's run takes the
+  // frames' results in, so the 3-D Secure dialog's frame (the sandbox's challenge page, same origin) is
+  // checked with its page. Unlike AxeBuilder, which evaluates axe's 0.5 MB twice per scan (as long as the run
+  // itself), axe is put in a document once: a state reached without a new document (a dialog, a client-side
+  // navigation) is scanned by the axe already there. Every rule runs: none is turned off for any state. Only
+  // the violations are asked for in full (the passes' nodes are the bulk of a result).
+  await timed("axe: inject", injectAxe(target));
+  const runOptions: RunOptions = { resultTypes: ["violations"] };
+  const outcome = await timed(
+    "axe: run",
+    target.evaluate(
+      (options) =>
+        (window as unknown as { axe: { run: (context: Document, options: RunOptions) => Promise<AxeResults> } }).axe
+          .run(document, options)
+          .then((results) => ({ error: null, violations: results.violations }))
+          .catch((error: Error) => ({ error: error.message, violations: [] })),
+      runOptions,
+    ),
+  );
+  if (outcome.error) throw new Error(`axe: ${outcome.error}`);
+  return outcome.violations.flatMap((violation) =>
     violation.nodes.map((node) => `${violation.id} (${violation.impact}): ${violation.help} at ${node.target.join(" ")}`),
   );
+}
+
+/** Puts axe in every frame of `target` that lacks it: the main frame must take it, a frame that cannot is left (as AxeBuilder does). */
+async function injectAxe(target: Page): Promise<void> {
+  for (const frame of target.frames()) {
+    const main = frame === target.mainFrame();
+    try {
+      await withinLimit(injectInto(frame), main ? 15_000 : 1_000);
+    } catch (error) {
+      if (main) throw error;
+    }
+  }
+}
+
+async function injectInto(frame: Frame): Promise<void> {
+  if (await frame.evaluate(() => typeof (window as { axe?: { run?: unknown } }).axe?.run === "function")) return;
+  await frame.evaluate(`${AXE_SOURCE}
+;axe.configure({ allowedOrigins: ["<same_origin>"], branding: { application: "playwright" } });`);
+}
+
+async function withinLimit<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`took more than ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Milliseconds spent laying states out at WIDTHS. */
@@ -123,15 +178,17 @@ let widthMs = 0;
 
 /**
  * Lays `target` out at each of WIDTHS (its height kept) and answers, for each width the document is wider than
- * the screen at, how wide it is and the first elements that stick out; the viewport is put back after.
+ * the screen at, how wide it is and the first elements that stick out; the viewport is put back after. The
+ * width it is at is measured first, without a resize (each resize lays the page out again).
  */
 async function overflows(target: Page): Promise<string[]> {
   const started = Date.now();
   const original = target.viewportSize();
-  const found: string[] = [];
+  const found = new Map<number, string>();
   let current = original?.width;
   try {
-    for (const width of WIDTHS) {
+    const order = WIDTHS.includes(current ?? 0) ? [current ?? 0, ...WIDTHS.filter((width) => width !== current)] : WIDTHS;
+    for (const width of order) {
       if (current !== width) await target.setViewportSize({ width, height: original?.height ?? 800 });
       current = width;
       const measured = await target.evaluate(() => {
@@ -157,14 +214,14 @@ async function overflows(target: Page): Promise<string[]> {
         return { viewport, pageWidth, widest };
       });
       if (measured.pageWidth > measured.viewport) {
-        found.push(`${measured.pageWidth} px wide on a ${width} px screen${measured.widest.length ? `: ${measured.widest.join("; ")}` : ""}`);
+        found.set(width, `${measured.pageWidth} px wide on a ${width} px screen${measured.widest.length ? `: ${measured.widest.join("; ")}` : ""}`);
       }
     }
   } finally {
     if (original && current !== original.width) await target.setViewportSize(original);
     widthMs += Date.now() - started;
   }
-  return found;
+  return WIDTHS.flatMap((width) => found.get(width) ?? []);
 }
 
 async function openAllDetails(page: Page) {
@@ -183,11 +240,19 @@ async function openAllDetails(page: Page) {
  * page.evaluate() hang, even after re-enabling scripts through CDP). So the JavaScript-off flow keeps the HTML
  * of the last document the server answered, and this page shows that HTML as a JavaScript-off browser does:
  * its <script> elements removed and its <noscript> contents unwrapped (a browser with scripting off parses
- * them as markup), served at the same URL (so that its stylesheet applies and colour contrast is real); only
- * axe runs in it. One page for the whole run: its stylesheets and fonts come from the cache after the first.
+ * them as markup), at the same URL (so that its stylesheet applies and colour contrast is real); only axe
+ * runs in it. One page for the whole run: its stylesheets and fonts come from the cache after the first.
+ *
+ * The first rendering is loaded as a document served at its URL; each next one at the same origin replaces
+ * the document's content in place (the URL set first, then document.open/write/close, waiting for its
+ * stylesheets, images and fonts as a load does). The same markup at the same URL makes the same rendering,
+ * and the page keeps its window, so axe, put in it once, stays: a new document per scan cost a load and
+ * axe's 0.5 MB evaluated again, about a third of each scan.
  */
 class StaticScanner {
   private page: Page | null = null;
+  /** The origin of the document the page holds (a rendering at another origin is loaded anew). */
+  private origin: string | null = null;
   /** The document to answer at each URL the page is sent to next. */
   private readonly documents = new Map<string, string>();
 
@@ -209,6 +274,7 @@ class StaticScanner {
   async reset(): Promise<void> {
     const page = this.page;
     this.page = null;
+    this.origin = null;
     this.documents.clear();
     if (page) await settleWithin(page.close(), CLOSE_LIMIT_MS);
   }
@@ -221,13 +287,23 @@ class StaticScanner {
   ): Promise<{ violations: string[]; overflows: string[] }> {
     const page = await this.scanPage();
     if (viewport) await page.setViewportSize(viewport);
-    this.documents.set(url, asWithoutJavaScript(html));
+    const rendering = asWithoutJavaScript(html);
+    const origin = new URL(url).origin;
+    const inPlace = this.origin === origin;
+    this.documents.set(url, rendering);
     try {
       const loading = Date.now();
-      await page.goto(url);
+      if (inPlace) {
+        await page.evaluate((address) => history.replaceState(null, "", address), url);
+        await page.setContent(rendering);
+      } else {
+        this.origin = null;
+        await page.goto(url);
+        this.origin = origin;
+      }
       staticLoadMs += Date.now() - loading;
-      const violations = await axe(page, options);
-      return { violations, overflows: await overflows(page) };
+      const violations = await timed("no-js: axe", axe(page, options));
+      return { violations, overflows: await timed("no-js: widths", overflows(page)) };
     } finally {
       this.documents.delete(url);
     }
@@ -248,6 +324,26 @@ class CheckVisit implements Visit {
   readonly states: State[] = [];
   private lastDocument: Promise<{ url: string; html: string }> | null = null;
   private inFlight = 0;
+  private readonly onResponse = (response: Response) => {
+    const request = response.request();
+    if (!request.isNavigationRequest() || request.frame() !== this.page.mainFrame()) return;
+    if (response.status() >= 300 && response.status() < 400) return;
+    const document = response.text().then((html) => ({ url: response.url(), html }));
+    // Read only when a state is checked: a body lost with its closed page must not end the run unhandled.
+    document.catch(() => undefined);
+    this.lastDocument = document;
+  };
+  /** Requests started and the time the last one ended (for `quiet`). */
+  private requests = 0;
+  private lastEnded = 0;
+  private readonly onRequest = () => {
+    this.inFlight++;
+    this.requests++;
+  };
+  private readonly onRequestDone = () => {
+    this.inFlight--;
+    this.lastEnded = Date.now();
+  };
 
   constructor(
     readonly page: Page,
@@ -255,18 +351,18 @@ class CheckVisit implements Visit {
     private readonly role: string,
     private readonly scanner: StaticScanner,
   ) {
-    page.on("response", (response) => {
-      const request = response.request();
-      if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
-      if (response.status() >= 300 && response.status() < 400) return;
-      const document = response.text().then((html) => ({ url: response.url(), html }));
-      // Read only when a state is checked: a body lost with its closed page must not end the run unhandled.
-      document.catch(() => undefined);
-      this.lastDocument = document;
-    });
-    page.on("request", () => this.inFlight++);
-    page.on("requestfinished", () => this.inFlight--);
-    page.on("requestfailed", () => this.inFlight--);
+    page.on("response", this.onResponse);
+    page.on("request", this.onRequest);
+    page.on("requestfinished", this.onRequestDone);
+    page.on("requestfailed", this.onRequestDone);
+  }
+
+  /** Stops following the page (the lane's next flow takes it over). */
+  detach() {
+    this.page.off("response", this.onResponse);
+    this.page.off("request", this.onRequest);
+    this.page.off("requestfinished", this.onRequestDone);
+    this.page.off("requestfailed", this.onRequestDone);
   }
 
   get js() {
@@ -287,14 +383,14 @@ class CheckVisit implements Visit {
     if (!this.js) {
       if (!this.lastDocument) throw new Error(`No document was loaded before ${name}`);
       const { url, html } = await this.lastDocument;
-      this.states.push({ mode: this.mode, label: name, url, html, ...(await this.scanner.scan(url, html, this.page.viewportSize(), options)) });
+      this.states.push({ mode: this.mode, label: name, url, html, ...(await timed("no-js: static scan", this.scanner.scan(url, html, this.page.viewportSize(), options))) });
       return;
     }
-    await this.hydrated();
-    await this.quiet();
-    const html = await this.page.content();
-    const violations = await axe(this.page, options);
-    this.states.push({ mode: this.mode, label: name, url: this.page.url(), html, violations, overflows: await overflows(this.page) });
+    await timed("js: hydrated", this.hydrated());
+    await timed("js: quiet", this.quiet());
+    const html = await timed("js: content", this.page.content());
+    const violations = await timed("js: axe", axe(this.page, options));
+    this.states.push({ mode: this.mode, label: name, url: this.page.url(), html, violations, overflows: await timed("js: widths", overflows(this.page)) });
   }
 
   /** Checks an answer the browser did not load as a document (a plain POST sent from the test). */
@@ -334,14 +430,26 @@ class CheckVisit implements Visit {
     }
   }
 
-  /** Waits until no request of the page has been running for 200 ms (lazy code, fetchers). */
+  /**
+   * Waits until the page has no request running (lazy code, fetchers) and none starts while its main thread
+   * goes idle (what the last answers set off has run by then), at least 50 ms after the last one ended. The
+   * portal starts no request from a timer (grep app/ for setTimeout before relying on this); this replaced a
+   * fixed 200 ms of silence per state.
+   */
   private async quiet() {
     const deadline = Date.now() + 10_000;
-    let quietSince = Date.now();
     while (Date.now() < deadline) {
-      if (this.inFlight > 0) quietSince = Date.now();
-      else if (Date.now() - quietSince >= 200) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const sleep = this.inFlight > 0 ? 20 : 50 - (Date.now() - this.lastEnded);
+      if (sleep > 0) {
+        await new Promise((resolve) => setTimeout(resolve, sleep));
+        continue;
+      }
+      const started = this.requests;
+      const idle = await this.page
+        .evaluate(() => new Promise<boolean>((resolve) => requestIdleCallback(() => resolve(true), { timeout: 1_000 })))
+        // A navigation under way destroys the evaluation's context: not quiet yet.
+        .catch(() => false);
+      if (idle && this.inFlight === 0 && this.requests === started) return;
     }
   }
 }
@@ -359,13 +467,15 @@ async function runFlows(browser: Browser, base: string, failures: string[]) {
   await Promise.all(
     Array.from({ length: LANES }, async () => {
       const scanContext = await browser.newContext({ ...DESKTOP, baseURL: base, javaScriptEnabled: true });
+      const lane = new FlowPage(browser, base);
       try {
         const scanner = new StaticScanner(scanContext);
         while (next < tasks.length) {
           const { mode, flow } = tasks[next++]!;
-          await runFlow(browser, base, mode, flow, scanner, failures);
+          await runFlow(lane, mode, flow, scanner, failures);
         }
       } finally {
+        await lane.discard();
         await settleWithin(scanContext.close(), CLOSE_LIMIT_MS);
       }
     }),
@@ -373,20 +483,67 @@ async function runFlows(browser: Browser, base: string, failures: string[]) {
 }
 
 /**
- * Runs a flow in a fresh context. A flow that breaks is run once more, from the start with new accounts,
- * and the run says so: a page that did not load under load (a 503 while two cores also run Chromium)
- * is not what this check judges, but a flow that breaks twice is a failure (and what it reached is checked).
+ * A lane's browser context and page for the flows of one mode, handed from flow to flow: a new context and
+ * page per flow cost about 0.3 s each, and each flow's first pages loaded its stylesheet, fonts and scripts
+ * into an empty cache. Between flows the page is sent to about:blank (nothing of the last flow's document
+ * left), its viewport put back and the context's cookies cleared: the portal keeps nothing else in the
+ * browser (no web storage, no service worker; grep app/ for localStorage before changing that), so the next
+ * flow starts as a new visitor. A flow that breaks leaves them to be discarded; its retry gets new ones.
+ */
+class FlowPage {
+  private held: { mode: Mode; context: BrowserContext; page: Page } | null = null;
+
+  constructor(
+    private readonly browser: Browser,
+    private readonly base: string,
+  ) {}
+
+  async take(mode: Mode): Promise<{ context: BrowserContext; page: Page }> {
+    if (this.held?.mode !== mode) await this.discard();
+    if (!this.held) {
+      const context = await this.browser.newContext({ ...DESKTOP, baseURL: this.base, javaScriptEnabled: mode === "js" });
+      context.setDefaultTimeout(15_000);
+      this.held = { mode, context, page: await context.newPage() };
+    }
+    return this.held;
+  }
+
+  /** Readies the page for the next flow; if that fails, the next flow gets new ones. */
+  async clear(): Promise<void> {
+    if (!this.held) return;
+    const { context, page } = this.held;
+    try {
+      await page.goto("about:blank");
+      await context.clearCookies();
+      await page.setViewportSize(DESKTOP.viewport);
+    } catch {
+      await this.discard();
+    }
+  }
+
+  async discard(): Promise<void> {
+    const held = this.held;
+    this.held = null;
+    if (held) await settleWithin(held.context.close(), CLOSE_LIMIT_MS);
+  }
+}
+
+/**
+ * Runs a flow on the lane's page. A flow that breaks is run once more, from the start with new accounts and a
+ * new context, and the run says so: a page that did not load under load (a 503 while two cores also run
+ * Chromium) is not what this check judges, but a flow that breaks twice is a failure (and what it reached is
+ * checked).
  */
 /** How long one flow may take before it counts as stuck (the slowest take under a minute on a loaded machine). */
 const FLOW_LIMIT_MS = 300_000;
 
-async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlow, scanner: StaticScanner, failures: string[]) {
+async function runFlow(lane: FlowPage, mode: Mode, flow: PageFlow, scanner: StaticScanner, failures: string[]) {
   const label = `${mode} ${flow.role} "${flow.name}"`;
   for (let attempt = 1; ; attempt++) {
-    const context = await browser.newContext({ ...DESKTOP, baseURL: base, javaScriptEnabled: mode === "js" });
-    context.setDefaultTimeout(15_000);
     const started = Date.now();
-    const visit = new CheckVisit(await context.newPage(), mode, flow.role, scanner);
+    const { context, page } = await timed("context", lane.take(mode));
+    const visit = new CheckVisit(page, mode, flow.role, scanner);
+    let broke = false;
     try {
       // A flow that stops answering (a page evaluation never settles) fails and is retried instead of
       // holding the whole check: closing its context ends whatever it waited for.
@@ -398,7 +555,7 @@ async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlo
         }, FLOW_LIMIT_MS);
       });
       try {
-        await Promise.race([flow.run(visit, context), watchdog]);
+        await timed(`${mode}: flows`, Promise.race([flow.run(visit, context), watchdog]));
       } finally {
         clearTimeout(timer);
       }
@@ -406,6 +563,7 @@ async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlo
       if (process.env.PAGE_CHECK_TIMES) console.log(`  ${label}: ${visit.states.length} states, ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return;
     } catch (error) {
+      broke = true;
       const message = (error as Error).message.split("\n").slice(0, 6).join("\n");
       // The no-JS states are checked in the lane's shared scanner page: a failure may have left it mid-way.
       await scanner.reset();
@@ -417,7 +575,8 @@ async function runFlow(browser: Browser, base: string, mode: Mode, flow: PageFlo
       failures.push(`${label}: ${message}`);
       return;
     } finally {
-      await settleWithin(context.close(), CLOSE_LIMIT_MS);
+      visit.detach();
+      await timed("context", broke ? lane.discard() : lane.clear());
     }
   }
 }
@@ -436,7 +595,10 @@ type VnuMessage = { type: string; subType?: string; url?: string; lastLine?: num
 /** vnu.jar once over every file: its JSON messages. */
 async function runVnu(files: string[]): Promise<VnuMessage[]> {
   const java = process.env.JAVA ?? "java";
-  const args = ["-jar", VNU_JAR, "--format", "json", "--stdout", "--skip-info-messages", "--exit-zero-always", ...files];
+  // A short run: the JVM's quick compiler alone (C1) and the serial collector take half the CPU of its
+  // defaults. C1's frames are larger: the schema's deep recursion overflows the default 1 MB stack with it.
+  const jvm = ["-Xss8m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
+  const args = [...jvm, "-jar", VNU_JAR, "--format", "json", "--stdout", "--skip-info-messages", "--exit-zero-always", ...files];
   const child = spawn(java, args, { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
@@ -477,16 +639,16 @@ function htmlProblems(messages: VnuMessage[], accepted: Map<string, number>): st
 async function main() {
   const started = Date.now();
   fs.rmSync(OUT_DIR, { recursive: true, force: true });
-  const server = await startQualityServer({ port: PORT, name: "page-check", env: LOOPBACK_LIMITS });
+  const server = await timed("start: server", () => startQualityServer({ port: PORT, name: "page-check", env: LOOPBACK_LIMITS }));
   // The flows make accounts in the server's database (tests/support/e2e.ts reads it from E2E_DATABASE_URL).
   process.env.E2E_DATABASE_URL = server.databaseFile;
   const failures: string[] = [];
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({
+    browser = await timed("start: browser", () => chromium.launch({
       executablePath: CHROME_PATH,
       args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update"],
-    });
+    }));
     await runFlows(browser, server.base, failures);
   } finally {
     await browser?.close();
@@ -498,6 +660,9 @@ async function main() {
     `Walked ${snapshots.length} states in ${((walked - started) / 1000).toFixed(0)} s (summed over ${LANES} lanes: axe scans ${(axeMs / 1000).toFixed(0)} s, loading the JavaScript-off renderings ${(staticLoadMs / 1000).toFixed(0)} s, widths ${(widthMs / 1000).toFixed(0)} s); checking their HTML with vnu.jar...`,
   );
 
+  if (process.env.PAGE_CHECK_TIMES) {
+    for (const [phase, ms] of phaseMs) console.log(`  ${phase}: ${(ms / 1000).toFixed(1)} lane-s`);
+  }
   const accepted = new Map<string, number>();
   const problems = htmlProblems(await runVnu(snapshots.map((snapshot) => snapshot.file)), accepted);
   const violations = snapshots.flatMap((snapshot) =>
