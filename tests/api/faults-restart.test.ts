@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterAll, describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, createDatabase } from "../../api/platform/db";
 import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import { databases } from "./harness";
@@ -21,6 +24,28 @@ const HANG_AFTER_CHARGE = JSON.stringify({
   deferWebhooks: true,
 });
 
+// The standalone API bundled once for every start here, as `npm run api` runs it: starting through tsx
+// instead would compile the API again at every start. Inside the worktree (under build/)
+// so that its packages resolve from node_modules.
+let bundle: string;
+beforeAll(async () => {
+  mkdirSync(join(ROOT, "build"), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, "build", "faults-restart-"));
+  bundle = join(dir, "api.js");
+  await build({
+    entryPoints: [join(ROOT, "api/server.ts")],
+    outfile: bundle,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    packages: "external",
+    sourcemap: true,
+    logLevel: "warning",
+  });
+  return () => rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
 interface RunningApi {
   child: ChildProcess;
   base: string;
@@ -28,21 +53,30 @@ interface RunningApi {
 }
 
 async function startApiProcess(env: Record<string, string>, port: number): Promise<RunningApi> {
-  const child = spawn(process.execPath, ["--import", "tsx", "api/server.ts"], {
+  const child = spawn(process.execPath, ["--enable-source-maps", bundle], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "test", SANDBOX: "true", API_PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => void (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => void (output += chunk.toString()));
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000; // tsx compiles the API on start: slow on a busy machine
-  while (!/API listening/.test(output)) {
-    if (child.exitCode !== null) throw new Error(`the API exited: ${output}`);
-    if (Date.now() > deadline) throw new Error(`the API did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  // Started when it says so; the output is watched as it comes, not polled.
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the API did not start: ${output}`)), 120_000); // slow on a busy machine
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/API listening/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", read);
+    child.stderr!.on("data", read);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      reject(new Error(`the API exited: ${output}`));
+    });
+  });
   return { child, base, output: () => output };
 }
 

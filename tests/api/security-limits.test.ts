@@ -252,8 +252,8 @@ describe.each(databases({ postgres: "parallel bursts against every limit" }))("l
   it("(f) right sign-ins always work and are never counted, with and without two-factor", async () => {
     const { email } = await account();
     const ip = "203.0.113.80";
-    // Far more right sign-ins than any limit, one after another, and a few at once.
-    for (let i = 0; i < LOGIN_LIMIT + 5; i++) expect((await signIn(email, PASSWORD, ip)).status).toBe(200);
+    // More right sign-ins than any limit (each one is an argon2 verify), one after another, and a few at once.
+    for (let i = 0; i < LOGIN_LIMIT + 1; i++) expect((await signIn(email, PASSWORD, ip)).status).toBe(200);
     expect(tally(await Promise.all(Array.from({ length: 5 }, () => signIn(email, PASSWORD, ip))))).toEqual({ 200: 5 });
     // A typo then the right password: the typo counts, the right one does not (and clears the address).
     expect((await signIn(email, "typo", ip)).status).toBe(401);
