@@ -45,11 +45,6 @@ export default defineConfig({
         "--disable-component-update",
         "--disable-sync",
         "--no-first-run",
-        // Chromium is most of a run's CPU (issue 31): no spare renderer started ahead of a navigation, no
-        // back-forward cache keeping left pages alive, and V8 compiling only the functions a page runs
-        // (about 6 % off a run's wall time on 2 cores, measured over a quarter of the suite).
-        "--disable-features=SpareRendererForSitePerProcess,BackForwardCache",
-        "--js-flags=--max-lazy",
       ],
     },
   },
