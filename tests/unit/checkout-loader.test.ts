@@ -54,7 +54,8 @@ const standIn = http.createServer(async (req, res) => {
 
 let checkout: typeof import("~/routes/subscription.payment.$planId/route");
 let sessions: typeof import("~/utils/session.server");
-const context = { clientIp: "203.0.113.7", cspNonce: "" };
+// One load context per request, as server.ts makes it: the API calls made for a request share one deadline.
+const context = () => ({ clientIp: "203.0.113.7", cspNonce: "" });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
@@ -83,7 +84,7 @@ async function load(planId = "6") {
   const path = `/subscription/payment/${planId}`;
   const cookie = (await sessions.commitTokenSession(new Request(`http://portal.test${path}`), "good-token")).split(";")[0]!;
   const request = new Request(`http://portal.test${path}`, { headers: { Cookie: cookie } });
-  return checkout.loader({ request, context, params: { planId } }) as Promise<Awaited<ReturnType<typeof checkout.loader>>>;
+  return checkout.loader({ request, context: context(), params: { planId } }) as Promise<Awaited<ReturnType<typeof checkout.loader>>>;
 }
 
 /** What the page shows, without the key made afresh for each load. */
