@@ -29,6 +29,7 @@ import { SANDBOX_PUBLISHABLE_KEY } from "../api/sandboxes/stripe";
 import { DEFAULT_PASSWORD, insertSubscription, insertUser, portalSignIn } from "../tests/support/accounts";
 import { GOOD_CARD, digitsOf } from "../tests/support/cards";
 import { uniqueEmail } from "../tests/support/emails";
+import { until } from "../tests/support/until";
 
 const started = Date.now();
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -127,16 +128,6 @@ function startInstance(name: "a" | "b", extra: Record<string, string> = {}): Ins
   const instance = { name, port, child, log };
   instances[name] = instance;
   return instance;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function healthy(instance: Instance) {
@@ -306,7 +297,7 @@ async function killMidPurchase(db: Database, scenario: { name: string; moment: s
       const rows = await db.selectFrom("transactions").select(["status", "amount_cents"]).where("user_id", "=", customer.id).execute();
       return rows.length > 0 ? rows : undefined;
     },
-    30_000,
+    { timeoutMs: 30_000 },
   ).catch(() => []);
   const recordedAfterMs = Date.now() - killedAt;
   // The proxy notices the dead instance; the customer presses Pay again, through b.

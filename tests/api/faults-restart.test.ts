@@ -7,6 +7,7 @@ import { type Database, createDatabase } from "../../api/platform/db";
 import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import { databases } from "./harness";
 import { GOOD } from "./payment-support";
+import { until } from "../support/until";
 
 // The API process killed (SIGKILL) in the worst moment of a checkout — the gateway has charged the
 // card, our side has not recorded it — and started again on the same database (decision 012): the
@@ -93,16 +94,6 @@ async function post(base: string, path: string, body: Record<string, unknown>, h
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe.each(databases({ postgres: "a SIGKILL mid-transaction: the server rolls back, the claim is taken over" }))("the API killed mid-checkout and restarted ($name)", (kind) => {
   const running: RunningApi[] = [];
   let db: Database | undefined;
@@ -143,7 +134,7 @@ describe.each(databases({ postgres: "a SIGKILL mid-transaction: the server rolls
       const held = rows.some((r) => r.type === "webhook_delivery" && JSON.parse(r.data).type === "invoice.paid" && JSON.parse(r.data).state === "failed");
       return charged && held;
       // Two minutes: on CI's 2 cores the spawned API shares them with the other suites; a miss shows its log.
-    }, 120_000).catch((error: Error) => {
+    }, { timeoutMs: 120_000 }).catch((error: Error) => {
       throw new Error(`${error.message}; the API's output ends:\n${first.output().slice(-3000)}`);
     });
     await kill(first, "SIGKILL");

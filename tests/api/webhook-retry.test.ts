@@ -3,21 +3,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { databases, useApi } from "./harness";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
+import { until } from "../support/until";
 
 // A webhook whose handling never finished (the instance was killed in the middle: `npm run test:deploy`
 // found it) gets no answer, so Stripe sends it again. That delivery must be handled, not taken for done:
 // an event counts as handled once its handler has finished, and the handlers are idempotent, so the first
 // delivery finishing after all changes nothing twice.
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.each(databases({ postgres: "two deliveries of one event at once: the record insert races" }))("a Stripe webhook sent again while its first delivery is unfinished ($name)", (kind) => {
   const t = useApi(kind);
@@ -41,7 +32,7 @@ describe.each(databases({ postgres: "two deliveries of one event at once: the re
       const paid = rows.map((row) => ({ type: row.type, data: JSON.parse(row.data) })).find((row) => row.type === "event" && row.data.type === "invoice.paid");
       const underWay = rows.some((row) => row.type === "webhook_delivery" && JSON.parse(row.data).event === paid?.data.id);
       return paid && underWay ? paid.data : undefined;
-    });
+    }, { timeoutMs: 10_000 });
 
     // Stripe's retry of the unanswered delivery.
     const payload = JSON.stringify(event);
