@@ -5,6 +5,9 @@
  * since each one loads both cores. `--only NAME[,NAME]` runs just those stages (e.g. `--only static`).
  */
 import { spawn } from "node:child_process";
+import { pbkdf2Sync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 
 interface Stage {
   name: string;
@@ -44,6 +47,29 @@ function run(script: string, hold: boolean): Promise<Outcome> {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
 
+/** CPU time the whole machine has spent busy (user, nice, system; /proc/stat), in seconds; 0 where unreadable. */
+function machineBusySeconds(): number {
+  try {
+    const [user, nice, system] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1, 4).map(Number);
+    return (user! + nice! + system!) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A fixed piece of single-threaded work, timed: machines here differ up to twice in speed (the same tree's
+ * stages all took twice as long on one as on another), so the table says how fast this one was, and a
+ * slower stage on a slower machine is not mistaken for a slower suite.
+ */
+function referenceWorkMs(): number {
+  const started = performance.now();
+  let x = 0;
+  for (let i = 0; i < 100_000_000; i++) x = (x * 31 + i) | 0;
+  for (let i = 0; i < 60; i++) pbkdf2Sync("reference", "salt", 1000, 32, "sha256");
+  return Math.round(performance.now() - started + (x & 0));
+}
+
 const onlyArg = process.argv.indexOf("--only");
 const only = onlyArg >= 0 ? new Set((process.argv[onlyArg + 1] ?? "").split(",").filter(Boolean)) : null;
 const unknown = only ? [...only].filter((name) => !STAGES.some((stage) => stage.name === name)) : [];
@@ -52,17 +78,19 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const timings: { name: string; ms: number; result: string }[] = [];
+const timings: { name: string; ms: number; cpu: number; result: string }[] = [];
+const reference = referenceWorkMs();
 const started = Date.now();
 let failed: string | null = null;
 for (const stage of STAGES) {
   if (only && !only.has(stage.name)) continue;
   if (failed) {
-    timings.push({ name: stage.name, ms: 0, result: "not run" });
+    timings.push({ name: stage.name, ms: 0, cpu: 0, result: "not run" });
     continue;
   }
   console.log(`\n=== ${stage.name}: npm run ${stage.scripts.join(" + ")}`);
   const stageStart = Date.now();
+  const busyAtStart = machineBusySeconds();
   const side = stage.scripts.length > 1;
   const outcomes = await Promise.all(
     stage.scripts.map(async (script) => {
@@ -73,12 +101,14 @@ for (const stage of STAGES) {
     }),
   );
   const failing = outcomes.filter((outcome) => outcome.code !== 0);
-  timings.push({ name: stage.name, ms: Date.now() - stageStart, result: failing.length ? `FAILED (${failing.map((o) => o.script).join(", ")})` : "ok" });
+  timings.push({ name: stage.name, ms: Date.now() - stageStart, cpu: machineBusySeconds() - busyAtStart, result: failing.length ? `FAILED (${failing.map((o) => o.script).join(", ")})` : "ok" });
   if (failing.length) failed = stage.name;
 }
 
-console.log("\nStage times");
-for (const { name, ms, result } of timings) console.log(`  ${name.padEnd(14)} ${seconds(ms).padStart(7)}  ${result}`);
+// Wall time, and the machine's busy CPU time over it (every process: a stage near cores x wall is CPU-bound).
+console.log(`\nStage times (${os.cpus().length} cores; reference work ${reference} ms, see scripts/test.ts)`);
+console.log(`  ${"stage".padEnd(14)} ${"wall".padStart(7)} ${"CPU".padStart(8)}`);
+for (const { name, ms, cpu, result } of timings) console.log(`  ${name.padEnd(14)} ${seconds(ms).padStart(7)} ${`${cpu.toFixed(0)} s`.padStart(8)}  ${result}`);
 console.log(`  ${"total".padEnd(14)} ${seconds(Date.now() - started).padStart(7)}`);
 if (failed) {
   console.error(`\nnpm test failed in stage '${failed}'.`);
