@@ -1,4 +1,5 @@
-import { type PaymentsDeps, type RecordedPayment, cardDetails } from "../payments/card-payments";
+import { type PaymentsDeps, cardDetails } from "../payments/card-payments";
+import type { RecordedPayment } from "../payments/paid";
 import { retrieveCard } from "../payments/stripe/cards";
 import { formatUsd } from "../payments/money";
 import { FAILED_STATUS } from "../payments/records";

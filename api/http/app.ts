@@ -16,7 +16,7 @@ import { type StripeSetup, liveStripe, sandboxStripe } from "../payments/stripe/
 import { type SandboxGateway, type SandboxKit, type StripeSandbox, loadSandboxes } from "./sandboxes";
 import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
 import { createBitPayClient } from "../payments/bitpay/client";
-import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "../payments/crypto";
+import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "../payments/bitpay/payments";
 import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";

@@ -1,6 +1,6 @@
 import type { DunningDeps } from "../billing/dunning";
 import type { PaymentsDeps } from "../payments/card-payments";
-import type { CryptoDeps } from "../payments/crypto";
+import type { CryptoDeps } from "../payments/bitpay/payments";
 import type { PayPalDeps } from "../payments/paypal/payments";
 import type { PlatformServices } from "../platform/services";
 

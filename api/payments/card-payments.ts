@@ -6,6 +6,7 @@ import { DomainError, isRefusal } from "../platform/errors";
 import { stripControlCharacters } from "../platform/text";
 import { isActiveAt } from "./plans";
 import type { RenewalEvents } from "./renewal-events";
+import { type PaidHook, tellPaid } from "./paid";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
@@ -53,28 +54,6 @@ export interface PaymentsDeps {
   renewals?: RenewalEvents;
   /** Told after each paid payment is recorded (its receipt, api/billing/notices.ts, wired by the HTTP layer). */
   onPaid?: PaidHook;
-}
-
-/** A paid payment just recorded: what its receipt needs besides the rows (claimed once per gatewayRef). */
-export interface RecordedPayment {
-  userId: number;
-  gatewayRef: string;
-  /** The period the payment buys (free months included). */
-  periodStart: Date;
-  periodEnd: Date;
-  /** The card that paid, when the payment names it (a one-time payment). */
-  paymentMethodId?: string | null;
-}
-
-export type PaidHook = (payment: RecordedPayment) => Promise<void>;
-
-/** Tells the hook; a receipt that cannot be sent never fails the payment's recording. */
-export async function tellPaid(deps: { onPaid?: PaidHook; logger: Logger }, payment: RecordedPayment): Promise<void> {
-  try {
-    await deps.onPaid?.(payment);
-  } catch (error) {
-    deps.logger.error(`Receipt for ${payment.gatewayRef} failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 export const PAYMENT_MESSAGES = {

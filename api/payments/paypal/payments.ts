@@ -5,10 +5,11 @@ import { isUniqueViolation } from "../../platform/db";
 import type { PayPalCheckout, Plan, Subscription, User } from "../../platform/db/schema";
 import { DomainError, isRefusal } from "../../platform/errors";
 import type { Logger } from "../../platform/logger";
-import { type PaidHook, endAbandonedAttempts, tellPaid } from "../card-payments";
+import { endAbandonedAttempts } from "../card-payments";
+import { type PaidHook, tellPaid } from "../paid";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
 import { findPlan } from "../plans";
-import { isHandled, recordHandled } from "../webhook-events";
+import { handleWebhookOnce } from "../webhook-events";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
 import type { StripeSetup } from "../stripe/client";
 import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, isSecondSubscription, refundedRefusal } from "../one-subscription";
@@ -746,19 +747,9 @@ export async function handlePayPalWebhook(deps: PayPalDeps, raw: string, headers
   }
   if (!verified) throw badSignature();
 
-  // Recorded once handled, never before: a delivery cut short (the instance killed) leaves no record, so PayPal's
-  // resend is handled (webhook-events.ts); deliveries at once all run the handlers, which are idempotent.
-  if (await isHandled(deps, event.id)) return;
-  try {
-    await handleEvent(deps, event);
-  } catch (error) {
-    // A refusal is the event's answer for good (a declined capture, recorded as a failed payment; a second
-    // subscription given back): PayPal need not retry. Not recorded, as before: a later delivery is looked at again.
-    if (isRefusal(error)) return;
-    // Not handled: PayPal's retry is.
-    throw error;
-  }
-  await recordHandled(deps, { id: event.id, source: "paypal", type: event.event_type });
+  // Recorded once handled (webhook-events.ts); a refusal (a declined capture, recorded as a failed payment; a
+  // second subscription given back) is the event's answer for good.
+  await handleWebhookOnce(deps, { id: event.id, source: "paypal", type: event.event_type }, () => handleEvent(deps, event));
 }
 
 async function checkoutByPayPalId(deps: PayPalDeps, paypalId: string | undefined): Promise<PayPalCheckout | undefined> {

@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { DomainError, isRefusal } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import {
   type PaymentsDeps,
   completeCheckoutSession,
@@ -8,7 +8,7 @@ import {
   recordStripeInvoice,
 } from "../card-payments";
 import { couponDiscountCents, releaseCouponHold } from "../coupons";
-import { isHandled, recordHandled } from "../webhook-events";
+import { handleWebhookOnce } from "../webhook-events";
 import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
@@ -38,20 +38,10 @@ export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | 
   } catch {
     throw new DomainError("signature_invalid", WEBHOOK_MESSAGES.badSignature);
   }
-  if (await isHandled(deps, event.id)) return;
-  try {
-    await handleEvent(deps, event);
-  } catch (error) {
-    // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts): Stripe need
-    // not retry. It is not recorded, so that a later delivery is looked at again, as before.
-    if (isRefusal(error)) {
-      deps.logger.warn(`Webhook ${event.id} (${event.type}) refused: ${error.message}`);
-      return;
-    }
-    // Not handled: Stripe's retry is.
-    throw error;
-  }
-  await recordHandled(deps, { id: event.id, source: "stripe", type: event.type });
+  // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts).
+  await handleWebhookOnce(deps, { id: event.id, source: "stripe", type: event.type }, () => handleEvent(deps, event), (error) => {
+    deps.logger.warn(`Webhook ${event.id} (${event.type}) refused: ${error.message}`);
+  });
 }
 
 async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null | undefined) {

@@ -1,21 +1,21 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { endRecurringRenewal, refuseSecondSubscription } from "./subscription-guard";
-import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "./one-subscription";
-import type { PayPalClient } from "./paypal/client";
-import type { StripeSetup } from "./stripe/client";
-import type { Logger } from "../platform/logger";
-import type { Database } from "../platform/db";
-import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
-import type { Clock } from "../platform/clock";
-import { DomainError } from "../platform/errors";
-import type { MailService } from "../platform/mailer";
-import { cryptoRenewalEmail } from "./emails";
-import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
-import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
-import { dollars } from "./plans";
-import { formatUsd, twoDecimals } from "./money";
-import { type PaidHook, tellPaid } from "./card-payments";
-import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
+import { endRecurringRenewal, refuseSecondSubscription } from "../subscription-guard";
+import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "../one-subscription";
+import type { PayPalClient } from "../paypal/client";
+import type { StripeSetup } from "../stripe/client";
+import type { Logger } from "../../platform/logger";
+import type { Database } from "../../platform/db";
+import type { CryptoInvoice, Plan, User } from "../../platform/db/schema";
+import type { Clock } from "../../platform/clock";
+import { DomainError } from "../../platform/errors";
+import type { MailService } from "../../platform/mailer";
+import { cryptoRenewalEmail } from "../emails";
+import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./client";
+import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
+import { dollars } from "../plans";
+import { formatUsd, twoDecimals } from "../money";
+import { type PaidHook, tellPaid } from "../paid";
+import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
 
 /*
  * Crypto payments through BitPay (live, or the crypto sandbox that speaks the same API). A crypto
