@@ -11,20 +11,25 @@ import { sendError } from "./envelope";
 import { DomainError, type ErrorCode } from "../platform/errors";
 import { MailService, createMailer } from "../platform/mailer";
 import { LoginThrottle, RateLimiter } from "../platform/rate-limit";
-import type { PaymentsDeps } from "../payments/card-payments";
+import { type PaymentsDeps, createCardPayments } from "../payments/card-payments";
 import { type StripeSetup, liveStripe, sandboxStripe } from "../payments/stripe/client";
 import { type SandboxGateway, type SandboxKit, type StripeSandbox, loadSandboxes } from "./sandboxes";
 import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
-import { createBitPayClient } from "../payments/bitpay/client";
-import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "../payments/bitpay/payments";
+import { type BitPayClient, createBitPayClient } from "../payments/bitpay/client";
+import { type CryptoDeps, createCryptoPayments, createDueRenewalInvoices, handleBitPayNotification } from "../payments/bitpay/payments";
 import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
 import { PAYPAL_WEBHOOK_PATH, paypalRoutes } from "./routes/paypal";
-import { type PayPalDeps, handlePayPalWebhook } from "../payments/paypal/payments";
+import { type PayPalDeps, createPayPalPayments, handlePayPalWebhook } from "../payments/paypal/payments";
 import { PAYPAL_HOSTS, type PayPalClient, createPayPalClient } from "../payments/paypal/client";
-import { type DunningDeps, paypalRenewalEvents, renewalEvents, runDunningJobs } from "../billing/dunning";
+import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
+import type { Gateways } from "../payments/gateway";
+import type { PaidHook } from "../payments/paid";
+import { stripeGateway } from "../payments/stripe/gateway";
+import { paypalGateway } from "../payments/paypal/gateway";
+import { bitpayGateway } from "../payments/bitpay/gateway";
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 import { deleteExpiredSecurityEvents } from "../identity/security-events";
 
@@ -106,13 +111,23 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     throw error;
   }
 
+  const mailSandbox = config.integrations.mail === "sandbox";
+  const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
+  // What every gateway reports to billing, built first (they need no gateway), then given to each gateway
+  // whole when it is built (docs/decisions/049): a receipt after every paid payment, whichever path recorded
+  // it (docs/decisions/029), and the rules of failed renewals (docs/decisions/027).
+  const onPaid: PaidHook = (payment) => sendReceipt({ db, clock, logger, publicUrl: config.publicUrl, mail }, payment);
+  const renewals = renewalEvents({ db, clock, publicUrl: config.publicUrl, mail, graceDays: config.dunningGraceDays });
+
+  // The gateways' clients first (each gateway's deps below name the others' clients: a 5-year plan paid one
+  // way ends another gateway's renewal, decision 028); a sandbox delivers its events to the handler of the
+  // deps built from its client (read when an event comes, after createApi has built them).
   // Card payments: live Stripe, or (sandbox mode only) the Stripe sandbox on its own loopback port
   // (the SDK needs a host of its own); the sandbox delivers its signed webhooks to the same handler as Stripe's.
   let stripeSandbox: StripeSandbox | undefined;
   let stripeSandboxServer: { close(): Promise<void> } | undefined;
-  let gateway: StripeSetup | null = liveStripe(config);
-  const payments = {} as PaymentsDeps;
-  if (!gateway) {
+  let stripeSetup: StripeSetup | null = liveStripe(config);
+  if (!stripeSetup) {
     // Cards are required outside sandbox mode (api/platform/config.ts): no credentials here means the stand-in.
     if (config.integrations.cards !== "sandbox" || !sandboxes) throw new Error("Card payments need STRIPE_SECRET_KEY outside sandbox mode.");
     stripeSandbox = sandboxes.stripe.create({
@@ -128,33 +143,22 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     });
     const listening = await stripeSandbox.listen();
     stripeSandboxServer = listening;
-    gateway = sandboxStripe(config, {
+    stripeSetup = sandboxStripe(config, {
       port: listening.port,
       secretKey: sandboxes.stripe.secretKey,
       publishableKey: sandboxes.stripe.publishableKey,
       webhookSecret: sandboxes.stripe.webhookSecret,
     });
   }
-  Object.assign(payments, { db, clock, logger, gateway, publicUrl: config.publicUrl } satisfies PaymentsDeps);
-
-  const mailSandbox = config.integrations.mail === "sandbox";
-  const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
-  // Failed renewals: the card webhooks tell them (payments stands below billing, so through a callback).
-  const dunning: DunningDeps = { payments, mail, graceDays: config.dunningGraceDays };
-  payments.renewals = renewalEvents(dunning);
-  // The notices people are owed (docs/decisions/029): a receipt after every paid payment, whichever path recorded it.
-  const notices: NoticeDeps = { db, clock, logger, gateway: payments.gateway, publicUrl: config.publicUrl, mail };
-  payments.onPaid = (payment) => sendReceipt(notices, payment);
 
   // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
   // which delivers its notifications to the same handler as BitPay's (secret included); else off.
   let bitpaySandbox: SandboxGateway | undefined;
   let bitpaySandboxServer: { close(): Promise<void> } | undefined;
-  let crypto: CryptoDeps | null = null;
+  let bitpay: BitPayClient | null = null;
+  let notificationSecret = config.bitpay.notificationSecret;
   if (config.integrations.crypto !== "off") {
-    const deps = {} as CryptoDeps;
-    let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
-    let notificationSecret = config.bitpay.notificationSecret;
+    bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
     if (!bitpay) {
       // Crypto is optional: without a token it is off outside sandbox mode (api/platform/config.ts).
       if (!sandboxes) throw new Error("Crypto payments need BITPAY_API_TOKEN outside sandbox mode.");
@@ -165,7 +169,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
         logger,
         deliverNotification: async (url, payload) => {
           const secret = new URL(url).searchParams.get("secret");
-          await handleBitPayNotification(deps, secret, JSON.parse(payload));
+          await handleBitPayNotification(crypto!, secret, JSON.parse(payload));
         },
       });
       const listening = await bitpaySandbox.listen();
@@ -174,19 +178,6 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       // The sandbox's published secret: it opens this route only here, in sandbox mode.
       notificationSecret = sandboxes.bitpay.notificationSecret;
     }
-    Object.assign(deps, {
-      db,
-      clock,
-      logger,
-      bitpay,
-      mail,
-      publicUrl: config.publicUrl,
-      // Live notifications carry the configured secret (required with a BitPay token).
-      notificationSecret: notificationSecret!,
-      onPaid: payments.onPaid,
-      gateway: payments.gateway,
-    } satisfies CryptoDeps);
-    crypto = deps;
   }
 
   // PayPal: live with its credentials, or (sandbox mode only) the PayPal stand-in on its own loopback
@@ -194,56 +185,76 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   // signatures verified through the stand-in's verify-webhook-signature). Off: null, its routes 404.
   let paypalSandbox: SandboxGateway | undefined;
   let paypalSandboxServer: { close(): Promise<void> } | undefined;
-  let paypal: PayPalDeps | null = null;
-  if (config.integrations.paypal !== "off") {
-    const deps = {} as PayPalDeps;
-    let client: PayPalClient;
-    let credentials: { clientId: string; webhookId: string };
-    if (config.integrations.paypal === "live") {
-      const { clientId, clientSecret, webhookId, environment } = config.paypal;
-      client = createPayPalClient({ clientId: clientId!, clientSecret: clientSecret!, baseUrl: PAYPAL_HOSTS[environment], environment });
-      credentials = { clientId: clientId!, webhookId: webhookId! };
-    } else {
-      if (!sandboxes) throw new Error("PayPal needs PAYPAL_CLIENT_ID outside sandbox mode.");
-      paypalSandbox = sandboxes.paypal.create({
-        db,
-        clock,
-        publicUrl: config.publicUrl,
-        logger,
-        deliverWebhook: (body, headers) => handlePayPalWebhook(deps, body, headers),
-      });
-      const listening = await paypalSandbox.listen();
-      paypalSandboxServer = listening;
-      client = createPayPalClient({
-        clientId: sandboxes.paypal.clientId,
-        clientSecret: sandboxes.paypal.clientSecret,
-        baseUrl: `http://127.0.0.1:${listening.port}`,
-        environment: "sandbox",
-        overrideHost: true,
-      });
-      credentials = { clientId: sandboxes.paypal.clientId, webhookId: sandboxes.paypal.webhookId };
-    }
-    Object.assign(deps, {
+  let paypalClient: PayPalClient | null = null;
+  let paypalCredentials: { clientId: string; webhookId: string } | null = null;
+  if (config.integrations.paypal === "live") {
+    const { clientId, clientSecret, webhookId, environment } = config.paypal;
+    paypalClient = createPayPalClient({ clientId: clientId!, clientSecret: clientSecret!, baseUrl: PAYPAL_HOSTS[environment], environment });
+    paypalCredentials = { clientId: clientId!, webhookId: webhookId! };
+  } else if (config.integrations.paypal !== "off") {
+    if (!sandboxes) throw new Error("PayPal needs PAYPAL_CLIENT_ID outside sandbox mode.");
+    paypalSandbox = sandboxes.paypal.create({
       db,
       clock,
-      logger,
       publicUrl: config.publicUrl,
-      mode: config.integrations.paypal,
-      clientId: credentials.clientId,
-      webhookId: credentials.webhookId,
-      client,
-      brandName: PAYPAL_BRAND_NAME,
-      onPaid: payments.onPaid,
-      renewals: paypalRenewalEvents(dunning),
-      gateway: payments.gateway,
-    } satisfies PayPalDeps);
-    paypal = deps;
-    dunning.paypal = paypal;
-    notices.paypal = paypal;
-    // A 5-year plan paid by card or crypto suspends a running PayPal subscription too (decision 028).
-    payments.paypal = client;
-    if (crypto) crypto.paypal = client;
+      logger,
+      deliverWebhook: (body, headers) => handlePayPalWebhook(paypal!, body, headers),
+    });
+    const listening = await paypalSandbox.listen();
+    paypalSandboxServer = listening;
+    paypalClient = createPayPalClient({
+      clientId: sandboxes.paypal.clientId,
+      clientSecret: sandboxes.paypal.clientSecret,
+      baseUrl: `http://127.0.0.1:${listening.port}`,
+      environment: "sandbox",
+      overrideHost: true,
+    });
+    paypalCredentials = { clientId: sandboxes.paypal.clientId, webhookId: sandboxes.paypal.webhookId };
   }
+
+  // Each gateway's deps, built whole with their collaborators (nothing is added to them afterwards).
+  const payments = createCardPayments({ db, clock, logger, publicUrl: config.publicUrl, gateway: stripeSetup, paypal: paypalClient, renewals, onPaid });
+  const crypto: CryptoDeps | null = bitpay
+    ? createCryptoPayments({
+        db,
+        clock,
+        logger,
+        bitpay,
+        mail,
+        publicUrl: config.publicUrl,
+        // Live notifications carry the configured secret (required with a BitPay token).
+        notificationSecret: notificationSecret!,
+        onPaid,
+        gateway: stripeSetup,
+        // A 5-year plan paid by crypto suspends a running PayPal subscription too (decision 028).
+        paypal: paypalClient,
+      })
+    : null;
+  const paypal: PayPalDeps | null =
+    paypalClient && paypalCredentials
+      ? createPayPalPayments({
+          db,
+          clock,
+          logger,
+          publicUrl: config.publicUrl,
+          mode: config.integrations.paypal === "live" ? "live" : "sandbox",
+          clientId: paypalCredentials.clientId,
+          webhookId: paypalCredentials.webhookId,
+          client: paypalClient,
+          brandName: PAYPAL_BRAND_NAME,
+          onPaid,
+          renewals,
+          gateway: stripeSetup,
+        })
+      : null;
+  // Billing asks each subscription's own gateway (gatewayFor) through one interface.
+  const gateways: Gateways = {
+    stripe: stripeGateway(payments),
+    paypal: paypal ? paypalGateway(paypal) : null,
+    bitpay: crypto ? bitpayGateway() : null,
+  };
+  const notices: NoticeDeps = { db, clock, logger, publicUrl: config.publicUrl, mail, gateways };
+  const dunning: DunningDeps = { db, clock, publicUrl: config.publicUrl, mail, graceDays: config.dunningGraceDays, gateways };
 
   const limiter = new RateLimiter(db);
   const ctx: ApiContext = {
@@ -257,6 +268,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     payments,
     crypto,
     paypal,
+    gateways,
+    notices,
     dunning,
     async runDueJobs() {
       // Another instance may have moved the shared test clock.

@@ -1,4 +1,5 @@
 import type { Logger } from "../platform/logger";
+import type { PayingCard } from "./gateway";
 
 /*
  * What every gateway reports once it has recorded a paid payment (card, PayPal, crypto): the receipt
@@ -14,6 +15,8 @@ export interface RecordedPayment {
   periodEnd: Date;
   /** The card that paid, when the payment names it (a one-time payment). */
   paymentMethodId?: string | null;
+  /** The card the receipt names, looked up at the card gateway once the receipt is claimed; absent: none (PayPal, crypto). */
+  card?: () => Promise<PayingCard | null>;
 }
 
 export type PaidHook = (payment: RecordedPayment) => Promise<void>;
