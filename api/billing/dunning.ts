@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PAYMENT_MESSAGES } from "../payments/card-payments";
 import { formatUsd } from "../payments/money";
 import { AUTHENTICATION_NEEDED, type RenewalEvents } from "../payments/renewal-events";
-import { SubscriptionEndedAtGateway, type Gateways, gatewayFor } from "../payments/gateway";
+import { SubscriptionEndedAtGateway, type Gateways, gatewayFor, recordedRenewal } from "../payments/gateway";
 import type { Clock } from "../platform/clock";
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
@@ -198,11 +198,9 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
     }
     const to = await recipient(deps, row.user_id);
     if (!to) continue;
-    const gateway = gatewayFor(deps.gateways, row);
-    if (!gateway) continue;
     const key = `grace_ending:${row.id}:${row.past_due_invoice_id}`;
     if (!(await claimNotice(db, { key, kind: "grace_ending", userId: row.user_id, now }))) continue;
-    const renewal = await gateway.openRenewal(row);
+    const renewal = await openRenewalOf(deps, row);
     await deps.mail.deliver(
       renewal.payableHere
         ? gracePeriodEndingEmail(to, {
@@ -216,6 +214,11 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
     reminded++;
   }
   return { reminded, ended };
+}
+
+/** The unpaid renewal as its gateway has it now; as our row records it while that gateway is off (PayPal turned off). */
+function openRenewalOf(deps: DunningDeps, row: Subscription) {
+  return gatewayFor(deps.gateways, row)?.openRenewal(row) ?? Promise.resolve(recordedRenewal(row));
 }
 
 /** The grace period ran out unpaid: the subscription is cancelled at its gateway (no more retries), and ends here. */
@@ -262,9 +265,7 @@ async function pastDueRow(deps: DunningDeps, userId: number): Promise<Subscripti
 export async function paymentFailedOf(deps: DunningDeps, userId: number): Promise<PaymentFailed | null> {
   const row = await pastDueRow(deps, userId);
   if (!row) return null;
-  const gateway = gatewayFor(deps.gateways, row);
-  if (!gateway) return null;
-  const renewal = await gateway.openRenewal(row);
+  const renewal = await openRenewalOf(deps, row);
   // PayPal has no invoice to pay here: it retries the payment itself, and the customer fixes their PayPal
   // funding at PayPal (the email says the same). The banner still says the plan is kept until the grace ends.
   if (!renewal.payableHere) {

@@ -109,6 +109,14 @@ export function renewsAutomatically(
   return noRenewalOf({ ...s, paypal_sub_id: s.paypal_sub_id ?? null }) === null;
 }
 
+/**
+ * An unpaid renewal as our row records it: what a gateway that retries it itself (PayPal) has to say of it,
+ * and what billing says of one whose gateway is off.
+ */
+export function recordedRenewal(row: Pick<Row, "amount_cents">): OpenRenewal {
+  return { amountCents: Number(row.amount_cents ?? 0), open: true, payableHere: false, hostedInvoiceUrl: null };
+}
+
 /** What the guarantee does with a payment of this gateway (known without the gateway: it may be off). */
 export function refundKindOf(transaction: Pick<Transaction, "payment_gateway">): RefundKind {
   if (transaction.payment_gateway === "paypal") return "paypal";

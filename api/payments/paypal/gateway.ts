@@ -1,5 +1,5 @@
 import { DomainError } from "../../platform/errors";
-import { GatewayUnavailable, type PaymentGateway } from "../gateway";
+import { GatewayUnavailable, type PaymentGateway, recordedRenewal } from "../gateway";
 import { type PayPalDeps, billedAsSubscription, cancelPayPalSubscription, refundPayPalPayment, setPayPalRenewal } from "./payments";
 
 /*
@@ -45,9 +45,8 @@ export function paypalGateway(deps: PayPalDeps): PaymentGateway {
     cardFingerprint: async () => null,
     payingCard: async () => null,
 
-    async openRenewal(row) {
-      return { amountCents: Number(row.amount_cents ?? 0), open: true, payableHere: false, hostedInvoiceUrl: null };
-    },
+    // PayPal retries it itself: there is no invoice of ours to pay.
+    openRenewal: async (row) => recordedRenewal(row),
 
     async payOpenRenewal() {
       throw new DomainError("not_found", "There is no unpaid invoice to pay.");
