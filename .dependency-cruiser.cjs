@@ -70,6 +70,15 @@ module.exports = {
       to: { path: "^api/", pathNot: "^api/(platform|identity|payments|billing)/" },
     },
     {
+      name: "billing-asks-the-gateway-interface",
+      comment:
+        "Billing asks a subscription's gateway through one interface (api/payments/gateway.ts, gatewayFor; docs/decisions/049): " +
+        "it never imports a gateway's adapter or client (api/payments/stripe, paypal, bitpay).",
+      severity: "error",
+      from: { path: "^api/billing/" },
+      to: { path: "^api/payments/(stripe|paypal|bitpay)/" },
+    },
+    {
       name: "api-support-stands-on-platform",
       comment: "Support (the help page's contact form) imports only the platform: mail, limits, configuration.",
       severity: "error",

@@ -1,16 +1,12 @@
 import { type NoticeDeps, sendAutoRenewalConfirmation } from "./notices";
-import { recordSubscriptionState } from "../payments/records";
-import { type Stripe, isInvalidRequest } from "../payments/stripe/client";
-import { setInvoiceCollection } from "../payments/stripe/invoices";
-import { setRenewal } from "../payments/stripe/subscriptions";
+import { type NoRenewal, SubscriptionEndedAtGateway, gatewayFor, noRenewalOf } from "../payments/gateway";
 import { DomainError } from "../platform/errors";
-import { setPayPalRenewal } from "../payments/paypal/payments";
-import type { Subscription } from "../platform/db/schema";
 
 /*
- * Auto-renewal on or off (commerce §4, §9) for a recurring card subscription, through Stripe:
- * `cancel_at_period_end` at the gateway, and our row updated from Stripe's answer at once (the
- * customer.subscription.updated webhook writes the same values again: both are idempotent).
+ * Auto-renewal on or off (commerce §4, §9) for a recurring subscription, through the gateway that bills
+ * it (gatewayFor, docs/decisions/049): a card subscription's `cancel_at_period_end` at Stripe, a PayPal
+ * subscription suspended or reactivated at PayPal; our row is updated from the gateway's answer at once
+ * (its webhook writes the same values again: both are idempotent).
  *
  * The 24-hour rule: auto-renewal must be turned off at least 24 hours before the end of the billing
  * cycle, because the renewal is committed by then. Turning it ON is allowed until the cycle ends:
@@ -19,8 +15,9 @@ import type { Subscription } from "../platform/db/schema";
  * says so before the customer confirms).
  *
  * Past due (a failed renewal within its grace period, docs/decisions/027): the renewal is already due,
- * so the switch acts on its open invoice instead: off stops Stripe's retries (`auto_advance: false`) and
- * the plan ends at the grace end (the dunning job cancels it) with no charge; on lets them run again.
+ * so the switch acts on it instead (a card's open invoice: off stops Stripe's retries, `auto_advance:
+ * false`) and the plan ends at the grace end (the dunning job cancels it) with no charge; on lets them run again.
+ * A plan paid as one PayPal order (the 2-year plan) has no PayPal subscription: nothing to switch.
  */
 
 export const AUTO_RENEWAL_MESSAGES = {
@@ -43,6 +40,19 @@ export function canDisableAt(cycleEnd: string | Date, now: Date): boolean {
   return new Date(cycleEnd).getTime() - now.getTime() >= AUTO_RENEWAL_NOTICE_MS;
 }
 
+const NO_RENEWAL_MESSAGES: Record<NoRenewal, string> = {
+  crypto: AUTO_RENEWAL_MESSAGES.crypto,
+  one_time: AUTO_RENEWAL_MESSAGES.oneTime,
+  paypal_order: AUTO_RENEWAL_MESSAGES.paypalOrder,
+  not_card: AUTO_RENEWAL_MESSAGES.notCard,
+};
+
+/** Why a subscription's auto-renewal cannot be switched (AUTO_RENEWAL_MESSAGES), or null. */
+export function noRenewalMessage(row: Parameters<typeof noRenewalOf>[0]): string | null {
+  const why = noRenewalOf(row);
+  return why ? NO_RENEWAL_MESSAGES[why] : null;
+}
+
 export async function setAutoRenewal(deps: NoticeDeps, userId: number, subscriptionId: number, type: AutoRenewalType): Promise<void> {
   const row = await deps.db
     .selectFrom("subscriptions")
@@ -51,74 +61,32 @@ export async function setAutoRenewal(deps: NoticeDeps, userId: number, subscript
     .where("user_id", "=", userId)
     .executeTakeFirst();
   if (!row) throw new DomainError("not_found", AUTO_RENEWAL_MESSAGES.notFound);
-  if (row.subscription_by === "bitpay") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.crypto);
-  if (row.billing_type === "single") throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.oneTime);
-  if (row.subscription_by === "paypal") return setPayPalAutoRenewal(deps, row, type);
-  if (row.subscription_by !== "stripe" || !row.stripe_sub_id) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
+  const refused = noRenewalMessage(row);
+  if (refused) throw new DomainError("auto_renewal_unavailable", refused);
+  // Its gateway is off (PayPal): nothing can switch it.
+  const gateway = gatewayFor(deps.gateways, row);
+  if (!gateway) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
   const now = deps.clock.now();
-  if (row.past_due_invoice_id && row.grace_until && row.grace_until > now.toISOString()) {
-    return setPastDueCollection(deps, row, row.past_due_invoice_id, type === "enable");
-  }
-  if (new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
-
-  const renewingNow = !row.cancel_at_period_end;
-  const wantRenewing = type === "enable";
-  if (!wantRenewing && renewingNow && !canDisableAt(row.sub_exp_date, now)) {
-    throw new DomainError("auto_renewal_too_late", AUTO_RENEWAL_MESSAGES.tooLate);
-  }
-
-  let updated: Stripe.Subscription;
-  try {
-    updated = await setRenewal(deps.gateway, row.stripe_sub_id, wantRenewing);
-  } catch (error) {
-    // Stripe refuses to change a canceled subscription.
-    if (isInvalidRequest(error)) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
-    throw error;
-  }
-  const renewing = !updated.cancel_at_period_end && ["active", "trialing", "past_due"].includes(updated.status);
-  const at = deps.clock.now();
-  await recordSubscriptionState(deps.db, { stripeSubId: row.stripe_sub_id, renewing, now: at });
-  // The confirmation with the date and time of the change, only when it changed. The setting changes only
-  // here: we offer no Stripe customer portal, so the webhook's updates merely echo this change.
-  if (renewing !== renewingNow) await sendAutoRenewalConfirmation(deps, row, renewing, at);
-}
-
-async function setPastDueCollection(deps: NoticeDeps, row: Subscription, invoiceId: string, wantRenewing: boolean): Promise<void> {
-  const renewingNow = !row.cancel_at_period_end;
-  let invoice: Stripe.Invoice;
-  try {
-    invoice = await setInvoiceCollection(deps.gateway, invoiceId, wantRenewing);
-  } catch (error) {
-    // Paid, or ended with its subscription, meanwhile.
-    if (isInvalidRequest(error)) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
-    throw error;
-  }
-  const renewing = invoice.status === "open" && invoice.auto_advance !== false;
-  const at = deps.clock.now();
-  await recordSubscriptionState(deps.db, { stripeSubId: row.stripe_sub_id!, renewing, now: at });
-  // Turned off, the plan ends when the grace period does (not on the past renewal date).
-  if (renewing !== renewingNow) {
-    await sendAutoRenewalConfirmation(deps, renewing ? row : { ...row, sub_exp_date: row.grace_until! }, renewing, at);
-  }
-}
-
-/**
- * A PayPal subscription: off suspends it at PayPal (nothing more is billed; the paid period runs out),
- * on reactivates it (PayPal bills again at its next billing time). The same 24-hour rule as for cards.
- * A plan paid as one PayPal order (the 2-year plan) has no PayPal subscription: nothing to switch.
- */
-async function setPayPalAutoRenewal(deps: NoticeDeps, row: Subscription, type: AutoRenewalType): Promise<void> {
-  if (!row.paypal_sub_id) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.paypalOrder);
-  if (!deps.paypal) throw new DomainError("auto_renewal_unavailable", AUTO_RENEWAL_MESSAGES.notCard);
-  const now = deps.clock.now();
-  const pastDue = row.past_due_since !== null && row.grace_until !== null && row.grace_until > now.toISOString();
+  const pastDue = gateway.isPastDue(row, now);
   if (!pastDue && new Date(row.sub_exp_date).getTime() <= now.getTime()) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
+
   const renewingNow = !row.cancel_at_period_end;
   const wantRenewing = type === "enable";
   if (!pastDue && !wantRenewing && renewingNow && !canDisableAt(row.sub_exp_date, now)) {
     throw new DomainError("auto_renewal_too_late", AUTO_RENEWAL_MESSAGES.tooLate);
   }
-  if (wantRenewing === renewingNow) return;
-  await setPayPalRenewal(deps.paypal, row, wantRenewing);
-  await sendAutoRenewalConfirmation(deps, pastDue && !wantRenewing ? { ...row, sub_exp_date: row.grace_until! } : row, wantRenewing, deps.clock.now());
+
+  let renewing: boolean;
+  try {
+    renewing = await gateway.setRenewal(row, wantRenewing, { pastDue });
+  } catch (error) {
+    if (error instanceof SubscriptionEndedAtGateway) throw new DomainError("subscription_ended", AUTO_RENEWAL_MESSAGES.ended);
+    throw error;
+  }
+  // The confirmation with the date and time of the change, only when it changed. The setting changes only
+  // here (we offer no Stripe customer portal), so the webhooks' updates merely echo this change. Turned off
+  // while past due, the plan ends when the grace period does (not on the past renewal date).
+  if (renewing !== renewingNow) {
+    await sendAutoRenewalConfirmation(deps, pastDue && !renewing ? { ...row, sub_exp_date: row.grace_until! } : row, renewing, deps.clock.now());
+  }
 }

@@ -1,4 +1,4 @@
-import { AUTO_RENEWAL_MESSAGES, canDisableAt, setAutoRenewal } from "./auto-renewal";
+import { AUTO_RENEWAL_MESSAGES, canDisableAt, noRenewalMessage, setAutoRenewal } from "./auto-renewal";
 import { type NoticeDeps, renewsAutomatically } from "./notices";
 import { recordSecurityEvent, type EventSource } from "../identity/security-events";
 import { activeSubscription } from "../payments/plans";
@@ -86,12 +86,8 @@ function describeSubscription(row: Subscription | undefined, now: Date): CancelV
     return { ...base, renews_on: row.sub_exp_date, ends_on: null, can_turn_off: allowed, note: allowed ? null : AUTO_RENEWAL_MESSAGES.tooLate };
   }
   const endsOn = pastDue ? row.grace_until! : row.sub_exp_date;
-  let note: string = CANCEL_MESSAGES.alreadyOff;
-  if (row.subscription_by === "bitpay") note = AUTO_RENEWAL_MESSAGES.crypto;
-  else if (row.billing_type === "single") note = AUTO_RENEWAL_MESSAGES.oneTime;
-  else if (row.subscription_by === "paypal" && !row.paypal_sub_id) note = AUTO_RENEWAL_MESSAGES.paypalOrder;
-  else if (row.subscription_by === "paypal") note = CANCEL_MESSAGES.alreadyOff;
-  else if (row.subscription_by !== "stripe" || !row.stripe_sub_id) note = AUTO_RENEWAL_MESSAGES.notCard;
+  // Why it does not renew: its gateway never renews it (crypto, one-time, a PayPal order), or it is already off.
+  const note = noRenewalMessage(row) ?? CANCEL_MESSAGES.alreadyOff;
   return { ...base, renews_on: null, ends_on: endsOn, can_turn_off: false, note };
 }
 

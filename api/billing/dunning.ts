@@ -1,13 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { PAYMENT_MESSAGES, type PaymentsDeps, recordStripeInvoice } from "../payments/card-payments";
+import { PAYMENT_MESSAGES } from "../payments/card-payments";
 import { formatUsd } from "../payments/money";
-import { recordSubscriptionState } from "../payments/records";
-import type { RenewalEvents } from "../payments/renewal-events";
-import { type PayPalDeps, type PayPalRenewalEvents, cancelPayPalSubscription } from "../payments/paypal/payments";
-import { isCardError, isInvalidRequest } from "../payments/stripe/client";
-import { payInvoice, retrieveInvoice } from "../payments/stripe/invoices";
-import { AUTHENTICATION_NEEDED } from "../payments/stripe/webhooks";
-import { cancelSubscription, retrieveSubscription, setCardOfSubscription, setRenewal } from "../payments/stripe/subscriptions";
+import { AUTHENTICATION_NEEDED, type RenewalEvents } from "../payments/renewal-events";
+import { SubscriptionEndedAtGateway, type Gateways, gatewayFor, recordedRenewal } from "../payments/gateway";
+import type { Clock } from "../platform/clock";
+import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
@@ -44,29 +41,37 @@ export const DUNNING_MESSAGES = {
 export const GRACE_REMINDER_DAYS = 3;
 const DAY_MS = 86_400_000;
 
-export interface DunningDeps {
-  payments: PaymentsDeps;
+/** What the rules of failed renewals need: no gateway (they are told by every gateway, in our terms). */
+export interface RenewalRuleDeps {
+  db: Database;
+  clock: Clock;
+  /** The portal's public origin, for the emails' links. */
+  publicUrl: string;
   mail: MailService;
   graceDays: number;
-  /** PayPal subscriptions' failed renewals (PayPal retries them itself); null or absent while PayPal is off. */
-  paypal?: PayPalDeps | null;
 }
 
-/** A PayPal past-due renewal's marker in past_due_invoice_id (PayPal has no invoice to pay). */
-const isPayPalPastDue = (row: Pick<Subscription, "subscription_by">) => row.subscription_by === "paypal";
+export interface DunningDeps extends RenewalRuleDeps {
+  /** The gateways that are on: a past-due subscription's own (gatewayFor) is asked for its unpaid renewal. */
+  gateways: Gateways;
+}
 
 /**
- * The callbacks of PayPal's webhooks (PayPalDeps.renewals). A renewal PayPal could not collect makes the
- * subscription past due like a card's (same grace period); PayPal retries the payment itself (its plan's
- * failure threshold, then it suspends), so the email asks the customer to fix their PayPal funding and
- * has no pay link. Collected in time: no longer past due. Unpaid at the grace end: the job cancels it at PayPal.
+ * What every gateway's webhooks tell about renewals (RenewalEvents, in our terms; given to each gateway
+ * when it is built, api/http/app.ts). A renewal the gateway could not collect makes the subscription past
+ * due (the grace period counts from when the renewal was due) and emails the customer once; later attempts
+ * only update the reason. A card's renewal is paid on the pay page (the email links it); PayPal retries its
+ * own (its plan's failure threshold, then it suspends), so its email asks the customer to fix their PayPal
+ * funding and has no pay link. Paid in time: no longer past due. Ended while past due (the grace period ran
+ * out, or the gateway gave up): the grace ends with it (the account is Free) and the customer is told once.
  */
-export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
+export function renewalEvents(deps: RenewalRuleDeps): RenewalEvents {
   return {
     async failed(event) {
-      const { db, clock } = deps.payments;
+      const { db, clock } = deps;
       const row = event.subscription;
       const sameRenewal = row.past_due_invoice_id === event.key;
+      // A renewal is past due once: an ended grace (cancelled) is not restarted by a late event.
       if (!sameRenewal && row.past_due_since !== null && row.past_due_invoice_id === null) return;
       const graceUntil = new Date(event.dueAt.getTime() + deps.graceDays * DAY_MS).toISOString();
       await db
@@ -76,7 +81,7 @@ export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
           grace_until: sameRenewal ? row.grace_until : graceUntil,
           past_due_invoice_id: event.key,
           payment_failure_message: event.message.slice(0, 500),
-          past_due_payment_method: null,
+          past_due_payment_method: event.paymentMethodId,
           updated_at: clock.now().toISOString(),
         })
         .where("id", "=", row.id)
@@ -84,16 +89,22 @@ export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
       const to = await recipient(deps, row.user_id);
       if (!to) return;
       if (!(await claimNotice(db, { key: `payment_failed:${event.key}`, kind: "payment_failed", userId: row.user_id, now: clock.now() }))) return;
+      const amount = formatUsd(event.amountCents);
+      const until = longDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil);
       await deps.mail.deliver(
-        paypalPaymentFailedEmail(to, {
-          amount: formatUsd(event.amountCents),
-          reason: event.message,
-          graceUntil: longDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil),
-        }),
+        event.payableHere
+          ? paymentFailedEmail(to, {
+              amount,
+              card: await cardLabel(deps, row.user_id, event.paymentMethodId),
+              reason: event.message,
+              graceUntil: until,
+              link: payUrl(deps),
+            })
+          : paypalPaymentFailedEmail(to, { amount, reason: event.message, graceUntil: until }),
       );
     },
     async paid(event) {
-      await deps.payments.db
+      let query = deps.db
         .updateTable("subscriptions")
         .set({
           past_due_since: null,
@@ -101,11 +112,11 @@ export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
           past_due_invoice_id: null,
           payment_failure_message: null,
           past_due_payment_method: null,
-          updated_at: deps.payments.clock.now().toISOString(),
+          updated_at: deps.clock.now().toISOString(),
         })
-        .where("id", "=", event.subscriptionId)
-        .where("past_due_invoice_id", "is not", null)
-        .execute();
+        .where("id", "=", event.subscriptionId);
+      query = event.key === null ? query.where("past_due_invoice_id", "is not", null) : query.where("past_due_invoice_id", "=", event.key);
+      await query.execute();
     },
     async ended(event) {
       await endedUnpaid(deps, event.subscriptionId, event.endedAt);
@@ -114,8 +125,8 @@ export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
 }
 
 /** A past-due subscription ended (any gateway): the grace ends with it and the customer is told once. */
-async function endedUnpaid(deps: DunningDeps, subscriptionId: number, endedAtDate: Date): Promise<void> {
-  const { db, clock } = deps.payments;
+async function endedUnpaid(deps: RenewalRuleDeps, subscriptionId: number, endedAtDate: Date): Promise<void> {
+  const { db, clock } = deps;
   const row = await db.selectFrom("subscriptions").selectAll().where("id", "=", subscriptionId).executeTakeFirst();
   if (!row || row.past_due_since === null) return;
   const endedAt = endedAtDate.toISOString();
@@ -131,18 +142,18 @@ async function endedUnpaid(deps: DunningDeps, subscriptionId: number, endedAtDat
   const to = await recipient(deps, row.user_id);
   if (!to) return;
   if (!(await claimNotice(db, { key: `ended_unpaid:${row.id}`, kind: "ended_unpaid", userId: row.user_id, now: clock.now() }))) return;
-  await deps.mail.deliver(subscriptionEndedUnpaidEmail(to, { plan: row.title, link: `${deps.payments.publicUrl}/pricing` }));
+  await deps.mail.deliver(subscriptionEndedUnpaidEmail(to, { plan: row.title, link: `${deps.publicUrl}/pricing` }));
 }
 
 /** Where the customer pays the open invoice (the portal's pay page). */
-function payUrl(deps: DunningDeps): string {
-  return `${deps.payments.publicUrl}/billing/pay`;
+function payUrl(deps: Pick<RenewalRuleDeps, "publicUrl">): string {
+  return `${deps.publicUrl}/billing/pay`;
 }
 
 /** 'Visa ending in 4242', from the saved card, or null when it is not (or no longer) saved. */
-async function cardLabel(deps: DunningDeps, userId: number, paymentMethodId: string | null): Promise<string | null> {
+async function cardLabel(deps: Pick<RenewalRuleDeps, "db">, userId: number, paymentMethodId: string | null): Promise<string | null> {
   if (!paymentMethodId) return null;
-  const card = await deps.payments.db
+  const card = await deps.db
     .selectFrom("payment_methods")
     .select(["card_brand", "card_last4"])
     .where("user_id", "=", userId)
@@ -152,8 +163,8 @@ async function cardLabel(deps: DunningDeps, userId: number, paymentMethodId: str
 }
 
 /** The account to email, unless it was deleted (docs/decisions/015): a deleted account gets no mail. */
-async function recipient(deps: DunningDeps, userId: number): Promise<string | null> {
-  const user = await deps.payments.db.selectFrom("users").select(["email", "deleted_at"]).where("id", "=", userId).executeTakeFirst();
+async function recipient(deps: Pick<RenewalRuleDeps, "db">, userId: number): Promise<string | null> {
+  const user = await deps.db.selectFrom("users").select(["email", "deleted_at"]).where("id", "=", userId).executeTakeFirst();
   return user && user.deleted_at === null ? user.email : null;
 }
 
@@ -161,97 +172,13 @@ function longDate(iso: string): string {
   return new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
 }
 
-/** The callbacks the card webhooks call (PaymentsDeps.renewals). */
-export function renewalEvents(deps: DunningDeps): RenewalEvents {
-  return {
-    failed: (event) => renewalFailed(deps, event),
-    paid: (event) => invoicePaid(deps, event),
-    ended: (event) => subscriptionEnded(deps, event),
-  };
-}
-
-/**
- * A renewal attempt failed. The first failure of an invoice starts the grace period (counted from
- * when the renewal was due) and emails the customer once; later attempts only update the reason.
- */
-export async function renewalFailed(deps: DunningDeps, event: Parameters<RenewalEvents["failed"]>[0]): Promise<void> {
-  const { db, clock } = deps.payments;
-  const row = await db.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", event.stripeSubId).executeTakeFirst();
-  if (!row) return;
-  const now = clock.now().toISOString();
-  const sameInvoice = row.past_due_invoice_id === event.invoiceId;
-  // An invoice is past due once: an ended grace (cancelled) is not restarted by a late event.
-  if (!sameInvoice && row.past_due_since !== null && row.past_due_invoice_id === null) return;
-  const graceUntil = new Date(event.dueAt.getTime() + deps.graceDays * DAY_MS).toISOString();
-  await db
-    .updateTable("subscriptions")
-    .set({
-      past_due_since: sameInvoice ? row.past_due_since : event.dueAt.toISOString(),
-      grace_until: sameInvoice ? row.grace_until : graceUntil,
-      past_due_invoice_id: event.invoiceId,
-      payment_failure_message: event.message.slice(0, 500),
-      past_due_payment_method: event.paymentMethodId,
-      updated_at: now,
-    })
-    .where("id", "=", row.id)
-    .execute();
-
-  const to = await recipient(deps, row.user_id);
-  if (!to) return;
-  if (!(await claimNotice(db, { key: `payment_failed:${event.invoiceId}`, kind: "payment_failed", userId: row.user_id, now: clock.now() }))) return;
-  await deps.mail.deliver(
-    paymentFailedEmail(to, {
-      amount: formatUsd(event.amountCents),
-      card: await cardLabel(deps, row.user_id, event.paymentMethodId),
-      reason: event.message,
-      graceUntil: longDate(sameInvoice && row.grace_until ? row.grace_until : graceUntil),
-      link: payUrl(deps),
-    }),
-  );
-}
-
-/** The open invoice is paid (and recorded, from the subscription's original period): no longer past due. */
-export async function invoicePaid(deps: DunningDeps, event: { stripeSubId: string; invoiceId: string }): Promise<void> {
-  const row = await deps.payments.db
-    .selectFrom("subscriptions")
-    .select("cancel_at_period_end")
-    .where("stripe_sub_id", "=", event.stripeSubId)
-    .where("past_due_invoice_id", "=", event.invoiceId)
-    .executeTakeFirst();
-  // Auto-renewal was turned off while past due (the retries stopped), then paid anyway: the paid period
-  // runs, and the choice stands at Stripe too, so the next period is not charged.
-  if (row?.cancel_at_period_end) await setRenewal(deps.payments.gateway, event.stripeSubId, false);
-  await deps.payments.db
-    .updateTable("subscriptions")
-    .set({
-      past_due_since: null,
-      grace_until: null,
-      past_due_invoice_id: null,
-      payment_failure_message: null,
-      past_due_payment_method: null,
-      updated_at: deps.payments.clock.now().toISOString(),
-    })
-    .where("stripe_sub_id", "=", event.stripeSubId)
-    .where("past_due_invoice_id", "=", event.invoiceId)
-    .execute();
-}
-
-/**
- * The subscription ended at Stripe. Ended while past due (the grace period ran out, or Stripe gave up):
- * the grace ends with it (the account is Free) and the customer is told once.
- */
-export async function subscriptionEnded(deps: DunningDeps, event: { stripeSubId: string; endedAt: Date }): Promise<void> {
-  const row = await deps.payments.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", event.stripeSubId).executeTakeFirst();
-  if (row) await endedUnpaid(deps, Number(row.id), event.endedAt);
-}
-
 /**
  * The scheduled job (runDueJobs): the reminder GRACE_REMINDER_DAYS before a grace period ends, and the
- * end of every subscription whose grace period has passed unpaid: cancelled at Stripe now (the
- * customer.subscription.deleted webhook records the same end again, harmlessly).
+ * end of every subscription whose grace period has passed unpaid: cancelled at its gateway now (the
+ * gateway's webhook records the same end again, harmlessly).
  */
 export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: number; ended: number }> {
-  const { db, clock } = deps.payments;
+  const { db, clock } = deps;
   const now = clock.now();
   const at = now.toISOString();
   const open = await db
@@ -273,45 +200,36 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
     if (!to) continue;
     const key = `grace_ending:${row.id}:${row.past_due_invoice_id}`;
     if (!(await claimNotice(db, { key, kind: "grace_ending", userId: row.user_id, now }))) continue;
-    if (isPayPalPastDue(row)) {
-      await deps.mail.deliver(paypalGraceEndingEmail(to, { amount: formatUsd(Number(row.amount_cents ?? 0)), graceUntil: longDate(row.grace_until!) }));
-      reminded++;
-      continue;
-    }
-    const invoice = await retrieveInvoice(deps.payments.gateway, row.past_due_invoice_id!);
+    const renewal = await openRenewalOf(deps, row);
     await deps.mail.deliver(
-      gracePeriodEndingEmail(to, {
-        amount: formatUsd(invoice.amount_due),
-        card: await cardLabel(deps, row.user_id, row.past_due_payment_method),
-        graceUntil: longDate(row.grace_until!),
-        link: payUrl(deps),
-      }),
+      renewal.payableHere
+        ? gracePeriodEndingEmail(to, {
+            amount: formatUsd(renewal.amountCents),
+            card: await cardLabel(deps, row.user_id, row.past_due_payment_method),
+            graceUntil: longDate(row.grace_until!),
+            link: payUrl(deps),
+          })
+        : paypalGraceEndingEmail(to, { amount: formatUsd(renewal.amountCents), graceUntil: longDate(row.grace_until!) }),
     );
     reminded++;
   }
   return { reminded, ended };
 }
 
+/** The unpaid renewal as its gateway has it now; as our row records it while that gateway is off (PayPal turned off). */
+function openRenewalOf(deps: DunningDeps, row: Subscription) {
+  return gatewayFor(deps.gateways, row)?.openRenewal(row) ?? Promise.resolve(recordedRenewal(row));
+}
+
+/** The grace period ran out unpaid: the subscription is cancelled at its gateway (no more retries), and ends here. */
 async function endUnpaid(deps: DunningDeps, row: Subscription): Promise<void> {
-  const { gateway, clock, db } = deps.payments;
-  if (isPayPalPastDue(row)) {
-    // PayPal could not collect within the grace period: the subscription is cancelled there (no more retries).
-    if (row.paypal_sub_id && deps.paypal) await cancelPayPalSubscription(deps.paypal, row.paypal_sub_id, "The renewal was not paid.");
-    const endedAt = clock.now();
-    await endedUnpaid(deps, Number(row.id), endedAt);
-    return;
-  }
-  if (row.stripe_sub_id) {
-    try {
-      await cancelSubscription(gateway, row.stripe_sub_id, `dunning-${row.id}-${row.past_due_invoice_id}`);
-    } catch (error) {
-      // Already canceled at Stripe: it has ended, which is what we want.
-      if (!isInvalidRequest(error)) throw error;
-    }
-    const endedAt = clock.now();
-    await recordSubscriptionState(db, { stripeSubId: row.stripe_sub_id, renewing: false, endedAt, now: endedAt });
-    await subscriptionEnded(deps, { stripeSubId: row.stripe_sub_id, endedAt });
-  }
+  const endedAt = deps.clock.now();
+  await gatewayFor(deps.gateways, row)?.cancel(row, {
+    key: `dunning-${row.id}-${row.past_due_invoice_id}`,
+    reason: "The renewal was not paid.",
+    endedAt,
+  });
+  await endedUnpaid(deps, Number(row.id), endedAt);
 }
 
 /** What the banner and the pay page show while a renewal is unpaid within its grace period. */
@@ -333,12 +251,12 @@ export interface PaymentFailed {
 }
 
 async function pastDueRow(deps: DunningDeps, userId: number): Promise<Subscription | undefined> {
-  return deps.payments.db
+  return deps.db
     .selectFrom("subscriptions")
     .selectAll()
     .where("user_id", "=", userId)
     .where("past_due_invoice_id", "is not", null)
-    .where("grace_until", ">", deps.payments.clock.now().toISOString())
+    .where("grace_until", ">", deps.clock.now().toISOString())
     .orderBy("id", "desc")
     .executeTakeFirst();
 }
@@ -347,13 +265,14 @@ async function pastDueRow(deps: DunningDeps, userId: number): Promise<Subscripti
 export async function paymentFailedOf(deps: DunningDeps, userId: number): Promise<PaymentFailed | null> {
   const row = await pastDueRow(deps, userId);
   if (!row) return null;
+  const renewal = await openRenewalOf(deps, row);
   // PayPal has no invoice to pay here: it retries the payment itself, and the customer fixes their PayPal
   // funding at PayPal (the email says the same). The banner still says the plan is kept until the grace ends.
-  if (isPayPalPastDue(row)) {
+  if (!renewal.payableHere) {
     return {
       gateway: "paypal",
       reason: row.payment_failure_message ?? "PayPal could not collect the renewal payment.",
-      amount: formatUsd(Number(row.amount_cents ?? 0)),
+      amount: formatUsd(renewal.amountCents),
       card: null,
       invoice_id: row.past_due_invoice_id!,
       grace_until: row.grace_until!,
@@ -362,42 +281,41 @@ export async function paymentFailedOf(deps: DunningDeps, userId: number): Promis
       requires_action: false,
     };
   }
-  const invoice = await retrieveInvoice(deps.payments.gateway, row.past_due_invoice_id!);
-  if (invoice.status !== "open") return null;
+  if (!renewal.open) return null;
   const reason = row.payment_failure_message ?? "Payment failed";
   return {
     gateway: "stripe",
     reason,
-    amount: formatUsd(invoice.amount_due),
+    amount: formatUsd(renewal.amountCents),
     card: await cardLabel(deps, userId, row.past_due_payment_method),
     invoice_id: row.past_due_invoice_id!,
     grace_until: row.grace_until!,
     pay_url: payUrl(deps),
-    hosted_invoice_url: invoice.hosted_invoice_url ?? null,
+    hosted_invoice_url: renewal.hostedInvoiceUrl,
     requires_action: reason === AUTHENTICATION_NEEDED,
   };
 }
-
-/** Stripe's card error codes for a payment that needs the customer's authentication. */
-const AUTHENTICATION_CODES = new Set(["authentication_required", "invoice_payment_intent_requires_action"]);
 
 export type PayOpenInvoiceOutcome =
   | { status: "paid" }
   | { status: "requires_action"; hosted_invoice_url: string };
 
 /**
- * Pays the open invoice of the user's past-due subscription with one of their saved cards (pm_...).
- * Paid: recorded now (invoice.paid records it again, harmlessly), and the card pays the next renewals.
- * Declined: card_declined with the bank's message. Needing authentication: the hosted invoice page.
+ * Pays the open renewal of the user's past-due subscription with one of their saved cards (pm_...), at
+ * its gateway: paid, it is recorded now and the card pays the next renewals; declined: card_declined with
+ * the bank's message; needing authentication: the gateway's hosted invoice page.
  */
 export async function payOpenInvoice(
   deps: DunningDeps,
   userId: number,
   input: { paymentMethodId: string; key?: string },
 ): Promise<PayOpenInvoiceOutcome> {
-  const { db, gateway } = deps.payments;
+  const { db } = deps;
   const row = await pastDueRow(deps, userId);
-  if (!row?.stripe_sub_id) throw new DomainError("not_found", DUNNING_MESSAGES.noOpenInvoice);
+  const gateway = row ? gatewayFor(deps.gateways, row) : null;
+  if (!row || !gateway?.paysRenewalsHere) {
+    throw new DomainError("not_found", DUNNING_MESSAGES.noOpenInvoice);
+  }
   const card = await db
     .selectFrom("payment_methods")
     .select("payment_method_id")
@@ -406,43 +324,15 @@ export async function payOpenInvoice(
     .executeTakeFirst();
   if (!card) throw new DomainError("not_found", DUNNING_MESSAGES.cardNotFound, { field: "payment_method_id" });
   const invoiceId = row.past_due_invoice_id!;
-  let paid: Awaited<ReturnType<typeof payInvoice>>;
   try {
     // One charge per form and card: a double submit is one payment, another card on the same form another try.
-    paid = await payInvoice(gateway, invoiceId, card.payment_method_id, `open-invoice-${invoiceId}-${card.payment_method_id}-${input.key ?? randomUUID()}`);
+    return await gateway.payOpenRenewal(row, {
+      paymentMethodId: card.payment_method_id,
+      key: `open-invoice-${invoiceId}-${card.payment_method_id}-${input.key ?? randomUUID()}`,
+    });
   } catch (error) {
-    if (isCardError(error)) {
-      const invoice = await retrieveInvoice(gateway, invoiceId);
-      // The bank wants the customer to authenticate: Stripe's hosted invoice page does 3-D Secure.
-      if (AUTHENTICATION_CODES.has(error.code ?? "") && invoice.hosted_invoice_url) {
-        return { status: "requires_action", hosted_invoice_url: invoice.hosted_invoice_url };
-      }
-      throw new DomainError("card_declined", error.message || "Your card was declined.");
-    }
-    if (isInvalidRequest(error)) {
-      // Paid or ended meanwhile (a retry, another tab): our state follows Stripe's.
-      const invoice = await retrieveInvoice(gateway, invoiceId);
-      if (invoice.status === "paid") {
-        await recordPaid(deps, row, invoice);
-        return { status: "paid" };
-      }
-      throw new DomainError("not_found", DUNNING_MESSAGES.noOpenInvoice);
-    }
+    // Ended meanwhile (a retry, another tab): nothing is open to pay.
+    if (error instanceof SubscriptionEndedAtGateway) throw new DomainError("not_found", DUNNING_MESSAGES.noOpenInvoice);
     throw error;
   }
-  if (paid.status !== "paid") {
-    if (paid.hosted_invoice_url) return { status: "requires_action", hosted_invoice_url: paid.hosted_invoice_url };
-    throw new DomainError("card_declined", "Your card was declined.");
-  }
-  await recordPaid(deps, row, paid);
-  // The card that paid pays the next renewals too (the one that failed would fail again).
-  await setCardOfSubscription(gateway, row.stripe_sub_id, card.payment_method_id);
-  return { status: "paid" };
-}
-
-async function recordPaid(deps: DunningDeps, row: Subscription, invoice: Awaited<ReturnType<typeof retrieveInvoice>>): Promise<void> {
-  const subscription = await retrieveSubscription(deps.payments.gateway, row.stripe_sub_id!);
-  const plan = await deps.payments.db.selectFrom("plans").selectAll().where("id", "=", row.plan_id).executeTakeFirstOrThrow();
-  await recordStripeInvoice(deps.payments, invoice, subscription, plan, row.user_id);
-  await invoicePaid(deps, { stripeSubId: row.stripe_sub_id!, invoiceId: invoice.id! });
 }

@@ -1,12 +1,13 @@
-import { type PaymentsDeps, type RecordedPayment, cardDetails } from "../payments/card-payments";
-import { retrieveCard } from "../payments/stripe/cards";
+import type { RecordedPayment } from "../payments/paid";
+import { type Gateways, type PayingCard, gatewayFor, renewsAutomatically } from "../payments/gateway";
 import { formatUsd } from "../payments/money";
 import { FAILED_STATUS } from "../payments/records";
-import { retrieveSubscription } from "../payments/stripe/subscriptions";
 import { sql } from "kysely";
 import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
-import type { PayPalDeps } from "../payments/paypal/payments";
+import type { Database } from "../platform/db";
+import type { Clock } from "../platform/clock";
+import type { Logger } from "../platform/logger";
 import { claimNotice } from "../platform/notices";
 import {
   cardName,
@@ -27,11 +28,22 @@ import {
  * business clock (the sandbox test clock moves it).
  */
 
-export type NoticeDeps = Pick<PaymentsDeps, "db" | "clock" | "logger" | "gateway" | "publicUrl"> & {
+export interface NoticeDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  /** The portal's public origin, for the emails' links. */
+  publicUrl: string;
   mail: MailService;
-  /** PayPal subscriptions' auto-renewal is switched at PayPal; null or absent while PayPal is off. */
-  paypal?: PayPalDeps | null;
-};
+  /** The gateways that are on: each subscription's own (gatewayFor) names its card and switches its renewal. */
+  gateways: Gateways;
+}
+
+/** What a receipt needs: no gateway (the payment names its card). */
+export type ReceiptDeps = Omit<NoticeDeps, "gateways">;
+
+export { renewsAutomatically };
+export type { PayingCard };
 
 const DAY_MS = 86_400_000;
 /** Plans of a year or longer are reminded 30 days ahead (California's automatic renewal law asks 15 to 45 days). */
@@ -55,89 +67,9 @@ function links(deps: Pick<NoticeDeps, "publicUrl">) {
   };
 }
 
-export interface PayingCard extends CardLabel {
-  paymentMethodId: string;
-  expMonth: number;
-  expYear: number;
-}
-
-/**
- * The card that pays a card subscription: the subscription's default payment method at Stripe, else
- * the customer's default (our default card mirrors it). Null when none is saved.
- */
-export async function cardThatPays(
-  deps: Pick<NoticeDeps, "db" | "gateway" | "logger">,
-  subscription: Pick<Subscription, "user_id" | "stripe_sub_id">,
-  opts: { onlyCardSuffices?: boolean } = {},
-): Promise<PayingCard | null> {
-  if (opts.onlyCardSuffices) {
-    // A page view (the home, the billing page): an account with one saved card is paid by it, without
-    // a call to Stripe (decision 013's budget for the home); only several cards make it ask.
-    const cards = await deps.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", subscription.user_id).limit(2).execute();
-    if (cards.length === 1) return savedCard(deps, subscription.user_id, cards[0]!.payment_method_id);
-  }
-  let paymentMethodId: string | null = null;
-  if (subscription.stripe_sub_id) {
-    try {
-      const atStripe = await retrieveSubscription(deps.gateway, subscription.stripe_sub_id);
-      const pm = atStripe.default_payment_method;
-      paymentMethodId = typeof pm === "string" ? pm : (pm?.id ?? null);
-    } catch (error) {
-      // The customer's default card is the answer when Stripe cannot be asked.
-      deps.logger.warn(`Card of ${subscription.stripe_sub_id} not read: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return cardById(deps, subscription.user_id, paymentMethodId);
-}
-
-/**
- * A card by its pm_... id: our saved row, else Stripe's (the webhook may record a first payment before
- * the page saves its card), else the default card.
- */
-async function cardById(deps: Pick<NoticeDeps, "db" | "gateway" | "logger">, userId: number, paymentMethodId: string | null): Promise<PayingCard | null> {
-  if (paymentMethodId) {
-    const saved = await deps.db
-      .selectFrom("payment_methods")
-      .select("id")
-      .where("user_id", "=", userId)
-      .where("payment_method_id", "=", paymentMethodId)
-      .executeTakeFirst();
-    if (!saved) {
-      try {
-        const details = cardDetails(await retrieveCard(deps.gateway, paymentMethodId));
-        if (details) return { paymentMethodId, brand: details.brand, last4: details.last4, expMonth: details.expMonth, expYear: details.expYear };
-      } catch (error) {
-        deps.logger.warn(`Card ${paymentMethodId} not read: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  }
-  return savedCard(deps, userId, paymentMethodId);
-}
-
-async function savedCard(deps: Pick<NoticeDeps, "db">, userId: number, paymentMethodId: string | null): Promise<PayingCard | null> {
-  let query = deps.db
-    .selectFrom("payment_methods")
-    .select(["payment_method_id", "card_brand", "card_last4", "card_exp_month", "card_exp_year"])
-    .where("user_id", "=", userId);
-  query = paymentMethodId ? query.where("payment_method_id", "=", paymentMethodId) : query.where("is_default", "=", 1);
-  const row = await query.executeTakeFirst();
-  if (!row) return paymentMethodId ? savedCard(deps, userId, null) : null;
-  return {
-    paymentMethodId: row.payment_method_id,
-    brand: row.card_brand,
-    last4: row.card_last4,
-    expMonth: row.card_exp_month,
-    expYear: row.card_exp_year,
-  };
-}
-
-/** Whether a subscription renews by itself: a recurring card or PayPal subscription with auto-renewal on. */
-export function renewsAutomatically(
-  s: Pick<Subscription, "subscription_by" | "billing_type" | "cancel_at_period_end" | "stripe_sub_id"> & Partial<Pick<Subscription, "paypal_sub_id">>,
-): boolean {
-  if (s.billing_type !== "recurring" || s.cancel_at_period_end !== 0) return false;
-  if (s.subscription_by === "paypal") return !!s.paypal_sub_id;
-  return s.subscription_by === "stripe" && !!s.stripe_sub_id;
+/** The card that pays a subscription, as its gateway names it (null: none of ours, e.g. PayPal). */
+function cardThatPays(deps: Pick<NoticeDeps, "gateways">, subscription: Subscription, opts?: { onlyCardSuffices?: boolean }): Promise<PayingCard | null> {
+  return gatewayFor(deps.gateways, subscription)?.payingCard(subscription, opts) ?? Promise.resolve(null);
 }
 
 export interface NextCharge {
@@ -158,17 +90,13 @@ async function renewalPriceCents(deps: Pick<NoticeDeps, "db">, subscription: Sub
  * by itself; else `ends_on`, the day the plan ends (auto-renewal off, one-time and crypto plans).
  */
 export async function nextChargeOf(
-  deps: Pick<NoticeDeps, "db" | "gateway" | "logger">,
+  deps: Pick<NoticeDeps, "db" | "gateways">,
   subscription: Subscription | undefined | null,
 ): Promise<{ next_charge: NextCharge | null; ends_on: string | null }> {
   if (!subscription) return { next_charge: null, ends_on: null };
   if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
-  // PayPal collects it from the customer's PayPal account: no card of ours is named.
-  const paypal = subscription.subscription_by === "paypal";
-  const [cents, card] = await Promise.all([
-    renewalPriceCents(deps, subscription),
-    paypal ? null : cardThatPays(deps, subscription, { onlyCardSuffices: true }),
-  ]);
+  // PayPal collects it from the customer's PayPal account: its gateway names no card of ours.
+  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
   return {
     next_charge: {
       amount: formatUsd(cents),
@@ -194,14 +122,13 @@ function paidWith(gateway: string, wallet: string | null, card: CardLabel | null
 }
 
 /** The receipt of one paid charge, once per gateway reference (the page and the webhook both report it). */
-export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): Promise<void> {
+export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): Promise<void> {
   const user = await liveUser(deps, payment.userId);
   if (!user) return;
   const row = await deps.db
     .selectFrom("transactions")
     .innerJoin("invoices", "invoices.transaction_id", "transactions.id")
     .innerJoin("plans", "plans.id", "transactions.plan_id")
-    .leftJoin("subscriptions", "subscriptions.id", "transactions.subscription_id")
     .select([
       "transactions.id",
       "transactions.amount_cents",
@@ -209,7 +136,6 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
       "transactions.wallet_payment_type",
       "invoices.number",
       "plans.title",
-      "subscriptions.stripe_sub_id",
     ])
     .where("transactions.gateway_ref", "=", payment.gatewayRef)
     .where("transactions.status", "=", "paid")
@@ -217,12 +143,8 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
   // Nothing charged (a $0 invoice), nothing to receipt.
   if (!row || row.amount_cents <= 0) return;
   if (!(await claimNotice(deps.db, { key: `receipt:${payment.gatewayRef}`, kind: "receipt", userId: user.id, now: deps.clock.now() }))) return;
-  const card =
-    row.payment_gateway === "bitpay" || row.payment_gateway === "paypal"
-      ? null
-      : payment.paymentMethodId
-        ? await cardById(deps, user.id, payment.paymentMethodId)
-        : await cardThatPays(deps, { user_id: user.id, stripe_sub_id: row.stripe_sub_id });
+  // The gateway that recorded the payment names its card (PayPal and crypto name none).
+  const card = (await payment.card?.()) ?? null;
   await deps.mail.deliver(
     receiptEmail(user.email, {
       amount: formatUsd(row.amount_cents),
@@ -237,7 +159,7 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
 }
 
 /** The confirmation of an auto-renewal change, with its date and time (Germany's cancellation-button rule). */
-export async function sendAutoRenewalConfirmation(deps: NoticeDeps, subscription: Subscription, enabled: boolean, at: Date): Promise<void> {
+export async function sendAutoRenewalConfirmation(deps: ReceiptDeps, subscription: Subscription, enabled: boolean, at: Date): Promise<void> {
   const user = await liveUser(deps, subscription.user_id);
   if (!user) return;
   const key = `auto_renewal:${subscription.id}:${enabled ? "enable" : "disable"}:${at.toISOString()}`;
@@ -279,7 +201,7 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     const key = `renewal_reminder:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
     const paypal = row.subscription_by === "paypal";
-    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), paypal ? null : cardThatPays(deps, row)]);
+    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), cardThatPays(deps, row)]);
     await deps.mail.deliver(
       renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings, paypal }),
     );

@@ -9,12 +9,7 @@ import { refundConfirmationEmail, refundRequestEmail } from "./emails";
 import { DomainError, type ErrorCode } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
-import { type StripeSetup, isGatewayFailure, isInvalidRequest } from "../payments/stripe/client";
-import { retrieveInvoiceWithPayments } from "../payments/stripe/invoices";
-import { retrievePaymentIntentWithCard } from "../payments/stripe/payment-intents";
-import { refundPayment } from "../payments/stripe/refunds";
-import { cancelSubscription } from "../payments/stripe/subscriptions";
-import { type PayPalDeps, cancelPayPalSubscription, refundPayPalPayment } from "../payments/paypal/payments";
+import { type Gateways, GatewayUnavailable, gatewayFor, refundKindOf } from "../payments/gateway";
 import { dollars } from "../payments/plans";
 import { formatUsd } from "../payments/money";
 import { findUserById } from "../identity/users";
@@ -79,10 +74,9 @@ export interface RefundDeps {
   db: Database;
   clock: Clock;
   logger: Logger;
-  gateway: StripeSetup;
   mail: MailService;
-  /** PayPal payments are refunded through PayPal; null while PayPal is off. */
-  paypal?: PayPalDeps | null;
+  /** The gateways that are on: a payment goes back through the one that took it (gatewayFor). */
+  gateways: Gateways;
 }
 
 type Refusal = { ok: false; code: ErrorCode; message: string };
@@ -121,11 +115,6 @@ async function firstPaidTransaction(db: Database, userId: number): Promise<Trans
     .executeTakeFirst();
 }
 
-function kindOf(transaction: Pick<Transaction, "payment_gateway">): RefundKind {
-  if (transaction.payment_gateway === "paypal") return "paypal";
-  return transaction.payment_gateway === "bitpay" ? "crypto" : "card";
-}
-
 function withinWindow(createdAt: string, now: Date): boolean {
   return now.getTime() - new Date(createdAt).getTime() <= REFUND_WINDOW_DAYS * DAY_MS;
 }
@@ -154,7 +143,7 @@ export async function refundEligibility(db: Database, userId: number, now: Date,
   if (transaction.status !== "paid") return { ok: false, code: "refund_not_eligible", message: REFUND_MESSAGES.notPaid };
   if (!first || first.id !== transaction.id) return { ok: false, code: "refund_not_eligible", message: REFUND_MESSAGES.notFirst };
   if (!withinWindow(transaction.created_at, now)) return { ok: false, code: "refund_window_closed", message: REFUND_MESSAGES.tooLate };
-  return { ok: true, transaction, kind: kindOf(transaction) };
+  return { ok: true, transaction, kind: refundKindOf(transaction) };
 }
 
 /** The id of the account's one refundable transaction right now, or null (the history's flag). */
@@ -282,82 +271,32 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
 
 /** The gateway's fingerprint of the card that made a payment (null when it has none); 502 when the gateway fails. */
 async function cardFingerprintOf(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
+  const gateway = gatewayFor(deps.gateways, transaction);
+  if (!gateway) return null;
   try {
-    const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
-    const intent = await retrievePaymentIntentWithCard(deps.gateway, paymentIntent);
-    const method = intent.payment_method;
-    return typeof method === "object" && method?.card?.fingerprint ? method.card.fingerprint : null;
+    return await gateway.cardFingerprint(transaction);
   } catch (error) {
-    if (!isGatewayFailure(error)) throw error;
-    deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer reading the card.`);
-    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
+    if (error instanceof GatewayUnavailable) throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
+    throw error;
   }
 }
 
-/** The Stripe PaymentIntent of a recorded payment: pi_… itself, or the one that paid invoice in_…. */
-async function paymentIntentOf(deps: RefundDeps, gatewayRef: string): Promise<string> {
-  if (gatewayRef.startsWith("pi_")) return gatewayRef;
-  const invoice = await retrieveInvoiceWithPayments(deps.gateway, gatewayRef);
-  const paid = (invoice.payments?.data ?? []).filter((p) => p.status === "paid");
-  const ref = (paid[paid.length - 1] ?? invoice.payments?.data?.[0])?.payment?.payment_intent;
-  const id = typeof ref === "string" ? ref : ref?.id;
-  if (!id) throw new Error(`Invoice ${gatewayRef} has no PaymentIntent to refund`);
-  return id;
-}
-
 /**
- * The refund at the card gateway (full amount), and the end of the gateway's subscription. The keys
- * derive from the transaction, so parallel posts and retries make one refund and one cancellation.
+ * The refund at the gateway that took the payment (full amount), and the end of the gateway's subscription.
+ * The keys derive from the transaction, so parallel posts and retries make one refund and one cancellation.
  */
 async function refundAtGateway(deps: RefundDeps, transaction: Transaction): Promise<string | null> {
   const key = `refund-transaction-${transaction.id}`;
-  if (transaction.payment_gateway === "paypal") return refundAtPayPal(deps, transaction, key);
-  try {
-    const paymentIntent = await paymentIntentOf(deps, transaction.gateway_ref ?? "");
-    let refundId: string | null = null;
-    try {
-      const refund = await refundPayment(deps.gateway, { paymentIntentId: paymentIntent, transactionId: transaction.id, refundKey: key });
-      refundId = refund.id;
-    } catch (error) {
-      // Refunded already (a retry after the gateway's idempotency window): the money went back.
-      if (!(isInvalidRequest(error) && error.code === "charge_already_refunded")) throw error;
-    }
-    const subscription = transaction.subscription_id
-      ? await deps.db.selectFrom("subscriptions").select("stripe_sub_id").where("id", "=", transaction.subscription_id).executeTakeFirst()
-      : undefined;
-    if (subscription?.stripe_sub_id) {
-      await cancelSubscription(deps.gateway, subscription.stripe_sub_id, key).catch((error: unknown) => {
-        // Already canceled at the gateway: nothing left to stop.
-        if (!isInvalidRequest(error)) throw error;
-      });
-    }
-    return refundId;
-  } catch (error) {
-    if (!isGatewayFailure(error)) throw error;
-    deps.logger.warn(`Refund of transaction ${transaction.id}: the card gateway failed or did not answer; the claim stays for a retry.`);
-    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
-  }
-}
-
-/**
- * A PayPal payment back through PayPal (an order's capture, or a subscription's sale; PayPal-Request-Id
- * from the transaction: one refund), and its PayPal subscription cancelled so it bills no more.
- */
-async function refundAtPayPal(deps: RefundDeps, transaction: Transaction, key: string): Promise<string | null> {
-  if (!deps.paypal) {
-    deps.logger.warn(`Refund of transaction ${transaction.id}: PayPal is off.`);
+  const gateway = gatewayFor(deps.gateways, transaction);
+  if (!gateway) {
+    deps.logger.warn(`Refund of transaction ${transaction.id}: ${transaction.payment_gateway} is off.`);
     throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
   }
   try {
-    const refund = await refundPayPalPayment(deps.paypal, { gatewayRef: transaction.gateway_ref ?? "", key });
-    const subscription = transaction.subscription_id
-      ? await deps.db.selectFrom("subscriptions").select("paypal_sub_id").where("id", "=", transaction.subscription_id).executeTakeFirst()
-      : undefined;
-    if (subscription?.paypal_sub_id) await cancelPayPalSubscription(deps.paypal, subscription.paypal_sub_id, "The payment was refunded.");
-    return refund.id || null;
+    return await gateway.refund(transaction, key);
   } catch (error) {
-    deps.logger.warn(`Refund of transaction ${transaction.id}: PayPal failed or did not answer (${String(error)}); the claim stays for a retry.`);
-    throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
+    if (error instanceof GatewayUnavailable) throw new DomainError("gateway_failed", REFUND_MESSAGES.gatewayFailed);
+    throw error;
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
-import { type Underpayment, underpaymentsOf } from "../payments/crypto";
+import { type Underpayment, underpaymentsOf } from "../payments/underpayments";
 import { dollars } from "../payments/plans";
 import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 

@@ -6,25 +6,24 @@ import type { Logger } from "../platform/logger";
 import { type Database, createDatabase, migrateToLatest } from "../platform/db";
 import { upsertPlans } from "../payments/catalog";
 import { type Clock, SharedOffsetClock, isMovable, isShared, systemClock } from "../platform/clock";
-import { handleStripeWebhook } from "../payments/stripe/webhooks";
 import { sendError } from "./envelope";
 import { DomainError, type ErrorCode } from "../platform/errors";
 import { MailService, createMailer } from "../platform/mailer";
 import { LoginThrottle, RateLimiter } from "../platform/rate-limit";
 import type { PaymentsDeps } from "../payments/card-payments";
-import { type StripeSetup, liveStripe, sandboxStripe } from "../payments/stripe/client";
-import { type SandboxGateway, type SandboxKit, type StripeSandbox, loadSandboxes } from "./sandboxes";
+import { type SandboxKit, type StripeSandbox, loadSandboxes } from "./sandboxes";
 import { STRIPE_WEBHOOK_PATH } from "./routes/payments";
-import { createBitPayClient } from "../payments/bitpay/client";
-import { type CryptoDeps, createDueRenewalInvoices, handleBitPayNotification } from "../payments/crypto";
+import { type CryptoDeps, createDueRenewalInvoices } from "../payments/bitpay/payments";
 import { createTrustFunction } from "../platform/trust-proxy";
 import { consoleStyle, createLogger, loggedPath, requestLogging, resumeRequestScope } from "../platform/logger";
 import { apiRoutes, clockSandboxRoutes, mailSandboxRoutes } from "./routes";
 import { cryptoRoutes } from "./routes/crypto";
 import { PAYPAL_WEBHOOK_PATH, paypalRoutes } from "./routes/paypal";
 import { type PayPalDeps, handlePayPalWebhook } from "../payments/paypal/payments";
-import { PAYPAL_HOSTS, type PayPalClient, createPayPalClient } from "../payments/paypal/client";
-import { type DunningDeps, paypalRenewalEvents, renewalEvents, runDunningJobs } from "../billing/dunning";
+import { type DunningDeps, renewalEvents, runDunningJobs } from "../billing/dunning";
+import type { Gateways } from "../payments/gateway";
+import type { PaidHook } from "../payments/paid";
+import { connectPayPal, createBitPayGateway, createPayPalGateway, createStripeGateway } from "./gateways";
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 import { deleteExpiredSecurityEvents } from "../identity/security-events";
 
@@ -66,9 +65,6 @@ export interface Api {
 /** The paths the API answers (or passes on) when the portal embeds it: the API logs these requests itself. */
 export const EMBEDDED_API_PATH = /^\/(api|dev)(\/|$)|^\/payments\/apple\/charge$/;
 
-/** The merchant's name on PayPal's approval pages. */
-const PAYPAL_BRAND_NAME = "VPN";
-
 /** The body limit for JSON and form bodies. */
 export const BODY_LIMIT = "64kb";
 
@@ -106,144 +102,32 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     throw error;
   }
 
-  // Card payments: live Stripe, or (sandbox mode only) the Stripe sandbox on its own loopback port
-  // (the SDK needs a host of its own); the sandbox delivers its signed webhooks to the same handler as Stripe's.
-  let stripeSandbox: StripeSandbox | undefined;
-  let stripeSandboxServer: { close(): Promise<void> } | undefined;
-  let gateway: StripeSetup | null = liveStripe(config);
-  const payments = {} as PaymentsDeps;
-  if (!gateway) {
-    // Cards are required outside sandbox mode (api/platform/config.ts): no credentials here means the stand-in.
-    if (config.integrations.cards !== "sandbox" || !sandboxes) throw new Error("Card payments need STRIPE_SECRET_KEY outside sandbox mode.");
-    stripeSandbox = sandboxes.stripe.create({
-      db,
-      clock,
-      publicUrl: config.publicUrl,
-      logger,
-      deliverEvent: (payload, signature) => handleStripeWebhook(payments, payload, signature),
-      sandboxFaults: config.stripe.sandboxFaults,
-      retryDays: config.stripe.sandboxRetryDays,
-      // The account's public website, linked from the hosted invoice page: back to the billing page.
-      businessUrl: `${config.publicUrl}/billing`,
-    });
-    const listening = await stripeSandbox.listen();
-    stripeSandboxServer = listening;
-    gateway = sandboxStripe(config, {
-      port: listening.port,
-      secretKey: sandboxes.stripe.secretKey,
-      publishableKey: sandboxes.stripe.publishableKey,
-      webhookSecret: sandboxes.stripe.webhookSecret,
-    });
-  }
-  Object.assign(payments, { db, clock, logger, gateway, publicUrl: config.publicUrl } satisfies PaymentsDeps);
-
   const mailSandbox = config.integrations.mail === "sandbox";
   const mail = new MailService(createMailer(config, { db, clock }), { background: !mailSandbox, logger });
-  // Failed renewals: the card webhooks tell them (payments stands below billing, so through a callback).
-  const dunning: DunningDeps = { payments, mail, graceDays: config.dunningGraceDays };
-  payments.renewals = renewalEvents(dunning);
-  // The notices people are owed (docs/decisions/029): a receipt after every paid payment, whichever path recorded it.
-  const notices: NoticeDeps = { db, clock, logger, gateway: payments.gateway, publicUrl: config.publicUrl, mail };
-  payments.onPaid = (payment) => sendReceipt(notices, payment);
+  // What every gateway reports to billing, built first (they need no gateway), then given to each gateway
+  // whole when it is built (docs/decisions/049): a receipt after every paid payment, whichever path recorded
+  // it (docs/decisions/029), and the rules of failed renewals (docs/decisions/027).
+  const onPaid: PaidHook = (payment) => sendReceipt({ db, clock, logger, publicUrl: config.publicUrl, mail }, payment);
+  const renewals = renewalEvents({ db, clock, publicUrl: config.publicUrl, mail, graceDays: config.dunningGraceDays });
 
-  // Crypto invoices: live BitPay, or (sandbox mode only) the crypto sandbox on its own loopback port,
-  // which delivers its notifications to the same handler as BitPay's (secret included); else off.
-  let bitpaySandbox: SandboxGateway | undefined;
-  let bitpaySandboxServer: { close(): Promise<void> } | undefined;
-  let crypto: CryptoDeps | null = null;
-  if (config.integrations.crypto !== "off") {
-    const deps = {} as CryptoDeps;
-    let bitpay = config.bitpay.token ? createBitPayClient({ baseUrl: config.bitpay.baseUrl, token: config.bitpay.token }) : null;
-    let notificationSecret = config.bitpay.notificationSecret;
-    if (!bitpay) {
-      // Crypto is optional: without a token it is off outside sandbox mode (api/platform/config.ts).
-      if (!sandboxes) throw new Error("Crypto payments need BITPAY_API_TOKEN outside sandbox mode.");
-      bitpaySandbox = sandboxes.bitpay.create({
-        db,
-        clock,
-        publicUrl: config.publicUrl,
-        logger,
-        deliverNotification: async (url, payload) => {
-          const secret = new URL(url).searchParams.get("secret");
-          await handleBitPayNotification(deps, secret, JSON.parse(payload));
-        },
-      });
-      const listening = await bitpaySandbox.listen();
-      bitpaySandboxServer = listening;
-      bitpay = createBitPayClient({ baseUrl: `http://127.0.0.1:${listening.port}/`, token: sandboxes.bitpay.token });
-      // The sandbox's published secret: it opens this route only here, in sandbox mode.
-      notificationSecret = sandboxes.bitpay.notificationSecret;
-    }
-    Object.assign(deps, {
-      db,
-      clock,
-      logger,
-      bitpay,
-      mail,
-      publicUrl: config.publicUrl,
-      // Live notifications carry the configured secret (required with a BitPay token).
-      notificationSecret: notificationSecret!,
-      onPaid: payments.onPaid,
-      gateway: payments.gateway,
-    } satisfies CryptoDeps);
-    crypto = deps;
-  }
-
-  // PayPal: live with its credentials, or (sandbox mode only) the PayPal stand-in on its own loopback
-  // port, reached through the same SDK calls; its webhooks go to the same handler as PayPal's (their
-  // signatures verified through the stand-in's verify-webhook-signature). Off: null, its routes 404.
-  let paypalSandbox: SandboxGateway | undefined;
-  let paypalSandboxServer: { close(): Promise<void> } | undefined;
-  let paypal: PayPalDeps | null = null;
-  if (config.integrations.paypal !== "off") {
-    const deps = {} as PayPalDeps;
-    let client: PayPalClient;
-    let credentials: { clientId: string; webhookId: string };
-    if (config.integrations.paypal === "live") {
-      const { clientId, clientSecret, webhookId, environment } = config.paypal;
-      client = createPayPalClient({ clientId: clientId!, clientSecret: clientSecret!, baseUrl: PAYPAL_HOSTS[environment], environment });
-      credentials = { clientId: clientId!, webhookId: webhookId! };
-    } else {
-      if (!sandboxes) throw new Error("PayPal needs PAYPAL_CLIENT_ID outside sandbox mode.");
-      paypalSandbox = sandboxes.paypal.create({
-        db,
-        clock,
-        publicUrl: config.publicUrl,
-        logger,
-        deliverWebhook: (body, headers) => handlePayPalWebhook(deps, body, headers),
-      });
-      const listening = await paypalSandbox.listen();
-      paypalSandboxServer = listening;
-      client = createPayPalClient({
-        clientId: sandboxes.paypal.clientId,
-        clientSecret: sandboxes.paypal.clientSecret,
-        baseUrl: `http://127.0.0.1:${listening.port}`,
-        environment: "sandbox",
-        overrideHost: true,
-      });
-      credentials = { clientId: sandboxes.paypal.clientId, webhookId: sandboxes.paypal.webhookId };
-    }
-    Object.assign(deps, {
-      db,
-      clock,
-      logger,
-      publicUrl: config.publicUrl,
-      mode: config.integrations.paypal,
-      clientId: credentials.clientId,
-      webhookId: credentials.webhookId,
-      client,
-      brandName: PAYPAL_BRAND_NAME,
-      onPaid: payments.onPaid,
-      renewals: paypalRenewalEvents(dunning),
-      gateway: payments.gateway,
-    } satisfies PayPalDeps);
-    paypal = deps;
-    dunning.paypal = paypal;
-    notices.paypal = paypal;
-    // A 5-year plan paid by card or crypto suspends a running PayPal subscription too (decision 028).
-    payments.paypal = client;
-    if (crypto) crypto.paypal = client;
-  }
+  // Each gateway by its factory (./gateways.ts), built whole with what it reports to and the clients of the
+  // others it names (a 5-year plan paid one way ends another gateway's renewal, decision 028): PayPal's client
+  // first; its stand-in's webhooks go to the PayPal deps built on it below.
+  const base = { config, db, clock, logger, sandboxes };
+  const paypalConnection = await connectPayPal(base, (body, headers) => handlePayPalWebhook(paypalBuilt!.deps, body, headers));
+  const stripe = await createStripeGateway(base, { onPaid, renewals, paypal: paypalConnection?.client ?? null });
+  const paypalBuilt = paypalConnection ? createPayPalGateway(base, paypalConnection, { onPaid, renewals, gateway: stripe.deps.gateway }) : null;
+  const bitpay = await createBitPayGateway(base, { onPaid, mail, gateway: stripe.deps.gateway, paypal: paypalConnection?.client ?? null });
+  const payments = stripe.deps;
+  const crypto = bitpay?.deps ?? null;
+  const paypal = paypalBuilt?.deps ?? null;
+  const stripeSandbox = stripe.sandbox;
+  const bitpaySandbox = bitpay?.sandbox;
+  const paypalSandbox = paypalBuilt?.sandbox;
+  // Billing asks each subscription's own gateway (gatewayFor) through one interface.
+  const gateways: Gateways = { stripe: stripe.gateway, paypal: paypalBuilt?.gateway ?? null, bitpay: bitpay?.gateway ?? null };
+  const notices: NoticeDeps = { db, clock, logger, publicUrl: config.publicUrl, mail, gateways };
+  const dunning: DunningDeps = { db, clock, publicUrl: config.publicUrl, mail, graceDays: config.dunningGraceDays, gateways };
 
   const limiter = new RateLimiter(db);
   const ctx: ApiContext = {
@@ -257,6 +141,8 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     payments,
     crypto,
     paypal,
+    gateways,
+    notices,
     dunning,
     async runDueJobs() {
       // Another instance may have moved the shared test clock.
@@ -384,9 +270,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
       await mail.close().catch(() => undefined);
       await identitySandbox?.close().catch(() => undefined);
       clearInterval(jobs);
-      await stripeSandboxServer?.close().catch(() => undefined);
-      await bitpaySandboxServer?.close().catch(() => undefined);
-      await paypalSandboxServer?.close().catch(() => undefined);
+      await stripe.close().catch(() => undefined);
+      await bitpay?.close().catch(() => undefined);
+      await paypalBuilt?.close().catch(() => undefined);
       if (ownsDb) await db.destroy();
     },
   };

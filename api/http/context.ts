@@ -1,8 +1,10 @@
 import type { DunningDeps } from "../billing/dunning";
 import type { PaymentsDeps } from "../payments/card-payments";
-import type { CryptoDeps } from "../payments/crypto";
+import type { CryptoDeps } from "../payments/bitpay/payments";
 import type { PayPalDeps } from "../payments/paypal/payments";
 import type { PlatformServices } from "../platform/services";
+import type { NoticeDeps } from "../billing/notices";
+import type { Gateways } from "../payments/gateway";
 
 /** What every route module receives: the platform's services and the payment gateways. */
 export interface ApiContext extends PlatformServices {
@@ -12,6 +14,10 @@ export interface ApiContext extends PlatformServices {
   crypto: CryptoDeps | null;
   /** PayPal: the client (live, or pointed at the PayPal sandbox) and what it records into; null while PayPal is off. */
   paypal: PayPalDeps | null;
+  /** Each gateway behind the one interface billing asks (gatewayFor; docs/decisions/049). */
+  gateways: Gateways;
+  /** Billing's notices, auto-renewal and refunds: the platform's services, mail and the gateways. */
+  notices: NoticeDeps;
   /** Failed renewals (past due, grace period, their emails and the pay page's payment). */
   dunning: DunningDeps;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */

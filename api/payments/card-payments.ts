@@ -3,9 +3,9 @@ import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { DomainError, isRefusal } from "../platform/errors";
-import { stripControlCharacters } from "../platform/text";
 import { isActiveAt } from "./plans";
 import type { RenewalEvents } from "./renewal-events";
+import { type PaidHook, tellPaid } from "./paid";
 import { COUPON_MESSAGES, type CouponCheck, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
 import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPayment, recordPaidInvoice, saveCard } from "./records";
 import { attachCard, retrieveCard } from "./stripe/cards";
@@ -15,6 +15,9 @@ import { createCustomer } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
 import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
 import { followSubscriptionCard } from "./renewal-card";
+import { cardDetails, receiptCard } from "./paying-card";
+
+export { cardDetails };
 import { priceForPlan } from "./stripe/prices";
 import {
   cancelSubscription,
@@ -55,26 +58,12 @@ export interface PaymentsDeps {
   onPaid?: PaidHook;
 }
 
-/** A paid payment just recorded: what its receipt needs besides the rows (claimed once per gatewayRef). */
-export interface RecordedPayment {
-  userId: number;
-  gatewayRef: string;
-  /** The period the payment buys (free months included). */
-  periodStart: Date;
-  periodEnd: Date;
-  /** The card that paid, when the payment names it (a one-time payment). */
-  paymentMethodId?: string | null;
-}
-
-export type PaidHook = (payment: RecordedPayment) => Promise<void>;
-
-/** Tells the hook; a receipt that cannot be sent never fails the payment's recording. */
-export async function tellPaid(deps: { onPaid?: PaidHook; logger: Logger }, payment: RecordedPayment): Promise<void> {
-  try {
-    await deps.onPaid?.(payment);
-  } catch (error) {
-    deps.logger.error(`Receipt for ${payment.gatewayRef} failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
+/**
+ * The card gateway's deps, built whole by the API (api/http/app.ts) with everything it reports to: the
+ * receipts (onPaid) and the rules of failed renewals (renewals). Nothing is added to them later.
+ */
+export function createCardPayments(deps: PaymentsDeps & Required<Pick<PaymentsDeps, "renewals" | "onPaid" | "paypal">>): PaymentsDeps {
+  return { ...deps };
 }
 
 export const PAYMENT_MESSAGES = {
@@ -249,22 +238,6 @@ async function couponFor(deps: PaymentsDeps, code: string | undefined, plan: Pla
   return check;
 }
 
-/** What we keep of a card PaymentMethod (never the number). */
-export function cardDetails(pm: Stripe.PaymentMethod): CardDetails | null {
-  if (!pm.card) return null;
-  return {
-    paymentMethodId: pm.id,
-    brand: pm.card.brand,
-    last4: pm.card.last4,
-    expMonth: pm.card.exp_month,
-    expYear: pm.card.exp_year,
-    // Typed on Stripe's page or in its card form, where we cannot refuse it: cleaned before it is stored.
-    billingName: pm.billing_details?.name ? stripControlCharacters(pm.billing_details.name) || null : null,
-    billingPostal: pm.billing_details?.address?.postal_code ?? null,
-    walletPaymentType: pm.card.wallet?.type === "apple_pay" ? "applepay" : pm.card.wallet?.type === "google_pay" ? "googlepay" : "card",
-  };
-}
-
 /** The subscription that a Stripe invoice pays, from the invoice (API 2025+ shape). */
 export function invoiceSubscriptionId(invoice: Stripe.Invoice): string | null {
   const sub = invoice.parent?.subscription_details?.subscription;
@@ -327,7 +300,13 @@ export async function recordStripeInvoice(
     await giveBackSecondSubscription(deps, invoice, subscription);
     throw refundedRefusal();
   }
-  await tellPaid(deps, { userId, gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`, periodStart, periodEnd: accessEndOf(plan, periodEnd, first) });
+  await tellPaid(deps, {
+    userId,
+    gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`,
+    periodStart,
+    periodEnd: accessEndOf(plan, periodEnd, first),
+    card: () => receiptCard(deps, userId, { paymentMethodId: null, stripeSubId: subscription.id }),
+  });
   await keepPayingCard(deps, userId, subscription).catch((error) => {
     deps.logger.warn(`Could not make the card of ${subscription.id} the default: ${String(error)}`);
   });
@@ -401,7 +380,14 @@ export async function recordOneTimePayment(
     now,
   });
   const card = typeof intent.payment_method === "string" ? intent.payment_method : (intent.payment_method?.id ?? null);
-  await tellPaid(deps, { userId, gatewayRef: intent.id, periodStart: now, periodEnd: addMonthsUtc(now, plan.duration_months), paymentMethodId: card });
+  await tellPaid(deps, {
+    userId,
+    gatewayRef: intent.id,
+    periodStart: now,
+    periodEnd: addMonthsUtc(now, plan.duration_months),
+    paymentMethodId: card,
+    card: () => receiptCard(deps, userId, { paymentMethodId: card, stripeSubId: null }),
+  });
   // The 5-year plan replaces a recurring one: that one stops renewing (decision 028).
   await endRecurringRenewal(deps, userId);
   return Number(row.id);

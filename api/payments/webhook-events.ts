@@ -1,4 +1,5 @@
 import { type Database, isUniqueViolation } from "../platform/db";
+import { isRefusal } from "../platform/errors";
 
 /**
  * Whether a gateway's webhook event was handled already (webhook_events). An event is recorded once its
@@ -17,4 +18,30 @@ export async function recordHandled(deps: { db: Database }, event: { id: string;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
   }
+}
+
+/**
+ * Handles one verified delivery of a gateway's event, once: an event recorded as handled is not handled
+ * again; it is recorded only when `handle` has finished. A refusal (a DomainError) is the event's answer
+ * for good (a declined capture, a second subscription given back): the gateway need not retry, so the
+ * delivery succeeds, but it is not recorded, so a later delivery is looked at again. Any other failure
+ * leaves no record and is thrown: the gateway's retry is handled.
+ */
+export async function handleWebhookOnce(
+  deps: { db: Database },
+  event: { id: string; source: string; type: string },
+  handle: () => Promise<void>,
+  onRefusal?: (error: Error) => void,
+): Promise<void> {
+  if (await isHandled(deps, event.id)) return;
+  try {
+    await handle();
+  } catch (error) {
+    if (isRefusal(error)) {
+      onRefusal?.(error);
+      return;
+    }
+    throw error;
+  }
+  await recordHandled(deps, event);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDueRenewalInvoices } from "../../api/payments/crypto";
+import { createDueRenewalInvoices } from "../../api/payments/bitpay/payments";
 import { twoDecimals } from "../../api/payments/money";
 import { databases, startApi, type TestApi, useApi } from "./harness";
 

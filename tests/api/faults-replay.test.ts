@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyInvoice } from "../../api/payments/crypto";
+import { applyInvoice } from "../../api/payments/bitpay/payments";
 import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { signatureHeader } from "../../api/sandboxes/stripe/webhooks";
 import { databases, type TestApi, useApi } from "./harness";

@@ -113,7 +113,7 @@ export const accountRoutes = [
         twoFactorStatus(ctx.db, auth.user.id),
         paymentFailedOf(ctx.dunning, auth.user.id),
       ]);
-      const next = await nextChargeOf(ctx.payments, subscription);
+      const next = await nextChargeOf(ctx.notices, subscription);
       return {
         data: {
           user: publicUser(auth.user),

@@ -92,7 +92,7 @@ export const billingRoutes = [
       422: `Invalid fields, '${AUTO_RENEWAL_MESSAGES.tooLate}', or a subscription without auto-renewal (crypto, one-time, a PayPal order).`,
     },
     async handler({ ctx, auth, body }) {
-      await setAutoRenewal({ ...ctx.payments, mail: ctx.mail, paypal: ctx.paypal }, auth.user.id, body.subscriptionId, body.type);
+      await setAutoRenewal(ctx.notices, auth.user.id, body.subscriptionId, body.type);
       return { data: { message: AUTO_RENEWAL_MESSAGES.updated }, message: AUTO_RENEWAL_MESSAGES.updated };
     },
   }),
@@ -159,7 +159,7 @@ export const billingRoutes = [
     },
     async handler({ ctx, auth, params, body }) {
       const outcome = await requestRefund(
-        { db: ctx.db, clock: ctx.clock, logger: ctx.logger, gateway: ctx.payments.gateway, mail: ctx.mail, paypal: ctx.paypal },
+        ctx.notices,
         { userId: auth.user.id, email: auth.user.email, transactionId: params.id, refundAddress: body.refund_address },
       );
       return { data: { status: outcome.status }, message: outcome.message };

@@ -136,7 +136,7 @@ export const cancelRoutes = [
       422: `${PROOF_ERRORS}; '${AUTO_RENEWAL_MESSAGES.tooLate}'; or nothing renews ('${CANCEL_MESSAGES.alreadyOff}', crypto, one-time).`,
     },
     async handler({ ctx, req, body: input }) {
-      const done = await cancelWithProof({ ...ctx.payments, mail: ctx.mail, paypal: ctx.paypal }, input.proof, {
+      const done = await cancelWithProof(ctx.notices, input.proof, {
         userAgent: req.headers["user-agent"] ?? null,
         ip: req.ip ?? null,
       });

@@ -17,7 +17,7 @@ import {
   handleBitPayNotification,
   invoiceDetails,
   payDueInvoice,
-} from "../../payments/crypto";
+} from "../../payments/bitpay/payments";
 import { findPlan } from "../../payments/plans";
 
 /** BitPay's invoice notification: the IPN `{event, data: invoice}`, or the legacy invoice itself. Only the invoice id is read. */

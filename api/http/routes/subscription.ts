@@ -107,7 +107,7 @@ export const subscriptionRoutes = [
       const now = ctx.clock.now();
       const row = await activeSubscription(ctx.db, auth.user.id, now);
       // `now` is the product's time (the sandbox test clock can move it), so clients count days from it.
-      const next = await nextChargeOf(ctx.payments, row);
+      const next = await nextChargeOf(ctx.notices, row);
       const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
       const pending_change = row ? await pendingOf(find, row) : null;
       return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString(), ...next, pending_change } };

@@ -5,10 +5,12 @@ import { isUniqueViolation } from "../../platform/db";
 import type { PayPalCheckout, Plan, Subscription, User } from "../../platform/db/schema";
 import { DomainError, isRefusal } from "../../platform/errors";
 import type { Logger } from "../../platform/logger";
-import { type PaidHook, endAbandonedAttempts, tellPaid } from "../card-payments";
+import { endAbandonedAttempts } from "../card-payments";
+import { type PaidHook, tellPaid } from "../paid";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
 import { findPlan } from "../plans";
-import { isHandled, recordHandled } from "../webhook-events";
+import { handleWebhookOnce } from "../webhook-events";
+import type { RenewalEvents } from "../renewal-events";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
 import type { StripeSetup } from "../stripe/client";
 import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, isSecondSubscription, refundedRefusal } from "../one-subscription";
@@ -63,17 +65,10 @@ export const PAYPAL_MESSAGES = {
 
 export type PayPalKind = "order" | "subscription";
 
-/** Billing's callbacks for PayPal renewals (api/billing/dunning.ts): payments stands below billing. */
-export interface PayPalRenewalEvents {
-  /** A renewal PayPal could not collect (BILLING.SUBSCRIPTION.PAYMENT.FAILED). */
-  failed(event: { subscription: Subscription; amountCents: number; dueAt: Date; message: string; key: string }): Promise<void>;
-  /** A renewal was collected (after it was recorded). */
-  paid(event: { subscriptionId: number }): Promise<void>;
-  /** The subscription ended at PayPal (cancelled). */
-  ended(event: { subscriptionId: number; endedAt: Date }): Promise<void>;
-}
+/** Billing's callbacks for renewals (renewal-events.ts), the same for every gateway. */
+export type PayPalRenewalEvents = RenewalEvents;
 
-/** What the PayPal gateway needs; filled in by api/http/app.ts. */
+/** What the PayPal gateway needs (createPayPalPayments). */
 export interface PayPalDeps {
   db: Database;
   clock: Clock;
@@ -88,9 +83,14 @@ export interface PayPalDeps {
   /** The merchant's name on PayPal's pages. */
   brandName: string;
   onPaid?: PaidHook;
-  renewals?: PayPalRenewalEvents;
+  renewals?: RenewalEvents;
   /** The card gateway: a paid 5-year plan turns off a card plan's auto-renewal there (decision 028). */
   gateway?: StripeSetup | null;
+}
+
+/** PayPal's deps, built whole by the API (api/http/app.ts) with the receipts and the rules of failed renewals they report to. */
+export function createPayPalPayments(deps: PayPalDeps & Required<Pick<PayPalDeps, "renewals" | "onPaid" | "gateway">>): PayPalDeps {
+  return { ...deps };
 }
 
 /** How long a checkout holds its coupon and its purchase claim: PayPal's approval links live 3 hours. */
@@ -606,7 +606,7 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
   }
   // Still open with its subscription recorded: the first sale's handling was cut short before this (an instance killed).
   if (first || checkout.status === "created") await markPaid(deps, checkout, subscription, sale.id);
-  if (!first) await deps.renewals?.paid({ subscriptionId: Number(subscription.id) });
+  if (!first) await deps.renewals?.paid({ subscriptionId: Number(subscription.id), key: null });
   await tellPaid(deps, { userId: checkout.user_id, gatewayRef: sale.id, periodStart: start, periodEnd: new Date(subscription.sub_exp_date) });
   return subscription;
 }
@@ -746,19 +746,9 @@ export async function handlePayPalWebhook(deps: PayPalDeps, raw: string, headers
   }
   if (!verified) throw badSignature();
 
-  // Recorded once handled, never before: a delivery cut short (the instance killed) leaves no record, so PayPal's
-  // resend is handled (webhook-events.ts); deliveries at once all run the handlers, which are idempotent.
-  if (await isHandled(deps, event.id)) return;
-  try {
-    await handleEvent(deps, event);
-  } catch (error) {
-    // A refusal is the event's answer for good (a declined capture, recorded as a failed payment; a second
-    // subscription given back): PayPal need not retry. Not recorded, as before: a later delivery is looked at again.
-    if (isRefusal(error)) return;
-    // Not handled: PayPal's retry is.
-    throw error;
-  }
-  await recordHandled(deps, { id: event.id, source: "paypal", type: event.event_type });
+  // Recorded once handled (webhook-events.ts); a refusal (a declined capture, recorded as a failed payment; a
+  // second subscription given back) is the event's answer for good.
+  await handleWebhookOnce(deps, { id: event.id, source: "paypal", type: event.event_type }, () => handleEvent(deps, event));
 }
 
 async function checkoutByPayPalId(deps: PayPalDeps, paypalId: string | undefined): Promise<PayPalCheckout | undefined> {
@@ -830,6 +820,9 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
         message: "PayPal could not collect the payment.",
         // One past-due renewal per paid-through date (PayPal retries the same cycle).
         key: `paypal:${resource.id}:${ours.sub_exp_date}`,
+        paymentMethodId: null,
+        // PayPal retries it itself; the customer fixes their PayPal funding at PayPal.
+        payableHere: false,
       });
       return;
     }

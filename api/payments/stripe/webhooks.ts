@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { DomainError, isRefusal } from "../../platform/errors";
+import { DomainError } from "../../platform/errors";
 import {
   type PaymentsDeps,
   completeCheckoutSession,
@@ -8,11 +8,13 @@ import {
   recordStripeInvoice,
 } from "../card-payments";
 import { couponDiscountCents, releaseCouponHold } from "../coupons";
-import { isHandled, recordHandled } from "../webhook-events";
+import { handleWebhookOnce } from "../webhook-events";
+import { AUTHENTICATION_NEEDED } from "../renewal-events";
 import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
 import { retrieveInvoiceWithPayments } from "./invoices";
+import { setRenewal } from "./subscriptions";
 
 /*
  * Stripe's webhooks drive the subscription state: renewals (invoice.paid), failed renewals
@@ -38,20 +40,10 @@ export async function handleStripeWebhook(deps: PaymentsDeps, rawBody: string | 
   } catch {
     throw new DomainError("signature_invalid", WEBHOOK_MESSAGES.badSignature);
   }
-  if (await isHandled(deps, event.id)) return;
-  try {
-    await handleEvent(deps, event);
-  } catch (error) {
-    // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts): Stripe need
-    // not retry. It is not recorded, so that a later delivery is looked at again, as before.
-    if (isRefusal(error)) {
-      deps.logger.warn(`Webhook ${event.id} (${event.type}) refused: ${error.message}`);
-      return;
-    }
-    // Not handled: Stripe's retry is.
-    throw error;
-  }
-  await recordHandled(deps, { id: event.id, source: "stripe", type: event.type });
+  // A refusal is the event's answer for good (a second subscription given back: one-subscription.ts).
+  await handleWebhookOnce(deps, { id: event.id, source: "stripe", type: event.type }, () => handleEvent(deps, event), (error) => {
+    deps.logger.warn(`Webhook ${event.id} (${event.type}) refused: ${error.message}`);
+  });
 }
 
 async function planAndUser(deps: PaymentsDeps, metadata: Stripe.Metadata | null | undefined) {
@@ -109,21 +101,44 @@ async function reportFailedRenewal(
   const invoice = await deps.gateway.stripe.invoices.retrieve(invoiceId);
   if (invoice.status !== "open" || invoice.billing_reason !== "subscription_cycle") return;
   if (!["past_due", "unpaid", "active"].includes(subscription.status)) return;
+  const row = await deps.db.selectFrom("subscriptions").selectAll().where("stripe_sub_id", "=", subscription.id).executeTakeFirst();
+  if (!row) return;
   const card = subscription.default_payment_method;
   await deps.renewals.failed({
-    stripeSubId: subscription.id,
-    invoiceId,
+    subscription: row,
+    key: invoiceId,
     amountCents: invoice.amount_due,
     dueAt: fromUnix(invoice.created),
     message: failure.message,
-    requiresAction: failure.requiresAction,
     paymentMethodId: typeof card === "string" ? card : (card?.id ?? null),
-    hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,
+    payableHere: true,
   });
 }
 
-/** The failure reason shown when the bank asks the customer to authenticate the renewal. */
-export const AUTHENTICATION_NEEDED = "Your bank asks you to authenticate this payment.";
+/**
+ * An invoice of the subscription is paid (and recorded): told to the rules of failed renewals. Auto-renewal
+ * turned off while past due (the retries stopped), then paid anyway: the paid period runs, and the choice
+ * stands at Stripe too, so the next period is not charged.
+ */
+export async function reportPaidRenewal(deps: Pick<PaymentsDeps, "db" | "gateway" | "renewals">, stripeSubId: string, invoiceId: string): Promise<void> {
+  if (!deps.renewals) return;
+  const row = await deps.db
+    .selectFrom("subscriptions")
+    .select(["id", "cancel_at_period_end", "past_due_invoice_id"])
+    .where("stripe_sub_id", "=", stripeSubId)
+    .executeTakeFirst();
+  if (!row) return;
+  if (row.past_due_invoice_id === invoiceId && row.cancel_at_period_end) await setRenewal(deps.gateway, stripeSubId, false);
+  await deps.renewals.paid({ subscriptionId: Number(row.id), key: invoiceId });
+}
+
+/** The subscription ended at Stripe (and was recorded): told to the rules of failed renewals. */
+async function reportEnded(deps: PaymentsDeps, stripeSubId: string, endedAt: Date): Promise<void> {
+  if (!deps.renewals) return;
+  const row = await deps.db.selectFrom("subscriptions").select("id").where("stripe_sub_id", "=", stripeSubId).executeTakeFirst();
+  if (row) await deps.renewals.ended({ subscriptionId: Number(row.id), endedAt });
+}
+
 
 async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<void> {
   const { stripe } = deps.gateway;
@@ -138,7 +153,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       const invoice = await stripe.invoices.retrieve(event.data.object.id!);
       if (invoice.status !== "paid") return;
       await recordStripeInvoice(deps, invoice, subscription, owner.plan, owner.userId);
-      await deps.renewals?.paid({ stripeSubId: subscription.id, invoiceId: invoice.id! });
+      await reportPaidRenewal(deps, subscription.id, invoice.id!);
       await followStripePlan(deps.db, planOfSubscription(subscription, deps.clock.now()));
       return;
     }
@@ -182,7 +197,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       if (subscription.status === "canceled") {
         const endedAt = subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now();
         await recordSubscriptionState(deps.db, { stripeSubId: subscription.id, renewing: false, endedAt, now: deps.clock.now() });
-        await deps.renewals?.ended({ stripeSubId: subscription.id, endedAt });
+        await reportEnded(deps, subscription.id, endedAt);
         return;
       }
       await recordSubscriptionState(deps.db, {
@@ -208,7 +223,7 @@ async function handleEvent(deps: PaymentsDeps, event: Stripe.Event): Promise<voi
       await releaseCouponHold(deps.db, subscription.metadata?.coupon_reservation, deps.clock.now());
       const endedAt = subscription.ended_at ? fromUnix(subscription.ended_at) : deps.clock.now();
       await recordSubscriptionState(deps.db, { stripeSubId: subscription.id, renewing: false, endedAt, now: deps.clock.now() });
-      await deps.renewals?.ended({ stripeSubId: subscription.id, endedAt });
+      await reportEnded(deps, subscription.id, endedAt);
       return;
     }
     case "checkout.session.completed": {

@@ -1,21 +1,24 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { endRecurringRenewal, refuseSecondSubscription } from "./subscription-guard";
-import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "./one-subscription";
-import type { PayPalClient } from "./paypal/client";
-import type { StripeSetup } from "./stripe/client";
-import type { Logger } from "../platform/logger";
-import type { Database } from "../platform/db";
-import type { CryptoInvoice, Plan, User } from "../platform/db/schema";
-import type { Clock } from "../platform/clock";
-import { DomainError } from "../platform/errors";
-import type { MailService } from "../platform/mailer";
-import { cryptoRenewalEmail } from "./emails";
-import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./bitpay/client";
-import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "./coupons";
-import { dollars } from "./plans";
-import { formatUsd, twoDecimals } from "./money";
-import { type PaidHook, tellPaid } from "./card-payments";
-import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "./records";
+import { endRecurringRenewal, refuseSecondSubscription } from "../subscription-guard";
+import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "../one-subscription";
+import type { PayPalClient } from "../paypal/client";
+import type { StripeSetup } from "../stripe/client";
+import type { Logger } from "../../platform/logger";
+import type { Database } from "../../platform/db";
+import type { CryptoInvoice, Plan, User } from "../../platform/db/schema";
+import type { Clock } from "../../platform/clock";
+import { DomainError } from "../../platform/errors";
+import type { MailService } from "../../platform/mailer";
+import { cryptoRenewalEmail } from "../emails";
+import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./client";
+import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
+import { dollars } from "../plans";
+import { formatUsd, twoDecimals } from "../money";
+import { type PaidHook, tellPaid } from "../paid";
+import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
+import { NOT_APPLIED_PREFIX, SHORT_PAYMENT_PREFIX, underpaidMessage } from "../underpayments";
+
+export { NOT_APPLIED_PREFIX, SHORT_PAYMENT_PREFIX, type Underpayment, underpaidMessage, underpaymentsOf } from "../underpayments";
 
 /*
  * Crypto payments through BitPay (live, or the crypto sandbox that speaks the same API). A crypto
@@ -40,6 +43,11 @@ export interface CryptoDeps {
   gateway?: StripeSetup | null;
   /** PayPal, while it is on: a paid 5-year plan suspends a running PayPal subscription. */
   paypal?: PayPalClient | null;
+}
+
+/** BitPay's deps, built whole by the API (api/http/app.ts) with the receipts they report to. */
+export function createCryptoPayments(deps: CryptoDeps & Required<Pick<CryptoDeps, "onPaid" | "gateway" | "paypal">>): CryptoDeps {
+  return { ...deps };
 }
 
 export const CRYPTO_MESSAGES = {
@@ -506,59 +514,4 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     amount_paid: short ? dollars(short.amount_cents) : null,
     created_at: row.created_at,
   };
-}
-
-/** The gateway_ref of the failed transaction that records a short crypto payment: this prefix and BitPay's invoice id. */
-export const SHORT_PAYMENT_PREFIX = "short:";
-/** The gateway_ref of a crypto payment for a second recurring plan (one-subscription.ts): recorded, not applied. */
-export const NOT_APPLIED_PREFIX = "not-applied:";
-
-/** 'Underpaid: $5.99 of $11.99 arrived; $6.00 is missing. …' (the failed transaction's message). */
-export function underpaidMessage(paidCents: number, dueCents: number): string {
-  return (
-    `Underpaid: ${formatUsd(paidCents)} of ${formatUsd(dueCents)} arrived; ${formatUsd(Math.max(0, dueCents - paidCents))} is missing. ` +
-    "Pay the rest on the BitPay invoice while it is open, or ask for your money back on the help page."
-  );
-}
-
-/** What the billing history says of a short crypto payment, and what it offers. */
-export interface Underpayment {
-  /** Our invoice id (the uuid): what a refund request names. */
-  invoiceId: string;
-  paidCents: number;
-  dueCents: number;
-  /** BitPay's invoice page while the invoice still takes payments ('new'); null once it has closed. */
-  payUrl: string | null;
-}
-
-/**
- * The short payments among a user's transactions (gateway_refs), by gateway_ref. An invoice that was
- * paid in full in the end has none: its plan is running. BitPay keeps an underpaid invoice `new`, and
- * payable for the rest, until it expires; a new invoice for the missing amount alone is not made.
- */
-export async function underpaymentsOf(db: Database, userId: number, gatewayRefs: readonly (string | null)[]): Promise<Map<string, Underpayment>> {
-  const ids = gatewayRefs.flatMap((ref) => (ref?.startsWith(SHORT_PAYMENT_PREFIX) ? [ref.slice(SHORT_PAYMENT_PREFIX.length)] : []));
-  const result = new Map<string, Underpayment>();
-  if (ids.length === 0) return result;
-  const [invoices, payments] = await Promise.all([
-    db.selectFrom("crypto_invoices").selectAll().where("user_id", "=", userId).where("bitpay_invoice_id", "in", ids).execute(),
-    db
-      .selectFrom("transactions")
-      .select(["gateway_ref", "amount_cents"])
-      .where("user_id", "=", userId)
-      .where("gateway_ref", "in", ids.map((id) => `${SHORT_PAYMENT_PREFIX}${id}`))
-      .execute(),
-  ]);
-  for (const invoice of invoices) {
-    const ref = `${SHORT_PAYMENT_PREFIX}${invoice.bitpay_invoice_id}`;
-    const payment = payments.find((p) => p.gateway_ref === ref);
-    if (!payment || invoice.activated_at) continue;
-    result.set(ref, {
-      invoiceId: invoice.uuid,
-      paidCents: Number(payment.amount_cents),
-      dueCents: Number(invoice.amount_cents),
-      payUrl: invoice.status === "new" && invoice.invoice_url ? invoice.invoice_url : null,
-    });
-  }
-  return result;
 }
