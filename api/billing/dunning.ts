@@ -8,6 +8,7 @@ import { isCardError, isInvalidRequest } from "../payments/stripe/client";
 import { payInvoice, retrieveInvoice } from "../payments/stripe/invoices";
 import { AUTHENTICATION_NEEDED } from "../payments/stripe/webhooks";
 import { cancelSubscription, retrieveSubscription, setCardOfSubscription, setRenewal } from "../payments/stripe/subscriptions";
+import { formatDate } from "../platform/dates";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
@@ -88,7 +89,7 @@ export function paypalRenewalEvents(deps: DunningDeps): PayPalRenewalEvents {
         paypalPaymentFailedEmail(to, {
           amount: formatUsd(event.amountCents),
           reason: event.message,
-          graceUntil: longDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil),
+          graceUntil: formatDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil),
         }),
       );
     },
@@ -157,10 +158,6 @@ async function recipient(deps: DunningDeps, userId: number): Promise<string | nu
   return user && user.deleted_at === null ? user.email : null;
 }
 
-function longDate(iso: string): string {
-  return new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
-}
-
 /** The callbacks the card webhooks call (PaymentsDeps.renewals). */
 export function renewalEvents(deps: DunningDeps): RenewalEvents {
   return {
@@ -204,7 +201,7 @@ export async function renewalFailed(deps: DunningDeps, event: Parameters<Renewal
       amount: formatUsd(event.amountCents),
       card: await cardLabel(deps, row.user_id, event.paymentMethodId),
       reason: event.message,
-      graceUntil: longDate(sameInvoice && row.grace_until ? row.grace_until : graceUntil),
+      graceUntil: formatDate(sameInvoice && row.grace_until ? row.grace_until : graceUntil),
       link: payUrl(deps),
     }),
   );
@@ -274,7 +271,7 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
     const key = `grace_ending:${row.id}:${row.past_due_invoice_id}`;
     if (!(await claimNotice(db, { key, kind: "grace_ending", userId: row.user_id, now }))) continue;
     if (isPayPalPastDue(row)) {
-      await deps.mail.deliver(paypalGraceEndingEmail(to, { amount: formatUsd(Number(row.amount_cents ?? 0)), graceUntil: longDate(row.grace_until!) }));
+      await deps.mail.deliver(paypalGraceEndingEmail(to, { amount: formatUsd(Number(row.amount_cents ?? 0)), graceUntil: formatDate(row.grace_until!) }));
       reminded++;
       continue;
     }
@@ -283,7 +280,7 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
       gracePeriodEndingEmail(to, {
         amount: formatUsd(invoice.amount_due),
         card: await cardLabel(deps, row.user_id, row.past_due_payment_method),
-        graceUntil: longDate(row.grace_until!),
+        graceUntil: formatDate(row.grace_until!),
         link: payUrl(deps),
       }),
     );

@@ -20,7 +20,7 @@ import { loadAccountHome } from "~/utils/account-home.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
-import { daysLeft, formatLongDate } from "~/utils/dates.server";
+import { daysLeft, formatLongDate } from "~/utils/dates";
 import { portalConfig } from "~/config.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";

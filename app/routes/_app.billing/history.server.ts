@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { formatLongDate, formatShortDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 import { formatMoney } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
@@ -173,7 +173,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
     // The same words as the checkout's (plan-change.server.ts).
     pendingChange:
       active.ok && active.data.pending_change
-        ? `Your plan changes to ${active.data.pending_change.plan.title} on ${formatShortDate(active.data.pending_change.effective_at)}.`
+        ? `Your plan changes to ${active.data.pending_change.plan.title} on ${formatLongDate(active.data.pending_change.effective_at)}.`
         : null,
     nextCharge: active.ok ? nextChargeView(active.data) : null,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",
