@@ -4,6 +4,7 @@ import { formatUsd } from "../payments/money";
 import { AUTHENTICATION_NEEDED, type RenewalEvents } from "../payments/renewal-events";
 import { SubscriptionEndedAtGateway, type Gateways, gatewayFor, recordedRenewal } from "../payments/gateway";
 import type { Clock } from "../platform/clock";
+import { formatDate } from "../platform/dates";
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
@@ -90,7 +91,7 @@ export function renewalEvents(deps: RenewalRuleDeps): RenewalEvents {
       if (!to) return;
       if (!(await claimNotice(db, { key: `payment_failed:${event.key}`, kind: "payment_failed", userId: row.user_id, now: clock.now() }))) return;
       const amount = formatUsd(event.amountCents);
-      const until = longDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil);
+      const until = formatDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil);
       await deps.mail.deliver(
         event.payableHere
           ? paymentFailedEmail(to, {
@@ -168,9 +169,6 @@ async function recipient(deps: Pick<RenewalRuleDeps, "db">, userId: number): Pro
   return user && user.deleted_at === null ? user.email : null;
 }
 
-function longDate(iso: string): string {
-  return new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
-}
 
 /**
  * The scheduled job (runDueJobs): the reminder GRACE_REMINDER_DAYS before a grace period ends, and the
@@ -206,10 +204,10 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
         ? gracePeriodEndingEmail(to, {
             amount: formatUsd(renewal.amountCents),
             card: await cardLabel(deps, row.user_id, row.past_due_payment_method),
-            graceUntil: longDate(row.grace_until!),
+            graceUntil: formatDate(row.grace_until!),
             link: payUrl(deps),
           })
-        : paypalGraceEndingEmail(to, { amount: formatUsd(renewal.amountCents), graceUntil: longDate(row.grace_until!) }),
+        : paypalGraceEndingEmail(to, { amount: formatUsd(renewal.amountCents), graceUntil: formatDate(row.grace_until!) }),
     );
     reminded++;
   }

@@ -1,4 +1,5 @@
 import { renderEmail } from "../platform/email-template";
+import { formatDate, formatDateTime } from "../platform/dates";
 import type { Mail } from "../platform/mailer";
 
 /** The money-back guarantee: a card or wallet payment returned in full (docs/decisions/016). */
@@ -25,20 +26,8 @@ export function refundRequestEmail(to: string, request: { amount: string; addres
 
 /*
  * The notices owed over a subscription's life (docs/decisions/029): each is claimed once in
- * api/billing/notices.ts before it is sent. Dates are written in words, in UTC, as the portal shows them.
+ * api/billing/notices.ts before it is sent. Dates are written as the portal shows them (api/platform/dates.ts).
  */
-
-/** 'March 5, 2027': a date as the emails and the portal write it (UTC). */
-export function longDate(at: string | Date): string {
-  return new Date(at).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
-}
-
-/** 'March 5, 2027 at 14:05 UTC': the moment a setting changed. */
-export function longDateTime(at: string | Date): string {
-  const d = new Date(at);
-  const time = d.toISOString().slice(11, 16);
-  return `${longDate(d)} at ${time} UTC`;
-}
 
 export interface CardLabel {
   brand: string;
@@ -64,7 +53,7 @@ export function receiptEmail(
   return renderEmail(to, "Your VPN receipt", {
     paragraphs: [
       { text: `Thank you for your payment of ${receipt.amount} for the ${receipt.plan} plan.` },
-      { text: `It pays for ${longDate(receipt.periodStart)} to ${longDate(receipt.periodEnd)}.` },
+      { text: `It pays for ${formatDate(receipt.periodStart)} to ${formatDate(receipt.periodEnd)}.` },
       { text: `Paid with: ${receipt.paidWith}.` },
       { text: `Invoice ${receipt.number}:`, link: receipt.invoiceUrl },
     ],
@@ -78,7 +67,7 @@ export function renewalReminderEmail(
 ): Mail {
   return renderEmail(to, "Your VPN plan renews soon", {
     paragraphs: [
-      { text: `Your ${reminder.plan} plan renews automatically on ${longDate(reminder.date)}.` },
+      { text: `Your ${reminder.plan} plan renews automatically on ${formatDate(reminder.date)}.` },
       { text: reminder.paypal ? `PayPal will collect ${reminder.amount} from your PayPal account.` : `We will charge ${reminder.amount} to ${cardLabel(reminder.card)}.` },
       { text: "You can turn auto-renewal off in your billing settings:", link: reminder.settingsUrl },
     ],
@@ -92,12 +81,12 @@ export function autoRenewalEmail(
 ): Mail {
   const paragraphs = change.enabled
     ? [
-        { text: `Auto-renewal of your ${change.plan} plan was turned on on ${longDateTime(change.at)}.` },
-        { text: `Your plan renews on ${longDate(change.endsOn)} for ${change.amount}.` },
+        { text: `Auto-renewal of your ${change.plan} plan was turned on on ${formatDateTime(change.at)}.` },
+        { text: `Your plan renews on ${formatDate(change.endsOn)} for ${change.amount}.` },
       ]
     : [
-        { text: `Auto-renewal of your ${change.plan} plan was turned off on ${longDateTime(change.at)}.` },
-        { text: `Your plan ends on ${longDate(change.endsOn)} and will not be charged again.` },
+        { text: `Auto-renewal of your ${change.plan} plan was turned off on ${formatDateTime(change.at)}.` },
+        { text: `Your plan ends on ${formatDate(change.endsOn)} and will not be charged again.` },
       ];
   return renderEmail(to, change.enabled ? "Auto-renewal is on" : "Auto-renewal is off", {
     paragraphs: [...paragraphs, { text: "You can change this setting at any time in your billing settings:", link: change.settingsUrl }],
@@ -118,7 +107,7 @@ export function cardExpiryEmail(to: string, notice: { card: CardLabel; expires: 
 export function planEndedEmail(to: string, ended: { plan: string; endedOn: string; pricingUrl: string }): Mail {
   return renderEmail(to, "Your VPN plan has ended", {
     paragraphs: [
-      { text: `Your ${ended.plan} plan ended on ${longDate(ended.endedOn)}.` },
+      { text: `Your ${ended.plan} plan ended on ${formatDate(ended.endedOn)}.` },
       { text: "Your account is now on the Free plan. You can choose a new plan at any time:", link: ended.pricingUrl },
     ],
   });

@@ -1,4 +1,5 @@
 import type { Database } from "../platform/db";
+import { formatDate } from "../platform/dates";
 import { DomainError } from "../platform/errors";
 import { formatUsd } from "../payments/money";
 import { writePdf } from "./pdf";
@@ -45,7 +46,7 @@ export const PDF_INVOICE_GATEWAYS = ["bitpay", "paypal"];
 export async function cryptoInvoicePdf(db: Database, userId: number, transactionId: number, gateway: string): Promise<Buffer> {
   if (!PDF_INVOICE_GATEWAYS.includes(gateway)) throw new DomainError("not_found", INVOICE_MESSAGES.notFound);
   const row = await ownInvoice(db, userId, transactionId, gateway);
-  const date = new Date(row.created_at).toISOString().slice(0, 10);
+  const date = formatDate(row.created_at);
   return writePdf(
     [
       { text: "Invoice", size: 22 },

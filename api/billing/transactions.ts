@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import { type Underpayment, underpaymentsOf } from "../payments/underpayments";
 import { dollars } from "../payments/plans";
+import { FAILED_STATUS } from "../payments/records";
 import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 
 /*
@@ -50,6 +51,15 @@ export const TransactionSchema = z
     refund_status: z.enum(["pending", "refunded", "requested"]).nullable().meta({
       description: "The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null.",
     }),
+    retries: z.int().meta({
+      description:
+        "How many times this payment was tried again after its first attempt (the gateway's automatic retries of a renewal, or paying its open invoice): one row stands for every attempt (docs/decisions/050). 0 for a payment tried once. The row's status is the outcome: 'paid' (or refunded) once an attempt paid, else 'Payment failed'.",
+      examples: [4],
+    }),
+    last_attempt_at: z.string().meta({
+      format: "date-time",
+      description: "When the latest attempt was made: the paying one, else the last that failed. Equals created_at (the first attempt) when it was tried once.",
+    }),
     underpayment: UnderpaymentSchema.nullable().meta({
       description:
         "A crypto payment that arrived short (a 'Payment failed' row whose amount is what arrived): what was due and what is missing, and where the rest can be paid while BitPay's invoice is open. null otherwise, and once the invoice was paid in full.",
@@ -76,56 +86,119 @@ export async function listTransactions(
   perPage: number,
   now: Date,
 ): Promise<{ transactions: PublicTransaction[]; pagination: Pagination }> {
-  const counted = await db
+  // Every attempt is a row in the database; the history shows one row per payment (its attempts
+  // grouped), so the grouping comes before the paging. An account's history is small (a row a
+  // renewal), and grouping here keeps the SQL the same on SQLite and PostgreSQL.
+  const attempts = await db
     .selectFrom("transactions")
-    .select((eb) => eb.fn.countAll().as("n"))
+    .select(["id", "created_at", "status", "gateway_ref"])
     .where("user_id", "=", userId)
-    .executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  const lastPage = Math.max(1, Math.ceil(total / perPage));
-  const rows = await db
-    .selectFrom("transactions")
-    .innerJoin("plans", "plans.id", "transactions.plan_id")
-    .leftJoin("invoices", "invoices.transaction_id", "transactions.id")
-    .select([
-      "transactions.id",
-      "transactions.created_at",
-      "transactions.wallet_payment_type",
-      "transactions.payment_gateway",
-      "transactions.amount_cents",
-      "transactions.status",
-      "transactions.gateway_ref",
-      "plans.title",
-      "invoices.id as invoice_id",
-      "invoices.hosted_invoice_url",
-    ])
-    .where("transactions.user_id", "=", userId)
-    .orderBy("transactions.created_at", "desc")
-    .orderBy("transactions.id", "desc")
-    .limit(perPage)
-    .offset((page - 1) * perPage)
     .execute();
+  const payments = groupAttempts(attempts);
+  const total = payments.length;
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const shown = payments.slice((page - 1) * perPage, page * perPage);
+  const rows =
+    shown.length === 0
+      ? []
+      : await db
+          .selectFrom("transactions")
+          .innerJoin("plans", "plans.id", "transactions.plan_id")
+          .leftJoin("invoices", "invoices.transaction_id", "transactions.id")
+          .select([
+            "transactions.id",
+            "transactions.wallet_payment_type",
+            "transactions.payment_gateway",
+            "transactions.amount_cents",
+            "transactions.status",
+            "transactions.gateway_ref",
+            "plans.title",
+            "invoices.id as invoice_id",
+            "invoices.hosted_invoice_url",
+          ])
+          .where("transactions.user_id", "=", userId)
+          .where(
+            "transactions.id",
+            "in",
+            shown.map((p) => p.id),
+          )
+          .execute();
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
   const [refundableId, refunds, shorts] = await Promise.all([
     refundableTransactionId(db, userId, now),
     refundStatuses(db, rows.map((row) => Number(row.id))),
     underpaymentsOf(db, userId, rows.map((row) => row.gateway_ref)),
   ]);
   return {
-    transactions: rows.map((row) => ({
-      id: Number(row.id),
-      created_at: row.created_at,
-      product: { title: row.title },
-      wallet_payment_type: row.wallet_payment_type,
-      payment_gateway: row.payment_gateway,
-      amount: dollars(row.amount_cents),
-      status: row.status,
-      invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
-      refundable: Number(row.id) === refundableId,
-      refund_status: refunds.get(Number(row.id)) ?? null,
-      underpayment: underpaymentView(row.gateway_ref ? shorts.get(row.gateway_ref) : undefined),
-    })),
+    transactions: shown.flatMap((payment) => {
+      const row = byId.get(payment.id);
+      if (!row) return [];
+      return [
+        {
+          id: payment.id,
+          created_at: payment.firstAt,
+          product: { title: row.title },
+          wallet_payment_type: row.wallet_payment_type,
+          payment_gateway: row.payment_gateway,
+          amount: dollars(row.amount_cents),
+          status: row.status,
+          invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
+          refundable: payment.id === refundableId,
+          refund_status: refunds.get(payment.id) ?? null,
+          retries: payment.retries,
+          last_attempt_at: payment.lastAt,
+          underpayment: underpaymentView(row.gateway_ref ? shorts.get(row.gateway_ref) : undefined),
+        },
+      ];
+    }),
     pagination: { current_page: page, last_page: lastPage, per_page: perPage, total },
   };
+}
+
+/**
+ * A failed attempt of a Stripe invoice or PaymentIntent: 'failed:in_…' for its first attempt and
+ * 'failed:in_…:N' for its Nth (api/payments/stripe/webhooks.ts, card-payments.ts). The payment that
+ * paid it is recorded under the bare id ('in_…'), so the id is what groups the attempts.
+ */
+const FAILED_ATTEMPT = /^failed:([^:]+)(?::\d+)?$/;
+
+interface Attempt {
+  id: number | string;
+  created_at: string;
+  status: string;
+  gateway_ref: string | null;
+}
+
+/** One history row: the transaction that tells its outcome, and its attempts' span. */
+export interface GroupedPayment {
+  /** The paying transaction, else the latest failed attempt. */
+  id: number;
+  firstAt: string;
+  lastAt: string;
+  retries: number;
+}
+
+/**
+ * Groups a user's transactions into payments (a renewal and its retries are one), newest first by
+ * their first attempt. A transaction without a gateway reference is a payment of its own.
+ */
+export function groupAttempts(attempts: readonly Attempt[]): GroupedPayment[] {
+  const groups = new Map<string, Attempt[]>();
+  for (const attempt of attempts) {
+    const failed = attempt.status === FAILED_STATUS && attempt.gateway_ref ? FAILED_ATTEMPT.exec(attempt.gateway_ref) : null;
+    const key = failed ? `ref:${failed[1]}` : attempt.gateway_ref ? `ref:${attempt.gateway_ref}` : `id:${attempt.id}`;
+    const group = groups.get(key);
+    if (group) group.push(attempt);
+    else groups.set(key, [attempt]);
+  }
+  const newestFirst = (a: Attempt, b: Attempt) => (a.created_at === b.created_at ? Number(b.id) - Number(a.id) : a.created_at < b.created_at ? 1 : -1);
+  const payments = [...groups.values()].map((group) => {
+    const sorted = [...group].sort(newestFirst);
+    const outcome = sorted.find((a) => a.status !== FAILED_STATUS) ?? sorted[0]!;
+    const first = sorted[sorted.length - 1]!;
+    return { id: Number(outcome.id), firstAt: first.created_at, lastAt: sorted[0]!.created_at, retries: group.length - 1 };
+  });
+  return payments.sort((a, b) => (a.firstAt === b.firstAt ? b.id - a.id : a.firstAt < b.firstAt ? 1 : -1));
 }
 
 function underpaymentView(short: Underpayment | undefined): z.infer<typeof UnderpaymentSchema> | null {

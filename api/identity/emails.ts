@@ -1,4 +1,5 @@
 import { type EmailParagraph, renderEmail } from "../platform/email-template";
+import { formatDateTime } from "../platform/dates";
 import type { Mail } from "../platform/mailer";
 
 /* The identity emails (codes, passwords, sign-in warnings); their layout is the platform's renderEmail. */
@@ -108,14 +109,6 @@ export function passwordChangedEmail(to: string, publicUrl: string): Mail {
   });
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-
-/** '21 November, 2026 at 14:05 UTC' (the spec's 'DD MMMM, Y' date with the time). */
-export function emailDateTime(at: Date): string {
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${two(at.getUTCDate())} ${MONTHS[at.getUTCMonth()]}, ${at.getUTCFullYear()} at ${two(at.getUTCHours())}:${two(at.getUTCMinutes())} UTC`;
-}
-
 const FIRST_FACTORS = {
   password: "your password",
   code: "a sign-in code sent to this email address",
@@ -140,7 +133,7 @@ export function secondFactorFailuresEmail(
   return renderEmail(to, SUBJECTS.secondFactorFailures, {
     paragraphs: [
       {
-        text: `Someone signed in to your account with ${FIRST_FACTORS[opts.firstFactor]}, then entered a wrong two-factor authentication code ${opts.failures} times in a row, most recently on ${emailDateTime(opts.at)}.`,
+        text: `Someone signed in to your account with ${FIRST_FACTORS[opts.firstFactor]}, then entered a wrong two-factor authentication code ${opts.failures} times in a row, most recently on ${formatDateTime(opts.at)}.`,
       },
       { text: "They were not let in: signing in also needs a code from your authenticator app or a recovery code." },
       { text: advice, link: `${opts.publicUrl}/forget-password` },
@@ -225,7 +218,7 @@ export interface EmailOrigin {
 
 function originLines(origin: EmailOrigin): EmailParagraph[] {
   return [
-    { text: `Time: ${emailDateTime(origin.at)}` },
+    { text: `Time: ${formatDateTime(origin.at)}` },
     { text: `Browser and system: ${origin.browser ?? "Unknown"}` },
     { text: `Network: ${origin.network ?? "Unknown"}` },
   ];

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../platform/db";
+import { formatDate } from "../platform/dates";
 import type { Plan, Subscription, User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
@@ -55,11 +56,6 @@ export interface PlanChangePreview {
   /** When the new plan takes effect (now, or the current period's end). */
   effectiveAt: Date;
   subscription: Subscription;
-}
-
-/** "Nov 21, 2026": the date style of the portal's cards (commerce §9). */
-export function shortDate(date: Date): string {
-  return date.toLocaleDateString("en-US", { month: "short", day: "2-digit", year: "numeric", timeZone: "UTC" });
 }
 
 /** A longer term, or the same term at a higher price, takes effect now; a shorter one at the renewal. */
@@ -275,14 +271,14 @@ function changePlanNow(
       .where("id", "=", subscription.id)
       .execute();
     await deps.mail.deliver(
-      planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: `on ${shortDate(effectiveAt)}, at your next renewal`, amount: null }),
+      planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: `on ${formatDate(effectiveAt)}, at your next renewal`, amount: null }),
     );
     return {
       kind,
       subscription: await subscriptionRow(deps.db, Number(subscription.id)),
       amountPaidCents: 0,
       effectiveAt,
-      message: PLAN_CHANGE_MESSAGES.scheduled(plan.title, shortDate(effectiveAt)),
+      message: PLAN_CHANGE_MESSAGES.scheduled(plan.title, formatDate(effectiveAt)),
     };
   });
 }

@@ -20,7 +20,7 @@ import { loadAccountHome } from "~/utils/account-home.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
-import { daysLeft, formatLongDate } from "~/utils/dates.server";
+import { daysLeft, formatLongDate } from "~/utils/dates";
 import { portalConfig } from "~/config.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
@@ -34,8 +34,10 @@ export const meta: MetaFunction = () => pageMeta("My Account | VPN Account", "Yo
 // layout's loader would have added a second (docs/decisions/013-performance-budgets.md).
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const home = await loadAccountHome(request, context);
-  let subscription: { plan: "Free" } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
+  // Free: `endedOn` when the account had a plan that ended ('Your plan ended on …', docs/decisions/050), else null.
+  let subscription: { plan: "Free"; endedOn: string | null } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
     plan: "Free",
+    endedOn: home.ended_plan ? formatLongDate(home.ended_plan.ended_on) : null,
   };
   // The API owns the product's time (its test clock can move it), so days are counted from its "now".
   // A renewal that failed keeps the plan until the end of its grace period (docs/decisions/027).
@@ -217,7 +219,14 @@ export default function AccountHome() {
                 {paymentFailed ? null : <NextCharge view={nextCharge} />}
               </>
             ) : (
-              <p className="plan plan--free">Free</p>
+              <>
+                <p className="plan plan--free">Free</p>
+                {subscription.endedOn ? (
+                  <p className="plan-ended">
+                    Your plan ended on {subscription.endedOn}. <Link to="/pricing">See plans</Link>
+                  </p>
+                ) : null}
+              </>
             )}
           </article>
 

@@ -40,6 +40,7 @@ export async function loadAccountHome(request: Request, context: AppLoadContext)
     now: subscriptionResult.ok ? subscriptionResult.data.now : new Date().toISOString(),
     next_charge: subscriptionResult.ok ? (subscriptionResult.data.next_charge ?? null) : null,
     ends_on: subscriptionResult.ok ? (subscriptionResult.data.ends_on ?? null) : null,
+    ended_plan: subscriptionResult.ok ? (subscriptionResult.data.ended_plan ?? null) : null,
     linked: linksResult.ok ? linksResult.data.linked : [],
     downloads: downloadsResult.ok ? downloadsResult.data : null,
     // An API without the aggregate predates two-factor authentication.

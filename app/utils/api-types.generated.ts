@@ -90,7 +90,7 @@ export interface paths {
         put?: never;
         /**
          * The active subscription
-         * @description The user's subscription with the latest sub_exp_date that is still after the product's current time, or null, with the change of plan waiting for its renewal (pending_change). No request body.
+         * @description The user's subscription with the latest sub_exp_date that is still after the product's current time, or null, with the change of plan waiting for its renewal (pending_change), and, without one, the plan that ended last (ended_plan). No request body.
          */
         post: operations["activeSubscription"];
         delete?: never;
@@ -1102,7 +1102,7 @@ export interface paths {
         };
         /**
          * Everything the account home shows, in one call
-         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `next_charge` and `ends_on`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).
+         * @description The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `next_charge` and `ends_on`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers), and `ended_plan`, the plan that ended last while none is active.
          */
         get: operations["accountHome"];
         put?: never;
@@ -3059,6 +3059,16 @@ export interface components {
             title: string;
             discounted_price: number;
         };
+        /** @description The account's plan that ended most recently, while it has no active one; null while a plan is active or when it never had one. */
+        EndedPlan: {
+            /** @example 1 Month */
+            title: string;
+            /**
+             * Format: date-time
+             * @description When the plan ended: its sub_exp_date, or the end of its grace period when a renewal went unpaid.
+             */
+            ended_on: string;
+        } | null;
         PlanChangePreview: {
             /**
              * @description now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.
@@ -3368,6 +3378,16 @@ export interface components {
             refundable: boolean;
             /** @description The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null. */
             refund_status: ("pending" | "refunded" | "requested") | null;
+            /**
+             * @description How many times this payment was tried again after its first attempt (the gateway's automatic retries of a renewal, or paying its open invoice): one row stands for every attempt (docs/decisions/050). 0 for a payment tried once. The row's status is the outcome: 'paid' (or refunded) once an attempt paid, else 'Payment failed'.
+             * @example 4
+             */
+            retries: number;
+            /**
+             * Format: date-time
+             * @description When the latest attempt was made: the paying one, else the last that failed. Equals created_at (the first attempt) when it was tried once.
+             */
+            last_attempt_at: string;
             /** @description A crypto payment that arrived short (a 'Payment failed' row whose amount is what arrived): what was due and what is missing, and where the rest can be paid while BitPay's invoice is open. null otherwise, and once the invoice was paid in full. */
             underpayment: components["schemas"]["Underpayment"] | null;
         };
@@ -3490,6 +3510,7 @@ export interface components {
              * @description When the plan ends, for an active subscription that does not renew by itself (auto-renewal off, one-time or crypto); else null.
              */
             ends_on: string | null;
+            ended_plan: components["schemas"]["EndedPlan"];
         };
         LinkedAccount: {
             /** @description The link's id (link_id of /api/account/disconnect). */
@@ -4071,6 +4092,7 @@ export interface operations {
                              */
                             ends_on: string | null;
                             pending_change: components["schemas"]["PendingPlanChange"];
+                            ended_plan: components["schemas"]["EndedPlan"];
                         };
                     };
                 };

@@ -1,4 +1,5 @@
 import type { components } from "./api-types.generated";
+import { formatLongDate } from "./dates";
 
 // The pricing page's display rules (commerce §4, §5, §9). Pure functions with no server-only imports:
 // the server renders with them and the browser re-renders with them after a tab switch.
@@ -159,7 +160,7 @@ export function hasRecurringPlan(plans: Pick<Plan, "stripe_subscription" | "bill
 }
 
 /**
- * The change waiting for the next renewal, said on the current plan's card: 'Changes to 1 Month on Nov 21, 2026'
+ * The change waiting for the next renewal, said on the current plan's card: 'Changes to 1 Month on 21 November, 2026'
  * (decision 028). The date is UTC, so the server's HTML and the browser's agree.
  */
 export function pendingChangeNote(plans: Pick<Plan, "id" | "title" | "stripe_subscription">[]): string | null {
@@ -167,8 +168,7 @@ export function pendingChangeNote(plans: Pick<Plan, "id" | "title" | "stripe_sub
   if (!current?.pending_plan_id || !current.pending_change_at) return null;
   const next = plans.find((plan) => plan.id === current.pending_plan_id);
   if (!next) return null;
-  const date = new Date(current.pending_change_at).toLocaleDateString("en-US", { month: "short", day: "2-digit", year: "numeric", timeZone: "UTC" });
-  return `Changes to ${next.title} on ${date}`;
+  return `Changes to ${next.title} on ${formatLongDate(current.pending_change_at)}`;
 }
 
 /** A card button's words for a subscriber: the current plan, a change, or (the one-time plan) a purchase. */

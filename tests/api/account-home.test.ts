@@ -40,6 +40,7 @@ describe.each(databases())("account home in one call ($name)", (kind) => {
       payment_failed: null,
       next_charge: active.body.data.next_charge,
       ends_on: active.body.data.ends_on,
+      ended_plan: active.body.data.ended_plan,
     });
     // The product's clock runs: the two answers' "now" are moments apart.
     expect(Math.abs(Date.parse(home.body.data.now) - Date.parse(active.body.data.now))).toBeLessThan(60_000);

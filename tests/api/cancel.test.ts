@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CANCEL_PROOF_TTL_SECONDS, createCancelProof } from "../../api/billing/cancel-without-sign-in";
-import { longDate } from "../../api/billing/emails";
+import { formatDate as longDate } from "../../api/platform/dates";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, TWO_YEARS_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 import { uniqueEmail } from "../support/emails";

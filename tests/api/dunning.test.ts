@@ -1,6 +1,7 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { loadApiConfig } from "../../api/platform/config";
+import { formatDate } from "../../api/platform/dates";
 import { SANDBOX_WEBHOOK_SECRET } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
 import { THREE_DS_ALWAYS_CARD } from "../support/cards";
@@ -120,11 +121,12 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
         );
       expect(await failedRows()).toHaveLength(1);
       expect(await mailsTo(t, email, "Your VPN payment failed")).toHaveLength(1);
-      // Stripe retries a day later: a second 'Payment failed' row with its date; the same grace period, no second email.
+      // Stripe retries a day later: the same 'Payment failed' row, retried once, with the retry's date (docs/decisions/050); the same grace period, no second email.
       await moveTo(t, renewal + DAY + HOUR);
       const retried = await failedRows();
-      expect(retried).toHaveLength(2);
-      expect(new Set(retried.map((tx: { created_at: string }) => tx.created_at.slice(0, 10))).size).toBe(2);
+      expect(retried).toHaveLength(1);
+      expect(retried[0].retries).toBe(1);
+      expect(retried[0].last_attempt_at.slice(0, 10)).not.toBe(retried[0].created_at.slice(0, 10));
       const same = await t.db.selectFrom("subscriptions").selectAll().where("id", "=", who.sub.id).executeTakeFirstOrThrow();
       expect({ since: same.past_due_since, until: same.grace_until }).toEqual({ since: row.past_due_since, until: row.grace_until });
       const mail = (await mailsTo(t, email, "Your VPN payment failed"))[0]!;
@@ -305,7 +307,7 @@ describe.each(databases())("failed renewals ($name)", (kind) => {
       expect(await row()).toMatchObject({ cancel_at_period_end: 1, subs_status: "subscription_cancelled" });
       const offMails = await mailsTo(t, email, "Auto-renewal is off");
       expect(offMails).toHaveLength(1);
-      expect(offMails[0]!.text).toContain(`ends on ${new Date(renewal + 14 * DAY).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" })}`);
+      expect(offMails[0]!.text).toContain(`ends on ${formatDate(new Date(renewal + 14 * DAY))}`);
       // A subscription.updated webhook (re-reading Stripe) keeps it off.
       await stripe.subscriptions.update(who.sub.stripe_sub_id, { metadata: { touched: "1" } });
       await t.api.runDueJobs();

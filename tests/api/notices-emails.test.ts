@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
+import { formatDate } from "../../api/platform/dates";
 import { databases, type TestApi, useApi } from "./harness";
 import { DECLINED, GOOD, ONE_MONTH_BY_CRYPTO, buyByCrypto, customer, newKey, paymentMethod } from "./payment-support";
 
@@ -37,7 +38,7 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     expect(receipts).toHaveLength(1);
     expect(receipts[0]!.text).toContain("Thank you for your payment of $9.99 for the 1 Month plan.");
     expect(receipts[0]!.text).toContain("Paid with: Visa ending in 4242.");
-    expect(receipts[0]!.text).toMatch(/It pays for \w+ \d{1,2}, \d{4} to \w+ \d{1,2}, \d{4}\./);
+    expect(receipts[0]!.text).toMatch(/It pays for \d{2} \w+, \d{4} to \d{2} \w+, \d{4}\./);
     expect(receipts[0]!.text).toMatch(/\/billing\/invoice\/\d+\/stripe\/card/);
 
     // The same payment reported again (the page and the webhook, replays): no second receipt.
@@ -79,7 +80,7 @@ describe.each(databases())("notices emails ($name)", (kind) => {
       await t.api.runDueJobs();
       const reminders = await mails(t, who.email, "Your VPN plan renews soon");
       expect(reminders).toHaveLength(1);
-      const date = new Date(sub.sub_exp_date).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
+      const date = formatDate(sub.sub_exp_date);
       expect(reminders[0]!.text).toContain(`Your 1 Year plan renews automatically on ${date}.`);
       expect(reminders[0]!.text).toContain("We will charge $71.88 to Visa ending in 4242.");
       expect(reminders[0]!.text).toMatch(/\/billing\n/);
@@ -120,8 +121,8 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } })).status).toBe(200);
     const offMail = await mails(t, who.email, "Auto-renewal is off");
     expect(offMail).toHaveLength(1);
-    expect(offMail[0]!.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \w+ \d{1,2}, \d{4} at \d{2}:\d{2} UTC\./);
-    expect(offMail[0]!.text).toMatch(/Your plan ends on \w+ \d{1,2}, \d{4} and will not be charged again\./);
+    expect(offMail[0]!.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(offMail[0]!.text).toMatch(/Your plan ends on \d{2} \w+, \d{4} and will not be charged again\./);
     // Asking for what is already set changes nothing and sends nothing.
     expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } })).status).toBe(200);
     expect(await mails(t, who.email, "Auto-renewal is off")).toHaveLength(1);
@@ -129,7 +130,7 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "enable", subscriptionId: sub.id } })).status).toBe(200);
     const onMail = await mails(t, who.email, "Auto-renewal is on");
     expect(onMail).toHaveLength(1);
-    expect(onMail[0]!.text).toMatch(/was turned on on \w+ \d{1,2}, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(onMail[0]!.text).toMatch(/was turned on on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
     expect(onMail[0]!.text).toContain("for $9.99.");
   });
 

@@ -22,7 +22,7 @@ describe.each(databases())("subscriptions and account ($name)", (kind) => {
     const token = await t.login("demo@example.com", "demo-password");
     const res = await t.post("/api/subscription/active", { token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { subscription: null, now: expect.any(String), next_charge: null, ends_on: null, pending_change: null } });
+    expect(res.body).toEqual({ status: true, success: true, message: expect.any(String), data: { subscription: null, now: expect.any(String), next_charge: null, ends_on: null, pending_change: null, ended_plan: null } });
   });
 
   it("returns the subscription with the latest expiry still in the future, by the product's clock", async () => {
@@ -40,7 +40,10 @@ describe.each(databases())("subscriptions and account ($name)", (kind) => {
     });
     // Someone else's: not returned.
     await subscribe(other, { sub_exp_date: new Date(now + 900 * DAY).toISOString() });
-    expect((await t.post("/api/subscription/active", { token })).body.data.subscription).toBeNull();
+    const none = (await t.post("/api/subscription/active", { token })).body.data;
+    expect(none.subscription).toBeNull();
+    // The plan that ended is named, with its end (docs/decisions/050).
+    expect(none.ended_plan).toEqual({ title: "1 Month", ended_on: new Date(now - 10 * DAY).toISOString() });
 
     const soonExp = new Date(now + 20 * DAY).toISOString();
     const laterExp = new Date(now + 365 * DAY).toISOString();

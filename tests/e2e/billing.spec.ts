@@ -41,6 +41,8 @@ test.describe("billing", () => {
     await expect(tabs.getByRole("tab", { name: "Payment History" })).toHaveAttribute("aria-selected", "true");
     await expect(page.getByText("No payment history available")).toBeVisible();
     await expect(page.getByText("You have no active subscription.")).toBeVisible();
+    // Never had a plan: no 'Your plan ended on …' (docs/decisions/050).
+    await expect(page.getByRole("link", { name: "See plans" })).toHaveCount(0);
     await tabs.getByRole("tab", { name: "Payment Method" }).click();
     await expect(page).toHaveURL(/\/billing\?tab=payment-method$/);
     await expect(tabs.getByRole("tab", { name: "Payment Method" })).toHaveAttribute("aria-selected", "true");

@@ -66,8 +66,8 @@ test.describe("cancel without signing in", () => {
     await expect(page.getByRole("button", { name: "Turn off auto-renewal" })).toHaveCount(0);
 
     const confirmation = await latestMail(request, user.email, /^Auto-renewal is off$/);
-    expect(confirmation.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \w+ \d{1,2}, \d{4} at \d{2}:\d{2} UTC\./);
-    expect(confirmation.text).toMatch(/Your plan ends on \w+ \d{1,2}, \d{4} and will not be charged again\./);
+    expect(confirmation.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(confirmation.text).toMatch(/Your plan ends on \d{2} \w+, \d{4} and will not be charged again\./);
 
     // Signed in again, the billing page says it is off.
     await login(user);

@@ -112,14 +112,18 @@ async function renewalDeclined(page: Page, testInfo: TestInfo, login: Login) {
   return user;
 }
 
-/** On the sandbox's hosted invoice page, once paid: 'Paid', and its link back to the portal lands on the billing page without the banner. */
+/**
+ * On the sandbox's hosted invoice page, once paid: 'Paid', and its link back to the portal lands on the billing page without
+ * the banner; the renewal's row is Paid now, its failed attempts counted in it (docs/decisions/050).
+ */
 async function backFromPaidInvoice(page: Page) {
   await expect(page.locator(".status")).toHaveText("Paid");
   await page.getByRole("link", { name: "Return to the merchant's site" }).click();
   await expect(page).toHaveURL(/\/billing$/);
   await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toHaveCount(0);
-  await expect(page.getByText("Payment failed", { exact: true }).first()).toBeVisible();
+  await expect(page.getByText("Payment failed", { exact: true })).toHaveCount(0);
+  await expect(page.getByRole("cell", { name: /^Paid on \d{2} \w+, \d{4} — retried \d+ times?$/ })).toBeVisible();
 }
 
 test("'Pay with a new card' pays the open invoice on the hosted invoice page with 4242; back in the portal the banner is gone", async ({ page, login }, testInfo) => {
@@ -186,3 +190,29 @@ test("auto-renewal turned off while past due: the billing page shows OFF and the
   await expect(page.getByRole("heading", { name: "Your last payment failed." })).toBeVisible();
 });
 
+
+test("a renewal retried 4 times and never paid is one history row, and the plan that ended says so with 'See plans'", async ({ page, login }, testInfo) => {
+  await renewalDeclined(page, testInfo, login);
+  // Stripe's retries 1, 3, 5 and 7 days after the renewal, then past the grace period (14 days).
+  for (const days of [1, 2, 2, 2, 8]) await advanceServerClock(page, days);
+
+  await open(page, "/billing", testInfo);
+  const history = page.getByRole("region", { name: "Payment history table" });
+  // One row for the renewal and its four retries (docs/decisions/050), the first payment beside it on page 1.
+  await expect(history.getByRole("row").filter({ hasText: "Payment failed" })).toHaveCount(1);
+  await expect(history.getByRole("cell", { name: /^Payment failed — retried 4 times, last on \d{2} \w+, \d{4}$/ })).toBeVisible();
+  await expect(history.getByRole("cell", { name: "Paid", exact: true })).toHaveCount(1);
+  await expect(page.getByRole("navigation", { name: "Payment history pages" })).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Your last payment failed." })).toHaveCount(0);
+  // The plan has ended: when, and the way back, instead of 'You have no active subscription.'.
+  await expect(page.getByText(/^Your plan ended on \d{2} \w+, \d{4}\./)).toBeVisible();
+  await expect(page.getByText("You have no active subscription.")).toHaveCount(0);
+  await expectAccessible(page, testInfo);
+
+  await open(page, "/", testInfo);
+  const status = page.getByRole("article", { name: "Subscription" });
+  await expect(status.getByText("Free", { exact: true })).toBeVisible();
+  await expect(status.getByText(/^Your plan ended on \d{2} \w+, \d{4}\./)).toBeVisible();
+  await status.getByRole("link", { name: "See plans" }).click();
+  await expect(page).toHaveURL(/\/pricing$/);
+});

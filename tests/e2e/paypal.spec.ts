@@ -195,7 +195,9 @@ test.describe("PayPal", () => {
     await dialog.getByRole("button", { name: "Refund my payment" }).click();
     await expect(page.getByText("Your payment has been refunded.")).toBeVisible();
     await expect(row.getByRole("cell", { name: "Refunded", exact: true })).toBeVisible();
-    await expect(page.getByText("You have no active subscription.")).toBeVisible();
+    // The refunded plan ended now: said so, with the way back (docs/decisions/050).
+    await expect(page.getByText(/^Your plan ended on \d{2} \w+, \d{4}\./)).toBeVisible();
+    await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
     expect(await transactionsOf(user.email)).toEqual([{ status: "refunded", plan_id: 1, payment_gateway: "paypal" }]);
     const mail = await latestMail(request, user.email, /refunded/i);
     expect(mail.text).toContain("$9.99");

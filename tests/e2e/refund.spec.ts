@@ -29,7 +29,9 @@ test("buy a plan by card, request the refund: 'Refunded', the subscription ends,
   await expect(page).toHaveURL(/\/billing$/);
   await expect(row.getByRole("cell", { name: "Refunded", exact: true })).toBeVisible();
   await expect(page.getByRole("link", { name: "Request refund" })).toHaveCount(0);
-  await expect(page.getByText("You have no active subscription.")).toBeVisible();
+  // The refunded plan ended now: said so, with the way back (docs/decisions/050).
+  await expect(page.getByText(/^Your plan ended on \d{2} \w+, \d{4}\./)).toBeVisible();
+  await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
 
   await open(page, "/", testInfo);
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
@@ -96,7 +98,9 @@ test("a crypto payment: the refund step asks for an address and records 'Refund 
 
   await expect(page.getByText(/Your refund request has been received/)).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("cell", { name: "Refund requested", exact: true })).toBeVisible();
-  await expect(page.getByText("You have no active subscription.")).toBeVisible();
+  // The refunded plan ended now: said so, with the way back (docs/decisions/050).
+  await expect(page.getByText(/^Your plan ended on \d{2} \w+, \d{4}\./)).toBeVisible();
+  await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
   const mail = await latestMail(request, user.email, /refund request/i);
   expect(mail.text).toContain(address);
 });

@@ -250,7 +250,7 @@ describe("the display rules", () => {
     expect(planButtonLabel(PLANS[0]!, true)).toBe("Change to this plan");
     expect(planButtonLabel(PLANS[0]!, false)).toBe("Select Plan");
     expect(planButtonLabel({ billing_type: "single" }, true)).toBe("Select Plan");
-    expect(pendingChangeNote(plans)).toBe(`Changes to ${PLANS[0]!.title} on Jan 01, 2027`);
+    expect(pendingChangeNote(plans)).toBe(`Changes to ${PLANS[0]!.title} on 01 January, 2027`);
     expect(pendingChangeNote(PLANS)).toBeNull();
   });
 

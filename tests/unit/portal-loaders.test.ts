@@ -138,7 +138,7 @@ describe("account home loader", () => {
     try {
       const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
       expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
-      expect(data.subscription).toEqual({ plan: "Free" });
+      expect(data.subscription).toEqual({ plan: "Free", endedOn: null });
       expect(data.accounts[0]?.linkId).toBe(3);
       expect(data.downloads.find((d) => d.name === "Windows")?.href).toBeNull();
       expect(data.downloads.find((d) => d.name === "iOS")?.href).toMatch(/^https:\/\/apps\.apple\.com\//);

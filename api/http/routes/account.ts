@@ -33,6 +33,7 @@ import { PaymentFailedSchema } from "./dunning";
 import { DownloadLinksSchema } from "./public";
 import { NextChargeFields, SubscriptionSchema, publicSubscription } from "./subscription";
 import { nextChargeOf } from "../../billing/notices";
+import { EndedPlanSchema, endedPlanOf } from "../../billing/ended-plan";
 import { idTokenFields } from "./user";
 
 const connectSchema = body({
@@ -83,7 +84,7 @@ export const accountRoutes = [
     tags: ["Account"],
     summary: "Everything the account home shows, in one call",
     description:
-      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `next_charge` and `ends_on`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers).",
+      "The answers of /api/me, /api/subscription/active, /api/account/link-list and /api/download-links together, read in one request: `user`, `subscription` (or null) with the product's `now`, `next_charge` and `ends_on`, `linked` and `downloads`, and `two_factor` (as /api/account/two-factor answers), and `ended_plan`, the plan that ended last while none is active.",
     auth: true,
     success: {
       description: "The account home",
@@ -102,6 +103,7 @@ export const accountRoutes = [
             description: "The unpaid renewal within its grace period (as GET /api/billing/past-due answers), else null.",
           }),
           ...NextChargeFields,
+          ended_plan: EndedPlanSchema,
         })
         .meta({ id: "AccountHome" }),
     },
@@ -113,7 +115,10 @@ export const accountRoutes = [
         twoFactorStatus(ctx.db, auth.user.id),
         paymentFailedOf(ctx.dunning, auth.user.id),
       ]);
-      const next = await nextChargeOf(ctx.notices, subscription);
+      const [next, endedPlan] = await Promise.all([
+        nextChargeOf(ctx.notices, subscription),
+        endedPlanOf(ctx.db, auth.user.id, subscription !== undefined),
+      ]);
       return {
         data: {
           user: publicUser(auth.user),
@@ -124,6 +129,7 @@ export const accountRoutes = [
           two_factor: twoFactor,
           payment_failed: paymentFailed,
           ...next,
+          ended_plan: endedPlan,
         },
       };
     },

@@ -3,6 +3,7 @@ import { route } from "../contract/route";
 import type { Plan, Subscription } from "../../platform/db/schema";
 import { activeSubscription, dollars } from "../../payments/plans";
 import { nextChargeOf } from "../../billing/notices";
+import { EndedPlanSchema, endedPlanOf } from "../../billing/ended-plan";
 
 export const SubscriptionSchema = z
   .strictObject({
@@ -89,7 +90,7 @@ export const subscriptionRoutes = [
     tags: ["Subscriptions"],
     summary: "The active subscription",
     description:
-      "The user's subscription with the latest sub_exp_date that is still after the product's current time, or null, with the change of plan waiting for its renewal (pending_change). No request body.",
+      "The user's subscription with the latest sub_exp_date that is still after the product's current time, or null, with the change of plan waiting for its renewal (pending_change), and, without one, the plan that ended last (ended_plan). No request body.",
     auth: true,
     success: {
       description: "The active subscription or null",
@@ -101,6 +102,7 @@ export const subscriptionRoutes = [
         }),
         ...NextChargeFields,
         pending_change: PendingChangeSchema,
+        ended_plan: EndedPlanSchema,
       }),
     },
     async handler({ ctx, auth }) {
@@ -110,7 +112,8 @@ export const subscriptionRoutes = [
       const next = await nextChargeOf(ctx.notices, row);
       const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
       const pending_change = row ? await pendingOf(find, row) : null;
-      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString(), ...next, pending_change } };
+      const ended_plan = await endedPlanOf(ctx.db, auth.user.id, row !== undefined);
+      return { data: { subscription: row ? publicSubscription(row) : null, now: now.toISOString(), ...next, pending_change, ended_plan } };
     },
   }),
 ];

@@ -7,6 +7,7 @@ import type { Logger } from "../../platform/logger";
 import type { Database } from "../../platform/db";
 import type { CryptoInvoice, Plan, User } from "../../platform/db/schema";
 import type { Clock } from "../../platform/clock";
+import { formatDate } from "../../platform/dates";
 import { DomainError } from "../../platform/errors";
 import type { MailService } from "../../platform/mailer";
 import { cryptoRenewalEmail } from "../emails";
@@ -425,7 +426,7 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
       cryptoRenewalEmail(sub.email, {
         plan: sub.title,
         amount: formatUsd(sub.discounted_price_cents),
-        expires: sub.sub_exp_date.slice(0, 10),
+        expires: formatDate(sub.sub_exp_date),
         link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
       }),
     );

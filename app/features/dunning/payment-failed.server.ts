@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ApiSchemas, createApiClient } from "~/utils/api.server";
 import { cardName } from "~/utils/cards";
-import { formatLongDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 
 // The unpaid renewal as the banner and the pay page show it (docs/decisions/027).
 

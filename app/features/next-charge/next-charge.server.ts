@@ -1,6 +1,6 @@
 import type { ApiSchemas } from "~/utils/api.server";
 import { cardName } from "~/utils/cards";
-import { formatLongDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 
 // 'Next charge' of the billing page and the home's status card (docs/decisions/029): what the next
 // automatic charge takes, when and from which card; or, once auto-renewal is off, the day the plan ends.

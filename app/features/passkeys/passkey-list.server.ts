@@ -1,6 +1,6 @@
 import dayjs from "dayjs";
 import utc from "dayjs/plugin/utc.js";
-import { formatLongDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 import type { PasskeyListItem } from "./passkey-list";
 
 dayjs.extend(utc);

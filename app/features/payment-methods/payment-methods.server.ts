@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { data, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { formatShortDate } from "~/utils/dates.server";
+import { formatShortDate } from "~/utils/dates";
 import { hasControlCharacters } from "~/schemas/text";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { PAYMENT_METHOD_MESSAGES, PER_PAGE, TAB_PATH, tabHref } from "./messages";

@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { formatLongDate, formatShortDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 import { formatMoney } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
@@ -32,6 +32,12 @@ export type TransactionRow = {
   method: string;
   amount: string;
   status: "Paid" | "Payment failed" | typeof REFUND_FORM.refunded | typeof REFUND_FORM.requested;
+  /**
+   * The payment was tried more than once (a renewal and its automatic retries are one row, docs/decisions/050):
+   * '— retried 4 times, last on 08 December, 2026' after 'Payment failed', ' on 04 December, 2026 — retried 2 times'
+   * after 'Paid'; null when it was tried once.
+   */
+  attempts: string | null;
   /** The 30-day money-back guarantee applies to it now (the API's word). */
   refundable: boolean;
   crypto: boolean;
@@ -44,7 +50,8 @@ export type TransactionRow = {
 };
 
 export type RenewalRow =
-  | { kind: "none" }
+  /** No active plan; `endedOn` ('DD MMMM, Y') when the account had one that ended, null when it never had one. */
+  | { kind: "none"; endedOn: string | null }
   | { kind: "one-time"; title: string }
   | { kind: "crypto"; title: string }
   | {
@@ -75,6 +82,14 @@ function statusOf(t: ApiSchemas["Transaction"]): TransactionRow["status"] {
   if (t.status === "refunded" || t.refund_status === "refunded") return REFUND_FORM.refunded;
   if (t.refund_status === "requested") return REFUND_FORM.requested;
   return "Paid";
+}
+
+/** What a payment tried more than once adds to its status (docs/decisions/050). */
+function attemptsNote(t: ApiSchemas["Transaction"]): string | null {
+  if (t.retries < 1) return null;
+  const retried = `retried ${t.retries} ${t.retries === 1 ? "time" : "times"}`;
+  if (t.status === "Payment failed") return `— ${retried}, last on ${formatLongDate(t.last_attempt_at)}`;
+  return `on ${formatLongDate(t.last_attempt_at)} — ${retried}`;
 }
 
 function positiveInt(value: string | null): number | null {
@@ -118,8 +133,8 @@ function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): Transa
   };
 }
 
-function renewalRow(subscription: ApiSchemas["Subscription"] | null, now: Date): RenewalRow {
-  if (!subscription) return { kind: "none" };
+function renewalRow(subscription: ApiSchemas["Subscription"] | null, ended: ApiSchemas["EndedPlan"] | undefined, now: Date): RenewalRow {
+  if (!subscription) return { kind: "none", endedOn: ended ? formatLongDate(ended.ended_on) : null };
   const { title } = subscription;
   if (subscription.billing_type === "single") return { kind: "one-time", title };
   if (subscription.subscription_by === "bitpay") return { kind: "crypto", title };
@@ -149,7 +164,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
   if (!list.ok) notices.push({ type: "error", message: BILLING_MESSAGES.fetchFailed });
   if (!active.ok) notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
   const now = active.ok ? new Date(active.data.now) : new Date();
-  const renewal = active.ok ? renewalRow(active.data.subscription, now) : ({ kind: "none" } as const);
+  const renewal: RenewalRow = active.ok ? renewalRow(active.data.subscription, active.data.ended_plan, now) : { kind: "none", endedOn: null };
   const transactions: TransactionRow[] = list.ok
       ? list.data.transactions.map((t) => ({
           id: t.id,
@@ -158,6 +173,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           method: methodLabel(t),
           amount: formatMoney(t.amount),
           status: statusOf(t),
+          attempts: attemptsNote(t),
           refundable: t.refundable,
           crypto: t.payment_gateway === "bitpay",
           paypal: t.payment_gateway === "paypal",
@@ -173,7 +189,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
     // The same words as the checkout's (plan-change.server.ts).
     pendingChange:
       active.ok && active.data.pending_change
-        ? `Your plan changes to ${active.data.pending_change.plan.title} on ${formatShortDate(active.data.pending_change.effective_at)}.`
+        ? `Your plan changes to ${active.data.pending_change.plan.title} on ${formatLongDate(active.data.pending_change.effective_at)}.`
         : null,
     nextCharge: active.ok ? nextChargeView(active.data) : null,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",

@@ -61,6 +61,7 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
                     <td data-label="Amount">{t.amount}</td>
                     <td data-label="Status">
                       <span className={`billing-status ${statusClass(t.status)}`}>{t.status}</span>
+                      {t.attempts ? <span className="billing-attempts"> {t.attempts}</span> : null}
                       {t.underpaid ? <Underpaid {...t.underpaid} /> : null}
                     </td>
                     <td data-label="Invoice">
@@ -214,7 +215,15 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
 }
 
 function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }) {
-  if (renewal.kind === "none") return <p className="muted">You have no active subscription.</p>;
+  if (renewal.kind === "none") {
+    if (renewal.endedOn === null) return <p className="muted">You have no active subscription.</p>;
+    // A plan that ended says when, and the way back (docs/decisions/050).
+    return (
+      <p className="billing-ended">
+        Your plan ended on {renewal.endedOn}. <Link to="/pricing">See plans</Link>
+      </p>
+    );
+  }
   return (
     <dl className="billing-subscription">
       <div className="billing-subscription-row">

@@ -2,7 +2,7 @@ import { redirect } from "@remix-run/node";
 import type { AppLoadContext } from "@remix-run/node";
 import { createApiClient } from "~/utils/api.server";
 import { codeStepState } from "~/utils/code-flow.server";
-import { formatLongDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 import { type CancelFlow, readFlow, writeFlow } from "~/utils/flow.server";
 import { redirectWithFormError } from "~/utils/toast.server";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
-import { formatShortDate } from "~/utils/dates.server";
+import { formatLongDate } from "~/utils/dates";
 import { formFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 
@@ -57,15 +57,15 @@ export async function planChangeState(
     if (pending && pending.plan.id === planId) {
       return {
         kind: "done",
-        message: `Your plan changes to ${pending.plan.title} on ${formatShortDate(pending.effective_at)}.`,
+        message: `Your plan changes to ${pending.plan.title} on ${formatLongDate(pending.effective_at)}.`,
         pendingTitle: pending.plan.title,
       };
     }
     return {
       kind: "change",
       preview: p,
-      effectiveDate: formatShortDate(p.effective_at),
-      pendingDate: pending ? formatShortDate(pending.effective_at) : null,
+      effectiveDate: formatLongDate(p.effective_at),
+      pendingDate: pending ? formatLongDate(pending.effective_at) : null,
       idempotencyKey: randomBytes(18).toString("base64url"),
     };
   }

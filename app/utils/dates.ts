@@ -1,0 +1,30 @@
+/*
+ * The portal's one date formatter (docs/decisions/050), on the server and in the browser alike: the
+ * spec's 'DD MMMM, Y' ('05 March, 2027', DESIGN §2) for every date a page shows, and 'Mon DD, YYYY'
+ * for saved cards only (commerce §9). Always UTC, the zone the API stores dates in, so the server's
+ * HTML and the browser's agree whatever their zones. The API's emails use api/platform/dates.ts, which
+ * writes the same.
+ */
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** 'DD MMMM, Y' of the spec, e.g. "05 March, 2027". */
+export function formatLongDate(value: string | Date): string {
+  const d = new Date(value);
+  return `${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]}, ${d.getUTCFullYear()}`;
+}
+
+/** 'Mon DD, YYYY', e.g. "Mar 05, 2027": saved cards' dates only (commerce §9). */
+export function formatShortDate(value: string | Date): string {
+  const d = new Date(value);
+  return `${MONTHS[d.getUTCMonth()]!.slice(0, 3)} ${two(d.getUTCDate())}, ${d.getUTCFullYear()}`;
+}
+
+/** Whole days until `expiry`, counting a started day as a day: 0 once it has passed. */
+export function daysLeft(expiry: string | Date, now: Date): number {
+  const remaining = new Date(expiry).getTime() - now.getTime();
+  return remaining > 0 ? Math.ceil(remaining / DAY_MS) : 0;
+}
