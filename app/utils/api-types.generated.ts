@@ -3073,7 +3073,25 @@ export interface components {
             proration_date: number | null;
             /** Format: date-time */
             effective_at: string;
+            summary: components["schemas"]["PlanChangeSummary"];
             pending: components["schemas"]["PendingPlanChange"];
+        };
+        /** @description The three figures a change is stated with; the preview's and the result's come from the same function. */
+        PlanChangeSummary: {
+            /** @description USD charged now: the new plan less the unused part of the current one (0 for a change at renewal). */
+            charged_now: number;
+            /**
+             * Format: date-time
+             * @description When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.
+             */
+            new_end_date: string;
+            /** @description The new plan's next charge. */
+            next_renewal: {
+                /** @description USD. */
+                amount: number;
+                /** Format: date-time */
+                date: string;
+            };
         };
         PlanChangeResult: {
             /**
@@ -3085,6 +3103,7 @@ export interface components {
             amount_paid: number;
             /** Format: date-time */
             effective_at: string;
+            summary: components["schemas"]["PlanChangeSummary"];
             subscription: components["schemas"]["Subscription"];
             pending: components["schemas"]["PendingPlanChange"];
         };

@@ -4,7 +4,7 @@ import { isRefusal } from "../../platform/errors";
 import { body, idField } from "../validation";
 import { idempotencyKeyBadRequest, idempotencyKeyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from "../../payments/idempotency";
-import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
+import { PLAN_CHANGE_MESSAGES, type PlanChangeSummary, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
 import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
 import { dollars } from "../../payments/plans";
 import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
@@ -17,6 +17,27 @@ import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 const KIND = z.enum(["now", "at_renewal"]).meta({
   description: "now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.",
 });
+
+const SummarySchema = z
+  .strictObject({
+    charged_now: z.number().meta({ description: "USD charged now: the new plan less the unused part of the current one (0 for a change at renewal)." }),
+    new_end_date: z.string().meta({
+      format: "date-time",
+      description: "When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.",
+    }),
+    next_renewal: z
+      .strictObject({ amount: z.number().meta({ description: "USD." }), date: z.string().meta({ format: "date-time" }) })
+      .meta({ description: "The new plan's next charge." }),
+  })
+  .meta({ id: "PlanChangeSummary", description: "The three figures a change is stated with; the preview's and the result's come from the same function." });
+
+function summaryOf(summary: PlanChangeSummary) {
+  return {
+    charged_now: dollars(summary.chargedNowCents),
+    new_end_date: summary.newEndDate.toISOString(),
+    next_renewal: { amount: dollars(summary.nextRenewal.amountCents), date: summary.nextRenewal.date.toISOString() },
+  };
+}
 
 const changeRequest = body({
   plan_id: idField("plan id").meta({ description: "plans.id of the new plan (recurring)." }),
@@ -50,6 +71,7 @@ export const planChangeRoutes = [
           amount_due: z.number().meta({ description: "USD charged now (0 for a change at renewal)." }),
           proration_date: z.int().nullable().meta({ description: "Unix seconds; null for a change at renewal." }),
           effective_at: z.string().meta({ format: "date-time" }),
+          summary: SummarySchema,
           pending: PendingChangeSchema,
         })
         .meta({ id: "PlanChangePreview" }),
@@ -70,6 +92,7 @@ export const planChangeRoutes = [
           amount_due: dollars(preview.amountDueCents),
           proration_date: preview.prorationDate,
           effective_at: preview.effectiveAt.toISOString(),
+          summary: summaryOf(preview.summary),
           pending: await pendingOf(find, preview.subscription),
         },
       };
@@ -95,6 +118,7 @@ export const planChangeRoutes = [
           kind: KIND,
           amount_paid: z.number().meta({ description: "USD charged now." }),
           effective_at: z.string().meta({ format: "date-time" }),
+          summary: SummarySchema,
           subscription: SubscriptionSchema,
           pending: PendingChangeSchema,
         })
@@ -130,6 +154,7 @@ export const planChangeRoutes = [
                   kind: result.kind,
                   amount_paid: dollars(result.amountPaidCents),
                   effective_at: result.effectiveAt.toISOString(),
+                  summary: summaryOf(result.summary),
                   subscription: publicSubscription(result.subscription),
                   pending: await pendingOf(find, result.subscription),
                 },
