@@ -51,7 +51,7 @@ export async function isPayPalSubscriber(deps: Pick<PayPalDeps, "db" | "clock">,
 
 async function context(deps: PayPalDeps, user: User, planId: number) {
   const subscription = await currentRecurringSubscription(deps.db, user.id, deps.clock.now());
-  if (!subscription || subscription.subscription_by !== "paypal") throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.noSubscription);
+  if (subscription?.subscription_by !== "paypal") throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.noSubscription);
   if (subscription.past_due_since) throw new DomainError("payment_past_due", PLAN_CHANGE_MESSAGES.pastDue);
   if (!subscription.paypal_sub_id) throw new DomainError("plan_change_invalid", PAYPAL_CHANGE_MESSAGES.paidOnce);
   const plan = await findPlan(deps.db, planId);
