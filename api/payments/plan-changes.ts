@@ -37,6 +37,7 @@ export const PLAN_CHANGE_MESSAGES = {
   notRenewing: "Turn on auto-renewal to change your plan at the next renewal.",
   pastDue: "Your last payment failed. Pay it before you change your plan.",
   nothingPending: "There is no pending plan change to cancel.",
+  approvedAtPayPal: "A plan change approved at PayPal cannot be cancelled here: it applies at your next renewal.",
   changed: (title: string) => `Your plan was changed to ${title}.`,
   scheduled: (title: string, date: string) => `Your plan changes to ${title} on ${date}.`,
   kept: "Your current plan stays. The pending change was cancelled.",
@@ -349,6 +350,10 @@ export function cancelPendingChange(deps: PaymentsDeps, user: User): Promise<{ s
 function keepCurrentPlan(deps: PaymentsDeps, user: User): Promise<{ subscription: Subscription; message: string }> {
   return atGateway(deps, async () => {
     const subscription = await currentRecurringSubscription(deps.db, user.id, deps.clock.now());
+    // PayPal's revise was approved by the customer there (decision 051): undoing it would be another revise to approve.
+    if (subscription?.subscription_by === "paypal" && subscription.pending_plan_id !== null) {
+      throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.approvedAtPayPal);
+    }
     if (!subscription?.stripe_schedule_id) throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.nothingPending);
     await releaseSchedule(deps.gateway, subscription.stripe_schedule_id).catch((error) => {
       // Already released (by the webhook's own run, or at Stripe): the row is cleared below either way.

@@ -4508,7 +4508,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'There is no pending plan change to cancel.' (plan_change_invalid) or 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress) */
+            /** @description 'There is no pending plan change to cancel.', 'A plan change approved at PayPal cannot be cancelled here: it applies at your next renewal.' (plan_change_invalid) or 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -103,6 +103,10 @@ describe.each(databases())("PayPal plan changes ($name)", (kind) => {
     expect(mails[0]!.text).toContain("Charged now: $0.00");
     expect(mails[0]!.text).toContain(`New end date: ${long(before.sub_exp_date)}`);
     expect(mails[0]!.text).toContain(`Next renewal: $71.88 on ${long(before.sub_exp_date)}`);
+    // Approved at PayPal, it is not cancelled here (that would be another revise to approve).
+    const keep = await t.post("/api/subscription/change/cancel", { token: who.token });
+    expect(keep.status, keep.text).toBe(409);
+    expect(keep.body.message).toBe("A plan change approved at PayPal cannot be cancelled here: it applies at your next renewal.");
     // Confirming twice sends nothing more.
     expect((await t.post("/api/subscription/change/paypal/confirm", { token: who.token, json: { plan_id: 5, idempotency_key: key } })).status).toBe(200);
     expect((await t.mailbox(who.email)).filter((m) => m.subject === "Your VPN plan change")).toHaveLength(1);

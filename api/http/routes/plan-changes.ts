@@ -329,7 +329,7 @@ export const planChangeRoutes = [
     auth: true,
     success: { description: `'${PLAN_CHANGE_MESSAGES.kept}'`, data: z.strictObject({ subscription: SubscriptionSchema }) },
     errors: {
-      409: `'${PLAN_CHANGE_MESSAGES.nothingPending}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress)`,
+      409: `'${PLAN_CHANGE_MESSAGES.nothingPending}', '${PLAN_CHANGE_MESSAGES.approvedAtPayPal}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress)`,
       502: "The card gateway failed or did not answer" },
     async handler({ ctx, auth }) {
       const result = await cancelPendingChange(ctx.payments, auth.user);
