@@ -125,7 +125,8 @@ test("3 Months to 1 Year by card: 14 months, and the page, the result and the em
   const user = await login();
   await subscribeMonthly(page, testInfo, 2);
 
-  await open(page, "/subscription/payment/5", testInfo);
+  await open(page, "/pricing?tab=yearly", testInfo);
+  await card(page, "1 Year").getByRole("link", { name: "Change to this plan" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Change your plan" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Select Plan" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Change from 3 Months to 1 Year" })).toBeVisible();
@@ -156,7 +157,8 @@ test("a PayPal subscription changes plan through PayPal's approval, stated with 
   const user = await newPayPalCustomer(page, testInfo, login, 2);
   const { sub_exp_date: paidThrough } = await subscriptionOf(user.email);
 
-  await open(page, "/subscription/payment/5", testInfo);
+  await open(page, "/pricing?tab=yearly", testInfo);
+  await card(page, "1 Year").getByRole("link", { name: "Change to this plan" }).click();
   await expect(page.getByRole("heading", { name: "Change from 3 Months to 1 Year" })).toBeVisible();
   const before = await figures(page);
   expect(before).toEqual({ plan: "1 Year", chargedNow: "$0.00", newEndDate: longDate(paidThrough), nextRenewal: `$71.88 on ${longDate(paidThrough)}` });
