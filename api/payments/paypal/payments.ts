@@ -583,7 +583,9 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
   const now = deps.clock.now();
   const current = await deps.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", paypalSubId).executeTakeFirst();
   // A change of plan (revise, docs/decisions/051) applies at this renewal: it buys the new plan's card (its free months too).
-  const changedTo = current?.pending_plan_id != null ? await findPlan(deps.db, Number(current.pending_plan_id)) : undefined;
+  // Only a sale not recorded yet applies it (an earlier sale's late webhook must not).
+  const seen = await deps.db.selectFrom("transactions").select("id").where("gateway_ref", "=", sale.id).executeTakeFirst();
+  const changedTo = !seen && current?.pending_plan_id != null ? await findPlan(deps.db, Number(current.pending_plan_id)) : undefined;
   const plan = changedTo ?? (await findPlan(deps.db, current ? Number(current.plan_id) : checkout.plan_id));
   if (!plan) return null;
   const saleTime = new Date(sale.time);
