@@ -264,13 +264,15 @@ export async function recordStripeInvoice(
 ): Promise<number> {
   const item = subscription.items.data[0];
   const first = invoice.billing_reason === "subscription_create";
+  // A plan change now is a purchase of the new plan's card (docs/decisions/051): its invoice buys the card's months, free ones included.
+  const buysCard = first || invoice.billing_reason === "subscription_update";
   // The period this invoice paid for (the subscription's own period may have moved on since); on a
   // plan change's invoice, the new plan's line, not the credit for the old one's unused time.
   const lines = invoice.lines?.data ?? [];
   const line = (lines.find((l) => !l.parent?.subscription_item_details?.proration) ?? lines[0])?.period;
   const periodStart = fromUnix(line?.start ?? item?.current_period_start ?? invoice.period_start);
   const periodEnd = fromUnix(line?.end ?? item?.current_period_end ?? invoice.period_end);
-  if (first && plan.extra_months > 0) await giveFreeMonths(deps, subscription, accessEndOf(plan, periodEnd, true));
+  if (buysCard && plan.extra_months > 0) await giveFreeMonths(deps, subscription, accessEndOf(plan, periodEnd, true));
   const couponCode = subscription.metadata?.coupon_code || null;
   const couponId = subscription.metadata?.coupon_id ? Number(subscription.metadata.coupon_id) : null;
   const couponReservation = subscription.metadata?.coupon_reservation || null;
@@ -286,7 +288,7 @@ export async function recordStripeInvoice(
       stripeSubId: subscription.id,
       periodStart,
       periodEnd,
-      first,
+      first: buysCard,
       couponId: first ? couponId : null,
       couponCode: first ? couponCode : null,
       couponReservation: first ? couponReservation : null,
@@ -304,7 +306,7 @@ export async function recordStripeInvoice(
     userId,
     gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`,
     periodStart,
-    periodEnd: accessEndOf(plan, periodEnd, first),
+    periodEnd: accessEndOf(plan, periodEnd, buysCard),
     card: () => receiptCard(deps, userId, { paymentMethodId: null, stripeSubId: subscription.id }),
   });
   await keepPayingCard(deps, userId, subscription).catch((error) => {

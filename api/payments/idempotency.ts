@@ -140,3 +140,10 @@ async function waitForAnswer(db: Database, key: string, hash: string): Promise<S
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
+
+/** The answer stored for `key` once its request finished (a plan change's result, shown again after the redirect); null when none. */
+export async function storedAnswer(db: Database, key: string): Promise<StoredAnswer | null> {
+  const row = await db.selectFrom("payment_requests").select(["state", "response_status", "response_body"]).where("idempotency_key", "=", key).executeTakeFirst();
+  if (row?.state !== "done") return null;
+  return { ok: row.response_status === 200, body: JSON.parse(row.response_body ?? "null") };
+}

@@ -9,6 +9,7 @@ import type { Mail } from "../platform/mailer";
 import { type PaymentsDeps, PAYMENT_MESSAGES, recordStripeInvoice } from "./card-payments";
 import { formatUsd } from "./money";
 import { findPlan } from "./plans";
+import { accessEndOf, fromUnix } from "./records";
 import { type Stripe, isCardError, isGatewayFailure } from "./stripe/client";
 import { retrieveInvoice } from "./stripe/invoices";
 import { changePriceNow, previewPriceChange, releaseSchedule, scheduleChangeAtRenewal } from "./stripe/plan-changes";
@@ -37,6 +38,7 @@ export const PLAN_CHANGE_MESSAGES = {
   notRenewing: "Turn on auto-renewal to change your plan at the next renewal.",
   pastDue: "Your last payment failed. Pay it before you change your plan.",
   nothingPending: "There is no pending plan change to cancel.",
+  approvedAtPayPal: "A plan change approved at PayPal cannot be cancelled here: it applies at your next renewal.",
   changed: (title: string) => `Your plan was changed to ${title}.`,
   scheduled: (title: string, date: string) => `Your plan changes to ${title} on ${date}.`,
   kept: "Your current plan stays. The pending change was cancelled.",
@@ -56,7 +58,37 @@ export interface PlanChangePreview {
   /** When the new plan takes effect (now, or the current period's end). */
   effectiveAt: Date;
   subscription: Subscription;
+  summary: PlanChangeSummary;
 }
+
+/**
+ * The three figures a plan change is stated with, the same on the change page, its result and the email
+ * (docs/decisions/051): what is charged now, when the plan now ends, and the next renewal.
+ */
+export interface PlanChangeSummary {
+  chargedNowCents: number;
+  /** The end of what is paid for: a change now buys the new plan's card (its months plus its free months). */
+  newEndDate: Date;
+  nextRenewal: { amountCents: number; date: Date };
+}
+
+/**
+ * The figures of a change, from Stripe's invoice for it: its preview (the page) or the invoice it made (the
+ * result), so both come from this one function. A change now: the invoice's amount, and the new plan's
+ * period (its line, not the credit) plus the card's free months. At renewal: nothing now, the paid-through
+ * date kept, the new plan's price at it.
+ */
+export function changeSummary(input: { kind: PlanChangeKind; plan: Plan; invoice: Stripe.Invoice | null; currentEnd: Date }): PlanChangeSummary {
+  const { kind, plan, invoice, currentEnd } = input;
+  if (kind === "at_renewal" || !invoice) {
+    return { chargedNowCents: 0, newEndDate: currentEnd, nextRenewal: { amountCents: plan.discounted_price_cents, date: currentEnd } };
+  }
+  const lines = invoice.lines?.data ?? [];
+  const line = lines.find((l) => !l.parent?.subscription_item_details?.proration) ?? lines[0];
+  const newEndDate = accessEndOf(plan, fromUnix(line?.period.end ?? invoice.period_end), true);
+  return { chargedNowCents: invoice.amount_due, newEndDate, nextRenewal: { amountCents: plan.discounted_price_cents, date: newEndDate } };
+}
+
 
 /** A longer term, or the same term at a higher price, takes effect now; a shorter one at the renewal. */
 export function changeKind(current: Pick<Plan, "duration_months" | "discounted_price_cents">, next: Pick<Plan, "duration_months" | "discounted_price_cents">): PlanChangeKind {
@@ -112,7 +144,9 @@ export function previewPlanChange(deps: PaymentsDeps, user: User, planId: number
     const kind = changeKind(currentPlan, plan);
     const stripeSub = await retrieveSubscription(deps.gateway, stripeSubId);
     if (kind === "at_renewal") {
-      return { kind, currentPlan, plan, amountDueCents: 0, prorationDate: null, effectiveAt: periodEndOf(stripeSub), subscription };
+      const effectiveAt = periodEndOf(stripeSub);
+      const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt });
+      return { kind, currentPlan, plan, amountDueCents: 0, prorationDate: null, effectiveAt, subscription, summary };
     }
     const prorationDate = Math.floor(now.getTime() / 1000);
     const invoice = await previewPriceChange(deps.gateway, {
@@ -122,7 +156,8 @@ export function previewPlanChange(deps: PaymentsDeps, user: User, planId: number
       price: await priceForPlan(deps.gateway, plan),
       prorationDate,
     });
-    return { kind, currentPlan, plan, amountDueCents: invoice.amount_due, prorationDate, effectiveAt: now, subscription };
+    const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub) });
+    return { kind, currentPlan, plan, amountDueCents: invoice.amount_due, prorationDate, effectiveAt: now, subscription, summary };
   });
 }
 
@@ -159,12 +194,23 @@ export function planOfSubscription(sub: Stripe.Subscription, now: Date) {
   return { stripeSubId: sub.id, planId: Number.isSafeInteger(planId) ? planId : null, scheduleId: schedule, now };
 }
 
-export function planChangeEmail(to: string, change: { from: string; to: string; when: string; amount: string | null }): Mail {
+/** The change's confirmation: what changes and when, then the three figures (the page's and the result's). */
+export function planChangeEmail(to: string, change: { from: string; to: string; when: string; summary: PlanChangeSummary; paidBy: "card" | "paypal" }): Mail {
+  const { summary } = change;
+  const charged = summary.chargedNowCents > 0;
   return renderEmail(to, "Your VPN plan change", {
     paragraphs: [
       { text: `Your plan changes from ${change.from} to ${change.to} ${change.when}.` },
-      change.amount
-        ? { text: `We charged ${change.amount} to your card: the new plan, less the unused part of your current one. The receipt follows by email.` }
+      { text: `Charged now: ${formatUsd(summary.chargedNowCents)}` },
+      { text: `New end date: ${formatDate(summary.newEndDate)}` },
+      { text: `Next renewal: ${formatUsd(summary.nextRenewal.amountCents)} on ${formatDate(summary.nextRenewal.date)}` },
+      charged
+        ? {
+            text:
+              change.paidBy === "paypal"
+                ? "PayPal collects the charge now: the new plan, less the unused part of your current one."
+                : "The charge is the new plan, less the unused part of your current one, paid with your card. The receipt follows by email.",
+          }
         : { text: "Nothing is charged now: the new plan's price is charged at that renewal." },
       { text: "You can see your plan in your account at any time." },
     ],
@@ -176,6 +222,7 @@ export interface PlanChangeResult {
   subscription: Subscription;
   amountPaidCents: number;
   effectiveAt: Date;
+  summary: PlanChangeSummary;
   message: string;
 }
 
@@ -234,14 +281,14 @@ function changePlanNow(
       if (invoice?.status === "paid") await recordStripeInvoice(deps, invoice, changed, plan, user.id);
       await followStripePlan(deps.db, { stripeSubId, planId: plan.id, scheduleId: null, now: deps.clock.now() });
       const amount = invoice?.amount_paid ?? 0;
-      await deps.mail.deliver(
-        planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: "today", amount: amount > 0 ? formatUsd(amount) : null }),
-      );
+      const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub) });
+      await deps.mail.deliver(planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: "today", summary, paidBy: "card" }));
       return {
         kind,
         subscription: await subscriptionRow(deps.db, Number(subscription.id)),
         amountPaidCents: amount,
         effectiveAt: now,
+        summary,
         message: PLAN_CHANGE_MESSAGES.changed(plan.title),
       };
     }
@@ -270,14 +317,16 @@ function changePlanNow(
       })
       .where("id", "=", subscription.id)
       .execute();
+    const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt });
     await deps.mail.deliver(
-      planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: `on ${formatDate(effectiveAt)}, at your next renewal`, amount: null }),
+      planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: `on ${formatDate(effectiveAt)}, at your next renewal`, summary, paidBy: "card" }),
     );
     return {
       kind,
       subscription: await subscriptionRow(deps.db, Number(subscription.id)),
       amountPaidCents: 0,
       effectiveAt,
+      summary,
       message: PLAN_CHANGE_MESSAGES.scheduled(plan.title, formatDate(effectiveAt)),
     };
   });
@@ -292,6 +341,10 @@ export function cancelPendingChange(deps: PaymentsDeps, user: User): Promise<{ s
 function keepCurrentPlan(deps: PaymentsDeps, user: User): Promise<{ subscription: Subscription; message: string }> {
   return atGateway(deps, async () => {
     const subscription = await currentRecurringSubscription(deps.db, user.id, deps.clock.now());
+    // PayPal's revise was approved by the customer there (decision 051): undoing it would be another revise to approve.
+    if (subscription?.subscription_by === "paypal" && subscription.pending_plan_id !== null) {
+      throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.approvedAtPayPal);
+    }
     if (!subscription?.stripe_schedule_id) throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.nothingPending);
     await releaseSchedule(deps.gateway, subscription.stripe_schedule_id).catch((error) => {
       // Already released (by the webhook's own run, or at Stripe): the row is cleared below either way.

@@ -139,6 +139,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/change/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The result of a plan change, again
+         * @description The answer the change with this idempotency key gave (POST /api/subscription/change, or /api/subscription/change/paypal/confirm): what the page shows after the change, with the same three figures.
+         */
+        get: operations["planChangeResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/change/paypal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a PayPal subscription's plan: PayPal's approval link
+         * @description Revises the PayPal subscription to the new plan (PayPal's revise); the customer approves at approve_url and PayPal sends them back to return_path, where the page confirms (POST /api/subscription/change/paypal/confirm). PayPal applies the new plan from the next billing and prorates nothing: nothing is charged now.
+         */
+        post: operations["startPayPalPlanChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/change/paypal/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a PayPal plan change the customer approved
+         * @description Back from PayPal: once PayPal has the subscription on the new plan (approved), the change is recorded as the one at the next renewal, the confirmation email is sent, and the result states the three figures. Once per key: confirming again answers the same result.
+         */
+        post: operations["confirmPayPalPlanChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription/change/cancel": {
         parameters: {
             query?: never;
@@ -2284,6 +2344,20 @@ export interface components {
             /** @description A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated. Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
             idempotency_key?: string | null;
         };
+        PayPalPlanChangeRequest: {
+            /** @description plans.id of the new plan (a recurring plan PayPal bills as a subscription). */
+            plan_id: number | string;
+            /** @description The checkout page PayPal sends the browser back to: /subscription/payment/{planId}. PayPal returns with plan_change={idempotency_key}, and paypal=cancel when the customer cancelled. */
+            return_path: string;
+            /** @description A random key the page makes for this change; the same key confirms it (POST /api/subscription/change/paypal/confirm). Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
+        };
+        PayPalPlanChangeConfirmRequest: {
+            /** @description plans.id of the new plan. */
+            plan_id: number | string;
+            /** @description The key the change was started with (the return URL's plan_change). Confirming again answers the same result. Or send it as the Idempotency-Key header; one of the two is required ('Please reload the page and try again.' under errors.fields.idempotency_key when neither is there). */
+            idempotency_key?: string | null;
+        };
         PlanListRequest: {
             /** @description The spec's payload: the signed-in user's email. The bearer token decides whose plans these are. */
             email?: string;
@@ -3083,7 +3157,30 @@ export interface components {
             proration_date: number | null;
             /** Format: date-time */
             effective_at: string;
+            summary: components["schemas"]["PlanChangeSummary"];
+            /**
+             * @description card: changed here at once (Stripe); paypal: through PayPal's revise, which the customer approves at PayPal (POST /api/subscription/change/paypal).
+             * @enum {string}
+             */
+            paid_with: "card" | "paypal";
             pending: components["schemas"]["PendingPlanChange"];
+        };
+        /** @description The three figures a change is stated with; the preview's and the result's come from the same function. */
+        PlanChangeSummary: {
+            /** @description USD charged now: the new plan less the unused part of the current one (0 for a change at renewal). */
+            charged_now: number;
+            /**
+             * Format: date-time
+             * @description When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.
+             */
+            new_end_date: string;
+            /** @description The new plan's next charge. */
+            next_renewal: {
+                /** @description USD. */
+                amount: number;
+                /** Format: date-time */
+                date: string;
+            };
         };
         PlanChangeResult: {
             /**
@@ -3095,6 +3192,7 @@ export interface components {
             amount_paid: number;
             /** Format: date-time */
             effective_at: string;
+            summary: components["schemas"]["PlanChangeSummary"];
             subscription: components["schemas"]["Subscription"];
             pending: components["schemas"]["PendingPlanChange"];
         };
@@ -4231,6 +4329,183 @@ export interface operations {
             };
         };
     };
+    planChangeResult: {
+        parameters: {
+            query: {
+                /** @description The change's idempotency key. */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change's message and result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PlanChangeResult"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'This plan change was not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    startPayPalPlanChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayPalPlanChangeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayPalPlanChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description PayPal's approval link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uri */
+                            approve_url: string;
+                        };
+                    };
+                };
+            };
+            /** @description The return path is not a checkout page; [object Object] */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Plan not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'You have no recurring plan to change.', 'This plan was paid once with PayPal and does not renew: it cannot be changed. Choose a new plan when it ends.', 'PayPal bills the 2-year plan as one payment, not as a subscription: a PayPal subscription cannot be changed to it. Choose it when your current plan ends.', 'The 5-year plan is bought, not changed to: choose it on the checkout.', 'Turn on auto-renewal to change your plan at the next renewal.' (plan_change_invalid), 'Your last payment failed. Pay it before you change your plan.' (payment_past_due), 'This is already your current plan.' (plan_already_current) or 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'PayPal could not be reached. Please try again.' */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    confirmPayPalPlanChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description This payment's key (1 to 200 characters), instead of or as well as the body's idempotency_key: posting again with the same key never pays twice. With both, they must be the same (else 400 'The Idempotency-Key header and the idempotency_key field must be the same key.'). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayPalPlanChangeConfirmRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PayPalPlanChangeConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your plan changes to {plan} on {date}.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["PlanChangeResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestOrKeyConflict"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Plan not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'The plan change was not approved at PayPal. Your plan stays as it was.', 'You have no recurring plan to change.' (plan_change_invalid) or 'This payment is still being processed. Please wait a moment and reload the page.' */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+            /** @description 'PayPal could not be reached. Please try again.' */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     cancelPlanChange: {
         parameters: {
             query?: never;
@@ -4255,7 +4530,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description 'There is no pending plan change to cancel.' (plan_change_invalid) or 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress) */
+            /** @description 'There is no pending plan change to cancel.', 'A plan change approved at PayPal cannot be cancelled here: it applies at your next renewal.' (plan_change_invalid) or 'Another change to your plan is still being processed. Please wait a moment and reload the page.' (plan_change_in_progress) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -153,10 +153,15 @@ export function planStatus(plan: Pick<Plan, "stripe_subscription">): "Current Pl
 
 /**
  * Whether the account's current plan is a recurring one: its other recurring plans are then changes
- * of plan, not purchases (docs/decisions/028).
+ * of plan, not purchases (docs/decisions/028). A PayPal subscription that renews changes plan too, through
+ * PayPal's revise (docs/decisions/051); a plan paid once with PayPal does not renew and is not changed.
  */
 export function hasRecurringPlan(plans: Pick<Plan, "stripe_subscription" | "billing_type">[]): boolean {
-  return plans.some((plan) => isCurrentPlan(plan) && plan.billing_type === "recurring" && plan.stripe_subscription?.subscription_by === "stripe");
+  return plans.some((plan) => {
+    const current = plan.stripe_subscription;
+    if (!isCurrentPlan(plan) || plan.billing_type !== "recurring" || !current) return false;
+    return current.subscription_by === "stripe" || (current.subscription_by === "paypal" && current.subs_status === "subscription_started");
+  });
 }
 
 /**

@@ -548,6 +548,58 @@ describe.each(databases({ postgres: "two instances capturing and billing once: s
     expect(typesOf(created.id).filter((t) => t === "PAYMENT.SALE.COMPLETED")).toHaveLength(2);
   });
 
+  it("revises a subscription to another plan of the product once the buyer approves: from its next billing, nothing prorated", async () => {
+    const productId = await newProduct();
+    const monthly = await newPlan(productId);
+    const quarterly = await newPlan(productId, { months: 3, price: "26.97" });
+    const created = await newSubscription(monthly);
+    await decide(created.approve, "approve");
+    const before = (await subscriptions.getSubscription({ id: created.id })).result;
+    const nextBilling = before.billingInfo!.nextBillingTime!;
+
+    // Another product's plan is refused, as PayPal does; an unknown subscription is 404.
+    const otherPlan = await newPlan(await newProduct());
+    const incompatible = await apiError(subscriptions.reviseSubscription({ id: created.id, body: { planId: otherPlan } }));
+    expect(incompatible.status).toBe(422);
+    expect(incompatible.body).toMatchObject({ details: [{ issue: "PLAN_PRODUCT_NOT_COMPATIBLE" }] });
+    expect((await apiError(subscriptions.reviseSubscription({ id: "I-NOSUCHSUB000", body: { planId: quarterly } }))).status).toBe(404);
+
+    const revise = () =>
+      subscriptions.reviseSubscription({
+        id: created.id,
+        body: { planId: quarterly, applicationContext: { returnUrl: RETURN, cancelUrl: CANCEL, brandName: "VPN Portal" } },
+      });
+    const cancelledOne = (await revise()).result;
+    expect(cancelledOne).toMatchObject({ planId: quarterly, planOverridden: false });
+    const cancelledApprove = cancelledOne.links?.find((l) => l.rel === "approve")?.href ?? "";
+    expect(cancelledApprove).toMatch(new RegExp(`^${PORTAL}/dev/paypal/webapps/billing/subscriptions/update\\?subscription_id=${created.id}&ba_token=BA-`));
+    // Until the buyer answers, nothing changes; Cancel changes nothing either.
+    expect((await subscriptions.getSubscription({ id: created.id })).result.planId).toBe(monthly);
+    const page = await (await fetch(onBrowser(cancelledApprove))).text();
+    expect(page).toContain("Change your subscription (sandbox)");
+    expect(page).toContain("$26.97 USD");
+    const cancelled = await decide(cancelledApprove, "cancel");
+    expect(cancelled.searchParams.get("paypal")).toBe("cancel");
+    expect((await subscriptions.getSubscription({ id: created.id })).result.planId).toBe(monthly);
+
+    const approve = (await revise()).result.links?.find((l) => l.rel === "approve")?.href ?? "";
+    const back = await decide(approve, "approve");
+    expect(back.searchParams.get("subscription_id")).toBe(created.id);
+    expect(back.searchParams.get("paypal")).toBe("return");
+    const revised = (await subscriptions.getSubscription({ id: created.id })).result;
+    expect(revised.planId).toBe(quarterly);
+    expect(revised.billingInfo?.nextBillingTime).toBe(nextBilling);
+    expect(typesOf(created.id)).toEqual(["BILLING.SUBSCRIPTION.ACTIVATED", "PAYMENT.SALE.COMPLETED", "BILLING.SUBSCRIPTION.UPDATED"]);
+
+    // The next billing charges the new plan, whose 3-month cycle then runs.
+    clock.advanceDays(32);
+    await sandbox.advance();
+    const sales = eventsOf(created.id).filter((d) => d.event.event_type === "PAYMENT.SALE.COMPLETED");
+    expect(sales.map((d) => (d.event.resource as any).amount.total)).toEqual(["11.99", "26.97"]);
+    const after = (await subscriptions.getSubscription({ id: created.id })).result;
+    expect(Date.parse(after.billingInfo!.nextBillingTime!) - Date.parse(nextBilling)).toBeGreaterThan(85 * 86_400_000);
+  });
+
   it("charges a coupon's first payment through the plan override, then the plan's price", async () => {
     const planId = await newPlan(await newProduct(), { trial: "11.99", price: "11.99" });
     const created = await newSubscription(planId, {

@@ -46,15 +46,73 @@ describe.each(databases())("plan changes ($name)", (kind) => {
 
     const [sub] = await row(t, who.userId);
     expect(sub).toMatchObject({ plan_id: 5, title: "1 Year", amount_cents: 7188, pending_plan_id: null });
+    // The 1 Year card: 12 months and its 2 free ones (docs/decisions/051).
     const days = (Date.parse(sub!.sub_exp_date) - t.clock.now().getTime()) / DAY;
-    expect(days).toBeGreaterThan(360);
-    expect(days).toBeLessThan(370);
+    expect(days).toBeGreaterThan(420);
+    expect(days).toBeLessThan(432);
     const paid = await t.db.selectFrom("transactions").select(["amount_cents", "plan_id"]).where("user_id", "=", who.userId).orderBy("id").execute();
     expect(paid).toEqual([
       { amount_cents: 999, plan_id: 1 },
       { amount_cents: Math.round(p.amount_due * 100), plan_id: 5 },
     ]);
     expect((await t.mailbox(who.email)).map((m) => m.subject)).toContain("Your VPN plan change");
+  });
+
+  it("3 Months -> 1 Year buys the 1 Year card: 12 months plus its 2 free, and the preview, the result and the email give the same three figures", async () => {
+    const who = await customer(t, "buys-the-card@example.com");
+    expect((await buy(t, who, 2)).status).toBe(200);
+    t.clock.advanceDays(20);
+    const now = t.clock.now();
+    const day = (iso: string) => iso.slice(0, 10);
+    const fourteenMonths = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth() + 2, now.getUTCDate())).toISOString();
+
+    const preview = await t.get("/api/subscription/change-preview?plan_id=5", { token: who.token });
+    expect(preview.status, preview.text).toBe(200);
+    const summary = preview.body.data.summary;
+    expect(summary.charged_now).toBe(preview.body.data.amount_due);
+    expect(day(summary.new_end_date)).toBe(day(fourteenMonths));
+    expect(summary.next_renewal).toEqual({ amount: 71.88, date: summary.new_end_date });
+
+    const changed = await t.post("/api/subscription/change", {
+      token: who.token,
+      json: { plan_id: 5, proration_date: preview.body.data.proration_date, idempotency_key: newKey() },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data.summary).toEqual(summary);
+    expect(changed.body.data.amount_paid).toBe(summary.charged_now);
+
+    // What the database and Stripe hold: paid through the 14 months, the next charge at their end.
+    const [sub] = await row(t, who.userId);
+    expect(sub).toMatchObject({ plan_id: 5, title: "1 Year" });
+    expect(day(sub!.sub_exp_date)).toBe(day(fourteenMonths));
+    const atStripe = await t.api.payments.gateway.stripe.subscriptions.retrieve(sub!.stripe_sub_id!);
+    expect(day(new Date(atStripe.items.data[0]!.current_period_end * 1000).toISOString())).toBe(day(fourteenMonths));
+
+    // The confirmation says the three figures; the receipt's period is the 14 months.
+    const long = (iso: string) => {
+      const d = new Date(iso);
+      return `${String(d.getUTCDate()).padStart(2, "0")} ${d.toLocaleString("en-US", { month: "long", timeZone: "UTC" })}, ${d.getUTCFullYear()}`;
+    };
+    const mails = await t.mailbox(who.email);
+    const confirmation = mails.find((m) => m.subject === "Your VPN plan change");
+    expect(confirmation?.text).toContain(`Charged now: $${summary.charged_now.toFixed(2)}`);
+    expect(confirmation?.text).toContain(`New end date: ${long(summary.new_end_date)}`);
+    expect(confirmation?.text).toContain(`Next renewal: $71.88 on ${long(summary.new_end_date)}`);
+    const receipt = mails.find((m) => m.subject === "Your VPN receipt" && m.text.includes("1 Year"));
+    const longUs = (d: Date) => d.toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "long", day: "numeric" });
+    expect(receipt?.text).toContain(`to ${longUs(new Date(fourteenMonths))}.`);
+  });
+
+  it("a change at renewal states the same three figures: nothing now, the end date kept, the new plan's price at it", async () => {
+    const who = await customer(t, "figures-at-renewal@example.com");
+    expect((await buy(t, who, 3)).status).toBe(200);
+    const [before] = await row(t, who.userId);
+    const preview = await t.get("/api/subscription/change-preview?plan_id=1", { token: who.token });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.data.summary).toEqual({ charged_now: 0, new_end_date: before!.sub_exp_date, next_renewal: { amount: 9.99, date: before!.sub_exp_date } });
+    const changed = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: newKey() } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data.summary).toEqual(preview.body.data.summary);
   });
 
   it("a move to a shorter plan waits for the renewal, can be cancelled, and applies at the renewal", async () => {

@@ -1,7 +1,8 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
-import { fillSandboxCardAndPay, hasJavaScript, open } from "../support/e2e";
+import { fillSandboxCardAndPay, hasJavaScript, latestMail, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
+import { answerAtPayPal, newPayPalCustomer } from "./paypal-support";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028), with and without JavaScript.
 
@@ -71,4 +72,109 @@ test("the billing page shows a pending change to a shorter plan, and 'Keep curre
   await expect(page.getByText("Your current plan stays. The pending change was cancelled.")).toBeVisible();
   await expect(sentence).toHaveCount(0);
   await expect(subscription.getByRole("button", { name: "Keep current plan" })).toHaveCount(0);
+});
+
+// Issue 32: a change buys the new plan's card, and the change page, its result and the email state the same
+// three figures (charged now, new end date, next renewal), as the API computes them (docs/decisions/051).
+
+/** 'DD MMMM, Y', e.g. '05 March, 2027' (UTC). */
+function longDate(iso: string): string {
+  const d = new Date(iso);
+  return `${String(d.getUTCDate()).padStart(2, "0")} ${d.toLocaleString("en-US", { month: "long", timeZone: "UTC" })}, ${d.getUTCFullYear()}`;
+}
+
+function plusMonths(iso: string, months: number): string {
+  const d = new Date(iso);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, d.getUTCDate())).toISOString();
+}
+
+/** The summary box's three figures (and the plan), as the page shows them. */
+async function figures(page: Page) {
+  const box = page.getByRole("complementary", { name: "Plan change summary" });
+  await expect(box).toBeVisible();
+  const value = (term: string) => box.locator("div").filter({ has: page.getByText(term, { exact: true }) }).locator("dd").innerText();
+  return { plan: await value("New plan"), chargedNow: await value("Charged now"), newEndDate: await value("New end date"), nextRenewal: await value("Next renewal") };
+}
+
+function subscriptionOf(email: string) {
+  return withDatabase((db) =>
+    db
+      .selectFrom("subscriptions")
+      .innerJoin("users", "users.id", "subscriptions.user_id")
+      .select(["subscriptions.plan_id", "subscriptions.sub_exp_date", "subscriptions.pending_plan_id"])
+      .where("users.email", "=", email)
+      .orderBy("subscriptions.id", "desc")
+      .executeTakeFirstOrThrow(),
+  );
+}
+
+function lastPaymentAt(email: string) {
+  return withDatabase(async (db) => {
+    const row = await db
+      .selectFrom("transactions")
+      .innerJoin("users", "users.id", "transactions.user_id")
+      .select("transactions.created_at")
+      .where("users.email", "=", email)
+      .orderBy("transactions.id", "desc")
+      .executeTakeFirstOrThrow();
+    return row.created_at;
+  });
+}
+
+test("3 Months to 1 Year by card: 14 months, and the page, the result and the email give the same three figures", async ({ page, login, request }, testInfo) => {
+  const user = await login();
+  await subscribeMonthly(page, testInfo, 2);
+
+  await open(page, "/pricing?tab=yearly", testInfo);
+  await card(page, "1 Year").getByRole("link", { name: "Change to this plan" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Change your plan" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Select Plan" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Change from 3 Months to 1 Year" })).toBeVisible();
+  const before = await figures(page);
+  expect(before.plan).toBe("1 Year");
+  expect(before.chargedNow).toMatch(/^\$\d+\.\d{2}$/);
+  expect(before.nextRenewal).toBe(`$71.88 on ${before.newEndDate}`);
+
+  await page.getByRole("button", { name: "Change plan" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Your plan was changed to 1 Year." })).toBeVisible();
+  expect(await figures(page)).toEqual(before);
+
+  // Bought: the 1 Year card's 12 months and 2 free, from the change.
+  const changedAt = await lastPaymentAt(user.email);
+  const expectedEnd = longDate(plusMonths(changedAt, 14));
+  expect(before.newEndDate).toBe(expectedEnd);
+  const row = await subscriptionOf(user.email);
+  expect(row.plan_id).toBe(5);
+  expect(longDate(row.sub_exp_date)).toBe(expectedEnd);
+
+  const mail = await latestMail(request, user.email, /^Your VPN plan change$/);
+  expect(mail.text).toContain(`Charged now: ${before.chargedNow}`);
+  expect(mail.text).toContain(`New end date: ${before.newEndDate}`);
+  expect(mail.text).toContain(`Next renewal: ${before.nextRenewal}`);
+});
+
+test("a PayPal subscription changes plan through PayPal's approval, stated with the same three figures", async ({ page, login, request }, testInfo) => {
+  const user = await newPayPalCustomer(page, testInfo, login, 2);
+  const { sub_exp_date: paidThrough } = await subscriptionOf(user.email);
+
+  await open(page, "/pricing?tab=yearly", testInfo);
+  await card(page, "1 Year").getByRole("link", { name: "Change to this plan" }).click();
+  await expect(page.getByRole("heading", { name: "Change from 3 Months to 1 Year" })).toBeVisible();
+  const before = await figures(page);
+  expect(before).toEqual({ plan: "1 Year", chargedNow: "$0.00", newEndDate: longDate(paidThrough), nextRenewal: `$71.88 on ${longDate(paidThrough)}` });
+
+  await page.getByRole("button", { name: "Continue to PayPal" }).click();
+  await expect(page).toHaveURL(/\/dev\/paypal\/webapps\/billing\/subscriptions\/update/);
+  await expect(page.getByRole("heading", { name: "Change your subscription (sandbox)" })).toBeVisible();
+  await answerAtPayPal(page, "Approve");
+
+  await expect(page).toHaveURL(/\/subscription\/payment\/5\?changed=/);
+  await expect(page.getByRole("status").filter({ hasText: /^Your plan changes to 1 Year on \w{3} \d{2}, \d{4}\.$/ })).toBeVisible();
+  expect(await figures(page)).toEqual(before);
+  expect(await subscriptionOf(user.email)).toMatchObject({ plan_id: 2, pending_plan_id: 5 });
+
+  const mail = await latestMail(request, user.email, /^Your VPN plan change$/);
+  expect(mail.text).toContain("Charged now: $0.00");
+  expect(mail.text).toContain(`New end date: ${before.newEndDate}`);
+  expect(mail.text).toContain(`Next renewal: ${before.nextRenewal}`);
 });

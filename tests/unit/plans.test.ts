@@ -252,6 +252,11 @@ describe("the display rules", () => {
     expect(planButtonLabel({ billing_type: "single" }, true)).toBe("Select Plan");
     expect(pendingChangeNote(plans)).toBe(`Changes to ${PLANS[0]!.title} on 01 January, 2027`);
     expect(pendingChangeNote(PLANS)).toBeNull();
+    // A renewing PayPal subscription changes plan too (decision 051); a plan paid once with PayPal, or by crypto, does not.
+    const by = (subscription_by: "paypal" | "bitpay", subs_status: string) => [{ ...PLANS[1]!, stripe_subscription: { ...mark, subscription_by, subs_status, pending_plan_id: null, pending_change_at: null } }];
+    expect(hasRecurringPlan(by("paypal", "subscription_started"))).toBe(true);
+    expect(hasRecurringPlan(by("paypal", "subscription_cancelled"))).toBe(false);
+    expect(hasRecurringPlan(by("bitpay", "subscription_started"))).toBe(false);
   });
 
   it("the current plan (stripe_subscription present) reads 'Current Plan', the others 'Select Plan'", () => {

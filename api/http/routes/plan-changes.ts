@@ -4,10 +4,22 @@ import { isRefusal } from "../../platform/errors";
 import { body, idField } from "../validation";
 import { idempotencyKeyBadRequest, idempotencyKeyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from "../../payments/idempotency";
-import { PLAN_CHANGE_MESSAGES, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
+import { PLAN_CHANGE_MESSAGES, type PlanChangeSummary, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
 import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
 import { dollars } from "../../payments/plans";
 import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
+import { requiredText } from "../validation";
+import { DomainError } from "../../platform/errors";
+import type { ApiContext } from "../context";
+import type { User } from "../../platform/db/schema";
+import {
+  PAYPAL_CHANGE_MESSAGES,
+  confirmPayPalPlanChange,
+  isPayPalSubscriber,
+  previewPayPalPlanChange,
+  startPayPalPlanChange,
+} from "../../payments/paypal/plan-changes";
+import { storedAnswer } from "../../payments/idempotency";
 
 /*
  * Changing plan (issue 20, docs/decisions/028): the preview the checkout page shows a subscriber,
@@ -17,6 +29,27 @@ import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 const KIND = z.enum(["now", "at_renewal"]).meta({
   description: "now: a longer (or dearer) plan, charged now with the unused time credited; at_renewal: a shorter plan, from the next renewal, nothing charged now.",
 });
+
+const SummarySchema = z
+  .strictObject({
+    charged_now: z.number().meta({ description: "USD charged now: the new plan less the unused part of the current one (0 for a change at renewal)." }),
+    new_end_date: z.string().meta({
+      format: "date-time",
+      description: "When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.",
+    }),
+    next_renewal: z
+      .strictObject({ amount: z.number().meta({ description: "USD." }), date: z.string().meta({ format: "date-time" }) })
+      .meta({ description: "The new plan's next charge." }),
+  })
+  .meta({ id: "PlanChangeSummary", description: "The three figures a change is stated with; the preview's and the result's come from the same function." });
+
+function summaryOf(summary: PlanChangeSummary) {
+  return {
+    charged_now: dollars(summary.chargedNowCents),
+    new_end_date: summary.newEndDate.toISOString(),
+    next_renewal: { amount: dollars(summary.nextRenewal.amountCents), date: summary.nextRenewal.date.toISOString() },
+  };
+}
 
 const changeRequest = body({
   plan_id: idField("plan id").meta({ description: "plans.id of the new plan (recurring)." }),
@@ -28,6 +61,44 @@ const changeRequest = body({
     "A random key the page makes for this change. Posting again with the same key changes once: the first answer is repeated.",
   ),
 }).meta({ id: "PlanChangeRequest" });
+
+const PAID_WITH = z.enum(["card", "paypal"]).meta({
+  description: "card: changed here at once (Stripe); paypal: through PayPal's revise, which the customer approves at PayPal (POST /api/subscription/change/paypal).",
+});
+
+const ResultSchema = z
+  .strictObject({
+    kind: KIND,
+    amount_paid: z.number().meta({ description: "USD charged now." }),
+    effective_at: z.string().meta({ format: "date-time" }),
+    summary: SummarySchema,
+    subscription: SubscriptionSchema,
+    pending: PendingChangeSchema,
+  })
+  .meta({ id: "PlanChangeResult" });
+
+/** The account's subscription is a PayPal one, and PayPal is on: its changes go through PayPal's revise. */
+async function byPayPal(ctx: ApiContext, user: User): Promise<boolean> {
+  return Boolean(ctx.paypal) && (await isPayPalSubscriber(ctx.payments, user));
+}
+
+function paypalOf(ctx: ApiContext) {
+  if (!ctx.paypal) throw new DomainError("plan_change_invalid", PLAN_CHANGE_MESSAGES.noSubscription);
+  return ctx.paypal;
+}
+
+const paypalChangeRequest = body({
+  plan_id: idField("plan id").meta({ description: "plans.id of the new plan (a recurring plan PayPal bills as a subscription)." }),
+  return_path: requiredText("return path", { max: 200 }).meta({
+    description: "The checkout page PayPal sends the browser back to: /subscription/payment/{planId}. PayPal returns with plan_change={idempotency_key}, and paypal=cancel when the customer cancelled.",
+  }),
+  idempotency_key: idempotencyKeyField("A random key the page makes for this change; the same key confirms it (POST /api/subscription/change/paypal/confirm)."),
+}).meta({ id: "PayPalPlanChangeRequest" });
+
+const paypalConfirmRequest = body({
+  plan_id: idField("plan id").meta({ description: "plans.id of the new plan." }),
+  idempotency_key: idempotencyKeyField("The key the change was started with (the return URL's plan_change). Confirming again answers the same result."),
+}).meta({ id: "PayPalPlanChangeConfirmRequest" });
 
 export const planChangeRoutes = [
   route({
@@ -50,6 +121,8 @@ export const planChangeRoutes = [
           amount_due: z.number().meta({ description: "USD charged now (0 for a change at renewal)." }),
           proration_date: z.int().nullable().meta({ description: "Unix seconds; null for a change at renewal." }),
           effective_at: z.string().meta({ format: "date-time" }),
+          summary: SummarySchema,
+          paid_with: PAID_WITH,
           pending: PendingChangeSchema,
         })
         .meta({ id: "PlanChangePreview" }),
@@ -60,7 +133,8 @@ export const planChangeRoutes = [
       502: "'Failed to create Stripe payment': the card gateway failed or did not answer",
     },
     async handler({ ctx, auth, query }) {
-      const preview = await previewPlanChange(ctx.payments, auth.user, query.plan_id);
+      const paypal = await byPayPal(ctx, auth.user);
+      const preview = paypal ? await previewPayPalPlanChange(paypalOf(ctx), auth.user, query.plan_id) : await previewPlanChange(ctx.payments, auth.user, query.plan_id);
       const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
       return {
         data: {
@@ -70,6 +144,8 @@ export const planChangeRoutes = [
           amount_due: dollars(preview.amountDueCents),
           proration_date: preview.prorationDate,
           effective_at: preview.effectiveAt.toISOString(),
+          summary: summaryOf(preview.summary),
+          paid_with: paypal ? ("paypal" as const) : ("card" as const),
           pending: await pendingOf(find, preview.subscription),
         },
       };
@@ -90,15 +166,7 @@ export const planChangeRoutes = [
     body: changeRequest,
     success: {
       description: "'Your plan was changed to {plan}.' or 'Your plan changes to {plan} on {date}.'",
-      data: z
-        .strictObject({
-          kind: KIND,
-          amount_paid: z.number().meta({ description: "USD charged now." }),
-          effective_at: z.string().meta({ format: "date-time" }),
-          subscription: SubscriptionSchema,
-          pending: PendingChangeSchema,
-        })
-        .meta({ id: "PlanChangeResult" }),
+      data: ResultSchema,
     },
     errors: {
       400: idempotencyKeyBadRequest,
@@ -130,6 +198,7 @@ export const planChangeRoutes = [
                   kind: result.kind,
                   amount_paid: dollars(result.amountPaidCents),
                   effective_at: result.effectiveAt.toISOString(),
+                  summary: summaryOf(result.summary),
                   subscription: publicSubscription(result.subscription),
                   pending: await pendingOf(find, result.subscription),
                 },
@@ -138,6 +207,107 @@ export const planChangeRoutes = [
           } catch (error) {
             // Another change was running: not this request's answer for good (a retry may go through), so not stored.
             if (isRefusal(error) && error.code !== "plan_change_in_progress") return refusalAnswer(error);
+            throw error;
+          }
+        },
+        () => ctx.clock.now(),
+      );
+      const stored = answer.body as { message: string; data?: never };
+      if (!answer.ok || !stored.data) throw replayedRefusal(answer.body);
+      return { data: stored.data, message: stored.message };
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/subscription/change/result",
+    operationId: "planChangeResult",
+    tags: ["Subscriptions"],
+    summary: "The result of a plan change, again",
+    description:
+      "The answer the change with this idempotency key gave (POST /api/subscription/change, or /api/subscription/change/paypal/confirm): what the page shows after the change, with the same three figures.",
+    auth: true,
+    query: z.object({ key: requiredText("key", { max: 200 }).meta({ description: "The change's idempotency key." }) }),
+    success: { description: "The change's message and result", data: ResultSchema },
+    errors: { 404: "'This plan change was not found.'" },
+    async handler({ ctx, auth, query }) {
+      const stored = await storedAnswer(ctx.db, `plan-change:${auth.user.id}:${query.key}`);
+      const body = stored?.ok ? (stored.body as { message: string; data: z.infer<typeof ResultSchema> }) : null;
+      if (!body?.data) throw new DomainError("not_found", "This plan change was not found.");
+      return { data: body.data, message: body.message };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/subscription/change/paypal",
+    operationId: "startPayPalPlanChange",
+    tags: ["Subscriptions"],
+    summary: "Change a PayPal subscription's plan: PayPal's approval link",
+    description:
+      "Revises the PayPal subscription to the new plan (PayPal's revise); the customer approves at approve_url and PayPal sends them back to return_path, where the page confirms (POST /api/subscription/change/paypal/confirm). PayPal applies the new plan from the next billing and prorates nothing: nothing is charged now.",
+    auth: true,
+    headers: idempotencyKeyHeader,
+    body: paypalChangeRequest,
+    success: { description: "PayPal's approval link", data: z.strictObject({ approve_url: z.string().meta({ format: "uri" }) }) },
+    errors: {
+      400: `The return path is not a checkout page; ${idempotencyKeyBadRequest}`,
+      404: "'Plan not found.'",
+      409: `'${PLAN_CHANGE_MESSAGES.noSubscription}', '${PAYPAL_CHANGE_MESSAGES.paidOnce}', '${PAYPAL_CHANGE_MESSAGES.notBilledBySubscription}', '${PLAN_CHANGE_MESSAGES.oneTime}', '${PLAN_CHANGE_MESSAGES.notRenewing}' (plan_change_invalid), '${PLAN_CHANGE_MESSAGES.pastDue}' (payment_past_due), '${PLAN_CHANGE_MESSAGES.samePlan}' (plan_already_current) or '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress)`,
+      502: "'PayPal could not be reached. Please try again.'",
+    },
+    async handler({ ctx, req, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
+      const started = await startPayPalPlanChange(paypalOf(ctx), auth.user, { planId: input.plan_id, returnPath: input.return_path, key });
+      return { data: { approve_url: started.approveUrl } };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/subscription/change/paypal/confirm",
+    operationId: "confirmPayPalPlanChange",
+    tags: ["Subscriptions"],
+    summary: "Confirm a PayPal plan change the customer approved",
+    description:
+      "Back from PayPal: once PayPal has the subscription on the new plan (approved), the change is recorded as the one at the next renewal, the confirmation email is sent, and the result states the three figures. Once per key: confirming again answers the same result.",
+    auth: true,
+    headers: idempotencyKeyHeader,
+    body: paypalConfirmRequest,
+    success: { description: "'Your plan changes to {plan} on {date}.'", data: ResultSchema },
+    errors: {
+      400: idempotencyKeyBadRequest,
+      404: "'Plan not found.'",
+      409: `'${PAYPAL_CHANGE_MESSAGES.notApproved}', '${PLAN_CHANGE_MESSAGES.noSubscription}' (plan_change_invalid) or '${IDEMPOTENCY_MESSAGES.inProgress}'`,
+      502: "'PayPal could not be reached. Please try again.'",
+    },
+    async handler({ ctx, req, auth, body: input }) {
+      const key = idempotencyKeyOf(req, input.idempotency_key, { required: true });
+      const find = (id: number) => ctx.db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+      const answer = await oncePerKey(
+        ctx.db,
+        `plan-change:${auth.user.id}:${key}`,
+        { plan_id: input.plan_id, by: "paypal" },
+        async () => {
+          try {
+            const result = await confirmPayPalPlanChange({ ...paypalOf(ctx), mail: ctx.mail }, auth.user, { planId: input.plan_id });
+            return {
+              ok: true,
+              body: {
+                message: result.message,
+                data: {
+                  kind: result.kind,
+                  amount_paid: dollars(result.amountPaidCents),
+                  effective_at: result.effectiveAt.toISOString(),
+                  summary: summaryOf(result.summary),
+                  subscription: publicSubscription(result.subscription),
+                  pending: await pendingOf(find, result.subscription),
+                },
+              },
+            };
+          } catch (error) {
+            // Not approved (yet): not this key's answer for good, the customer may approve and come back.
+            if (isRefusal(error) && error.message !== PAYPAL_CHANGE_MESSAGES.notApproved) return refusalAnswer(error);
             throw error;
           }
         },
@@ -159,7 +329,7 @@ export const planChangeRoutes = [
     auth: true,
     success: { description: `'${PLAN_CHANGE_MESSAGES.kept}'`, data: z.strictObject({ subscription: SubscriptionSchema }) },
     errors: {
-      409: `'${PLAN_CHANGE_MESSAGES.nothingPending}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress)`,
+      409: `'${PLAN_CHANGE_MESSAGES.nothingPending}', '${PLAN_CHANGE_MESSAGES.approvedAtPayPal}' (plan_change_invalid) or '${PLAN_CHANGE_MESSAGES.inProgress}' (plan_change_in_progress)`,
       502: "The card gateway failed or did not answer" },
     async handler({ ctx, auth }) {
       const result = await cancelPendingChange(ctx.payments, auth.user);

@@ -361,6 +361,31 @@ export async function createSubscription(
   return subscriptionOf(sub);
 }
 
+/**
+ * A change of plan (revise): PayPal answers the approve link the buyer consents on; until then the
+ * subscription stays on its plan. Approved, the new plan's price applies from the next billing cycle.
+ */
+export async function reviseSubscription(
+  pp: PayPalClient,
+  input: { id: string; planId: string; returnUrl: string; cancelUrl: string; brandName: string },
+): Promise<{ approveUrl: string | null; planId: string | null }> {
+  const revised = await call(() =>
+    pp.subscriptions.reviseSubscription({
+      id: input.id,
+      body: {
+        planId: input.planId,
+        applicationContext: {
+          returnUrl: input.returnUrl,
+          cancelUrl: input.cancelUrl,
+          brandName: input.brandName.slice(0, 127),
+          shippingPreference: "NO_SHIPPING" as ExperienceContextShippingPreference,
+        },
+      },
+    }),
+  );
+  return { approveUrl: linkOf(revised.links, "approve"), planId: revised.planId ?? null };
+}
+
 export async function getSubscription(pp: PayPalClient, id: string): Promise<PayPalSubscription> {
   return subscriptionOf(await call(() => pp.subscriptions.getSubscription({ id })));
 }

@@ -580,10 +580,14 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
     deps.logger.warn(`PayPal sale ${sale.id} of an unknown subscription ${paypalSubId}`);
     return null;
   }
-  const plan = await findPlan(deps.db, checkout.plan_id);
-  if (!plan) return null;
   const now = deps.clock.now();
   const current = await deps.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", paypalSubId).executeTakeFirst();
+  // A change of plan (revise, docs/decisions/051) applies at this renewal: it buys the new plan's card (its free months too).
+  // Only a sale not recorded yet applies it (an earlier sale's late webhook must not).
+  const seen = await deps.db.selectFrom("transactions").select("id").where("gateway_ref", "=", sale.id).executeTakeFirst();
+  const changedTo = !seen && current?.pending_plan_id != null ? await findPlan(deps.db, Number(current.pending_plan_id)) : undefined;
+  const plan = changedTo ?? (await findPlan(deps.db, current ? Number(current.plan_id) : checkout.plan_id));
+  if (!plan) return null;
   const saleTime = new Date(sale.time);
   const first = !current;
   if (first && checkout.status !== "created" && checkout.status !== "paid") {
@@ -596,7 +600,8 @@ async function recordSale(deps: PayPalDeps, paypalSubId: string, sale: PayPalSal
   const periodEnd = addMonthsUtc(start, plan.duration_months);
   let subscription: Subscription;
   try {
-    subscription = await recordSaleOnce(deps, checkout, plan, paypalSubId, sale, { start, periodEnd, first, now });
+    subscription = await recordSaleOnce(deps, checkout, plan, paypalSubId, sale, { start, periodEnd, first, buysCard: first || Boolean(changedTo), now });
+    if (changedTo && current) subscription = await applyChangedPlan(deps, current, changedTo, now);
   } catch (error) {
     if (!isSecondSubscription(error)) throw error;
     // Another recurring plan completed first: this PayPal subscription is cancelled and its payment refunded.
@@ -617,9 +622,9 @@ function recordSaleOnce(
   plan: Plan,
   paypalSubId: string,
   sale: PayPalSale,
-  at: { start: Date; periodEnd: Date; first: boolean; now: Date },
+  at: { start: Date; periodEnd: Date; first: boolean; buysCard: boolean; now: Date },
 ): Promise<Subscription> {
-  const { start, periodEnd, first, now } = at;
+  const { start, periodEnd, first, buysCard, now } = at;
   return recordPaidInvoice(deps.db, {
     userId: checkout.user_id,
     plan,
@@ -631,15 +636,50 @@ function recordSaleOnce(
     paypalSubId,
     periodStart: start,
     periodEnd,
-    first,
+    first: buysCard,
     couponId: first ? checkout.coupon_id : null,
     couponCode: first ? checkout.coupon_code : null,
-    couponReservation: checkout.coupon_hold_key,
+    couponReservation: first ? checkout.coupon_hold_key : null,
     invoiceNumber: null,
     hostedInvoiceUrl: null,
     gatewayInvoiceId: paypalSubId,
     now,
   });
+}
+
+/** The row takes the plan a revise put the PayPal subscription on, once its first payment on it is recorded. */
+async function applyChangedPlan(deps: PayPalDeps, row: Subscription, plan: Plan, now: Date): Promise<Subscription> {
+  return deps.db
+    .updateTable("subscriptions")
+    .set({ plan_id: plan.id, title: plan.title, amount_cents: plan.discounted_price_cents, pending_plan_id: null, pending_change_at: null, updated_at: now.toISOString() })
+    .where("id", "=", row.id)
+    .where("pending_plan_id", "=", plan.id)
+    .returningAll()
+    .executeTakeFirst()
+    .then((updated) => updated ?? deps.db.selectFrom("subscriptions").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow());
+}
+
+/**
+ * Follows the plan PayPal's subscription is on (docs/decisions/051): after a revise the buyer approved, the new
+ * plan is our row's pending change until the next billing, which buys it (recordSale); revised back to the
+ * current plan, the pending change is dropped. Returns the row, or undefined when the subscription is not ours.
+ */
+export async function followPayPalPlan(deps: PayPalDeps, paypalSubId: string): Promise<Subscription | undefined> {
+  const row = await deps.db.selectFrom("subscriptions").selectAll().where("paypal_sub_id", "=", paypalSubId).executeTakeFirst();
+  if (!row) return undefined;
+  const atPayPal = await getSubscription(deps.client, paypalSubId);
+  if (!atPayPal.planId) return row;
+  const mapped = await deps.db.selectFrom("paypal_plans").select("plan_id").where("paypal_plan_id", "=", atPayPal.planId).executeTakeFirst();
+  if (!mapped) return row;
+  const planId = Number(mapped.plan_id);
+  const pending = planId === Number(row.plan_id) ? null : planId;
+  if ((row.pending_plan_id === null ? null : Number(row.pending_plan_id)) === pending) return row;
+  return deps.db
+    .updateTable("subscriptions")
+    .set({ pending_plan_id: pending, pending_change_at: pending === null ? null : row.sub_exp_date, updated_at: deps.clock.now().toISOString() })
+    .where("id", "=", row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The buyer cancelled at PayPal: our checkout ends, its coupon hold is given back, nothing is charged. */
@@ -791,6 +831,11 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
       if (!ours) return;
       await recordPayPalState(deps, resource.id, sub.status === "ACTIVE");
       if (sub.status === "CANCELLED" || sub.status === "EXPIRED") await deps.renewals?.ended({ subscriptionId: Number(ours.id), endedAt: deps.clock.now() });
+      return;
+    }
+    case "BILLING.SUBSCRIPTION.UPDATED": {
+      // A revise the buyer approved (or any other change): the row follows PayPal's plan.
+      if (resource.id) await followPayPalPlan(deps, resource.id);
       return;
     }
     case "PAYMENT.SALE.COMPLETED": {

@@ -2,13 +2,16 @@ import express, { type ErrorRequestHandler, type Response, type Router } from "e
 import { BUYER, FUNDINGS, type Funding, type PlanRecord, type SubscriptionRecord, centsOf } from "./model";
 import {
   ORDER_PATH,
+  REVISION_PATH,
   STYLESHEET,
   STYLESHEET_PATH,
   SUBSCRIPTION_PATH,
   orderPagePath,
   renderMessagePage,
   renderOrderPage,
+  renderRevisionPage,
   renderSubscriptionPage,
+  revisionPagePath,
   subscriptionPagePath,
 } from "./pages";
 import type { PayPalService } from "./service";
@@ -118,6 +121,56 @@ export function createBrowserRouter(deps: { service: PayPalService; logger: Pick
           ? withParams(target, { subscription_id: sub.id, ba_token: sub.ba_token, token: sub.ba_token })
           : withParams(target, { subscription_id: sub.id, ba_token: sub.ba_token, token: sub.ba_token }),
       );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // A change of plan (revise) waiting for the buyer's consent.
+  const revisionOf = async (query: Record<string, unknown>) => {
+    const id = tokenOf(query.subscription_id);
+    const token = tokenOf(query.ba_token);
+    const sub = id && token ? await service.getSubscription(id) : undefined;
+    return sub?.revision && sub.revision.ba_token === token ? { sub, revision: sub.revision } : undefined;
+  };
+
+  router.get(REVISION_PATH, async (req, res, next) => {
+    try {
+      const found = await revisionOf(req.query);
+      if (!found) return notFound(res, "Subscription change");
+      const { sub, revision } = found;
+      const [before, after] = await Promise.all([service.getPlan(sub.plan_id), service.getPlan(revision.plan_id)]);
+      const shown = subscriptionSummary({ ...sub, cycles: revision.cycles }, after);
+      const current = revision.outcome === "approved" ? undefined : before;
+      sendPage(
+        res,
+        200,
+        renderRevisionPage(sub, revision, {
+          fromPlan: current?.name ?? before?.name ?? sub.plan_id,
+          toPlan: after?.name ?? revision.plan_id,
+          nextPaymentCents: shown.firstPaymentCents,
+          every: shown.every,
+          from: sub.next_billing_time ? sub.next_billing_time.slice(0, 10) : null,
+        }),
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post(REVISION_PATH, parseForm, async (req, res, next) => {
+    try {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (body.action !== "approve" && body.action !== "cancel") return badAction(res);
+      const found = await revisionOf(req.query);
+      if (!found) return notFound(res, "Subscription change");
+      const sub = await service.answerRevision(found.sub.id, found.revision.ba_token, body.action === "approve");
+      const revision = sub?.revision;
+      if (!sub || !revision) return notFound(res, "Subscription change");
+      const approved = revision.outcome === "approved";
+      const target = approved ? revision.return_url : revision.cancel_url;
+      if (!target) return res.redirect(303, revisionPagePath(sub.id, revision.ba_token));
+      res.redirect(303, withParams(target, { subscription_id: sub.id, ba_token: revision.ba_token, token: revision.ba_token }));
     } catch (error) {
       next(error);
     }

@@ -394,6 +394,29 @@ export interface SubscriptionRecord {
   failed_payments_count: number;
   outstanding_cents: number;
   final_payment_time?: string;
+  /** A change of plan (POST …/revise) waiting for, or given, the buyer's consent on its own approval page. */
+  revision?: RevisionState;
+}
+
+/**
+ * A revise: the new plan (and the subscription's overrides of its cycles), consented to on its approval page
+ * (`ba_token`); approved, the subscription is on the new plan, whose cycles start at the next billing time
+ * (PayPal: "The new price is effective starting on the next billing cycle"; no proration).
+ */
+export interface RevisionState {
+  plan_id: string;
+  ba_token: string;
+  cycles: CycleState[];
+  plan_overridden: boolean;
+  return_url?: string;
+  cancel_url?: string;
+  brand_name?: string;
+  outcome?: "approved" | "cancelled";
+  create_time: string;
+}
+
+export function revisionApprovalUrl(publicUrl: string, subscriptionId: string, baToken: string): string {
+  return `${publicUrl}/dev/paypal/webapps/billing/subscriptions/update?subscription_id=${encodeURIComponent(subscriptionId)}&ba_token=${encodeURIComponent(baToken)}`;
 }
 
 export function subscriptionApprovalUrl(publicUrl: string, baToken: string): string {

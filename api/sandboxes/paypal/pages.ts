@@ -10,6 +10,7 @@ import { type Funding, type OrderRecord, type SubscriptionRecord, moneyValue } f
 export const STYLESHEET_PATH = "/dev/paypal/sandbox.css";
 export const ORDER_PATH = "/dev/paypal/checkoutnow";
 export const SUBSCRIPTION_PATH = "/dev/paypal/webapps/billing/subscriptions";
+export const REVISION_PATH = "/dev/paypal/webapps/billing/subscriptions/update";
 
 /** The funding choices, as the page labels them (README.md documents them). */
 export const FUNDING_LABELS: Record<Funding, { label: string; explains: string }> = {
@@ -121,6 +122,47 @@ export function renderSubscriptionPage(sub: SubscriptionRecord, summary: { planN
 ${NOTICE}
 <section aria-label="Subscription">
 <p class="amount">${escapeHtml(merchant)}: ${escapeHtml(summary.planName)}</p>
+${facts(rows)}
+</section>
+${done}`);
+}
+
+export function revisionPagePath(subscriptionId: string, baToken: string): string {
+  return `${REVISION_PATH}?subscription_id=${encodeURIComponent(subscriptionId)}&ba_token=${encodeURIComponent(baToken)}`;
+}
+
+/** The consent to a change of plan (revise): the plans before and after, and when the new price applies. */
+export function renderRevisionPage(
+  sub: SubscriptionRecord,
+  revision: NonNullable<SubscriptionRecord["revision"]>,
+  summary: { fromPlan: string; toPlan: string; nextPaymentCents: number | null; every: string; from: string | null },
+): string {
+  const title = "Change your subscription (sandbox)";
+  const merchant = revision.brand_name ?? sub.brand_name ?? "Sandbox merchant";
+  const rows: [string, string][] = [
+    ["Merchant", merchant],
+    ["Current plan", summary.fromPlan],
+    ["New plan", summary.toPlan],
+    ["Next payment", summary.nextPaymentCents === null ? "Free" : usd(summary.nextPaymentCents)],
+    ["New plan starts", summary.from ?? "At the next billing"],
+    ["Billed", summary.every],
+    ["Subscription", sub.id],
+  ];
+  const action = revisionPagePath(sub.id, revision.ba_token);
+  const form = `<form method="post" action="${escapeHtml(action)}">
+<input type="hidden" name="funding" value="balance">
+<div class="buttons"><button type="submit" name="action" value="approve">Approve</button> <button type="submit" name="action" value="cancel" class="secondary">Cancel</button></div>
+</form>`;
+  const done =
+    revision.outcome === "approved"
+      ? finalSection("You approved this change.", revision.return_url)
+      : revision.outcome === "cancelled"
+        ? `${finalSection("You cancelled; your plan stays as it was.", revision.cancel_url)}\n<h2>Changed your mind?</h2>\n${form}`
+        : form;
+  return sandboxPage(title, STYLESHEET_PATH, `<h1>${escapeHtml(title)}</h1>
+${NOTICE}
+<section aria-label="Subscription change">
+<p class="amount">${escapeHtml(merchant)}: ${escapeHtml(summary.toPlan)}</p>
 ${facts(rows)}
 </section>
 ${done}`);

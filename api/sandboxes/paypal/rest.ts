@@ -217,6 +217,30 @@ const subscriptionSchema = z
   })
   .loose();
 
+const reviseSchema = z
+  .object({
+    plan_id: z.string().min(3).max(50),
+    quantity: z.string().regex(/^\d{1,32}$/).optional(),
+    plan: z
+      .object({
+        billing_cycles: z
+          .array(
+            z.object({
+              sequence: z.number().int().min(1).max(99),
+              pricing_scheme: z.object({ fixed_price: moneySchema }).loose().optional(),
+              total_cycles: z.number().int().min(0).max(999).optional(),
+            }),
+          )
+          .min(1)
+          .max(12)
+          .optional(),
+      })
+      .loose()
+      .optional(),
+    application_context: experienceContext.optional(),
+  })
+  .loose();
+
 const reasonSchema = z.object({ reason: text(128) });
 const captureRefundSchema = z
   .object({ amount: moneySchema.optional(), invoice_id: text(127).optional(), note_to_payer: text(255).optional() })
@@ -642,6 +666,35 @@ export function createRestApp(deps: { service: PayPalService; credentials: Crede
       const sub = await service.getSubscription(String(req.params.id));
       if (!sub) throw notFound();
       res.json(await service.subscriptionResource(sub));
+    }),
+  );
+
+  // A change of plan: the buyer consents on the approve link; the answer is PayPal's (plan_id, plan_overridden, links).
+  app.post(
+    "/v1/billing/subscriptions/:id/revise",
+    wrap(async (req, res) => {
+      const body = parse(reviseSchema, req.body, "billing");
+      const context = body.application_context;
+      const { sub, revision } = await service.reviseSubscription(String(req.params.id), {
+        plan_id: body.plan_id,
+        override: body.plan
+          ? {
+              billing_cycles: body.plan.billing_cycles?.map((c) => ({
+                sequence: c.sequence,
+                price: c.pricing_scheme ? c.pricing_scheme.fixed_price.value : undefined,
+                total_cycles: c.total_cycles,
+              })),
+            }
+          : undefined,
+        return_url: context?.return_url,
+        cancel_url: context?.cancel_url,
+        brand_name: context?.brand_name,
+      });
+      res.json({
+        plan_id: revision.plan_id,
+        plan_overridden: revision.plan_overridden,
+        links: [{ href: service.revisionApprovalUrl(sub, revision), rel: "approve", method: "GET" }],
+      });
     }),
   );
 

@@ -10,6 +10,7 @@ import {
   type PlanRecord,
   type ProductRecord,
   type RefundRecord,
+  type RevisionState,
   type SaleRecord,
   type SubscriptionRecord,
   addInterval,
@@ -20,6 +21,7 @@ import {
   orderApprovalUrl,
   orderView,
   paypalTime,
+  revisionApprovalUrl,
   saleView,
   subscriptionView,
 } from "./model";
@@ -548,6 +550,83 @@ export class PayPalService {
     return this.changeSubscription(
       () => this.store.list<SubscriptionRecord>("subscription", baToken).then((found) => found[0]),
       (sub) => (sub.outcome ? undefined : { sub: { ...sub, outcome: "cancelled" }, inserts: [], events: [] }),
+    );
+  }
+
+  /**
+   * POST /v1/billing/subscriptions/{id}/revise with a plan_id: a change of plan under the same product, which
+   * the buyer must consent to on its approval page (a PayPal-funded subscription). Until then nothing changes;
+   * a new revise replaces one not yet answered.
+   */
+  async reviseSubscription(
+    id: string,
+    input: { plan_id: string; override?: NewSubscription["override"]; return_url?: string; cancel_url?: string; brand_name?: string },
+  ): Promise<{ sub: SubscriptionRecord; revision: RevisionState }> {
+    const current = await this.getSubscription(id);
+    if (!current) throw notFound();
+    const plan = (await this.store.get<PlanRecord>("plan", input.plan_id))?.record;
+    if (!plan) throw unprocessable("INVALID_RESOURCE_ID", "Requested resource ID was not found.", "/plan_id");
+    if (plan.status !== "ACTIVE") throw unprocessable("PLAN_STATUS_INVALID", "Invalid plan status for subscription revise action; plan status should be active.", "/plan_id");
+    const before = await this.getPlan(current.plan_id);
+    if (before && before.product_id !== plan.product_id) {
+      throw unprocessable("PLAN_PRODUCT_NOT_COMPATIBLE", "The old and the new plans should be for the same product.", "/plan_id");
+    }
+    const cycles: CycleState[] = plan.billing_cycles
+      .slice()
+      .sort((a, b) => a.sequence - b.sequence)
+      .map((cycle) => ({ sequence: cycle.sequence, tenure_type: cycle.tenure_type, total_cycles: cycle.total_cycles, frequency: cycle.frequency, completed: 0 }));
+    for (const override of input.override?.billing_cycles ?? []) {
+      const cycle = cycles.find((c) => c.sequence === override.sequence);
+      if (!cycle) throw unprocessable("INVALID_BILLING_CYCLE_SEQUENCE", "The provided billing cycle sequence is not available.", "/plan/billing_cycles");
+      if (override.price !== undefined) cycle.override_cents = override.price === null ? null : centsOf(override.price);
+      if (override.total_cycles !== undefined) cycle.total_cycles = override.total_cycles;
+    }
+    let made: RevisionState | undefined;
+    const sub = await this.changeSubscription(
+      () => this.store.get<SubscriptionRecord>("subscription", id),
+      (stored) => {
+        if (stored.status !== "ACTIVE") throw statusInvalid("revise", "active");
+        made = {
+          plan_id: plan.id,
+          ba_token: newId.baToken(),
+          cycles,
+          plan_overridden: input.override !== undefined,
+          return_url: input.return_url,
+          cancel_url: input.cancel_url,
+          brand_name: input.brand_name,
+          create_time: this.now(),
+        };
+        return { sub: { ...stored, revision: made, update_time: this.now() }, inserts: [], events: [] };
+      },
+    );
+    if (!sub || !made) throw notFound();
+    return { sub, revision: made };
+  }
+
+  revisionApprovalUrl(sub: SubscriptionRecord, revision: RevisionState): string {
+    return revisionApprovalUrl(this.publicUrl, sub.id, revision.ba_token);
+  }
+
+  /** The revise's approval page answered: Approve puts the subscription on the new plan from its next billing; Cancel changes nothing. */
+  async answerRevision(id: string, baToken: string, approve: boolean): Promise<SubscriptionRecord | undefined> {
+    return this.changeSubscription(
+      () => this.store.get<SubscriptionRecord>("subscription", id),
+      (sub, plan) => {
+        const revision = sub.revision;
+        if (!revision || revision.ba_token !== baToken || revision.outcome === "approved") return undefined;
+        const now = this.now();
+        if (!approve) return { sub: { ...sub, revision: { ...revision, outcome: "cancelled" } }, inserts: [], events: [] };
+        if (sub.status !== "ACTIVE") throw statusInvalid("revise", "active");
+        const revised: SubscriptionRecord = {
+          ...sub,
+          plan_id: revision.plan_id,
+          cycles: revision.cycles,
+          plan_overridden: revision.plan_overridden,
+          update_time: now,
+          revision: { ...revision, outcome: "approved" },
+        };
+        return { sub: revised, inserts: [], events: [{ type: "BILLING.SUBSCRIPTION.UPDATED", resource: this.view(revised, plan) }] };
+      },
     );
   }
 

@@ -24,6 +24,7 @@ export type EventType =
   | "BILLING.SUBSCRIPTION.SUSPENDED"
   | "BILLING.SUBSCRIPTION.EXPIRED"
   | "BILLING.SUBSCRIPTION.PAYMENT.FAILED"
+  | "BILLING.SUBSCRIPTION.UPDATED"
   | "PAYMENT.SALE.COMPLETED";
 
 const RESOURCE: Record<EventType, { type: string; version: string; summary: string }> = {
@@ -35,6 +36,7 @@ const RESOURCE: Record<EventType, { type: string; version: string; summary: stri
   "BILLING.SUBSCRIPTION.SUSPENDED": { type: "subscription", version: "2.0", summary: "Subscription suspended" },
   "BILLING.SUBSCRIPTION.EXPIRED": { type: "subscription", version: "2.0", summary: "Subscription expired" },
   "BILLING.SUBSCRIPTION.PAYMENT.FAILED": { type: "subscription", version: "2.0", summary: "Subscription payment failed" },
+  "BILLING.SUBSCRIPTION.UPDATED": { type: "subscription", version: "2.0", summary: "Subscription updated" },
   "PAYMENT.SALE.COMPLETED": { type: "sale", version: "1.0", summary: "Payment completed for $ amount" },
 };
 

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
-import { redirect } from "@remix-run/node";
+import { redirect, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { formatLongDate } from "~/utils/dates";
+import { formatMoney } from "~/utils/plans";
 import { formFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 
@@ -13,11 +14,40 @@ import { getSessionToken } from "~/utils/session.server";
 
 export type PlanChangePreview = ApiSchemas["PlanChangePreview"];
 
+/**
+ * The three figures of a change as the page writes them (docs/decisions/051): the API computes them once,
+ * for the preview and the result alike; the page only formats them.
+ */
+export interface ChangeFigures {
+  plan: string;
+  chargedNow: string;
+  newEndDate: string;
+  nextRenewal: string;
+}
+
+function figuresOf(plan: string, summary: ApiSchemas["PlanChangeSummary"]): ChangeFigures {
+  return {
+    plan,
+    chargedNow: formatMoney(summary.charged_now),
+    newEndDate: formatLongDate(summary.new_end_date),
+    nextRenewal: `${formatMoney(summary.next_renewal.amount)} on ${formatLongDate(summary.next_renewal.date)}`,
+  };
+}
+
 export type PlanChangeState =
-  /** The change to show, with 'Change plan'. */
-  | { kind: "change"; preview: PlanChangePreview; effectiveDate: string; pendingDate: string | null; idempotencyKey: string }
-  /** After 'Change plan' (or for the plan the subscription is on): the outcome, no form. */
-  | { kind: "done"; message: string; pendingTitle: string | null }
+  /** The change to show, with 'Change plan' (a card) or 'Continue to PayPal' (a PayPal subscription). */
+  | {
+      kind: "change";
+      preview: PlanChangePreview;
+      figures: ChangeFigures;
+      effectiveDate: string;
+      pendingDate: string | null;
+      idempotencyKey: string;
+      /** Back from PayPal without a change (cancelled there, or not approved). */
+      notice: string | null;
+    }
+  /** After 'Change plan' (or for the plan the subscription is on): the outcome, with the change's figures when it was just made. */
+  | { kind: "done"; message: string; pendingTitle: string | null; figures: ChangeFigures | null; keepable: boolean }
   /** The 5-year one-time plan bought while a recurring plan runs: said before the pay button. */
   | { kind: "replaces"; notice: string };
 
@@ -42,12 +72,44 @@ export async function planChangeState(
   const token = known.token === undefined ? await getSessionToken(request) : known.token;
   if (!token) return null;
   const api = createApiClient(request, context, token);
+  const query = new URL(request.url).searchParams;
+
+  // Just changed (post/redirect/get): the change's own result, with its figures, as the API gave it.
+  const changedKey = query.get("changed");
+  if (changedKey) {
+    const result = await api.get("/api/subscription/change/result", { params: { query: { key: changedKey } } });
+    if (result.ok) {
+      const r = result.data;
+      const title = r.pending?.plan.title ?? r.subscription.title;
+      return {
+        kind: "done",
+        message: result.message,
+        pendingTitle: r.pending?.plan.title ?? null,
+        figures: figuresOf(title, r.summary),
+        keepable: Boolean(r.pending) && r.subscription.subscription_by === "stripe",
+      };
+    }
+  }
+
   let current = known.subscription;
   if (current === undefined) {
     const active = await api.post("/api/subscription/active");
     current = active.ok ? active.data.subscription : null;
   }
-  if (current?.billing_type !== "recurring" || current.subscription_by !== "stripe") return null;
+  if (current?.billing_type !== "recurring" || (current.subscription_by !== "stripe" && current.subscription_by !== "paypal")) return null;
+
+  // Back from PayPal's approval of a change: confirmed through the API, then its result (or why not, on the change page).
+  let notice: string | null = null;
+  const paypalKey = query.get("plan_change");
+  if (paypalKey && current.subscription_by === "paypal") {
+    if (query.get("paypal") === "cancel") {
+      notice = "The plan change was cancelled at PayPal. Your plan stays as it was.";
+    } else {
+      const confirmed = await api.post("/api/subscription/change/paypal/confirm", { body: { plan_id: planId, idempotency_key: paypalKey } });
+      if (confirmed.ok) throw redirect(`${new URL(request.url).pathname}?changed=${encodeURIComponent(paypalKey)}`);
+      notice = confirmed.message || "The plan change could not be confirmed.";
+    }
+  }
 
   const preview = await api.get("/api/subscription/change-preview", { params: { query: { plan_id: planId } } });
   if (preview.ok) {
@@ -59,26 +121,36 @@ export async function planChangeState(
         kind: "done",
         message: `Your plan changes to ${pending.plan.title} on ${formatLongDate(pending.effective_at)}.`,
         pendingTitle: pending.plan.title,
+        figures: figuresOf(pending.plan.title, p.summary),
+        keepable: p.paid_with === "card",
       };
     }
     return {
       kind: "change",
       preview: p,
+      figures: figuresOf(p.plan.title, p.summary),
       effectiveDate: formatLongDate(p.effective_at),
       pendingDate: pending ? formatLongDate(pending.effective_at) : null,
       idempotencyKey: randomBytes(18).toString("base64url"),
+      notice,
     };
   }
   if (preview.code === "plan_already_current") {
-    const changed = new URL(request.url).searchParams.has("changed");
-    return { kind: "done", message: changed ? `Your plan was changed to ${current.title}.` : "This is already your current plan.", pendingTitle: null };
+    return { kind: "done", message: "This is already your current plan.", pendingTitle: null, figures: null, keepable: false };
   }
   // A renewal is unpaid: it is paid first (the home's and billing's banner lead to /billing/pay).
-  if (preview.code === "payment_past_due") return { kind: "done", message: preview.message, pendingTitle: null };
+  if (preview.code === "payment_past_due") return { kind: "done", message: preview.message, pendingTitle: null, figures: null, keepable: false };
   // The 5-year plan is bought, not changed to: the purchase goes ahead, with its notice.
-  if (preview.code === "plan_change_invalid" && planId !== current.plan_id) return { kind: "replaces", notice: replacesNotice(current.title) };
+  if (preview.code === "plan_change_invalid" && planId !== current.plan_id) {
+    if (preview.message === ONE_TIME_MESSAGE) return { kind: "replaces", notice: replacesNotice(current.title) };
+    // A change PayPal cannot make (to the 2-year plan, or from a plan paid once): said, nothing to buy twice.
+    return { kind: "done", message: preview.message, pendingTitle: null, figures: null, keepable: false };
+  }
   return null;
 }
+
+/** The API's refusal of a change to the 5-year plan, which is bought instead (api/payments/plan-changes.ts). */
+const ONE_TIME_MESSAGE = "The 5-year plan is bought, not changed to: choose it on the checkout.";
 
 type ActionArgs = { request: Request; context: AppLoadContext; formData: FormData; planId: number };
 
@@ -93,15 +165,23 @@ export async function planChangeAction(intent: string, { request, context, formD
     if (!kept.ok) return formFailure(intent, null, kept.message || "Failed to change the plan", kept.status);
     return redirect(here);
   }
+  const key = String(formData.get("idempotency_key") ?? "");
+  if (formData.get("paid_with") === "paypal") {
+    // To PayPal's approval of the change; it sends the browser back here with plan_change=<key>.
+    const started = await api.post("/api/subscription/change/paypal", { body: { plan_id: planId, return_path: here, idempotency_key: key } });
+    if (!started.ok) return formFailure(intent, null, started.message || "Failed to change the plan", started.status);
+    // A whole-page load: PayPal (or the sandbox's page) is not a route of the portal.
+    return redirectDocument(started.data.approve_url);
+  }
   const prorationDate = String(formData.get("proration_date") ?? "").trim();
   const changed = await api.post("/api/subscription/change", {
     body: {
       plan_id: planId,
-      idempotency_key: String(formData.get("idempotency_key") ?? ""),
+      idempotency_key: key,
       ...(/^\d{1,12}$/.test(prorationDate) ? { proration_date: Number(prorationDate) } : {}),
     },
   });
   if (!changed.ok) return formFailure(intent, null, changed.message || "Failed to change the plan", changed.status);
-  return redirect(`${here}?changed=1`);
+  return redirect(`${here}?changed=${encodeURIComponent(key)}`);
 }
 

@@ -1,7 +1,7 @@
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { SubmitButton } from "~/components/submit-button";
 import { formatMoney } from "~/utils/plans";
-import type { PlanChangeState } from "./plan-change.server";
+import type { ChangeFigures, PlanChangeState } from "./plan-change.server";
 
 // The checkout of a subscriber who picked another recurring plan (docs/decisions/028): the change
 // instead of a purchase. Plain forms (JavaScript off works); with JavaScript Remix submits them
@@ -33,7 +33,7 @@ function KeepCurrentPlan() {
   );
 }
 
-/** The page instead of the purchase: breadcrumb, heading, the change. */
+/** The page instead of the purchase, laid out as the checkout: breadcrumb, heading, the change beside its summary. */
 export function PlanChangePage({ state }: { state: Exclude<PlanChangeState, { kind: "replaces" }> }) {
   return (
     <div className="checkout">
@@ -46,8 +46,45 @@ export function PlanChangePage({ state }: { state: Exclude<PlanChangeState, { ki
         </ol>
       </nav>
       <h1>Change your plan</h1>
-      <PlanChange state={state} />
+      {state.kind === "change" && state.notice ? (
+        <p className="notice" role="alert">
+          {state.notice}
+        </p>
+      ) : null}
+      <div className="checkout-grid">
+        <div className="checkout-main">
+          <PlanChange state={state} />
+        </div>
+        {state.figures ? <ChangeSummary figures={state.figures} /> : null}
+      </div>
     </div>
+  );
+}
+
+/** The three figures of the change (the API's, for the preview and the result alike), where the checkout has its order summary. */
+function ChangeSummary({ figures }: { figures: ChangeFigures }) {
+  return (
+    <aside aria-labelledby="change-summary-title" className="card order-summary">
+      <h2 id="change-summary-title">Plan change summary</h2>
+      <dl>
+        <div>
+          <dt>New plan</dt>
+          <dd>{figures.plan}</dd>
+        </div>
+        <div className="total">
+          <dt>Charged now</dt>
+          <dd>{figures.chargedNow}</dd>
+        </div>
+        <div>
+          <dt>New end date</dt>
+          <dd>{figures.newEndDate}</dd>
+        </div>
+        <div>
+          <dt>Next renewal</dt>
+          <dd>{figures.nextRenewal}</dd>
+        </div>
+      </dl>
+    </aside>
   );
 }
 
@@ -59,7 +96,7 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
         <p className="notice" role="status">
           {state.message}
         </p>
-        {state.pendingTitle ? <KeepCurrentPlan /> : null}
+        {state.pendingTitle && state.keepable ? <KeepCurrentPlan /> : null}
         <Link to="/" className="button button--primary">
           Go to my account
         </Link>
@@ -68,6 +105,7 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
   }
   const { preview } = state;
   const now = preview.kind === "now";
+  const paypal = preview.paid_with === "paypal";
   return (
     <section className="card plan-change" aria-labelledby="plan-change-title">
       <h2 id="plan-change-title">
@@ -85,8 +123,10 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
       </dl>
       <p>
         {now
-          ? `The new plan starts today. You pay ${formatMoney(preview.amount_due)} now: the ${preview.plan.title} plan less the unused part of your ${preview.current_plan.title} plan, charged to the card that pays your subscription.`
-          : `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal. Nothing is charged now; the ${preview.plan.title} price is charged at that renewal.`}
+          ? `The new plan starts today. You pay ${formatMoney(preview.amount_due)} now: the ${preview.plan.title} plan less the unused part of your ${preview.current_plan.title} plan, charged to the card that pays your subscription. Your plan then runs to ${state.figures.newEndDate}.`
+          : paypal
+            ? `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal: PayPal applies a new plan from the next payment. Nothing is charged now; PayPal collects the ${preview.plan.title} price at that renewal. You approve the change at PayPal.`
+            : `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal. Nothing is charged now; the ${preview.plan.title} price is charged at that renewal.`}
       </p>
       {preview.pending && state.pendingDate ? (
         <p className="notice">
@@ -96,11 +136,12 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
       <Form method="post">
         <input type="hidden" name="intent" value="change-plan" />
         <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
+        {paypal ? <input type="hidden" name="paid_with" value="paypal" /> : null}
         {preview.proration_date !== null ? <input type="hidden" name="proration_date" value={preview.proration_date} /> : null}
         <FormError form="change-plan" />
-        <SubmitButton intent="change-plan">Change plan</SubmitButton>
+        <SubmitButton intent="change-plan">{paypal ? "Continue to PayPal" : "Change plan"}</SubmitButton>
       </Form>
-      {preview.pending ? <KeepCurrentPlan /> : null}
+      {preview.pending && !paypal ? <KeepCurrentPlan /> : null}
     </section>
   );
 }
