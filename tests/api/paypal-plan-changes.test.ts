@@ -89,7 +89,7 @@ describe.each(databases())("PayPal plan changes ($name)", (kind) => {
     expect(back.searchParams.get("paypal")).toBeNull();
     const confirmed = await t.post("/api/subscription/change/paypal/confirm", { token: who.token, json: { plan_id: 5, idempotency_key: key } });
     expect(confirmed.status, confirmed.text).toBe(200);
-    expect(confirmed.body.message).toMatch(/^Your plan changes to 1 Year on \w{3} \d{2}, \d{4}\.$/);
+    expect(confirmed.body.message).toMatch(/^Your plan changes to 1 Year on \d{2} \w+, \d{4}\.$/);
     expect(confirmed.body.data).toMatchObject({ kind: "at_renewal", amount_paid: 0, summary, pending: { plan: { id: 5 } } });
     const again = await t.get(`/api/subscription/change/result?key=${encodeURIComponent(key)}`, { token: who.token });
     expect(again.status, again.text).toBe(200);
