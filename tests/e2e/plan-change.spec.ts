@@ -169,7 +169,7 @@ test("a PayPal subscription changes plan through PayPal's approval, stated with 
   await answerAtPayPal(page, "Approve");
 
   await expect(page).toHaveURL(/\/subscription\/payment\/5\?changed=/);
-  await expect(page.getByRole("status").filter({ hasText: /^Your plan changes to 1 Year on \w{3} \d{2}, \d{4}\.$/ })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: /^Your plan changes to 1 Year on \d{2} \w+, \d{4}\.$/ })).toBeVisible();
   expect(await figures(page)).toEqual(before);
   expect(await subscriptionOf(user.email)).toMatchObject({ plan_id: 2, pending_plan_id: 5 });
 
