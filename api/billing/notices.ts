@@ -8,7 +8,9 @@ import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
 import type { PayPalDeps } from "../payments/paypal/payments";
 import { claimNotice } from "../platform/notices";
+import { methodOfPayment, renewalOf } from "../payments/terms";
 import {
+  buysText,
   cardName,
   type CardLabel,
   autoRenewalEmail,
@@ -209,6 +211,12 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
       "transactions.wallet_payment_type",
       "invoices.number",
       "plans.title",
+      "plans.billing_type",
+      "plans.duration_months",
+      "plans.extra_months",
+      "plans.discounted_price_cents",
+      "plans.regular_price_cents",
+      "transactions.subscription_id",
       "subscriptions.stripe_sub_id",
     ])
     .where("transactions.gateway_ref", "=", payment.gatewayRef)
@@ -223,10 +231,26 @@ export async function sendReceipt(deps: NoticeDeps, payment: RecordedPayment): P
       : payment.paymentMethodId
         ? await cardById(deps, user.id, payment.paymentMethodId)
         : await cardThatPays(deps, { user_id: user.id, stripe_sub_id: row.stripe_sub_id });
+  // What this payment buys and what renews then: the quote's rule (terms.ts), for the way it was paid.
+  const method = methodOfPayment(row.payment_gateway, row.wallet_payment_type);
+  const renewal = renewalOf(row, method);
+  const earlier =
+    row.subscription_id === null
+      ? undefined
+      : await deps.db
+          .selectFrom("transactions")
+          .select("id")
+          .where("subscription_id", "=", row.subscription_id)
+          .where("status", "=", "paid")
+          .where("id", "<", row.id)
+          .executeTakeFirst();
   await deps.mail.deliver(
     receiptEmail(user.email, {
       amount: formatUsd(row.amount_cents),
       plan: row.title,
+      buys: earlier ? null : buysText(row.duration_months, row.extra_months),
+      renewal: renewal.renews ? { amount: formatUsd(renewal.priceCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
+      crypto: method === "crypto",
       periodStart: payment.periodStart.toISOString(),
       periodEnd: payment.periodEnd.toISOString(),
       paidWith: paidWith(row.payment_gateway, row.wallet_payment_type, card),
