@@ -8,7 +8,7 @@ import type { Subscription } from "../platform/db/schema";
 import type { MailService } from "../platform/mailer";
 import type { PayPalDeps } from "../payments/paypal/payments";
 import { claimNotice } from "../platform/notices";
-import { methodOfPayment, renewalOf } from "../payments/terms";
+import { methodOfPayment, renewalOf } from "../payments/renewal-rule";
 import {
   buysText,
   cardName,

@@ -509,6 +509,7 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     bitpay_invoice_id: row.bitpay_invoice_id,
     amount_paid: short ? dollars(short.amount_cents) : null,
     amount_paid_cents: short ? short.amount_cents : null,
+    amount_missing_cents: short ? Math.max(0, row.amount_cents - short.amount_cents) : null,
     created_at: row.created_at,
   };
 }

@@ -4,7 +4,7 @@ import type { Database } from "../platform/db";
 import type { DB } from "../platform/db/schema";
 import type { Plan, Subscription } from "../platform/db/schema";
 import { dollars } from "./money";
-import { PaymentTermsSchema, paymentTermsOf } from "./terms";
+import { PaymentTermsSchema, paymentTermsOf } from "./renewal-rule";
 
 export { dollars } from "./money";
 

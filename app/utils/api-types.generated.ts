@@ -416,6 +416,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of the account's newest payment for a plan
+         * @description What the checkout shows once paid: the amount charged (the coupon's part apart), the months bought, the first term's end as recorded, and the renewal by the rule of POST /api/checkout/quote for the way it was paid (null, with the reason, when nothing renews). `payment` is null before any payment for the plan.
+         */
+        get: operations["accountReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/getCurrentcards": {
         parameters: {
             query?: never;
@@ -3103,6 +3123,8 @@ export interface components {
             plan: components["schemas"]["PlanBrief"];
             /** @description USD charged now (0 for a change at renewal). */
             amount_due: number;
+            /** @description The same in cents. */
+            amount_due_cents: number;
             /** @description Unix seconds; null for a change at renewal. */
             proration_date: number | null;
             /** Format: date-time */
@@ -3117,6 +3139,8 @@ export interface components {
             kind: "now" | "at_renewal";
             /** @description USD charged now. */
             amount_paid: number;
+            /** @description The same in cents. */
+            amount_paid_cents: number;
             /** Format: date-time */
             effective_at: string;
             subscription: components["schemas"]["Subscription"];
@@ -3328,6 +3352,49 @@ export interface components {
             saved_cards: components["schemas"]["SavedCard"][];
             subscription: components["schemas"]["Subscription"] | null;
         };
+        PaymentReceipt: {
+            transaction_id: number;
+            /** Format: date-time */
+            created_at: string;
+            plan_id: number;
+            /** @enum {string} */
+            method: "card" | "saved_card" | "wallet" | "paypal" | "crypto";
+            /** @example stripe */
+            payment_gateway: string;
+            /** @example card */
+            wallet_payment_type: string | null;
+            invoice_available: boolean;
+            /** @description What was charged, in cents. */
+            amount_cents: number;
+            /** @description The same in USD. */
+            amount: number;
+            /** @description The plan's price, in cents. */
+            price_cents: number;
+            price: number;
+            coupon_code: string | null;
+            /** @description What the coupon took off, in cents (0 without one). */
+            discount_amount_cents: number;
+            discount_amount: number;
+            paid_months: number;
+            extra_months: number;
+            months: number;
+            /**
+             * Format: date-time
+             * @description The subscription's paid-through date as recorded.
+             */
+            first_term_ends_on: string;
+            renewal: {
+                amount_cents: number;
+                amount: number;
+                interval_months: number;
+                /** Format: date-time */
+                renews_on: string;
+            } | null;
+            /** @description Why renewal is null: a one-time plan, crypto, a term PayPal cannot bill (over 12 months), or auto-renewal turned off since. */
+            does_not_renew_because: ("one_time" | "crypto" | "paypal_term" | "auto_renewal_off") | null;
+            /** @description A newer payment was for another plan (a plan change since). */
+            later_payment_for_another_plan: boolean;
+        };
         Pagination: {
             current_page: number;
             last_page: number;
@@ -3419,6 +3486,8 @@ export interface components {
             /** @description USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null. */
             amount_paid: number | null;
             amount_paid_cents: number | null;
+            /** @description What is still missing of an underpaid invoice, in cents; else null. */
+            amount_missing_cents: number | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -5085,6 +5154,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    accountReceipt: {
+        parameters: {
+            query: {
+                /** @description plans.id */
+                plan_id: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            payment: components["schemas"]["PaymentReceipt"] | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -11,6 +11,7 @@ import { PAYMENT_METHODS, QuoteSchema, quotesFor } from "../../payments/terms";
 import { PLAN_MESSAGES, PlanDetailFields, limitCouponQuotes, planDetailOf, releaseCouponTry } from "./plans";
 import { PaymentConfigSchema, SavedCardSchema, paymentConfigOf, savedCardsOf } from "./payments";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
+import { PaymentReceiptSchema, paymentReceiptOf } from "../../billing/receipts";
 
 const couponField = () => requiredText("coupon code", { max: 64, required: "Please enter a coupon code." });
 
@@ -97,6 +98,22 @@ export const checkoutRoutes = [
       const [quote] = await quotesFor(ctx.db, plan, { methods: [input.method], coupon: input.coupon ?? null, now: ctx.clock.now() });
       if (input.coupon) await releaseCouponTry(ctx, res);
       return { data: quote! };
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/account/receipt",
+    operationId: "accountReceipt",
+    tags: ["Billing"],
+    summary: "The receipt of the account's newest payment for a plan",
+    description:
+      "What the checkout shows once paid: the amount charged (the coupon's part apart), the months bought, the first term's end as recorded, and the renewal by the rule of POST /api/checkout/quote for the way it was paid (null, with the reason, when nothing renews). `payment` is null before any payment for the plan.",
+    auth: true,
+    query: z.object({ plan_id: idField("plan id").meta({ description: "plans.id" }) }),
+    success: { description: "The receipt", data: z.strictObject({ payment: PaymentReceiptSchema.nullable() }) },
+    async handler({ ctx, auth, query }) {
+      return { data: { payment: await paymentReceiptOf(ctx.db, auth.user.id, query.plan_id) } };
     },
   }),
 ];

@@ -61,6 +61,7 @@ const InvoiceDetailsSchema = z
       description: "USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null.",
     }),
     amount_paid_cents: z.int().nullable(),
+    amount_missing_cents: z.int().nullable().meta({ description: "What is still missing of an underpaid invoice, in cents; else null." }),
     created_at: z.string().meta({ format: "date-time" }),
   })
   .meta({ id: "CryptoInvoiceDetails" });

@@ -48,6 +48,7 @@ export const planChangeRoutes = [
           current_plan: PlanBriefSchema,
           plan: PlanBriefSchema,
           amount_due: z.number().meta({ description: "USD charged now (0 for a change at renewal)." }),
+          amount_due_cents: z.int().meta({ description: "The same in cents." }),
           proration_date: z.int().nullable().meta({ description: "Unix seconds; null for a change at renewal." }),
           effective_at: z.string().meta({ format: "date-time" }),
           pending: PendingChangeSchema,
@@ -68,6 +69,7 @@ export const planChangeRoutes = [
           current_plan: brief(preview.currentPlan),
           plan: brief(preview.plan),
           amount_due: dollars(preview.amountDueCents),
+          amount_due_cents: preview.amountDueCents,
           proration_date: preview.prorationDate,
           effective_at: preview.effectiveAt.toISOString(),
           pending: await pendingOf(find, preview.subscription),
@@ -94,6 +96,7 @@ export const planChangeRoutes = [
         .strictObject({
           kind: KIND,
           amount_paid: z.number().meta({ description: "USD charged now." }),
+          amount_paid_cents: z.int().meta({ description: "The same in cents." }),
           effective_at: z.string().meta({ format: "date-time" }),
           subscription: SubscriptionSchema,
           pending: PendingChangeSchema,
@@ -129,6 +132,7 @@ export const planChangeRoutes = [
                 data: {
                   kind: result.kind,
                   amount_paid: dollars(result.amountPaidCents),
+                  amount_paid_cents: result.amountPaidCents,
                   effective_at: result.effectiveAt.toISOString(),
                   subscription: publicSubscription(result.subscription),
                   pending: await pendingOf(find, result.subscription),

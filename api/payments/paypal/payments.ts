@@ -10,7 +10,7 @@ import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "
 import { findPlan } from "../plans";
 import { isHandled, recordHandled } from "../webhook-events";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
-import { renewalOf } from "../terms";
+import { renewalOf } from "../renewal-rule";
 import type { StripeSetup } from "../stripe/client";
 import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, isSecondSubscription, refundedRefusal } from "../one-subscription";
 import { endRecurringRenewal, withPurchaseClaim } from "../subscription-guard";
