@@ -9,14 +9,19 @@ import { formatCents } from "~/utils/plans";
 export type Quote = ApiSchemas["CheckoutQuote"];
 export type Method = Quote["method"];
 
-/** 'Apple Pay or Google Pay'… as the order summary names the ways to pay. */
-const METHOD_NAMES: Record<Method, string> = {
-  card: "card",
-  saved_card: "card",
-  wallet: "Apple Pay or Google Pay",
-  paypal: "PayPal",
-  crypto: "crypto",
+/** The ways to pay as the order summary names them. */
+const METHOD_NAMES: Record<Method, string[]> = {
+  card: ["card"],
+  saved_card: ["card"],
+  wallet: ["Apple Pay", "Google Pay"],
+  paypal: ["PayPal"],
+  crypto: ["crypto"],
 };
+
+/** 'card, Apple Pay, Google Pay or PayPal'. */
+function anyOf(names: string[]): string {
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : (names[0] ?? "");
+}
 
 /** The quote of one method, when the checkout offers it. */
 export function quoteOf(quotes: readonly Quote[], method: Method): Quote | null {
@@ -57,20 +62,19 @@ export function renewsSentence(renewal: Quote["renewal"]): string {
 
 /**
  * The order summary's renewal, for every way to pay offered: one sentence when they all agree, else
- * one per group ('Paid by card or Apple Pay or Google Pay, it then renews … Paid with PayPal or crypto, it does not renew …').
+ * one per group ('Paid by card, Apple Pay or Google Pay, it then renews … Paid with PayPal or crypto, it does not renew …').
  */
 export function renewalSentences(quotes: readonly Quote[]): string[] {
   const groups = new Map<string, { renewal: Quote["renewal"]; names: string[] }>();
   for (const quote of quotes) {
     const key = quote.renewal ? `${quote.renewal.amount_cents}/${quote.renewal.interval_months}` : "none";
     const group = groups.get(key) ?? { renewal: quote.renewal, names: [] };
-    const name = METHOD_NAMES[quote.method];
-    if (!group.names.includes(name)) group.names.push(name);
+    for (const name of METHOD_NAMES[quote.method]) if (!group.names.includes(name)) group.names.push(name);
     groups.set(key, group);
   }
   if (groups.size <= 1) return [renewsSentence(quotes[0]?.renewal ?? null)];
   return [...groups.values()].map(({ renewal, names }) => {
-    const by = names.join(" or ");
+    const by = anyOf(names);
     return renewal
       ? `Paid by ${by}, it then renews at ${formatCents(renewal.amount_cents)} every ${everyLabel(renewal.interval_months)}, until you turn auto-renewal off.`
       : `Paid with ${by}, it does not renew: nothing more is charged.`;
