@@ -72,11 +72,11 @@ function dayOf(text: string): string {
   return `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
 
 /** The order summary's sentence for this way to pay: it renews at …, or it does not renew. */
 function summaryRenewal(c: Case): RegExp {
-  if (c.renews) return new RegExp(`(^|\\. )(Then it renews|Paid by [^.]*\\b${c.by}\\b[^.]*, it then renews) at ${escape(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`);
+  if (c.renews) return new RegExp(`(^|\\. )(Then it renews|Paid by [^.]*\\b${c.by}\\b[^.]*, it then renews) at ${literal(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`);
   return new RegExp(`(^|\\. )(It does not renew|Paid with [^.]*\\b${c.by}\\b[^.]*, it does not renew): nothing more is charged\\.`);
 }
 
@@ -117,7 +117,7 @@ test.describe("one commercial truth: every page and the email say what the API q
       const summary = page.getByRole("complementary", { name: "Order summary" });
       await expect(summary.locator(".total dd")).toHaveText(c.amount);
       const buys = summary.getByText(/^This payment buys /);
-      await expect(buys).toHaveText(new RegExp(`^This payment buys ${escape(c.buys)}\\. Your first term ends on ${DATE.source}\\.$`));
+      await expect(buys).toHaveText(new RegExp(`^This payment buys ${literal(c.buys)}\\. Your first term ends on ${DATE.source}\\.$`));
       const termEnds = dayOf((await buys.textContent()) ?? "");
       await expect(summary.getByText(summaryRenewal(c))).toBeVisible();
 
@@ -149,7 +149,7 @@ test.describe("one commercial truth: every page and the email say what the API q
       expect(dayOf((await line(page, "First term ends").textContent()) ?? "")).toBe(termEnds);
       const renewal = line(page, "Renewal");
       if (c.renews) {
-        await expect(renewal).toHaveText(new RegExp(`^Renews automatically on ${DATE.source} at ${escape(c.renews.amount)} every ${c.renews.every}\\b`));
+        await expect(renewal).toHaveText(new RegExp(`^Renews automatically on ${DATE.source} at ${literal(c.renews.amount)} every ${c.renews.every}\\b`));
         expect(dayOf((await renewal.textContent()) ?? "")).toBe(termEnds);
       } else {
         await expect(renewal).toHaveText(/^Does not renew: /);
@@ -162,7 +162,7 @@ test.describe("one commercial truth: every page and the email say what the API q
       const pays = /It pays for .+ to (.+)\./.exec(mail.text)?.[1] ?? "";
       expect(dayOf(pays)).toBe(termEnds);
       if (c.renews) {
-        const renews = new RegExp(`It renews automatically on (.+) at ${escape(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`).exec(mail.text);
+        const renews = new RegExp(`It renews automatically on (.+) at ${literal(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`).exec(mail.text);
         expect(renews, mail.text).not.toBeNull();
         expect(dayOf(renews![1]!)).toBe(termEnds);
       } else {
