@@ -202,3 +202,23 @@ describe.each(databases())("one commercial truth: quote, recorded payment and re
     }
   }
 });
+
+describe.each(databases())("coupon tries through the quotes ($name)", (kind) => {
+  const t = useApi(kind, { env: { COUPON_MAX_ATTEMPTS_PER_IP: "3" } });
+
+  it("count as at /api/coupons/apply: a wrong code counts, a usable one is given back, then 429", async () => {
+    const who = await customer(t, "coupon-quotes@example.com");
+    for (let i = 0; i < 5; i++) {
+      const usable = await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "WELCOME10" } });
+      expect(usable.status, usable.text).toBe(200);
+    }
+    expect((await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "GUESS1" } })).status).toBe(422);
+    expect((await t.post("/api/plans/detail", { json: { planId: 1, coupon: "GUESS2" } })).status).toBe(200);
+    expect((await t.get("/api/account/checkout?plan_id=1&coupon=GUESS3", { token: who.token })).status).toBe(200);
+    const over = await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "GUESS4" } });
+    expect(over.status).toBe(429);
+    expect(over.body.message).toMatch(/^Too many coupon attempts\./);
+    // Without a coupon nothing is counted.
+    expect((await t.post("/api/checkout/quote", { json: { planId: 1, method: "card" } })).status).toBe(200);
+  });
+});
