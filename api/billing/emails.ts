@@ -45,15 +45,53 @@ export function cardLabel(card: CardLabel | null): string {
   return card ? cardName(card) : "your saved card";
 }
 
+/** '1 month', '27 months'. */
+export function monthsText(count: number): string {
+  return `${count} month${count === 1 ? "" : "s"}`;
+}
+
+/** What a first payment buys: '27 months (24 months + 3 months free)', or '1 month'. */
+export function buysText(paidMonths: number, extraMonths: number): string {
+  return extraMonths > 0 ? `${monthsText(paidMonths + extraMonths)} (${monthsText(paidMonths)} + ${monthsText(extraMonths)} free)` : monthsText(paidMonths);
+}
+
+/** 'month', '3 months', 'year', '2 years': the interval between renewals. */
+export function everyText(months: number): string {
+  if (months % 12 === 0) return months === 12 ? "year" : `${months / 12} years`;
+  return months === 1 ? "month" : `${months} months`;
+}
+
 /** A receipt for a paid charge (first purchase, renewal, retry, plan change, wallet, crypto). */
 export function receiptEmail(
   to: string,
-  receipt: { amount: string; plan: string; periodStart: string; periodEnd: string; paidWith: string; invoiceUrl: string; number: string },
+  receipt: {
+    amount: string;
+    plan: string;
+    periodStart: string;
+    periodEnd: string;
+    paidWith: string;
+    invoiceUrl: string;
+    number: string;
+    /** A first payment: what it buys ('27 months (24 months + 3 months free)'). */
+    buys?: string | null;
+    /** What renews then (terms.ts, as the checkout's quote said it): null, it does not renew by itself. */
+    renewal?: { amount: string; everyMonths: number; on: string } | null;
+    /** Crypto: a renewal invoice is emailed instead. */
+    crypto?: boolean;
+  },
 ): Mail {
+  const renewal =
+    receipt.renewal === undefined
+      ? []
+      : receipt.renewal
+        ? [{ text: `It renews automatically on ${formatDate(receipt.renewal.on)} at ${receipt.renewal.amount} every ${everyText(receipt.renewal.everyMonths)}, until you turn auto-renewal off.` }]
+        : [{ text: receipt.crypto ? "It does not renew by itself: we email you a renewal invoice 3 days before your plan ends." : "It does not renew: nothing more is charged." }];
   return renderEmail(to, "Your VPN receipt", {
     paragraphs: [
       { text: `Thank you for your payment of ${receipt.amount} for the ${receipt.plan} plan.` },
+      ...(receipt.buys ? [{ text: `This payment buys ${receipt.buys}.` }] : []),
       { text: `It pays for ${formatDate(receipt.periodStart)} to ${formatDate(receipt.periodEnd)}.` },
+      ...renewal,
       { text: `Paid with: ${receipt.paidWith}.` },
       { text: `Invoice ${receipt.number}:`, link: receipt.invoiceUrl },
     ],

@@ -9,7 +9,9 @@ import type { Database } from "../platform/db";
 import type { Clock } from "../platform/clock";
 import type { Logger } from "../platform/logger";
 import { claimNotice } from "../platform/notices";
+import { methodOfPayment, renewalOf } from "../payments/renewal-rule";
 import {
+  buysText,
   cardName,
   type CardLabel,
   autoRenewalEmail,
@@ -136,6 +138,12 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
       "transactions.wallet_payment_type",
       "invoices.number",
       "plans.title",
+      "plans.billing_type",
+      "plans.duration_months",
+      "plans.extra_months",
+      "plans.discounted_price_cents",
+      "plans.regular_price_cents",
+      "transactions.subscription_id",
     ])
     .where("transactions.gateway_ref", "=", payment.gatewayRef)
     .where("transactions.status", "=", "paid")
@@ -145,10 +153,26 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
   if (!(await claimNotice(deps.db, { key: `receipt:${payment.gatewayRef}`, kind: "receipt", userId: user.id, now: deps.clock.now() }))) return;
   // The gateway that recorded the payment names its card (PayPal and crypto name none).
   const card = (await payment.card?.()) ?? null;
+  // What this payment buys and what renews then: the quote's rule (terms.ts), for the way it was paid.
+  const method = methodOfPayment(row.payment_gateway, row.wallet_payment_type);
+  const renewal = renewalOf(row, method);
+  const earlier =
+    row.subscription_id === null
+      ? undefined
+      : await deps.db
+          .selectFrom("transactions")
+          .select("id")
+          .where("subscription_id", "=", row.subscription_id)
+          .where("status", "=", "paid")
+          .where("id", "<", row.id)
+          .executeTakeFirst();
   await deps.mail.deliver(
     receiptEmail(user.email, {
       amount: formatUsd(row.amount_cents),
       plan: row.title,
+      buys: earlier ? null : buysText(row.duration_months, row.extra_months),
+      renewal: renewal.renews ? { amount: formatUsd(renewal.priceCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
+      crypto: method === "crypto",
       periodStart: payment.periodStart.toISOString(),
       periodEnd: payment.periodEnd.toISOString(),
       paidWith: paidWith(row.payment_gateway, row.wallet_payment_type, card),

@@ -19,6 +19,9 @@ const UnderpaymentSchema = z
     paid: z.number().meta({ description: "USD that arrived", examples: [5.99] }),
     due: z.number().meta({ description: "USD the invoice asked", examples: [11.99] }),
     missing: z.number().meta({ description: "due - paid", examples: [6] }),
+    paid_cents: z.int(),
+    due_cents: z.int(),
+    missing_cents: z.int(),
     pay_url: z.string().nullable().meta({
       format: "uri",
       description: "BitPay's invoice page while the invoice still takes the rest (status new); null once it has closed (a new invoice for the missing amount alone is not made).",
@@ -37,6 +40,7 @@ export const TransactionSchema = z
       .meta({ description: "card, applepay, googlepay, crypto or paypal", examples: ["card"] }),
     payment_gateway: z.string().meta({ description: "stripe, bitpay or paypal", examples: ["stripe"] }),
     amount: z.number().meta({ description: "USD, two decimals", examples: [107.76] }),
+    amount_cents: z.int().meta({ description: "The same in cents", examples: [10776] }),
     status: z.string().meta({
       description: "'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)",
       examples: ["paid"],
@@ -141,6 +145,7 @@ export async function listTransactions(
           wallet_payment_type: row.wallet_payment_type,
           payment_gateway: row.payment_gateway,
           amount: dollars(row.amount_cents),
+          amount_cents: row.amount_cents,
           status: row.status,
           invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
           refundable: payment.id === refundableId,
@@ -209,6 +214,9 @@ function underpaymentView(short: Underpayment | undefined): z.infer<typeof Under
     due: dollars(short.dueCents),
     missing: dollars(Math.max(0, short.dueCents - short.paidCents)),
     pay_url: short.payUrl,
+    paid_cents: short.paidCents,
+    due_cents: short.dueCents,
+    missing_cents: Math.max(0, short.dueCents - short.paidCents),
   };
 }
 

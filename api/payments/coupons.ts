@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type Database, isUniqueViolation } from "../platform/db";
 import type { Coupon, Plan } from "../platform/db/schema";
 import { tryAgainIn } from "../platform/rate-limit";
-import { dollars } from "./plans";
+import { dollars } from "./money";
 
 /*
  * Coupons: percent or amount off a plan's discounted price, limited to some plans, an expiry and a
@@ -279,8 +279,11 @@ export const CouponQuoteSchema = z
     code: z.string(),
     plan_id: z.int(),
     price: z.number().meta({ description: "The plan's discounted price, USD." }),
+    price_cents: z.int().meta({ description: "The same in cents." }),
     discount_amount: z.number().meta({ description: "What the coupon takes off, USD." }),
+    discount_amount_cents: z.int().meta({ description: "The same in cents." }),
     total: z.number().meta({ description: "What the first payment costs with the coupon, USD." }),
+    total_cents: z.int().meta({ description: "The same in cents." }),
   })
   .meta({ id: "CouponQuote" });
 
@@ -289,7 +292,10 @@ export function couponQuote(check: Extract<CouponCheck, { ok: true }>, planId: n
     code: check.coupon.code,
     plan_id: planId,
     price: dollars(check.priceCents),
+    price_cents: check.priceCents,
     discount_amount: dollars(check.discountCents),
+    discount_amount_cents: check.discountCents,
     total: dollars(check.totalCents),
+    total_cents: check.totalCents,
   };
 }

@@ -9,3 +9,8 @@ export function twoDecimals(cents: number): string {
 export function formatUsd(cents: number): string {
   return `$${twoDecimals(cents)}`;
 }
+
+/** Cents as the spec's API shows money: a number of dollars with two decimals (1199 -> 11.99). */
+export function dollars(cents: number): number {
+  return Math.round(cents) / 100;
+}

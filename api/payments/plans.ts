@@ -3,11 +3,10 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import type { DB } from "../platform/db/schema";
 import type { Plan, Subscription } from "../platform/db/schema";
+import { dollars } from "./money";
+import { PaymentTermsSchema, paymentTermsOf } from "./renewal-rule";
 
-/** Cents as the spec's API shows money: a number of dollars with two decimals (1199 -> 11.99). */
-export function dollars(cents: number): number {
-  return Math.round(cents) / 100;
-}
+export { dollars } from "./money";
 
 /** A plan as commerce §3 lists its fields. Prices are USD numbers with two decimals. */
 export const PlanSchema = z
@@ -19,8 +18,16 @@ export const PlanSchema = z
     desktop_label: z.string().meta({ description: "The label with its free months, e.g. '2 Years (+3 Months Free)'." }),
     description: z.string().meta({ description: "Contains the per-month price ('$4.49/month, ...')." }),
     billing_type: z.enum(["recurring", "single"]).meta({ description: "single: one payment, never renews." }),
-    regular_price: z.number().meta({ description: "USD, before the discount." }),
-    discounted_price: z.number().meta({ description: "USD, what the plan costs." }),
+    regular_price: z.number().meta({ description: "USD, before the discount (from regular_price_cents)." }),
+    regular_price_cents: z.int().meta({ description: "Cents, before the discount." }),
+    discounted_price: z.number().meta({ description: "USD, what the plan costs (from discounted_price_cents)." }),
+    discounted_price_cents: z.int().meta({ description: "Cents, what the plan costs." }),
+    savings_cents: z.int().meta({ description: "regular_price_cents - discounted_price_cents." }),
+    discount_percent: z.int().meta({ description: "round(100 - discounted × 100 / regular); 0 when the regular price is 0 (commerce §5)." }),
+    per_month_price_cents: z.int().meta({ description: "The discounted price over the paid months, rounded to the cent (the description's '$4.49/month')." }),
+    duration_months: z.int().meta({ description: "The months one payment pays for." }),
+    extra_months: z.int().meta({ description: "The free months the first payment adds." }),
+    payment_terms: PaymentTermsSchema,
     discount_tag_label: z.string().meta({ examples: ["Save 63%"] }),
     save: z.string().meta({ examples: ["63%"] }),
     order_priority: z.int(),
@@ -38,6 +45,13 @@ export const PlanSchema = z
   })
   .meta({ id: "Plan" });
 
+/** round(100 − discounted × 100 / regular); 0 when the regular price is 0 (commerce §5). */
+export function discountPercentOf(regularCents: number, discountedCents: number): number {
+  if (!regularCents) return 0;
+  // `+ 0` turns Math.round's -0 into 0.
+  return Math.round(100 - (discountedCents * 100) / regularCents) + 0;
+}
+
 export type PublicPlan = z.infer<typeof PlanSchema>;
 
 export function publicPlan(plan: Plan, current?: Subscription): PublicPlan {
@@ -50,7 +64,15 @@ export function publicPlan(plan: Plan, current?: Subscription): PublicPlan {
     description: plan.description,
     billing_type: plan.billing_type,
     regular_price: dollars(plan.regular_price_cents),
+    regular_price_cents: plan.regular_price_cents,
     discounted_price: dollars(plan.discounted_price_cents),
+    discounted_price_cents: plan.discounted_price_cents,
+    savings_cents: Math.max(0, plan.regular_price_cents - plan.discounted_price_cents),
+    discount_percent: discountPercentOf(plan.regular_price_cents, plan.discounted_price_cents),
+    per_month_price_cents: Math.round(plan.discounted_price_cents / Math.max(1, plan.duration_months)),
+    duration_months: plan.duration_months,
+    extra_months: plan.extra_months,
+    payment_terms: paymentTermsOf(plan),
     discount_tag_label: plan.discount_tag_label,
     save: plan.save,
     order_priority: plan.order_priority,

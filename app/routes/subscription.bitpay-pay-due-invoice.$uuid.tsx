@@ -6,7 +6,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
-import { discountPercent, formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 import { getSessionToken } from "~/utils/session.server";
 import { pageMeta } from "~/utils/meta";
 
@@ -71,9 +71,9 @@ function DueInvoice({ invoice }: { invoice: Invoice | null }) {
       </div>
     );
   }
-  const regular = invoice.regular_price;
-  const total = invoice.discounted_price || regular;
-  const save = discountPercent(regular, total);
+  const regular = invoice.regular_price_cents;
+  const total = invoice.discounted_price_cents;
+  const save = invoice.discount_percent;
   return (
     <div className="checkout">
       {error ? <Toasts toasts={[{ message: error, type: "error" }]} /> : null}
@@ -91,7 +91,7 @@ function DueInvoice({ invoice }: { invoice: Invoice | null }) {
           ) : (
             <>
               <p>
-                You will be taken to BitPay, our crypto payment provider, to pay {formatMoney(total)}. Crypto payments take 1 to 3
+                You will be taken to BitPay, our crypto payment provider, to pay {formatCents(total)}. Crypto payments take 1 to 3
                 hours to confirm; crypto plans do not renew automatically, so we email a renewal invoice 3 days before your plan ends.
               </p>
               <p className="muted">
@@ -120,7 +120,7 @@ function DueInvoice({ invoice }: { invoice: Invoice | null }) {
             </div>
             <div>
               <dt>Regular price</dt>
-              <dd>{formatMoney(regular)}</dd>
+              <dd>{formatCents(regular)}</dd>
             </div>
             {save > 0 ? (
               <div>
@@ -128,13 +128,13 @@ function DueInvoice({ invoice }: { invoice: Invoice | null }) {
                   <span className="badge">Save {save}%</span>
                 </dt>
                 <dd>
-                  <s>{formatMoney(Math.round((regular - total) * 100) / 100)}</s>
+                  <s>{formatCents(invoice.savings_cents)}</s>
                 </dd>
               </div>
             ) : null}
             <div className="total">
               <dt>Total</dt>
-              <dd>{formatMoney(total)}</dd>
+              <dd>{formatCents(total)}</dd>
             </div>
           </dl>
         </aside>

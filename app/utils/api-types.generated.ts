@@ -445,9 +445,49 @@ export interface paths {
         };
         /**
          * Everything the signed-in checkout of a plan shows, in one call
-         * @description The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request.
+         * @description The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`, `quotes`: with a saved card, saved_card's too), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request. `coupon`: the quotes apply it when it can be used (its tries count as at POST /api/coupons/apply).
          */
         get: operations["accountCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a plan costs now, what it buys and what renews, for one way to pay
+         * @description The one answer every page and email of a purchase says (issue 32): the amount charged now (a coupon included), the months it buys (paid + free), the end of the first term (from the product's clock) and the renewal (null when this payment does not renew by itself: a one-time plan, crypto, or PayPal for a term over 12 months, which PayPal cannot bill). The payment code records its outcome by the same rule (api/payments/terms.ts). A bearer token is optional; saved_card needs one, and with one the coupon tries count against the account too.
+         */
+        post: operations["checkoutQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of the account's newest payment for a plan
+         * @description What the checkout shows once paid: the amount charged (the coupon's part apart), the months bought, the first term's end as recorded, and the renewal by the rule of POST /api/checkout/quote for the way it was paid (null, with the reason, when nothing renews). `payment` is null before any payment for the plan.
+         */
+        get: operations["accountReceipt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2365,6 +2405,8 @@ export interface components {
         PlanDetailRequest: {
             /** @description plans.id */
             planId: number | string;
+            /** @description A coupon for the quotes (applied when it can be used; its tries count as at POST /api/coupons/apply). */
+            coupon?: string;
         };
         CouponRequest: {
             /** @description Any case; spaces around it are ignored. */
@@ -2428,6 +2470,17 @@ export interface components {
                 /** @description The event's object (re-read from Stripe, never trusted). */
                 object: Record<string, never>;
             };
+        };
+        QuoteRequest: {
+            /** @description plans.id */
+            planId: number | string;
+            /**
+             * @description How the customer pays: card, saved_card, wallet (Apple Pay, Google Pay), paypal or crypto.
+             * @enum {string}
+             */
+            method: "card" | "saved_card" | "wallet" | "paypal" | "crypto";
+            /** @description A coupon (any case); one that cannot be used is refused (422). */
+            coupon?: string;
         };
         AddCardRequest: {
             /** @description The PaymentMethod the browser made (Stripe.js createPaymentMethod, or the sandbox's tokenizer). */
@@ -3132,6 +3185,7 @@ export interface components {
             id: number;
             title: string;
             discounted_price: number;
+            discounted_price_cents: number;
         };
         /** @description The account's plan that ended most recently, while it has no active one; null while a plan is active or when it never had one. */
         EndedPlan: {
@@ -3153,6 +3207,8 @@ export interface components {
             plan: components["schemas"]["PlanBrief"];
             /** @description USD charged now (0 for a change at renewal). */
             amount_due: number;
+            /** @description The same in cents. */
+            amount_due_cents: number;
             /** @description Unix seconds; null for a change at renewal. */
             proration_date: number | null;
             /** Format: date-time */
@@ -3169,6 +3225,8 @@ export interface components {
         PlanChangeSummary: {
             /** @description USD charged now: the new plan less the unused part of the current one (0 for a change at renewal). */
             charged_now: number;
+            /** @description The same in cents. */
+            charged_now_cents: number;
             /**
              * Format: date-time
              * @description When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.
@@ -3178,6 +3236,8 @@ export interface components {
             next_renewal: {
                 /** @description USD. */
                 amount: number;
+                /** @description The same in cents. */
+                amount_cents: number;
                 /** Format: date-time */
                 date: string;
             };
@@ -3190,6 +3250,8 @@ export interface components {
             kind: "now" | "at_renewal";
             /** @description USD charged now. */
             amount_paid: number;
+            /** @description The same in cents. */
+            amount_paid_cents: number;
             /** Format: date-time */
             effective_at: string;
             summary: components["schemas"]["PlanChangeSummary"];
@@ -3215,10 +3277,25 @@ export interface components {
              * @enum {string}
              */
             billing_type: "recurring" | "single";
-            /** @description USD, before the discount. */
+            /** @description USD, before the discount (from regular_price_cents). */
             regular_price: number;
-            /** @description USD, what the plan costs. */
+            /** @description Cents, before the discount. */
+            regular_price_cents: number;
+            /** @description USD, what the plan costs (from discounted_price_cents). */
             discounted_price: number;
+            /** @description Cents, what the plan costs. */
+            discounted_price_cents: number;
+            /** @description regular_price_cents - discounted_price_cents. */
+            savings_cents: number;
+            /** @description round(100 - discounted × 100 / regular); 0 when the regular price is 0 (commerce §5). */
+            discount_percent: number;
+            /** @description The discounted price over the paid months, rounded to the cent (the description's '$4.49/month'). */
+            per_month_price_cents: number;
+            /** @description The months one payment pays for. */
+            duration_months: number;
+            /** @description The free months the first payment adds. */
+            extra_months: number;
+            payment_terms: components["schemas"]["PaymentTerms"];
             /** @example Save 63% */
             discount_tag_label: string;
             /** @example 63% */
@@ -3241,15 +3318,80 @@ export interface components {
                 pending_change_at: string | null;
             };
         };
+        /** @description Per payment method the checkout offers: whether it renews, at what price and how often. */
+        PaymentTerms: {
+            card: components["schemas"]["MethodTerms"];
+            saved_card: components["schemas"]["MethodTerms"];
+            wallet: components["schemas"]["MethodTerms"];
+            paypal: components["schemas"]["MethodTerms"];
+            crypto: components["schemas"]["MethodTerms"];
+        };
+        MethodTerms: {
+            /** @description Whether paying this way renews by itself. */
+            renews: boolean;
+            /** @description What each renewal costs, in cents; null when it does not renew. */
+            renewal_price_cents: number | null;
+            /** @description The same in USD. */
+            renewal_price: number | null;
+            /** @description Months between renewals; null when it does not renew. */
+            interval_months: number | null;
+        };
+        CheckoutQuote: {
+            plan_id: number;
+            /** @enum {string} */
+            method: "card" | "saved_card" | "wallet" | "paypal" | "crypto";
+            /** @description The coupon this quote applies; null without one. */
+            coupon_code: string | null;
+            /** @description The plan's price (discounted_price), in cents. */
+            price_cents: number;
+            /** @description The same in USD. */
+            price: number;
+            /** @description What the coupon takes off, in cents (0 without one). */
+            discount_amount_cents: number;
+            /** @description The same in USD. */
+            discount_amount: number;
+            /** @description What is charged now, in cents. */
+            amount_cents: number;
+            /** @description The same in USD. */
+            amount: number;
+            /** @description The months this payment pays for (the plan's duration_months). */
+            paid_months: number;
+            /** @description The free months the first payment adds. */
+            extra_months: number;
+            /** @description paid_months + extra_months. */
+            months: number;
+            /**
+             * Format: date-time
+             * @description When the first term ends if paid now (the product's clock).
+             */
+            first_term_ends_on: string;
+            /** @description null: this payment does not renew by itself. */
+            renewal: {
+                amount_cents: number;
+                amount: number;
+                interval_months: number;
+                /**
+                 * Format: date-time
+                 * @description The first renewal: the end of the first term.
+                 */
+                renews_on: string;
+            } | null;
+        };
         CouponQuote: {
             code: string;
             plan_id: number;
             /** @description The plan's discounted price, USD. */
             price: number;
+            /** @description The same in cents. */
+            price_cents: number;
             /** @description What the coupon takes off, USD. */
             discount_amount: number;
+            /** @description The same in cents. */
+            discount_amount_cents: number;
             /** @description What the first payment costs with the coupon, USD. */
             total: number;
+            /** @description The same in cents. */
+            total_cents: number;
         };
         PaymentResult: {
             /**
@@ -3308,6 +3450,8 @@ export interface components {
              * @description When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.
              */
             term_ends_on: string;
+            /** @description The answer of POST /api/checkout/quote for each payment method the checkout offers (saved_card only to a signed-in account with a saved card; paypal and crypto when configured), with the coupon sent when it can be used (coupon_code null otherwise). */
+            quotes: components["schemas"]["CheckoutQuote"][];
             gateway: {
                 /** @enum {string} */
                 mode: "live" | "sandbox";
@@ -3319,6 +3463,49 @@ export interface components {
             user: components["schemas"]["User"];
             saved_cards: components["schemas"]["SavedCard"][];
             subscription: components["schemas"]["Subscription"] | null;
+        };
+        PaymentReceipt: {
+            transaction_id: number;
+            /** Format: date-time */
+            created_at: string;
+            plan_id: number;
+            /** @enum {string} */
+            method: "card" | "saved_card" | "wallet" | "paypal" | "crypto";
+            /** @example stripe */
+            payment_gateway: string;
+            /** @example card */
+            wallet_payment_type: string | null;
+            invoice_available: boolean;
+            /** @description What was charged, in cents. */
+            amount_cents: number;
+            /** @description The same in USD. */
+            amount: number;
+            /** @description The plan's price, in cents. */
+            price_cents: number;
+            price: number;
+            coupon_code: string | null;
+            /** @description What the coupon took off, in cents (0 without one). */
+            discount_amount_cents: number;
+            discount_amount: number;
+            paid_months: number;
+            extra_months: number;
+            months: number;
+            /**
+             * Format: date-time
+             * @description The subscription's paid-through date as recorded.
+             */
+            first_term_ends_on: string;
+            renewal: {
+                amount_cents: number;
+                amount: number;
+                interval_months: number;
+                /** Format: date-time */
+                renews_on: string;
+            } | null;
+            /** @description Why renewal is null: a one-time plan, crypto, a term PayPal cannot bill (over 12 months), or auto-renewal turned off since. */
+            does_not_renew_because: ("one_time" | "crypto" | "paypal_term" | "auto_renewal_off") | null;
+            /** @description A newer payment was for another plan (a plan change since). */
+            later_payment_for_another_plan: boolean;
         };
         Pagination: {
             current_page: number;
@@ -3388,8 +3575,15 @@ export interface components {
             plan_id: number;
             title: string;
             regular_price: number;
+            regular_price_cents: number;
             /** @description What the invoice asks, USD. */
             discounted_price: number;
+            /** @description The same in cents. */
+            discounted_price_cents: number;
+            /** @description regular_price_cents - discounted_price_cents, at least 0. */
+            savings_cents: number;
+            /** @description The discount from the regular price, in percent (commerce §5). */
+            discount_percent: number;
             currency: string;
             /** @description due (a renewal not opened at BitPay yet), creating, or BitPay's: new, paid, confirmed, complete, expired, invalid. */
             status: string;
@@ -3403,6 +3597,9 @@ export interface components {
             bitpay_invoice_id: string | null;
             /** @description USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null. */
             amount_paid: number | null;
+            amount_paid_cents: number | null;
+            /** @description What is still missing of an underpaid invoice, in cents; else null. */
+            amount_missing_cents: number | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3466,6 +3663,11 @@ export interface components {
              */
             amount: number;
             /**
+             * @description The same in cents
+             * @example 10776
+             */
+            amount_cents: number;
+            /**
              * @description 'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)
              * @example paid
              */
@@ -3507,6 +3709,9 @@ export interface components {
              * @example 6
              */
             missing: number;
+            paid_cents: number;
+            due_cents: number;
+            missing_cents: number;
             /**
              * Format: uri
              * @description BitPay's invoice page while the invoice still takes the rest (status new); null once it has closed (a new invoice for the missing amount alone is not made).
@@ -3529,6 +3734,7 @@ export interface components {
              * @example 107.76
              */
             amount: number;
+            amount_cents: number;
             refund_address: string;
             /** Format: date-time */
             requested_at: string;
@@ -4637,6 +4843,8 @@ export interface operations {
                              * @description When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.
                              */
                             term_ends_on: string;
+                            /** @description The answer of POST /api/checkout/quote for each payment method the checkout offers (saved_card only to a signed-in account with a saved card; paypal and crypto when configured), with the coupon sent when it can be used (coupon_code null otherwise). */
+                            quotes: components["schemas"]["CheckoutQuote"][];
                         };
                     };
                 };
@@ -4655,6 +4863,17 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationError"];
+            /** @description 'Too many coupon attempts. Please try again in N minutes.' (with a coupon only) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };
@@ -5132,6 +5351,8 @@ export interface operations {
             query: {
                 /** @description plans.id */
                 plan_id: number | string;
+                /** @description The coupon the checkout applied. */
+                coupon?: string;
             };
             header?: never;
             path?: never;
@@ -5160,6 +5381,109 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            /** @description 'Too many coupon attempts. Please try again in N minutes.' (with a coupon only) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    checkoutQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CheckoutQuote"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'This plan does not exist.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation ('Sign in to pay with a saved card.' under errors.fields.method); a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Too many coupon attempts. Please try again in N minutes.' (with a coupon only) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    accountReceipt: {
+        parameters: {
+            query: {
+                /** @description plans.id */
+                plan_id: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            payment: components["schemas"]["PaymentReceipt"] | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
             405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];

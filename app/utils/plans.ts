@@ -14,8 +14,8 @@ export const PRICING_TABS: ReadonlyArray<{ tab: PricingTab; label: string }> = [
   { tab: "monthly", label: "Monthly" },
 ];
 
-/** The struck-through regular price per month that every card shows (commerce §2). */
-export const REGULAR_MONTHLY_PRICE = 11.99;
+/** The struck-through regular price per month that every card shows (commerce §2), in cents. */
+export const REGULAR_MONTHLY_PRICE_CENTS = 1199;
 
 /** The yearly compare table flags this plan id (commerce §9). */
 export const MOST_POPULAR_TABLE_PLAN_ID = 6;
@@ -70,13 +70,6 @@ export function compareTablePlans<P extends SortablePlan & Pick<Plan, "id">>(pla
   return plans.filter((plan) => (tab === "yearly" ? plan.id > 4 : plan.id <= 4)).sort(compareByTermThenPriority);
 }
 
-/** round(100 − discounted × 100 / regular); 0 when the regular price is 0 (commerce §5). */
-export function discountPercent(regularPrice: number, discountedPrice: number): number {
-  if (!regularPrice) return 0;
-  // `+ 0` turns Math.round's -0 into 0.
-  return Math.round(100 - (discountedPrice * 100) / regularPrice) + 0;
-}
-
 /** "2 Years (+3 Months Free)" -> "+3 Months"; null when the label has no "(+…)" part (commerce §5). */
 export function extraMonths(desktopLabel: string | null | undefined): string | null {
   const match = /\((\+[^)]*)\)/.exec(desktopLabel ?? "");
@@ -107,30 +100,29 @@ export function savingLabel(plan: Pick<Plan, "discount_tag_label" | "save">): st
   return badge ? plusLabel(badge) : "—";
 }
 
-/** Dollars to two decimals ("107.76"); a missing number counts as 0. */
-function twoDecimals(amount: number): string {
-  return (Number.isFinite(amount) ? amount : 0).toFixed(2);
+/** Cents as dollars to two decimals ("107.76"), by digits: no floating point; a missing number counts as 0. */
+export function twoDecimals(cents: number): string {
+  const whole = Number.isFinite(cents) ? Math.round(cents) : 0;
+  const digits = String(Math.abs(whole)).padStart(3, "0");
+  return `${whole < 0 ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
-/** USD as the product shows it: "$" and two decimals (commerce §9). The portal's one money formatter. */
-export function formatMoney(amount: number): string {
-  return `$${twoDecimals(amount)}`;
+/**
+ * USD as the product shows it, from cents: "$" and two decimals (commerce §9). The portal's one money
+ * formatter: every amount comes from the API in cents, and the portal only formats it (issue 32).
+ */
+export function formatCents(cents: number): string {
+  return `$${twoDecimals(cents)}`;
 }
 
 /** What the plan costs: the discounted price to two decimals (commerce §5). */
-export function totalPrice(plan: Pick<Plan, "discounted_price">): string {
-  return twoDecimals(plan.discounted_price);
+export function totalPrice(plan: Pick<Plan, "discounted_price_cents">): string {
+  return twoDecimals(plan.discounted_price_cents);
 }
 
-/** The "$x.xx" in the description ("$4.49/month, billed …"); null when there is none. */
-export function perMonthPriceFromDescription(description: string | null | undefined): string | null {
-  const match = /\$\d+(?:\.\d+)?/.exec(description ?? "");
-  return match ? match[0] : null;
-}
-
-/** The card's per-month price: the description's, else the total spread over the term. */
-export function perMonthPrice(plan: Pick<Plan, "description" | "discounted_price" | "slug" | "title">): string {
-  return perMonthPriceFromDescription(plan.description) ?? formatMoney(plan.discounted_price / termInMonths(plan));
+/** The card's per-month price, as the API works it out (the description's '$4.49/month'). */
+export function perMonthPrice(plan: Pick<Plan, "per_month_price_cents">): string {
+  return formatCents(plan.per_month_price_cents);
 }
 
 /**

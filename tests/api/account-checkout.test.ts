@@ -51,7 +51,27 @@ describe.each(databases())("account checkout in one call ($name)", (kind) => {
       user: me.body.data,
       saved_cards: cards.body.data,
       subscription: active.body.data.subscription,
+      quotes: expect.any(Array),
     });
+    // The quotes: the detail's, and with a saved card the saved card's too (issue 32).
+    const methods = (quotes: Array<{ method: string }>) => quotes.map((q) => q.method);
+    expect(methods(detail.body.data.quotes)).toEqual(["card", "wallet", "paypal", "crypto"]);
+    expect(methods(checkout.body.data.quotes)).toEqual(["card", "saved_card", "wallet", "paypal", "crypto"]);
+    expect(checkout.body.data.quotes.map((q: { amount_cents: number; renewal: unknown }) => [q.amount_cents, q.renewal === null])).toEqual([
+      [10776, false],
+      [10776, false],
+      [10776, false],
+      [10776, true],
+      [10776, true],
+    ]);
+    // A coupon the checkout applied: every quote takes it off; one that cannot be used is left out.
+    const withCoupon = await t.get("/api/account/checkout?plan_id=6&coupon=welcome10", { token });
+    expect(withCoupon.body.data.quotes.map((q: { coupon_code: string; amount_cents: number }) => [q.coupon_code, q.amount_cents])).toEqual(
+      Array(5).fill(["WELCOME10", 9698]),
+    );
+    const withBadCoupon = await t.get("/api/account/checkout?plan_id=6&coupon=NOPE", { token });
+    expect(withBadCoupon.status).toBe(200);
+    expect(withBadCoupon.body.data.quotes[0]).toMatchObject({ coupon_code: null, amount_cents: 10776 });
     // The product's clock runs: the two answers' ends of term are moments apart.
     expect(Math.abs(Date.parse(checkout.body.data.term_ends_on) - Date.parse(detail.body.data.term_ends_on))).toBeLessThan(60_000);
     expect(checkout.body.data.saved_cards).toHaveLength(1);

@@ -104,7 +104,16 @@ describe.each(databases())("plans and coupons ($name)", (kind) => {
     const res = await t.post("/api/coupons/apply", { json: { code: " welcome10 ", planId: 6 } });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe("Coupon applied.");
-    expect(res.body.data).toEqual({ code: "WELCOME10", plan_id: 6, price: 107.76, discount_amount: 10.78, total: 96.98 });
+    expect(res.body.data).toEqual({
+      code: "WELCOME10",
+      plan_id: 6,
+      price: 107.76,
+      price_cents: 10776,
+      discount_amount: 10.78,
+      discount_amount_cents: 1078,
+      total: 96.98,
+      total_cents: 9698,
+    });
     const monthly = await t.post("/api/coupons/apply", { json: { code: "WELCOME10", planId: 1 } });
     expect(monthly.body.data).toMatchObject({ price: 9.99, discount_amount: 1, total: 8.99 });
   });

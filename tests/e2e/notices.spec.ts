@@ -14,7 +14,9 @@ test.describe("notices", () => {
     const summary = page.getByRole("complementary", { name: "Order summary" });
     await expect(summary.getByText("This payment buys 14 months (12 months + 2 months free).")).toBeVisible();
     await expect(summary.getByText(new RegExp(`Your first term ends on ${LONG_DATE.source}\\.`))).toBeVisible();
-    await expect(summary.getByText("Then it renews at $71.88 every year, until you turn auto-renewal off.")).toBeVisible();
+    // What renews depends on the way of paying (the API's quote of each, issue 32): crypto never renews by itself.
+    await expect(summary.getByText("Paid by card, Apple Pay, Google Pay or PayPal, it then renews at $71.88 every year, until you turn auto-renewal off.")).toBeVisible();
+    await expect(summary.getByText("Paid with crypto, it does not renew: nothing more is charged.")).toBeVisible();
 
     await open(page, "/subscription/payment/7", testInfo);
     await expect(summary.getByText("This payment buys 60 months.")).toBeVisible();

@@ -29,7 +29,7 @@ test.describe("PayPal", () => {
     await expect(page.getByRole("heading", { name: "Thank you for your purchase" })).toBeVisible();
     await expect(page.getByText("The PayPal payment was cancelled.")).toHaveCount(0);
     // The receipt says who collects the renewals.
-    await expect(page.getByText(/Renews automatically on .+ at \$9\.99, charged to PayPal\./).first()).toBeAttached();
+    await expect(page.getByText(/Renews automatically on .+ at \$9\.99 every month, charged to PayPal\./).first()).toBeAttached();
     expect(await transactionsOf(user.email)).toEqual([{ status: "paid", plan_id: 1, payment_gateway: "paypal" }]);
     expect(await subscriptionsOf(user.email)).toEqual([
       { plan_id: 1, billing_type: "recurring", subscription_by: "paypal", subs_status: "subscription_started" },

@@ -79,7 +79,7 @@ test.describe("the receipt after paying", () => {
     await expect(line(page, "Paid on")).toHaveText(LONG_DATE);
     await expect(line(page, "First term ends")).toHaveText(LONG_DATE);
     await expect(line(page, "Renewal")).toHaveText(
-      new RegExp(`^Renews automatically on ${LONG_DATE.source} at \\$107\\.76, charged to Visa ending in 4242\\.`),
+      new RegExp(`^Renews automatically on ${LONG_DATE.source} at \\$107\\.76 every 2 years, charged to Visa ending in 4242\\.`),
     );
     const receipt = page.getByRole("region", { name: "Receipt" });
     await expect(receipt.getByRole("link", { name: "View invoice" })).toHaveAttribute("href", /^\/billing\/invoice\/\d+\/stripe\/card$/);

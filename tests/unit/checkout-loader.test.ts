@@ -33,10 +33,10 @@ const standIn = http.createServer(async (req, res) => {
       if (aggregate === "missing") return reply(404, { status: false, errors: { code: "not_found", message: "Not found." } });
       if (aggregate === "fails") return reply(500, { status: false, errors: { code: "internal_error", message: "Something went wrong." } });
       if (!path.endsWith("plan_id=6")) return reply(404, { status: false, errors: { code: "not_found", message: "This plan does not exist." } });
-      return reply(200, { status: true, data: { plan_data: plan, term_ends_on: TERM_ENDS_ON, gateway, user, saved_cards: [card], subscription } });
+      return reply(200, { status: true, data: { plan_data: plan, term_ends_on: TERM_ENDS_ON, quotes: [], gateway, user, saved_cards: [card], subscription } });
     case "/api/plans/detail":
       if (JSON.parse(body).planId !== 6) return reply(404, { status: false, errors: { code: "not_found", message: "This plan does not exist." } });
-      return reply(200, { status: true, data: { plan_data: plan, term_ends_on: TERM_ENDS_ON } });
+      return reply(200, { status: true, data: { plan_data: plan, term_ends_on: TERM_ENDS_ON, quotes: [] } });
     case "/api/payments/config":
       return reply(200, { status: true, data: gateway });
     case "/api/me":

@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   compareByTermThenPriority,
   compareTablePlans,
-  discountPercent,
   extraMonths,
   extraMonthsNote,
-  formatMoney,
+  formatCents,
   hasRecurringPlan,
   isCurrentPlan,
   pendingChangeNote,
@@ -17,7 +16,6 @@ import {
   parsePricingTab,
   paymentPath,
   perMonthPrice,
-  perMonthPriceFromDescription,
   planStatus,
   plansForTab,
   plusLabel,
@@ -30,19 +28,34 @@ import {
 } from "~/utils/plans";
 import { setPortalConfigForTests } from "./portal-config";
 
-// The plans as the API seeds them (api/payments/catalog.ts), in the API's order (order_priority).
+const NO_RENEWAL = { renews: false, renewal_price_cents: null, renewal_price: null, interval_months: null };
+const TERMS: Plan["payment_terms"] = { card: NO_RENEWAL, saved_card: NO_RENEWAL, wallet: NO_RENEWAL, paypal: NO_RENEWAL, crypto: NO_RENEWAL };
+
+// The plans as the API seeds them (api/payments/catalog.ts), in the API's order (order_priority). The
+// cents the API sends beside each price are those of the test's prices (the display rules only format them).
 function plan(overrides: Partial<Plan> & Pick<Plan, "id" | "slug" | "title">): Plan {
-  return {
+  const base = {
     plan_id: `vpn_${overrides.slug}`,
     desktop_label: overrides.title,
     description: "$9.99/month",
-    billing_type: "recurring",
+    billing_type: "recurring" as const,
     regular_price: 11.99,
     discounted_price: 9.99,
     discount_tag_label: "Save 17%",
     save: "17%",
     order_priority: overrides.id,
     ...overrides,
+  };
+  return {
+    regular_price_cents: Math.round(base.regular_price * 100),
+    discounted_price_cents: Math.round(base.discounted_price * 100),
+    savings_cents: 0,
+    discount_percent: 0,
+    per_month_price_cents: 999,
+    duration_months: 1,
+    extra_months: 0,
+    payment_terms: TERMS,
+    ...base,
   };
 }
 
@@ -174,17 +187,6 @@ describe("the compare tables", () => {
 });
 
 describe("the display rules", () => {
-  it("discount percent = round(100 − discounted × 100 / regular), 0 when regular is 0", () => {
-    expect(discountPercent(287.76, 107.76)).toBe(63);
-    expect(discountPercent(11.99, 9.99)).toBe(17);
-    expect(discountPercent(143.88, 71.88)).toBe(50);
-    expect(discountPercent(100, 100)).toBe(0);
-    expect(discountPercent(100, 0)).toBe(100);
-    expect(discountPercent(0, 9.99)).toBe(0);
-    expect(discountPercent(0, 0)).toBe(0);
-    expect(Object.is(discountPercent(100, 100.4), 0)).toBe(true);
-  });
-
   it("extra months come from the label's (+…) part with ' Free' removed", () => {
     expect(extraMonths("1 Year (+2 Months Free)")).toBe("+2 Months");
     expect(extraMonths("2 Years (+3 Months Free)")).toBe("+3 Months");
@@ -210,24 +212,21 @@ describe("the display rules", () => {
     expect(savingsBadge({ discount_tag_label: "", save: "" })).toBeNull();
   });
 
-  it("the per-month price is the $x.xx in the description", () => {
-    expect(perMonthPriceFromDescription("$4.49/month, billed $107.76 every 2 years, plus 3 months free")).toBe("$4.49");
-    expect(perMonthPriceFromDescription("Only $3.32/month")).toBe("$3.32");
-    expect(perMonthPriceFromDescription("billed monthly")).toBeNull();
-    expect(perMonthPriceFromDescription(undefined)).toBeNull();
-    expect(perMonthPrice(PLANS[4]!)).toBe("$4.49");
-    // No price in the description: the total over the term.
-    expect(perMonthPrice({ ...PLANS[4]!, description: "Best value" })).toBe("$4.49");
+  it("the per-month price is the API's per_month_price_cents, formatted (no price parsed from the description)", () => {
+    expect(perMonthPrice({ per_month_price_cents: 449 })).toBe("$4.49");
+    expect(perMonthPrice({ per_month_price_cents: 332 })).toBe("$3.32");
   });
 
-  it("money is '$' and two decimals; the total is the discounted price to two decimals", () => {
-    expect(formatMoney(11.99)).toBe("$11.99");
-    expect(formatMoney(199)).toBe("$199.00");
-    expect(formatMoney(0)).toBe("$0.00");
-    expect(formatMoney(4.5)).toBe("$4.50");
-    expect(formatMoney(Number.NaN)).toBe("$0.00");
-    expect(totalPrice({ discounted_price: 107.76 })).toBe("107.76");
-    expect(totalPrice({ discounted_price: 199 })).toBe("199.00");
+  it("money is cents formatted as '$' and two decimals, by digits; the total is the discounted price to two decimals", () => {
+    expect(formatCents(1199)).toBe("$11.99");
+    expect(formatCents(19900)).toBe("$199.00");
+    expect(formatCents(0)).toBe("$0.00");
+    expect(formatCents(5)).toBe("$0.05");
+    expect(formatCents(450)).toBe("$4.50");
+    expect(formatCents(-1078)).toBe("$-10.78");
+    expect(formatCents(Number.NaN)).toBe("$0.00");
+    expect(totalPrice({ discounted_price_cents: 10776 })).toBe("107.76");
+    expect(totalPrice({ discounted_price_cents: 19900 })).toBe("199.00");
   });
 
   it("'Most popular' is the plan whose title names 2 years or 24 months", () => {

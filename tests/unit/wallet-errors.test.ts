@@ -190,14 +190,14 @@ describe("the Apple Pay recurring request (commerce §9)", () => {
   });
 
   it("the plan's renewal in cents; none for the one-time plan; the demo's 599 cents monthly", () => {
-    const twoYears = walletOrder({ title: "2 Years", slug: "2-years", billing_type: "recurring", discounted_price: 107.76 }, 9698);
+    const twoYears = walletOrder({ title: "2 Years" }, { amount_cents: 9698, renewal: { amount_cents: 10776, interval_months: 24 } });
     const request = appleRecurringRequest(twoYears, "https://vpn.example/billing");
     expect(request).toMatchObject({
       managementURL: "https://vpn.example/billing",
       regularBilling: { amount: 10776, recurringPaymentIntervalUnit: "year", recurringPaymentIntervalCount: 2 },
     });
     expect(twoYears.cents).toBe(9698);
-    const fiveYears = walletOrder({ title: "5 Years", slug: "5-years", billing_type: "single", discounted_price: 199 }, 19900);
+    const fiveYears = walletOrder({ title: "5 Years" }, { amount_cents: 19900, renewal: null });
     expect(appleRecurringRequest(fiveYears, "https://vpn.example/billing")).toBeNull();
     expect(DEMO_ORDER).toMatchObject({ cents: 599, renewalCents: 599, interval: { unit: "month", count: 1 } });
   });

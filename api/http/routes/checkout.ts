@@ -1,11 +1,29 @@
 import { z } from "zod";
+import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
-import { idField } from "../validation";
+import { body, idField, requiredText } from "../validation";
 import { UserSchema, publicUser } from "../../identity/users";
-import { activeSubscription } from "../../payments/plans";
-import { PLAN_MESSAGES, PlanDetailFields, planDetailOf } from "./plans";
+import { bearerUserId } from "../../identity/sessions";
+import { DomainError } from "../../platform/errors";
+import { COUPON_MESSAGES } from "../../payments/coupons";
+import { activeSubscription, findPlan } from "../../payments/plans";
+import { PAYMENT_METHODS, QuoteSchema, quotesFor } from "../../payments/terms";
+import { PLAN_MESSAGES, PlanDetailFields, limitCouponQuotes, planDetailOf, releaseCouponTry } from "./plans";
 import { PaymentConfigSchema, SavedCardSchema, paymentConfigOf, savedCardsOf } from "./payments";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
+import { PaymentReceiptSchema, paymentReceiptOf } from "../../billing/receipts";
+
+const couponField = () => requiredText("coupon code", { max: 64, required: "Please enter a coupon code." });
+
+const quoteRequest = body({
+  planId: idField("plan id").meta({ description: "plans.id" }),
+  method: z.enum(PAYMENT_METHODS, { error: `The payment method must be one of: ${PAYMENT_METHODS.join(", ")}.` }).meta({
+    description: "How the customer pays: card, saved_card, wallet (Apple Pay, Google Pay), paypal or crypto.",
+  }),
+  coupon: couponField().optional().meta({ description: "A coupon (any case); one that cannot be used is refused (422)." }),
+}).meta({ id: "QuoteRequest" });
+
+const TOO_MANY_COUPONS = rateLimited("'Too many coupon attempts. Please try again in N minutes.' (with a coupon only)");
 
 export const checkoutRoutes = [
   // The signed-in checkout in one round trip instead of five (docs/decisions/013-performance-budgets.md, issue 31).
@@ -16,9 +34,13 @@ export const checkoutRoutes = [
     tags: ["Billing"],
     summary: "Everything the signed-in checkout of a plan shows, in one call",
     description:
-      "The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request.",
+      "The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`, `quotes`: with a saved card, saved_card's too), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request. `coupon`: the quotes apply it when it can be used (its tries count as at POST /api/coupons/apply).",
     auth: true,
-    query: z.object({ plan_id: idField("plan id").meta({ description: "plans.id" }) }),
+    before: limitCouponQuotes,
+    query: z.object({
+      plan_id: idField("plan id").meta({ description: "plans.id" }),
+      coupon: couponField().optional().meta({ description: "The coupon the checkout applied." }),
+    }),
     success: {
       description: "The checkout",
       data: z
@@ -31,13 +53,13 @@ export const checkoutRoutes = [
         })
         .meta({ id: "AccountCheckout" }),
     },
-    errors: { 404: `'${PLAN_MESSAGES.notFound}'` },
-    async handler({ ctx, auth, query }) {
-      const [detail, savedCards, subscription] = await Promise.all([
-        planDetailOf(ctx, query.plan_id),
+    errors: { 404: `'${PLAN_MESSAGES.notFound}'`, 429: TOO_MANY_COUPONS },
+    async handler({ ctx, res, auth, query }) {
+      const [savedCards, subscription] = await Promise.all([
         savedCardsOf(ctx, auth.user.id),
         activeSubscription(ctx.db, auth.user.id, ctx.clock.now()),
       ]);
+      const detail = await planDetailOf(ctx, query.plan_id, { savedCards: savedCards.length, coupon: query.coupon, res });
       return {
         data: {
           ...detail,
@@ -47,6 +69,51 @@ export const checkoutRoutes = [
           subscription: subscription ? publicSubscription(subscription) : null,
         },
       };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/checkout/quote",
+    operationId: "checkoutQuote",
+    tags: ["Billing"],
+    summary: "What a plan costs now, what it buys and what renews, for one way to pay",
+    description:
+      "The one answer every page and email of a purchase says (issue 32): the amount charged now (a coupon included), the months it buys (paid + free), the end of the first term (from the product's clock) and the renewal (null when this payment does not renew by itself: a one-time plan, crypto, or PayPal for a term over 12 months, which PayPal cannot bill). The payment code records its outcome by the same rule (api/payments/terms.ts). A bearer token is optional; saved_card needs one, and with one the coupon tries count against the account too.",
+    auth: false,
+    before: limitCouponQuotes,
+    body: quoteRequest,
+    success: { description: "The quote", data: QuoteSchema },
+    errors: {
+      404: `'${PLAN_MESSAGES.notFound}'`,
+      422: `Validation ('Sign in to pay with a saved card.' under errors.fields.method); a coupon that cannot be used ('${COUPON_MESSAGES.invalid}', under errors.fields.coupon)`,
+      429: TOO_MANY_COUPONS,
+    },
+    async handler({ ctx, req, res, body: input }) {
+      const plan = await findPlan(ctx.db, input.planId);
+      if (!plan) throw new DomainError("not_found", PLAN_MESSAGES.notFound, { field: "planId" });
+      if (input.method === "saved_card" && (await bearerUserId(ctx.db, req.headers.authorization)) === null) {
+        throw new DomainError("validation_failed", "Sign in to pay with a saved card.", { field: "method" });
+      }
+      const [quote] = await quotesFor(ctx.db, plan, { methods: [input.method], coupon: input.coupon ?? null, now: ctx.clock.now() });
+      if (input.coupon) await releaseCouponTry(ctx, res);
+      return { data: quote! };
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/account/receipt",
+    operationId: "accountReceipt",
+    tags: ["Billing"],
+    summary: "The receipt of the account's newest payment for a plan",
+    description:
+      "What the checkout shows once paid: the amount charged (the coupon's part apart), the months bought, the first term's end as recorded, and the renewal by the rule of POST /api/checkout/quote for the way it was paid (null, with the reason, when nothing renews). `payment` is null before any payment for the plan.",
+    auth: true,
+    query: z.object({ plan_id: idField("plan id").meta({ description: "plans.id" }) }),
+    success: { description: "The receipt", data: z.strictObject({ payment: PaymentReceiptSchema.nullable() }) },
+    async handler({ ctx, auth, query }) {
+      return { data: { payment: await paymentReceiptOf(ctx.db, auth.user.id, query.plan_id) } };
     },
   }),
 ];

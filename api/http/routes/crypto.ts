@@ -40,7 +40,11 @@ const InvoiceDetailsSchema = z
     plan_id: z.int(),
     title: z.string(),
     regular_price: z.number(),
+    regular_price_cents: z.int(),
     discounted_price: z.number().meta({ description: "What the invoice asks, USD." }),
+    discounted_price_cents: z.int().meta({ description: "The same in cents." }),
+    savings_cents: z.int().meta({ description: "regular_price_cents - discounted_price_cents, at least 0." }),
+    discount_percent: z.int().meta({ description: "The discount from the regular price, in percent (commerce §5)." }),
     currency: z.string(),
     status: z.string().meta({
       description: "due (a renewal not opened at BitPay yet), creating, or BitPay's: new, paid, confirmed, complete, expired, invalid.",
@@ -56,6 +60,8 @@ const InvoiceDetailsSchema = z
     amount_paid: z.number().nullable().meta({
       description: "USD that arrived when BitPay reports the invoice underpaid (exception_status paidPartial), else null.",
     }),
+    amount_paid_cents: z.int().nullable(),
+    amount_missing_cents: z.int().nullable().meta({ description: "What is still missing of an underpaid invoice, in cents; else null." }),
     created_at: z.string().meta({ format: "date-time" }),
   })
   .meta({ id: "CryptoInvoiceDetails" });

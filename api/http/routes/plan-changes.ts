@@ -33,12 +33,17 @@ const KIND = z.enum(["now", "at_renewal"]).meta({
 const SummarySchema = z
   .strictObject({
     charged_now: z.number().meta({ description: "USD charged now: the new plan less the unused part of the current one (0 for a change at renewal)." }),
+    charged_now_cents: z.int().meta({ description: "The same in cents." }),
     new_end_date: z.string().meta({
       format: "date-time",
       description: "When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.",
     }),
     next_renewal: z
-      .strictObject({ amount: z.number().meta({ description: "USD." }), date: z.string().meta({ format: "date-time" }) })
+      .strictObject({
+        amount: z.number().meta({ description: "USD." }),
+        amount_cents: z.int().meta({ description: "The same in cents." }),
+        date: z.string().meta({ format: "date-time" }),
+      })
       .meta({ description: "The new plan's next charge." }),
   })
   .meta({ id: "PlanChangeSummary", description: "The three figures a change is stated with; the preview's and the result's come from the same function." });
@@ -46,8 +51,9 @@ const SummarySchema = z
 function summaryOf(summary: PlanChangeSummary) {
   return {
     charged_now: dollars(summary.chargedNowCents),
+    charged_now_cents: summary.chargedNowCents,
     new_end_date: summary.newEndDate.toISOString(),
-    next_renewal: { amount: dollars(summary.nextRenewal.amountCents), date: summary.nextRenewal.date.toISOString() },
+    next_renewal: { amount: dollars(summary.nextRenewal.amountCents), amount_cents: summary.nextRenewal.amountCents, date: summary.nextRenewal.date.toISOString() },
   };
 }
 
@@ -70,6 +76,7 @@ const ResultSchema = z
   .strictObject({
     kind: KIND,
     amount_paid: z.number().meta({ description: "USD charged now." }),
+    amount_paid_cents: z.int().meta({ description: "The same in cents." }),
     effective_at: z.string().meta({ format: "date-time" }),
     summary: SummarySchema,
     subscription: SubscriptionSchema,
@@ -119,6 +126,7 @@ export const planChangeRoutes = [
           current_plan: PlanBriefSchema,
           plan: PlanBriefSchema,
           amount_due: z.number().meta({ description: "USD charged now (0 for a change at renewal)." }),
+          amount_due_cents: z.int().meta({ description: "The same in cents." }),
           proration_date: z.int().nullable().meta({ description: "Unix seconds; null for a change at renewal." }),
           effective_at: z.string().meta({ format: "date-time" }),
           summary: SummarySchema,
@@ -142,6 +150,7 @@ export const planChangeRoutes = [
           current_plan: brief(preview.currentPlan),
           plan: brief(preview.plan),
           amount_due: dollars(preview.amountDueCents),
+          amount_due_cents: preview.amountDueCents,
           proration_date: preview.prorationDate,
           effective_at: preview.effectiveAt.toISOString(),
           summary: summaryOf(preview.summary),
@@ -197,6 +206,7 @@ export const planChangeRoutes = [
                 data: {
                   kind: result.kind,
                   amount_paid: dollars(result.amountPaidCents),
+                  amount_paid_cents: result.amountPaidCents,
                   effective_at: result.effectiveAt.toISOString(),
                   summary: summaryOf(result.summary),
                   subscription: publicSubscription(result.subscription),
@@ -298,6 +308,7 @@ export const planChangeRoutes = [
                 data: {
                   kind: result.kind,
                   amount_paid: dollars(result.amountPaidCents),
+                  amount_paid_cents: result.amountPaidCents,
                   effective_at: result.effectiveAt.toISOString(),
                   summary: summaryOf(result.summary),
                   subscription: publicSubscription(result.subscription),

@@ -10,7 +10,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { body, emailField, idField, requiredText } from "../validation";
 import { COUPON_MESSAGES, CouponQuoteSchema, checkCoupon, couponQuote, tooManyCouponAttempts } from "../../payments/coupons";
 import { PlanSchema, activeSubscription, findPlan, listPlans, publicPlan } from "../../payments/plans";
-import { accessEndOf, addMonthsUtc } from "../../payments/records";
+import { PAYMENT_METHODS, type PaymentMethod, QuoteSchema, firstTermEnd, quotesFor } from "../../payments/terms";
 
 export const PLAN_MESSAGES = {
   notFound: "This plan does not exist.",
@@ -22,7 +22,12 @@ const planListRequest = body({
   }),
 }).meta({ id: "PlanListRequest" });
 
-const planDetailRequest = body({ planId: idField("plan id").meta({ description: "plans.id" }) }).meta({
+const planDetailRequest = body({
+  planId: idField("plan id").meta({ description: "plans.id" }),
+  coupon: requiredText("coupon code", { max: 64, required: "Please enter a coupon code." })
+    .optional()
+    .meta({ description: "A coupon for the quotes (applied when it can be used; its tries count as at POST /api/coupons/apply)." }),
+}).meta({
   id: "PlanDetailRequest",
 });
 
@@ -62,15 +67,56 @@ export const PlanDetailFields = {
     description:
       "When a first term bought now would end (the plan's months and its free months, from the product's current time): the checkout's 'Your first term ends on'.",
   }),
+  quotes: z.array(QuoteSchema).meta({
+    description:
+      "The answer of POST /api/checkout/quote for each payment method the checkout offers (saved_card only to a signed-in account with a saved card; paypal and crypto when configured), with the coupon sent when it can be used (coupon_code null otherwise).",
+  }),
 };
 
-/** One plan and the end of a first term bought now; 404 not_found for an unknown plan. */
-export async function planDetailOf(ctx: Pick<ApiContext, "db" | "clock">, planId: number) {
+/** Coupon tries count as at POST /api/coupons/apply, only when a coupon is sent (query or body). */
+export async function limitCouponQuotes(args: { ctx: ApiContext; req: Request; res: Response }): Promise<void> {
+  const sent = args.req.method === "GET" ? args.req.query.coupon : (args.req.body as { coupon?: unknown } | undefined)?.coupon;
+  if (sent === undefined || sent === null || sent === "") return;
+  await limitCouponTries(args);
+}
+
+/** A coupon try that found a usable coupon does not count. */
+export async function releaseCouponTry(ctx: Pick<ApiContext, "limiter">, res: Response): Promise<void> {
+  await ctx.limiter.release((res.locals[COUPON_TRIES] as Reservation[] | undefined) ?? []);
+}
+
+/** The methods the checkout offers: saved card only with a saved card, PayPal and crypto when configured. */
+function offeredMethods(ctx: Pick<ApiContext, "paypal" | "crypto">, savedCards: number): PaymentMethod[] {
+  return PAYMENT_METHODS.filter(
+    (method) =>
+      (method !== "saved_card" || savedCards > 0) && (method !== "paypal" || ctx.paypal !== null) && (method !== "crypto" || ctx.crypto !== null),
+  );
+}
+
+/**
+ * One plan, the end of a first term bought now and the quote of each method offered (with `coupon`
+ * when it can be used: its try is then given back); 404 not_found for an unknown plan.
+ */
+export async function planDetailOf(
+  ctx: Pick<ApiContext, "db" | "clock" | "paypal" | "crypto" | "limiter">,
+  planId: number,
+  opts: { savedCards?: number; coupon?: string; res?: Response } = {},
+) {
   const plan = await planOrNotFound(ctx.db, planId);
   // The product's clock (the sandbox test clock moves it), counted as a payment records its period.
   const now = ctx.clock.now();
-  const termEndsOn = accessEndOf(plan, addMonthsUtc(now, plan.duration_months), true);
-  return { plan_data: publicPlan(plan), term_ends_on: termEndsOn.toISOString() };
+  const methods = offeredMethods(ctx, opts.savedCards ?? 0);
+  let quotes = await quotesFor(ctx.db, plan, { methods, now });
+  if (opts.coupon) {
+    try {
+      quotes = await quotesFor(ctx.db, plan, { methods, now, coupon: opts.coupon });
+      if (opts.res) await releaseCouponTry(ctx, opts.res);
+    } catch (error) {
+      // A coupon that cannot be used (expired, used up since it was applied): the quotes without it.
+      if (!(error instanceof DomainError) || error.code !== "coupon_invalid") throw error;
+    }
+  }
+  return { plan_data: publicPlan(plan), term_ends_on: firstTermEnd(plan, now).toISOString(), quotes };
 }
 
 async function planOrNotFound(db: Parameters<typeof findPlan>[0], id: number) {
@@ -119,10 +165,11 @@ export const planRoutes = [
     tags: ["Subscriptions"],
     summary: "One plan (plan_data)",
     auth: false,
+    before: limitCouponQuotes,
     body: planDetailRequest,
     success: { description: "The plan", data: z.strictObject(PlanDetailFields) },
-    errors: { 404: `'${PLAN_MESSAGES.notFound}'` },
-    handler: async ({ ctx, body: input }) => ({ data: await planDetailOf(ctx, input.planId) }),
+    errors: { 404: `'${PLAN_MESSAGES.notFound}'`, 429: rateLimited("'Too many coupon attempts. Please try again in N minutes.' (with a coupon only)") },
+    handler: async ({ ctx, res, body: input }) => ({ data: await planDetailOf(ctx, input.planId, { coupon: input.coupon, res }) }),
   }),
 
   route({

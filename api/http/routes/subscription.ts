@@ -43,7 +43,7 @@ export const NextChargeFields = {
   }),
 };
 
-export const PlanBriefSchema = z.strictObject({ id: z.int(), title: z.string(), discounted_price: z.number() }).meta({ id: "PlanBrief" });
+export const PlanBriefSchema = z.strictObject({ id: z.int(), title: z.string(), discounted_price: z.number(), discounted_price_cents: z.int() }).meta({ id: "PlanBrief" });
 
 export const PendingChangeSchema = z
   .strictObject({
@@ -54,7 +54,7 @@ export const PendingChangeSchema = z
   .meta({ id: "PendingPlanChange", description: "A change to a shorter plan waiting for the next renewal, or null." });
 
 export function brief(plan: Plan) {
-  return { id: Number(plan.id), title: plan.title, discounted_price: dollars(plan.discounted_price_cents) };
+  return { id: Number(plan.id), title: plan.title, discounted_price: dollars(plan.discounted_price_cents), discounted_price_cents: plan.discounted_price_cents };
 }
 
 /** The change waiting for the renewal (decision 028), with its plan's title; null when none. */

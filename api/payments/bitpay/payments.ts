@@ -13,7 +13,7 @@ import type { MailService } from "../../platform/mailer";
 import { cryptoRenewalEmail } from "../emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./client";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
-import { dollars } from "../plans";
+import { discountPercentOf, dollars } from "../plans";
 import { formatUsd, twoDecimals } from "../money";
 import { type PaidHook, tellPaid } from "../paid";
 import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
@@ -503,7 +503,11 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     plan_id: plan.id,
     title: plan.title,
     regular_price: dollars(plan.regular_price_cents),
+    regular_price_cents: plan.regular_price_cents,
     discounted_price: dollars(row.amount_cents),
+    discounted_price_cents: row.amount_cents,
+    savings_cents: Math.max(0, plan.regular_price_cents - row.amount_cents),
+    discount_percent: discountPercentOf(plan.regular_price_cents, row.amount_cents),
     currency: row.currency,
     status: row.status,
     exception_status: row.exception_status,
@@ -513,6 +517,8 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     invoice_url: row.invoice_url,
     bitpay_invoice_id: row.bitpay_invoice_id,
     amount_paid: short ? dollars(short.amount_cents) : null,
+    amount_paid_cents: short ? short.amount_cents : null,
+    amount_missing_cents: short ? Math.max(0, row.amount_cents - short.amount_cents) : null,
     created_at: row.created_at,
   };
 }

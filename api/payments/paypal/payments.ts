@@ -12,6 +12,7 @@ import { findPlan } from "../plans";
 import { handleWebhookOnce } from "../webhook-events";
 import type { RenewalEvents } from "../renewal-events";
 import { addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
+import { renewalOf } from "../renewal-rule";
 import type { StripeSetup } from "../stripe/client";
 import { SUBSCRIPTION_MESSAGES, currentRecurringSubscription, isSecondSubscription, refundedRefusal } from "../one-subscription";
 import { endRecurringRenewal, withPurchaseClaim } from "../subscription-guard";
@@ -27,7 +28,6 @@ import {
   createSubscription,
   getOrder,
   getSubscription,
-  intervalOf,
   isPayPalFailure,
   listSubscriptionTransactions,
   activateSubscription,
@@ -96,9 +96,12 @@ export function createPayPalPayments(deps: PayPalDeps & Required<Pick<PayPalDeps
 /** How long a checkout holds its coupon and its purchase claim: PayPal's approval links live 3 hours. */
 const CHECKOUT_HOLD_MS = 3 * 3600_000;
 
-/** Whether PayPal bills `plan` as a subscription: recurring, with a term PayPal can bill (at most 12 months). */
+/**
+ * Whether PayPal bills `plan` as a subscription: the one renewal rule (terms.ts), which the checkout's
+ * quote says too. A plan that does not renew with PayPal is one order.
+ */
 export function billedAsSubscription(plan: Plan): boolean {
-  return plan.billing_type === "recurring" && intervalOf(plan.duration_months) !== null && (plan.extra_months === 0 || intervalOf(plan.extra_months) !== null);
+  return renewalOf(plan, "paypal").renews;
 }
 
 const holdKey = (checkoutId: string) => `coupon:paypal:${checkoutId}`;
@@ -507,7 +510,7 @@ function recordOrderCapture(deps: PayPalDeps, row: PayPalCheckout, plan: Plan, c
     hostedInvoiceUrl: null,
     gatewayInvoiceId: row.paypal_id,
     // A recurring plan paid as one order (the 2-year plan) does not renew: PayPal cannot bill it again.
-    notRenewing: plan.billing_type === "recurring",
+    notRenewing: plan.billing_type === "recurring" && !renewalOf(plan, "paypal").renews,
     now,
   });
 }

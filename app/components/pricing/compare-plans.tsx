@@ -1,6 +1,5 @@
 import {
   compareTablePlans,
-  discountPercent,
   extraMonthsNote,
   MOST_POPULAR_TABLE_PLAN_ID,
   MONEY_BACK_DAYS,
@@ -101,7 +100,7 @@ function CompareTable({ plans, caption, captionId, flagMostPopular }: CompareTab
         </tr>
         <tr>
           <th scope="row">Total Discount</th>
-          {cells((plan) => `${discountPercent(plan.regular_price, plan.discounted_price)}%`)}
+          {cells((plan) => `${plan.discount_percent}%`)}
         </tr>
         {FEATURES.map((feature) => (
           <tr key={feature}>

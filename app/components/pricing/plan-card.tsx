@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import {
   extraMonths,
-  formatMoney,
+  formatCents,
   isCurrentPlan,
   isMostPopular,
   isOneTimePlan,
@@ -9,7 +9,7 @@ import {
   paymentPath,
   perMonthPrice,
   planButtonLabel,
-  REGULAR_MONTHLY_PRICE,
+  REGULAR_MONTHLY_PRICE_CENTS,
   savingsBadge,
   totalPrice,
   type Plan,
@@ -67,7 +67,7 @@ export function PlanCard({ plan, selected, onSelect, subscriber = false, pending
         <span>/month</span>{" "}
         <s className="plan-card__regular">
           <span className="visually-hidden">Regular price </span>
-          {formatMoney(REGULAR_MONTHLY_PRICE)}
+          {formatCents(REGULAR_MONTHLY_PRICE_CENTS)}
         </s>
       </p>
 
@@ -76,7 +76,7 @@ export function PlanCard({ plan, selected, onSelect, subscriber = false, pending
       <p className="plan-card__total">
         <s>
           <span className="visually-hidden">Regular price </span>
-          {formatMoney(plan.regular_price)}
+          {formatCents(plan.regular_price_cents)}
         </s>{" "}
         <strong>${totalPrice(plan)}</strong> for {plan.title}
       </p>

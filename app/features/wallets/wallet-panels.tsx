@@ -1,8 +1,11 @@
 import { Link } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
 import { Spinner } from "~/components/spinner";
-import { formatMoney } from "~/utils/plans";
-import { type WalletBodyProps, intervalLabel, toCents, walletOrder } from "./wallet-request";
+import { formatCents } from "~/utils/plans";
+import { type WalletBodyProps, type WalletOrder, intervalLabel, walletOrder } from "./wallet-request";
+
+/** The API's quote of a payment (POST /api/checkout/quote), as far as a wallet needs it. */
+type Quote = { amount_cents: number; renewal: { amount_cents: number; interval_months: number } | null };
 
 // The 'Apple Pay' and 'Google Pay' panels of the checkout's payment-method accordion (commerce §2).
 // JavaScript-only (DESIGN §3): nothing is rendered on the server or before hydration, and the wallet
@@ -17,9 +20,9 @@ const WALLETS: ReadonlyArray<{ wallet: Wallet; name: string }> = [
 ];
 
 export type WalletPanelsProps = {
-  plan: { id: number; title: string; slug: string; billing_type: "recurring" | "single"; discounted_price: number };
-  /** What is paid now (the order summary's total, the coupon included). */
-  total: number;
+  plan: { id: number; title: string };
+  /** The API's quote for wallets: what is paid now (the coupon included) and what renews. */
+  quote: Quote;
   gateway: WalletBodyProps["gateway"];
   /** Wallets pay for a signed-in account: visitors verify their email first, as for the card. */
   signedIn: boolean;
@@ -38,16 +41,16 @@ export function WalletPanels(props: WalletPanelsProps) {
   );
 }
 
-/** The plan's terms as this wallet pays them (renewal, or a one-time payment). */
-function walletTerms(name: string, plan: WalletPanelsProps["plan"], total: number, order: ReturnType<typeof walletOrder>): string {
-  if (!order.interval) return `With ${name} you pay ${formatMoney(total)} once; this plan never renews.`;
-  return `With ${name} you pay ${formatMoney(total)} today; the plan then renews ${intervalLabel(order.interval)} at ${formatMoney(plan.discounted_price)} by auto-renewal, which you can turn off at least 24 hours before a billing cycle ends.`;
+/** The plan's terms as this wallet pays them (renewal, or a one-time payment), from the quote. */
+function walletTerms(name: string, order: WalletOrder): string {
+  if (!order.interval || order.renewalCents === null) return `With ${name} you pay ${formatCents(order.cents)} once; this plan never renews.`;
+  return `With ${name} you pay ${formatCents(order.cents)} today; the plan then renews ${intervalLabel(order.interval)} at ${formatCents(order.renewalCents)} by auto-renewal, which you can turn off at least 24 hours before a billing cycle ends.`;
 }
 
-function WalletPanel({ wallet, name, plan, total, gateway, signedIn }: WalletPanelsProps & { wallet: Wallet; name: string }) {
+function WalletPanel({ wallet, name, plan, quote, gateway, signedIn }: WalletPanelsProps & { wallet: Wallet; name: string }) {
   const [opened, setOpened] = useState(false);
   const [Body, setBody] = useState<ComponentType<WalletBodyProps> | null>(null);
-  const order = walletOrder(plan, toCents(total));
+  const order = walletOrder(plan, quote);
 
   useEffect(() => {
     if (!opened || !signedIn || Body) return;
@@ -73,7 +76,7 @@ function WalletPanel({ wallet, name, plan, total, gateway, signedIn }: WalletPan
       }}
     >
       <summary>{name}</summary>
-      <p>{walletTerms(name, plan, total, order)}</p>
+      <p>{walletTerms(name, order)}</p>
       <p className="muted">
         30-Day Money-Back Guarantee. Payments are processed in USD; provider fees may apply. By paying you agree to the{" "}
         <Link to="/terms">Terms of Service</Link> and <Link to="/privacy">Privacy Policy</Link>.

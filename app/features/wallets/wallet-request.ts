@@ -17,9 +17,9 @@ export function intervalLabel({ unit, count }: { unit: IntervalUnit; count: numb
   return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
 }
 
-/** Dollars to the cents the card provider counts (commerce §9: price × 100, rounded). */
-export function toCents(amount: number): number {
-  return Math.round(amount * 100);
+/** A renewal every `months` as a wallet counts it: whole years in years. */
+export function intervalOfMonths(months: number): { unit: IntervalUnit; count: number } {
+  return months >= 12 && months % 12 === 0 ? { unit: "year", count: months / 12 } : { unit: "month", count: Math.max(1, months) };
 }
 
 /** The express-checkout test page: 5.99 USD, 599 cents, monthly (commerce §9). */
@@ -35,13 +35,16 @@ export type WalletOrder = {
   interval: { unit: IntervalUnit; count: number } | null;
 };
 
-export function walletOrder(plan: { title: string; slug: string; billing_type: string; discounted_price: number }, totalCents: number): WalletOrder {
-  const recurring = plan.billing_type === "recurring";
+/** The wallet's order from the API's quote for wallets (issue 32): what is paid now and what renews. */
+export function walletOrder(
+  plan: { title: string },
+  quote: { amount_cents: number; renewal: { amount_cents: number; interval_months: number } | null },
+): WalletOrder {
   return {
     label: `VPN ${plan.title}`,
-    cents: totalCents,
-    renewalCents: recurring ? toCents(plan.discounted_price) : null,
-    interval: recurring ? recurringInterval(plan.slug) : null,
+    cents: quote.amount_cents,
+    renewalCents: quote.renewal ? quote.renewal.amount_cents : null,
+    interval: quote.renewal ? intervalOfMonths(quote.renewal.interval_months) : null,
   };
 }
 

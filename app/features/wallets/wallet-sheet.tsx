@@ -3,7 +3,7 @@ import { ModalDialog } from "~/components/modal-dialog";
 import { Spinner } from "~/components/spinner";
 import { Toasts } from "~/components/toasts";
 import { WALLET_NAMES, type Wallet } from "~/utils/wallet-errors";
-import { formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 import { type WalletOrder, intervalLabel } from "./wallet-request";
 
 // The sandbox's stand-in for a wallet's payment sheet (Google Pay's and Apple Pay's own sheets are
@@ -41,19 +41,19 @@ export function WalletSheet({
         <dl className="wallet-sheet__lines">
           <div>
             <dt>{order.label}</dt>
-            <dd>{formatMoney(order.cents / 100)}</dd>
+            <dd>{formatCents(order.cents)}</dd>
           </div>
           {recurring ? (
             <div>
               <dt>Recurring payment</dt>
               <dd>
-                {formatMoney(order.renewalCents! / 100)} {intervalLabel(order.interval!)}
+                {formatCents(order.renewalCents!)} {intervalLabel(order.interval!)}
               </dd>
             </div>
           ) : null}
           <div className="wallet-sheet__total">
             <dt>Pay now</dt>
-            <dd>{formatMoney(order.cents / 100)}</dd>
+            <dd>{formatCents(order.cents)}</dd>
           </div>
         </dl>
         <div className="wallet-sheet__actions">

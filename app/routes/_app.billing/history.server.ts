@@ -3,7 +3,7 @@ import type { ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatLongDate } from "~/utils/dates";
-import { formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { REFUND_FORM } from "./refund-form";
@@ -127,7 +127,7 @@ function invoiceLink(t: ApiSchemas["Transaction"]): TransactionRow["invoice"] {
 function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): TransactionRow["underpaid"] {
   if (!short) return null;
   return {
-    text: `${formatMoney(short.paid)} of ${formatMoney(short.due)} arrived; ${formatMoney(short.missing)} is missing.`,
+    text: `${formatCents(short.paid_cents)} of ${formatCents(short.due_cents)} arrived; ${formatCents(short.missing_cents)} is missing.`,
     payUrl: short.pay_url,
     refundHref: `/help?${new URLSearchParams({ topic: "refund", invoice: short.invoice_id })}#contact`,
   };
@@ -171,7 +171,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           date: formatLongDate(t.created_at),
           title: t.product.title,
           method: methodLabel(t),
-          amount: formatMoney(t.amount),
+          amount: formatCents(t.amount_cents),
           status: statusOf(t),
           attempts: attemptsNote(t),
           refundable: t.refundable,

@@ -10,7 +10,7 @@ import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { formatLongDate } from "~/utils/dates.server";
-import { formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
@@ -21,7 +21,7 @@ import { loadReceipt, type Receipt } from "./receipt.server";
 
 export type Plan = ApiSchemas["Plan"];
 export type SavedCard = ApiSchemas["SavedCard"];
-export type CouponQuote = ApiSchemas["CouponQuote"];
+export type Quote = ApiSchemas["CheckoutQuote"];
 
 /** 'Payment Successful!' redirects to the account after this many seconds (commerce §9). */
 export const SUCCESS_REDIRECT_SECONDS = 300;
@@ -69,7 +69,13 @@ export type CheckoutState = {
   cardsFailed: boolean;
   /** The gateways offered: card (Stripe), crypto (BitPay), PayPal (with its client id for the live buttons). */
   gateway: { mode: "live" | "sandbox"; publishable_key: string; crypto: boolean; paypal: boolean; paypal_client_id: string | null };
-  coupon: CouponQuote | null;
+  /** The coupon the quotes apply (the API's answer): its code and what it takes off, in cents. */
+  coupon: { code: string; discount_amount_cents: number } | null;
+  /**
+   * The API's quote for each payment method offered (POST /api/checkout/quote's answer): what is paid
+   * now, what it buys, the first term's end, what renews. Every sum and term on the page is one of these.
+   */
+  quotes: Quote[];
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
   idempotencyKey: string;
   /** Seconds left before 'Payment Successful!' sends the customer home; null without it (before paying, or closed). */
@@ -182,15 +188,15 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     }
     if (details.exception_status === "paidPartial") {
       // What arrived, what is missing, and the two ways on; Billing's history has the links (pay the rest, ask for a refund).
-      const paid = details.amount_paid ?? 0;
-      const missing = formatMoney(Math.max(0, details.discounted_price - paid));
+      const paid = formatCents(details.amount_paid_cents ?? 0);
+      const missing = formatCents(details.amount_missing_cents ?? details.discounted_price_cents);
       const ways =
         details.status === "new"
           ? "pay the rest on the BitPay invoice while it is open, or ask for your money back"
           : "ask for your money back (the invoice has closed)";
       throw await redirectWithError(
         here,
-        `Your crypto payment was short: ${formatMoney(paid)} of ${formatMoney(details.discounted_price)} arrived and ${missing} is missing, so your plan has not started. In Billing you can ${ways}.`,
+        `Your crypto payment was short: ${paid} of ${formatCents(details.discounted_price_cents)} arrived and ${missing} is missing, so your plan has not started. In Billing you can ${ways}.`,
       );
     }
     if (details.status === "expired" || details.status === "invalid") throw await redirectWithError(here, "The crypto invoice expired before it was paid.");
@@ -209,7 +215,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   // Paid for this plan within the hour: the receipt, and no payment forms (nothing to pay twice for).
   const paidWithinTheHour = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
 
-  const { detail, gateway, me, cards, subscription } = await checkoutData(api, planId, token);
+  const { detail, gateway, me, cards, subscription } = await checkoutData(api, planId, token, paidWithinTheHour ? undefined : flow.coupon);
   if (!detail.ok) {
     if (detail.code === "not_found" || detail.code === "validation_failed") throw new Response("Not Found", { status: 404 });
     throw serviceUnavailable();
@@ -221,16 +227,13 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
 
   // The API's clock, not ours: in sandbox mode the test clock may have moved it.
   const termEndsOn = formatLongDate(detail.data.term_ends_on);
+  const quotes = detail.data.quotes;
   const receipt =
     paidWithinTheHour && me?.ok
-      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, termEndsOnIfPaidNow: termEndsOn, userAgent: request.headers.get("User-Agent") })
+      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, quotes, userAgent: request.headers.get("User-Agent") })
       : null;
-
-  let coupon: CouponQuote | null = null;
-  if (flow.coupon && !receipt) {
-    const quote = await api.post("/api/coupons/apply", { body: { code: flow.coupon, planId } });
-    coupon = quote.ok ? quote.data : null;
-  }
+  // The coupon as the quotes applied it (one that can no longer be used is not in them).
+  const applied = quotes[0]?.coupon_code ? { code: quotes[0].coupon_code, discount_amount_cents: quotes[0].discount_amount_cents } : null;
 
   // 'Payment Successful!' counts down over the receipt until the customer closes it (then it stays).
   const redirectIn = receipt && flow.paidAt && !url.searchParams.has(RECEIPT_PARAM) ? secondsLeft(flow.paidAt, SUCCESS_REDIRECT_SECONDS) : 0;
@@ -241,7 +244,8 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     savedCards: cards?.ok ? cards.data : [],
     cardsFailed: Boolean(me?.ok && cards && !cards.ok),
     gateway: gateway.data,
-    coupon,
+    coupon: receipt ? null : applied,
+    quotes,
     idempotencyKey: newIdempotencyKey(),
     paidRedirectIn: redirectIn > 0 ? redirectIn : null,
     receipt,
@@ -267,9 +271,10 @@ const answered = <T>(data: T): ApiResult<T> => ({ ok: true, status: 200, message
  * for, in parallel, so each part fails as it always has (the plan's 404, the cards' notice).
  * `subscription` is undefined when it was not read.
  */
-async function checkoutData(api: ReturnType<typeof createApiClient>, planId: number, token: string | null) {
+async function checkoutData(api: ReturnType<typeof createApiClient>, planId: number, token: string | null, coupon: string | undefined) {
+  const withCoupon = coupon ? { coupon } : {};
   if (token) {
-    const all = await api.get("/api/account/checkout", { params: { query: { plan_id: planId } } });
+    const all = await api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon } } });
     if (all.ok) {
       const { gateway, user, saved_cards, subscription, ...detail } = all.data;
       return { detail: answered(detail), gateway: answered(gateway), me: answered(user), cards: answered(saved_cards), subscription };
@@ -278,7 +283,7 @@ async function checkoutData(api: ReturnType<typeof createApiClient>, planId: num
     if (all.code === null) throw serviceUnavailable();
   }
   const [detail, gateway, me, cards] = await Promise.all([
-    api.post("/api/plans/detail", { body: { planId } }),
+    api.post("/api/plans/detail", { body: { planId, ...withCoupon } }),
     api.get("/api/payments/config"),
     token ? api.get("/api/me") : Promise.resolve(null),
     token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),

@@ -3,7 +3,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { redirect, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { formatLongDate } from "~/utils/dates";
-import { formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 import { formFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 
@@ -28,9 +28,9 @@ export interface ChangeFigures {
 function figuresOf(plan: string, summary: ApiSchemas["PlanChangeSummary"]): ChangeFigures {
   return {
     plan,
-    chargedNow: formatMoney(summary.charged_now),
+    chargedNow: formatCents(summary.charged_now_cents),
     newEndDate: formatLongDate(summary.new_end_date),
-    nextRenewal: `${formatMoney(summary.next_renewal.amount)} on ${formatLongDate(summary.next_renewal.date)}`,
+    nextRenewal: `${formatCents(summary.next_renewal.amount_cents)} on ${formatLongDate(summary.next_renewal.date)}`,
   };
 }
 

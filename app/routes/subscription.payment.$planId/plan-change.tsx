@@ -1,6 +1,6 @@
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { SubmitButton } from "~/components/submit-button";
-import { formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 import type { ChangeFigures, PlanChangeState } from "./plan-change.server";
 
 // The checkout of a subscriber who picked another recurring plan (docs/decisions/028): the change
@@ -116,14 +116,14 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
         <dd>{preview.current_plan.title}</dd>
         <dt>New plan</dt>
         <dd>
-          {preview.plan.title} ({formatMoney(preview.plan.discounted_price)} for {preview.plan.title})
+          {preview.plan.title} ({formatCents(preview.plan.discounted_price_cents)} for {preview.plan.title})
         </dd>
         <dt>{now ? "You pay now" : "Takes effect"}</dt>
-        <dd className="plan-change__amount">{now ? formatMoney(preview.amount_due) : `${state.effectiveDate}, at your next renewal`}</dd>
+        <dd className="plan-change__amount">{now ? formatCents(preview.amount_due_cents) : `${state.effectiveDate}, at your next renewal`}</dd>
       </dl>
       <p>
         {now
-          ? `The new plan starts today. You pay ${formatMoney(preview.amount_due)} now: the ${preview.plan.title} plan less the unused part of your ${preview.current_plan.title} plan, charged to the card that pays your subscription. Your plan then runs to ${state.figures.newEndDate}.`
+          ? `The new plan starts today. You pay ${formatCents(preview.amount_due_cents)} now: the ${preview.plan.title} plan less the unused part of your ${preview.current_plan.title} plan, charged to the card that pays your subscription. Your plan then runs to ${state.figures.newEndDate}.`
           : paypal
             ? `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal: PayPal applies a new plan from the next payment. Nothing is charged now; PayPal collects the ${preview.plan.title} price at that renewal. You approve the change at PayPal.`
             : `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal. Nothing is charged now; the ${preview.plan.title} price is charged at that renewal.`}

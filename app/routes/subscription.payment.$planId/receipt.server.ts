@@ -2,8 +2,8 @@ import { nextChargeView } from "~/features/next-charge/next-charge.server";
 import type { ApiSchemas, createApiClient } from "~/utils/api.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { formatLongDate } from "~/utils/dates.server";
-import { formatMoney } from "~/utils/plans";
-import { purchaseTerms } from "./summary";
+import { formatCents } from "~/utils/plans";
+import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./summary";
 
 // What the checkout becomes once paid (issue 21): a receipt behind 'Payment Successful!' — what was
 // charged (a coupon included), for which plan and how long, when the first term ends and what renews
@@ -25,9 +25,9 @@ export type Receipt = {
   discount: { price: string; amount: string } | null;
   paidOn: string | null;
   termEndsOn: string;
-  /** 'Renews …' or 'Does not renew …', from the subscription as recorded. */
+  /** 'Renews …' or 'Does not renew …', from the payment as the API recorded it. */
   renewal: string;
-  /** The plan's terms as the order summary said them ('Then it renews at …'), for the dialog. */
+  /** What follows the first term ('Then it renews at …' or 'It does not renew …'), for the dialog: the API's answer for this payment. */
   terms: string;
   /** The portal's invoice route for this payment (a PDF for crypto, the hosted invoice otherwise). */
   invoice: { href: string; kind: "pdf" | "hosted" } | null;
@@ -63,68 +63,71 @@ function appsFor(device: Platform | null, links: ApiSchemas["DownloadLinks"] | n
   return index > 0 ? [apps[index]!, ...apps.filter((_, i) => i !== index)] : apps;
 }
 
-/** The portal's download route for a transaction, as the billing history links it. */
-function invoiceLink(t: ApiSchemas["Transaction"]): Receipt["invoice"] {
+/** The portal's download route for a payment, as the billing history links it. */
+function invoiceLink(t: ApiSchemas["PaymentReceipt"]): Receipt["invoice"] {
   if (!t.invoice_available) return null;
   const gateway = encodeURIComponent(t.payment_gateway);
   // No hosted invoice page at BitPay or PayPal: the API's PDF (as Billing's history links it).
-  if (t.payment_gateway === "bitpay" || t.payment_gateway === "paypal") return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
-  return { href: `/billing/invoice/${t.id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
+  if (t.payment_gateway === "bitpay" || t.payment_gateway === "paypal") return { href: `/billing/invoice/${t.transaction_id}/${gateway}`, kind: "pdf" };
+  return { href: `/billing/invoice/${t.transaction_id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
 }
 
-function renewalOf(
-  subscription: ApiSchemas["Subscription"],
-  active: { next_charge: ApiSchemas["NextCharge"]; ends_on: string | null },
-): string {
-  const next = nextChargeView({ subscription, ...active });
-  if (next?.kind === "charge") {
-    return `Renews automatically on ${next.date} at ${next.amount}${next.card ? `, charged to ${next.card}` : ""}. To stop it, turn auto-renewal off in Billing at least 24 hours before.`;
+/** Who collects the renewals: the card that pays (the API's next charge), or PayPal. */
+function payerOf(active: { subscription: ApiSchemas["Subscription"] | null; next_charge: ApiSchemas["NextCharge"]; ends_on: string | null } | null): string | null {
+  if (!active?.subscription) return null;
+  const next = nextChargeView(active);
+  return next?.kind === "charge" ? next.card : null;
+}
+
+/** The receipt's 'Renewal' line, from the API's answer (renewal, or why none). */
+function renewalLine(paid: ApiSchemas["PaymentReceipt"], payer: string | null): string {
+  const { renewal } = paid;
+  if (renewal) {
+    return `Renews automatically on ${formatLongDate(renewal.renews_on)} at ${formatCents(renewal.amount_cents)} every ${everyLabel(renewal.interval_months)}${payer ? `, charged to ${payer}` : ""}. To stop it, turn auto-renewal off in Billing at least 24 hours before.`;
   }
-  if (subscription.subscription_by === "bitpay") {
-    return "Does not renew: crypto plans do not renew automatically. We email you a renewal invoice 3 days before your plan ends.";
+  switch (paid.does_not_renew_because) {
+    case "crypto":
+      return "Does not renew: crypto plans do not renew automatically. We email you a renewal invoice 3 days before your plan ends.";
+    case "one_time":
+      return "Does not renew: this was a one-time payment, nothing more is charged.";
+    case "paypal_term":
+      return `Does not renew: PayPal bills at most yearly, so this was one payment for ${termLabel(paid.paid_months)}; nothing more is charged.`;
+    default:
+      return `Does not renew: auto-renewal is off, so your plan ends on ${formatLongDate(paid.first_term_ends_on)}.`;
   }
-  if (subscription.billing_type === "single") return "Does not renew: this was a one-time payment, nothing more is charged.";
-  return `Does not renew: auto-renewal is off, so your plan ends on ${formatLongDate(active.ends_on ?? subscription.sub_exp_date)}.`;
 }
 
 /**
- * The receipt of the payment just made for `plan`, from what the API recorded: the newest paid
- * transaction of this plan and the account's subscription. Null once a later payment was for another
- * plan (a plan change since): the checkout is then the plan-change page again, not this receipt.
+ * The receipt of the payment just made for `plan`, as the API recorded it (/api/account/receipt: the
+ * amount, the coupon's part, the months, the first term's end, the renewal by the quote's rule). Null
+ * once a later payment was for another plan (a plan change since): the checkout is then the
+ * plan-change page again, not this receipt. Before the payment is recorded (a hosted payment's
+ * webhook still on its way), the card's quote says what it will be.
  */
 export async function loadReceipt(
   api: ReturnType<typeof createApiClient>,
-  {
-    plan,
-    account,
-    termEndsOnIfPaidNow,
-    userAgent,
-  }: { plan: ApiSchemas["Plan"]; account: ApiSchemas["User"]; termEndsOnIfPaidNow: string; userAgent: string | null },
+  { plan, account, quotes, userAgent }: { plan: ApiSchemas["Plan"]; account: ApiSchemas["User"]; quotes: ApiSchemas["CheckoutQuote"][]; userAgent: string | null },
 ): Promise<Receipt | null> {
-  const [active, history, links] = await Promise.all([
+  const [recorded, active, links] = await Promise.all([
+    api.get("/api/account/receipt", { params: { query: { plan_id: plan.id } } }),
     api.post("/api/subscription/active"),
-    api.post("/api/billing/transactions", { body: { page: 1, per_page: 5 } }),
     api.get("/api/download-links"),
   ]);
-  const payments = history.ok ? history.data.transactions.filter((t) => t.status === "paid") : [];
-  const paid = payments.find((t) => t.product.title === plan.title);
-  // A payment for another plan recorded after this one's (newest first): a plan change since.
-  if (paid && payments[0] !== paid) return null;
-  const terms = purchaseTerms(plan);
-  const price = plan.discounted_price || plan.regular_price;
-  const charged = paid ? paid.amount : price;
-  // The subscription this payment made (another one may run beside a one-time plan): its dates, else the plan's terms.
-  const subscription = active.ok && active.data.subscription?.plan_id === plan.id ? active.data.subscription : null;
+  const paid = recorded.ok ? recorded.data.payment : null;
+  if (paid?.later_payment_for_another_plan) return null;
+  const quote = quoteOf(quotes, "card") ?? quotes[0] ?? null;
   const device = platformOf(userAgent);
+  const terms = paid ?? quote;
   return {
     plan: plan.title,
-    buys: terms.buys,
-    charged: formatMoney(charged),
-    discount: charged < price - 0.004 ? { price: formatMoney(price), amount: `−${formatMoney(Math.round((price - charged) * 100) / 100)}` } : null,
+    buys: terms ? buysLabel(terms) : "",
+    charged: formatCents(terms?.amount_cents ?? plan.discounted_price_cents),
+    discount:
+      paid && paid.discount_amount_cents > 0 ? { price: formatCents(paid.price_cents), amount: `−${formatCents(paid.discount_amount_cents)}` } : null,
     paidOn: paid ? formatLongDate(paid.created_at) : null,
-    termEndsOn: subscription ? formatLongDate(subscription.sub_exp_date) : termEndsOnIfPaidNow,
-    renewal: subscription && active.ok ? renewalOf(subscription, active.data) : terms.renews,
-    terms: terms.renews,
+    termEndsOn: formatLongDate(terms?.first_term_ends_on ?? new Date()),
+    renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null)) : renewsSentence(quote?.renewal ?? null),
+    terms: renewsSentence(terms?.renewal ?? null),
     invoice: paid ? invoiceLink(paid) : null,
     email: account.email,
     hasPassword: account.has_password,

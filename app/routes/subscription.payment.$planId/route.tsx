@@ -19,8 +19,8 @@ import { readFormData } from "~/utils/forms.server";
 import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
 import type { CardFormProps } from "~/features/card-entry/card-payment";
 import type { PayPalButtonsProps } from "~/features/paypal/paypal-buttons";
-import { type CheckoutState, type Plan, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
-import { orderSummary, paypalRenews, paypalTerms, planTerms } from "./summary";
+import { type CheckoutState, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
+import { cardTerms, cryptoTerms, paypalTerms, type Quote, quoteOf } from "./summary";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
 import { RECEIPT_PARAM, ReceiptPage } from "./receipt";
 import type { Receipt } from "./receipt.server";
@@ -28,7 +28,7 @@ import { PlanChangePage, ReplacesNotice } from "./plan-change";
 import { PLAN_CHANGE_FORMS, planChangeAction, planChangeState } from "./plan-change.server";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { pageMeta } from "~/utils/meta";
-import { formatMoney } from "~/utils/plans";
+import { formatCents, twoDecimals } from "~/utils/plans";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
@@ -119,7 +119,10 @@ function Paid({ receipt, redirectIn }: { receipt: Receipt; redirectIn: number | 
 
 function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNotice: string | null }) {
   const { plan } = state;
-  const summary = orderSummary(plan, state.coupon);
+  const card = quoteOf(state.quotes, "card");
+  const wallet = quoteOf(state.quotes, "wallet");
+  const paypal = quoteOf(state.quotes, "paypal");
+  const crypto = quoteOf(state.quotes, "crypto");
   const actionData = useActionData<PaymentActionData>();
   const idle = useNavigation().state === "idle";
   const failed =
@@ -158,43 +161,40 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
       <div className="checkout-grid">
         <div className="checkout-main">
           <EmailSection state={state} />
-          {state.accountEmail && state.savedCards.length ? <SavedCards state={state} total={summary.total} /> : null}
+          {state.accountEmail && state.savedCards.length ? <SavedCards state={state} quote={quoteOf(state.quotes, "saved_card") ?? card} /> : null}
           <section aria-labelledby="methods-title">
             <h2 id="methods-title">Choose a payment method</h2>
             {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
             <div className="accordion">
               <details name="payment-method" open={!paypalOpen} className="accordion-item">
                 <summary>Card</summary>
-                <PanelTerms plan={plan} total={summary.total} />
-                {state.accountEmail ? (
-                  <CardPanel state={state} total={summary.total} />
+                {card ? <PanelTerms quote={card} /> : null}
+                {state.accountEmail && card ? (
+                  <CardPanel state={state} quote={card} />
                 ) : (
                   <p className="muted">Enter and verify your email above to pay by card.</p>
                 )}
               </details>
-              <WalletPanels plan={plan} total={summary.total} gateway={state.gateway} signedIn={Boolean(state.accountEmail)} />
-              {state.gateway.paypal ? (
+              {wallet ? <WalletPanels plan={plan} quote={wallet} gateway={state.gateway} signedIn={Boolean(state.accountEmail)} /> : null}
+              {state.gateway.paypal && paypal ? (
                 <details name="payment-method" open={paypalOpen} className="accordion-item">
                   <summary>PayPal</summary>
-                  <p>{paypalTerms(plan, summary.total)}</p>
+                  <p>{paypalTerms(paypal)}</p>
                   <Guarantee />
                   {state.accountEmail ? (
-                    <PayPalPanel state={state} />
+                    <PayPalPanel state={state} renews={paypal.renewal !== null} />
                   ) : (
                     <p className="muted">Enter and verify your email above to pay with PayPal.</p>
                   )}
                 </details>
               ) : null}
-              {state.gateway.crypto ? (
+              {state.gateway.crypto && crypto ? (
               <details name="payment-method" className="accordion-item">
                 <summary>Crypto Currencies</summary>
-                <p>
-                  Pay {formatMoney(summary.total)} in cryptocurrency through BitPay. Crypto plans do not auto-renew: we email you a renewal
-                  invoice 3 days before your plan expires. Crypto payments take 1 to 3 hours to confirm.
-                </p>
+                <p>{cryptoTerms(crypto)}</p>
                 <Guarantee />
                 {state.accountEmail ? (
-                  <CryptoPanel total={summary.total} />
+                  <CryptoPanel quote={crypto} />
                 ) : (
                   <p className="muted">Enter and verify your email above to pay with crypto.</p>
                 )}
@@ -203,7 +203,7 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
             </div>
           </section>
         </div>
-        <OrderSummary state={state} summary={summary} />
+        <OrderSummary state={state} />
       </div>
     </div>
   );
@@ -462,7 +462,7 @@ function usePaymentKey(loaderKey: string): string {
   return key.current;
 }
 
-function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
+function SavedCards({ state, quote }: { state: CheckoutState; quote: Quote | null }) {
   const paymentKey = usePaymentKey(state.idempotencyKey);
   // With JavaScript the action answers the 3-D Secure challenge for the page to show (no redirect).
   const [scripted, setScripted] = useState(false);
@@ -490,17 +490,17 @@ function SavedCards({ state, total }: { state: CheckoutState; total: number }) {
             </li>
           ))}
         </ul>
-        <p className="muted">Pay Now charges {formatMoney(total)} to the card.</p>
+        {quote ? <p className="muted">Pay Now charges {formatCents(quote.amount_cents)} to the card.</p> : null}
         <FormError form="pay-saved" />
       </details>
     </section>
   );
 }
 
-function PanelTerms({ plan, total }: { plan: Plan; total: number }) {
+function PanelTerms({ quote }: { quote: Quote }) {
   return (
     <>
-      <p>{planTerms(plan, total)}</p>
+      <p>{cardTerms(quote)}</p>
       <Guarantee />
     </>
   );
@@ -520,7 +520,7 @@ function Guarantee() {
  * runs, the card form (the gateway's card entry: Stripe's Payment Element, or the sandbox's inline
  * fields) is loaded and takes its place.
  */
-function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
+function CardPanel({ state, quote }: { state: CheckoutState; quote: Quote }) {
   const paymentKey = usePaymentKey(state.idempotencyKey);
   const [CardForm, setCardForm] = useState<ComponentType<CardFormProps> | null>(null);
   useEffect(() => {
@@ -541,9 +541,9 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
           <CardForm
             gateway={state.gateway}
             idempotencyKey={paymentKey}
-            totalCents={Math.round(total * 100)}
+            totalCents={quote.amount_cents}
             billingType={state.plan.billing_type}
-            payLabel={`Pay ${formatMoney(total)}`}
+            payLabel={`Pay ${formatCents(quote.amount_cents)}`}
           />
           <FormError form="pay-card" />
         </>
@@ -565,7 +565,7 @@ function CardPanel({ state, total }: { state: CheckoutState; total: number }) {
  * buttons (loaded only then, never in the page's first chunks) take the form's place, the form staying
  * as their fallback when PayPal's script does not load.
  */
-function PayPalPanel({ state }: { state: CheckoutState }) {
+function PayPalPanel({ state, renews }: { state: CheckoutState; renews: boolean }) {
   const paymentKey = usePaymentKey(state.idempotencyKey);
   const here = useLocation().pathname;
   const clientId = state.gateway.mode === "live" ? state.gateway.paypal_client_id : null;
@@ -594,7 +594,7 @@ function PayPalPanel({ state }: { state: CheckoutState }) {
         <Buttons
           clientId={clientId}
           planId={state.plan.id}
-          recurring={paypalRenews(state.plan)}
+          recurring={renews}
           idempotencyKey={paymentKey}
           returnPath={here}
           fallback={form}
@@ -607,18 +607,21 @@ function PayPalPanel({ state }: { state: CheckoutState }) {
 }
 
 /** Crypto: a plain form; the action opens a BitPay invoice and sends the browser to it. */
-function CryptoPanel({ total }: { total: number }) {
+function CryptoPanel({ quote }: { quote: Quote }) {
   return (
     <Form method="post">
       <input type="hidden" name="intent" value="crypto" />
-      <input type="hidden" name="amount" value={total.toFixed(2)} />
+      <input type="hidden" name="amount" value={twoDecimals(quote.amount_cents)} />
       <FormError form="crypto" />
       <SubmitButton intent="crypto">Pay with Crypto</SubmitButton>
     </Form>
   );
 }
 
-function OrderSummary({ state, summary }: { state: CheckoutState; summary: ReturnType<typeof orderSummary> }) {
+function OrderSummary({ state }: { state: CheckoutState }) {
+  const { plan } = state;
+  // What is charged now is the same whichever way is chosen (the quotes differ only in their renewal).
+  const total = state.quotes[0];
   const [form, fields] = useForm<CouponFields>(
     useFormOptions<CouponFields>("coupon", () => loadCheckoutSchemas().then((m) => m.CouponSchema)),
   );
@@ -634,30 +637,30 @@ function OrderSummary({ state, summary }: { state: CheckoutState; summary: Retur
         </div>
         <div>
           <dt>Regular price</dt>
-          <dd>{formatMoney(state.plan.regular_price)}</dd>
+          <dd>{formatCents(plan.regular_price_cents)}</dd>
         </div>
-        {summary.savePercent > 0 ? (
+        {plan.discount_percent > 0 ? (
           <div>
             <dt>
-              <span className="badge">Save {summary.savePercent}%</span>
+              <span className="badge">Save {plan.discount_percent}%</span>
             </dt>
             <dd>
-              <s>{formatMoney(summary.savings)}</s>
+              <s>{formatCents(plan.savings_cents)}</s>
             </dd>
           </div>
         ) : null}
         {state.coupon ? (
           <div>
             <dt>Coupon {state.coupon.code}</dt>
-            <dd>−{formatMoney(state.coupon.discount_amount)}</dd>
+            <dd>−{formatCents(state.coupon.discount_amount_cents)}</dd>
           </div>
         ) : null}
         <div className="total">
           <dt>Total</dt>
-          <dd>{formatMoney(summary.total)}</dd>
+          <dd>{total ? formatCents(total.amount_cents) : null}</dd>
         </div>
       </dl>
-      <PurchaseTerms plan={state.plan} termEndsOn={state.termEndsOn} />
+      <PurchaseTerms quotes={state.quotes} termEndsOn={state.termEndsOn} />
       {state.coupon ? (
         <Form method="post">
           <input type="hidden" name="intent" value="coupon-clear" />

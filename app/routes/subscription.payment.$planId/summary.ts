@@ -1,93 +1,110 @@
 import type { ApiSchemas } from "~/utils/api.server";
-import { discountPercent, formatMoney } from "~/utils/plans";
+import { formatCents } from "~/utils/plans";
 
-// The order summary's numbers and the plan's terms (commerce §5, §9). Shared by server and browser.
+// The checkout's words for the API's quotes (issue 32, docs/decisions/048): what is paid now, what it
+// buys, when the first term ends and what renews, exactly as POST /api/checkout/quote (and
+// /api/account/checkout's `quotes`) answers them. Formatting only: no amount, month or renewal is
+// worked out here. Shared by server and browser.
 
-type Plan = Pick<ApiSchemas["Plan"], "title" | "slug" | "billing_type" | "regular_price" | "discounted_price"> &
-  Partial<Pick<ApiSchemas["Plan"], "desktop_label">>;
-type Coupon = Pick<ApiSchemas["CouponQuote"], "total" | "discount_amount"> | null;
+export type Quote = ApiSchemas["CheckoutQuote"];
+export type Method = Quote["method"];
 
-export function orderSummary(plan: Plan, coupon: Coupon) {
-  const discounted = plan.discounted_price || plan.regular_price;
-  return {
-    savePercent: discountPercent(plan.regular_price, discounted),
-    savings: Math.round((plan.regular_price - discounted) * 100) / 100,
-    total: coupon ? coupon.total : Math.round(discounted * 100) / 100,
-  };
+/** The ways to pay as the order summary names them. */
+const METHOD_NAMES: Record<Method, string[]> = {
+  card: ["card"],
+  saved_card: ["card"],
+  wallet: ["Apple Pay", "Google Pay"],
+  paypal: ["PayPal"],
+  crypto: ["crypto"],
+};
+
+/** 'card, Apple Pay, Google Pay or PayPal'. */
+function anyOf(names: string[]): string {
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : (names[0] ?? "");
 }
 
-/** "1 month", "3 months", "2 years" from the slug (1-month, 3-months, 2-years). */
-export function termLabel(slug: string): string {
-  const match = /^(\d+)-(month|year)s?$/.exec(slug);
-  if (!match) return slug;
-  const count = Number(match[1]);
-  return `${count} ${match[2]}${count === 1 ? "" : "s"}`;
+/** The quote of one method, when the checkout offers it. */
+export function quoteOf(quotes: readonly Quote[], method: Method): Quote | null {
+  return quotes.find((quote) => quote.method === method) ?? null;
 }
 
-/** What the customer agrees to: renewal (and how to stop it), or a one-time payment. */
-export function planTerms(plan: Plan, total: number): string {
-  const term = termLabel(plan.slug);
-  if (plan.billing_type === "single") {
-    return `One-time payment of ${formatMoney(total)} for ${term}. It does not renew: nothing more is charged.`;
-  }
-  const renewal = formatMoney(plan.discounted_price);
-  return `You pay ${formatMoney(total)} now. Your plan renews automatically every ${term} at ${renewal} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
-}
-
-/** The paid months of a plan, from its slug (1-month, 2-years). */
-export function paidMonths(slug: string): number {
-  const match = /^(\d+)-(month|year)s?$/.exec(slug);
-  if (!match) return 0;
-  return Number(match[1]) * (match[2] === "year" ? 12 : 1);
-}
-
-/** The free months the first payment adds, from the plan's label ('1 Year (+2 Months Free)'). */
-export function bonusMonths(plan: Plan): number {
-  const match = /\(\+(\d+) Months? Free\)/.exec(plan.desktop_label ?? "");
-  return match ? Number(match[1]) : 0;
-}
-
-/** 'year', 'month', '3 months'. */
-function everyLabel(slug: string): string {
-  const term = termLabel(slug);
-  return term.startsWith("1 ") ? term.slice(2) : term;
-}
-
-function monthsLabel(count: number): string {
+/** '1 month', '27 months'. */
+export function monthsLabel(count: number): string {
   return `${count} month${count === 1 ? "" : "s"}`;
 }
 
-/**
- * What the payment buys, said plainly before paying (docs/decisions/029): the months (bonus months
- * included), and what renews then at what price. The first term's end date is added by the server
- * (it formats dates), from the product's time.
- */
-export function purchaseTerms(plan: Plan) {
-  const paid = paidMonths(plan.slug);
-  const bonus = bonusMonths(plan);
-  return {
-    months: paid + bonus,
-    buys: bonus > 0 ? `${monthsLabel(paid + bonus)} (${monthsLabel(paid)} + ${monthsLabel(bonus)} free)` : monthsLabel(paid),
-    renews:
-      plan.billing_type === "recurring"
-        ? `Then it renews at ${formatMoney(plan.discounted_price)} every ${everyLabel(plan.slug)}, until you turn auto-renewal off.`
-        : "It does not renew: nothing more is charged.",
-  };
-}
-
-/** Whether PayPal pays this plan as a subscription that renews (else one order): PayPal bills at most yearly. */
-export function paypalRenews(plan: Pick<Plan, "slug" | "billing_type">): boolean {
-  return plan.billing_type === "recurring" && paidMonths(plan.slug) <= 12;
-}
-
-/**
- * The plan's terms as PayPal pays them (decision 039): PayPal bills at most yearly, so the 5-year and the
- * 2-year plans are one payment that does not renew; the others are a PayPal subscription that renews.
- */
-export function paypalTerms(plan: Plan, total: number): string {
-  const term = termLabel(plan.slug);
-  if (!paypalRenews(plan)) {
-    return `With PayPal you pay ${formatMoney(total)} once for ${term}. It does not renew: nothing more is charged.`;
+/** '1 month', '3 months', '1 year', '2 years': a term of whole years said in years. */
+export function termLabel(months: number): string {
+  if (months >= 12 && months % 12 === 0) {
+    const years = months / 12;
+    return `${years} year${years === 1 ? "" : "s"}`;
   }
-  return `With PayPal you pay ${formatMoney(total)} now. PayPal then collects ${formatMoney(plan.discounted_price)} every ${term} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+  return monthsLabel(months);
+}
+
+/** 'month', '3 months', 'year', '2 years': how often it renews. */
+export function everyLabel(months: number): string {
+  const term = termLabel(months);
+  return term.startsWith("1 ") ? term.slice(2) : term;
+}
+
+/** '27 months (24 months + 3 months free)', or '1 month'. */
+export function buysLabel(quote: Pick<Quote, "paid_months" | "extra_months" | "months">): string {
+  return quote.extra_months > 0 ? `${monthsLabel(quote.months)} (${monthsLabel(quote.paid_months)} + ${monthsLabel(quote.extra_months)} free)` : monthsLabel(quote.months);
+}
+
+/** The sentence of what follows the first term: 'Then it renews at $107.76 every 2 years, …' or 'It does not renew: …'. */
+export function renewsSentence(renewal: Quote["renewal"]): string {
+  return renewal
+    ? `Then it renews at ${formatCents(renewal.amount_cents)} every ${everyLabel(renewal.interval_months)}, until you turn auto-renewal off.`
+    : "It does not renew: nothing more is charged.";
+}
+
+/**
+ * The order summary's renewal, for every way to pay offered: one sentence when they all agree, else
+ * one per group ('Paid by card, Apple Pay or Google Pay, it then renews … Paid with PayPal or crypto, it does not renew …').
+ */
+export function renewalSentences(quotes: readonly Quote[]): string[] {
+  const groups = new Map<string, { renewal: Quote["renewal"]; names: string[] }>();
+  for (const quote of quotes) {
+    const key = quote.renewal ? `${quote.renewal.amount_cents}/${quote.renewal.interval_months}` : "none";
+    const group = groups.get(key) ?? { renewal: quote.renewal, names: [] };
+    for (const name of METHOD_NAMES[quote.method]) if (!group.names.includes(name)) group.names.push(name);
+    groups.set(key, group);
+  }
+  if (groups.size <= 1) return [renewsSentence(quotes[0]?.renewal ?? null)];
+  return [...groups.values()].map(({ renewal, names }) => {
+    const by = anyOf(names);
+    return renewal
+      ? `Paid by ${by}, it then renews at ${formatCents(renewal.amount_cents)} every ${everyLabel(renewal.interval_months)}, until you turn auto-renewal off.`
+      : `Paid with ${by}, it does not renew: nothing more is charged.`;
+  });
+}
+
+/** The card panel's terms: renewal (and how to stop it), or a one-time payment. */
+export function cardTerms(quote: Quote): string {
+  const now = formatCents(quote.amount_cents);
+  if (!quote.renewal) return `One-time payment of ${now} for ${termLabel(quote.paid_months)}. It does not renew: nothing more is charged.`;
+  return `You pay ${now} now. Your plan renews automatically every ${termLabel(quote.renewal.interval_months)} at ${formatCents(quote.renewal.amount_cents)} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+}
+
+/** The PayPal panel's terms (decision 039): a PayPal subscription that renews, or one payment. */
+export function paypalTerms(quote: Quote): string {
+  const now = formatCents(quote.amount_cents);
+  if (!quote.renewal) return `With PayPal you pay ${now} once for ${termLabel(quote.paid_months)}. It does not renew: nothing more is charged.`;
+  return `With PayPal you pay ${now} now. PayPal then collects ${formatCents(quote.renewal.amount_cents)} every ${termLabel(quote.renewal.interval_months)} until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.`;
+}
+
+/** The crypto panel's terms (commerce §9: crypto plans do not auto-renew). */
+export function cryptoTerms(quote: Quote): string {
+  const now = formatCents(quote.amount_cents);
+  if (quote.renewal) return `Pay ${now} in cryptocurrency through BitPay. ${renewsSentence(quote.renewal)} Crypto payments take 1 to 3 hours to confirm.`;
+  return `Pay ${now} in cryptocurrency through BitPay. Crypto plans do not auto-renew: we email you a renewal invoice 3 days before your plan expires. Crypto payments take 1 to 3 hours to confirm.`;
+}
+
+/** A wallet panel's terms (renewal, or a one-time payment). */
+export function walletTerms(name: string, quote: Quote): string {
+  const now = formatCents(quote.amount_cents);
+  if (!quote.renewal) return `With ${name} you pay ${now} once; this plan never renews.`;
+  return `With ${name} you pay ${now} today; the plan then renews every ${everyLabel(quote.renewal.interval_months)} at ${formatCents(quote.renewal.amount_cents)} by auto-renewal, which you can turn off at least 24 hours before a billing cycle ends.`;
 }

@@ -1,0 +1,224 @@
+import { describe, expect, it } from "vitest";
+import { PLANS } from "../../api/payments/catalog";
+import { formatDate as longDate } from "../../api/platform/dates";
+import { until } from "../support/until";
+import { databases, type TestApi, useApi } from "./harness";
+import { GOOD, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
+
+// One commercial truth (issue 32, docs/decisions/048): for every plan and every way the checkout offers
+// to pay, the quote (POST /api/checkout/quote, and the same in GET /api/account/checkout's `quotes`), what
+// the payment recorded (the subscription's end, whether it renews and at what) and the receipt email say
+// the same amount, months, first-term end and renewal. SQLite only: nothing here differs on PostgreSQL.
+
+const METHODS = ["card", "saved_card", "wallet", "paypal", "crypto"] as const;
+type Method = (typeof METHODS)[number];
+
+const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+const every = (months: number) => (months % 12 === 0 ? (months === 12 ? "year" : `${months / 12} years`) : months === 1 ? "month" : `${months} months`);
+const monthsText = (n: number) => `${n} month${n === 1 ? "" : "s"}`;
+
+/**
+ * A quote is "if paid now" and the payment is recorded a moment later (the test clock runs): the same
+ * first-term end and renewal date, to within the test's own seconds.
+ */
+function expectSameMoment(actual: string, expected: string) {
+  expect(Math.abs(Date.parse(actual) - Date.parse(expected)), `${actual} vs ${expected}`).toBeLessThan(60_000);
+}
+
+/** A quote with its moments left out, for comparing what else it says. */
+function withoutMoments(quote: { first_term_ends_on: string; renewal: { renews_on: string } | null }) {
+  const { first_term_ends_on: _end, renewal, ...rest } = quote;
+  return { ...rest, renewal: renewal ? { ...renewal, renews_on: undefined } : null };
+}
+
+/** Presses Approve on the PayPal stand-in's approval page and completes the payment as the checkout's return does. */
+async function payByPayPal(t: TestApi, token: string, planId: number) {
+  const started = await t.post("/api/payments/paypal/checkout", {
+    token,
+    json: { planId, return_path: `/subscription/payment/${planId}`, idempotency_key: newKey() },
+  });
+  expect(started.status, started.text).toBe(200);
+  const url = new URL(started.body.data.approve_url as string);
+  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ action: "approve", funding: "balance" }),
+  });
+  expect(res.status).toBe(303);
+  const back = new URL(res.headers.get("location")!);
+  const subscriptionId = back.searchParams.get("subscription_id");
+  const ids = subscriptionId ? { subscription_id: subscriptionId } : { token: back.searchParams.get("token") };
+  const done = await t.post("/api/payments/paypal/complete", { token, json: ids });
+  expect(done.status, done.text).toBe(200);
+  expect(done.body.data.status).toBe("paid");
+}
+
+async function pay(t: TestApi, who: { token: string; email: string }, planId: number, method: Method, amount: number) {
+  const plan = PLANS.find((p) => p.id === planId)!;
+  switch (method) {
+    case "card":
+    case "saved_card": {
+      let pm = await paymentMethod(t, GOOD);
+      if (method === "saved_card") {
+        const saved = await t.post("/api/add-new-card", {
+          token: who.token,
+          json: { payment_method_id: pm, card_brand: "visa", card_last4: "4242", card_exp_month: 12, card_exp_year: 2040, billing_name: "Pat Payer", billing_postal: "10115" },
+        });
+        expect(saved.status, saved.text).toBe(200);
+        const cards = await t.post("/api/payments/payment-methods", { token: who.token });
+        pm = cards.body.data[0].payment_method_id;
+      }
+      const paid = await t.post("/api/payments/card", {
+        token: who.token,
+        json: { type: method === "saved_card" ? "saved-card" : "new-card", idempotency_key: newKey(), paymentMethodId: pm, planId, email: who.email },
+      });
+      expect(paid.status, paid.text).toBe(200);
+      expect(paid.body.data.status).toBe("paid");
+      return;
+    }
+    case "wallet": {
+      const paid = await t.post("/api/payments/wallet", {
+        token: who.token,
+        json: { paymentTokenId: await paymentMethod(t, GOOD), productId: plan.plan_id, planId, paymentSource: "googlepay", email: who.email, idempotency_key: newKey() },
+      });
+      expect(paid.status, paid.text).toBe(200);
+      return;
+    }
+    case "paypal":
+      return payByPayPal(t, who.token, planId);
+    case "crypto": {
+      const created = await t.post("/api/payments/crypto/invoice", {
+        token: who.token,
+        json: { productId: plan.plan_id, planId, amount: amount.toFixed(2), currency: "USD", email: who.email },
+      });
+      expect(created.status, created.text).toBe(200);
+      await markCryptoPaid(t, created.body.data.invoiceUrl as string);
+    }
+  }
+}
+
+describe.each(databases())("one commercial truth: quote, recorded payment and receipt email agree ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("the quote refuses what it cannot answer, with a message", async () => {
+    const unknownPlan = await t.post("/api/checkout/quote", { json: { planId: 4, method: "card" } });
+    expect(unknownPlan.status).toBe(404);
+    expect(unknownPlan.body.message).toBe("This plan does not exist.");
+    const badMethod = await t.post("/api/checkout/quote", { json: { planId: 1, method: "cheque" } });
+    expect(badMethod.status).toBe(422);
+    expect(badMethod.body.errors.fields.method[0]).toMatch(/payment method must be one of/);
+    const badCoupon = await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "NOPE" } });
+    expect(badCoupon.status).toBe(422);
+    expect(badCoupon.body.errors.fields.coupon[0]).toBe("This coupon code is not valid.");
+    const savedWithoutAccount = await t.post("/api/checkout/quote", { json: { planId: 1, method: "saved_card" } });
+    expect(savedWithoutAccount.status).toBe(422);
+    const coupon = await t.post("/api/checkout/quote", { json: { planId: 6, method: "paypal", coupon: "welcome10" } });
+    expect(coupon.status, coupon.text).toBe(200);
+    expect(coupon.body.data).toMatchObject({ coupon_code: "WELCOME10", price_cents: 10776, discount_amount_cents: 1078, amount_cents: 9698, amount: 96.98, renewal: null });
+  });
+
+  it("PayPal and crypto: one rule, said by the plan's payment_terms and the quotes alike", async () => {
+    const plans = (await t.get("/api/plans")).body.data as Array<{ id: number; payment_terms: Record<Method, { renews: boolean; renewal_price_cents: number | null; interval_months: number | null }> }>;
+    const renews = Object.fromEntries(plans.map((p) => [p.id, METHODS.map((m) => p.payment_terms[m].renews)]));
+    // card, saved_card, wallet, paypal, crypto
+    expect(renews).toEqual({
+      1: [true, true, true, true, false],
+      2: [true, true, true, true, false],
+      3: [true, true, true, true, false],
+      5: [true, true, true, true, false],
+      6: [true, true, true, false, false],
+      7: [false, false, false, false, false],
+    });
+  });
+
+  for (const plan of PLANS) {
+    for (const method of METHODS) {
+      it(`${plan.title} by ${method}`, async () => {
+        const who = await customer(t, `truth-${plan.id}-${method}@example.com`);
+        const quoted = await t.post("/api/checkout/quote", { token: who.token, json: { planId: plan.id, method } });
+        expect(quoted.status, quoted.text).toBe(200);
+        const quote = quoted.body.data;
+        // The checkout's one call carries the same answer for the methods it offers.
+        const page = await t.get(`/api/account/checkout?plan_id=${plan.id}`, { token: who.token });
+        expect(page.status, page.text).toBe(200);
+        if (method !== "saved_card") {
+          const offered = page.body.data.quotes.find((q: { method: string }) => q.method === method);
+          expect(withoutMoments(offered)).toEqual(withoutMoments(quote));
+          expectSameMoment(offered.first_term_ends_on, quote.first_term_ends_on);
+        }
+        expectSameMoment(page.body.data.term_ends_on, quote.first_term_ends_on);
+        expect(quote).toMatchObject({
+          amount_cents: plan.discounted_price_cents,
+          amount: plan.discounted_price_cents! / 100,
+          paid_months: plan.duration_months,
+          extra_months: plan.extra_months,
+          months: plan.duration_months! + plan.extra_months!,
+        });
+
+        await pay(t, who, plan.id!, method, quote.amount);
+
+        // What the payment recorded: the subscription's end, whether it renews, at what and when.
+        const active = await t.post("/api/subscription/active", { token: who.token });
+        expect(active.status, active.text).toBe(200);
+        expect(active.body.data.subscription.plan_id).toBe(plan.id);
+        expectSameMoment(active.body.data.subscription.sub_exp_date, quote.first_term_ends_on);
+        if (quote.renewal) {
+          expect(active.body.data.next_charge).toMatchObject({ amount_cents: quote.renewal.amount_cents });
+          expectSameMoment(active.body.data.next_charge.date, quote.renewal.renews_on);
+        } else {
+          expect(active.body.data.next_charge).toBeNull();
+        }
+        const receipt = await t.get(`/api/account/receipt?plan_id=${plan.id}`, { token: who.token });
+        expect(receipt.status, receipt.text).toBe(200);
+        const recorded = receipt.body.data.payment;
+        expect(recorded).toMatchObject({
+          // A saved card is a card payment once recorded.
+          method: method === "saved_card" ? "card" : method,
+          amount_cents: quote.amount_cents,
+          months: quote.months,
+          paid_months: quote.paid_months,
+          extra_months: quote.extra_months,
+        });
+        expectSameMoment(recorded.first_term_ends_on, quote.first_term_ends_on);
+        expect(withoutMoments(recorded).renewal).toEqual(withoutMoments(quote).renewal);
+
+        // The receipt email says the same.
+        const mail = await until("the receipt email", async () => (await t.mailbox(who.email)).find((m) => m.subject === "Your VPN receipt"));
+        expect(mail.text).toContain(`Thank you for your payment of ${usd(quote.amount_cents)} for the ${plan.title} plan.`);
+        const buys = quote.extra_months > 0 ? `${monthsText(quote.months)} (${monthsText(quote.paid_months)} + ${monthsText(quote.extra_months)} free)` : monthsText(quote.months);
+        expect(mail.text).toContain(`This payment buys ${buys}.`);
+        expect(mail.text).toContain(` to ${longDate(quote.first_term_ends_on)}.`);
+        if (quote.renewal) {
+          expect(mail.text).toContain(
+            `It renews automatically on ${longDate(quote.renewal.renews_on)} at ${usd(quote.renewal.amount_cents)} every ${every(quote.renewal.interval_months)}, until you turn auto-renewal off.`,
+          );
+          expect(mail.text).not.toContain("does not renew");
+        } else {
+          expect(mail.text).toMatch(/It does not renew/);
+          expect(mail.text).not.toContain("renews automatically");
+        }
+      });
+    }
+  }
+});
+
+describe.each(databases())("coupon tries through the quotes ($name)", (kind) => {
+  const t = useApi(kind, { env: { COUPON_MAX_ATTEMPTS_PER_IP: "3" } });
+
+  it("count as at /api/coupons/apply: a wrong code counts, a usable one is given back, then 429", async () => {
+    const who = await customer(t, "coupon-quotes@example.com");
+    for (let i = 0; i < 5; i++) {
+      const usable = await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "WELCOME10" } });
+      expect(usable.status, usable.text).toBe(200);
+    }
+    expect((await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "GUESS1" } })).status).toBe(422);
+    expect((await t.post("/api/plans/detail", { json: { planId: 1, coupon: "GUESS2" } })).status).toBe(200);
+    expect((await t.get("/api/account/checkout?plan_id=1&coupon=GUESS3", { token: who.token })).status).toBe(200);
+    const over = await t.post("/api/checkout/quote", { json: { planId: 1, method: "card", coupon: "GUESS4" } });
+    expect(over.status).toBe(429);
+    expect(over.body.message).toMatch(/^Too many coupon attempts\./);
+    // Without a coupon nothing is counted.
+    expect((await t.post("/api/checkout/quote", { json: { planId: 1, method: "card" } })).status).toBe(200);
+  });
+});

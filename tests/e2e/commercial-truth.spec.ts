@@ -1,0 +1,190 @@
+import type { Locator, Page, TestInfo } from "@playwright/test";
+import { GOOD_CARD } from "../support/cards";
+import { fillSandboxCardAndPay, hasJavaScript, latestMail, open } from "../support/e2e";
+import { expect, test } from "../support/fixtures";
+import { answerAtPayPal } from "./paypal-support";
+
+// One commercial truth (issue 32, docs/decisions/048): what a customer pays and gets is decided once, in
+// the API, and the checkout's order summary, the chosen payment panel, 'Payment Successful!', the receipt
+// page, the receipt email and Billing all say the same amount, months bought, first-term end and renewal
+// (or that it does not renew). The cases that disagreed before: the 2-year plan with PayPal (one payment,
+// PayPal bills at most yearly) and the monthly plan with crypto (never auto-renews); and a card case.
+
+type Case = {
+  name: string;
+  planId: number;
+  plan: string;
+  /** The way to pay, as the order summary names it. */
+  by: "card" | "PayPal" | "crypto";
+  amount: string;
+  buys: string;
+  /** What renews, or null: it does not renew. */
+  renews: { amount: string; every: string } | null;
+  /** The chosen panel's terms. */
+  panel: RegExp;
+};
+
+const CASES: Case[] = [
+  {
+    name: "2 years with PayPal: one payment that does not renew",
+    planId: 6,
+    plan: "2 Years",
+    by: "PayPal",
+    amount: "$107.76",
+    buys: "27 months (24 months + 3 months free)",
+    renews: null,
+    panel: /^With PayPal you pay \$107\.76 once for 2 years\. It does not renew: nothing more is charged\.$/,
+  },
+  {
+    name: "1 month with crypto: does not auto-renew",
+    planId: 1,
+    plan: "1 Month",
+    by: "crypto",
+    amount: "$9.99",
+    buys: "1 month",
+    renews: null,
+    panel: /^Pay \$9\.99 in cryptocurrency through BitPay\. Crypto plans do not auto-renew/,
+  },
+  {
+    name: "1 month by card: renews every month",
+    planId: 1,
+    plan: "1 Month",
+    by: "card",
+    amount: "$9.99",
+    buys: "1 month",
+    renews: { amount: "$9.99", every: "month" },
+    panel: /^You pay \$9\.99 now\. Your plan renews automatically every 1 month at \$9\.99 until you turn auto-renewal off/,
+  },
+];
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const DATE = /(\d{1,2} [A-Z][a-z]+,? \d{4}|[A-Z][a-z]+ \d{1,2}, \d{4})/;
+
+/** The day a written date names, whichever way it is written ('29 November, 2026', 'November 29, 2026'): '2026-11-29'. */
+function dayOf(text: string): string {
+  const found = DATE.exec(text)?.[1];
+  if (!found) throw new Error(`no date in: ${text}`);
+  const words = found.replace(",", "").split(" ");
+  const monthIndex = words.findIndex((word) => MONTHS.includes(word));
+  const month = MONTHS.indexOf(words[monthIndex]!) + 1;
+  const day = Number(words.find((word, i) => i !== monthIndex && word.length <= 2));
+  const year = Number(words.find((word) => word.length === 4));
+  return `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
+
+/** The order summary's sentence for this way to pay: it renews at …, or it does not renew. */
+function summaryRenewal(c: Case): RegExp {
+  if (c.renews) return new RegExp(`(^|\\. )(Then it renews|Paid by [^.]*\\b${c.by}\\b[^.]*, it then renews) at ${literal(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`);
+  return new RegExp(`(^|\\. )(It does not renew|Paid with [^.]*\\b${c.by}\\b[^.]*, it does not renew): nothing more is charged\\.`);
+}
+
+function panelOf(page: Page, name: string): Locator {
+  return page.locator("details.accordion-item").filter({ has: page.locator("summary", { hasText: new RegExp(`^${name}$`) }) });
+}
+
+/** The value of the receipt's line `term`. */
+function line(page: Page, term: string) {
+  return page.getByRole("region", { name: "Receipt" }).locator("dl > div").filter({ has: page.getByText(term, { exact: true }) }).getByRole("definition");
+}
+
+async function pay(page: Page, testInfo: TestInfo, c: Case) {
+  if (c.by === "PayPal") {
+    // The PayPal panel is open (its terms were read): 'Continue to PayPal' goes to the stand-in's approval page.
+    await page.getByRole("button", { name: "Continue to PayPal" }).click();
+    await expect(page).toHaveURL(/\/dev\/paypal\//);
+    await answerAtPayPal(page, "Approve");
+    return;
+  }
+  if (c.by === "crypto") {
+    await page.getByRole("button", { name: "Pay with Crypto" }).click();
+    await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
+    await page.getByRole("button", { name: "Mark as paid" }).click();
+    return;
+  }
+  if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+  await fillSandboxCardAndPay(page, GOOD_CARD);
+}
+
+test.describe("one commercial truth: every page and the email say what the API quoted", () => {
+  for (const c of CASES) {
+    test(c.name, async ({ page, login, request }, testInfo) => {
+      const user = await login();
+      await open(page, `/subscription/payment/${c.planId}`, testInfo);
+
+      // The order summary: the total, what it buys, the first term's end and what this way of paying renews.
+      const summary = page.getByRole("complementary", { name: "Order summary" });
+      await expect(summary.locator(".total dd")).toHaveText(c.amount);
+      const buys = summary.getByText(/^This payment buys /);
+      await expect(buys).toHaveText(new RegExp(`^This payment buys ${literal(c.buys)}\\. Your first term ends on ${DATE.source}\\.$`));
+      const termEnds = dayOf((await buys.textContent()) ?? "");
+      await expect(summary.getByText(summaryRenewal(c))).toBeVisible();
+
+      // The chosen panel says the same.
+      const panelName = c.by === "card" ? "Card" : c.by === "crypto" ? "Crypto Currencies" : "PayPal";
+      if (c.by !== "card") await panelOf(page, panelName).locator("summary").click();
+      await expect(panelOf(page, panelName).getByText(c.panel)).toBeVisible();
+
+      await pay(page, testInfo, c);
+
+      // 'Payment Successful!'.
+      const dialog = page.getByRole("dialog", { name: "Payment Successful!" });
+      await expect(dialog).toBeVisible();
+      await expect(dialog).toContainText(`You paid ${c.amount} for the ${c.plan} plan: ${c.buys}.`);
+      const ends = dialog.getByText(/^Your first term ends on /);
+      expect(dayOf((await ends.textContent()) ?? "")).toBe(termEnds);
+      if (c.renews) {
+        await expect(ends).toContainText(`Then it renews at ${c.renews.amount} every ${c.renews.every}, until you turn auto-renewal off.`);
+      } else {
+        await expect(ends).toContainText("It does not renew: nothing more is charged.");
+        await expect(dialog).not.toContainText("renews at");
+      }
+
+      // The receipt page.
+      await dialog.getByRole("link", { name: "View receipt" }).click();
+      await expect(dialog).toHaveCount(0);
+      await expect(line(page, "Amount charged")).toHaveText(c.amount);
+      await expect(line(page, "Length")).toHaveText(c.buys);
+      expect(dayOf((await line(page, "First term ends").textContent()) ?? "")).toBe(termEnds);
+      const renewal = line(page, "Renewal");
+      if (c.renews) {
+        await expect(renewal).toHaveText(new RegExp(`^Renews automatically on ${DATE.source} at ${literal(c.renews.amount)} every ${c.renews.every}\\b`));
+        expect(dayOf((await renewal.textContent()) ?? "")).toBe(termEnds);
+      } else {
+        await expect(renewal).toHaveText(/^Does not renew: /);
+      }
+
+      // The receipt email.
+      const mail = await latestMail(request, user.email, /^Your VPN receipt$/);
+      expect(mail.text).toContain(`Thank you for your payment of ${c.amount} for the ${c.plan} plan.`);
+      expect(mail.text).toContain(`This payment buys ${c.buys}.`);
+      const pays = /It pays for .+ to (.+)\./.exec(mail.text)?.[1] ?? "";
+      expect(dayOf(pays)).toBe(termEnds);
+      if (c.renews) {
+        const renews = new RegExp(`It renews automatically on (.+) at ${literal(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`).exec(mail.text);
+        expect(renews, mail.text).not.toBeNull();
+        expect(dayOf(renews![1]!)).toBe(termEnds);
+      } else {
+        expect(mail.text).toMatch(/It does not renew/);
+        expect(mail.text).not.toMatch(/renews automatically/);
+      }
+
+      // Billing: the payment's amount, and the renewal (its next charge on the first term's end) or none.
+      await open(page, "/billing", testInfo);
+      const row = page.getByRole("row").filter({ hasText: c.plan });
+      await expect(row).toHaveCount(1);
+      await expect(row.getByRole("cell", { name: c.amount, exact: true })).toBeVisible();
+      const subscription = page.getByRole("region", { name: "Subscription" });
+      if (c.renews) {
+        await expect(subscription.getByText("ON", { exact: true })).toBeVisible();
+        const next = subscription.locator(".next-charge");
+        await expect(next).toContainText(`Next charge: ${c.renews.amount} on`);
+        expect(dayOf((await next.textContent()) ?? "")).toBe(termEnds);
+      } else {
+        await expect(subscription.getByRole("button", { name: "Cancel auto-renewal" })).toHaveCount(0);
+        await expect(subscription.getByText(/Next charge/)).toHaveCount(0);
+      }
+    });
+  }
+});
