@@ -63,7 +63,12 @@ describe.each(databases())("PayPal plan changes ($name)", (kind) => {
     expect(preview.status, preview.text).toBe(200);
     expect(preview.body.data).toMatchObject({ kind: "at_renewal", paid_with: "paypal", amount_due: 0, current_plan: { id: 2 }, plan: { id: 5 } });
     const summary = preview.body.data.summary;
-    expect(summary).toEqual({ charged_now: 0, new_end_date: before.sub_exp_date, next_renewal: { amount: 71.88, date: before.sub_exp_date } });
+    expect(summary).toEqual({
+      charged_now: 0,
+      charged_now_cents: 0,
+      new_end_date: before.sub_exp_date,
+      next_renewal: { amount: 71.88, amount_cents: 7188, date: before.sub_exp_date },
+    });
 
     // Cancelled at PayPal: nothing changes.
     const firstKey = newKey();

@@ -71,7 +71,7 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     const summary = preview.body.data.summary;
     expect(summary.charged_now).toBe(preview.body.data.amount_due);
     expect(day(summary.new_end_date)).toBe(day(fourteenMonths));
-    expect(summary.next_renewal).toEqual({ amount: 71.88, date: summary.new_end_date });
+    expect(summary.next_renewal).toEqual({ amount: 71.88, amount_cents: 7188, date: summary.new_end_date });
 
     const changed = await t.post("/api/subscription/change", {
       token: who.token,
@@ -108,7 +108,12 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     const [before] = await row(t, who.userId);
     const preview = await t.get("/api/subscription/change-preview?plan_id=1", { token: who.token });
     expect(preview.status, preview.text).toBe(200);
-    expect(preview.body.data.summary).toEqual({ charged_now: 0, new_end_date: before!.sub_exp_date, next_renewal: { amount: 9.99, date: before!.sub_exp_date } });
+    expect(preview.body.data.summary).toEqual({
+      charged_now: 0,
+      charged_now_cents: 0,
+      new_end_date: before!.sub_exp_date,
+      next_renewal: { amount: 9.99, amount_cents: 999, date: before!.sub_exp_date },
+    });
     const changed = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: newKey() } });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.data.summary).toEqual(preview.body.data.summary);

@@ -116,7 +116,7 @@ describe("signed-in checkout loader", () => {
     subscription = { id: 9, title: "1 Year", plan_id: 6, billing_type: "recurring", subscription_by: "stripe" };
     const data = await load();
     expect(seen).toEqual(["/api/account/checkout?plan_id=6", "/api/subscription/change-preview?plan_id=6"]);
-    expect(data.planChange).toEqual({ kind: "done", message: "This is already your current plan.", pendingTitle: null });
+    expect(data.planChange).toMatchObject({ kind: "done", message: "This is already your current plan.", pendingTitle: null });
   });
 
   it("keeps each part's failure when the aggregate fails: the cards' notice while the rest renders", async () => {
