@@ -206,7 +206,9 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     "/api",
     // strict: false, so that valid JSON that is not an object (null, "text") is a 422 from the
     // schema and only malformed JSON is a 400.
-    express.json({ limit: BODY_LIMIT, strict: false }),
+    // A string JSON can spell but Unicode cannot ("\ud800", half a surrogate pair) is malformed here: no
+    // code after it (a URL built from it, a gateway's SDK) has to cope with text that cannot be encoded.
+    express.json({ limit: BODY_LIMIT, strict: false, reviver: refuseIllFormedText }),
     express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 100 }),
     resumeRequestScope,
   );
@@ -336,4 +338,13 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error(`API error on ${req.method} ${loggedPath(req)}: ${detail}`);
     sendError(res, "server_error", "Something went wrong.");
   };
+}
+
+/** With the u flag a surrogate pair is one code point: what this finds is half of one, alone. */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+
+/** JSON.parse's reviver for the API's bodies: a lone surrogate makes the body malformed (400), not a 500 later. */
+function refuseIllFormedText(key: string, value: unknown): unknown {
+  if (LONE_SURROGATE.test(key) || (typeof value === "string" && LONE_SURROGATE.test(value))) throw new SyntaxError("The body holds text that is not valid Unicode.");
+  return value;
 }

@@ -25,6 +25,20 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     });
   });
 
+  it("answers JSON whose text is not valid Unicode (half a surrogate pair) with 400, wherever the text would go", async () => {
+    // Found by the fuzzer: "\ud800" as a SetupIntent id reached the Stripe SDK, whose URL encoding threw (a 500).
+    const login = await t.post("/api/user/login", { json: { email: "demo@example.com", password: "demo-password" } });
+    const token = login.body.data.token as string;
+    for (const raw of ['{"setup_intent": "\\ud800"}', '{"setup_intent": "seti_\\udc00x"}', '{"\\ud800": "seti_1"}']) {
+      const res = await t.post("/api/payment-methods/complete-authentication", { token, raw, headers: { "content-type": "application/json" } });
+      expect(res.status, raw).toBe(400);
+      expect(res.body.errors).toEqual({ message: "The request body is not valid JSON.", code: "malformed_body" });
+    }
+    // A well-formed pair (an emoji) is text like any other: the id is refused as unknown, not as malformed.
+    const emoji = await t.post("/api/payment-methods/complete-authentication", { token, raw: '{"setup_intent": "seti_\\ud83d\\ude00"}', headers: { "content-type": "application/json" } });
+    expect(emoji.status).toBe(404);
+  });
+
   it("answers bodies over 64 kB with 413 (JSON and form)", async () => {
     const big = "x".repeat(70 * 1024);
     const json = await t.post("/api/user/login", { json: { email: "demo@example.com", password: big } });
