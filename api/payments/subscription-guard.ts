@@ -54,7 +54,7 @@ export async function refuseSecondSubscription(
 async function claim(db: Database, userId: number, key: string, now: Date, holdMs: number): Promise<boolean> {
   const nowIso = now.toISOString();
   const expires = new Date(now.getTime() + holdMs).toISOString();
-  await db
+  const written = await db
     .insertInto("subscription_claims")
     .values({ user_id: userId, claim_key: key, expires_at: expires })
     .onConflict((oc) =>
@@ -72,9 +72,11 @@ async function claim(db: Database, userId: number, key: string, now: Date, holdM
           ]),
         ),
     )
-    .execute();
-  const row = await db.selectFrom("subscription_claims").select("claim_key").where("user_id", "=", userId).executeTakeFirst();
-  return row?.claim_key === key;
+    // What this statement wrote, not a read after it: a parallel request with the same key may mark the claim
+    // authenticating in between, and a second read would see that key and refuse its own purchase (409).
+    .returning("claim_key")
+    .executeTakeFirst();
+  return written?.claim_key === key;
 }
 
 /** Marks a claim whose purchase now only waits for the bank's authentication (see `claim`). */
