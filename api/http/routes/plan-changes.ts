@@ -4,7 +4,7 @@ import { isRefusal } from "../../platform/errors";
 import { body, idField } from "../validation";
 import { idempotencyKeyBadRequest, idempotencyKeyField, idempotencyKeyHeader, idempotencyKeyOf } from "../idempotency-key";
 import { IDEMPOTENCY_MESSAGES, oncePerKey, refusalAnswer, replayedRefusal } from "../../payments/idempotency";
-import { PLAN_CHANGE_MESSAGES, type PlanChangeSummary, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
+import { PLAN_CHANGE_MESSAGES, type PlanChangeResult, type PlanChangeSummary, cancelPendingChange, changePlan, previewPlanChange } from "../../payments/plan-changes";
 import { PendingChangeSchema, PlanBriefSchema, SubscriptionSchema, brief, pendingOf, publicSubscription } from "./subscription";
 import { dollars } from "../../payments/plans";
 import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
@@ -54,6 +54,19 @@ function summaryOf(summary: PlanChangeSummary) {
     charged_now_cents: summary.chargedNowCents,
     new_end_date: summary.newEndDate.toISOString(),
     next_renewal: { amount: dollars(summary.nextRenewal.amountCents), amount_cents: summary.nextRenewal.amountCents, date: summary.nextRenewal.date.toISOString() },
+  };
+}
+
+/** A change's answer (card or PayPal): the same fields, whichever gateway made it. */
+async function resultData(result: PlanChangeResult, find: Parameters<typeof pendingOf>[0]) {
+  return {
+    kind: result.kind,
+    amount_paid: dollars(result.amountPaidCents),
+    amount_paid_cents: result.amountPaidCents,
+    effective_at: result.effectiveAt.toISOString(),
+    summary: summaryOf(result.summary),
+    subscription: publicSubscription(result.subscription),
+    pending: await pendingOf(find, result.subscription),
   };
 }
 
@@ -203,15 +216,7 @@ export const planChangeRoutes = [
               ok: true,
               body: {
                 message: result.message,
-                data: {
-                  kind: result.kind,
-                  amount_paid: dollars(result.amountPaidCents),
-                  amount_paid_cents: result.amountPaidCents,
-                  effective_at: result.effectiveAt.toISOString(),
-                  summary: summaryOf(result.summary),
-                  subscription: publicSubscription(result.subscription),
-                  pending: await pendingOf(find, result.subscription),
-                },
+                data: await resultData(result, find),
               },
             };
           } catch (error) {
@@ -305,15 +310,7 @@ export const planChangeRoutes = [
               ok: true,
               body: {
                 message: result.message,
-                data: {
-                  kind: result.kind,
-                  amount_paid: dollars(result.amountPaidCents),
-                  amount_paid_cents: result.amountPaidCents,
-                  effective_at: result.effectiveAt.toISOString(),
-                  summary: summaryOf(result.summary),
-                  subscription: publicSubscription(result.subscription),
-                  pending: await pendingOf(find, result.subscription),
-                },
+                data: await resultData(result, find),
               },
             };
           } catch (error) {
