@@ -576,7 +576,7 @@ async function main() {
     console.log(`\nFuzz: ${selected.length} posts in ${seconds.toFixed(0)} s (seed ${SEED}, ${CONCURRENCY} at a time)`);
     console.log(`  accepted ${accepted}, rejected ${rejected}${unattributed ? `, ${unattributed} batches changed data that no rejected post reproduced alone (async work of accepted posts)` : ""}`);
     console.log(`  statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s === 0 ? "failed" : s}×${n}`).join(" ")}`);
-    if (server.serverErrors.length) console.log(`  server log 5xx (first 10):\n    ${server.serverErrors.slice(0, 10).join("\n    ")}`);
+    if (server.serverErrors.length) console.log(`  server log 5xx (first 10):\n    ${[...server.serverErrors.slice(0, 10), ...server.loggedErrors.slice(0, 10)].join("\n    ")}`);
     if (server.stderrErrors.length) console.log(`  server stderr errors (first 20):\n    ${server.stderrErrors.slice(0, 20).join("\n    ")}`);
     if (failures.length) {
       console.log(`\nFailures (${failures.length}; first 40), each with its replay command:`);

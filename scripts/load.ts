@@ -222,7 +222,7 @@ async function main() {
     }
     console.log(`\nCheckouts completed ('Payment Successful!'): ${completedCheckouts}; paid transactions: ${paid.length}; gateway sessions complete: ${completeSessions}`);
     if (failures.length) console.log(`\nUnexpected answers (first ${failures.length}):\n  ${failures.join("\n  ")}`);
-    if (server.serverErrors.length) console.log(`\nServer log 5xx (first 20):\n  ${server.serverErrors.slice(0, 20).join("\n  ")}`);
+    if (server.serverErrors.length) console.log(`\nServer log 5xx (first 20):\n  ${[...server.serverErrors.slice(0, 20), ...server.loggedErrors.slice(0, 20)].join("\n  ")}`);
     if (server.stderrErrors.length) console.log(`\nServer stderr errors (first 20):\n  ${server.stderrErrors.slice(0, 20).join("\n  ")}`);
 
     const unexpected = [...routeStats.values()].reduce((sum, s) => sum + s.failures, 0);

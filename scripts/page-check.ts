@@ -684,7 +684,7 @@ async function main() {
     // The states reached, one per line (to compare a run's coverage with another's).
     fs.writeFileSync(process.env.PAGE_CHECK_STATES, `${snapshots.map((s) => `${s.mode}\t${s.label}`).join("\n")}\n`);
   }
-  if (server.serverErrors.length) console.log(`Server answered 5xx:\n${server.serverErrors.join("\n")}`);
+  if (server.serverErrors.length) console.log(`Server answered 5xx:\n${[...server.serverErrors, ...server.loggedErrors].join("\n")}`);
   if (server.stderrErrors.length) console.log(`Server errors:\n${server.stderrErrors.join("\n")}`);
   const failed =
     problems.length || violations.length || tooWide.length || failures.length || server.serverErrors.length || server.stderrErrors.length;

@@ -12,6 +12,8 @@ export type QualityServer = {
   databaseFile: string;
   /** Request-log lines (JSON, pino) whose status was 5xx. */
   serverErrors: string[];
+  /** stdout lines logged at level error or fatal (an API error's stack): why a 5xx above happened. */
+  loggedErrors: string[];
   /** stderr lines that report an error (the sandbox banner and other warnings are not errors). */
   stderrErrors: string[];
   /** Stops the server and waits for it to exit; the database file stays until `cleanUp`. */
@@ -52,6 +54,17 @@ export function isServerErrorLine(line: string): boolean {
   }
 }
 
+/** Whether a line of the server's stdout is a JSON log entry at level error or fatal. */
+export function isLoggedErrorLine(line: string): boolean {
+  if (!line.startsWith("{")) return false;
+  try {
+    const { level } = JSON.parse(line) as { level?: unknown };
+    return level === "error" || level === "fatal" || (typeof level === "number" && level >= 50);
+  } catch {
+    return false;
+  }
+}
+
 export async function startQualityServer(options: { port: number; env?: Record<string, string>; name: string }): Promise<QualityServer> {
   if (!fs.existsSync("build/server.js")) throw new Error("build/server.js is missing: run `npm run build` first.");
   const base = `http://127.0.0.1:${options.port}`;
@@ -79,9 +92,11 @@ export async function startQualityServer(options: { port: number; env?: Record<s
     stdio: ["ignore", "pipe", "pipe"],
   });
   const serverErrors: string[] = [];
+  const loggedErrors: string[] = [];
   const stderrErrors: string[] = [];
   readline.createInterface({ input: server.stdout! }).on("line", (line) => {
     if (isServerErrorLine(line)) serverErrors.push(line);
+    else if (isLoggedErrorLine(line)) loggedErrors.push(line);
   });
   readline.createInterface({ input: server.stderr! }).on("line", (line) => {
     if (!BANNER.test(line.trim()) && ERROR_LINE.test(line)) stderrErrors.push(line);
@@ -111,6 +126,7 @@ export async function startQualityServer(options: { port: number; env?: Record<s
     base,
     databaseFile,
     serverErrors,
+    loggedErrors,
     stderrErrors,
     async stop() {
       if (!running) return;

@@ -1,7 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDatabase } from "../../api/platform/db";
 
@@ -44,5 +45,34 @@ describe("opening the SQLite database", () => {
     });
     if (!asRoot) fs.chmodSync(readOnly, 0o755);
     expect(child.stdout).toMatch(/Cannot open the SQLite database .*portal\.sqlite \(SQLITE_CANTOPEN\): its folder .*root-owned must exist and be writable by this process \(uid \d+, gid \d+\).*1000:1000/);
+  });
+});
+
+// Another process writing the same SQLite file (the e2e helpers, a maintenance script) between a
+// transaction's first read and its first write: in WAL a deferred transaction cannot upgrade its stale
+// snapshot and SQLite answers SQLITE_BUSY at once, without the busy timeout (seen as a 500 on
+// register-user in CI's page check). Transactions begin IMMEDIATE, so the other writer waits instead.
+describe("transactions on a SQLite file another process writes", () => {
+  it("read, another process writes, then write: both commit", async () => {
+    const file = path.join(dir, "two-writers.sqlite");
+    const db = createDatabase(file) as unknown as Kysely<{ notes: { id: number | null; body: string } }>;
+    try {
+      await db.schema.createTable("notes").addColumn("id", "integer", (c) => c.primaryKey()).addColumn("body", "text").execute();
+      let otherExit: Promise<number | null> | undefined;
+      await db.transaction().execute(async (trx) => {
+        await trx.selectFrom("notes").selectAll().execute();
+        const script = `const db = require("better-sqlite3")(${JSON.stringify(file)}); db.pragma("busy_timeout = 5000"); db.prepare("insert into notes (body) values ('other')").run();`;
+        const other = spawn(process.execPath, ["-e", script], { cwd: path.resolve("."), stdio: "inherit" });
+        otherExit = new Promise((resolve) => other.once("exit", resolve));
+        // Long enough for the other process to write, had nothing stopped it.
+        await Promise.race([otherExit, new Promise((r) => setTimeout(r, 1000))]);
+        await trx.insertInto("notes").values({ body: "mine" }).execute();
+      });
+      expect(await otherExit).toBe(0);
+      const bodies = (await db.selectFrom("notes").select("body").execute()).map((r) => r.body).sort();
+      expect(bodies).toEqual(["mine", "other"]);
+    } finally {
+      await db.destroy();
+    }
   });
 });

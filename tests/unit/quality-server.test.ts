@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { consoleStyle, createLogger, requestLogging } from "../../api/platform/logger";
-import { isServerErrorLine } from "../../scripts/quality-server";
+import { isLoggedErrorLine, isServerErrorLine } from "../../scripts/quality-server";
 
 // The quality scripts (load, fuzz, page-check) fail on a 5xx in the server's log: the filter must read the
 // lines the server really writes (JSON, pino), not a plain-text form it no longer has.
@@ -46,5 +46,12 @@ describe("the quality server's 5xx filter", () => {
     expect(isServerErrorLine('{"level":50,"msg":"status 500"}')).toBe(false);
     expect(isServerErrorLine('{"status":"500"}')).toBe(false);
     expect(isServerErrorLine('{"status":502,"msg":"GET / 502 1ms"}')).toBe(true);
+  });
+
+  it("keeps the error the API logged beside its 5xx, so a failed run says why", () => {
+    expect(isLoggedErrorLine('{"level":"error","name":"api","msg":"API error on POST /api/user/register-user: SqliteError"}')).toBe(true);
+    expect(isLoggedErrorLine('{"level":50,"msg":"boom"}')).toBe(true);
+    expect(isLoggedErrorLine('{"level":"info","status":500}')).toBe(false);
+    expect(isLoggedErrorLine("error: not json")).toBe(false);
   });
 });

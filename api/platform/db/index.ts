@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Driver } from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "../config";
 import { migrations } from "./migrations";
@@ -39,7 +39,24 @@ export function createDatabase(url: string, postgresUser?: string): Database {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<DB>({ dialect: new ImmediateTransactionSqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/**
+ * Transactions begin IMMEDIATE: they take the write lock first, so another process writing the file
+ * (the e2e helpers, a maintenance script) waits its busy timeout. A deferred transaction that read
+ * before the other process wrote cannot upgrade its stale snapshot in WAL: SQLite answers SQLITE_BUSY
+ * at once, whatever the busy timeout (a 500 on register-user in CI). Within the process nothing
+ * changes: Kysely runs one query at a time on the one connection anyway.
+ */
+class ImmediateTransactionSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    };
+    return driver;
+  }
 }
 
 /**
