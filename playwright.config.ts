@@ -16,6 +16,8 @@ const CLOCK_DATA_DIR = e2eDataDir(CLOCK_PORT);
 export const E2E_DATABASE = `${DATA_DIR}/portal.sqlite`;
 // The server's stdout (JSON lines) for the whole run; the "logs" project scans it at the end.
 export const E2E_SERVER_LOG = `${DATA_DIR}/server.log`;
+/** Where the run's JSON report goes (scripts/test.ts reads it). */
+export const E2E_REPORT = "data/e2e-report.json";
 /** The tag of a test that runs in the no-js project only (see above). */
 const ONCE = /@once/;
 
@@ -26,7 +28,10 @@ export default defineConfig({
   // One retry on CI, where two workers share two cores: a timing flake shows as "flaky" in the report
   // instead of failing the run (and skipping the test-clock projects that depend on every other test).
   retries: process.env.CI ? 1 : 0,
-  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  // The JSON report gives `npm test` each spec file's time (scripts/test.ts prints the slowest).
+  reporter: process.env.CI
+    ? [["list"], ["json", { outputFile: E2E_REPORT }]]
+    : [["list"], ["html", { open: "never" }], ["json", { outputFile: E2E_REPORT }]],
   // CI machines differ: the same run took 5 min on one and 28 min on another, where flows of 7 s took 30 s.
   // There the limits are twice as long, so that a slow machine is slow rather than red (speed is measured
   // by `npm run bench`, not here), and a trace is kept only for a retry: recording every test costs ~15%.

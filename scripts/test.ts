@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { pbkdf2Sync } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 
 interface Stage {
@@ -105,6 +105,8 @@ for (const stage of STAGES) {
   if (failing.length) failed = stage.name;
 }
 
+if (timings.some((timing) => timing.name === "playwright" && timing.result !== "not run")) printSlowestSpecs("data/e2e-report.json");
+
 // Wall time, and the machine's busy CPU time over it (every process: a stage near cores x wall is CPU-bound).
 console.log(`\nStage times (${os.cpus().length} cores; reference work ${reference} ms, see scripts/test.ts)`);
 console.log(`  ${"stage".padEnd(14)} ${"wall".padStart(7)} ${"CPU".padStart(8)}`);
@@ -114,3 +116,26 @@ if (failed) {
   console.error(`\nnpm test failed in stage '${failed}'.`);
   process.exit(1);
 }
+
+interface ReportSuite {
+  file: string;
+  specs?: { tests: { results: { duration: number }[] }[] }[];
+  suites?: ReportSuite[];
+}
+
+/** The spec files that took the most worker time (every project, retries included), from Playwright's JSON report. */
+function printSlowestSpecs(reportFile: string) {
+  if (!existsSync(reportFile)) return;
+  const perFile = new Map<string, number>();
+  const walk = (suite: ReportSuite) => {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests) for (const result of test.results) perFile.set(suite.file, (perFile.get(suite.file) ?? 0) + result.duration);
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of (JSON.parse(readFileSync(reportFile, "utf8")) as { suites: ReportSuite[] }).suites) walk(suite);
+  const total = [...perFile.values()].reduce((sum, ms) => sum + ms, 0);
+  console.log(`
+Slowest browser specs (worker time, ${seconds(total)} in all)`);
+  for (const [file, ms] of [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${file.padEnd(40)} ${seconds(ms).padStart(7)}`);
+}
+

@@ -15,6 +15,7 @@ import { createCustomer } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
 import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
 import { followSubscriptionCard } from "./renewal-card";
+import { renewalOf } from "./renewal-rule";
 import { cardDetails, receiptCard } from "./paying-card";
 
 export { cardDetails };
@@ -634,7 +635,7 @@ async function startCheckoutSessionAtGateway(
   const customer = await ensureCustomer(deps, user);
   // A card attempt still waiting for its challenge ends here too: the hosted page is the new attempt.
   // The hosted pages opened before this one expire once it exists (a retry with this key answers this one).
-  if (plan.billing_type === "recurring") await endAbandonedAttempts(deps, customer, key, false);
+  if (renewalOf(plan, "card").renews) await endAbandonedAttempts(deps, customer, key, false);
   const price = await priceForPlan(deps.gateway, plan);
   const reservation = await holdCoupon(deps, coupon, key, user, CHECKOUT_COUPON_HOLD_MS);
   const metadata = metadataFor(user, plan, coupon, "card", reservation);
@@ -648,7 +649,7 @@ async function startCheckoutSessionAtGateway(
     }
     throw error;
   }
-  if (plan.billing_type === "recurring") await expireOpenSubscriptionSessions(deps.gateway, customer, created.id);
+  if (renewalOf(plan, "card").renews) await expireOpenSubscriptionSessions(deps.gateway, customer, created.id);
   return created;
 }
 

@@ -1,4 +1,5 @@
-import type { Plan, RefundKind, Subscription, Transaction } from "../platform/db/schema";
+import type { RefundKind, Subscription, Transaction } from "../platform/db/schema";
+import type { PlanTerms } from "./renewal-rule";
 
 /*
  * One interface per gateway (docs/decisions/049): what billing asks of whichever gateway bills a
@@ -61,7 +62,8 @@ export interface PaymentGateway {
   /** Whether an unpaid renewal is paid on our pay page with a saved card (payOpenRenewal); else the gateway retries it itself. */
   readonly paysRenewalsHere: boolean;
   /** Whether a subscription of `plan` paid here renews by itself. */
-  renewsPlan(plan: Pick<Plan, "billing_type" | "duration_months" | "extra_months">): boolean;
+  /** The one renewal rule (renewal-rule.ts) for this gateway's way of paying. */
+  renewsPlan(plan: PlanTerms): boolean;
   /** Whether `row` is past due (a renewal unpaid within its grace period) by this gateway's record of it. */
   isPastDue(row: Row, now: Date): boolean;
   /**

@@ -15,7 +15,7 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 /** PayPal bills a subscription at most every 12 months: a longer term is one payment that does not renew. */
 export const PAYPAL_MAX_INTERVAL_MONTHS = 12;
 
-type PlanTerms = Pick<Plan, "billing_type" | "duration_months" | "extra_months" | "discounted_price_cents" | "regular_price_cents">;
+export type PlanTerms = Pick<Plan, "billing_type" | "duration_months" | "extra_months" | "discounted_price_cents" | "regular_price_cents">;
 
 /** What a method does after the first payment: renews (at the plan's price, every term) or not. */
 export type Renewal = { renews: true; priceCents: number; intervalMonths: number } | { renews: false };

@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { bitpayGateway } from "../../api/payments/bitpay/gateway";
+import { paypalGateway } from "../../api/payments/paypal/gateway";
+import { type PlanTerms, renewalOf } from "../../api/payments/renewal-rule";
+import { stripeGateway } from "../../api/payments/stripe/gateway";
 import { type Gateways, type PaymentGateway, gatewayFor, noRenewalOf, recordedRenewal, refundKindOf, renewsAutomatically } from "../../api/payments/gateway";
 
 // What billing decides from a subscription's record alone (docs/decisions/049): the same whether the gateway is on or off.
@@ -50,3 +54,18 @@ describe("the gateway interface's rules", () => {
     expect(recordedRenewal({ amount_cents: null }).amountCents).toBe(0);
   });
 });
+
+// Issue 32: whether a plan paid through a gateway renews is the one renewal rule's answer, not each adapter's own.
+describe("each gateway's renewal is the one rule's", () => {
+  const plan = (over: Partial<PlanTerms>): PlanTerms => ({ billing_type: "recurring", duration_months: 1, extra_months: 0, discounted_price_cents: 999, regular_price_cents: 1299, ...over });
+  const plans = [plan({}), plan({ duration_months: 3 }), plan({ duration_months: 12, extra_months: 2 }), plan({ duration_months: 24, extra_months: 3 }), plan({ billing_type: "single", duration_months: 60 })];
+  const adapters = [
+    [stripeGateway({} as Parameters<typeof stripeGateway>[0]), "card"],
+    [paypalGateway({} as Parameters<typeof paypalGateway>[0]), "paypal"],
+    [bitpayGateway(), "crypto"],
+  ] as const;
+  it.each(adapters.map(([gateway, method]) => [gateway.name, gateway, method] as const))("%s", (_name, gateway, method) => {
+    for (const terms of plans) expect(gateway.renewsPlan(terms), JSON.stringify(terms)).toBe(renewalOf(terms, method).renews);
+  });
+});
+

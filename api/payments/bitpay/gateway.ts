@@ -1,5 +1,6 @@
 import { DomainError } from "../../platform/errors";
 import type { PaymentGateway } from "../gateway";
+import { renewalOf } from "../renewal-rule";
 
 /*
  * BitPay's adapter (api/payments/gateway.ts): a crypto plan never renews by itself (a renewal invoice is
@@ -14,7 +15,7 @@ export function bitpayGateway(): PaymentGateway {
     name: "bitpay",
     paysRenewalsHere: false,
     refundKind: "crypto",
-    renewsPlan: () => false,
+    renewsPlan: (plan) => renewalOf(plan, "crypto").renews,
     isPastDue: () => false,
     async setRenewal() {
       throw new DomainError("auto_renewal_unavailable", "Crypto plans do not renew automatically.");

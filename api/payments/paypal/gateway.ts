@@ -1,6 +1,7 @@
 import { DomainError } from "../../platform/errors";
 import { GatewayUnavailable, type PaymentGateway, recordedRenewal } from "../gateway";
-import { type PayPalDeps, billedAsSubscription, cancelPayPalSubscription, refundPayPalPayment, setPayPalRenewal } from "./payments";
+import { renewalOf } from "../renewal-rule";
+import { type PayPalDeps, cancelPayPalSubscription, refundPayPalPayment, setPayPalRenewal } from "./payments";
 
 /*
  * PayPal's adapter (api/payments/gateway.ts): a PayPal subscription is suspended and reactivated at
@@ -13,7 +14,7 @@ export function paypalGateway(deps: PayPalDeps): PaymentGateway {
     paysRenewalsHere: false,
     refundKind: "paypal",
     // A plan PayPal cannot bill as a subscription is one order that does not renew (the 2-year plan).
-    renewsPlan: (plan) => billedAsSubscription(plan as Parameters<typeof billedAsSubscription>[0]),
+    renewsPlan: (plan) => renewalOf(plan, "paypal").renews,
     isPastDue: (row, now) => row.past_due_since !== null && row.grace_until !== null && row.grace_until > now.toISOString(),
 
     async setRenewal(row, renewing) {

@@ -1,4 +1,5 @@
-import type { Coupon, Plan } from "../../platform/db/schema";
+import type { Coupon } from "../../platform/db/schema";
+import { type PlanTerms, renewalOf } from "../renewal-rule";
 import { discountForCoupon } from "./prices";
 import { type Stripe, type StripeSetup, isInvalidRequest } from "./client";
 
@@ -17,7 +18,7 @@ export async function createPaymentCheckoutSession(
   gateway: StripeSetup,
   input: {
     userId: number;
-    plan: Pick<Plan, "billing_type">;
+    plan: PlanTerms;
     customer: string;
     price: string;
     coupon: Coupon | null;
@@ -35,7 +36,8 @@ export async function createPaymentCheckoutSession(
     client_reference_id: String(input.userId),
     metadata,
   };
-  if (plan.billing_type === "recurring") {
+  // A plan that renews by card is a Stripe subscription; any other is one payment.
+  if (renewalOf(plan, "card").renews) {
     params.mode = "subscription";
     params.subscription_data = { metadata };
     if (coupon) params.discounts = [await discountForCoupon(gateway, coupon)];

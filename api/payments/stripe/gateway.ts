@@ -3,6 +3,7 @@ import { type PaymentsDeps, recordStripeInvoice } from "../card-payments";
 import { GatewayUnavailable, type PaymentGateway, SubscriptionEndedAtGateway } from "../gateway";
 import { cardThatPays } from "../paying-card";
 import { recordSubscriptionState } from "../records";
+import { renewalOf } from "../renewal-rule";
 import { isCardError, isGatewayFailure, isInvalidRequest } from "./client";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments, setInvoiceCollection } from "./invoices";
 import { retrievePaymentIntentWithCard } from "./payment-intents";
@@ -23,7 +24,7 @@ export function stripeGateway(deps: PaymentsDeps): PaymentGateway {
     name: "stripe",
     paysRenewalsHere: true,
     refundKind: "card",
-    renewsPlan: (plan) => plan.billing_type === "recurring",
+    renewsPlan: (plan) => renewalOf(plan, "card").renews,
     isPastDue: (row, now) => !!row.past_due_invoice_id && !!row.grace_until && row.grace_until > now.toISOString(),
 
     async setRenewal(row, renewing, { pastDue }) {

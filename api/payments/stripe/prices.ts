@@ -1,4 +1,5 @@
 import type { Coupon, Plan } from "../../platform/db/schema";
+import { renewalOf } from "../renewal-rule";
 import type { Stripe, StripeSetup } from "./client";
 
 // Our plans and coupons as Stripe prices and discounts.
@@ -22,7 +23,7 @@ export async function priceForPlan(gateway: StripeSetup, plan: Plan): Promise<st
       unit_amount: plan.discounted_price_cents,
       lookup_key: lookupKey,
       product_data: { name: `VPN ${plan.title}` },
-      ...(plan.billing_type === "recurring" ? { recurring: stripeInterval(plan) } : {}),
+      ...(renewalOf(plan, "card").renews ? { recurring: stripeInterval(plan) } : {}),
       metadata: { plan_id: String(plan.id) },
     },
     { idempotencyKey: `price-${lookupKey}` },
