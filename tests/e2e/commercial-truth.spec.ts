@@ -3,19 +3,21 @@ import { GOOD_CARD } from "../support/cards";
 import { fillSandboxCardAndPay, hasJavaScript, latestMail, open } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 import { answerAtPayPal } from "./paypal-support";
+import { addCard } from "./saved-card-support";
 
 // One commercial truth (issue 32, docs/decisions/048): what a customer pays and gets is decided once, in
 // the API, and the checkout's order summary, the chosen payment panel, 'Payment Successful!', the receipt
 // page, the receipt email and Billing all say the same amount, months bought, first-term end and renewal
 // (or that it does not renew). The cases that disagreed before: the 2-year plan with PayPal (one payment,
-// PayPal bills at most yearly) and the monthly plan with crypto (never auto-renews); and a card case.
+// PayPal bills at most yearly) and the monthly plan with crypto (never auto-renews); then every other plan
+// and way to pay once (Google Pay with JavaScript only: wallets need it).
 
 type Case = {
   name: string;
   planId: number;
   plan: string;
-  /** The way to pay, as the order summary names it. */
-  by: "card" | "PayPal" | "crypto";
+  /** The way to pay. */
+  method: "card" | "saved_card" | "wallet" | "paypal" | "crypto";
   amount: string;
   buys: string;
   /** What renews, or null: it does not renew. */
@@ -24,12 +26,14 @@ type Case = {
   panel: RegExp;
 };
 
+// Every plan and every way to pay at least once, and the ones that once disagreed (issue 32). Each plan by
+// each method is asserted through the API (tests/api/commercial-truth.test.ts); here the portal renders it.
 const CASES: Case[] = [
   {
     name: "2 years with PayPal: one payment that does not renew",
     planId: 6,
     plan: "2 Years",
-    by: "PayPal",
+    method: "paypal",
     amount: "$107.76",
     buys: "27 months (24 months + 3 months free)",
     renews: null,
@@ -39,7 +43,7 @@ const CASES: Case[] = [
     name: "1 month with crypto: does not auto-renew",
     planId: 1,
     plan: "1 Month",
-    by: "crypto",
+    method: "crypto",
     amount: "$9.99",
     buys: "1 month",
     renews: null,
@@ -49,13 +53,56 @@ const CASES: Case[] = [
     name: "1 month by card: renews every month",
     planId: 1,
     plan: "1 Month",
-    by: "card",
+    method: "card",
     amount: "$9.99",
     buys: "1 month",
     renews: { amount: "$9.99", every: "month" },
     panel: /^You pay \$9\.99 now\. Your plan renews automatically every 1 month at \$9\.99 until you turn auto-renewal off/,
   },
+  {
+    name: "1 year with PayPal: a subscription of 14 months, then yearly",
+    planId: 5,
+    plan: "1 Year",
+    method: "paypal",
+    amount: "$71.88",
+    buys: "14 months (12 months + 2 months free)",
+    renews: { amount: "$71.88", every: "year" },
+    panel: /^With PayPal you pay \$71\.88 now\. PayPal then collects \$71\.88 every 1 year until you turn auto-renewal off/,
+  },
+  {
+    name: "3 months with Google Pay: renews every 3 months",
+    planId: 2,
+    plan: "3 Months",
+    method: "wallet",
+    amount: "$26.97",
+    buys: "3 months",
+    renews: { amount: "$26.97", every: "3 months" },
+    panel: /^With Google Pay you pay \$26\.97 today; the plan then renews every 3 months at \$26\.97 by auto-renewal/,
+  },
+  {
+    name: "6 months with a saved card: renews every 6 months",
+    planId: 3,
+    plan: "6 Months",
+    method: "saved_card",
+    amount: "$47.94",
+    buys: "6 months",
+    renews: { amount: "$47.94", every: "6 months" },
+    panel: /^Pay Now charges \$47\.94 to the card\.$/,
+  },
+  {
+    name: "5 years by card: one payment",
+    planId: 7,
+    plan: "5 Years",
+    method: "card",
+    amount: "$199.00",
+    buys: "60 months",
+    renews: null,
+    panel: /^One-time payment of \$199\.00 for 5 years\. It does not renew: nothing more is charged\.$/,
+  },
 ];
+
+/** The way to pay as the order summary names it. */
+const SUMMARY_NAME: Record<Case["method"], string> = { card: "card", saved_card: "card", wallet: "Google Pay", paypal: "PayPal", crypto: "crypto" };
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 const DATE = /(\d{1,2} [A-Z][a-z]+,? \d{4}|[A-Z][a-z]+ \d{1,2}, \d{4})/;
@@ -76,8 +123,9 @@ const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
 
 /** The order summary's sentence for this way to pay: it renews at …, or it does not renew. */
 function summaryRenewal(c: Case): RegExp {
-  if (c.renews) return new RegExp(`(^|\\. )(Then it renews|Paid by [^.]*\\b${c.by}\\b[^.]*, it then renews) at ${literal(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`);
-  return new RegExp(`(^|\\. )(It does not renew|Paid with [^.]*\\b${c.by}\\b[^.]*, it does not renew): nothing more is charged\\.`);
+  const by = SUMMARY_NAME[c.method];
+  if (c.renews) return new RegExp(`(^|\\. )(Then it renews|Paid by [^.]*\\b${by}\\b[^.]*, it then renews) at ${literal(c.renews.amount)} every ${c.renews.every}, until you turn auto-renewal off\\.`);
+  return new RegExp(`(^|\\. )(It does not renew|Paid with [^.]*\\b${by}\\b[^.]*, it does not renew): nothing more is charged\\.`);
 }
 
 function panelOf(page: Page, name: string): Locator {
@@ -89,29 +137,52 @@ function line(page: Page, term: string) {
   return page.getByRole("region", { name: "Receipt" }).locator("dl > div").filter({ has: page.getByText(term, { exact: true }) }).getByRole("definition");
 }
 
+/** The chosen way to pay's panel, and the terms it states. */
+function chosenPanel(page: Page, c: Case): Locator {
+  if (c.method === "saved_card") return page.getByRole("region", { name: "Pay again with" });
+  return panelOf(page, { card: "Card", wallet: "Google Pay", paypal: "PayPal", crypto: "Crypto Currencies" }[c.method]);
+}
+
 async function pay(page: Page, testInfo: TestInfo, c: Case) {
-  if (c.by === "PayPal") {
-    // The PayPal panel is open (its terms were read): 'Continue to PayPal' goes to the stand-in's approval page.
-    await page.getByRole("button", { name: "Continue to PayPal" }).click();
-    await expect(page).toHaveURL(/\/dev\/paypal\//);
-    await answerAtPayPal(page, "Approve");
-    return;
+  switch (c.method) {
+    case "paypal":
+      // The PayPal panel is open (its terms were read): 'Continue to PayPal' goes to the stand-in's approval page.
+      await page.getByRole("button", { name: "Continue to PayPal" }).click();
+      await expect(page).toHaveURL(/\/dev\/paypal\//);
+      await answerAtPayPal(page, "Approve");
+      return;
+    case "crypto":
+      await page.getByRole("button", { name: "Pay with Crypto" }).click();
+      await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
+      await page.getByRole("button", { name: "Mark as paid" }).click();
+      return;
+    case "wallet": {
+      await chosenPanel(page, c).getByRole("button", { name: "Pay with Google Pay" }).click();
+      const sheet = page.getByRole("dialog", { name: "Google Pay (sandbox)" });
+      await expect(sheet.getByText(c.amount).first()).toBeVisible();
+      await sheet.getByRole("button", { name: "Approve" }).click();
+      return;
+    }
+    case "saved_card":
+      await chosenPanel(page, c).getByRole("button", { name: "Pay Now" }).click();
+      return;
+    case "card":
+      if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+      await fillSandboxCardAndPay(page, GOOD_CARD);
   }
-  if (c.by === "crypto") {
-    await page.getByRole("button", { name: "Pay with Crypto" }).click();
-    await expect(page).toHaveURL(/\/dev\/bitpay\/invoice\//);
-    await page.getByRole("button", { name: "Mark as paid" }).click();
-    return;
-  }
-  if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
-  await fillSandboxCardAndPay(page, GOOD_CARD);
 }
 
 test.describe("one commercial truth: every page and the email say what the API quoted", () => {
   for (const c of CASES) {
     test(c.name, async ({ page, login, request }, testInfo) => {
+      test.skip(c.method === "wallet" && !hasJavaScript(testInfo), "Google Pay and Apple Pay need JavaScript");
       const user = await login();
+      if (c.method === "saved_card") {
+        await open(page, "/billing?tab=payment-method", testInfo);
+        await addCard(page, testInfo);
+      }
       await open(page, `/subscription/payment/${c.planId}`, testInfo);
+      if (hasJavaScript(testInfo)) await page.locator("html[data-hydrated]").waitFor();
 
       // The order summary: the total, what it buys, the first term's end and what this way of paying renews.
       const summary = page.getByRole("complementary", { name: "Order summary" });
@@ -122,9 +193,9 @@ test.describe("one commercial truth: every page and the email say what the API q
       await expect(summary.getByText(summaryRenewal(c))).toBeVisible();
 
       // The chosen panel says the same.
-      const panelName = c.by === "card" ? "Card" : c.by === "crypto" ? "Crypto Currencies" : "PayPal";
-      if (c.by !== "card") await panelOf(page, panelName).locator("summary").click();
-      await expect(panelOf(page, panelName).getByText(c.panel)).toBeVisible();
+      const panel = chosenPanel(page, c);
+      if (c.method === "paypal" || c.method === "crypto" || c.method === "wallet") await panel.locator("summary").click();
+      await expect(panel.getByText(c.panel)).toBeVisible();
 
       await pay(page, testInfo, c);
 

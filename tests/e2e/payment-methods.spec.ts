@@ -1,36 +1,14 @@
-import type { Page, TestInfo } from "@playwright/test";
-import { GOOD_CARD, MASTERCARD } from "../support/cards";
+import { MASTERCARD } from "../support/cards";
 import { expectKeyboardModal } from "../support/dialogs";
 import { hasJavaScript, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 import { buyMonthByCard } from "./refund-support";
+import { addCard } from "./saved-card-support";
 
 // The 'Payment Method' tab of /billing (commerce §2, §4, §8), with and without JavaScript.
 
 const TAB = "/billing?tab=payment-method";
 const year = (new Date().getUTCFullYear() + 3) % 100;
-
-/** Adds the 4242 card through the UI: inline fields with JavaScript, the hosted setup page without. */
-async function addCard(page: Page, testInfo: TestInfo, name = "Pat Payer", number = GOOD_CARD) {
-  if (hasJavaScript(testInfo)) {
-    await page.getByLabel("Card number").fill(number);
-    await page.getByLabel("Expiry (MM / YY)").first().fill(`12 / ${year}`);
-    await page.getByLabel("CVC").fill("123");
-    await page.getByLabel("Cardholder name").last().fill(name);
-    await page.getByLabel("Postal code").fill("10115");
-    await page.getByRole("button", { name: "Add card", exact: true }).click();
-  } else {
-    await page.getByRole("button", { name: "Add card", exact: true }).click();
-    await expect(page.getByRole("heading", { name: "Secure payment (sandbox)" })).toBeVisible();
-    await page.getByLabel("Card number").fill(number);
-    await page.getByLabel("Expiry (MM / YY)").fill(`12 / ${year}`);
-    await page.getByLabel("CVC").fill("123");
-    await page.getByLabel("Cardholder name").fill(name);
-    await page.getByLabel("Postal code").fill("10115");
-    await page.getByRole("button", { name: /^Save card/ }).click();
-  }
-  await expect(page.getByText("New Payment Method Added Successfully.")).toBeVisible();
-}
 
 test("adds a card to an empty list, and it becomes the default", async ({ page, login }, testInfo) => {
   await login();

@@ -11,7 +11,8 @@ function focusIsIn(dialog: Locator) {
  */
 export async function expectKeyboardModal(page: Page, dialog: Locator, { opener, tabs = 12 }: { opener?: Locator; tabs?: number } = {}) {
   await expect(dialog).toBeVisible();
-  await expect.poll(() => dialog.evaluate((element) => element.matches(":modal"))).toBe(true);
+  // A navigation under way (a revalidation) destroys the context: asked again, not failed.
+  await expect.poll(() => dialog.evaluate((element) => element.matches(":modal")).catch(() => false)).toBe(true);
   await expect.poll(() => focusIsIn(dialog)).toBe(true);
   for (let i = 0; i < tabs; i += 1) {
     await page.keyboard.press("Tab");
