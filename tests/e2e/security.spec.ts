@@ -19,6 +19,7 @@ import { Secret, TOTP } from "otpauth";
 import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, submitSignIn } from "../support/e2e";
 import { GOOD_CARD } from "../support/cards";
 import { uniqueEmail } from "../support/emails";
+import { approveAtProvider } from "./identity-support";
 
 // Hostile input against the built server (DESIGN §4), end to end through the real pages. The main
 // e2e server (playwright.config.ts) is plain http with raised sign-in limits; for what it cannot
@@ -610,7 +611,7 @@ test.describe("open redirects", () => {
         await page.context().clearCookies();
         await open(page, `/login?oldurl=${value}`, testInfo);
         await page.getByRole("button", { name: `Continue with ${provider}` }).click();
-        await approveAtProvider(page, testInfo, provider, uniqueEmail(`redirect-${provider.toLowerCase()}`));
+        await approveAtProvider(page, testInfo, provider, { email: uniqueEmail(`redirect-${provider.toLowerCase()}`), name: "Security Test" });
         await expect(page.getByRole("heading", { name: "Welcome to the product!" })).toBeVisible();
         expectSameOrigin(new URL(page.url()), testInfo.project.use.baseURL!, `${provider} with oldurl=${value}`);
       }
@@ -628,7 +629,7 @@ test.describe("open redirects", () => {
 
   test("the desktop hand-off ignores oldurl and redirect", async ({ page }, testInfo) => {
     await page.goto(`/desktop-app/google/login?device_os=Linux&oldurl=${HOSTILE_QUERY_VALUES[0]}&redirect=${EVIL}`);
-    await approveAtProvider(page, testInfo, "Google", uniqueEmail("desktop-redirect"));
+    await approveAtProvider(page, testInfo, "Google", { email: uniqueEmail("desktop-redirect"), name: "Security Test" });
     const openApp = page.getByRole("link", { name: "Open the app" });
     await expect(openApp).toBeVisible();
     expect(await openApp.getAttribute("href")).toMatch(/^vpnapp:\/\/auth\?token=/);
@@ -645,14 +646,6 @@ function safeDecode(value: string): string {
 }
 
 /** The identity sandbox's own page: 'Email', 'Name', 'Continue' (DESIGN §2). */
-async function approveAtProvider(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", email: string) {
-  await page.waitForURL(new RegExp(`/dev/oidc/${provider.toLowerCase()}/`));
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Name").fill("Security Test");
-  await page.getByRole("button", { name: "Continue" }).click();
-  // Apple answers by form_post: a page that posts itself with JavaScript, or by its Continue button without.
-  if (provider === "Apple" && !hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue" }).click();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Content-Security-Policy
@@ -792,14 +785,14 @@ async function cookiesOfEveryFlow(page: Page, testInfo: TestInfo, account: { ema
   // Google and Apple: state, intent, the Apple outcome, then a session and a flash message.
   for (const provider of ["Google", "Apple"] as const) {
     await page.getByRole("button", { name: `Continue with ${provider}` }).click();
-    await approveAtProvider(page, testInfo, provider, uniqueEmail(`cookie-${provider.toLowerCase()}`));
+    await approveAtProvider(page, testInfo, provider, { email: uniqueEmail(`cookie-${provider.toLowerCase()}`), name: "Security Test" });
     await expectHome(page);
     await page.getByRole("button", { name: "Log Out" }).click();
     await expect(page).toHaveURL(/\/login$/);
   }
   // The desktop hand-off.
   await page.goto("/desktop-app/google/login?device_os=Linux");
-  await approveAtProvider(page, testInfo, "Google", uniqueEmail("cookie-desktop"));
+  await approveAtProvider(page, testInfo, "Google", { email: uniqueEmail("cookie-desktop"), name: "Security Test" });
   await expect(page.getByRole("link", { name: "Open the app" })).toBeVisible();
   await Promise.all(reading);
   return seen;
@@ -931,7 +924,7 @@ test.describe("cookies", () => {
 
   test("the desktop hand-off cookie does not show the bearer token", async ({ page }, testInfo) => {
     await page.goto("/desktop-app/google/login?device_os=Linux");
-    await approveAtProvider(page, testInfo, "Google", uniqueEmail("handoff-sealed"));
+    await approveAtProvider(page, testInfo, "Google", { email: uniqueEmail("handoff-sealed"), name: "Security Test" });
     const openApp = page.getByRole("link", { name: "Open the app" });
     await expect(openApp).toBeVisible();
     const token = new URL((await openApp.getAttribute("href"))!).searchParams.get("token")!;

@@ -1,16 +1,7 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { createUser, expectHome, hasJavaScript, latestMail, open, signIn, withDatabase } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
-
-/** The identity sandbox's own page: 'Email', 'Name', 'Continue' (DESIGN §2). */
-async function approveAtProvider(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", person: { email: string; name: string }) {
-  await page.waitForURL(new RegExp(`/dev/oidc/${provider.toLowerCase()}/`));
-  await page.getByLabel("Email").fill(person.email);
-  await page.getByLabel("Name").fill(person.name);
-  await page.getByRole("button", { name: "Continue" }).click();
-  // Apple answers by form_post: a page that posts itself with JavaScript, or by its Continue button without.
-  if (provider === "Apple" && !hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue" }).click();
-}
+import { approveAtProvider } from "./identity-support";
 
 async function signInWith(page: Page, testInfo: TestInfo, provider: "Google" | "Apple", person: { email: string; name: string }) {
   await open(page, "/login", testInfo);
