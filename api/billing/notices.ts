@@ -81,7 +81,15 @@ export interface NextCharge {
   card: { brand: string; last4: string } | null;
 }
 
+/**
+ * What the next renewal charges: the plan a change waits for at that renewal (decision 028; its card's price,
+ * as the change's summary says), else the subscription's own amount, else its plan's price.
+ */
 async function renewalPriceCents(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<number> {
+  if (subscription.pending_plan_id !== null && subscription.pending_change_at !== null && subscription.pending_change_at <= subscription.sub_exp_date) {
+    const pending = await deps.db.selectFrom("plans").select("discounted_price_cents").where("id", "=", subscription.pending_plan_id).executeTakeFirst();
+    if (pending) return pending.discounted_price_cents;
+  }
   if (subscription.amount_cents !== null) return subscription.amount_cents;
   const plan = await deps.db.selectFrom("plans").select("discounted_price_cents").where("id", "=", subscription.plan_id).executeTakeFirst();
   return plan?.discounted_price_cents ?? 0;

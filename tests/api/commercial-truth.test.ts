@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PLANS } from "../../api/payments/catalog";
+import { addMonthsUtc } from "../../api/payments/records";
 import { formatDate as longDate } from "../../api/platform/dates";
 import { until } from "../support/until";
 import { databases, type TestApi, useApi } from "./harness";
@@ -201,6 +202,89 @@ describe.each(databases())("one commercial truth: quote, recorded payment and re
       });
     }
   }
+});
+
+/** The day of an ISO moment (UTC): the three figures name days. */
+const dayOf = (iso: string) => iso.slice(0, 10);
+
+/** PayPal's approval of a revise, pressed as a browser would; answers where PayPal sends it back. */
+async function approveAtPayPal(t: TestApi, approveUrl: string) {
+  const url = new URL(approveUrl);
+  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ action: "approve", funding: "balance" }),
+  });
+  expect(res.status).toBe(303);
+}
+
+const RECURRING = PLANS.filter((plan) => plan.billing_type === "recurring");
+// PayPal bills at most yearly: the 2-year plan is one PayPal payment, neither changed from nor to (decision 051).
+const PAYPAL_SUBSCRIBED = RECURRING.filter((plan) => plan.duration_months! <= 12);
+
+// A plan change is a purchase of the new plan's card (issue 32): the preview, the change's answer, its
+// result read again, the subscription and its 'Next charge', and the email state the same three figures
+// (charged now, new end date, next renewal), for every recurring plan to every other, by card and by PayPal.
+describe.each(databases())("one commercial truth: every plan change says the same three figures ($name)", (kind) => {
+  const t = useApi(kind);
+  const pairs = (plans: typeof RECURRING) => plans.flatMap((from) => plans.filter((to) => to.id !== from.id).map((to) => [from, to] as const));
+  const cases = [
+    ...pairs(RECURRING).map(([from, to]) => ({ method: "card" as const, from, to })),
+    ...pairs(PAYPAL_SUBSCRIBED).map(([from, to]) => ({ method: "paypal" as const, from, to })),
+  ];
+
+  it.each(cases.map((c) => [`${c.from.title} to ${c.to.title} by ${c.method}`, c] as const))("%s", async (_name, { method, from, to }) => {
+    const who = await customer(t, `change-${method}-${from.id}-${to.id}@example.com`);
+    await pay(t, who, from.id!, method, from.discounted_price_cents! / 100);
+    const before = (await t.post("/api/subscription/active", { token: who.token })).body.data.subscription;
+
+    const preview = await t.get(`/api/subscription/change-preview?plan_id=${to.id}`, { token: who.token });
+    expect(preview.status, preview.text).toBe(200);
+    const { summary, kind: when } = preview.body.data;
+    expect(summary.charged_now_cents).toBe(Math.round(summary.charged_now * 100));
+    // What the new plan renews at, every time: its card's price.
+    expect(summary.next_renewal).toMatchObject({ amount_cents: to.discounted_price_cents, date: summary.new_end_date });
+    if (when === "now") {
+      // Bought now: the new plan's whole card from today (its free months too), less nothing.
+      expect(dayOf(summary.new_end_date)).toBe(dayOf(addMonthsUtc(new Date(), to.duration_months! + to.extra_months!).toISOString()));
+      expect(summary.charged_now_cents).toBeGreaterThan(0);
+    } else {
+      // At the renewal: nothing now, the current term kept.
+      expect(summary).toMatchObject({ charged_now_cents: 0, new_end_date: before.sub_exp_date });
+    }
+
+    const key = newKey();
+    let answer;
+    if (method === "card") {
+      answer = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: to.id, proration_date: preview.body.data.proration_date ?? undefined, idempotency_key: key } });
+    } else {
+      const started = await t.post("/api/subscription/change/paypal", { token: who.token, json: { plan_id: to.id, return_path: `/subscription/payment/${to.id}`, idempotency_key: key } });
+      expect(started.status, started.text).toBe(200);
+      await approveAtPayPal(t, started.body.data.approve_url);
+      answer = await t.post("/api/subscription/change/paypal/confirm", { token: who.token, json: { plan_id: to.id, idempotency_key: key } });
+    }
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data.summary).toEqual(summary);
+    expect(answer.body.data.amount_paid_cents ?? summary.charged_now_cents).toBe(summary.charged_now_cents);
+    const again = await t.get(`/api/subscription/change/result?key=${encodeURIComponent(key)}`, { token: who.token });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data.summary).toEqual(summary);
+
+    // The subscription and its 'Next charge' (Billing and the home) say the same.
+    const active = (await t.post("/api/subscription/active", { token: who.token })).body.data;
+    expect(dayOf(active.subscription.sub_exp_date)).toBe(dayOf(summary.new_end_date));
+    if (when === "now") expect(active.subscription.plan_id).toBe(to.id);
+    else expect(active.pending_change).toMatchObject({ plan: { id: to.id } });
+    expect(active.next_charge).toMatchObject({ amount_cents: summary.next_renewal.amount_cents });
+    expect(dayOf(active.next_charge.date)).toBe(dayOf(summary.next_renewal.date));
+
+    // And the email.
+    const mail = await until("the plan change email", async () => (await t.mailbox(who.email)).find((m) => m.subject === "Your VPN plan change"));
+    expect(mail.text).toContain(`Charged now: ${usd(summary.charged_now_cents)}`);
+    expect(mail.text).toContain(`New end date: ${longDate(summary.new_end_date)}`);
+    expect(mail.text).toContain(`Next renewal: ${usd(summary.next_renewal.amount_cents)} on ${longDate(summary.next_renewal.date)}`);
+  });
 });
 
 describe.each(databases())("coupon tries through the quotes ($name)", (kind) => {

@@ -16,6 +16,10 @@ import {
 } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
 
+// A page of their own (not the worker's reused one, playwright.config.ts): the animation playback rate set
+// through CDP stays with the page, and would hurry a later test's toasts.
+test.use({ reuseContext: false });
+
 // Issue 21, errors that vanish: a refused submission keeps the spec's toast, which closes after 5 s,
 // and its message also stays in the page, next to its field (aria-invalid, aria-describedby) or in the
 // form's alert, until the person acts. With JavaScript the page's clock is moved 10 s on (page.clock);

@@ -1,6 +1,10 @@
 import { expect, test } from "@playwright/test";
 import { createUser, expectHome, hasJavaScript, open, submitSignIn } from "../support/e2e";
 
+// A page of its own (not the worker's reused one, playwright.config.ts): the virtual authenticator added
+// through CDP stays with the page, where a later test's passkey autofill on /login would find it.
+test.use({ reuseContext: false });
+
 // Free text with control or direction characters (review issue 30, docs/decisions/043) is refused next to its
 // field. The contact form's case, with JavaScript and without, is in help.spec.ts; here the passkey name, which
 // the server checks in 'Add a passkey' with the current password, before any browser prompt (docs/decisions/037).

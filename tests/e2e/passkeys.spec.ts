@@ -13,6 +13,10 @@ import {
   withDatabase,
 } from "../support/e2e";
 
+// A page of their own (not the worker's reused one, playwright.config.ts): the virtual authenticator these
+// tests add through CDP stays with the page, where a later test's passkey autofill on /login would find it.
+test.use({ reuseContext: false });
+
 // Passkeys (issue 22, docs/decisions/037) in Chromium with its virtual authenticator (CDP WebAuthn).
 // They need JavaScript: the js project runs the flow; the no-js project checks that without it the
 // sign-in page has no passkey button and the security page says adding one needs JavaScript.
