@@ -101,11 +101,12 @@ export function receiptEmail(
 /** Before a renewal (30 days ahead for plans of a year or longer, 7 days for shorter ones). */
 export function renewalReminderEmail(
   to: string,
-  reminder: { plan: string; date: string; amount: string; card: CardLabel | null; settingsUrl: string; paypal?: boolean },
+  reminder: { plan: string; changesTo?: string | null; date: string; amount: string; card: CardLabel | null; settingsUrl: string; paypal?: boolean },
 ): Mail {
+  const as = reminder.changesTo ? `, as the ${reminder.changesTo} plan you changed to` : "";
   return renderEmail(to, "Your VPN plan renews soon", {
     paragraphs: [
-      { text: `Your ${reminder.plan} plan renews automatically on ${formatDate(reminder.date)}.` },
+      { text: `Your ${reminder.plan} plan renews automatically on ${formatDate(reminder.date)}${as}.` },
       { text: reminder.paypal ? `PayPal will collect ${reminder.amount} from your PayPal account.` : `We will charge ${reminder.amount} to ${cardLabel(reminder.card)}.` },
       { text: "You can turn auto-renewal off in your billing settings:", link: reminder.settingsUrl },
     ],

@@ -82,18 +82,20 @@ export interface NextCharge {
 }
 
 /**
- * What the next renewal charges: the plan a change waits for at that renewal (decision 028; its card's price,
- * as the change's summary says), else the subscription's own amount, else its plan's price.
+ * What the next renewal charges and, when a change waits for it (decision 028), the plan it changes to:
+ * that plan's card price, as the change's summary says; else the subscription's own amount, else its plan's price.
  */
-async function renewalPriceCents(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<number> {
+async function nextRenewalOf(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<{ cents: number; changesTo: string | null }> {
   if (subscription.pending_plan_id !== null && subscription.pending_change_at !== null && subscription.pending_change_at <= subscription.sub_exp_date) {
-    const pending = await deps.db.selectFrom("plans").select("discounted_price_cents").where("id", "=", subscription.pending_plan_id).executeTakeFirst();
-    if (pending) return pending.discounted_price_cents;
+    const pending = await deps.db.selectFrom("plans").select(["discounted_price_cents", "title"]).where("id", "=", subscription.pending_plan_id).executeTakeFirst();
+    if (pending) return { cents: pending.discounted_price_cents, changesTo: pending.title };
   }
-  if (subscription.amount_cents !== null) return subscription.amount_cents;
+  if (subscription.amount_cents !== null) return { cents: subscription.amount_cents, changesTo: null };
   const plan = await deps.db.selectFrom("plans").select("discounted_price_cents").where("id", "=", subscription.plan_id).executeTakeFirst();
-  return plan?.discounted_price_cents ?? 0;
+  return { cents: plan?.discounted_price_cents ?? 0, changesTo: null };
 }
+
+const renewalPriceCents = async (deps: Pick<NoticeDeps, "db">, subscription: Subscription) => (await nextRenewalOf(deps, subscription)).cents;
 
 /**
  * 'Next charge' of the billing page and the home: amount, date and card while the subscription renews
@@ -233,9 +235,9 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     const key = `renewal_reminder:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
     const paypal = row.subscription_by === "paypal";
-    const [cents, card] = await Promise.all([renewalPriceCents(deps, row), cardThatPays(deps, row)]);
+    const [{ cents, changesTo }, card] = await Promise.all([nextRenewalOf(deps, row), cardThatPays(deps, row)]);
     await deps.mail.deliver(
-      renewalReminderEmail(row.email, { plan: row.title, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings, paypal }),
+      renewalReminderEmail(row.email, { plan: row.title, changesTo, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings, paypal }),
     );
     sent++;
   }

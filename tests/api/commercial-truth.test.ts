@@ -255,15 +255,16 @@ describe.each(databases())("one commercial truth: every plan change says the sam
     }
 
     const key = newKey();
-    let answer;
-    if (method === "card") {
-      answer = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: to.id, proration_date: preview.body.data.proration_date ?? undefined, idempotency_key: key } });
-    } else {
+    const changePlan = async () => {
+      if (method === "card") {
+        return t.post("/api/subscription/change", { token: who.token, json: { plan_id: to.id, proration_date: preview.body.data.proration_date ?? undefined, idempotency_key: key } });
+      }
       const started = await t.post("/api/subscription/change/paypal", { token: who.token, json: { plan_id: to.id, return_path: `/subscription/payment/${to.id}`, idempotency_key: key } });
       expect(started.status, started.text).toBe(200);
       await approveAtPayPal(t, started.body.data.approve_url);
-      answer = await t.post("/api/subscription/change/paypal/confirm", { token: who.token, json: { plan_id: to.id, idempotency_key: key } });
-    }
+      return t.post("/api/subscription/change/paypal/confirm", { token: who.token, json: { plan_id: to.id, idempotency_key: key } });
+    };
+    const answer = await changePlan();
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.data.summary).toEqual(summary);
     expect(answer.body.data.amount_paid_cents ?? summary.charged_now_cents).toBe(summary.charged_now_cents);

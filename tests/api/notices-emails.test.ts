@@ -115,6 +115,24 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     }
   });
 
+  it("reminds of the plan a change waits for: its price, and that it is what renews", async () => {
+    const who = await customer(t, "remind-change@example.com");
+    const sub = await buyByCard(t, who, 2);
+    const changed = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: `remind-change-${Date.now()}` } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data.kind).toBe("at_renewal");
+    try {
+      moveTo(t, sub.sub_exp_date, 7 * DAY - 60_000);
+      await t.api.runDueJobs();
+      const reminders = await mails(t, who.email, "Your VPN plan renews soon");
+      expect(reminders).toHaveLength(1);
+      expect(reminders[0]!.text).toContain(`Your 3 Months plan renews automatically on ${formatDate(sub.sub_exp_date)}, as the 1 Month plan you changed to.`);
+      expect(reminders[0]!.text).toContain("We will charge $9.99 to Visa ending in 4242.");
+    } finally {
+      t.clock.reset();
+    }
+  });
+
   it("confirms auto-renewal off and on with the date and time", async () => {
     const who = await customer(t, "confirm-renewal@example.com");
     const sub = await buyByCard(t, who, 1);
