@@ -54,6 +54,9 @@ const LOGIN_LIMIT_PER_IP = 6;
 const HANG_AFTER_CHARGE = JSON.stringify({
   faults: [{ method: "POST", path: "/v1/invoices/:id/pay", when: "after", kind: "delay", delayMs: 600_000 }],
   deferWebhooks: true,
+  // b's jobs (every second) would otherwise send the held webhooks before a is killed, and the moment
+  // would not be the middle (seen once under load: the rehearsal waited in vain for the held delivery).
+  holdWebhooksMs: 15_000,
 });
 
 /** `--skip kill,smoke`: leaves phases out (while working on one). */
@@ -285,7 +288,11 @@ async function killMidPurchase(db: Database, scenario: { name: string; moment: s
   let resent = 0;
   for (const row of inFlight) {
     const state = JSON.parse(row.data);
-    if (state.state === "failed") continue;
+    if (state.state === "failed") {
+      // Held (HANG_AFTER_CHARGE's holdWebhooksMs): due now, as Stripe's retry would come while a is down.
+      await db.updateTable("stripe_sandbox_objects").set({ data: JSON.stringify({ ...state, not_before_ms: 0 }) }).where("id", "=", row.id).execute();
+      continue;
+    }
     resent++;
     await db.updateTable("stripe_sandbox_objects").set({ data: JSON.stringify({ ...state, queued_ms: state.queued_ms - 10 * 60_000 }) }).where("id", "=", row.id).execute();
   }

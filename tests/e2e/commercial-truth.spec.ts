@@ -2,6 +2,8 @@ import type { Locator, Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
 import { fillSandboxCardAndPay, hasJavaScript, latestMail, open } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
+import { PLANS } from "../../api/payments/catalog";
+import { renewalOf } from "../../api/payments/renewal-rule";
 import { answerAtPayPal } from "./paypal-support";
 import { addCard } from "./saved-card-support";
 
@@ -101,6 +103,52 @@ const CASES: Case[] = [
   },
 ];
 
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
+
+// Then every other plan by every way to pay that works without JavaScript, without it only: the pages are the
+// server's, and the hand-picked cases above take each way to pay through the JavaScript checkout too.
+const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+const monthsText = (n: number) => `${n} month${n === 1 ? "" : "s"}`;
+const termText = (months: number) => (months % 12 === 0 ? `${months / 12} year${months === 12 ? "" : "s"}` : monthsText(months));
+const everyText = (months: number) => termText(months).replace(/^1 /, "");
+const METHOD_TITLES: Record<Case["method"], string> = { card: "card", saved_card: "a saved card", wallet: "Google Pay", paypal: "PayPal", crypto: "crypto" };
+
+function generatedCase(plan: (typeof PLANS)[number], method: "card" | "saved_card" | "paypal" | "crypto"): Case {
+  const amount = usd(plan.discounted_price_cents!);
+  const paid = plan.duration_months!;
+  const free = plan.extra_months!;
+  const renewal = renewalOf(plan as Parameters<typeof renewalOf>[0], method);
+  const renews = renewal.renews ? { amount: usd(renewal.priceCents), every: everyText(renewal.intervalMonths) } : null;
+  const a = literal(amount);
+  const panels: Record<typeof method, RegExp> = {
+    card: renewal.renews
+      ? new RegExp(`^You pay ${a} now\\. Your plan renews automatically every ${termText(paid)} at ${a} until you turn auto-renewal off`)
+      : new RegExp(`^One-time payment of ${a} for ${termText(paid)}\\. It does not renew: nothing more is charged\\.$`),
+    saved_card: new RegExp(`^Pay Now charges ${a} to the card\\.$`),
+    paypal: renewal.renews
+      ? new RegExp(`^With PayPal you pay ${a} now\\. PayPal then collects ${a} every ${termText(paid)} until you turn auto-renewal off`)
+      : new RegExp(`^With PayPal you pay ${a} once for ${termText(paid)}\\. It does not renew: nothing more is charged\\.$`),
+    crypto: new RegExp(`^Pay ${a} in cryptocurrency through BitPay\\. Crypto plans do not auto-renew`),
+  };
+  return {
+    name: `${plan.title} by ${METHOD_TITLES[method]} @once`,
+    planId: plan.id!,
+    plan: plan.title!,
+    method,
+    amount,
+    buys: free > 0 ? `${monthsText(paid + free)} (${monthsText(paid)} + ${monthsText(free)} free)` : monthsText(paid),
+    renews,
+    panel: panels[method],
+  };
+}
+
+const PICKED = new Set(CASES.map((c) => `${c.planId}/${c.method}`));
+CASES.push(
+  ...PLANS.flatMap((plan) =>
+    (["card", "saved_card", "paypal", "crypto"] as const).filter((method) => !PICKED.has(`${plan.id}/${method}`)).map((method) => generatedCase(plan, method)),
+  ),
+);
+
 /** The way to pay as the order summary names it. */
 const SUMMARY_NAME: Record<Case["method"], string> = { card: "card", saved_card: "card", wallet: "Google Pay", paypal: "PayPal", crypto: "crypto" };
 
@@ -119,7 +167,6 @@ function dayOf(text: string): string {
   return `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
 }
 
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
 
 /** The order summary's sentence for this way to pay: it renews at …, or it does not renew. */
 function summaryRenewal(c: Case): RegExp {

@@ -8,7 +8,9 @@ import { z } from "zod";
  *   webhooks are sent — and then the answer is lost: the case where the gateway charged and we do not know.
  * `kind` is how: `error` (500 api_error, which the SDK retries), `reset` (the connection is destroyed)
  * or `delay` (the answer waits `delayMs`, past the SDK's timeout). `deferWebhooks` holds every
- * webhook as a failed delivery that the next advance() sends: the webhook that arrives later.
+ * webhook as a failed delivery that the next advance() sends: the webhook that arrives later;
+ * `holdWebhooksMs` keeps such a delivery from being retried that long (as Stripe waits before a retry),
+ * so that another process's advance() does not send it at once.
  * Tests set it through `sandbox.faults`; a spawned process through STRIPE_SANDBOX_FAULTS (JSON of
  * FaultPlan), read only in sandbox mode.
  */
@@ -26,6 +28,7 @@ export const FaultSchema = z.object({
 export const FaultPlanSchema = z.object({
   faults: z.array(FaultSchema).default([]),
   deferWebhooks: z.boolean().default(false),
+  holdWebhooksMs: z.number().int().nonnegative().default(0),
 });
 
 export type Fault = z.input<typeof FaultSchema>;
@@ -41,6 +44,8 @@ export class SandboxFaults {
   private armed: ArmedFault[] = [];
   /** While true, webhooks are held as failed deliveries for the next advance(). */
   deferWebhooks = false;
+  /** How long a held delivery waits before an advance() may send it. */
+  holdWebhooksMs = 0;
 
   constructor(plan?: FaultPlan) {
     if (plan) this.apply(plan);
@@ -50,6 +55,7 @@ export class SandboxFaults {
     const parsed = FaultPlanSchema.parse(plan);
     for (const fault of parsed.faults) this.inject(fault);
     this.deferWebhooks = parsed.deferWebhooks;
+    this.holdWebhooksMs = parsed.holdWebhooksMs;
   }
 
   inject(fault: Fault): void {
@@ -60,6 +66,7 @@ export class SandboxFaults {
   clear(): void {
     this.armed = [];
     this.deferWebhooks = false;
+    this.holdWebhooksMs = 0;
   }
 
   /** The fault that takes this request, if any (counted down). */

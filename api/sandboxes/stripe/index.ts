@@ -78,6 +78,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
   if (opts.faults) logger.warn("Stripe sandbox: STRIPE_SANDBOX_FAULTS is set; the sandbox will fail requests on purpose.");
   const webhooks = new Webhooks(store, {
     deferred: () => faults.deferWebhooks,
+    heldFor: () => faults.holdWebhooksMs,
     secret: SANDBOX_WEBHOOK_SECRET,
     apiVersion: SANDBOX_API_VERSION,
     deliver: opts.deliverEvent,

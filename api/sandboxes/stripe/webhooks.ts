@@ -48,6 +48,8 @@ const LOST_AFTER_MS = 5 * 60_000;
 export interface WebhooksOptions {
   /** True while the fault switch holds webhooks back: deliveries wait, as failed ones, for advance(). */
   deferred?: () => boolean;
+  /** How long a held delivery waits before retryFailed() may send it (ms). */
+  heldFor?: () => number;
   secret: string;
   apiVersion: string;
   deliver(payload: string, signature: string): Promise<void>;
@@ -60,6 +62,8 @@ interface DeliveryState {
   attempts: number;
   state: "pending" | "failed" | "retrying";
   queued_ms: number;
+  /** A held delivery is not retried before this moment (the fault switch's holdWebhooksMs). */
+  not_before_ms?: number;
 }
 
 /** The Stripe-Signature header for a payload. */
@@ -112,7 +116,7 @@ export class Webhooks {
       this.pending.delete(event.id);
       if (!data) continue;
       if (this.opts.deferred?.()) {
-        const held: DeliveryState = { event: event.id, type: event.type, attempts: 0, state: "failed", queued_ms: Date.now() };
+        const held: DeliveryState = { event: event.id, type: event.type, attempts: 0, state: "failed", queued_ms: Date.now(), not_before_ms: Date.now() + (this.opts.heldFor?.() ?? 0) };
         await this.store.replaceRow(deliveryRowId(event.id), data, JSON.stringify(held));
         continue;
       }
@@ -125,7 +129,7 @@ export class Webhooks {
     const rows = await this.store.rowsOfType("webhook_delivery");
     const due = rows
       .map((row) => ({ row, state: JSON.parse(row.data) as DeliveryState }))
-      .filter(({ state }) => state.state === "failed" || Date.now() - state.queued_ms > LOST_AFTER_MS)
+      .filter(({ state }) => (state.state === "failed" && (state.not_before_ms ?? 0) <= Date.now()) || Date.now() - state.queued_ms > LOST_AFTER_MS)
       .sort((a, b) => a.row.created - b.row.created || (a.row.id < b.row.id ? -1 : 1));
     for (const { row, state } of due) {
       const claimed = JSON.stringify({ ...state, state: "retrying", queued_ms: Date.now() } satisfies DeliveryState);
