@@ -4,7 +4,7 @@ import { addMonthsUtc } from "../../api/payments/records";
 import { formatDate as longDate } from "../../api/platform/dates";
 import { until } from "../support/until";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
+import { GOOD, approveAtPayPal, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
 
 // One commercial truth (issue 32, docs/decisions/048): for every plan and every way the checkout offers
 // to pay, the quote (POST /api/checkout/quote, and the same in GET /api/account/checkout's `quotes`), what
@@ -39,15 +39,7 @@ async function payByPayPal(t: TestApi, token: string, planId: number) {
     json: { planId, return_path: `/subscription/payment/${planId}`, idempotency_key: newKey() },
   });
   expect(started.status, started.text).toBe(200);
-  const url = new URL(started.body.data.approve_url as string);
-  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ action: "approve", funding: "balance" }),
-  });
-  expect(res.status).toBe(303);
-  const back = new URL(res.headers.get("location")!);
+  const back = await approveAtPayPal(t, started.body.data.approve_url as string);
   const subscriptionId = back.searchParams.get("subscription_id");
   const ids = subscriptionId ? { subscription_id: subscriptionId } : { token: back.searchParams.get("token") };
   const done = await t.post("/api/payments/paypal/complete", { token, json: ids });
@@ -206,18 +198,6 @@ describe.each(databases())("one commercial truth: quote, recorded payment and re
 
 /** The day of an ISO moment (UTC): the three figures name days. */
 const dayOf = (iso: string) => iso.slice(0, 10);
-
-/** PayPal's approval of a revise, pressed as a browser would; answers where PayPal sends it back. */
-async function approveAtPayPal(t: TestApi, approveUrl: string) {
-  const url = new URL(approveUrl);
-  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ action: "approve", funding: "balance" }),
-  });
-  expect(res.status).toBe(303);
-}
 
 type Figures = { charged_now_cents: number; new_end_date: string; next_renewal: { amount_cents: number; date: string } | null };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getSubscription, listSubscriptionTransactions } from "../../api/payments/paypal/client";
 import { THREE_DS_CARD } from "../support/cards";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, TWO_YEARS_BY_CRYPTO, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
+import { GOOD, TWO_YEARS_BY_CRYPTO, approveAtPayPal, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
 
 // One recurring subscription per account across gateways (review issue 30, docs/decisions/044): a purchase
 // started before another finished completes after it (two PayPal tabs, a card paid while a PayPal checkout
@@ -17,19 +17,6 @@ function paypalCheckout(t: TestApi, token: string, planId: number) {
     token,
     json: { planId, return_path: `/subscription/payment/${planId}`, idempotency_key: newKey() },
   });
-}
-
-/** Presses Approve on the stand-in's approval page (a plain form post); answers where PayPal sends the browser. */
-async function approveAtPayPal(t: TestApi, approveUrl: string): Promise<URL> {
-  const url = new URL(approveUrl);
-  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ action: "approve", funding: "balance" }),
-  });
-  expect(res.status).toBe(303);
-  return new URL(res.headers.get("location")!);
 }
 
 /** The browser back from PayPal: the portal's loader asks the API to complete. */

@@ -76,3 +76,16 @@ export async function markCryptoPaid(t: TestApi, invoiceUrl: string) {
   });
   expect(res.status).toBe(303);
 }
+
+/** Presses Approve on the PayPal stand-in's approval page (a plain form post); answers where PayPal sends the browser. */
+export async function approveAtPayPal(t: TestApi, approveUrl: string): Promise<URL> {
+  const url = new URL(approveUrl);
+  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ action: "approve", funding: "balance" }),
+  });
+  expect(res.status).toBe(303);
+  return new URL(res.headers.get("location")!);
+}
