@@ -95,8 +95,6 @@ async function nextRenewalOf(deps: Pick<NoticeDeps, "db">, subscription: Subscri
   return { cents: plan?.discounted_price_cents ?? 0, changesTo: null };
 }
 
-const renewalPriceCents = async (deps: Pick<NoticeDeps, "db">, subscription: Subscription) => (await nextRenewalOf(deps, subscription)).cents;
-
 /**
  * 'Next charge' of the billing page and the home: amount, date and card while the subscription renews
  * by itself; else `ends_on`, the day the plan ends (auto-renewal off, one-time and crypto plans).
@@ -108,7 +106,7 @@ export async function nextChargeOf(
   if (!subscription) return { next_charge: null, ends_on: null };
   if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
   // PayPal collects it from the customer's PayPal account: its gateway names no card of ours.
-  const [cents, card] = await Promise.all([renewalPriceCents(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
+  const [{ cents }, card] = await Promise.all([nextRenewalOf(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
   return {
     next_charge: {
       amount: formatUsd(cents),
@@ -204,7 +202,7 @@ export async function sendAutoRenewalConfirmation(deps: ReceiptDeps, subscriptio
       plan: subscription.title,
       at: at.toISOString(),
       endsOn: subscription.sub_exp_date,
-      amount: formatUsd(await renewalPriceCents(deps, subscription)),
+      amount: formatUsd((await nextRenewalOf(deps, subscription)).cents),
       settingsUrl: links(deps).settings,
     }),
   );

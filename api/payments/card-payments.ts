@@ -551,7 +551,8 @@ async function chargeCard(
   },
 ): Promise<CardPaymentOutcome> {
   const { user, plan, paymentMethodId, key, customer, amount, coupon, details, metadata, failed, returnUrl } = input;
-  if (plan.billing_type === "single") {
+  // A plan that does not renew by card is one payment; any other a Stripe subscription (as on the hosted page).
+  if (!renewalOf(plan, "card").renews) {
     let intent: Stripe.PaymentIntent;
     try {
       intent = await chargeOnce(deps.gateway, { amount, customer, paymentMethodId, saved: input.saved, plan, metadata, paymentKey: key, returnUrl });

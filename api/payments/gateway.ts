@@ -61,8 +61,7 @@ export interface PaymentGateway {
   readonly refundKind: RefundKind;
   /** Whether an unpaid renewal is paid on our pay page with a saved card (payOpenRenewal); else the gateway retries it itself. */
   readonly paysRenewalsHere: boolean;
-  /** Whether a subscription of `plan` paid here renews by itself. */
-  /** The one renewal rule (renewal-rule.ts) for this gateway's way of paying. */
+  /** Whether a subscription of `plan` paid here renews by itself: the one renewal rule (renewal-rule.ts) for this gateway's way of paying. */
   renewsPlan(plan: PlanTerms): boolean;
   /** Whether `row` is past due (a renewal unpaid within its grace period) by this gateway's record of it. */
   isPastDue(row: Row, now: Date): boolean;
