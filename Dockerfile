@@ -16,6 +16,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 # node-gyp builds against the image's own Node headers instead of downloading them (works offline, as .ci/run).
 ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json ./
+# npm ci's postinstall applies these to two Remix packages (docs/decisions/053).
+COPY patches ./patches
 RUN npm ci --include=dev
 
 FROM deps AS build

@@ -26,3 +26,15 @@ export async function signInDemo(base: string): Promise<string> {
   if (response.status !== 302 || !cookie) throw new Error(`Demo sign-in failed with ${response.status}`);
   return cookie;
 }
+
+/** Signs the seeded demo account in at the API (POST /api/user/login); returns its bearer token. */
+export async function apiTokenOfDemo(base: string): Promise<string> {
+  const response = await fetch(`${base}/api/user/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: "demo@example.com", password: "demo-password" }),
+  });
+  const body = (await response.json()) as { data?: { token?: string } };
+  if (!response.ok || !body.data?.token) throw new Error(`Demo sign-in at the API failed with ${response.status}`);
+  return body.data.token;
+}
