@@ -17,3 +17,14 @@ export async function approveAtProvider(page: Page, testInfo: TestInfo, provider
     await page.getByRole("button", { name: "Continue" }).click();
   }
 }
+
+/**
+ * A page of its own, in the test's context, for a desktop hand-off (Playwright closes it when the test ends).
+ * The hand-off ends on a page that sends the browser to the vpnapp:// scheme, and the worker's reused page
+ * (decision 052) then swallowed the next test's first form post or click: every failure of two CI-like runs on a
+ * slow machine (a password sign-in staying on /login with no error, a sign-in code never sent, 'Set up' not
+ * opening) came in the test after one that had ended on the hand-off page in the same page.
+ */
+export function handOffPage(page: Page): Promise<Page> {
+  return page.context().newPage();
+}

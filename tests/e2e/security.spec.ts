@@ -12,6 +12,7 @@ import {
   type BrowserContext,
   expect,
   type Page,
+  type Response,
   test,
   type TestInfo,
 } from "@playwright/test";
@@ -19,7 +20,7 @@ import { Secret, TOTP } from "otpauth";
 import { DEMO, createUser, enterCode, expectHome, hasJavaScript, latestCode, open, signIn, submitSignIn } from "../support/e2e";
 import { GOOD_CARD } from "../support/cards";
 import { uniqueEmail } from "../support/emails";
-import { approveAtProvider } from "./identity-support";
+import { approveAtProvider, handOffPage } from "./identity-support";
 
 // Hostile input against the built server (DESIGN §4), end to end through the real pages. The main
 // e2e server (playwright.config.ts) is plain http with raised sign-in limits; for what it cannot
@@ -627,7 +628,8 @@ test.describe("open redirects", () => {
     }
   });
 
-  test("the desktop hand-off ignores oldurl and redirect", async ({ page }, testInfo) => {
+  test("the desktop hand-off ignores oldurl and redirect", async ({ page: reusedPage }, testInfo) => {
+    const page = await handOffPage(reusedPage);
     await page.goto(`/desktop-app/google/login?device_os=Linux&oldurl=${HOSTILE_QUERY_VALUES[0]}&redirect=${EVIL}`);
     await approveAtProvider(page, testInfo, "Google", { email: uniqueEmail("desktop-redirect"), name: "Security Test" });
     const openApp = page.getByRole("link", { name: "Open the app" });
@@ -760,7 +762,7 @@ const portalCookies = (secure: boolean) => PORTAL_COOKIES.map((name) => (secure 
 async function cookiesOfEveryFlow(page: Page, testInfo: TestInfo, account: { email: string; password: string }) {
   const seen: SeenCookie[] = [];
   const reading: Array<Promise<void>> = [];
-  page.on("response", (response) => {
+  const record = (response: Response) => {
     if (new URL(response.url()).pathname.startsWith("/dev/")) return;
     reading.push(
       response
@@ -770,7 +772,8 @@ async function cookiesOfEveryFlow(page: Page, testInfo: TestInfo, account: { ema
           for (const line of lines) for (const single of line.split("\n")) if (single.trim()) seen.push(parseSetCookie(single));
         }),
     );
-  });
+  };
+  page.on("response", record);
   // Code sign-in's flow cookie and its flash message.
   await open(page, "/get-code", testInfo);
   await page.getByLabel("Email").fill(account.email);
@@ -790,10 +793,12 @@ async function cookiesOfEveryFlow(page: Page, testInfo: TestInfo, account: { ema
     await page.getByRole("button", { name: "Log Out" }).click();
     await expect(page).toHaveURL(/\/login$/);
   }
-  // The desktop hand-off.
-  await page.goto("/desktop-app/google/login?device_os=Linux");
-  await approveAtProvider(page, testInfo, "Google", { email: uniqueEmail("cookie-desktop"), name: "Security Test" });
-  await expect(page.getByRole("link", { name: "Open the app" })).toBeVisible();
+  // The desktop hand-off, in a page of its own (handOffPage), its answers read the same way.
+  const handOff = await handOffPage(page);
+  handOff.on("response", record);
+  await handOff.goto("/desktop-app/google/login?device_os=Linux");
+  await approveAtProvider(handOff, testInfo, "Google", { email: uniqueEmail("cookie-desktop"), name: "Security Test" });
+  await expect(handOff.getByRole("link", { name: "Open the app" })).toBeVisible();
   await Promise.all(reading);
   return seen;
 }
@@ -922,7 +927,8 @@ test.describe("cookies", () => {
     await expect(page.locator(".toasts").getByRole("status")).toHaveText(/code/i);
   });
 
-  test("the desktop hand-off cookie does not show the bearer token", async ({ page }, testInfo) => {
+  test("the desktop hand-off cookie does not show the bearer token", async ({ page: reusedPage }, testInfo) => {
+    const page = await handOffPage(reusedPage);
     await page.goto("/desktop-app/google/login?device_os=Linux");
     await approveAtProvider(page, testInfo, "Google", { email: uniqueEmail("handoff-sealed"), name: "Security Test" });
     const openApp = page.getByRole("link", { name: "Open the app" });

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
 import { createUser, expectHome, hasJavaScript, latestCode, logOut, open, signIn, submitSignIn } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
+import { handOffPage } from "./identity-support";
 
 // Two-factor authentication (issue 12, part 1): turn it on with a code computed from the setup key,
 // sign out, sign in with password + code, then with a recovery code, and turn it off. Each test runs
@@ -172,21 +173,22 @@ test.describe("two-factor authentication", () => {
     await expectHome(page);
     await logOut(page);
 
-    // The desktop hand-off: the second step, then the page that opens the app.
-    await page.goto("/desktop-app/google/login?device_os=Linux");
-    await approveAtGoogle(page, user.email, false);
-    await expect(page).toHaveURL(/\/login\/two-factor$/);
-    await page.getByRole("link", { name: "Use a recovery code" }).click();
-    await page.getByLabel("Recovery code").fill("aaaaa-aaaaa");
-    await (await verifyButton(page)).click();
-    await expect(page.getByText("Invalid recovery code")).toBeVisible();
+    // The desktop hand-off (in a page of its own: handOffPage): the second step, then the page that opens the app.
+    const handOff = await handOffPage(page);
+    await handOff.goto("/desktop-app/google/login?device_os=Linux");
+    await approveAtGoogle(handOff, user.email, false);
+    await expect(handOff).toHaveURL(/\/login\/two-factor$/);
+    await handOff.getByRole("link", { name: "Use a recovery code" }).click();
+    await handOff.getByLabel("Recovery code").fill("aaaaa-aaaaa");
+    await (await verifyButton(handOff)).click();
+    await expect(handOff.getByText("Invalid recovery code")).toBeVisible();
     // (This half-minute's authenticator codes are used up: a recovery code finishes it.)
-    await page.getByLabel("Recovery code").fill(recoveryCodes[5]!);
-    await (await verifyButton(page)).click();
-    const openApp = page.getByRole("link", { name: "Open the app" });
+    await handOff.getByLabel("Recovery code").fill(recoveryCodes[5]!);
+    await (await verifyButton(handOff)).click();
+    const openApp = handOff.getByRole("link", { name: "Open the app" });
     await expect(openApp).toBeVisible();
     expect(await openApp.getAttribute("href")).toMatch(/^vpnapp:\/\/auth\?token=/);
-    if (!hasJavaScript(testInfo)) await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^0; url=vpnapp:/);
+    if (!hasJavaScript(testInfo)) await expect(handOff.locator('meta[http-equiv="refresh"]')).toHaveAttribute("content", /^0; url=vpnapp:/);
   });
 
   test("an account without a password (Google only) turns it on with a code emailed to it", async ({ page, request }, testInfo) => {
