@@ -23,9 +23,10 @@ const JS_BUDGETS: Record<string, number> = {
   "/pricing (anonymous)": 20 * 1024,
   "/ (signed in)": 25 * 1024,
 };
-// The floor's CPU per request as a share of the route's (what throughput the route keeps of the floor's, on
-// the server's cores alone): 70 % for pages that make no API call; 60 % for the signed-in home and checkout, whose one call to the product API over loopback HTTP (a separate service by
-// design, which a deploy can run apart) costs about a millisecond of CPU the floor does not pay
+// The floor's CPU per request as a share of the route's (the throughput the route keeps of the floor's, on
+// the server's cores alone): 70 % for pages that make no API call; 60 % for the signed-in home and checkout,
+// whose one call to the product API over loopback HTTP (a separate service by design, which a deploy can run
+// apart) costs about a millisecond of CPU the floor does not pay
 // (docs/decisions/020; the checkout's five calls became one in issue 31).
 const CPU_RATIO_BUDGETS: Record<string, number> = {
   "/login": 0.7,
@@ -144,7 +145,8 @@ async function main() {
     // shares the two cores, and takes more of them from a cheap route than from a dear one, so the
     // throughput ratio moved with whatever else the machine ran (60 % idle, 48 % with one busy process);
     // CPU per request, read from /proc for the server alone, is what the route costs.
-    const ratioOf = (name: string) => median(rounds.map((r) => r["floor (not-found page)"]!.cpuMsPerRequest / r[name]!.cpuMsPerRequest));
+    const cpuRatioIn = (round: Record<string, Measured>, name: string) => round["floor (not-found page)"]!.cpuMsPerRequest / round[name]!.cpuMsPerRequest;
+    const ratioOf = (name: string) => median(rounds.map((r) => cpuRatioIn(r, name)));
     const throughputRatioOf = (name: string) => median(rounds.map((r) => r[name]!.rps / r["floor (not-found page)"]!.rps));
     console.log(`\nServer (${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per route, autocannon on loopback, ${os.cpus().length} cores; medians)`);
     console.log(
@@ -152,7 +154,7 @@ async function main() {
     );
     for (const [name] of targets) {
       const per = rounds.map((r) => r[name]!);
-      const ratios = rounds.map((r) => `${((r["floor (not-found page)"]!.cpuMsPerRequest / r[name]!.cpuMsPerRequest) * 100).toFixed(0)} %`).join(", ");
+      const ratios = rounds.map((r) => `${(cpuRatioIn(r, name) * 100).toFixed(0)} %`).join(", ");
       const errors = per.reduce((sum, m) => sum + m.errors, 0);
       const cpu = median(per.map((m) => m.cpuMsPerRequest));
       const bar = name in CPU_RATIO_BUDGETS ? `  bar ${CPU_RATIO_BUDGETS[name]! * 100} %` : "";
