@@ -4,6 +4,8 @@
 // with its bar; the exit code is non-zero when one misses. Figures are machine-dependent: a route's cost
 // is judged as a ratio to the floor's measured in the same round (the server's CPU per request), over
 // several interleaved rounds (median), so that load from other processes hits every route alike.
+// `npm run bench` then runs `scripts/lighthouse.ts` in full (three runs a page, the median against the
+// performance bar of 95): the Lighthouse timings are judged here, not in `npm test` (docs/decisions/054).
 import { execSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

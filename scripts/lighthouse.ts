@@ -1,20 +1,20 @@
 // `npm run lighthouse` and `npm run lighthouse:short`: Lighthouse's four scores for /login, /pricing and
 // the checkout, against the built server (sandbox mode, a fresh SQLite database in a temp dir, like
 // scripts/bench.ts). Mobile form factor with simulated throttling (Lighthouse's default). Bars:
-// performance >= 95, accessibility, best practices and SEO 100. It prints the scores and every audit
-// that cost points, per page, and exits non-zero when a page misses a bar. It builds nothing: run
-// `npm run build` first.
+// performance >= 95, accessibility, best practices and SEO 100, and no layout shift worth the name (CLS
+// <= 0.1, Lighthouse's "good"). It prints the scores and every audit that cost points, per page, and exits
+// non-zero when a page misses a bar. It builds nothing: run `npm run build` first.
 //
 //   --runs=N   performance runs per page (default 3); the median counts. The other three
 //              categories do not vary between runs.
 //   --page=S   only the pages whose name contains S (e.g. --page=login).
-//   --short    what `npm test` runs: visitor pages only, one run each; a page whose performance
-//              misses the bar is run again (up to --retries=4 more times) and its best run counts.
-//              On a loaded 2-core machine other processes' work inflates a run's simulated
-//              timings; a page that is really slow misses every run. On a slow machine the
-//              browser's real first paint comes after hydration's requests in some runs, and the
-//              simulation then chains them before the paint: the same page scores 93 to 99 (seen
-//              on a machine whose browser suite ran 3.5 times slower; three runs were not enough).
+//   --short    what `npm test` runs: visitor pages only, one run each. The checker's verdicts that do not
+//              depend on the machine are bars: accessibility, best practices, SEO and the layout shift.
+//              The performance score is printed, and its bar is judged by `npm run bench` (which runs
+//              this script in full): it is a timing, and the guide keeps timings out of the tests.
+//              Lighthouse's simulation scales the host's observed CPU time by 4, and on a host whose
+//              renderer is slow (a 110-element page's first layout took 40-135 ms here) the same build
+//              scored 88 to 94 run after run (docs/decisions/054).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -31,7 +31,11 @@ const CATEGORIES = Object.keys(BARS) as Category[];
 const args = process.argv.slice(2);
 const short = args.includes("--short");
 const runs = Math.max(1, Number(argValue("runs") ?? (short ? 1 : 3)));
-const retries = Math.max(0, Number(argValue("retries") ?? (short ? 4 : 0)));
+const retries = Math.max(0, Number(argValue("retries") ?? 0));
+/** Performance is judged in full runs only (see --short above). */
+const performanceBarred = !short;
+/** Lighthouse's "good" cumulative layout shift: a bar in every mode (it does not depend on the machine's speed). */
+const LAYOUT_SHIFT_BAR = 0.1;
 const PORT = Number(process.env.LIGHTHOUSE_PORT ?? 3400);
 const BASE = `http://127.0.0.1:${PORT}`;
 const CHROME_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -106,7 +110,7 @@ async function main() {
   }
 }
 
-/** Runs Lighthouse on one page `runs` times (in --short, again while performance misses), and sums it up. */
+/** Runs Lighthouse on one page `runs` times (again, up to --retries times, while performance misses), and sums it up. */
 async function measure(target: Target, port: number, cookie: string | null): Promise<PageResult> {
   const lhrs: Result[] = [];
   const performanceRuns: number[] = [];
@@ -179,15 +183,18 @@ const TRANSIENT_ERRORS = new Set(["NO_NAVSTART", "NO_FCP", "NO_LCP", "NO_TRACING
 /** Prints the table and every audit that cost points; true when any page misses a bar. */
 function report(results: PageResult[]): boolean {
   console.log(`\nLighthouse ${results[0]?.lhr.lighthouseVersion ?? ""}, mobile, simulated throttling${short ? " (short)" : ""}`);
-  console.log(`  ${"page".padEnd(38)} ${"perf".padStart(5)} ${"a11y".padStart(5)} ${"b.p.".padStart(5)} ${"seo".padStart(5)}   performance runs (${short ? "best" : "median"} counts)`);
+  console.log(`  ${"page".padEnd(38)} ${"perf".padStart(5)} ${"a11y".padStart(5)} ${"b.p.".padStart(5)} ${"seo".padStart(5)}   performance runs (median counts)`);
   let failed = false;
   for (const { target, scores, performanceRuns } of results) {
     const cells = CATEGORIES.map((category) => {
       const miss = scores[category] < BARS[category];
-      if (miss && target.barred) failed = true;
+      if (miss && target.barred && (category !== "performance" || performanceBarred)) failed = true;
       return `${miss ? "!" : " "}${scores[category]}`.padStart(5);
     });
     console.log(`  ${target.name.padEnd(38)} ${cells.join(" ")}   ${performanceRuns.join(", ")}${target.barred ? "" : "  (information, no bar)"}`);
+  }
+  for (const { target, lhr } of results) {
+    if (target.barred && layoutShiftOf(lhr) > LAYOUT_SHIFT_BAR) failed = true;
   }
   for (const { target, lhr } of results) {
     const metrics = ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift", "speed-index"]
@@ -210,20 +217,28 @@ function report(results: PageResult[]): boolean {
   console.log("\nBars");
   for (const category of CATEGORIES) {
     const misses = results.filter((r) => r.target.barred && r.scores[category] < BARS[category]).map((r) => r.target.name);
-    console.log(`  ${misses.length ? "FAIL" : "PASS"}  ${category} >= ${BARS[category]}${misses.length ? `: ${misses.join(", ")}` : ""}`);
+    const verdict = category === "performance" && !performanceBarred ? (misses.length ? "MISS" : "MET ") : misses.length ? "FAIL" : "PASS";
+    const judged = category === "performance" && !performanceBarred ? " (measured once; judged by `npm run bench`)" : "";
+    console.log(`  ${verdict}  ${category} >= ${BARS[category]}${misses.length ? `: ${misses.join(", ")}` : ""}${judged}`);
   }
+  const shifting = results.filter((r) => r.target.barred && layoutShiftOf(r.lhr) > LAYOUT_SHIFT_BAR).map((r) => `${r.target.name} (${layoutShiftOf(r.lhr).toFixed(3)})`);
+  console.log(`  ${shifting.length ? "FAIL" : "PASS"}  cumulative layout shift <= ${LAYOUT_SHIFT_BAR}${shifting.length ? `: ${shifting.join(", ")}` : ""}`);
   return failed;
+}
+
+function layoutShiftOf(lhr: Result): number {
+  return lhr.audits["cumulative-layout-shift"]?.numericValue ?? Number.POSITIVE_INFINITY;
 }
 
 function score(lhr: Result, category: Category): number {
   return Math.round((lhr.categories[category]?.score ?? 0) * 100);
 }
 
-/** The performance that counts: the median of the runs, or in --short the best (see the top). */
+/** The performance that counts: the median of the runs. */
 function summarize(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
-  return short ? sorted[sorted.length - 1]! : sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 function argValue(name: string): string | undefined {
