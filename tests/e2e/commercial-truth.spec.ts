@@ -106,14 +106,16 @@ const CASES: Case[] = [
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
 
 // Then every other plan by every way to pay that works without JavaScript, without it only: the pages are the
-// server's, and the hand-picked cases above take each way to pay through the JavaScript checkout too.
+// server's, and the hand-picked cases above take each way to pay through the JavaScript checkout too. And every
+// other plan by Google Pay, with JavaScript (the wallets need it): the wallet's sheet and panel state the
+// renewal from the plan's terms, which differ by plan (the 5-year plan never renews).
 const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 const monthsText = (n: number) => `${n} month${n === 1 ? "" : "s"}`;
 const termText = (months: number) => (months % 12 === 0 ? `${months / 12} year${months === 12 ? "" : "s"}` : monthsText(months));
 const everyText = (months: number) => termText(months).replace(/^1 /, "");
 const METHOD_TITLES: Record<Case["method"], string> = { card: "card", saved_card: "a saved card", wallet: "Google Pay", paypal: "PayPal", crypto: "crypto" };
 
-function generatedCase(plan: (typeof PLANS)[number], method: "card" | "saved_card" | "paypal" | "crypto"): Case {
+function generatedCase(plan: (typeof PLANS)[number], method: "card" | "saved_card" | "paypal" | "crypto" | "wallet"): Case {
   const amount = usd(plan.discounted_price_cents!);
   const paid = plan.duration_months!;
   const free = plan.extra_months!;
@@ -129,9 +131,13 @@ function generatedCase(plan: (typeof PLANS)[number], method: "card" | "saved_car
       ? new RegExp(`^With PayPal you pay ${a} now\\. PayPal then collects ${a} every ${termText(paid)} until you turn auto-renewal off`)
       : new RegExp(`^With PayPal you pay ${a} once for ${termText(paid)}\\. It does not renew: nothing more is charged\\.$`),
     crypto: new RegExp(`^Pay ${a} in cryptocurrency through BitPay\\. Crypto plans do not auto-renew`),
+    wallet: renewal.renews
+      ? new RegExp(`^With Google Pay you pay ${a} today; the plan then renews every ${everyText(renewal.intervalMonths)} at ${literal(usd(renewal.priceCents))} by auto-renewal`)
+      : new RegExp(`^With Google Pay you pay ${a} once; this plan never renews\\.$`),
   };
   return {
-    name: `${plan.title} by ${METHOD_TITLES[method]} @once`,
+    // Google Pay runs with JavaScript only (the test skips itself without); the others without it only.
+    name: `${plan.title} by ${METHOD_TITLES[method]}${method === "wallet" ? "" : " @once"}`,
     planId: plan.id!,
     plan: plan.title!,
     method,
@@ -145,7 +151,7 @@ function generatedCase(plan: (typeof PLANS)[number], method: "card" | "saved_car
 const PICKED = new Set(CASES.map((c) => `${c.planId}/${c.method}`));
 CASES.push(
   ...PLANS.flatMap((plan) =>
-    (["card", "saved_card", "paypal", "crypto"] as const).filter((method) => !PICKED.has(`${plan.id}/${method}`)).map((method) => generatedCase(plan, method)),
+    (["card", "saved_card", "paypal", "crypto", "wallet"] as const).filter((method) => !PICKED.has(`${plan.id}/${method}`)).map((method) => generatedCase(plan, method)),
   ),
 );
 

@@ -2,6 +2,8 @@ import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
 import { fillSandboxCardAndPay, hasJavaScript, latestMail, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
+import { PLANS } from "../../api/payments/catalog";
+import { renewalOf } from "../../api/payments/renewal-rule";
 import { answerAtPayPal, newPayPalCustomer } from "./paypal-support";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028), with and without JavaScript.
@@ -83,9 +85,11 @@ function longDate(iso: string): string {
   return `${String(d.getUTCDate()).padStart(2, "0")} ${d.toLocaleString("en-US", { month: "long", timeZone: "UTC" })}, ${d.getUTCFullYear()}`;
 }
 
+/** `months` calendar months later, on the last day of the month when it is shorter (29 November + 3 months: 28 February). */
 function plusMonths(iso: string, months: number): string {
   const d = new Date(iso);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, d.getUTCDate())).toISOString();
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, Math.min(d.getUTCDate(), lastDay))).toISOString();
 }
 
 /** The summary box's three figures (and the plan), as the page shows them. */
@@ -152,6 +156,46 @@ test("3 Months to 1 Year by card: 14 months, and the page, the result and the em
   expect(mail.text).toContain(`New end date: ${before.newEndDate}`);
   expect(mail.text).toContain(`Next renewal: ${before.nextRenewal}`);
 });
+
+// And from the monthly plan to every longer plan that renews, by card, without JavaScript (the two modes take the
+// same path, which the test above covers): each change buys its card's months, free months included, and states
+// the renewal its plan has.
+const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+const dollarsToCents = (text: string) => Math.round(Number(text.replace(/[$,]/g, "")) * 100);
+for (const to of PLANS.filter((plan) => plan.billing_type === "recurring" && plan.duration_months! > 1)) {
+  const months = to.duration_months! + to.extra_months!;
+  test(`1 Month to ${to.title} by card: ${months} months, and the page, the result and the email agree`, { tag: "@once" }, async ({ page, login, request }, testInfo) => {
+    const user = await login();
+    await subscribeMonthly(page, testInfo, 1);
+
+    await open(page, `/subscription/payment/${to.id}`, testInfo);
+    await expect(page.getByRole("heading", { name: `Change from 1 Month to ${to.title}` })).toBeVisible();
+    const before = await figures(page);
+    expect(before.plan).toBe(to.title);
+    // What is charged now is the new card's price less the unused part of the month paid (Stripe's preview).
+    const charged = dollarsToCents(before.chargedNow);
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThanOrEqual(to.discounted_price_cents!);
+    const renewal = renewalOf(to as Parameters<typeof renewalOf>[0], "card");
+    if (!renewal.renews) throw new Error(`${to.title} should renew by card`);
+    expect(before.nextRenewal).toBe(`${usd(renewal.priceCents)} on ${before.newEndDate}`);
+
+    await page.getByRole("button", { name: "Change plan" }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Your plan was changed to ${to.title}.` })).toBeVisible();
+    expect(await figures(page)).toEqual(before);
+
+    const expectedEnd = longDate(plusMonths(await lastPaymentAt(user.email), months));
+    expect(before.newEndDate).toBe(expectedEnd);
+    const row = await subscriptionOf(user.email);
+    expect(row.plan_id).toBe(to.id);
+    expect(longDate(row.sub_exp_date)).toBe(expectedEnd);
+
+    const mail = await latestMail(request, user.email, /^Your VPN plan change$/);
+    expect(mail.text).toContain(`Charged now: ${before.chargedNow}`);
+    expect(mail.text).toContain(`New end date: ${before.newEndDate}`);
+    expect(mail.text).toContain(`Next renewal: ${before.nextRenewal}`);
+  });
+}
 
 test("a PayPal subscription changes plan through PayPal's approval, stated with the same three figures", async ({ page, login, request }, testInfo) => {
   const user = await newPayPalCustomer(page, testInfo, login, 2);
