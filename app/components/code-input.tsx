@@ -1,8 +1,9 @@
+import { useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, type ComponentType } from "react";
 
 const LENGTH = 6;
 
-type DigitBoxesProps = { id: string; name: string; errorId: string; invalid?: true; initial: string };
+type DigitBoxesProps = { id: string; name: string; errorId: string; invalid?: true; initial: string; focusOnMount: boolean };
 
 /**
  * Code entry (DESIGN §2): one input labelled 'Verification code' in the server HTML; once React runs,
@@ -26,7 +27,9 @@ export function CodeInput({
 }) {
   const single = useRef<HTMLInputElement>(null);
   const typed = useRef("");
+  const hadFocus = useRef(false);
   const [boxes, setBoxes] = useState<{ Boxes: ComponentType<DigitBoxesProps> } | null>(null);
+  const refusals = useRefusals(name);
   useEffect(() => {
     let live = true;
     void import("./digit-boxes").then(({ DigitBoxes }) => {
@@ -37,8 +40,15 @@ export function CodeInput({
     };
   }, []);
   // What was typed into the single input is read in the render that replaces it (the input is still
-  // in the page then), not when the boxes' module arrived: typing in between is not lost.
-  if (boxes && single.current) typed.current = single.current.value;
+  // in the page then), not when the boxes' module arrived: typing in between is not lost. So is whether it
+  // had focus (the boxes take it over), and it loses its name: the browser blurs a focused input as it
+  // is removed, and conform would validate the empty field on that blur ('Please enter the verification
+  // code' in a dialog that had just opened). The render and its commit run without a gap.
+  if (boxes && single.current) {
+    typed.current = single.current.value;
+    hadFocus.current = document.activeElement === single.current;
+    single.current.name = "";
+  }
   const invalid = errors && errors.length > 0 ? true : undefined;
   return (
     <div className="field">
@@ -46,7 +56,17 @@ export function CodeInput({
         {label}
       </label>
       {boxes ? (
-        <boxes.Boxes id={id} name={name} errorId={errorId} invalid={invalid} initial={typed.current} />
+        // A refused code starts over in empty boxes, focus on the first: typing the right code over the
+        // wrong one's digits (each box selected as it gets focus) scrambled it on slow devices.
+        <boxes.Boxes
+          key={refusals}
+          id={id}
+          name={name}
+          errorId={errorId}
+          invalid={invalid}
+          initial={refusals === 0 ? typed.current : ""}
+          focusOnMount={refusals > 0 || hadFocus.current}
+        />
       ) : (
         <input
           ref={single}
@@ -66,4 +86,20 @@ export function CodeInput({
       </p>
     </div>
   );
+}
+
+/**
+ * How many times a post carrying the code `name` came back to the same page still showing it: the code
+ * was refused (a code that is accepted moves the page on). Posts of other forms (resend) do not count.
+ */
+function useRefusals(name: string): number {
+  const navigation = useNavigation();
+  const [refusals, setRefusals] = useState(0);
+  const carriedCode = navigation.state !== "idle" && navigation.formData?.has(name) === true;
+  const wasCarrying = useRef(false);
+  useEffect(() => {
+    if (wasCarrying.current && !carriedCode && navigation.state === "idle") setRefusals((count) => count + 1);
+    wasCarrying.current = carriedCode || (wasCarrying.current && navigation.state !== "idle");
+  }, [carriedCode, navigation.state]);
+  return refusals;
 }

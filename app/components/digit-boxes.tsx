@@ -1,4 +1,4 @@
-import { useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
 
 const LENGTH = 6;
 
@@ -9,17 +9,26 @@ export function DigitBoxes({
   errorId,
   invalid,
   initial,
+  focusOnMount,
 }: {
   id: string;
   name: string;
   errorId: string;
   invalid?: true;
   initial: string;
+  /** Take focus when they appear, in the first empty box (the single input had it, or a code was refused). */
+  focusOnMount: boolean;
 }) {
   const [digits, setDigits] = useState<string[]>(() =>
     Array.from({ length: LENGTH }, (_, i) => initial.replace(/\D/g, "")[i] ?? ""),
   );
   const boxes = useRef<Array<HTMLInputElement | null>>([]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the boxes appear
+  useEffect(() => {
+    if (!focusOnMount) return;
+    const firstEmpty = digits.findIndex((digit) => digit === "");
+    boxes.current[firstEmpty === -1 ? LENGTH - 1 : firstEmpty]?.focus();
+  }, []);
 
   const fillFrom = (start: number, text: string) => {
     const incoming = text.replace(/\D/g, "").slice(0, LENGTH - start).split("");

@@ -22,7 +22,7 @@ import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
 import { daysLeft, formatLongDate } from "~/utils/dates";
 import { portalConfig } from "~/config.server";
-import { readFlow, writeFlow } from "~/utils/flow.server";
+import { CODE_TTL_SECONDS, readFlow, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
@@ -128,6 +128,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
       : redirectWithFormError("/", sent.message || "An error occurred", PASSWORD_CARD);
   }
 
+  if (intent === "change-password-start") {
+    // Reopened while the code sent before is valid (and unused): the dialog again, for that code. A new
+    // one is 'Resend Code' in the dialog, after its wait; asking here would only answer the wait (issue 33).
+    const open = await readFlow(request, "change");
+    if (open && open.email === user.email && !open.resetToken && secondsLeft(open.sentAt, CODE_TTL_SECONDS) > 0) {
+      return redirectWithSuccess(DIALOG_URL, `Enter the code we sent to ${user.email}.`);
+    }
+  }
+
   if (intent === "change-password-start" || intent === "change-resend") {
     // The dialog opens once a reset code has been requested for the user's own email.
     const sent = await api.post("/api/auth/forgot-password", { body: { email: user.email } });
@@ -144,7 +153,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "change-close") {
-    return redirect("/", { headers: { "Set-Cookie": await writeFlow(request, "change", undefined) } });
+    // The code sent stays usable if the dialog is opened again; a code already used (a reset token) does not.
+    const open = await readFlow(request, "change");
+    const kept = open && !open.resetToken ? { email: open.email, sentAt: open.sentAt } : undefined;
+    return redirect("/", { headers: { "Set-Cookie": await writeFlow(request, "change", kept) } });
   }
 
   const flow = await readFlow(request, "change");

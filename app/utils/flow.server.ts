@@ -36,6 +36,12 @@ export type CheckoutFlow = {
   sentAt?: number;
   /** The verified code; the password step presents it once more. */
   code?: string;
+  /**
+   * The code last sent, kept when the visitor goes back to the email step ('Use another email', Escape):
+   * the email field shows that address again, and entering it again returns to that code while it is
+   * valid, instead of asking for a new one the resend wait would refuse (issue 33).
+   */
+  lastSent?: { email: string; sentAt: number };
   coupon?: string;
   /** When the payment went through (ms): 'Payment Successful!' and its countdown. */
   paidAt?: number;

@@ -97,6 +97,68 @@ test.describe("checkout", () => {
     expect(await subscriptionsOf(email)).toEqual([{ plan_id: 6, billing_type: "recurring" }]);
   });
 
+  // Issue 33: the email-code step does not trap the visitor.
+  test("'Verify Your Email' opens with no error; going back keeps the address, and the code already sent still works", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("back-and-forth");
+    await open(page, "/subscription/payment/1", testInfo);
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    const verify = page.getByRole("dialog", { name: "Verify Your Email" });
+    await expect(verify).toBeVisible();
+    if (hasJavaScript(testInfo)) {
+      // The six boxes take over the single input, and focus with it: on the first box, with no error yet.
+      await expect(page.getByLabel("Digit 6")).toBeVisible();
+      await expect(verify.getByLabel("Verification code")).toBeFocused();
+    }
+    await expect(verify.getByText("Please enter the verification code")).toHaveCount(0);
+    const code = await latestCode(request, email, /verification code/i);
+
+    await verify.getByRole("button", { name: "Use another email" }).click();
+    await expect(verify).toHaveCount(0);
+    await expect(page.getByLabel("Email")).toHaveValue(email);
+    // The same address again: back to the code sent, no new code and no wait.
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(verify).toBeVisible();
+    await expect(page.getByText(/Please wait \d+ seconds/)).toHaveCount(0);
+    await expect(page.getByText("Enter the code we sent to this email.")).toBeVisible();
+    await enterCode(page, code);
+    await verify.getByRole("button", { name: "Next" }).click();
+    await expect(verify.getByLabel("Confirm Password")).toBeVisible();
+    const mails = await request.get(`/dev/mailbox.json?to=${encodeURIComponent(email)}`);
+    expect(((await mails.json()) as { subject: string }[]).filter((mail) => /verification code/i.test(mail.subject))).toHaveLength(1);
+  });
+
+  test("a refused code empties the boxes; the right one typed on a slow device lands digit by digit", async ({ page, request }, testInfo) => {
+    test.skip(!hasJavaScript(testInfo), "the six boxes are JavaScript's; without it the code is one input");
+    const email = uniqueEmail("slow-phone");
+    await open(page, "/subscription/payment/1", testInfo);
+    await page.locator("html[data-hydrated]").waitFor();
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    const verify = page.getByRole("dialog", { name: "Verify Your Email" });
+    await expect(page.getByLabel("Digit 6")).toBeVisible();
+    const code = await latestCode(request, email, /verification code/i);
+    const wrong = code === "000000" ? "111111" : "000000";
+    const boxes = verify.locator(".code-boxes input:not([type=hidden])");
+    await page.keyboard.type(wrong);
+    await verify.getByRole("button", { name: "Next" }).click();
+    await expect(verify.getByText("Invalid verification code")).toBeVisible();
+    await expect.poll(() => boxes.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value).join(""))).toBe("");
+    await expect(verify.getByLabel("Verification code")).toBeFocused();
+
+    // A phone twenty times slower than this machine: each digit still lands in its own box, in order.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 20 });
+    try {
+      await page.keyboard.type(code);
+    } finally {
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    }
+    await expect.poll(() => boxes.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value).join(""))).toBe(code);
+    await verify.getByRole("button", { name: "Next" }).click();
+    await expect(verify.getByLabel("Confirm Password")).toBeVisible();
+  });
+
   test("a declined card shows the gateway's message and creates no subscription", async ({ page, login }, testInfo) => {
     const user = await login();
     await open(page, "/subscription/payment/1", testInfo);

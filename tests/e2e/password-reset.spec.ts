@@ -143,6 +143,28 @@ test.describe("change password from the dashboard", () => {
     await signIn(page, testInfo, { email: user.email, password: "changed-password-1" });
     await expectHome(page);
   });
+  test("closed and opened again, the dialog comes back for the code already sent (issue 33)", async ({ page, request }, testInfo) => {
+    const user = await createUser();
+    await signIn(page, testInfo, user);
+    await expectHome(page);
+    await page.getByRole("button", { name: "Change Password" }).click();
+    const dialog = page.getByRole("dialog", { name: "Change Password" });
+    await expect(dialog).toBeVisible();
+    const code = await latestCode(request, user.email, /reset/i);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await expect(dialog).toHaveCount(0);
+
+    // Within the resend wait: the dialog again (not the wait's message), and the code in the inbox works.
+    await page.getByRole("button", { name: "Change Password" }).click();
+    await expect(dialog).toBeVisible();
+    await expect(page.getByText(/Please wait \d+ seconds/)).toHaveCount(0);
+    await expect(page.getByText(`Enter the code we sent to ${user.email}.`)).toBeVisible();
+    await enterCode(page, code);
+    await dialog.getByRole("button", { name: "Next" }).click();
+    await expect(dialog.getByLabel("Confirm Password")).toBeVisible();
+    const mails = await request.get(`/dev/mailbox.json?to=${encodeURIComponent(user.email)}`);
+    expect(((await mails.json()) as { subject: string }[]).filter((mail) => /reset/i.test(mail.subject))).toHaveLength(1);
+  });
 });
 
 // Issue 30: a new password does not stop a passkey (it signs in without one), so a reset of an account

@@ -55,7 +55,7 @@ export function paypalReturnOf(url: URL): (PayPalReturn & { outcome: "return" | 
 }
 
 export type VisitorStep =
-  | { step: "email" }
+  | { step: "email"; email?: string }
   | { step: "code"; email: string; sentAt: number; resendIn: number; expiresIn: number }
   | { step: "password"; email: string };
 
@@ -325,7 +325,7 @@ async function hostedOutcome(
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {
-  if (!flow.email || !flow.sentAt) return { step: "email" };
+  if (!flow.email || !flow.sentAt) return flow.lastSent ? { step: "email", email: flow.lastSent.email } : { step: "email" };
   if (flow.code) return { step: "password", email: flow.email };
   return {
     step: "code",
@@ -403,13 +403,22 @@ export async function checkoutAction(intent: string, { request, context, formDat
   if (token && VISITOR_INTENTS.has(intent)) return redirect(here);
 
   switch (intent) {
-    case "restart":
-      return redirect(here, { headers: { "Set-Cookie": await save({ planId, coupon: flow.coupon }) } });
+    case "restart": {
+      // Back to the email step, the address and the code sent to it kept (see CheckoutFlow.lastSent).
+      const lastSent = flow.email && flow.sentAt ? { email: flow.email, sentAt: flow.sentAt } : flow.lastSent;
+      return redirect(here, { headers: { "Set-Cookie": await save({ planId, coupon: flow.coupon, lastSent }) } });
+    }
 
     case "email": {
       const submission = parseSubmission(formData, CheckoutEmailSchema);
       if (submission.status !== "success") return formFailure("email", submission);
       const email = submission.value.email.toLowerCase();
+      // The same address again while the code sent to it is valid: back to that code, nothing sent.
+      const lastSent = flow.lastSent;
+      if (lastSent?.email === email && secondsLeft(lastSent.sentAt, CODE_TTL_SECONDS) > 0) {
+        const cookie = await save({ planId, coupon: flow.coupon, email, sentAt: lastSent.sentAt });
+        return redirectWithSuccess(here, "Enter the code we sent to this email.", { headers: { "Set-Cookie": cookie } });
+      }
       const usable = await api.post("/api/anonymous/subscription/email-is-exists", { body: { email } });
       if (!usable.ok) {
         return formFailure("email", submission, usable.status >= 500 ? "Unable to verify email." : usable.message || "Email is not valid for subscription.", usable.status);

@@ -324,17 +324,19 @@ function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["v
   return (
     <section className="card">
       <h2>Enter the email for your account</h2>
-      {visitor.step === "email" ? <EmailForm focusOnMount={backFromDialog} /> : <p>{visitor.email}</p>}
+      {visitor.step === "email" ? <EmailForm focusOnMount={backFromDialog} email={visitor.email} /> : <p className="email-address">{visitor.email}</p>}
       {visitor.step !== "email" ? <VerifyDialog visitor={visitor} /> : null}
       <SocialSignIn oldurl={here} divider="Or continue with" />
     </section>
   );
 }
 
-function EmailForm({ focusOnMount }: { focusOnMount: boolean }) {
-  const [form, fields] = useForm<CheckoutEmailFields>(
-    useFormOptions<CheckoutEmailFields>("email", () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
-  );
+function EmailForm({ focusOnMount, email }: { focusOnMount: boolean; email?: string }) {
+  const [form, fields] = useForm<CheckoutEmailFields>({
+    ...useFormOptions<CheckoutEmailFields>("email", () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
+    // Back from 'Verify Your Email': the address the code went to.
+    defaultValue: email ? { email } : undefined,
+  });
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the form appears
   useEffect(() => {
     if (focusOnMount) document.getElementById(fields.email.id)?.focus();
@@ -379,7 +381,7 @@ function CodeStep({ visitor }: { visitor: Extract<CheckoutState["visitor"], { st
   return (
     <>
       <p className="muted">
-        We sent a 6-digit code to <strong>{visitor.email}</strong>.
+        We sent a 6-digit code to <strong className="email-address">{visitor.email}</strong>.
       </p>
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="code" />
