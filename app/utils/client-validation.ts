@@ -135,3 +135,18 @@ export function useFormOptions<Fields extends Record<string, unknown>>(id: strin
     onValidate,
   };
 }
+
+/**
+ * The name of the first field the server refused in the post just answered for form `id`, or null. Its
+ * input takes `autoFocus`: without JavaScript the page comes back from a failed post at the top, and the
+ * browser then focuses that field and scrolls it into view, its message beside it (issue 33). With
+ * JavaScript nothing moves (autoFocus acts only when an input appears).
+ */
+export function useFirstRefusedField(id: string): string | null {
+  const actionData = useActionData<FormActionData>();
+  const idle = useNavigation().state === "idle";
+  if (!idle || actionData?.form !== id) return null;
+  const error = (actionData.result as SubmissionResult<string[]> | undefined)?.error;
+  if (!error) return null;
+  return Object.entries(error).find(([name, messages]) => name !== "" && messages && messages.length > 0)?.[0] ?? null;
+}

@@ -215,6 +215,24 @@ test.describe("checkout", () => {
     expect((await subscriptionsOf(user.email)).map((s) => s.plan_id).sort()).toEqual([1, 7]);
   });
 
+  test("on a phone the coupon comes before the payment methods, and a refused one is in view with its message (issue 33)", async ({ page, login }, testInfo) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await login();
+    await open(page, "/subscription/payment/6", testInfo);
+    const summary = page.getByRole("complementary", { name: "Order summary" });
+    const methods = page.getByRole("heading", { name: "Choose a payment method" });
+    expect((await summary.boundingBox())!.y).toBeLessThan((await methods.boundingBox())!.y);
+
+    await summary.getByText("Got a coupon?").click();
+    await summary.getByLabel("Coupon code").fill("NOPE");
+    await summary.getByRole("button", { name: "Apply" }).click();
+    // Without JavaScript the page comes back from the post: the refused field has focus, scrolled into view.
+    await expect(summary.getByText("This coupon code is not valid.")).toBeInViewport();
+    await expect(summary.getByLabel("Coupon code")).toBeInViewport();
+    await expect(summary.getByLabel("Coupon code")).toHaveValue("NOPE");
+    if (!hasJavaScript(testInfo)) await expect(summary.getByLabel("Coupon code")).toBeFocused();
+  });
+
   test("WELCOME10 lowers the total; an unknown coupon says why", async ({ page, login }, testInfo) => {
     const user = await login();
     await open(page, "/subscription/payment/6", testInfo);

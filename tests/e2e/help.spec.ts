@@ -76,6 +76,19 @@ test.describe("help", () => {
     await expect(contact(page).getByRole("textbox", { name: "Message" })).toHaveValue("");
   });
 
+  test("on a small phone an empty message's errors are in view, the first field focused (issue 33)", async ({ page }, testInfo) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await open(page, "/help", testInfo);
+    await sendButton(page).click();
+    const email = contact(page).getByRole("textbox", { name: "Email" });
+    await expect(email).toBeInViewport();
+    await expect(email).toHaveAttribute("aria-invalid", "true");
+    const errorId = (await email.getAttribute("aria-describedby"))!.split(" ")[0];
+    await expect(page.locator(`[id="${errorId}"]`)).not.toBeEmpty();
+    await expect(page.locator(`[id="${errorId}"]`)).toBeInViewport();
+    if (!hasJavaScript(testInfo)) await expect(email).toBeFocused();
+  });
+
   test("errors stay next to their fields, and what was typed stays", async ({ page }, testInfo) => {
     // With JavaScript, a clock the test moves on instead of waiting (review issue 31).
     if (hasJavaScript(testInfo)) await page.clock.install();

@@ -6,7 +6,7 @@ import { StaticPage } from "~/components/static-page";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { SupportMessageFields } from "~/schemas/support";
-import { useFormOptions } from "~/utils/client-validation";
+import { useFirstRefusedField, useFormOptions } from "~/utils/client-validation";
 import type { FormFailure } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { CONTACT_FORM_ID, PRIVATE_CACHE, PUBLIC_CACHE, SENT_MESSAGE, SENT_WITHOUT_COPY } from "./contact";
@@ -131,6 +131,7 @@ function ContactSection() {
     ...useFormOptions<SupportMessageFields>(CONTACT_FORM_ID, () => import("~/schemas/support").then((module) => module.SupportMessageSchema)),
     defaultValue: { email: prefill.email, message: prefill.message, topic: prefill.topic },
   });
+  const refused = useFirstRefusedField(CONTACT_FORM_ID);
 
   return (
     <section aria-labelledby="contact">
@@ -157,10 +158,10 @@ function ContactSection() {
             <input type="hidden" name="intent" value="send-message" />
             <input type="hidden" name="topic" value={prefill.topic} />
             <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
-              <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" />
+              <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus={refused === fields.email.name} />
             </Field>
             <Field label={<label htmlFor={fields.message.id}>Message</label>} errorId={fields.message.errorId} errors={fields.message.errors}>
-              <textarea {...getTextareaProps(fields.message)} rows={8} maxLength={5000} />
+              <textarea {...getTextareaProps(fields.message)} rows={8} maxLength={5000} autoFocus={refused === fields.message.name} />
             </Field>
             <div className="form-actions">
               <SubmitButton intent="send-message" className="button button--primary">

@@ -14,7 +14,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/schemas/checkout";
 import type { SignupPasswordFields } from "~/schemas/identity";
-import { useFormOptions } from "~/utils/client-validation";
+import { useFirstRefusedField, useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
 import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
 import type { CardFormProps } from "~/features/card-entry/card-payment";
@@ -162,6 +162,11 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
         <div className="checkout-main">
           <EmailSection state={state} />
           {state.accountEmail && state.savedCards.length ? <SavedCards state={state} quote={quoteOf(state.quotes, "saved_card") ?? card} /> : null}
+        </div>
+        {/* Before the payment methods in the page: on a phone the total and the coupon come before the
+            methods and their Pay buttons; on a wide screen the summary is the right-hand column. */}
+        <OrderSummary state={state} />
+        <div className="checkout-methods">
           <section aria-labelledby="methods-title">
             <h2 id="methods-title">Choose a payment method</h2>
             {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
@@ -203,7 +208,6 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
             </div>
           </section>
         </div>
-        <OrderSummary state={state} />
       </div>
     </div>
   );
@@ -629,6 +633,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
   );
   const actionData = useActionData<PaymentActionData>();
   const couponOpen = actionData?.form === "coupon";
+  const refused = useFirstRefusedField("coupon");
   return (
     <aside aria-labelledby="summary-title" className="card order-summary">
       <h2 id="summary-title">Order summary</h2>
@@ -676,7 +681,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
           <Form method="post" {...getFormProps(form)} noValidate className="coupon-form">
             <input type="hidden" name="intent" value="coupon" />
             <Field label={<label htmlFor={fields.code.id}>Coupon code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
-              <input {...getInputProps(fields.code, { type: "text" })} autoComplete="off" />
+              <input {...getInputProps(fields.code, { type: "text" })} autoComplete="off" autoFocus={refused === fields.code.name} />
             </Field>
             <SubmitButton intent="coupon" className="button">
               Apply
