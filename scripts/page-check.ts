@@ -11,7 +11,8 @@
 // - axe-core (issue 11) with the rules it runs by default (WCAG 2.x A and AA and its best practices:
 //   landmarks, heading order, one h1, colour contrast, ...): with JavaScript, on the live page; without, on
 //   the static rendering described at `staticScan`. Any violation fails the run.
-// - the page's width (issue 21): on the same page as axe, the state is laid out at 320, 390 and 1280 px wide;
+// - the page's width (issue 21): on the same page as axe, the state is laid out at 320, 390 and 1280 px wide
+//   (text cut by its own box counts too, issue 33);
 //   a document wider than the screen at any of them (sideways scrolling of the whole page, content cut off on a
 //   phone) fails the run, naming what sticks out. Tables scroll inside their own box.
 //
@@ -195,7 +196,24 @@ async function overflows(target: Page): Promise<string[]> {
         const viewport = document.documentElement.clientWidth;
         const pageWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
         const widest: string[] = [];
-        if (pageWidth <= viewport) return { viewport, pageWidth, widest };
+        // Text cut by its own box (issue 33): a read-only field whose value is wider than it (a key to copy), or
+        // an element that hides its overflow with its own text running past its edge (a long address in a narrow
+        // cell). Editable fields scroll with the caret, and the checkout's disabled 'Email' (the spec's) is left:
+        // both are a browser's ordinary single-line field.
+        const clipped: string[] = [];
+        for (const element of Array.from(document.body.querySelectorAll("*"))) {
+          if (clipped.length === 3) break;
+          if (!(element instanceof HTMLElement) || element.clientWidth <= 1 || !element.checkVisibility()) continue;
+          const field = element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
+          if (field && (!(element as HTMLInputElement).readOnly || (element as HTMLInputElement).disabled)) continue;
+          const style = getComputedStyle(element);
+          if (!field && !["hidden", "clip"].includes(style.overflowX) && style.textOverflow !== "ellipsis") continue;
+          const own = field
+            ? (element as HTMLInputElement | HTMLTextAreaElement).value.trim()
+            : Array.from(element.childNodes, (node) => (node.nodeType === Node.TEXT_NODE ? node.textContent : "")).join("").trim();
+          if (own && element.scrollWidth > element.clientWidth + 1) clipped.push(`${element.tagName.toLowerCase()} "${own.slice(0, 40)}" cut at ${element.clientWidth} px`);
+        }
+        if (pageWidth <= viewport) return { viewport, pageWidth, widest, clipped };
         for (const element of Array.from(document.body.querySelectorAll("*"))) {
           const box = element.getBoundingClientRect();
           if (box.width === 0 || box.right <= viewport + 0.5) continue;
@@ -211,11 +229,14 @@ async function overflows(target: Page): Promise<string[]> {
           widest.push(`${element.tagName.toLowerCase()}${classes}${text ? ` "${text}"` : ""} to ${Math.round(box.right)} px`);
           if (widest.length === 3) break;
         }
-        return { viewport, pageWidth, widest };
+        return { viewport, pageWidth, widest, clipped };
       });
+      const problems: string[] = [];
       if (measured.pageWidth > measured.viewport) {
-        found.set(width, `${measured.pageWidth} px wide on a ${width} px screen${measured.widest.length ? `: ${measured.widest.join("; ")}` : ""}`);
+        problems.push(`${measured.pageWidth} px wide on a ${width} px screen${measured.widest.length ? `: ${measured.widest.join("; ")}` : ""}`);
       }
+      if (measured.clipped.length) problems.push(`text cut by its box on a ${width} px screen: ${measured.clipped.join("; ")}`);
+      if (problems.length) found.set(width, problems.join("; "));
     }
   } finally {
     if (original && current !== original.width) await target.setViewportSize(original);

@@ -100,7 +100,7 @@ export default function DeleteAccountPage() {
             <li>Your payment records (amounts and dates) are kept without personal data, as the law requires.</li>
           </ul>
           <p className="muted">
-            Afterwards you can create a new account with <strong>{email}</strong>; it will start with no plan and no history.
+            Afterwards you can create a new account with <strong className="email-address">{email}</strong>; it will start with no plan and no history.
           </p>
         </article>
 
@@ -110,7 +110,7 @@ export default function DeleteAccountPage() {
             <p className="muted">Enter your password to confirm.</p>
           ) : (
             <>
-              <p className="muted">Your account has no password. We will email a code to {email} to confirm.</p>
+              <p className="muted email-address">Your account has no password. We will email a code to {email} to confirm.</p>
               <Form method="post">
                 <input type="hidden" name="intent" value="send-code" />
                 <SubmitButton intent="send-code" className="button">

@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { CopyButton } from "~/components/copy-button";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
@@ -159,7 +160,7 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
   return (
     <article className="card" aria-labelledby="setup-heading">
       <h2 id="setup-heading">Set up</h2>
-      <ol className="steps">
+      <ol className="setup-steps">
         <li>Scan this QR code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …).</li>
         <li>Or type the setup key into the app.</li>
         <li>Enter the 6-digit code the app shows.</li>
@@ -169,7 +170,11 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
       <div className="qr-code" role="img" aria-label="QR code for your authenticator app" dangerouslySetInnerHTML={{ __html: qrSvg }} />
       <div className="field">
         <label htmlFor="setup-key">Setup key</label>
-        <input id="setup-key" className="setup-key" type="text" readOnly value={secret} spellCheck={false} />
+        {/* A text area, so that the key wraps on a narrow phone instead of being cut. */}
+        <div className="setup-key-row">
+          <textarea id="setup-key" className="setup-key" readOnly value={secret} spellCheck={false} rows={2} autoCapitalize="none" autoComplete="off" />
+          <CopyButton value={secret} />
+        </div>
       </div>
       {hasPassword ? null : (
         // Its own form: sending the code must not submit (or lose) what is typed in 'Turn on'.

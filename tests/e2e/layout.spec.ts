@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { Page, TestInfo } from "@playwright/test";
 import { GOOD_CARD } from "../support/cards";
-import { fillSandboxCardAndPay, hasJavaScript, open } from "../support/e2e";
+import { createUser, fillSandboxCardAndPay, hasJavaScript, open } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
 
 // Phones and the public frame (issue 21): no page a customer meets is wider than a 320 or 390 px screen, with
@@ -33,6 +34,35 @@ async function expectFitsPhones(page: Page, testInfo: TestInfo, pathname: string
     const measured = await widths(page);
     expect(measured.screen, `${pathname}: the screen`).toBe(width);
     expect(measured.page, `${pathname} at ${width} px is no wider than the screen`).toBeLessThanOrEqual(measured.screen);
+  }
+}
+
+/**
+ * Text cut by its box: elements whose own text overflows them sideways with the overflow hidden or clipped
+ * (a long address in a narrow cell). Measured through the DevTools protocol's Runtime (it runs whether the
+ * page's JavaScript is on or off).
+ */
+async function clippedText(page: Page): Promise<string[]> {
+  const session = await page.context().newCDPSession(page);
+  try {
+    const { result } = await session.send("Runtime.evaluate", {
+      returnByValue: true,
+      expression: `(() => {
+        const cut = [];
+        for (const element of document.body.querySelectorAll("*")) {
+          if (!element.checkVisibility?.() || element.clientWidth <= 1) continue; // hidden, or visually hidden for screen readers
+          const style = getComputedStyle(element);
+          const field = element.matches("input:not([type=hidden]), textarea");
+          if (!field && !["hidden", "clip"].includes(style.overflowX) && style.textOverflow !== "ellipsis") continue;
+          const ownText = field ? element.value.trim() : [...element.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join("").trim();
+          if (ownText && element.scrollWidth > element.clientWidth + 1) cut.push(element.tagName.toLowerCase() + ": " + ownText.slice(0, 60));
+        }
+        return cut;
+      })()`,
+    });
+    return result.value as string[];
+  } finally {
+    await session.detach();
   }
 }
 
@@ -75,6 +105,26 @@ test.describe("phones: no page is wider than the screen", () => {
       await expect(page.getByLabel("Card number")).toBeVisible();
       const measured = await widths(page);
       expect(measured.page, "the hosted page to add a card").toBeLessThanOrEqual(measured.screen);
+    }
+  });
+
+  test("a long address with no place to break: the receipt, the security page and two-factor fit 320 px (issue 33)", async ({ page, login }, testInfo) => {
+    test.slow();
+    // 'alexanderjohnson731@example.com' made the receipt 440 px wide: one unbroken word, no hyphen.
+    const email = `alexanderjohnson731${randomUUID().replaceAll("-", "").slice(0, 8)}@example.com`;
+    await login(await createUser({ exactEmail: email }));
+    await buyWithCard(page, testInfo, 5);
+    for (const pathname of ["/subscription/payment/5?receipt", "/account/security", "/account/two-factor", "/", "/billing"]) {
+      await page.setViewportSize({ width: 320, height: 640 });
+      await open(page, pathname, testInfo);
+      const measured = await widths(page);
+      expect(measured.page, `${pathname} at 320 px is no wider than the screen`).toBeLessThanOrEqual(320);
+      expect(await clippedText(page), `${pathname} at 320 px: text cut by its box`).toEqual([]);
+      if (pathname === "/account/security") {
+        // The activity's rows are cards on a phone, each value with its heading.
+        const row = page.getByRole("region", { name: "Recent activity table" }).locator("tbody tr").first();
+        await expect(row.locator("td[data-label='Browser and system']")).toBeVisible();
+      }
     }
   });
 

@@ -66,6 +66,27 @@ test.describe("3-D Secure", () => {
     expect(await paidPlans(user.email)).toEqual([6]);
   });
 
+  test("on a phone the challenge takes the whole screen, its answer in view (issue 33)", async ({ page, login }, testInfo) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await login();
+    await open(page, "/subscription/payment/1", testInfo);
+    await payByCard(page, testInfo, AUTH_ONCE);
+    const complete = hasJavaScript(testInfo)
+      ? page.getByRole("dialog", { name: "Confirm the payment with your bank" }).locator("iframe").contentFrame().getByRole("button", { name: "Complete authentication" })
+      : page.getByRole("button", { name: "Complete authentication" });
+    await expect(complete).toBeVisible();
+    if (hasJavaScript(testInfo)) {
+      const dialog = await page.getByRole("dialog", { name: "Confirm the payment with your bank" }).boundingBox();
+      expect(dialog).toMatchObject({ x: 0, y: 0, width: 390, height: 844 });
+    }
+    // Its whole button on the screen, not below the fold of the page or of a small frame.
+    const button = (await complete.boundingBox())!;
+    expect(button.y).toBeGreaterThanOrEqual(0);
+    expect(button.y + button.height).toBeLessThanOrEqual(844);
+    await authenticate(page, testInfo, "Complete authentication");
+    await expectPaid(page);
+  });
+
   test("a failed challenge shows why and charges nothing; 4242 then pays", async ({ page, login }, testInfo) => {
     const user = await login();
     await open(page, "/subscription/payment/6", testInfo);

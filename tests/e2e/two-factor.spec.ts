@@ -219,3 +219,29 @@ test.describe("two-factor authentication", () => {
     await expect(page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem")).toHaveCount(10);
   });
 });
+
+test("the setup key wraps on a phone, and has 'Copy' with JavaScript (a phone cannot scan its own screen; issue 33)", async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 320, height: 640 });
+  await signIn(page, testInfo, await createUser());
+  await expectHome(page);
+  await open(page, "/account/two-factor", testInfo);
+  const key = page.getByLabel("Setup key");
+  const value = await key.inputValue();
+  expect(value).toMatch(/^[A-Z2-7]{16,}$/);
+  // All of it shown: the box is as wide as its text needs, or the text wraps inside it.
+  expect(await key.evaluate((box) => box.scrollWidth <= box.clientWidth + 1)).toBe(true);
+  const steps = page.getByRole("list").filter({ hasText: "Scan this QR code" });
+  await expect(steps.getByRole("listitem")).toHaveCount(4);
+  if (!hasJavaScript(testInfo)) {
+    await expect(page.getByRole("button", { name: "Copy" })).toHaveCount(0);
+    return;
+  }
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  try {
+    await page.getByRole("button", { name: "Copy" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Copied" })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
+  } finally {
+    await page.context().clearPermissions();
+  }
+});

@@ -83,9 +83,9 @@ export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabas
  * e2e server's database or in another server's (`database`, a path).
  */
 export async function createUser(
-  options: { password?: string; subscriptionDays?: { startDaysAgo: number; days: number }; database?: string; emailPrefix?: string } = {},
+  options: { password?: string; subscriptionDays?: { startDaysAgo: number; days: number }; database?: string; emailPrefix?: string; exactEmail?: string } = {},
 ) {
-  const email = uniqueEmail(options.emailPrefix);
+  const email = options.exactEmail ?? uniqueEmail(options.emailPrefix);
   const password = options.password ?? DEFAULT_PASSWORD;
   await withDatabase(async (db) => {
     const userId = await insertUser(db, { email, password, name: "Test User", agreed: true });

@@ -212,7 +212,7 @@ h2{margin:1.5rem 0 .5rem;font-size:1.125rem;font-weight:600}
 .summary th{text-align:left;font-weight:400;padding:.25rem 0}
 .summary td{text-align:right;padding:.25rem 0}
 .summary tfoot th,.summary tfoot td{font-weight:600;border-top:1px solid #e3e8ee;padding-top:.5rem}
-.email{margin:0 0 1rem;color:#4f566b}
+.email{margin:0 0 1rem;color:#4f566b;overflow-wrap:anywhere}
 .alert{margin:0 0 1rem;padding:.75rem;border:1px solid #df1b41;border-radius:4px;background:#fff5f7;color:#a41c4e}
 .alert p{margin:0}
 form{display:grid;grid-template-columns:1fr 1fr;gap:0 1rem}

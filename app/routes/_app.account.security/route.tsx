@@ -170,15 +170,18 @@ export default function SecurityPage() {
               <tbody>
                 {activity.events.map((event) => (
                   <tr key={event.id}>
-                    <td>
-                      {event.label}
-                      {event.detail ? <span className="muted"> ({event.detail})</span> : null}
+                    {/* data-label: each value's heading when a phone shows a row as a card (app.css). */}
+                    <td data-label="Event">
+                      <span>
+                        {event.label}
+                        {event.detail ? <span className="muted"> ({event.detail})</span> : null}
+                      </span>
                     </td>
-                    <td>
+                    <td data-label="Time">
                       <time dateTime={event.at}>{event.atUtc}</time>
                     </td>
-                    <td>{event.browser}</td>
-                    <td>{event.network}</td>
+                    <td data-label="Browser and system">{event.browser}</td>
+                    <td data-label="Network">{event.network}</td>
                   </tr>
                 ))}
               </tbody>

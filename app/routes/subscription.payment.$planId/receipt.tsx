@@ -105,12 +105,12 @@ function NextStep({ receipt }: { receipt: Receipt }) {
         <li>
           {receipt.hasPassword ? (
             <>
-              Sign in with <strong>{receipt.email}</strong> and the password you chose. If you use Google or Apple to sign in here, choose the
+              Sign in with <strong className="email-address">{receipt.email}</strong> and the password you chose. If you use Google or Apple to sign in here, choose the
               same in the app.
             </>
           ) : (
             <>
-              Your account <strong>{receipt.email}</strong> signs in with Google or Apple: choose the same in the app.
+              Your account <strong className="email-address">{receipt.email}</strong> signs in with Google or Apple: choose the same in the app.
             </>
           )}
         </li>
