@@ -29,8 +29,13 @@ test.describe("crypto", () => {
   test("an expired invoice leaves the account Free, with a clear message", async ({ page, login }, testInfo) => {
     const user = await startCryptoPayment(page, testInfo, login, 1);
     await page.getByRole("button", { name: "Let it expire" }).click();
-    await expect(page).toHaveURL(/\/subscription\/payment\/1$/);
-    await expect(page.getByText("The crypto invoice expired before it was paid.").first()).toBeVisible();
+    await expect(page).toHaveURL(/\/subscription\/payment\/1\?crypto=/);
+    // The message stays in the crypto panel, which is the open one (issue 33), with 'Pay with Crypto' to try again.
+    const panel = page.locator("details.accordion-item").filter({ has: page.locator("summary", { hasText: /^Crypto Currencies$/ }) });
+    await expect(panel).toHaveAttribute("open", "");
+    await expect(panel.getByRole("alert")).toHaveText("The crypto invoice expired before it was paid.");
+    await expect(panel.getByRole("button", { name: "Pay with Crypto" })).toBeVisible();
+    await expect(page.locator("details.accordion-item").filter({ has: page.locator("summary", { hasText: /^Card$/ }) })).not.toHaveAttribute("open", "");
     const subscriptions = await withDatabase((db) =>
       db.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").select("subscriptions.id").where("users.email", "=", user.email).execute(),
     );

@@ -89,6 +89,8 @@ export type CheckoutState = {
   authenticationFailure: { form: string; message: string } | null;
   /** Back from PayPal, cancelled or refused: the message, next to the PayPal form (and as a toast). */
   paypalFailure: string | null;
+  /** Back from a crypto invoice that expired unpaid: the message, in the crypto panel (and as a toast; issue 33). */
+  cryptoFailure: string | null;
   /** The first term's end if paid now (the order summary, docs/decisions/029). */
   termEndsOn: string;
 };
@@ -169,6 +171,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   }
 
   // Back from a crypto invoice: what BitPay says about it now.
+  let cryptoFailure: string | null = null;
   const cryptoId = url.searchParams.get("crypto");
   if (cryptoId && token) {
     const invoice = await api.get("/api/payments/crypto/invoices/{id}", { params: { path: { id: cryptoId } } });
@@ -199,8 +202,9 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
         `Your crypto payment was short: ${paid} of ${formatCents(details.discounted_price_cents)} arrived and ${missing} is missing, so your plan has not started. In Billing you can ${ways}.`,
       );
     }
-    if (details.status === "expired" || details.status === "invalid") throw await redirectWithError(here, "The crypto invoice expired before it was paid.");
-    throw await redirectWithSuccess(here, "Payment received. Crypto payments take 1 to 3 hours to confirm; your plan starts then.");
+    // Expired unpaid: the page stays the checkout, the crypto panel open with the message, as PayPal's cancel.
+    if (details.status === "expired" || details.status === "invalid") cryptoFailure = "The crypto invoice expired before it was paid.";
+    else throw await redirectWithSuccess(here, "Payment received. Crypto payments take 1 to 3 hours to confirm; your plan starts then.");
   }
 
   const flow = await flowFor(request, planId);
@@ -257,6 +261,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     confirming,
     authenticationFailure,
     paypalFailure,
+    cryptoFailure,
     termEndsOn,
   };
   return { state, subscription, token };

@@ -132,9 +132,13 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
         ? state.authenticationFailure.message
         : !actionData && state.paypalFailure
           ? state.paypalFailure
-          : null;
+          : !actionData && state.cryptoFailure
+            ? state.cryptoFailure
+            : null;
   // Back from PayPal (cancelled, refused) or PayPal's form refused: its panel is the open one, with the message.
   const paypalOpen = Boolean(state.gateway.paypal && (actionData ? actionData.form === "paypal" : state.paypalFailure));
+  // The same for crypto: back from an invoice that expired, or its form refused.
+  const cryptoOpen = Boolean(state.gateway.crypto && (actionData ? actionData.form === "crypto" : state.cryptoFailure));
   return (
     <div className="checkout">
       {failed ? <Toasts toasts={[{ message: failed, type: "error" }]} /> : null}
@@ -171,7 +175,7 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
             <h2 id="methods-title">Choose a payment method</h2>
             {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
             <div className="accordion">
-              <details name="payment-method" open={!paypalOpen} className="accordion-item">
+              <details name="payment-method" open={!paypalOpen && !cryptoOpen} className="accordion-item">
                 <summary>Card</summary>
                 {card ? <PanelTerms quote={card} /> : null}
                 {state.accountEmail && card ? (
@@ -194,7 +198,7 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
                 </details>
               ) : null}
               {state.gateway.crypto && crypto ? (
-              <details name="payment-method" className="accordion-item">
+              <details name="payment-method" open={cryptoOpen} className="accordion-item">
                 <summary>Crypto Currencies</summary>
                 <p>{cryptoTerms(crypto)}</p>
                 <Guarantee />
@@ -447,7 +451,9 @@ function FormError({ form }: { form: string }) {
       ? state.authenticationFailure.message
       : form === "paypal"
         ? state.paypalFailure
-        : null;
+        : form === "crypto"
+          ? state.cryptoFailure
+          : null;
   const message = idle && actionData?.form === form ? actionData.serverError : returned;
   return (
     <p className="form-error" role={message ? "alert" : undefined}>
