@@ -105,4 +105,18 @@ test.describe("not found", () => {
     await page.getByRole("link", { name: "Back to home" }).click();
     await expect(page).toHaveURL(/\/login$/);
   });
+
+  test("signed in, the 404 page knows the customer: 'My Account', not 'Sign in' (issue 33)", async ({ page }, testInfo) => {
+    await signIn(page, testInfo, await createUser());
+    await expectHome(page);
+    const response = await open(page, "/no-such-page", testInfo);
+    expect(response?.status()).toBe(404);
+    expect(response?.headers()["cache-control"]).toBe("private, no-store");
+    await expect(page.getByRole("heading", { name: "Oops! The page you are looking is not found!" })).toBeVisible();
+    const header = page.getByRole("banner");
+    await expect(header.getByRole("link", { name: "Sign in" })).toHaveCount(0);
+    await header.getByRole("link", { name: "My Account" }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("article", { name: "Subscription" })).toBeVisible();
+  });
 });
