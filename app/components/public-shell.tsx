@@ -1,5 +1,6 @@
 import { Link, NavLink } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { cancelPath } from "./cancel-footer";
 import { Logo } from "./logo";
 
 const NAV_ITEMS = [
@@ -12,8 +13,6 @@ const FOOTER_ITEMS = [
   { to: "/help", label: "Help" },
   { to: "/terms", label: "Terms" },
   { to: "/privacy", label: "Privacy" },
-  // Ending a renewal without signing in (issue 22, §312k BGB).
-  { to: "/cancel", label: "Cancel subscription" },
 ];
 
 type PublicShellProps = {
@@ -61,7 +60,8 @@ export function PublicShell({ children, account, signedIn = false }: PublicShell
       <footer className="public-footer">
         <nav aria-label="Footer">
           <ul>
-            {[...FOOTER_ITEMS, home].map((item) => (
+            {/* Ending a renewal (issue 22, §312k BGB): without signing in, or Billing's control when signed in. */}
+            {[...FOOTER_ITEMS, { to: cancelPath(signedIn), label: "Cancel subscription" }, home].map((item) => (
               <li key={item.label}>
                 <Link to={item.to}>{item.label}</Link>
               </li>

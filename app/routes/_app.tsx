@@ -15,7 +15,7 @@ export default function MenuLayout() {
   return (
     <MenuShell email={email}>
       <Outlet />
-      <CancelFooter className="page-footer page-footer--app" />
+      <CancelFooter className="page-footer page-footer--app" signedIn />
     </MenuShell>
   );
 }

@@ -5,7 +5,7 @@ import { expect, test } from "../support/fixtures";
 import { payWith4242 } from "./refund-support";
 
 // Cancel without signing in (issue 22, §312k BGB; docs/decisions/038): the footer's 'Cancel subscription' on
-// every page, then /cancel: email, the emailed code, the subscription with 'Turn off auto-renewal', then
+// every page, then /cancel: email, the emailed code, the subscription with 'Cancel auto-renewal', then
 // 'Auto-renewal is off' and its email. Without JavaScript and with it.
 
 const LONG_DATE = /\d{2} [A-Z][a-z]+, \d{4}/;
@@ -35,13 +35,20 @@ test.describe("cancel without signing in", () => {
     await open(page, "/no-such-page", testInfo);
     await expect(footerLink(page)).toHaveAttribute("href", "/cancel");
 
+    // Signed in, it leads to Billing's auto-renewal control (issue 33), and so does /cancel itself.
     await login();
-    await followFooterLink(page, testInfo, "/billing");
-    // A signed-in visitor goes through the same steps: nothing of the account before the code.
-    await expect(page.getByLabel("Email")).toHaveValue("");
+    await open(page, "/billing", testInfo);
+    await expect(footerLink(page)).toHaveAttribute("href", "/billing#auto-renewal");
+    await footerLink(page).click();
+    await expect(page).toHaveURL(/\/billing#auto-renewal$/);
+    await expect(page.getByRole("region", { name: "Subscription" })).toBeVisible();
+    await open(page, "/cancel", testInfo);
+    await expect(page).toHaveURL(/\/billing#auto-renewal$/);
+    await open(page, "/no-such-page", testInfo);
+    await expect(footerLink(page)).toHaveAttribute("href", "/billing#auto-renewal");
   });
 
-  test("a card subscription: email, code, 'Turn off auto-renewal', the email, and the billing page shows it off", async ({ page, request, login }, testInfo) => {
+  test("a card subscription: email, code, 'Cancel auto-renewal', the email, and the billing page shows it off", async ({ page, request, login }, testInfo) => {
     test.slow();
     const user = await login();
     await open(page, "/subscription/payment/1", testInfo);
@@ -58,12 +65,15 @@ test.describe("cancel without signing in", () => {
     await expect(page.getByText(user.email)).toBeVisible();
     await expect(page.getByText("Plan: 1 Month")).toBeVisible();
     await expect(page.getByText(new RegExp(`^Renews on ${LONG_DATE.source}$`))).toBeVisible();
-    await page.getByRole("button", { name: "Turn off auto-renewal" }).click();
+    await page.getByRole("button", { name: "Cancel auto-renewal" }).click();
 
     await expect(page.getByRole("heading", { name: "Auto-renewal is off" })).toBeVisible();
     await expect(page.getByText(new RegExp(`Your 1 Month plan will not renew and will not be charged again\\. It stays active until ${LONG_DATE.source}\\.`))).toBeVisible();
     await expect(page.getByText(new RegExp(`Turned off on ${LONG_DATE.source} at \\d{2}:\\d{2} UTC\\.`))).toBeVisible();
-    await expect(page.getByRole("button", { name: "Turn off auto-renewal" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Cancel auto-renewal" })).toHaveCount(0);
+    // The last step leads home, not back to the start (issue 33).
+    await expect(page.getByRole("link", { name: "Back to the home page" })).toHaveAttribute("href", "/");
+    await expect(page.getByRole("button", { name: "Start again" })).toHaveCount(0);
 
     const confirmation = await latestMail(request, user.email, /^Auto-renewal is off$/);
     expect(confirmation.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);

@@ -718,9 +718,9 @@ export function pageFlows(base: string): PageFlow[] {
         await visit.snap("/cancel: the code step with an error");
         await enterCode(page, await latestCode(context.request, user.email, /cancel your subscription/i));
         await continueButton(page).click();
-        await expect(page.getByRole("button", { name: "Turn off auto-renewal" })).toBeVisible();
+        await expect(page.getByRole("button", { name: "Cancel auto-renewal" })).toBeVisible();
         await visit.snap("/cancel: the subscription");
-        await page.getByRole("button", { name: "Turn off auto-renewal" }).click();
+        await page.getByRole("button", { name: "Cancel auto-renewal" }).click();
         await expect(page.getByRole("heading", { name: "Auto-renewal is off" })).toBeVisible();
         await visit.snap("/cancel: Auto-renewal is off");
       },

@@ -23,7 +23,8 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
   const { transactions, pagination, renewal, pendingChange, confirm, refund, nextCharge } = state;
   return (
     <div className="billing-history">
-      <section className="billing-card" aria-labelledby="billing-subscription-title">
+      {/* id: where 'Cancel subscription' takes a signed-in customer (components/cancel-footer.tsx). */}
+      <section className="billing-card" aria-labelledby="billing-subscription-title" id="auto-renewal">
         <h2 id="billing-subscription-title">Subscription</h2>
         <RenewalSection renewal={renewal} page={pagination.current_page} />
         {pendingChange ? <PendingChange sentence={pendingChange} page={pagination.current_page} /> : null}

@@ -12,12 +12,15 @@ import { handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
+import { BILLING_AUTO_RENEWAL } from "~/components/cancel-footer";
+import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { CANCEL_PATH, PROOF_EXPIRED, loadCancelStep, requireProof, restartWithError } from "./cancel.server";
 
 // Cancel without signing in (issue 22, §312k BGB; docs/decisions/038): email, the emailed code, then the
-// subscription with 'Turn off auto-renewal', then 'Auto-renewal is off'. Nothing about an account is shown
-// before the code is right; a signed-in visitor goes through the same steps.
+// subscription with 'Cancel auto-renewal' (Billing's words, the spec's), then 'Auto-renewal is off'. Nothing
+// about an account is shown before the code is right. A signed-in customer has Billing's control for this,
+// and is sent there (issue 33).
 
 const TURN_OFF = "turn-off";
 
@@ -25,6 +28,7 @@ export const meta: MetaFunction = () =>
   pageMeta("Cancel your subscription | VPN Account", "Turn off the auto-renewal of your VPN subscription without signing in: we email you a code.");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
+  if (await getSessionToken(request)) throw redirect(BILLING_AUTO_RENEWAL);
   return loadCancelStep(request, context);
 }
 
@@ -83,7 +87,7 @@ function TurnOffForm() {
     <Form method="post">
       <input type="hidden" name="intent" value={TURN_OFF} />
       <FormAlert id="turn-off-error" errors={error ? [error] : null} />
-      <SubmitButton intent={TURN_OFF}>Turn off auto-renewal</SubmitButton>
+      <SubmitButton intent={TURN_OFF}>Cancel auto-renewal</SubmitButton>
     </Form>
   );
 }
@@ -146,9 +150,9 @@ export default function CancelPage() {
           <p className="muted">
             Turned off on {state.turnedOffAt}. We have emailed a confirmation to <strong>{state.email}</strong>.
           </p>
-          <div className="code-actions">
-            <RestartForm label="Start again" />
-          </div>
+          <p className="code-actions">
+            <Link to="/">Back to the home page</Link>
+          </p>
         </section>
       ) : null}
       <p className="auth-footer">
