@@ -105,10 +105,10 @@ const CASES: Case[] = [
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
 
-// Then every other plan by every way to pay that works without JavaScript, without it only: the pages are the
-// server's, and the hand-picked cases above take each way to pay through the JavaScript checkout too. And every
-// other plan by Google Pay, with JavaScript (the wallets need it): the wallet's sheet and panel state the
-// renewal from the plan's terms, which differ by plan (the 5-year plan never renews).
+// Then every other plan by every way to pay, without and with JavaScript: the JavaScript checkout's path depends on
+// the plan too (the in-page card form pays once or subscribes by the renewal rule; PayPal's buttons make an order
+// or a subscription), so every plan goes through both. Google Pay runs with JavaScript only (the wallets need
+// it): the wallet's sheet and panel state the renewal from the plan's terms (the 5-year plan never renews).
 const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 const monthsText = (n: number) => `${n} month${n === 1 ? "" : "s"}`;
 const termText = (months: number) => (months % 12 === 0 ? `${months / 12} year${months === 12 ? "" : "s"}` : monthsText(months));
@@ -136,8 +136,8 @@ function generatedCase(plan: (typeof PLANS)[number], method: "card" | "saved_car
       : new RegExp(`^With Google Pay you pay ${a} once; this plan never renews\\.$`),
   };
   return {
-    // Google Pay runs with JavaScript only (the test skips itself without); the others without it only.
-    name: `${plan.title} by ${METHOD_TITLES[method]}${method === "wallet" ? "" : " @once"}`,
+    // Google Pay runs with JavaScript only (the test skips itself without).
+    name: `${plan.title} by ${METHOD_TITLES[method]}`,
     planId: plan.id!,
     plan: plan.title!,
     method,
