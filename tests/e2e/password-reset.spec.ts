@@ -117,13 +117,19 @@ test.describe("first password", () => {
 });
 
 test.describe("change password from the dashboard", () => {
-  test("code, then the new password; the dialog closes and the new password works", async ({ page, request }, testInfo) => {
+  /** A new account, signed in, with the Change Password dialog open. */
+  async function openChangePassword(page: Page, testInfo: TestInfo) {
     const user = await createUser();
     await signIn(page, testInfo, user);
     await expectHome(page);
     await page.getByRole("button", { name: "Change Password" }).click();
     const dialog = page.getByRole("dialog", { name: "Change Password" });
     await expect(dialog).toBeVisible();
+    return { user, dialog };
+  }
+
+  test("code, then the new password; the dialog closes and the new password works", async ({ page, request }, testInfo) => {
+    const { user, dialog } = await openChangePassword(page, testInfo);
     await expect(dialog.getByText(user.email)).toBeVisible();
 
     await dialog.getByRole("button", { name: "Next" }).click();
@@ -143,13 +149,9 @@ test.describe("change password from the dashboard", () => {
     await signIn(page, testInfo, { email: user.email, password: "changed-password-1" });
     await expectHome(page);
   });
+
   test("closed and opened again, the dialog comes back for the code already sent (issue 33)", async ({ page, request }, testInfo) => {
-    const user = await createUser();
-    await signIn(page, testInfo, user);
-    await expectHome(page);
-    await page.getByRole("button", { name: "Change Password" }).click();
-    const dialog = page.getByRole("dialog", { name: "Change Password" });
-    await expect(dialog).toBeVisible();
+    const { user, dialog } = await openChangePassword(page, testInfo);
     const code = await latestCode(request, user.email, /reset/i);
     await dialog.getByRole("button", { name: "Close" }).click();
     await expect(dialog).toHaveCount(0);

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthPage } from "~/components/auth-page";
+import { BILLING_AUTO_RENEWAL } from "~/components/cancel-footer";
 import { EmailStepForm, OtpStepForm } from "~/components/code-flow";
 import { FormAlert } from "~/components/form-alert";
 import { RestartForm } from "~/components/restart-form";
@@ -12,7 +13,6 @@ import { handleCodeRequest } from "~/utils/code-flow.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
-import { BILLING_AUTO_RENEWAL } from "~/components/cancel-footer";
 import { getSessionToken } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
 import { CANCEL_PATH, PROOF_EXPIRED, loadCancelStep, requireProof, restartWithError } from "./cancel.server";
