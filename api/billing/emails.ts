@@ -120,11 +120,12 @@ export function autoRenewalEmail(
 ): Mail {
   const paragraphs = change.enabled
     ? [
-        { text: `Auto-renewal of your ${change.plan} plan was turned on on ${formatDateTime(change.at)}.` },
+        // The time after a colon: 'turned on on November 28' read as a typo (issue 33).
+        { text: `You turned on auto-renewal of your ${change.plan} plan: ${formatDateTime(change.at)}.` },
         { text: `Your plan renews on ${formatDate(change.endsOn)} for ${change.amount}.` },
       ]
     : [
-        { text: `Auto-renewal of your ${change.plan} plan was turned off on ${formatDateTime(change.at)}.` },
+        { text: `You turned off auto-renewal of your ${change.plan} plan: ${formatDateTime(change.at)}.` },
         { text: `Your plan ends on ${formatDate(change.endsOn)} and will not be charged again.` },
       ];
   return renderEmail(to, change.enabled ? "Auto-renewal is on" : "Auto-renewal is off", {

@@ -1,6 +1,7 @@
 import type { Request } from "express";
 import type { EventSource } from "../identity/security-events";
-import { noteSignIn, parseDeviceKey } from "../identity/sign-in-alerts";
+import type { SignInDevice } from "../identity/sessions";
+import { describedDeviceKey, noteSignIn, parseDeviceKey } from "../identity/sign-in-alerts";
 import type { PlatformServices } from "../platform/services";
 
 /*
@@ -16,11 +17,16 @@ export function eventSource(req: Request): EventSource {
   return { userAgent: req.headers["user-agent"] ?? null, ip: req.ip ?? null };
 }
 
-/** The end of every successful sign-in: 'Signed in', and the alert for a browser or app new to the account. */
+/**
+ * The end of every successful sign-in: 'Signed in', and the alert for a browser or app new to the
+ * account, known by the device id it sent or else by the device it described.
+ */
 export function afterSignIn(
   ctx: Pick<PlatformServices, "db" | "config" | "clock" | "mail" | "logger">,
   req: Request,
   user: { id: number; email: string; sign_in_alerts: number },
+  device: SignInDevice,
 ): Promise<boolean> {
-  return noteSignIn(ctx, { ...eventSource(req), user, deviceKey: parseDeviceKey(req.headers[DEVICE_KEY_HEADER]) });
+  const deviceKey = parseDeviceKey(req.headers[DEVICE_KEY_HEADER]) ?? describedDeviceKey(device);
+  return noteSignIn(ctx, { ...eventSource(req), user, deviceKey });
 }

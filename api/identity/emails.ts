@@ -24,13 +24,16 @@ export const SUBJECTS = {
   twoFactorOff: "Two-factor authentication was turned off",
   recoveryCodeUsed: "Two-factor recovery used on your account",
   cancelCode: "Your code to cancel your subscription",
+  welcome: "Welcome to VPN: your account is ready",
 } as const;
 
-export function signupCodeEmail(to: string, code: string): Mail {
+/** The sign-up code; `atCheckout` when the visitor verifies the email in the checkout, so the email says where to enter it. */
+export function signupCodeEmail(to: string, code: string, opts: { atCheckout?: boolean } = {}): Mail {
+  const where = opts.atCheckout ? "in the checkout's 'Verify Your Email' window" : "on the sign-up page";
   return renderEmail(to, SUBJECTS.signupCode, {
     code,
     paragraphs: [
-      { text: "This is your verification code. Enter it on the sign-up page to confirm your email address. It expires in five minutes." },
+      { text: `This is your verification code. Enter it ${where} to confirm your email address. It expires in five minutes.` },
       { text: "If you did not try to create an account, you can ignore this email." },
     ],
   });
@@ -138,6 +141,22 @@ export function secondFactorFailuresEmail(
       { text: "They were not let in: signing in also needs a code from your authenticator app or a recovery code." },
       { text: advice, link: `${opts.publicUrl}/forget-password` },
       { text: "If it was you, you can ignore this email." },
+    ],
+  });
+}
+
+/**
+ * After an account is made in the checkout (issue 33): the visitor never saw the sign-up page, so
+ * this says that an account now exists and how to come back to it.
+ */
+export function welcomeEmail(to: string, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.welcome, {
+    paragraphs: [
+      { text: `Your VPN account was made with this email address (${to}) when you verified it in the checkout.` },
+      { text: "To sign in, use this email address and the password you chose in the checkout, or ask for a sign-in code by email:", link: `${publicUrl}/login` },
+      { text: "Forgot the password? Set a new one here:", link: `${publicUrl}/forget-password` },
+      { text: "Your plan, payments and devices are on your account page once you are signed in." },
+      { text: "Questions? Our Help page answers the common ones and takes messages:", link: `${publicUrl}/help` },
     ],
   });
 }

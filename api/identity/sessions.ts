@@ -39,6 +39,9 @@ export function describeDevice(info: DeviceInfo, userAgent: string | undefined) 
   };
 }
 
+/** The device row of a sign-in, as describeDevice makes it. */
+export type SignInDevice = ReturnType<typeof describeDevice>;
+
 /** The optional device fields of a sign-in body (see deviceFields() in validation.ts). */
 export interface DeviceInput {
   platform?: string;

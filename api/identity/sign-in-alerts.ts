@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { Mail } from "../platform/mailer";
 import type { PlatformServices } from "../platform/services";
 import { shortenAddress } from "../platform/trust-proxy";
-import { generateToken } from "../platform/tokens";
 import { type EmailOrigin, newSignInEmail } from "./emails";
 import { createOneTimeToken } from "./one-time-tokens";
 import { type EventSource, type SecurityEventKind, recordSecurityEvent } from "./security-events";
+import type { SignInDevice } from "./sessions";
 import { parseUserAgent } from "./user-agent";
 
 /*
@@ -23,6 +23,17 @@ const DEVICE_KEY = /^[A-Za-z0-9_.:-]{16,200}$/;
 export function parseDeviceKey(value: string | string[] | undefined | null): string | null {
   const key = Array.isArray(value) ? value[0] : value;
   return key && DEVICE_KEY.test(key) ? key : null;
+}
+
+/**
+ * The key of an app that signs in without a device id (issue 33): what it says it is, the platform,
+ * system, brand, model and User-Agent, so that one app on one device alerts once however often it signs
+ * in. Not its address: a VPN app changes address with every server. Two identical devices of one
+ * account then count as one, which only spares an alert.
+ */
+export function describedDeviceKey(device: Pick<SignInDevice, "platform" | "device_os" | "device_os_version" | "device_brand" | "device_model" | "user_agent">): string {
+  const described = [device.platform, device.device_os, device.device_os_version, device.device_brand, device.device_model, device.user_agent];
+  return `described:${createHash("sha256").update(JSON.stringify(described)).digest("hex")}`;
 }
 
 export function hashDeviceKey(key: string): string {
@@ -69,12 +80,12 @@ export async function deliverSecurityEmail(ctx: Pick<PlatformServices, "mail" | 
 
 /**
  * After a successful sign-in (any method, also a new account's first session): records 'Signed in' and
- * sends the new sign-in alert when the browser or app is new to the account. `deviceKey` null (none
- * sent) is a device never seen before. Returns whether an alert was sent.
+ * sends the new sign-in alert when the browser or app is new to the account (`deviceKey`: the device id
+ * it sent, else describedDeviceKey). Returns whether an alert was sent.
  */
 export async function noteSignIn(
   ctx: Services,
-  opts: EventSource & { user: { id: number; email: string; sign_in_alerts: number }; deviceKey: string | null },
+  opts: EventSource & { user: { id: number; email: string; sign_in_alerts: number }; deviceKey: string },
 ): Promise<boolean> {
   const { db, clock } = ctx;
   const at = clock.now();
@@ -87,9 +98,7 @@ export async function noteSignIn(
     .where("user_id", "=", opts.user.id)
     .limit(1)
     .executeTakeFirst();
-  // Without a key the device is new every time; it is remembered only as the account's first (no pile of rows).
-  if (opts.deviceKey === null && known) return sendNewSignInAlert(ctx, opts, at);
-  const keyHash = hashDeviceKey(opts.deviceKey ?? generateToken());
+  const keyHash = hashDeviceKey(opts.deviceKey);
   // One statement decides, so that a parallel burst from one new device alerts once.
   const inserted = await db
     .insertInto("known_sign_in_devices")

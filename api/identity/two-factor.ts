@@ -471,7 +471,7 @@ type VerifyContext = Pick<PlatformServices, "db" | "config" | "clock" | "limiter
 export async function verifyChallenge(
   ctx: VerifyContext,
   opts: { challenge: string; code?: string; recovery_code?: string; addressKey: string },
-): Promise<{ token: string; user: User }> {
+): Promise<{ token: string; user: User; device: ReturnType<typeof describeDevice> }> {
   const { db, config, clock, limiter, loginThrottle } = ctx;
   const nowIso = new Date().toISOString();
   const row = await db
@@ -561,7 +561,7 @@ export async function verifyChallenge(
   if (!user) throw challengeEnded();
   const device = JSON.parse(row.device) as ReturnType<typeof describeDevice>;
   const { token } = await issueToken(db, { userId, device, ttlDays: config.tokenTtlDays, clock });
-  return { token, user };
+  return { token, user, device };
 }
 
 /**

@@ -209,7 +209,7 @@ export function planChangeEmail(to: string, change: { from: string; to: string; 
             text:
               change.paidBy === "paypal"
                 ? "PayPal collects the charge now: the new plan, less the unused part of your current one."
-                : "The charge is the new plan, less the unused part of your current one, paid with your card. The receipt follows by email.",
+                : "The charge is the new plan, less the unused part of your current one, paid with your card. Its receipt is in a separate email.",
           }
         : { text: "Nothing is charged now: the new plan's price is charged at that renewal." },
       { text: "You can see your plan in your account at any time." },

@@ -109,7 +109,7 @@ describe.each(databases())("cancel without signing in ($name)", (kind) => {
     const [mail] = await t.mailbox(who.email);
     expect(mail!.subject).toBe("Auto-renewal is off");
     const time = at.toISOString().slice(11, 16);
-    expect(mail!.text).toContain(`was turned off on ${longDate(at)} at `);
+    expect(mail!.text).toContain(`auto-renewal of your 1 Month plan: ${longDate(at)} at `);
     expect(mail!.text).toMatch(/ at \d\d:\d\d UTC\./);
     // Within a minute of the answer's time (the email is stamped a moment earlier).
     expect(mail!.text).toMatch(new RegExp(`${longDate(at)} at (${time}|\\d\\d:\\d\\d) UTC`));

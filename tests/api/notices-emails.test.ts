@@ -139,7 +139,7 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } })).status).toBe(200);
     const offMail = await mails(t, who.email, "Auto-renewal is off");
     expect(offMail).toHaveLength(1);
-    expect(offMail[0]!.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(offMail[0]!.text).toMatch(/You turned off auto-renewal of your 1 Month plan: \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
     expect(offMail[0]!.text).toMatch(/Your plan ends on \d{2} \w+, \d{4} and will not be charged again\./);
     // Asking for what is already set changes nothing and sends nothing.
     expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } })).status).toBe(200);
@@ -148,7 +148,7 @@ describe.each(databases())("notices emails ($name)", (kind) => {
     expect((await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "enable", subscriptionId: sub.id } })).status).toBe(200);
     const onMail = await mails(t, who.email, "Auto-renewal is on");
     expect(onMail).toHaveLength(1);
-    expect(onMail[0]!.text).toMatch(/was turned on on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(onMail[0]!.text).toMatch(/You turned on auto-renewal of your 1 Month plan: \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
     expect(onMail[0]!.text).toContain("for $9.99.");
   });
 

@@ -33,6 +33,15 @@ describe.each(databases())("card payments through the Stripe sandbox ($name)", (
     expect((await t.get("/api/me", { token: res.body.data.token })).body.data.email).toBe(email);
     const user = await t.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirstOrThrow();
     expect(user.agreement_at).not.toBeNull();
+    // The code email said where to enter it, and the new account is announced with how to come back
+    // (issue 33), in a text part and an HTML part.
+    const sent = await t.db.selectFrom("mail_outbox").select(["subject", "text", "html"]).where("to_address", "=", email).orderBy("id").execute();
+    expect(sent.map((m) => m.subject)).toEqual(["Your verification code", "Welcome to VPN: your account is ready"]);
+    expect(sent[0]!.text).toContain("Enter it in the checkout's 'Verify Your Email' window");
+    const welcome = sent[1]!;
+    expect(welcome.text).toContain(`${t.config.publicUrl}/login`);
+    expect(welcome.text).toContain("the password you chose in the checkout");
+    expect(welcome.html).toContain(`<a href="${t.config.publicUrl}/forget-password">`);
   });
 
   it("pays the 2-year plan with a new card: subscription, paid transaction, invoice and the saved card", async () => {

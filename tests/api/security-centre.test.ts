@@ -89,6 +89,25 @@ describe.each(databases())("security centre ($name)", (kind) => {
     expect(await alerts(email)).toHaveLength(1);
   });
 
+  it("an app that sends no device id is known by the device it describes: one alert per device, never one per sign-in (issue 33)", async () => {
+    const { email } = await account();
+    await t.login(email, PASSWORD, browser("first"));
+    const app = (model: string, ip: string) => ({
+      json: { email, password: PASSWORD, platform: "Desktop", device_os: "Windows", device_os_version: "11", device_brand: "Dell", device_model: model },
+      headers: { "User-Agent": "VPN-Desktop/5.2.0", "X-Forwarded-For": ip },
+    });
+    // A burst of sign-ins from one app, then more from other networks (a VPN app changes address with every server).
+    const burst = await Promise.all(Array.from({ length: 4 }, () => t.post("/api/user/login", app("XPS 13", "198.51.100.20"))));
+    expect(burst.every((res) => res.status === 200)).toBe(true);
+    for (const ip of ["203.0.113.9", "192.0.2.44"]) expect((await t.post("/api/user/login", app("XPS 13", ip))).status).toBe(200);
+    expect(await alerts(email)).toHaveLength(1);
+    // Another device is another alert.
+    expect((await t.post("/api/user/login", app("Latitude 7440", "198.51.100.20"))).status).toBe(200);
+    expect(await alerts(email)).toHaveLength(2);
+    const known = await t.db.selectFrom("known_sign_in_devices").select("known_sign_in_devices.id").innerJoin("users", "users.id", "known_sign_in_devices.user_id").where("users.email", "=", email).execute();
+    expect(known).toHaveLength(3);
+  });
+
   it("the alert's link resets the password and signs out every session", async () => {
     const { email } = await account();
     const home = await t.login(email, PASSWORD, browser("home2"));

@@ -76,7 +76,7 @@ test.describe("cancel without signing in", () => {
     await expect(page.getByRole("button", { name: "Start again" })).toHaveCount(0);
 
     const confirmation = await latestMail(request, user.email, /^Auto-renewal is off$/);
-    expect(confirmation.text).toMatch(/Auto-renewal of your 1 Month plan was turned off on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(confirmation.text).toMatch(/You turned off auto-renewal of your 1 Month plan: \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
     expect(confirmation.text).toMatch(/Your plan ends on \d{2} \w+, \d{4} and will not be charged again\./);
 
     // Signed in again, the billing page says it is off.

@@ -50,6 +50,6 @@ test.describe("notices", () => {
     await open(page, "/", testInfo);
     await expect(page.getByRole("article", { name: "Subscription" }).getByText(ends)).toBeVisible();
     const confirmation = await latestMail(request, user.email, /^Auto-renewal is off$/);
-    expect(confirmation.text).toMatch(/was turned off on \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
+    expect(confirmation.text).toMatch(/plan: \d{2} \w+, \d{4} at \d{2}:\d{2} UTC\./);
   });
 });

@@ -24,7 +24,7 @@ import { secondsUntil, tryAgainIn } from "../../platform/rate-limit";
 import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../../identity/sessions";
 import { bearerToken } from "../../platform/tokens";
 import { clientAddressKey } from "../../platform/trust-proxy";
-import { noteSecurityEvent } from "../../identity/sign-in-alerts";
+import { noteSecurityEvent, noteSignIn, parseDeviceKey } from "../../identity/sign-in-alerts";
 import { DEVICE_KEY_HEADER, afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../../identity/two-factor";
 import { LoginResultSchema, findUserByEmail, findUserById, notDeleted, publicUser } from "../../identity/users";
@@ -184,11 +184,12 @@ export const authRoutes = [
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
       if (!user) throw invalidCodeError("code");
-      const signedIn = await finishSignIn(ctx, { user, device: signInDevice(input, req.headers["user-agent"]), purpose: "code" });
+      const device = signInDevice(input, req.headers["user-agent"]);
+      const signedIn = await finishSignIn(ctx, { user, device, purpose: "code" });
       // With two-factor on the sign-in is not over yet: the counts are cleared only once the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
       await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
-      await afterSignIn(ctx, req, user);
+      await afterSignIn(ctx, req, user, device);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),
@@ -384,13 +385,9 @@ export const authRoutes = [
       const userId = await consumeOneTimeToken(db, { purpose: "sso", token: input.access_token });
       const user = userId === null ? undefined : await findUserById(db, userId);
       if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
-      const { token } = await issueToken(db, {
-        userId: user.id,
-        device: signInDevice(input, req.headers["user-agent"]),
-        ttlDays: config.tokenTtlDays,
-        clock,
-      });
-      await afterSignIn(ctx, req, user);
+      const device = signInDevice(input, req.headers["user-agent"]);
+      const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
+      await afterSignIn(ctx, req, user, device);
       return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };
     },
   }),
@@ -477,7 +474,8 @@ export const authRoutes = [
       }
       // The sign-in itself was made (and checked for a new device) in the browser; the app's own
       // device id, when it sends one, is checked too.
-      if (req.headers[DEVICE_KEY_HEADER]) await afterSignIn(ctx, req, redeemed.user);
+      const deviceKey = parseDeviceKey(req.headers[DEVICE_KEY_HEADER]);
+      if (deviceKey) await noteSignIn(ctx, { ...eventSource(req), user: redeemed.user, deviceKey });
       else await noteSecurityEvent(ctx, { userId: redeemed.user.id, kind: "signed_in", ...eventSource(req) });
       return { data: { token: redeemed.token, user: publicUser(redeemed.user) }, message: AUTH_MESSAGES.loggedIn };
     },

@@ -248,7 +248,7 @@ export const passkeyRoutes = [
       const device = signInDevice(input, req.headers["user-agent"]);
       const { token } = await issueToken(ctx.db, { userId: user.id, device, ttlDays: ctx.config.tokenTtlDays, clock: ctx.clock });
       // 'Signed in', and the alert when the browser is new to the account, as after every sign-in.
-      await afterSignIn(ctx, req, user);
+      await afterSignIn(ctx, req, user, device);
       return { data: { token, user: publicUser(user) }, message: PASSKEY_MESSAGES.loggedIn };
     },
   }),

@@ -2,11 +2,12 @@ import { z } from "zod";
 import { responses } from "../contract/responses";
 import { type HandlerArgs, route } from "../contract/route";
 import { consumeCode, invalidCodeError, sendCode, verifyCode } from "../../identity/codes";
-import { alreadyRegisteredEmail, signupCodeEmail } from "../../identity/emails";
+import { alreadyRegisteredEmail, signupCodeEmail, welcomeEmail } from "../../identity/emails";
 import { DomainError } from "../../platform/errors";
 import { hashPassword } from "../../identity/passwords";
 import { issueToken, signInDevice } from "../../identity/sessions";
 import { afterSignIn } from "../security";
+import { deliverSecurityEmail } from "../../identity/sign-in-alerts";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { LoginResultSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
@@ -70,7 +71,10 @@ const registerSchema = body({
 // Step 3 (and the one-call form /api/user/signup): checks and uses up the code, creates the account,
 // a device and a token. The code is checked before the account's existence, so that only someone
 // holding a valid code for the email can learn that it has an account.
-async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSchema | typeof checkoutRegisterSchema, undefined, undefined, false>) {
+async function register(
+  { ctx, req, body: input }: HandlerArgs<typeof registerSchema | typeof checkoutRegisterSchema, undefined, undefined, false>,
+  opts: { atCheckout?: boolean } = {},
+) {
   const { db, config, clock } = ctx;
   const verified = await verifyCode(db, clock, {
     email: input.email,
@@ -104,15 +108,13 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
     return Number(row.id);
   });
 
-  const { token } = await issueToken(db, {
-    userId,
-    device: signInDevice(input, req.headers["user-agent"]),
-    ttlDays: config.tokenTtlDays,
-    clock,
-  });
+  const device = signInDevice(input, req.headers["user-agent"]);
+  const { token } = await issueToken(db, { userId, device, ttlDays: config.tokenTtlDays, clock });
   const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
   // The account's first device: remembered, no alert (sign-in-alerts.ts).
-  await afterSignIn(ctx, req, user);
+  await afterSignIn(ctx, req, user, device);
+  // Made in the checkout, the account was never announced as such: say so, and how to come back.
+  if (opts.atCheckout) await deliverSecurityEmail(ctx, welcomeEmail(user.email, config.publicUrl));
   return { data: { token, user: publicUser(user) }, message: SIGNUP_MESSAGES.registered, topLevel: { token } };
 }
 
@@ -169,7 +171,7 @@ export const signupRoutes = [
         compose: async (code) =>
           (await findUserByEmail(ctx.db, input.email))
             ? alreadyRegisteredEmail(input.email, ctx.config.publicUrl)
-            : signupCodeEmail(input.email, code),
+            : signupCodeEmail(input.email, code, { atCheckout: input.isCheckout === 1 }),
       });
       return { data: null, message: SIGNUP_MESSAGES.codeSent };
     },
@@ -208,11 +210,11 @@ export const signupRoutes = [
   route({
     ...registerContract,
     body: checkoutRegisterSchema,
-    handler: register,
+    handler: (args: HandlerArgs<typeof checkoutRegisterSchema, undefined, undefined, false>) => register(args, { atCheckout: true }),
     path: "/api/user/checkout-register",
     operationId: "checkoutRegister",
     summary: "Checkout's email verification: the code, then a password; the visitor is signed in",
-    description: `The checkout's 'Verify Your Email' step for a visitor (after temp-signup with isCheckout and plan_id): the same as /api/user/register-user without the consent fields, because the checkout page shows the terms of service and privacy policy it accepts. ${REGISTER_DESCRIPTION}`,
+    description: `The checkout's 'Verify Your Email' step for a visitor (after temp-signup with isCheckout and plan_id): the same as /api/user/register-user without the consent fields, because the checkout page shows the terms of service and privacy policy it accepts. ${REGISTER_DESCRIPTION} Then it emails 'Welcome to VPN: your account is ready' (how to sign in and set a new password), since the visitor never saw a sign-up page.`,
   }),
   route({
     ...registerContract,

@@ -250,7 +250,7 @@ export const twoFactorRoutes = [
       ),
     },
     async handler({ ctx, req, body: input }) {
-      const { token, user } = await verifyChallenge(ctx, {
+      const { token, user, device } = await verifyChallenge(ctx, {
         challenge: input.challenge,
         code: input.code,
         recovery_code: input.recovery_code,
@@ -261,7 +261,7 @@ export const twoFactorRoutes = [
         await noteSecurityEvent(ctx, { userId: user.id, kind: "recovery_code_used", ...source });
         await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl));
       }
-      await afterSignIn(ctx, req, user);
+      await afterSignIn(ctx, req, user, device);
       return { data: { token, user: publicUser(user) }, message: TWO_FACTOR_MESSAGES.verified };
     },
   }),

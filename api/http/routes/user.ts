@@ -103,7 +103,7 @@ export const userRoutes = [
       // With two-factor on, the sign-in is not over: the counts are cleared only when the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
       await loginThrottle.recordSuccess(input.email, addressKey);
-      await afterSignIn(ctx, req, user);
+      await afterSignIn(ctx, req, user, device);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: "Login successful." };
     },
   }),
@@ -150,7 +150,7 @@ export const userRoutes = [
         multiFactor: providerUsedMultiFactor(claims.payload),
       });
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
-      await afterSignIn(ctx, req, user);
+      await afterSignIn(ctx, req, user, device);
       return { data: { token: signedIn.token, user: publicUser(user) }, message: LINK_MESSAGES.loggedIn };
     },
   }),

@@ -3,7 +3,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { z } from "zod";
 import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
-import { type ApiResult, type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
+import { type ApiErrorCode, type ApiResult, type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { failureStatus, formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
@@ -383,15 +383,18 @@ function newIdempotencyKey(): string {
 }
 
 /**
- * The idempotency key of one card payment: the page's key (one per rendering) and the card together.
- * A refused payment leaves the page as it is (no new key), so the customer's next card must still be
- * a new attempt, while the same card posted twice (a double submit, a retry after a lost answer) is
- * the same attempt and pays once (issue 21). Without the page's key the API refuses as before.
+ * The idempotency key of one card payment: the page's key (one per rendering, renewed after a
+ * decline) and the card together. The customer's next card is a new attempt, while the same card
+ * posted twice (a double submit, a retry after a lost answer) is the same attempt and pays once
+ * (issue 21). Without the page's key the API refuses as before.
  */
 function attemptKey(pageKey: string, paymentMethodId: string): string {
   if (!pageKey) return "";
   return createHash("sha256").update(`${pageKey}\n${paymentMethodId}`).digest("base64url");
 }
+
+/** The API's refusals after which the gateway has finished the attempt and charged nothing. */
+const ENDED_ATTEMPTS = new Set<ApiErrorCode>(["card_declined", "authentication_failed"]);
 
 /** What a failed payment answers: the message inline (and as a toast), the form kept. */
 function paymentFailure(form: string, message: string, status: number) {
@@ -522,7 +525,16 @@ export async function checkoutAction(intent: string, { request, context, formDat
           ...(flow.coupon ? { coupon: flow.coupon } : {}),
         },
       });
-      if (!paid.ok) return paymentFailure(intent, paid.message || "Failed to create Stripe payment", paid.status);
+      if (!paid.ok) {
+        const message = paid.message || "Failed to create Stripe payment";
+        // A decline ends the attempt having charged nothing: the next press, even with the same card
+        // (the bank may say yes this time), is a new attempt that reaches the gateway (issue 33). Any
+        // other failure (a lost answer, the gateway down) keeps the key: a retry then charges at most once.
+        if (paid.code !== null && ENDED_ATTEMPTS.has(paid.code)) {
+          return data({ form: intent, result: undefined, serverError: message, idempotencyKey: newIdempotencyKey() }, { status: failureStatus(paid.status) });
+        }
+        return paymentFailure(intent, message, paid.status);
+      }
       if (paid.data.status === "requires_action") {
         const challenge = paid.data;
         // Without JavaScript the browser goes to the bank's challenge page and comes back to this page.

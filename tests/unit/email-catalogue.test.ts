@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import * as billingEmails from "../../api/billing/emails";
+import * as dunningEmails from "../../api/billing/dunning-emails";
+import * as identityEmails from "../../api/identity/emails";
+import { passkeyAddedEmail, passkeyCodeEmail } from "../../api/identity/passkeys";
+import * as paymentEmails from "../../api/payments/emails";
+import { planChangeEmail } from "../../api/payments/plan-changes";
+import type { Mail } from "../../api/platform/mailer";
+
+/*
+ * Every email the product sends, rendered with sample values (issue 33 item 7): each has a text part
+ * and an HTML part from the one template, and the two say the same words. A new email in one of the
+ * email modules fails "covers every email" until it has a sample here.
+ */
+
+const URL = "https://vpn.example.com";
+const TO = "alex@example.com";
+const CODE = "012345";
+const ORIGIN = { at: new Date("2026-11-28T14:02:00Z"), browser: "Firefox 133 on Windows 11", network: "203.0.113.0/24" };
+const RENEWAL = { amount: "$9.99", card: "Visa ending in 4242", graceUntil: "December 14, 2026", link: `${URL}/billing/pay` };
+const CHANGE = { chargedNowCents: 7188, newEndDate: new Date("2027-11-28T00:00:00Z"), nextRenewal: { amountCents: 7188, date: new Date("2027-11-28T00:00:00Z") } };
+
+const samples: Record<string, () => Mail> = {
+  signupCodeEmail: () => identityEmails.signupCodeEmail(TO, CODE),
+  "signupCodeEmail (checkout)": () => identityEmails.signupCodeEmail(TO, CODE, { atCheckout: true }),
+  loginCodeEmail: () => identityEmails.loginCodeEmail(TO, CODE),
+  deletionCodeEmail: () => identityEmails.deletionCodeEmail(TO, CODE),
+  twoFactorCodeEmail: () => identityEmails.twoFactorCodeEmail(TO, CODE),
+  cancelCodeEmail: () => identityEmails.cancelCodeEmail(TO, CODE),
+  resetCodeEmail: () => identityEmails.resetCodeEmail(TO, CODE),
+  emailChangeAuthCodeEmail: () => identityEmails.emailChangeAuthCodeEmail(TO, CODE),
+  emailChangeCodeEmail: () => identityEmails.emailChangeCodeEmail(TO, CODE),
+  alreadyRegisteredEmail: () => identityEmails.alreadyRegisteredEmail(TO, URL),
+  passwordChangedEmail: () => identityEmails.passwordChangedEmail(TO, URL),
+  secondFactorFailuresEmail: () => identityEmails.secondFactorFailuresEmail(TO, { failures: 5, firstFactor: "password", at: ORIGIN.at, publicUrl: URL }),
+  welcomeEmail: () => identityEmails.welcomeEmail(TO, URL),
+  passwordSetEmail: () => identityEmails.passwordSetEmail(TO, URL),
+  setPasswordLinkEmail: () => identityEmails.setPasswordLinkEmail(TO, `${URL}/generate-password/abc`),
+  emailChangeTakenEmail: () => identityEmails.emailChangeTakenEmail(TO, URL),
+  emailChangedEmail: () => identityEmails.emailChangedEmail(TO, `${URL}/email-revert/abc`),
+  newSignInEmail: () => identityEmails.newSignInEmail(TO, ORIGIN, `${URL}/generate-password/abc`, URL),
+  "newSignInEmail (unknown browser)": () => identityEmails.newSignInEmail(TO, { ...ORIGIN, browser: null, network: null }, `${URL}/generate-password/abc`, URL),
+  twoFactorOnEmail: () => identityEmails.twoFactorOnEmail(TO, ORIGIN, URL),
+  twoFactorOffEmail: () => identityEmails.twoFactorOffEmail(TO, ORIGIN, URL),
+  recoveryCodeUsedEmail: () => identityEmails.recoveryCodeUsedEmail(TO, ORIGIN, URL),
+  passkeyCodeEmail: () => passkeyCodeEmail(TO, CODE),
+  passkeyAddedEmail: () => passkeyAddedEmail(TO, "Work laptop", URL),
+  refundConfirmationEmail: () => billingEmails.refundConfirmationEmail(TO, { amount: "$71.88" }),
+  refundRequestEmail: () => billingEmails.refundRequestEmail(TO, { amount: "$71.88", address: "bc1qexampleaddress" }),
+  receiptEmail: () =>
+    billingEmails.receiptEmail(TO, {
+      amount: "$71.88",
+      plan: "1 Year",
+      periodStart: "2026-11-28T14:02:00Z",
+      periodEnd: "2028-02-28T14:02:00Z",
+      paidWith: "Visa ending in 4242",
+      invoiceUrl: `${URL}/billing/invoice/7`,
+      number: "VPN-2026-0007",
+      buys: "15 months (12 months + 3 months free)",
+      renewal: { amount: "$71.88", everyMonths: 12, on: "2028-02-28T14:02:00Z" },
+    }),
+  "receiptEmail (crypto)": () =>
+    billingEmails.receiptEmail(TO, {
+      amount: "$71.88",
+      plan: "1 Year",
+      periodStart: "2026-11-28T14:02:00Z",
+      periodEnd: "2027-11-28T14:02:00Z",
+      paidWith: "Bitcoin",
+      invoiceUrl: `${URL}/billing/invoice/8`,
+      number: "VPN-2026-0008",
+      renewal: null,
+      crypto: true,
+    }),
+  renewalReminderEmail: () =>
+    billingEmails.renewalReminderEmail(TO, { plan: "1 Month", changesTo: "1 Year", date: "2026-12-28", amount: "$71.88", card: { brand: "visa", last4: "4242" }, settingsUrl: `${URL}/billing` }),
+  "renewalReminderEmail (PayPal)": () =>
+    billingEmails.renewalReminderEmail(TO, { plan: "1 Month", date: "2026-12-28", amount: "$9.99", card: null, settingsUrl: `${URL}/billing`, paypal: true }),
+  "autoRenewalEmail (on)": () =>
+    billingEmails.autoRenewalEmail(TO, { enabled: true, plan: "1 Year", at: "2026-11-28T14:02:00Z", endsOn: "2027-11-28", amount: "$71.88", settingsUrl: `${URL}/billing` }),
+  "autoRenewalEmail (off)": () =>
+    billingEmails.autoRenewalEmail(TO, { enabled: false, plan: "1 Year", at: "2026-11-28T14:02:00Z", endsOn: "2027-11-28", amount: "$71.88", settingsUrl: `${URL}/billing` }),
+  cardExpiryEmail: () => billingEmails.cardExpiryEmail(TO, { card: { brand: "mastercard", last4: "4444" }, expires: "December 2026", updateUrl: `${URL}/payment-methods` }),
+  planEndedEmail: () => billingEmails.planEndedEmail(TO, { plan: "1 Month", endedOn: "2026-11-28", pricingUrl: `${URL}/pricing` }),
+  paymentFailedEmail: () => dunningEmails.paymentFailedEmail(TO, { ...RENEWAL, reason: "Your card was declined." }),
+  gracePeriodEndingEmail: () => dunningEmails.gracePeriodEndingEmail(TO, RENEWAL),
+  subscriptionEndedUnpaidEmail: () => dunningEmails.subscriptionEndedUnpaidEmail(TO, { plan: "1 Month", link: `${URL}/pricing` }),
+  paypalPaymentFailedEmail: () => dunningEmails.paypalPaymentFailedEmail(TO, { amount: "$9.99", reason: "PayPal could not collect the payment.", graceUntil: "December 14, 2026" }),
+  paypalGraceEndingEmail: () => dunningEmails.paypalGraceEndingEmail(TO, { amount: "$9.99", graceUntil: "December 14, 2026" }),
+  cryptoRenewalEmail: () => paymentEmails.cryptoRenewalEmail(TO, { plan: "1 Year", amount: "$71.88", expires: "December 1, 2026", link: `${URL}/subscription/bitpay-pay-due-invoice/abc` }),
+  "planChangeEmail (card)": () => planChangeEmail(TO, { from: "1 Month", to: "1 Year", when: "now", summary: CHANGE, paidBy: "card" }),
+  "planChangeEmail (PayPal)": () => planChangeEmail(TO, { from: "1 Month", to: "1 Year", when: "now", summary: CHANGE, paidBy: "paypal" }),
+};
+
+/** The words a reader sees in the HTML part, one paragraph a line, as the text part has them. */
+function visibleText(html: string): string {
+  const body = /<body>([\s\S]*)<\/body>/.exec(html)?.[1] ?? "";
+  return body
+    .replace(/<br>/g, "\n")
+    .replace(/<\/p>/g, "\n\n")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
+    .trim();
+}
+
+const emailModules = { ...identityEmails, ...billingEmails, ...dunningEmails, ...paymentEmails };
+
+describe("every email", () => {
+  it("covers every email of the email modules", () => {
+    const made = Object.keys(emailModules).filter((name) => /Email$/.test(name) && typeof emailModules[name as keyof typeof emailModules] === "function");
+    const sampled = new Set(Object.keys(samples).map((name) => name.split(" ")[0]));
+    expect(made.filter((name) => !sampled.has(name))).toEqual([]);
+  });
+
+  for (const [name, make] of Object.entries(samples)) {
+    it(`${name}: a text part and an HTML part saying the same`, () => {
+      const mail = make();
+      expect(mail.to).toBe(TO);
+      expect(mail.subject.length).toBeGreaterThan(0);
+      expect(mail.text).toMatch(/— The VPN team\n$/);
+      expect(mail.html).toMatch(/^<!doctype html><html lang="en"><head><meta charset="utf-8"><title>/);
+      expect(mail.html).toContain(`<title>${mail.subject.replace(/'/g, "&#39;")}</title>`);
+      expect(visibleText(mail.html)).toBe(mail.text.trim());
+      // Every link of the text is a link in the HTML.
+      for (const link of mail.text.match(/https?:\/\/\S+/g) ?? []) expect(mail.html).toContain(`href="${link}"`);
+      // No doubled word ('was turned on on November 28').
+      expect(mail.text).not.toMatch(/\b(\w+) \1\b/i);
+      // An email that carries a code has no other run of six digits; one without a code has none.
+      const runs = mail.text.match(/\d{6}/g) ?? [];
+      expect(runs).toEqual(/CodeEmail\b/.test(name) ? [CODE] : []);
+    });
+  }
+
+  it("say where the customer is", () => {
+    expect(samples["signupCodeEmail (checkout)"]!().text).toContain("Enter it in the checkout's 'Verify Your Email' window");
+    expect(samples["signupCodeEmail (checkout)"]!().text).not.toContain("sign-up page");
+    expect(samples.signupCodeEmail!().text).toContain("Enter it on the sign-up page");
+    // The plan change's receipt is sent before the change's email (plan-changes.ts).
+    expect(samples["planChangeEmail (card)"]!().text).toContain("Its receipt is in a separate email.");
+    expect(samples["planChangeEmail (card)"]!().text).not.toContain("follows");
+    expect(samples["autoRenewalEmail (on)"]!().text).toContain("You turned on auto-renewal of your 1 Year plan: ");
+    const welcome = samples.welcomeEmail!();
+    expect(welcome.subject).toBe("Welcome to VPN: your account is ready");
+    expect(welcome.text).toContain(`${URL}/login`);
+    expect(welcome.text).toContain(`${URL}/forget-password`);
+    expect(welcome.text).toContain("the password you chose in the checkout");
+  });
+});
