@@ -183,6 +183,13 @@ export interface GroupedPayment {
   retries: number;
 }
 
+/** The page of the payment history (newest first, `perPage` a page) that lists a payment, by the id of its row; 1 when none does. */
+export async function historyPageOf(db: Database, userId: number, transactionId: number, perPage = HISTORY_PAGE_SIZE): Promise<number> {
+  const attempts = await db.selectFrom("transactions").select(["id", "created_at", "status", "gateway_ref"]).where("user_id", "=", userId).execute();
+  const index = groupAttempts(attempts).findIndex((payment) => payment.id === transactionId);
+  return index < 0 ? 1 : Math.floor(index / perPage) + 1;
+}
+
 /**
  * Groups a user's transactions into payments (a renewal and its retries are one), newest first by
  * their first attempt. A transaction without a gateway reference is a payment of its own.

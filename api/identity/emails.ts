@@ -25,6 +25,7 @@ export const SUBJECTS = {
   recoveryCodeUsed: "Two-factor recovery used on your account",
   cancelCode: "Your code to cancel your subscription",
   welcome: "Welcome to VPN: your account is ready",
+  accountDeleted: "Your VPN account was deleted",
 } as const;
 
 /** The sign-up code; `atCheckout` when the visitor verifies the email in the checkout, so the email says where to enter it. */
@@ -285,6 +286,28 @@ export function recoveryCodeUsedEmail(to: string, origin: EmailOrigin, publicUrl
       { text: "One of your two-factor recovery codes was just used. Each code works once." },
       ...originLines(origin),
       { text: "If this was not you, someone has your password and a recovery code. Reset your password now:", link: `${publicUrl}/forget-password` },
+    ],
+  });
+}
+
+/**
+ * After an account was deleted (docs/decisions/015), to the address it had: what went, what is kept,
+ * and that nothing is charged again. Sent once the deletion has committed.
+ */
+export function accountDeletedEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
+  return renderEmail(to, SUBJECTS.accountDeleted, {
+    paragraphs: [
+      { text: "Your VPN account with this email address was deleted, as you asked." },
+      ...originLines(origin),
+      {
+        text: "Deleted: your name, email address and password, your two-factor settings, passkeys and Google or Apple connections, your saved cards and your account's activity. Every device was signed out.",
+      },
+      {
+        text: "Kept: the records of your payments (amounts, dates and plans) that the law requires us to keep. They no longer hold your name or email address.",
+      },
+      { text: "Any auto-renewal was cancelled: nothing will be charged again." },
+      { text: "You can create a new account with this email address at any time:", link: `${publicUrl}/login?tab=signup` },
+      { text: "If you did not delete your account, contact us:", link: `${publicUrl}/help#contact` },
     ],
   });
 }

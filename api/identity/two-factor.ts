@@ -279,7 +279,7 @@ export async function enableTwoFactor(
   return codes;
 }
 
-function wrongSecondFactor(field: "code" | "recovery_code", message: string): DomainError {
+function wrongSecondFactor(field: string, message: string): DomainError {
   return new DomainError("code_invalid", message, { field });
 }
 
@@ -318,6 +318,50 @@ export async function useSecondFactor(
     .where((eb) => eb.or([eb("last_used_step", "is", null), eb("last_used_step", "<", step)]))
     .executeTakeFirst();
   return Number(accepted.numUpdatedRows) === 1;
+}
+
+/** 'Authentication code' of a confirmation that takes either kind of second factor in one field. */
+export const AUTHENTICATION_CODE_REQUIRED = "Please enter the 6-digit authentication code or a recovery code";
+
+/**
+ * The second factor of a signed-in account's sensitive action (deleting the account), typed in one
+ * field: six digits are a TOTP code, anything else a recovery code. One try is reserved before it is
+ * checked on the account's second-factor budget of sign-in (secondFactorFailureKey), so that a stolen
+ * session gets no more guesses here than at the sign-in step, and parallel guesses no more than a
+ * sequence; a wrong factor keeps the try (422 under `field`), a right one gives it back and is used up.
+ * Answers the recovery code it used, if any (giveBackRecoveryCode, should the action then fail).
+ */
+export async function confirmSecondFactor(
+  ctx: Pick<PlatformServices, "db" | "config" | "limiter">,
+  userId: number,
+  value: string,
+  field: string,
+  nowMs = Date.now(),
+): Promise<{ recoveryCode: string | null }> {
+  const { config, limiter } = ctx;
+  const digits = value.replace(/\s/g, "");
+  const proof = /^\d{6}$/.test(digits) ? { code: digits } : { recovery_code: value };
+  const limit: [string, number] = [secondFactorFailureKey(userId), config.login.maxSecondFactorFailuresPerAccount];
+  const reservation = await limiter.reserve(...limit, config.login.failureWindowSeconds);
+  if (!reservation) {
+    const wait = (await limiter.blockedFor([limit])) ?? 1;
+    throw new DomainError("rate_limited", tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) } });
+  }
+  if (!(await useSecondFactor(ctx, userId, proof, nowMs))) {
+    throw wrongSecondFactor(field, proof.code !== undefined ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid);
+  }
+  await limiter.release([reservation]);
+  return { recoveryCode: proof.recovery_code ?? null };
+}
+
+/** Makes a recovery code usable again after the action it confirmed failed (nothing was done with it). */
+export async function giveBackRecoveryCode(db: Database, userId: number, recoveryCode: string): Promise<void> {
+  await db
+    .updateTable("two_factor_recovery_codes")
+    .set({ used_at: null })
+    .where("user_id", "=", userId)
+    .where("code_hash", "=", hashRecoveryCode(recoveryCode))
+    .execute();
 }
 
 /** 'Turn off': every trace goes (secret, recovery codes, waiting sign-ins). */

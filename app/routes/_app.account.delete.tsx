@@ -6,11 +6,13 @@ import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
+import { REFUND_FORM, refundHref } from "~/features/refunds/refund-form";
 import type { DeleteAccountFields } from "~/schemas/account-deletion";
 import { DeleteAccountSchema } from "~/schemas/index.server";
-import { FIELD_REFUSED } from "~/utils/api.server";
+import { FIELD_REFUSED, serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
+import { formatLongDate } from "~/utils/dates";
 import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { destroySessionCookie } from "~/utils/session.server";
@@ -18,7 +20,10 @@ import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server
 
 // 'Delete account' (issue 12): what deleting does, then the password (or, for an account without
 // one, an emailed code) and 'Delete my account'. The API does the work (docs/decisions/015); this
-// page clears the session and sends the browser to /login with the flash message.
+// page clears the session and sends the browser to /login with the flash message. Issue 33: with
+// two-factor on it also asks for the 'Authentication code'; before the form it says which paid days
+// are lost and, while the money-back guarantee covers a payment, offers that refund first (the API
+// counts both: GET /api/account/delete/preview; this page words them).
 
 export const meta: MetaFunction = () => pageMeta("Delete account | VPN Account", "Delete your VPN account and its personal data.");
 
@@ -30,8 +35,27 @@ const FORM_ID = "delete-account";
 const DELETE_FAILED = "Failed to delete your account. Please try again.";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { user } = await requireUser(request, context);
-  return data({ email: user.email, hasPassword: user.has_password }, { headers: NO_STORE });
+  const { user, api } = await requireUser(request, context);
+  const preview = await api.get("/api/account/delete/preview");
+  if (!preview.ok) throw serviceUnavailable();
+  const { paid_plan: plan, refund } = preview.data;
+  return data(
+    {
+      email: user.email,
+      hasPassword: preview.data.confirm_with === "password",
+      twoFactor: preview.data.two_factor,
+      loss: plan ? { days: plan.days_left, title: plan.title, paidUntil: formatLongDate(plan.paid_until), autoRenews: plan.auto_renews } : null,
+      refund: refund
+        ? {
+            daysAgo: refund.days_since_payment,
+            amount: refund.amount,
+            until: formatLongDate(refund.refundable_until),
+            href: refundHref(refund.history_page, refund.transaction_id),
+          }
+        : null,
+    },
+    { headers: NO_STORE },
+  );
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -48,21 +72,27 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent !== "delete") throw new Response("Unknown form", { status: 400 });
 
-  // The account decides how deletion is confirmed, whatever the hidden field says.
+  // The account decides how deletion is confirmed, whatever the hidden fields say: `method` from it
+  // here, and the API asks for the authentication code itself when two-factor is on.
   formData.set("method", user.has_password ? "password" : "code");
   const submission = parseSubmission(formData, DeleteAccountSchema);
   if (submission.status !== "success") return failure(submission);
-  const body = user.has_password ? { password: submission.value.password } : { code: submission.value.code };
+  const { password, code, authentication_code } = submission.value;
+  const body = {
+    ...(user.has_password ? { password } : { code }),
+    ...(authentication_code ? { authentication_code } : {}),
+  };
   const result = await api.post("/api/account/delete", { body });
   if (result.ok) {
     return redirectWithSuccess("/login", result.message || "Your account has been deleted.", {
       headers: { "Set-Cookie": await destroySessionCookie(request) },
     });
   }
-  // A refused password or code goes next to its field; anything else (limits, gateway) above the form.
-  const field = user.has_password ? "password" : "code";
-  const fieldMessages = result.fieldErrors[field];
-  if (result.code && FIELD_REFUSED.has(result.code) && fieldMessages?.length) return failure(submission, { [field]: fieldMessages }, null, 422);
+  // A refused password, code or authentication code goes next to its field; anything else (limits,
+  // gateway) above the form.
+  const fields = [user.has_password ? "password" : "code", "authentication_code"];
+  const fieldErrors = Object.fromEntries(fields.flatMap((field) => (result.fieldErrors[field]?.length ? [[field, result.fieldErrors[field]]] : [])));
+  if (result.code && FIELD_REFUSED.has(result.code) && Object.keys(fieldErrors).length > 0) return failure(submission, fieldErrors, null, 422);
   return failure(submission, {}, result.message || DELETE_FAILED, result.status);
 }
 
@@ -74,13 +104,14 @@ function failure(submission: Submission, fieldErrors: Record<string, string[]> =
 }
 
 export default function DeleteAccountPage() {
-  const { email, hasPassword } = useLoaderData<typeof loader>();
+  const { email, hasPassword, twoFactor, loss, refund } = useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const idle = useNavigation().state === "idle";
   const serverError = idle ? actionData?.serverError : null;
   const [form, fields] = useForm<DeleteAccountFields>(
     useFormOptions<DeleteAccountFields>(FORM_ID, () => import("~/schemas/account-deletion").then((module) => module.DeleteAccountSchema)),
   );
+  const authenticationHintId = `${fields.authentication_code.id}-hint`;
 
   return (
     <section className="page delete-account">
@@ -90,8 +121,32 @@ export default function DeleteAccountPage() {
         <p className="tagline">This cannot be undone.</p>
       </header>
       <div className="cards">
+        {refund ? (
+          <article className="card" aria-labelledby="refund-heading">
+            <h2 id="refund-heading">Get your money back first</h2>
+            <p>You paid {paidAgo(refund.daysAgo)}: you can get your money back first.</p>
+            <p className="muted">
+              The 30-day money-back guarantee refunds your payment of {refund.amount} until {refund.until}. Ask for it before you delete your account: a
+              deleted account cannot be refunded.
+            </p>
+            <p>
+              <Link to={refund.href} className="button button--primary">
+                {REFUND_FORM.link}
+              </Link>
+            </p>
+          </article>
+        ) : null}
+
         <article className="card" aria-labelledby="consequences-heading">
           <h2 id="consequences-heading">What happens when you delete your account</h2>
+          {loss ? (
+            <p className="delete-account__loss">
+              <strong>
+                You will lose {loss.days} paid {loss.days === 1 ? "day" : "days"} of your {loss.title} plan (paid until {loss.paidUntil}).
+              </strong>
+              {loss.autoRenews ? " Its auto-renewal stops, so you will not be charged again." : null}
+            </p>
+          ) : null}
           <ul>
             <li>Auto-renewal of your subscription is cancelled at the payment provider.</li>
             <li>Your saved cards are removed from the payment provider.</li>
@@ -107,10 +162,12 @@ export default function DeleteAccountPage() {
         <article className="card" aria-labelledby="confirm-heading">
           <h2 id="confirm-heading">Confirm</h2>
           {hasPassword ? (
-            <p className="muted">Enter your password to confirm.</p>
+            <p className="muted">{twoFactor ? "Enter your password and an authentication code to confirm." : "Enter your password to confirm."}</p>
           ) : (
             <>
-              <p className="muted email-address">Your account has no password. We will email a code to {email} to confirm.</p>
+              <p className="muted email-address">
+                Your account has no password. We will email a code to {email} to confirm{twoFactor ? "; enter it with an authentication code" : ""}.
+              </p>
               <Form method="post">
                 <input type="hidden" name="intent" value="send-code" />
                 <SubmitButton intent="send-code" className="button">
@@ -122,6 +179,7 @@ export default function DeleteAccountPage() {
           <Form method="post" {...getFormProps(form)} noValidate>
             <input type="hidden" name="intent" value="delete" />
             <input type="hidden" name="method" value={hasPassword ? "password" : "code"} />
+            <input type="hidden" name="two_factor" value={twoFactor ? "1" : ""} />
             <FormAlert id={form.errorId} errors={form.errors} />
             {hasPassword ? (
               <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
@@ -132,6 +190,29 @@ export default function DeleteAccountPage() {
                 <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
               </Field>
             )}
+            {twoFactor ? (
+              <Field
+                label={
+                  <>
+                    <label htmlFor={fields.authentication_code.id}>Authentication code</label>
+                    <p className="muted field-hint" id={authenticationHintId}>
+                      The 6-digit code from your authenticator app, or one of your recovery codes.
+                    </p>
+                  </>
+                }
+                errorId={fields.authentication_code.errorId}
+                errors={fields.authentication_code.errors}
+              >
+                <input
+                  {...getInputProps(fields.authentication_code, { type: "text" })}
+                  aria-describedby={fields.authentication_code.errors ? `${authenticationHintId} ${fields.authentication_code.errorId}` : authenticationHintId}
+                  autoComplete="one-time-code"
+                  autoCapitalize="none"
+                  spellCheck={false}
+                  maxLength={40}
+                />
+              </Field>
+            ) : null}
             <div className="form-actions">
               <Link to="/" className="button">
                 Keep my account
@@ -145,4 +226,10 @@ export default function DeleteAccountPage() {
       </div>
     </section>
   );
+}
+
+/** 'today', '1 day ago', '12 days ago'. */
+function paidAgo(days: number): string {
+  if (days === 0) return "today";
+  return days === 1 ? "1 day ago" : `${days} days ago`;
 }

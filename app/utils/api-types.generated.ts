@@ -1293,6 +1293,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/delete/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What deleting the account asks for and loses
+         * @description For the delete page, before the form: how deletion is confirmed (`confirm_with`, and `two_factor` when an authentication code is needed too), the active plan's paid days that would be lost (counted at the API's clock from the subscription's end), and the payment the 30-day money-back guarantee still refunds (by the refund's own rule), to offer first.
+         */
+        get: operations["accountDeletionPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/delete": {
         parameters: {
             query?: never;
@@ -1304,7 +1324,7 @@ export interface paths {
         put?: never;
         /**
          * Delete the signed-in account
-         * @description Confirmed by the password, or for an account without one by the emailed code. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Wrong passwords: 5 per account per 15 minutes.
+         * @description Confirmed by the password, or for an account without one by the emailed code, and, when two-factor authentication is on, by `authentication_code` too (an app code or a recovery code; wrong ones count on the account's budget of wrong second factors, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, shared with the sign-in step). Nothing is used up unless every proof is right. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Once committed, 'Your VPN account was deleted' is emailed to the address the account had (a mail failure does not undo or fail the deletion). Wrong passwords: 5 per account per 15 minutes.
          */
         post: operations["deleteAccount"];
         delete?: never;
@@ -2708,6 +2728,8 @@ export interface components {
             password?: string;
             /** @description For an account without a password: the 6-digit code from POST /api/account/delete/send-code. */
             code?: string;
+            /** @description Required when the account has two-factor authentication on: a current 6-digit code of the authenticator app (a time step not used before; spaces ignored) or an unused recovery code (xxxxx-xxxxx, any case, dash optional). Six digits are taken as an app code, anything else as a recovery code. */
+            authentication_code?: string;
         } | {
             password: unknown;
         } | {
@@ -3841,6 +3863,61 @@ export interface components {
             /** @description Unused recovery codes (0 when off). */
             recovery_codes_left: number;
         };
+        AccountDeletionPreview: {
+            /**
+             * @description `password` for an account with one; `code` (POST /api/account/delete/send-code) for an account without.
+             * @enum {string}
+             */
+            confirm_with: "password" | "code";
+            /** @description Two-factor authentication is on: POST /api/account/delete also needs `authentication_code`. */
+            two_factor: boolean;
+            /**
+             * Format: date-time
+             * @description The product's current time, at which the days are counted.
+             */
+            now: string;
+            paid_plan: components["schemas"]["PaidPlanLoss"];
+            refund: components["schemas"]["RefundOffer"];
+        };
+        /** @description The active plan's paid days that deleting the account gives up; null without an active plan or paid days left. */
+        PaidPlanLoss: {
+            /** @example 1 Year */
+            title: string;
+            /**
+             * Format: date-time
+             * @description The end of the paid period (the subscription's sub_exp_date).
+             */
+            paid_until: string;
+            /**
+             * @description Whole days from the API's now to paid_until, a started day counting as a day (as the account home's 'Days Left'); at least 1.
+             * @example 143
+             */
+            days_left: number;
+            /** @description The plan renews by itself now; deleting the account stops it, so nothing is charged again. */
+            auto_renews: boolean;
+        } | null;
+        /** @description The payment the 30-day money-back guarantee still refunds (the rule of the refund itself), offered before deleting; null when none. */
+        RefundOffer: {
+            /** @description The payment to refund: POST /api/billing/transactions/{id}/refund. */
+            transaction_id: number;
+            /** @description The page of POST /api/billing/transactions (default page size) that lists it. */
+            history_page: number;
+            /** Format: date-time */
+            paid_at: string;
+            /**
+             * @description Whole days since paid_at at the API's now (0 on the day of the payment).
+             * @example 12
+             */
+            days_since_payment: number;
+            /**
+             * Format: date-time
+             * @description paid_at plus 30 days.
+             */
+            refundable_until: string;
+            /** @example $71.88 */
+            amount: string;
+            amount_cents: number;
+        } | null;
         DataExport: {
             /**
              * Format: date-time
@@ -7647,6 +7724,31 @@ export interface operations {
             };
         };
     };
+    accountDeletionPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What deleting the account asks for and loses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["AccountDeletionPreview"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     deleteAccount: {
         parameters: {
             query?: never;
@@ -7677,7 +7779,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation (errors.fields), 'The password is incorrect.' (under errors.fields.password), 'Please enter your password.', or the code is refused (under errors.fields.code) as in CodeRejected. */
+            /** @description Validation (errors.fields), 'The password is incorrect.' (under errors.fields.password), 'Please enter your password.', the code refused (under errors.fields.code) as in CodeRejected, or with two-factor on 'Please enter the 6-digit authentication code or a recovery code', 'Invalid authentication code' or 'Invalid recovery code' (under errors.fields.authentication_code). Every missing proof is named at once. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7686,7 +7788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 'Too many wrong passwords. Please try again in N minutes.' */
+            /** @description 'Too many wrong passwords. Please try again in N minutes.' or 'Too many wrong authentication codes for this account. Please try again in N minutes.' */
             429: {
                 headers: {
                     /** @description Seconds until the window ends */

@@ -28,7 +28,7 @@ type Replyable = {
   reply(options?: { hideFields?: string[]; formErrors?: string[]; fieldErrors?: Record<string, string[]>; resetForm?: boolean }): unknown;
 };
 
-const SECRET_FIELDS = ["password", "confirmPassword", "password_confirmation", "code", "verification_code", "recovery_code"];
+const SECRET_FIELDS = ["password", "confirmPassword", "password_confirmation", "code", "verification_code", "recovery_code", "authentication_code"];
 
 /** The status of a refused form: the API's 4xx as it is; anything else (a 5xx, the API unreachable) 503. */
 export function failureStatus(status: number): number {

@@ -43,6 +43,7 @@ const samples: Record<string, () => Mail> = {
   twoFactorOnEmail: () => identityEmails.twoFactorOnEmail(TO, ORIGIN, URL),
   twoFactorOffEmail: () => identityEmails.twoFactorOffEmail(TO, ORIGIN, URL),
   recoveryCodeUsedEmail: () => identityEmails.recoveryCodeUsedEmail(TO, ORIGIN, URL),
+  accountDeletedEmail: () => identityEmails.accountDeletedEmail(TO, ORIGIN, URL),
   passkeyCodeEmail: () => passkeyCodeEmail(TO, CODE),
   passkeyAddedEmail: () => passkeyAddedEmail(TO, "Work laptop", URL),
   refundConfirmationEmail: () => billingEmails.refundConfirmationEmail(TO, { amount: "$71.88" }),

@@ -35,6 +35,7 @@ describe("login schema: the browser and the server agree", () => {
   });
 });
 
+const AUTH_REQUIRED = "Please enter the 6-digit authentication code or a recovery code";
 const deleteCases: Array<[string, Record<string, string>, Record<string, string[]> | null]> = [
   ["password missing", { method: "password", password: "" }, { password: ["Please enter your password."] }],
   ["nothing posted", {}, { password: ["Please enter your password."] }],
@@ -42,6 +43,13 @@ const deleteCases: Array<[string, Record<string, string>, Record<string, string[
   ["code missing", { method: "code", code: "" }, { code: ["Please enter the 6-digit verification code"] }],
   ["code malformed", { method: "code", code: "12a456" }, { code: ["Please enter the 6-digit verification code"] }],
   ["code given", { method: "code", code: " 123456 " }, null],
+  // Two-factor on (issue 33): an app code or a recovery code as well.
+  ["authentication code missing", { method: "password", two_factor: "1", password: "secret" }, { authentication_code: [AUTH_REQUIRED] }],
+  ["authentication code too short", { method: "password", two_factor: "1", password: "secret", authentication_code: "12345" }, { authentication_code: [AUTH_REQUIRED] }],
+  ["both missing", { method: "password", two_factor: "1" }, { password: ["Please enter your password."], authentication_code: [AUTH_REQUIRED] }],
+  ["app code given", { method: "password", two_factor: "1", password: "secret", authentication_code: "123 456" }, null],
+  ["recovery code given", { method: "code", two_factor: "1", code: "123456", authentication_code: "abcde-fghjk" }, null],
+  ["two-factor off", { method: "password", password: "secret", authentication_code: "" }, null],
 ];
 
 describe("delete-account schema: the browser and the server agree", () => {

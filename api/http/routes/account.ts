@@ -19,12 +19,23 @@ import {
   eraseAccount,
 } from "../../identity/account-deletion";
 import { releaseGatewayResources, releasePayPalResources } from "../../payments/account-deletion";
-import { useCode } from "../../identity/codes";
-import { SUBJECTS, deletionCodeEmail } from "../../identity/emails";
+import { consumeCode, invalidCodeError, verifyCode } from "../../identity/codes";
+import { SUBJECTS, accountDeletedEmail, deletionCodeEmail } from "../../identity/emails";
+import { deliverSecurityEmail, emailOrigin } from "../../identity/sign-in-alerts";
+import { eventSource } from "../security";
+import { PaidPlanLossSchema, RefundOfferSchema, paidPlanLossOf, refundOfferOf } from "../../billing/deletion-losses";
 import { confirmationCodeRoute } from "./confirmation-code";
-import { DomainError, type ErrorCode } from "../../platform/errors";
+import { DomainError, type ErrorCode, type FieldErrors } from "../../platform/errors";
 import { verifyPassword } from "../../identity/passwords";
-import { TwoFactorStatusSchema, twoFactorStatus } from "../../identity/two-factor";
+import {
+  AUTHENTICATION_CODE_REQUIRED,
+  TWO_FACTOR_MESSAGES,
+  TwoFactorStatusSchema,
+  confirmSecondFactor,
+  giveBackRecoveryCode,
+  isTwoFactorEnabled,
+  twoFactorStatus,
+} from "../../identity/two-factor";
 import { UserSchema, publicUser } from "../../identity/users";
 import { CODE_FORMAT, body, cleanedText, idField, linkTypeField } from "../validation";
 import { activeSubscription } from "../../payments/plans";
@@ -60,6 +71,20 @@ const deleteAccountSchema = body({
     .trim()
     .optional()
     .meta({ description: "For an account without a password: the 6-digit code from POST /api/account/delete/send-code." }),
+  authentication_code: z
+    .preprocess(
+      (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+      z
+        .string({ error: AUTHENTICATION_CODE_REQUIRED })
+        .trim()
+        .max(40, { error: TWO_FACTOR_MESSAGES.recoveryInvalid })
+        .optional(),
+    )
+    .meta({
+      description:
+        "Required when the account has two-factor authentication on: a current 6-digit code of the authenticator app (a time step not used before; spaces ignored) or an unused recovery code (xxxxx-xxxxx, any case, dash optional). Six digits are taken as an app code, anything else as a recovery code.",
+      override: { type: "string", maxLength: 40 },
+    }),
 }).meta({
   id: "DeleteAccountRequest",
   // The handler wants the password (an account with one) or the code (an account without): one of them.
@@ -224,26 +249,78 @@ export const accountRoutes = [
   }),
 
   route({
+    method: "get",
+    path: "/api/account/delete/preview",
+    operationId: "accountDeletionPreview",
+    tags: ["Account"],
+    summary: "What deleting the account asks for and loses",
+    description:
+      "For the delete page, before the form: how deletion is confirmed (`confirm_with`, and `two_factor` when an authentication code is needed too), the active plan's paid days that would be lost (counted at the API's clock from the subscription's end), and the payment the 30-day money-back guarantee still refunds (by the refund's own rule), to offer first.",
+    auth: true,
+    success: {
+      description: "What deleting the account asks for and loses",
+      data: z
+        .strictObject({
+          confirm_with: z.enum(["password", "code"]).meta({
+            description: "`password` for an account with one; `code` (POST /api/account/delete/send-code) for an account without.",
+          }),
+          two_factor: z.boolean().meta({ description: "Two-factor authentication is on: POST /api/account/delete also needs `authentication_code`." }),
+          now: z.string().meta({ format: "date-time", description: "The product's current time, at which the days are counted." }),
+          paid_plan: PaidPlanLossSchema,
+          refund: RefundOfferSchema,
+        })
+        .meta({ id: "AccountDeletionPreview" }),
+    },
+    async handler({ ctx, auth }) {
+      const now = ctx.clock.now();
+      const userId = auth.user.id;
+      const [twoFactor, paidPlan, refund] = await Promise.all([
+        isTwoFactorEnabled(ctx.db, userId),
+        paidPlanLossOf(ctx.db, userId, now),
+        refundOfferOf(ctx.db, userId, now),
+      ]);
+      return {
+        data: {
+          confirm_with: auth.user.password_hash ? ("password" as const) : ("code" as const),
+          two_factor: twoFactor,
+          now: now.toISOString(),
+          paid_plan: paidPlan,
+          refund,
+        },
+      };
+    },
+  }),
+
+  route({
     method: "post",
     path: "/api/account/delete",
     operationId: "deleteAccount",
     tags: ["Account"],
     summary: "Delete the signed-in account",
     description:
-      "Confirmed by the password, or for an account without one by the emailed code. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Wrong passwords: 5 per account per 15 minutes.",
+      "Confirmed by the password, or for an account without one by the emailed code, and, when two-factor authentication is on, by `authentication_code` too (an app code or a recovery code; wrong ones count on the account's budget of wrong second factors, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, shared with the sign-in step). Nothing is used up unless every proof is right. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Once committed, 'Your VPN account was deleted' is emailed to the address the account had (a mail failure does not undo or fail the deletion). Wrong passwords: 5 per account per 15 minutes.",
     auth: true,
     body: deleteAccountSchema,
     success: { description: `'${DELETION_MESSAGES.deleted}' (data: null)`, data: z.null() },
     errors: {
-      422: "Validation (errors.fields), 'The password is incorrect.' (under errors.fields.password), 'Please enter your password.', or the code is refused (under errors.fields.code) as in CodeRejected.",
-      429: rateLimited("'Too many wrong passwords. Please try again in N minutes.'"),
+      422: `Validation (errors.fields), 'The password is incorrect.' (under errors.fields.password), 'Please enter your password.', the code refused (under errors.fields.code) as in CodeRejected, or with two-factor on '${AUTHENTICATION_CODE_REQUIRED}', '${TWO_FACTOR_MESSAGES.codeInvalid}' or '${TWO_FACTOR_MESSAGES.recoveryInvalid}' (under errors.fields.authentication_code). Every missing proof is named at once.`,
+      429: rateLimited("'Too many wrong passwords. Please try again in N minutes.' or 'Too many wrong authentication codes for this account. Please try again in N minutes.'"),
       502: `'${DELETION_MESSAGES.gatewayFailed}'`,
     },
-    async handler({ ctx, auth, body: input }) {
+    async handler({ ctx, req, auth, body: input }) {
       const { db, clock, limiter } = ctx;
       const user = auth.user;
+      const twoFactorOn = await isTwoFactorEnabled(db, user.id);
+      // Every missing proof at once, so that the form can show each next to its field.
+      const missing: FieldErrors = {};
+      if (user.password_hash && !input.password) missing.password = [DELETION_MESSAGES.passwordRequired];
+      if (!user.password_hash && !input.code) missing.code = [DELETION_MESSAGES.codeRequired];
+      if (twoFactorOn && !input.authentication_code) missing.authentication_code = [AUTHENTICATION_CODE_REQUIRED];
+      const [firstMissing] = Object.values(missing);
+      if (firstMissing) throw new DomainError("validation_failed", firstMissing[0]!, { fields: missing });
+
+      let emailed: Awaited<ReturnType<typeof verifyCode>> | null = null;
       if (user.password_hash) {
-        if (!input.password) throw fieldError("validation_failed", "password", DELETION_MESSAGES.passwordRequired);
         // The try is taken before argon2, so parallel guesses get no more than 5 evaluations; a right
         // password gives it back.
         const limit: [string, number] = [deletionFailureKey(user.id), DELETION_MAX_WRONG_PASSWORDS];
@@ -254,18 +331,33 @@ export const accountRoutes = [
             headers: { "Retry-After": String(seconds) },
           });
         }
-        if (!(await verifyPassword(user.password_hash, input.password))) {
+        if (!(await verifyPassword(user.password_hash, input.password ?? ""))) {
           throw fieldError("wrong_password", "password", DELETION_MESSAGES.wrongPassword);
         }
         await limiter.release([reservation]);
       } else {
-        if (!input.code) throw fieldError("validation_failed", "code", DELETION_MESSAGES.codeRequired);
-        if (!/^\d{6}$/.test(input.code)) throw fieldError("validation_failed", "code", CODE_FORMAT);
-        await useCode(db, clock, { email: user.email, purpose: "delete", code: input.code, field: "code" });
+        const code = input.code ?? "";
+        if (!/^\d{6}$/.test(code)) throw fieldError("validation_failed", "code", CODE_FORMAT);
+        // Used up only once the second factor is right too, so a wrong authentication code costs no new email.
+        emailed = await verifyCode(db, clock, { email: user.email, purpose: "delete", code, field: "code" });
       }
-      await releaseGatewayResources(ctx.payments, user.id);
-      await releasePayPalResources(ctx.paypal, user.id);
-      await eraseAccount(db, user, clock.now().toISOString());
+      // The first factor was right: only now is the second one looked at (and, when right, used up).
+      const secondFactor = twoFactorOn ? await confirmSecondFactor(ctx, user.id, input.authentication_code ?? "", "authentication_code") : null;
+      if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("code");
+
+      // Captured before the erasure replaces it with the tombstone.
+      const address = user.email;
+      try {
+        await releaseGatewayResources(ctx.payments, user.id);
+        await releasePayPalResources(ctx.paypal, user.id);
+        await eraseAccount(db, user, clock.now().toISOString());
+      } catch (error) {
+        // Nothing was deleted: the recovery code that confirmed it may confirm the retry.
+        if (secondFactor?.recoveryCode) await giveBackRecoveryCode(db, user.id, secondFactor.recoveryCode);
+        throw error;
+      }
+      // After the commit, and best effort: a lost email neither fails nor undoes the deletion.
+      await deliverSecurityEmail(ctx, accountDeletedEmail(address, emailOrigin(eventSource(req), clock.now()), ctx.config.publicUrl));
       return { data: null, message: DELETION_MESSAGES.deleted };
     },
   }),

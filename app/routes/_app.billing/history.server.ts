@@ -1,12 +1,12 @@
 import type { AppLoadContext } from "@remix-run/node";
 import type { ToastView } from "~/components/toasts";
+import { REFUND_FORM } from "~/features/refunds/refund-form";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { formatLongDate } from "~/utils/dates";
 import { formatCents } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
-import { REFUND_FORM } from "./refund-form";
 import { refundAction } from "./refund.server";
 
 // The 'Payment History' tab of /billing (commerce §2, §4, §7, §8, §9): the transactions 5 a page, an

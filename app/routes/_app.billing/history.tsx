@@ -2,8 +2,8 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { NextCharge } from "~/features/next-charge/next-charge";
+import { REFUND_ADDRESS_PATTERN, REFUND_FORM, refundHref } from "~/features/refunds/refund-form";
 import type { HistoryState, RenewalRow, TransactionRow } from "./history.server";
-import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "./refund-form";
 import type { RefundActionData } from "./refund.server";
 
 // The 'Payment History' tab: the transactions, pagination links (?page=N), and the subscription's
@@ -147,10 +147,6 @@ function statusClass(status: TransactionRow["status"]): string {
   if (status === "Paid") return "billing-status--paid";
   if (status === "Payment failed") return "billing-status--failed";
   return "billing-status--refunded";
-}
-
-function refundHref(page: number, id: number): string {
-  return page > 1 ? `/billing?page=${page}&refund=${id}` : `/billing?refund=${id}`;
 }
 
 /** The refund step: what happens, then 'Refund my payment' (crypto: with the address to send it to). */

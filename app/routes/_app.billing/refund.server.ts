@@ -1,11 +1,11 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { z } from "zod";
+import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "~/features/refunds/refund-form";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { parseSubmission } from "~/utils/forms.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
-import { REFUND_ADDRESS_PATTERN, REFUND_FORM } from "./refund-form";
 
 // The refund step of the billing history: /billing?refund={id} shows what happens and the
 // 'Refund my payment' form (a server-rendered dialog, so it works without JavaScript); this posts it

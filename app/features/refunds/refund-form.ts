@@ -17,3 +17,8 @@ export const REFUND_FORM = {
 
 /** A crypto address or payment URI as wallets show them (the API applies the same rule). */
 export const REFUND_ADDRESS_PATTERN = "(?:[a-z]{2,20}:)?[A-Za-z0-9]{20,120}";
+
+/** The refund step (?refund={id}) of a payment on `page` of the billing history; the delete page links to it too. */
+export function refundHref(page: number, id: number): string {
+  return page > 1 ? `/billing?page=${page}&refund=${id}` : `/billing?refund=${id}`;
+}
