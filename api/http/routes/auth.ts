@@ -27,6 +27,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { noteSecurityEvent } from "../../identity/sign-in-alerts";
 import { DEVICE_KEY_HEADER, afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../../identity/two-factor";
+import { clientHintsOf } from "../../identity/user-agent";
 import { LoginResultSchema, findUserByEmail, findUserById, notDeleted, publicUser } from "../../identity/users";
 import {
   EMAIL_REQUIRED,
@@ -184,7 +185,7 @@ export const authRoutes = [
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
       if (!user) throw invalidCodeError("code");
-      const signedIn = await finishSignIn(ctx, { user, device: signInDevice(input, req.headers["user-agent"]), purpose: "code" });
+      const signedIn = await finishSignIn(ctx, { user, device: signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers)), purpose: "code" });
       // With two-factor on the sign-in is not over yet: the counts are cleared only once the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
       await loginThrottle.recordSuccess(user.email, clientAddressKey(req.ip));
@@ -386,7 +387,7 @@ export const authRoutes = [
       if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
       const { token } = await issueToken(db, {
         userId: user.id,
-        device: signInDevice(input, req.headers["user-agent"]),
+        device: signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers)),
         ttlDays: config.tokenTtlDays,
         clock,
       });

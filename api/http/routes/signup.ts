@@ -8,6 +8,7 @@ import { hashPassword } from "../../identity/passwords";
 import { issueToken, signInDevice } from "../../identity/sessions";
 import { afterSignIn } from "../security";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { clientHintsOf } from "../../identity/user-agent";
 import { LoginResultSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
   EMAIL_REQUIRED,
@@ -106,7 +107,7 @@ async function register({ ctx, req, body: input }: HandlerArgs<typeof registerSc
 
   const { token } = await issueToken(db, {
     userId,
-    device: signInDevice(input, req.headers["user-agent"]),
+    device: signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers)),
     ttlDays: config.tokenTtlDays,
     clock,
   });
