@@ -92,6 +92,14 @@ app.use(
     strictTransportSecurity: portal.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
   }),
 );
+// Ask browsers for the User-Agent client hints the API's parser needs to name a device truthfully
+// ('Windows 11', the real macOS and Android versions; issue 33). They come with the next requests, which
+// the loaders forward to the API. No Vary: only private (no-store) answers use them; a shared cache's
+// public pages never do.
+app.use((_req, res, next) => {
+  res.setHeader("Accept-CH", "Sec-CH-UA-Platform-Version, Sec-CH-UA-Full-Version-List");
+  next();
+});
 app.use(compression());
 
 // Request log: one JSON line per request with its id (a trusted proxy's X-Request-Id, or a new one),

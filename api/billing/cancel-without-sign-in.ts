@@ -139,6 +139,7 @@ export async function cancelWithProof(
     userId: owner.userId,
     kind: "auto_renewal_cancelled",
     userAgent: source.userAgent,
+    clientHints: source.clientHints,
     ip: source.ip,
     detail: `${row.title}, without signing in`,
     at: turnedOffAt,

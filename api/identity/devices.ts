@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
 import { WEB_PLATFORM, revokeSessions } from "./sessions";
+import { LINUX_DISTRIBUTIONS, appPlatformOf, browserLabel } from "./user-agent";
 
 /*
  * Connected devices (commerce spec §2, §3, §7): the device rows of a user that still have a live
@@ -13,6 +14,7 @@ export const DEVICE_MESSAGES = {
   listed: "Connected devices",
   terminated: "Device terminated successfully",
   allTerminated: "All devices terminated successfully",
+  othersTerminated: "Other devices signed out",
   notFound: "Device not found.",
   forbidden: "You can only manage your own devices.",
 } as const;
@@ -23,9 +25,14 @@ export type DeviceIcon = (typeof DEVICE_ICONS)[number];
 export const DeviceSchema = z
   .strictObject({
     id: z.int(),
+    name: z.string().meta({
+      description:
+        "What the device is, ready to show. Web sign-ins: '<browser> <major> on <OS> <version>' ('Firefox 133 on Windows 11', 'Safari 17 on iOS 17.5'), from the User-Agent and client hints at sign-in; a part that is unknown is left out, and 'Web browser' when nothing is known. Other platforms (the desktop app): the brand and model they sent, on their OS ('Dell XPS 13 on Windows 11'), or the platform.",
+      examples: ["Firefox 133 on Windows 11", "Chrome 131 on Android 14", "Dell XPS 13 on Linux 6.8"],
+    }),
     device_icon: z.enum(DEVICE_ICONS).meta({
       description:
-        "From the OS: Windows → windows; macOS, iOS, iPadOS → apple; Android → android; Linux, Chrome OS → linux; otherwise from the platform: 'Web Browser' → browser, anything else → desktop.",
+        "From the OS: Windows → windows; macOS, iOS, iPadOS → apple; Android → android; Linux, its distributions (Ubuntu…) and Chrome OS → linux; otherwise from the platform: 'Web Browser' → browser, anything else → desktop.",
     }),
     device_os: z.string().nullable(),
     device_os_version: z.string().nullable(),
@@ -43,14 +50,29 @@ export const DeviceSchema = z
 
 export type DeviceView = z.infer<typeof DeviceSchema>;
 
-/** The icon of a device, from its OS first, then its platform. */
+/** The icon of a device, from its OS first (as the User-Agent parser names it, or an app sent it), then its platform. */
 export function deviceIcon(os: string | null, platform: string): DeviceIcon {
-  const name = (os ?? "").toLowerCase();
-  if (name.startsWith("windows")) return "windows";
-  if (/^(macos|mac os|ios|ipados|os x)/.test(name)) return "apple";
-  if (name.startsWith("android")) return "android";
-  if (/^(linux|chrome os|ubuntu|debian|fedora)/.test(name)) return "linux";
+  const name = (os ?? "").trim();
+  // An app may send 'Mac OS X' or 'windows 11': the names the parser gives are matched loosely.
+  if (/^windows\b/i.test(name)) return "windows";
+  if (/^(mac ?os|ios|ipados|os x)\b/i.test(name)) return "apple";
+  if (/^android\b/i.test(name)) return "android";
+  if (/^(linux|chrome ?os|chromium os)\b/i.test(name) || LINUX_DISTRIBUTIONS.test(name) || appPlatformOf(name) === "Linux") return "linux";
   return platform === WEB_PLATFORM ? "browser" : "desktop";
+}
+
+type NamedFields = { platform: string; device_os: string | null; device_os_version: string | null; device_brand: string | null; device_model: string | null };
+
+/** The device's name as the list shows it (see DeviceSchema.name). */
+export function deviceName(device: NamedFields): string {
+  if (device.platform === WEB_PLATFORM) {
+    return browserLabel(device.device_model ?? device.device_brand, device.device_os, device.device_os_version) ?? "Web browser";
+  }
+  // An app's own fields: 'Dell' and 'XPS 13' make 'Dell XPS 13' (a model that already names its brand stays as sent).
+  const brand = device.device_brand?.trim() || null;
+  const model = device.device_model?.trim() || null;
+  const what = brand && model && !model.toLowerCase().startsWith(brand.toLowerCase()) ? `${brand} ${model}` : (model ?? brand);
+  return browserLabel(what, device.device_os, device.device_os_version) ?? device.platform;
 }
 
 /** 403 unless `userId` (when given) is the caller's own id. */
@@ -95,6 +117,7 @@ export async function listDevices(db: Database, userId: number, currentDeviceId:
     .execute();
   return rows.map((row) => ({
     id: Number(row.id),
+    name: deviceName(row),
     device_icon: deviceIcon(row.device_os, row.platform),
     device_os: row.device_os,
     device_os_version: row.device_os_version,
@@ -117,4 +140,14 @@ export async function terminateDevice(db: Database, userId: number, deviceId: nu
     .executeTakeFirst();
   if (!device) throw new DomainError("not_found", DEVICE_MESSAGES.notFound);
   return db.transaction().execute((trx) => revokeSessions(trx, { userId, deviceId }));
+}
+
+/**
+ * 'Sign out other devices' (issue 33): every session of the user ends but the caller's own, as when a
+ * password change keeps the session that made it. Each token has its own device row (issueToken), so
+ * keeping the caller's token keeps its device; the other devices' SSO tokens and desktop codes, and
+ * pending two-factor sign-ins, end too. Returns how many tokens were revoked.
+ */
+export async function terminateOtherDevices(db: Database, userId: number, currentTokenId: number): Promise<number> {
+  return db.transaction().execute((trx) => revokeSessions(trx, { userId, all: true, keepTokenId: currentTokenId }));
 }

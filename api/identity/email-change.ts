@@ -190,7 +190,7 @@ export async function verifyEmailChange(ctx: Ctx, opts: { user: User; code: stri
     if (isUniqueViolation(error)) throw invalidCodeError("code");
     throw error;
   }
-  await recordSecurityEvent(db, { userId: user.id, kind: "email_changed", userAgent: opts.source.userAgent, ip: opts.source.ip, at: now });
+  await recordSecurityEvent(db, { userId: user.id, kind: "email_changed", ...opts.source, at: now });
   await ctx.mail.deliver(emailChangedEmail(user.email, `${ctx.config.publicUrl}/email-revert/${token}`));
   return newEmail;
 }
@@ -233,7 +233,7 @@ export async function revertEmailChange(ctx: Ctx, opts: { token: string; source:
     if (isUniqueViolation(error)) throw new DomainError("email_taken", EMAIL_CHANGE_MESSAGES.revertTaken);
     throw error;
   }
-  await recordSecurityEvent(db, { userId, kind: "email_changed", userAgent: opts.source.userAgent, ip: opts.source.ip });
-  await recordSecurityEvent(db, { userId, kind: "signed_out_everywhere", userAgent: opts.source.userAgent, ip: opts.source.ip });
+  await recordSecurityEvent(db, { userId, kind: "email_changed", ...opts.source });
+  await recordSecurityEvent(db, { userId, kind: "signed_out_everywhere", ...opts.source });
   return userId;
 }

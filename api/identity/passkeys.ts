@@ -485,7 +485,7 @@ export async function addPasskey(
     })
     .returning(["id", "name", "created_at", "last_used_at"])
     .executeTakeFirstOrThrow();
-  await noteSecurityEvent(ctx, { userId: user.id, kind: "passkey_added", detail: input.name, userAgent: source.userAgent, ip: source.ip });
+  await noteSecurityEvent(ctx, { userId: user.id, kind: "passkey_added", detail: input.name, userAgent: source.userAgent, clientHints: source.clientHints, ip: source.ip });
   // The passkey is added whether or not the mail server takes the notice.
   await deliverSecurityEmail(ctx, passkeyAddedEmail(user.email, input.name, config.publicUrl));
   return view(row);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import { shortenAddress } from "../platform/trust-proxy";
 import { stripControlCharacters } from "../platform/text";
+import { type ClientHints, describeUserAgent, readStoredClientHints, storedClientHints } from "./user-agent";
 
 /*
  * An account's security events (issue 22, docs/decisions/035): its 'Recent activity' on the security
@@ -23,6 +24,7 @@ export const SECURITY_EVENT_LABELS = {
   card_added: "Card added",
   card_removed: "Card removed",
   signed_out_everywhere: "Signed out everywhere",
+  signed_out_other_devices: "Signed out other devices",
   data_exported: "Data downloaded",
   auto_renewal_cancelled: "Auto-renewal turned off",
 } as const;
@@ -35,9 +37,10 @@ export const SECURITY_EVENT_RETENTION_DAYS = 90;
 /** Events on a page of 'Recent activity'. */
 export const SECURITY_EVENTS_PAGE_SIZE = 20;
 
-/** Who did it, from where: the request's User-Agent and client address (never stored whole). */
+/** Who did it, from where: the request's User-Agent (and client hints) and client address (never stored whole). */
 export interface EventSource {
   userAgent?: string | null;
+  clientHints?: ClientHints | null;
   ip?: string | null;
 }
 
@@ -59,6 +62,7 @@ export async function recordSecurityEvent(db: Database, input: SecurityEventInpu
       kind: input.kind,
       created_at: (input.at ?? new Date()).toISOString(),
       user_agent: input.userAgent ? stripControlCharacters(input.userAgent).slice(0, 512) || null : null,
+      client_hints: storedClientHints(input.clientHints),
       network: shortenAddress(input.ip),
       detail: input.detail ? input.detail.slice(0, 200) : null,
     })
@@ -83,16 +87,20 @@ function isKind(kind: string): kind is SecurityEventKind {
   return Object.hasOwn(SECURITY_EVENT_LABELS, kind);
 }
 
-/** One page (1-based) of the account's events, newest first, and whether there is a next page. */
+/**
+ * One page (1-based) of the account's events, newest first, and whether there is a next page. Each
+ * names its browser ('Firefox 133 on Windows 11'; null when unknown), read from its User-Agent and
+ * client hints.
+ */
 export async function listSecurityEvents(
   db: Database,
   userId: number,
   page = 1,
   pageSize = SECURITY_EVENTS_PAGE_SIZE,
-): Promise<{ events: SecurityEventView[]; hasMore: boolean }> {
+): Promise<{ events: Array<SecurityEventView & { browser: string | null }>; hasMore: boolean }> {
   const rows = await db
     .selectFrom("security_events")
-    .select(["id", "kind", "created_at", "user_agent", "network", "detail"])
+    .select(["id", "kind", "created_at", "user_agent", "client_hints", "network", "detail"])
     .where("user_id", "=", userId)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
@@ -102,7 +110,12 @@ export async function listSecurityEvents(
   const events = rows
     .slice(0, pageSize)
     .filter((row) => isKind(row.kind))
-    .map((row) => ({ ...row, kind: row.kind as SecurityEventKind, label: SECURITY_EVENT_LABELS[row.kind as SecurityEventKind] }));
+    .map(({ client_hints, ...row }) => ({
+      ...row,
+      kind: row.kind as SecurityEventKind,
+      label: SECURITY_EVENT_LABELS[row.kind as SecurityEventKind],
+      browser: describeUserAgent(row.user_agent, readStoredClientHints(client_hints)),
+    }));
   return { events, hasMore: rows.length > pageSize };
 }
 

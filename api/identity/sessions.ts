@@ -4,7 +4,7 @@ import type { User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
 import { bearerToken, generateToken, hashToken, looksLikeToken } from "../platform/tokens";
 import { stripControlCharacters } from "../platform/text";
-import { parseUserAgent } from "./user-agent";
+import { type ClientHints, parseUserAgent } from "./user-agent";
 import { notDeleted } from "./users";
 
 export const WEB_PLATFORM = "Web Browser";
@@ -21,12 +21,12 @@ export interface DeviceInfo {
 }
 
 /**
- * The device row for a sign-in. Web sign-ins are described by the browser's User-Agent (the portal
- * forwards it); other platforms (e.g. 'Desktop') by the fields they send, with the OS taken from the
- * User-Agent when they do not send one.
+ * The device row for a sign-in. Web sign-ins are described by the browser's User-Agent and client
+ * hints (the portal forwards them); other platforms (e.g. 'Desktop') by the fields they send, with the
+ * OS taken from the User-Agent when they do not send one.
  */
-export function describeDevice(info: DeviceInfo, userAgent: string | undefined) {
-  const ua = parseUserAgent(userAgent);
+export function describeDevice(info: DeviceInfo, userAgent: string | undefined, hints?: ClientHints | null) {
+  const ua = parseUserAgent(userAgent, hints);
   const web = info.platform === WEB_PLATFORM;
   return {
     platform: info.platform,
@@ -51,8 +51,8 @@ export interface DeviceInput {
   device_model?: string;
 }
 
-/** The device row of a sign-in from its body fields (platform defaults to 'Web Browser') and User-Agent. */
-export function signInDevice(input: DeviceInput, userAgent: string | undefined) {
+/** The device row of a sign-in from its body fields (platform defaults to 'Web Browser'), User-Agent and client hints. */
+export function signInDevice(input: DeviceInput, userAgent: string | undefined, hints?: ClientHints | null) {
   return describeDevice(
     {
       platform: input.platform ?? WEB_PLATFORM,
@@ -62,6 +62,7 @@ export function signInDevice(input: DeviceInput, userAgent: string | undefined) 
       device_model: input.device_model,
     },
     userAgent,
+    hints,
   );
 }
 

@@ -6,7 +6,7 @@ import { type EmailOrigin, newSignInEmail } from "./emails";
 import { createOneTimeToken } from "./one-time-tokens";
 import { type EventSource, type SecurityEventKind, recordSecurityEvent } from "./security-events";
 import type { SignInDevice } from "./sessions";
-import { parseUserAgent } from "./user-agent";
+import { describeUserAgent } from "./user-agent";
 
 /*
  * Sign-ins and their alerts (issue 22, docs/decisions/035). Every successful sign-in records 'Signed in'
@@ -45,16 +45,8 @@ export const SECURE_LINK_TTL_SECONDS = 24 * 3600;
 
 type Services = Pick<PlatformServices, "db" | "config" | "clock" | "mail" | "logger">;
 
-/** 'Chrome 131 on Windows 10' from a User-Agent, or null. */
-export function describeBrowser(userAgent: string | null | undefined): string | null {
-  const ua = parseUserAgent(userAgent ?? undefined);
-  const system = ua.os ? [ua.os, ua.osVersion].filter(Boolean).join(" ") : null;
-  if (ua.model && system) return `${ua.model} on ${system}`;
-  return ua.model ?? system ?? null;
-}
-
 export function emailOrigin(source: EventSource, at: Date): EmailOrigin {
-  return { at, browser: describeBrowser(source.userAgent), network: shortenAddress(source.ip) };
+  return { at, browser: describeUserAgent(source.userAgent, source.clientHints), network: shortenAddress(source.ip) };
 }
 
 /** Records a security event at the business time. Never fails the request: a failure is logged. */
@@ -89,7 +81,7 @@ export async function noteSignIn(
 ): Promise<boolean> {
   const { db, clock } = ctx;
   const at = clock.now();
-  await noteSecurityEvent(ctx, { userId: opts.user.id, kind: "signed_in", userAgent: opts.userAgent, ip: opts.ip });
+  await noteSecurityEvent(ctx, { userId: opts.user.id, kind: "signed_in", userAgent: opts.userAgent, clientHints: opts.clientHints, ip: opts.ip });
 
   const nowIso = at.toISOString();
   const known = await db

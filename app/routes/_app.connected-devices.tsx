@@ -13,8 +13,10 @@ import { redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
 
 // Connected devices (commerce §2, §3, §4, §7, §8). The confirmations are server-rendered states of
-// this page (?confirm=device-<id> / ?confirm=all, DESIGN §3): Terminate and Clear All are GET forms
-// that open the dialog, whose button posts the action, so everything works without JavaScript.
+// this page (?confirm=device-<id> / ?confirm=all / ?confirm=others, DESIGN §3): Terminate, Clear All
+// and Sign out other devices are GET forms that open the dialog, whose button posts the action, so
+// everything works without JavaScript. Each device's name ('Firefox 133 on Windows 11') and icon are
+// the API's (issue 33).
 
 export const meta: MetaFunction = () => pageMeta("Connected Devices | VPN Account", "The devices signed in to your VPN account, and signing them out.");
 
@@ -53,8 +55,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const notices: ToastView[] = result.ok ? [] : [{ type: "error", message: result.message || FETCH_FAILED }];
 
   const confirmParam = new URL(request.url).searchParams.get("confirm") ?? "";
-  let confirm: { kind: "all" } | { kind: "device"; device: Device } | null = null;
+  const others = devices.filter((d) => !d.current).length;
+  let confirm: { kind: "all" } | { kind: "others"; count: number } | { kind: "device"; device: Device } | null = null;
   if (confirmParam === "all" && devices.length > 0) confirm = { kind: "all" };
+  if (confirmParam === "others" && others > 0) confirm = { kind: "others", count: others };
   const match = /^device-(\d{1,15})$/.exec(confirmParam);
   if (match) {
     const device = devices.find((d) => d.id === Number(match[1]));
@@ -66,6 +70,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       fetchFailed: !result.ok,
       notices,
       confirm,
+      others,
       devices: devices.map((d) => ({ ...d, lastLoginUtc: formatUtc(d.last_login_at), lastActiveUtc: formatUtc(d.last_active_at) })),
     },
     { headers: NO_STORE },
@@ -93,6 +98,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
       });
     }
     return redirectWithSuccess(PAGE, result.message || "Device terminated successfully");
+  }
+
+  if (intent === "terminate-others") {
+    const result = await api.post("/api/devices/terminate-others", { body: { user_id: user.id } });
+    if (!result.ok) {
+      return data({ error: TERMINATE_FAILED, detail: result.message || null }, { status: result.status >= 400 ? result.status : 502, headers: NO_STORE });
+    }
+    // This browser's session is kept: it stays here, signed in.
+    return redirectWithSuccess(PAGE, result.message || "Other devices signed out");
   }
 
   if (intent === "terminate-all") {
@@ -162,39 +176,47 @@ function DeviceIcon({ icon }: { icon: Device["device_icon"] }) {
   );
 }
 
-function osLabel(device: Device): string {
-  const os = device.device_os ?? (device.platform === "Web Browser" ? "Web browser" : device.platform);
-  return device.device_os_version ? `${os} ${device.device_os_version}` : os;
+/** What kind of sign-in a device is: a browser, or an app (its platform as it signed in). */
+function platformLabel(device: Device): string {
+  if (device.platform === "Web Browser") return "Web browser";
+  return device.platform === "Desktop" ? "Desktop app" : device.platform;
 }
 
-function ConfirmDialog({ confirm }: { confirm: NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["confirm"]> }) {
-  const all = confirm.kind === "all";
-  const title = all ? "Terminate all devices?" : "Terminate this device?";
+type Confirm = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["confirm"]>;
+
+const CONFIRM_ACTIONS = {
+  all: { title: "Terminate all devices?", intent: "terminate-all", button: "Clear All" },
+  others: { title: "Sign out other devices?", intent: "terminate-others", button: "Sign out other devices" },
+  device: { title: "Terminate this device?", intent: "terminate", button: "Terminate" },
+} as const;
+
+function ConfirmDialog({ confirm }: { confirm: Confirm }) {
+  const { title, intent, button } = CONFIRM_ACTIONS[confirm.kind];
   return (
     <ModalDialog labelledBy="device-confirm-title" cancelTo={PAGE}>
         <header className="dialog-header">
           <h2 id="device-confirm-title">{title}</h2>
         </header>
-        {all ? (
+        {confirm.kind === "all" ? (
           <p>Every device, this one included, will be signed out. You will need to sign in again.</p>
+        ) : confirm.kind === "others" ? (
+          <p>
+            {confirm.count === 1 ? "The other device" : `The ${confirm.count} other devices`} will be signed out at once. You stay signed
+            in here.
+          </p>
         ) : confirm.device.current ? (
-          <p>
-            This is the device you are using ({osLabel(confirm.device)}). Terminating it signs you out here.
-          </p>
+          <p>This is the device you are using ({confirm.device.name}). Terminating it signs you out here.</p>
         ) : (
-          <p>
-            {osLabel(confirm.device)}
-            {confirm.device.device_model ? ` · ${confirm.device.device_model}` : ""} will be signed out at once.
-          </p>
+          <p>{confirm.device.name} will be signed out at once.</p>
         )}
         <Form method="post" action={PAGE} className="device-dialog__actions">
-          <input type="hidden" name="intent" value={all ? "terminate-all" : "terminate"} />
-          {all ? null : <input type="hidden" name="device_id" value={confirm.device.id} />}
+          <input type="hidden" name="intent" value={intent} />
+          {confirm.kind === "device" ? <input type="hidden" name="device_id" value={confirm.device.id} /> : null}
           <Link to={PAGE} className="button" replace>
             Cancel
           </Link>
-          <SubmitButton intent={all ? "terminate-all" : "terminate"} className="button button--danger">
-            {all ? "Clear All" : "Terminate"}
+          <SubmitButton intent={intent} className="button button--danger">
+            {button}
           </SubmitButton>
         </Form>
     </ModalDialog>
@@ -202,7 +224,7 @@ function ConfirmDialog({ confirm }: { confirm: NonNullable<ReturnType<typeof use
 }
 
 export default function ConnectedDevicesPage() {
-  const { devices, notices, confirm, fetchFailed } = useLoaderData<typeof loader>();
+  const { devices, notices, confirm, others, fetchFailed } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const failure = actionData && "error" in actionData ? actionData : null;
   // The failure stays in the page's alert below (issue 21); the toast only echoes it.
@@ -218,12 +240,22 @@ export default function ConnectedDevicesPage() {
           <p className="tagline">The devices signed in to your account. Terminate any you do not recognise.</p>
         </div>
         {devices.length > 0 ? (
-          <Form method="get" action={PAGE}>
-            <input type="hidden" name="confirm" value="all" />
-            <button type="submit" className="button button--danger">
-              Clear All
-            </button>
-          </Form>
+          <div className="devices-header__actions">
+            {others > 0 ? (
+              <Form method="get" action={PAGE}>
+                <input type="hidden" name="confirm" value="others" />
+                <button type="submit" className="button">
+                  Sign out other devices
+                </button>
+              </Form>
+            ) : null}
+            <Form method="get" action={PAGE}>
+              <input type="hidden" name="confirm" value="all" />
+              <button type="submit" className="button button--danger">
+                Clear All
+              </button>
+            </Form>
+          </div>
         ) : null}
       </header>
 
@@ -247,8 +279,8 @@ export default function ConnectedDevicesPage() {
               <div className="device-card__top">
                 <DeviceIcon icon={device.device_icon} />
                 <div>
-                  <h2 className="device-card__os">{osLabel(device)}</h2>
-                  <p className="device-card__model muted">{device.device_model ?? device.device_brand ?? device.platform}</p>
+                  <h2 className="device-card__os">{device.name}</h2>
+                  <p className="device-card__model muted">{platformLabel(device)}</p>
                 </div>
                 {device.current ? <span className="badge badge--on">This device</span> : null}
               </div>
@@ -263,7 +295,7 @@ export default function ConnectedDevicesPage() {
                 <button
                   type="submit"
                   className="button button--block"
-                  aria-label={device.current ? "Terminate (this device)" : `Terminate ${osLabel(device)}`}
+                  aria-label={device.current ? "Terminate (this device)" : `Terminate ${device.name}`}
                 >
                   Terminate
                 </button>

@@ -1513,6 +1513,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/terminate-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out every other device
+         * @description Revokes every token of the caller but the one making this request: every other device is signed out (its next request answers 401) and drops out of the list, while this one stays signed in. One-time SSO tokens and desktop codes made by the other sessions and waiting two-factor sign-ins stop working too. Recorded as 'Signed out other devices' in the security log.
+         */
+        post: operations["terminateOtherDevices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/security-events": {
         parameters: {
             query?: never;
@@ -2761,6 +2781,10 @@ export interface components {
             /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
             user_id?: number | string;
         };
+        TerminateOtherDevicesRequest: {
+            /** @description The caller's own user id, as the spec's client sends it; any other id is refused (403). May be left out. */
+            user_id?: number | string;
+        };
         SignInAlertsRequest: {
             /**
              * @description 1 (or true) turns the alerts on; 0, false or missing turns them off.
@@ -3415,6 +3439,21 @@ export interface components {
             /** @description The same in cents. */
             total_cents: number;
         };
+        PaymentConfig: {
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            publishable_key: string;
+            crypto: boolean;
+            paypal: boolean;
+            paypal_client_id: string | null;
+            /** @description The device asking, read by the API's one User-Agent parser from the User-Agent and client hints the portal forwards: the wallets say why Apple Pay is missing on Android, the receipt offers this device's app first. */
+            device: {
+                /** @description Its system as the device list names it ('Android', 'iOS', 'Windows'), or null. */
+                os: string | null;
+                /** @description Which of the apps fits it (the receipt offers it first), or null. */
+                app: ("Windows" | "macOS" | "Linux" | "Android" | "iOS") | null;
+            };
+        };
         PaymentResult: {
             /**
              * @description paid: the plan is active (subscription); requires_action: the card needs 3-D Secure: send the browser to redirect_url, or run client_secret's next action with Stripe.js (authentication_url in a dialog in the sandbox), then finish with /api/payments/card/complete-authentication; pending: the payment is not complete yet.
@@ -3474,14 +3513,7 @@ export interface components {
             term_ends_on: string;
             /** @description The answer of POST /api/checkout/quote for each payment method the checkout offers (saved_card only to a signed-in account with a saved card; paypal and crypto when configured), with the coupon sent when it can be used (coupon_code null otherwise). */
             quotes: components["schemas"]["CheckoutQuote"][];
-            gateway: {
-                /** @enum {string} */
-                mode: "live" | "sandbox";
-                publishable_key: string;
-                crypto: boolean;
-                paypal: boolean;
-                paypal_client_id: string | null;
-            };
+            gateway: components["schemas"]["PaymentConfig"];
             user: components["schemas"]["User"];
             saved_cards: components["schemas"]["SavedCard"][];
             subscription: components["schemas"]["Subscription"] | null;
@@ -4009,7 +4041,7 @@ export interface components {
         SecurityEvent: {
             id: number;
             /** @enum {string} */
-            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "data_exported" | "auto_renewal_cancelled";
+            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "signed_out_other_devices" | "data_exported" | "auto_renewal_cancelled";
             /** @description What the security page shows ('Signed in'). */
             label: string;
             /**
@@ -4025,7 +4057,14 @@ export interface components {
         Device: {
             id: number;
             /**
-             * @description From the OS: Windows → windows; macOS, iOS, iPadOS → apple; Android → android; Linux, Chrome OS → linux; otherwise from the platform: 'Web Browser' → browser, anything else → desktop.
+             * @description What the device is, ready to show. Web sign-ins: '<browser> <major> on <OS> <version>' ('Firefox 133 on Windows 11', 'Safari 17 on iOS 17.5'), from the User-Agent and client hints at sign-in; a part that is unknown is left out, and 'Web browser' when nothing is known. Other platforms (the desktop app): the brand and model they sent, on their OS ('Dell XPS 13 on Windows 11'), or the platform.
+             * @example Firefox 133 on Windows 11
+             * @example Chrome 131 on Android 14
+             * @example Dell XPS 13 on Linux 6.8
+             */
+            name: string;
+            /**
+             * @description From the OS: Windows → windows; macOS, iOS, iPadOS → apple; Android → android; Linux, its distributions (Ubuntu…) and Chrome OS → linux; otherwise from the platform: 'Web Browser' → browser, anything else → desktop.
              * @enum {string}
              */
             device_icon: "windows" | "apple" | "android" | "linux" | "desktop" | "browser";
@@ -4065,7 +4104,7 @@ export interface components {
         SecurityEventItem: {
             id: number;
             /** @enum {string} */
-            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "data_exported" | "auto_renewal_cancelled";
+            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "signed_out_other_devices" | "data_exported" | "auto_renewal_cancelled";
             /** @description What the security page shows ('Signed in'). */
             label: string;
             /**
@@ -4077,7 +4116,7 @@ export interface components {
             /** @description The client address shortened: IPv4 to its /24, IPv6 to its /48. */
             network: string | null;
             detail: string | null;
-            /** @description The browser and system read from user_agent ('Chrome 131 on Windows 10'), or null. */
+            /** @description The browser and system read from user_agent and the client hints sent with it ('Firefox 133 on Windows 11'), or null. */
             browser: string | null;
         };
         SignInAlerts: {
@@ -5031,14 +5070,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data: {
-                            /** @enum {string} */
-                            mode: "live" | "sandbox";
-                            publishable_key: string;
-                            crypto: boolean;
-                            paypal: boolean;
-                            paypal_client_id: string | null;
-                        };
+                        data: components["schemas"]["PaymentConfig"];
                     };
                 };
             };
@@ -8189,6 +8221,52 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             /** @description How many tokens were revoked. */
+                            revoked: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'You can only manage your own devices.' (user_id is not the caller's own id) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    terminateOtherDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminateOtherDevicesRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TerminateOtherDevicesRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Other devices signed out' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description How many tokens were revoked (0 when no other device was signed in). */
                             revoked: number;
                         };
                     };

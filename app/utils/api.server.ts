@@ -161,6 +161,9 @@ type Call<M extends Method> = <P extends PathsWithMethod<M>, Init extends MaybeO
   ...init: InitArgs<Init>
 ) => Promise<ApiResult<OkData<paths[P][M]>>>;
 
+/** The User-Agent client hints forwarded to the API (the first two are sent without being asked). */
+const CLIENT_HINTS = ["Sec-CH-UA", "Sec-CH-UA-Platform", "Sec-CH-UA-Platform-Version", "Sec-CH-UA-Full-Version-List"] as const;
+
 /** Headers of every call to the API on behalf of this request. */
 function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clientIp" | "requestId">, token?: string | null) {
   const headers: Record<string, string> = { Accept: "application/json" };
@@ -171,6 +174,12 @@ function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clie
   if (context.requestId) headers["X-Request-Id"] = context.requestId;
   const userAgent = request.headers.get("User-Agent");
   if (userAgent) headers["User-Agent"] = userAgent;
+  // With its client hints (asked for by Accept-CH, server.ts), which the API's User-Agent parser reads:
+  // only they tell Windows 11 from 10 and the real macOS and Android versions (issue 33).
+  for (const name of CLIENT_HINTS) {
+    const value = request.headers.get(name);
+    if (value && value.length <= 512) headers[name] = value;
+  }
   // This browser's device key: a sign-in from a browser new to the account is emailed (issue 22).
   headers["X-Device-Key"] = deviceKeyFor(request);
   return headers;

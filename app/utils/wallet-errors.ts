@@ -160,13 +160,13 @@ export function describeWalletFailure(wallet: Wallet, cause: WalletCause): { mes
   return { failure, message: walletMessage(wallet, failure, serverMessage), tone: walletTone(failure) };
 }
 
-export function isAndroid(userAgent: string): boolean {
-  return /android/i.test(userAgent);
-}
-
-/** The notice that replaces the Apple Pay button when Apple Pay is not offered (commerce §2, §8). */
-export function appleUnavailableMessage(userAgent: string): string {
-  return isAndroid(userAgent) ? APPLE_PAY_MESSAGES.android : APPLE_PAY_MESSAGES.unavailable;
+/**
+ * The notice that replaces the Apple Pay button when Apple Pay is not offered (commerce §2, §8).
+ * `deviceOs` is the API's reading of this browser (the payment config's `device.os`): the browser
+ * never parses its own User-Agent, so that one parser, in the API, names every device.
+ */
+export function appleUnavailableMessage(deviceOs: string | null): string {
+  return deviceOs === "Android" ? APPLE_PAY_MESSAGES.android : APPLE_PAY_MESSAGES.unavailable;
 }
 
 export type AppleLoadFailure = "no_active_card" | "unsupported_browser" | "not_set_up" | "unknown";

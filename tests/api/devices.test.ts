@@ -60,7 +60,10 @@ describe.each(databases())("connected devices ($name)", (kind) => {
       platform: "Web Browser",
       current: true,
     });
-    expect(devices[1]).toMatchObject({ device_os: "macOS", device_os_version: "10.15.7", current: false });
+    // Safari freezes macOS at 10.15.7 in its User-Agent: not said without a client hint.
+    expect(devices[1]).toMatchObject({ device_os: "macOS", device_os_version: null, current: false });
+    // The API names each device; the portal shows the name as it is.
+    expect(devices.map((d) => d.name)).toEqual(["Chrome 131 on Android 14", "Safari 17 on macOS", "Chrome 131 on Windows 10"]);
     expect(devices.filter((d) => d.current)).toHaveLength(1);
     for (const d of devices) expect(d.last_login_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const times = devices.map((d) => d.last_login_at as string);
@@ -173,5 +176,83 @@ describe.each(databases())("connected devices ($name)", (kind) => {
     for (const token of a.tokens) expect((await t.get("/api/me", { token })).status).toBe(401);
     expect((await t.get("/api/me", { token: b.tokens[0]! })).status).toBe(200);
     expect((await list(a.tokens[0]!)).status).toBe(401);
+  });
+
+  it("names a browser by its User-Agent and client hints: Windows 11 only when Sec-CH-UA-Platform-Version says so", async () => {
+    const email = `devices-${Math.random().toString(36).slice(2, 10)}@example.com`;
+    await t.createUser({ email, password: "correct-horse-battery" });
+    const edge =
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0";
+    const firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    await t.login(email, "correct-horse-battery", { "User-Agent": firefox });
+    t.clock.advanceSeconds(10);
+    const token = await t.login(email, "correct-horse-battery", {
+      "User-Agent": edge,
+      "Sec-CH-UA-Platform": '"Windows"',
+      "Sec-CH-UA-Platform-Version": '"15.0.0"',
+      "Sec-CH-UA-Full-Version-List": '"Microsoft Edge";v="131.0.2903.86", "Chromium";v="131.0.6778.140", "Not_A Brand";v="24.0.0.0"',
+    });
+    const devices = (await list(token)).body.data[0] as Array<Record<string, unknown>>;
+    expect(devices.map((d) => [d.name, d.device_icon, d.device_os_version])).toEqual([
+      ["Edge 131 on Windows 11", "windows", "11"],
+      ["Firefox 133 on Windows 10", "windows", "10"],
+    ]);
+
+    // The activity log names the sign-ins the same way (the hints are kept with the event).
+    const events = await t.get("/api/account/security-events", { token });
+    expect(events.body.data.events.slice(0, 2).map((e: { browser: string }) => e.browser)).toEqual([
+      "Edge 131 on Windows 11",
+      "Firefox 133 on Windows 10",
+    ]);
+  });
+
+  it("a hostile User-Agent or client hint never breaks the list", async () => {
+    const email = `devices-${Math.random().toString(36).slice(2, 10)}@example.com`;
+    await t.createUser({ email, password: "correct-horse-battery" });
+    const token = await t.login(email, "correct-horse-battery", {
+      "User-Agent": `Mozilla/5.0 (${"(".repeat(2000)} <script>`,
+      "Sec-CH-UA-Platform": '"Windows"',
+      "Sec-CH-UA-Platform-Version": `"${"9".repeat(400)}"`,
+      "Sec-CH-UA-Full-Version-List": `"${"A".repeat(300)}";v="1"`,
+    });
+    const res = await list(token);
+    expect(res.status).toBe(200);
+    expect(res.body.data[0][0]).toMatchObject({ name: "Web browser", device_icon: "browser" });
+  });
+
+  it("terminate-others signs out every other device of the caller, keeps the caller's, and records it", async () => {
+    const a = await userWithDevices(3);
+    const b = await userWithDevices(1);
+    const [first, mine, third] = a.tokens as [string, string, string];
+    const res = await t.post("/api/devices/terminate-others", { token: mine, json: { user_id: a.id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: true, message: "Other devices signed out", data: { revoked: 2 } });
+    expect((await t.get("/api/me", { token: first })).status).toBe(401);
+    expect((await t.get("/api/me", { token: third })).status).toBe(401);
+    expect((await t.get("/api/me", { token: mine })).status).toBe(200);
+    expect((await t.get("/api/me", { token: b.tokens[0]! })).status).toBe(200);
+    const left = (await list(mine)).body.data[0] as Array<{ current: boolean; name: string }>;
+    expect(left).toEqual([expect.objectContaining({ current: true, name: "Safari 17 on macOS" })]);
+
+    const event = await t.db
+      .selectFrom("security_events")
+      .select(["kind", "user_agent"])
+      .where("user_id", "=", a.id)
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(event.kind).toBe("signed_out_other_devices");
+    const events = await t.get("/api/account/security-events", { token: mine });
+    expect(events.body.data.events[0]).toMatchObject({ kind: "signed_out_other_devices", label: "Signed out other devices" });
+
+    // Again, with no other device: nothing to revoke, still signed in.
+    const again = await t.post("/api/devices/terminate-others", { token: mine, json: {} });
+    expect(again.body).toMatchObject({ status: true, data: { revoked: 0 } });
+    expect((await t.get("/api/me", { token: mine })).status).toBe(200);
+
+    // Another user's id: 403; no token: 401; a malformed body: 422, never a 500.
+    expect((await t.post("/api/devices/terminate-others", { token: mine, json: { user_id: b.id } })).status).toBe(403);
+    expect((await t.post("/api/devices/terminate-others", { json: {} })).status).toBe(401);
+    expect((await t.post("/api/devices/terminate-others", { token: mine, json: { user_id: "abc" } })).status).toBe(422);
+    expect((await t.get("/api/me", { token: b.tokens[0]! })).status).toBe(200);
   });
 });

@@ -63,7 +63,13 @@ describe.each(databases())("outside sandbox mode ($name)", (kind) => {
       crypto: false,
       paypal: false,
       paypal_client_id: null,
+      device: { os: null, app: null },
     });
+    // The device asking, as the API's one User-Agent parser reads it (the wallets' Android notice, the receipt's first app).
+    const android = await t.get("/api/payments/config", {
+      headers: { "User-Agent": "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36" },
+    });
+    expect(android.body.data.device).toEqual({ os: "Android", app: "Android" });
     const invoice = await t.post("/api/payments/crypto/invoice", {
       json: { planId: 7, amount: "1.00", currency: "USD", email: "someone@example.com" },
     });

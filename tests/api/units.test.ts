@@ -4,7 +4,6 @@ import { tooManyLoginsMessage } from "../../api/platform/rate-limit";
 import { LIVE_ESSENTIALS } from "./harness";
 import { bearerToken, generateToken, hashToken, looksLikeToken } from "../../api/platform/tokens";
 import { clientAddressKey, createTrustFunction } from "../../api/platform/trust-proxy";
-import { parseUserAgent } from "../../api/identity/user-agent";
 
 describe("sandbox mode is a deliberate setting (issue 17)", () => {
   it("refuses to start without it when mail and a card gateway are missing, naming every variable", () => {
@@ -225,40 +224,3 @@ describe("rate-limit message", () => {
   });
 });
 
-describe("parseUserAgent", () => {
-  const cases: Array<[string, Partial<ReturnType<typeof parseUserAgent>>]> = [
-    [
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-      { os: "Windows", osVersion: "10", browser: "Chrome", model: "Chrome 131" },
-    ],
-    [
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86",
-      { os: "Windows", browser: "Edge", model: "Edge 131" },
-    ],
-    [
-      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
-      { os: "macOS", osVersion: "10.15.7", browser: "Safari", model: "Safari 18" },
-    ],
-    [
-      "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
-      { os: "Linux", osVersion: null, browser: "Firefox", model: "Firefox 133" },
-    ],
-    [
-      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1",
-      { os: "iOS", osVersion: "17.5", browser: "Chrome", model: "Chrome 131" },
-    ],
-    [
-      "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
-      { os: "Android", osVersion: "14", browser: "Samsung Internet", model: "Samsung Internet 26" },
-    ],
-    [
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/116.0.0.0",
-      { os: "Windows", browser: "Opera", model: "Opera 116" },
-    ],
-    ["curl/8.5.0", { os: null, browser: null, model: null }],
-    ["", { os: null, osVersion: null, browser: null, browserVersion: null, model: null }],
-  ];
-  it.each(cases)("%s", (ua, expected) => {
-    expect(parseUserAgent(ua)).toMatchObject(expected);
-  });
-});

@@ -1,19 +1,23 @@
 import type { Browser, Page, TestInfo } from "@playwright/test";
 import { expectKeyboardModal } from "../support/dialogs";
-import { hasJavaScript, open } from "../support/e2e";
+import { hasJavaScript, open, withDatabase } from "../support/e2e";
 import { expect, signInThroughForm, test } from "../support/fixtures";
 
 // Connected devices (commerce §2, §4, §8): two browsers signed in to one fresh account; one ends the
-// other's session through the server-rendered confirm step, then Clear All signs everyone out.
+// other's session through the server-rendered confirm step, then Clear All signs everyone out. Each
+// device is named by the API from its User-Agent (issue 33), and 'Sign out other devices' keeps this one.
 // The empty state ('No Connected Devices found!') cannot be reached from a signed-in browser (its
 // own device is always listed); the API suite checks that no device is listed once no token is live.
 
-async function secondBrowser(browser: Browser, testInfo: TestInfo): Promise<Page> {
+const FIREFOX_WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+async function secondBrowser(browser: Browser, testInfo: TestInfo, userAgent?: string): Promise<Page> {
   const context = await browser.newContext({
     baseURL: testInfo.project.use.baseURL,
     javaScriptEnabled: hasJavaScript(testInfo),
     // Another zone than the server's UTC, so the local conversion shows.
     timezoneId: "Asia/Kolkata",
+    ...(userAgent ? { userAgent } : {}),
   });
   return context.newPage();
 }
@@ -82,6 +86,65 @@ test("lists both devices, terminates the other one after confirming, and Clear A
     await expect(page.getByText("All devices terminated successfully")).toBeVisible();
     await page.goto("/connected-devices");
     await expect(page).toHaveURL(/\/login\?oldurl=/);
+  } finally {
+    await other.context().close();
+  }
+});
+
+test("each device is named by its browser and system, and 'Sign out other devices' signs out the other browser only", async ({ page, browser, login }, testInfo) => {
+  const user = await login();
+  // Firefox 133 on Windows: a browser whose User-Agent names its system (no client hints from Firefox).
+  const other = await secondBrowser(browser, testInfo, FIREFOX_WINDOWS);
+  try {
+    await signInThroughForm(other.request, testInfo.project.use.baseURL!, user);
+    await open(other, "/", testInfo);
+    await expect(other).toHaveURL(/\/$/);
+
+    const response = await open(page, "/connected-devices", testInfo);
+    // The portal asks for the client hints that tell Windows 11 (and the real macOS and Android versions).
+    expect(response?.headers()["accept-ch"]).toBe("Sec-CH-UA-Platform-Version, Sec-CH-UA-Full-Version-List");
+    await expect(deviceCards(page)).toHaveCount(2);
+    const theirs = deviceCards(page).filter({ hasNotText: "This device" });
+    await expect(theirs.getByRole("heading", { level: 2 })).toHaveText("Firefox 133 on Windows 10");
+    await expect(theirs.getByRole("img")).toHaveAccessibleName("Windows");
+    await expect(theirs).toContainText("Web browser");
+    // This browser (Playwright's Chrome): its browser and major version, on the system its User-Agent names.
+    await expect(deviceCards(page).filter({ hasText: "This device" }).getByRole("heading", { level: 2 })).toHaveText(/^Chrome \d+ on \S+/);
+
+    // The confirm step is a state of the page; Cancel goes back without signing anyone out.
+    await page.getByRole("button", { name: "Sign out other devices" }).click();
+    await expect(page).toHaveURL(/\?confirm=others$/);
+    const dialog = page.getByRole("dialog", { name: "Sign out other devices?" });
+    await expect(dialog).toContainText("The other device will be signed out at once. You stay signed in here.");
+    await dialog.getByRole("link", { name: "Cancel" }).click();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    await expect(deviceCards(page)).toHaveCount(2);
+
+    await page.getByRole("button", { name: "Sign out other devices" }).click();
+    await page.getByRole("dialog", { name: "Sign out other devices?" }).getByRole("button", { name: "Sign out other devices" }).click();
+    await expect(page).toHaveURL(/\/connected-devices$/);
+    await expect(page.getByText("Other devices signed out")).toBeVisible();
+    await expect(deviceCards(page)).toHaveCount(1);
+    await expect(deviceCards(page).filter({ hasText: "This device" })).toHaveCount(1);
+    // No other device left: only Clear All.
+    await expect(page.getByRole("button", { name: "Sign out other devices" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Clear All" })).toBeVisible();
+
+    // The other browser is signed out on its next page load; this one still sees its devices.
+    await other.goto("/connected-devices");
+    await expect(other).toHaveURL(/\/login(\?|$)/);
+    await page.goto("/connected-devices");
+    await expect(page).toHaveURL(/\/connected-devices$/);
+
+    // What the database holds: one live token left, and the security log says what happened.
+    const { live, kinds } = await withDatabase(async (db) => {
+      const owner = await db.selectFrom("users").select("id").where("email", "=", user.email).executeTakeFirstOrThrow();
+      const tokens = await db.selectFrom("tokens").select("id").where("user_id", "=", owner.id).where("revoked_at", "is", null).execute();
+      const events = await db.selectFrom("security_events").select("kind").where("user_id", "=", owner.id).execute();
+      return { live: tokens.length, kinds: events.map((e) => e.kind) };
+    });
+    expect(live).toBe(1);
+    expect(kinds).toContain("signed_out_other_devices");
   } finally {
     await other.context().close();
   }

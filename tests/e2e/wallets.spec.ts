@@ -138,6 +138,16 @@ test.describe("wallets at checkout, with JavaScript", () => {
     await expect(page.getByText("Apple Pay isn’t supported on Android devices. Please use Google Pay or another payment method.")).toBeVisible();
   });
 
+  test.describe("on an Android phone", () => {
+    test.use({ userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36" });
+    test("Apple Pay names Android: the API read the device from the request (the browser parses no User-Agent)", async ({ page, login }, testInfo) => {
+      await signedInAtCheckout(page, testInfo, login);
+      await panel(page, "Apple Pay").locator("summary").click();
+      await expect(page.getByText("Apple Pay isn’t supported on Android devices. Please use Google Pay or another payment method.")).toBeVisible();
+      await expect(page.getByRole("button", { name: "Pay with Apple Pay" })).toHaveCount(0);
+    });
+  });
+
   test("a visitor sees the wallet panels but verifies the email first", async ({ page }, testInfo) => {
     await open(page, CHECKOUT, testInfo);
     const google = panel(page, "Google Pay");

@@ -27,8 +27,9 @@ import {
 
 // Every Google Pay, Apple Pay, wallet-load and express-checkout message of commerce §8, reached from its cause.
 
-const ANDROID_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
-const MAC_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15";
+// The device as the API read it (the payment config's device.os): the browser never parses its User-Agent.
+const ANDROID = "Android";
+const MACOS = "macOS";
 
 const message = (wallet: Wallet, cause: WalletCause) => describeWalletFailure(wallet, cause).message;
 
@@ -68,8 +69,8 @@ describe("Google Pay messages", () => {
       tone: "info",
       message: "Google Pay is not available in this browser or device.",
     });
-    expect(sandboxUnavailable("googlepay", "unavailable", MAC_UA)).toBe(GOOGLE_PAY_MESSAGES.unavailable);
-    expect(sandboxUnavailable("googlepay", null, ANDROID_UA)).toBeNull();
+    expect(sandboxUnavailable("googlepay", "unavailable", MACOS)).toBe(GOOGLE_PAY_MESSAGES.unavailable);
+    expect(sandboxUnavailable("googlepay", null, ANDROID)).toBeNull();
   });
 
   it("generic: a server failure, a rate limit, anything unexpected", () => {
@@ -103,14 +104,14 @@ describe("Apple Pay messages", () => {
   });
 
   it("on Android, or not available: the notice that replaces the button", () => {
-    expect(appleUnavailableMessage(ANDROID_UA)).toBe("Apple Pay isn’t supported on Android devices. Please use Google Pay or another payment method.");
-    expect(appleUnavailableMessage(MAC_UA)).toBe("Apple Pay is not available on your device. Please use a different payment method or device.");
+    expect(appleUnavailableMessage(ANDROID)).toBe("Apple Pay isn’t supported on Android devices. Please use Google Pay or another payment method.");
+    expect(appleUnavailableMessage(MACOS)).toBe("Apple Pay is not available on your device. Please use a different payment method or device.");
     expect(message("applepay", { type: "unavailable", android: true })).toBe(APPLE_PAY_MESSAGES.android);
     expect(message("applepay", { type: "unavailable" })).toBe(APPLE_PAY_MESSAGES.unavailable);
-    expect(sandboxUnavailable("applepay", null, ANDROID_UA)).toBe(APPLE_PAY_MESSAGES.android);
-    expect(sandboxUnavailable("applepay", "android", MAC_UA)).toBe(APPLE_PAY_MESSAGES.android);
-    expect(sandboxUnavailable("applepay", "unavailable", MAC_UA)).toBe(APPLE_PAY_MESSAGES.unavailable);
-    expect(sandboxUnavailable("applepay", null, MAC_UA)).toBeNull();
+    expect(sandboxUnavailable("applepay", null, ANDROID)).toBe(APPLE_PAY_MESSAGES.android);
+    expect(sandboxUnavailable("applepay", "android", MACOS)).toBe(APPLE_PAY_MESSAGES.android);
+    expect(sandboxUnavailable("applepay", "unavailable", MACOS)).toBe(APPLE_PAY_MESSAGES.unavailable);
+    expect(sandboxUnavailable("applepay", null, MACOS)).toBeNull();
   });
 
   it("a refused payment (declined, card not authorized) is the checkout's 'Apple Pay transaction failed. Please try again.'", () => {
@@ -145,10 +146,10 @@ describe("Apple Pay wallet load messages", () => {
   });
 
   it("and from the sandbox's ?wallet= flags", () => {
-    expect(sandboxUnavailable("applepay", "no-active-card", MAC_UA)).toBe(APPLE_PAY_LOAD_MESSAGES.noActiveCard);
-    expect(sandboxUnavailable("applepay", "unsupported-browser", MAC_UA)).toBe(APPLE_PAY_LOAD_MESSAGES.unsupportedBrowser);
-    expect(sandboxUnavailable("applepay", "not-set-up", MAC_UA)).toBe(APPLE_PAY_LOAD_MESSAGES.notSetUp);
-    expect(sandboxUnavailable("applepay", "load-error", MAC_UA)).toBe(APPLE_PAY_LOAD_MESSAGES.default);
+    expect(sandboxUnavailable("applepay", "no-active-card", MACOS)).toBe(APPLE_PAY_LOAD_MESSAGES.noActiveCard);
+    expect(sandboxUnavailable("applepay", "unsupported-browser", MACOS)).toBe(APPLE_PAY_LOAD_MESSAGES.unsupportedBrowser);
+    expect(sandboxUnavailable("applepay", "not-set-up", MACOS)).toBe(APPLE_PAY_LOAD_MESSAGES.notSetUp);
+    expect(sandboxUnavailable("applepay", "load-error", MACOS)).toBe(APPLE_PAY_LOAD_MESSAGES.default);
   });
 });
 

@@ -27,6 +27,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { noteSecurityEvent, noteSignIn, parseDeviceKey } from "../../identity/sign-in-alerts";
 import { DEVICE_KEY_HEADER, afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn } from "../../identity/two-factor";
+import { clientHintsOf } from "../../identity/user-agent";
 import { LoginResultSchema, findUserByEmail, findUserById, notDeleted, publicUser } from "../../identity/users";
 import {
   EMAIL_REQUIRED,
@@ -184,7 +185,7 @@ export const authRoutes = [
       const user = await findUserByEmail(db, input.email);
       // Without an account the stored code was never sent: guessing it is just a wrong code.
       if (!user) throw invalidCodeError("code");
-      const device = signInDevice(input, req.headers["user-agent"]);
+      const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
       const signedIn = await finishSignIn(ctx, { user, device, purpose: "code" });
       // With two-factor on the sign-in is not over yet: the counts are cleared only once the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
@@ -385,7 +386,7 @@ export const authRoutes = [
       const userId = await consumeOneTimeToken(db, { purpose: "sso", token: input.access_token });
       const user = userId === null ? undefined : await findUserById(db, userId);
       if (!user) throw new DomainError("sso_token_invalid", AUTH_MESSAGES.ssoInvalid);
-      const device = signInDevice(input, req.headers["user-agent"]);
+      const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
       const { token } = await issueToken(db, { userId: user.id, device, ttlDays: config.tokenTtlDays, clock });
       await afterSignIn(ctx, req, user, device);
       return { data: { token, user: publicUser(user) }, message: AUTH_MESSAGES.loggedIn };

@@ -8,6 +8,7 @@ import { invalidCodeError, sendCode, useCode } from "../../identity/codes";
 import { SUBJECTS, cancelCodeEmail } from "../../identity/emails";
 import { findUserByEmail } from "../../identity/users";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { eventSource } from "../security";
 import { EMAIL_REQUIRED, body, codeField, emailField, requiredText } from "../validation";
 
 /*
@@ -136,10 +137,7 @@ export const cancelRoutes = [
       422: `${PROOF_ERRORS}; '${AUTO_RENEWAL_MESSAGES.tooLate}'; or nothing renews ('${CANCEL_MESSAGES.alreadyOff}', crypto, one-time).`,
     },
     async handler({ ctx, req, body: input }) {
-      const done = await cancelWithProof(ctx.notices, input.proof, {
-        userAgent: req.headers["user-agent"] ?? null,
-        ip: req.ip ?? null,
-      });
+      const done = await cancelWithProof(ctx.notices, input.proof, eventSource(req));
       return { data: done, message: CANCEL_MESSAGES.turnedOff };
     },
   }),

@@ -54,7 +54,7 @@ export const checkoutRoutes = [
         .meta({ id: "AccountCheckout" }),
     },
     errors: { 404: `'${PLAN_MESSAGES.notFound}'`, 429: TOO_MANY_COUPONS },
-    async handler({ ctx, res, auth, query }) {
+    async handler({ ctx, req, res, auth, query }) {
       const [savedCards, subscription] = await Promise.all([
         savedCardsOf(ctx, auth.user.id),
         activeSubscription(ctx.db, auth.user.id, ctx.clock.now()),
@@ -63,7 +63,7 @@ export const checkoutRoutes = [
       return {
         data: {
           ...detail,
-          gateway: paymentConfigOf(ctx),
+          gateway: paymentConfigOf(ctx, req),
           user: publicUser(auth.user),
           saved_cards: savedCards,
           subscription: subscription ? publicSubscription(subscription) : null,

@@ -6,6 +6,7 @@ import {
   assertOwnUser,
   listDevices,
   terminateDevice,
+  terminateOtherDevices,
 } from "../../identity/devices";
 import { revokeSessions } from "../../identity/sessions";
 import { noteSecurityEvent } from "../../identity/sign-in-alerts";
@@ -28,6 +29,8 @@ const terminateSchema = body({
 }).meta({ id: "TerminateDeviceRequest" });
 
 const terminateAllSchema = body({ user_id: userIdField() }).meta({ id: "TerminateAllDevicesRequest" });
+
+const terminateOthersSchema = body({ user_id: userIdField() }).meta({ id: "TerminateOtherDevicesRequest" });
 
 const FORBIDDEN = `'${DEVICE_MESSAGES.forbidden}' (user_id is not the caller's own id)`;
 
@@ -108,6 +111,29 @@ export const deviceRoutes = [
       const revoked = await ctx.db.transaction().execute((trx) => revokeSessions(trx, { userId: auth.user.id, all: true }));
       await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "signed_out_everywhere", ...eventSource(req) });
       return { data: { revoked }, message: DEVICE_MESSAGES.allTerminated };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/devices/terminate-others",
+    operationId: "terminateOtherDevices",
+    tags: ["Account"],
+    summary: "Sign out every other device",
+    description:
+      "Revokes every token of the caller but the one making this request: every other device is signed out (its next request answers 401) and drops out of the list, while this one stays signed in. One-time SSO tokens and desktop codes made by the other sessions and waiting two-factor sign-ins stop working too. Recorded as 'Signed out other devices' in the security log.",
+    auth: true,
+    body: terminateOthersSchema,
+    success: {
+      description: `'${DEVICE_MESSAGES.othersTerminated}'`,
+      data: z.strictObject({ revoked: z.int().meta({ description: "How many tokens were revoked (0 when no other device was signed in)." }) }),
+    },
+    errors: { 403: FORBIDDEN },
+    async handler({ ctx, req, auth, body: input }) {
+      assertOwnUser(input.user_id, auth.user.id);
+      const revoked = await terminateOtherDevices(ctx.db, auth.user.id, auth.tokenId);
+      await noteSecurityEvent(ctx, { userId: auth.user.id, kind: "signed_out_other_devices", ...eventSource(req) });
+      return { data: { revoked }, message: DEVICE_MESSAGES.othersTerminated };
     },
   }),
 ];

@@ -15,6 +15,7 @@ import { syncCustomerEmail } from "../../payments/customer-email";
 import { DataExportSchema, exportAccountData, reserveExport } from "../../billing/data-export";
 import { recordSecurityEvent } from "../../identity/security-events";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { eventSource } from "../security";
 import { CODE_FORMAT, body, codeField, emailField, requiredText } from "../validation";
 
 // Changing the account's email and the copy of its data (issue 22, docs/decisions/036; the rules are
@@ -43,8 +44,6 @@ const verifySchema = body({ code: codeField() }).meta({ id: "EmailChangeVerifyRe
 const revertSchema = body({
   token: requiredText("token", { max: 200 }).meta({ description: "The token of the link in 'Your email address was changed'." }),
 }).meta({ id: "EmailRevertRequest" });
-
-const sourceOf = (req: { ip?: string; get(name: string): string | undefined }) => ({ userAgent: req.get("user-agent") ?? null, ip: req.ip ?? null });
 
 export const emailChangeRoutes = [
   confirmationCodeRoute({
@@ -124,7 +123,7 @@ export const emailChangeRoutes = [
       422: responses.CodeRejected,
     },
     async handler({ ctx, req, auth, body: input }) {
-      const email = await verifyEmailChange(ctx, { user: auth.user, code: input.code, source: sourceOf(req) });
+      const email = await verifyEmailChange(ctx, { user: auth.user, code: input.code, source: eventSource(req) });
       await syncCustomerEmail(ctx.payments, auth.user.id, ctx.logger);
       return { data: publicUser({ ...auth.user, email }), message: EMAIL_CHANGE_MESSAGES.changed };
     },
@@ -146,7 +145,7 @@ export const emailChangeRoutes = [
       422: `Validation, or '${EMAIL_CHANGE_MESSAGES.revertInvalid}'`,
     },
     async handler({ ctx, req, body: input }) {
-      const userId = await revertEmailChange(ctx, { token: input.token, source: sourceOf(req) });
+      const userId = await revertEmailChange(ctx, { token: input.token, source: eventSource(req) });
       await syncCustomerEmail(ctx.payments, userId, ctx.logger);
       return { data: null, message: EMAIL_CHANGE_MESSAGES.reverted };
     },
@@ -168,7 +167,7 @@ export const emailChangeRoutes = [
     async handler({ ctx, req, auth }) {
       await reserveExport(ctx.limiter, auth.user.id);
       const now = ctx.clock.now();
-      await recordSecurityEvent(ctx.db, { userId: auth.user.id, kind: "data_exported", ...sourceOf(req), at: now });
+      await recordSecurityEvent(ctx.db, { userId: auth.user.id, kind: "data_exported", ...eventSource(req), at: now });
       return { data: await exportAccountData(ctx.db, auth.user.id, now) };
     },
   }),

@@ -28,6 +28,7 @@ import {
 } from "../../identity/passkeys";
 import { issueToken, signInDevice } from "../../identity/sessions";
 import { TWO_FACTOR_MESSAGES } from "../../identity/two-factor";
+import { clientHintsOf } from "../../identity/user-agent";
 import { LoginResultSchema, publicUser } from "../../identity/users";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { afterSignIn, eventSource } from "../security";
@@ -188,7 +189,7 @@ export const passkeyRoutes = [
         ctx,
         auth.user,
         { challengeId: input.challenge_id, name: input.name, response: input.response },
-        { userAgent: req.headers["user-agent"], ip: req.ip, addressKey: clientAddressKey(req.ip), tokenId: auth.tokenId },
+        { ...eventSource(req), addressKey: clientAddressKey(req.ip), tokenId: auth.tokenId },
       );
       return { data: passkey, message: PASSKEY_MESSAGES.added };
     },
@@ -206,7 +207,7 @@ export const passkeyRoutes = [
     success: { description: `'${PASSKEY_MESSAGES.removed}'`, data: z.null() },
     errors: { 404: `'${PASSKEY_MESSAGES.notFound}'` },
     async handler({ ctx, auth, req, params }) {
-      await removePasskey(ctx, auth.user.id, params.id, { userAgent: req.headers["user-agent"], ip: req.ip });
+      await removePasskey(ctx, auth.user.id, params.id, eventSource(req));
       return { data: null, message: PASSKEY_MESSAGES.removed };
     },
   }),
@@ -245,7 +246,7 @@ export const passkeyRoutes = [
     },
     async handler({ ctx, req, body: input }) {
       const user = await verifyPasskeySignIn(ctx, { challengeId: input.challenge_id, response: input.response }, clientAddressKey(req.ip));
-      const device = signInDevice(input, req.headers["user-agent"]);
+      const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
       const { token } = await issueToken(ctx.db, { userId: user.id, device, ttlDays: ctx.config.tokenTtlDays, clock: ctx.clock });
       // 'Signed in', and the alert when the browser is new to the account, as after every sign-in.
       await afterSignIn(ctx, req, user, device);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import type { ApiContext } from "../context";
+import type { Request } from "express";
 import type { PaymentMethod } from "../../platform/db/schema";
 import { DomainError, isRefusal } from "../../platform/errors";
 import { secondsUntil } from "../../platform/rate-limit";
@@ -20,6 +21,7 @@ import { findPlan } from "../../payments/plans";
 import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 import { WEBHOOK_MESSAGES, handleStripeWebhook } from "../../payments/stripe/webhooks";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
+import { APP_PLATFORMS, appPlatformOf, clientHintsOf, parseUserAgent } from "../../identity/user-agent";
 
 export const STRIPE_WEBHOOK_PATH = "/api/payments/stripe/webhook";
 
@@ -212,15 +214,26 @@ export const PaymentConfigSchema = z.strictObject({
   crypto: z.boolean(),
   paypal: z.boolean(),
   paypal_client_id: z.string().nullable(),
-});
+  device: z
+    .strictObject({
+      os: z.string().nullable().meta({ description: "Its system as the device list names it ('Android', 'iOS', 'Windows'), or null." }),
+      app: z.enum(APP_PLATFORMS).nullable().meta({ description: "Which of the apps fits it (the receipt offers it first), or null." }),
+    })
+    .meta({
+      description:
+        "The device asking, read by the API's one User-Agent parser from the User-Agent and client hints the portal forwards: the wallets say why Apple Pay is missing on Android, the receipt offers this device's app first.",
+    }),
+}).meta({ id: "PaymentConfig" });
 
-export function paymentConfigOf(ctx: ApiContext): z.infer<typeof PaymentConfigSchema> {
+export function paymentConfigOf(ctx: ApiContext, req: Request): z.infer<typeof PaymentConfigSchema> {
+  const { os } = parseUserAgent(req.headers["user-agent"], clientHintsOf(req.headers));
   return {
     mode: ctx.payments.gateway.mode,
     publishable_key: ctx.payments.gateway.publishableKey,
     crypto: ctx.crypto !== null,
     paypal: ctx.paypal !== null,
     paypal_client_id: ctx.paypal?.mode === "live" ? ctx.paypal.clientId : null,
+    device: { os, app: appPlatformOf(os) },
   };
 }
 
@@ -237,7 +250,7 @@ export const paymentRoutes = [
       "live: load Stripe.js with publishable_key. sandbox: the sandbox's inline card form posts the card to /dev/stripe/v1/payment_methods with publishable_key as its bearer token (the stand-in for Stripe.js). crypto: whether crypto invoices (BitPay) are offered; false while they are off (no BITPAY_API_TOKEN outside sandbox mode). paypal: whether PayPal is offered (false without PayPal credentials outside sandbox mode); paypal_client_id: live only, the client id for PayPal's JavaScript buttons (null in sandbox mode, where the redirect to the approval page stays).",
     auth: false,
     success: { description: "The card gateway", data: PaymentConfigSchema },
-    handler: ({ ctx }) => ({ data: paymentConfigOf(ctx) }),
+    handler: ({ ctx, req }) => ({ data: paymentConfigOf(ctx, req) }),
   }),
 
   route({

@@ -6,7 +6,7 @@ import {
   SecurityEventSchema,
   listSecurityEvents,
 } from "../../identity/security-events";
-import { describeBrowser, setSignInAlerts, signInAlertsOn } from "../../identity/sign-in-alerts";
+import { setSignInAlerts, signInAlertsOn } from "../../identity/sign-in-alerts";
 import { body, flagField, integerOrDigits } from "../validation";
 
 /*
@@ -37,7 +37,7 @@ const eventsQuery = z.object({
 });
 
 const SecurityEventItemSchema = SecurityEventSchema.extend({
-  browser: z.string().nullable().meta({ description: "The browser and system read from user_agent ('Chrome 131 on Windows 10'), or null." }),
+  browser: z.string().nullable().meta({ description: "The browser and system read from user_agent and the client hints sent with it ('Firefox 133 on Windows 11'), or null." }),
 }).meta({ id: "SecurityEventItem" });
 
 const EventsPageSchema = z
@@ -78,7 +78,7 @@ export const securityRoutes = [
     async handler({ ctx, auth, query }) {
       const { events, hasMore } = await listSecurityEvents(ctx.db, auth.user.id, query.page);
       return {
-        data: { events: events.map((event) => ({ ...event, browser: describeBrowser(event.user_agent) })), page: query.page, has_more: hasMore, retention_days: SECURITY_EVENT_RETENTION_DAYS as typeof SECURITY_EVENT_RETENTION_DAYS },
+        data: { events, page: query.page, has_more: hasMore, retention_days: SECURITY_EVENT_RETENTION_DAYS as typeof SECURITY_EVENT_RETENTION_DAYS },
         message: ALERT_MESSAGES.events,
       };
     },

@@ -9,6 +9,7 @@ import { issueToken, signInDevice } from "../../identity/sessions";
 import { afterSignIn } from "../security";
 import { deliverSecurityEmail } from "../../identity/sign-in-alerts";
 import { clientAddressKey } from "../../platform/trust-proxy";
+import { clientHintsOf } from "../../identity/user-agent";
 import { LoginResultSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
   EMAIL_REQUIRED,
@@ -108,7 +109,7 @@ async function register(
     return Number(row.id);
   });
 
-  const device = signInDevice(input, req.headers["user-agent"]);
+  const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
   const { token } = await issueToken(db, { userId, device, ttlDays: config.tokenTtlDays, clock });
   const user = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
   // The account's first device: remembered, no alert (sign-in-alerts.ts).

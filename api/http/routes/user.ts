@@ -10,6 +10,7 @@ import { clientAddressKey } from "../../platform/trust-proxy";
 import { noteSecurityEvent } from "../../identity/sign-in-alerts";
 import { afterSignIn, eventSource } from "../security";
 import { SignInResultSchema, TWO_FACTOR_MESSAGES, finishSignIn, providerUsedMultiFactor } from "../../identity/two-factor";
+import { clientHintsOf } from "../../identity/user-agent";
 import { UserSchema, findUserByEmail, publicUser } from "../../identity/users";
 import {
   body,
@@ -98,7 +99,7 @@ export const userRoutes = [
           .execute();
       }
 
-      const device = signInDevice(input, req.headers["user-agent"]);
+      const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
       const signedIn = await finishSignIn(ctx, { user, device, purpose: "password" });
       // With two-factor on, the sign-in is not over: the counts are cleared only when the second factor is right.
       if (!("token" in signedIn)) return { data: signedIn, message: TWO_FACTOR_MESSAGES.required };
@@ -142,7 +143,7 @@ export const userRoutes = [
         throw new DomainError("id_token_replayed", LINK_MESSAGES.loginReplayed(providerLabel(linkType)));
       }
       const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name });
-      const device = signInDevice(input, req.headers["user-agent"]);
+      const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
       const signedIn = await finishSignIn(ctx, {
         user,
         device,

@@ -528,6 +528,8 @@ export interface SecurityEventsTable {
   kind: string;
   created_at: string;
   user_agent: string | null;
+  /** The User-Agent client hints sent with it, as api/identity/user-agent.ts stores them (JSON), or null. */
+  client_hints: string | null;
   /** The client address shortened: IPv4 to its /24, IPv6 to its /48 ('203.0.113.0/24'). */
   network: string | null;
   /** A short, non-secret detail: a passkey's name, a card's brand and last four. */

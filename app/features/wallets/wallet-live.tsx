@@ -93,7 +93,7 @@ export function LiveWalletPanel(props: WalletBodyProps) {
   );
 }
 
-function ExpressWallet({ wallet, planId, order }: WalletBodyProps) {
+function ExpressWallet({ wallet, planId, order, gateway }: WalletBodyProps) {
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
@@ -113,7 +113,7 @@ function ExpressWallet({ wallet, planId, order }: WalletBodyProps) {
       return;
     }
     // commerce §2: on Android, or when the wallet is not reported available, a notice replaces the button.
-    setNotice(wallet === "applepay" ? appleUnavailableMessage(navigator.userAgent) : walletMessage("googlepay", "unavailable"));
+    setNotice(wallet === "applepay" ? appleUnavailableMessage(gateway.device.os) : walletMessage("googlepay", "unavailable"));
   }
 
   function onLoadError() {
@@ -215,12 +215,12 @@ export function LiveDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }) {
   const options = useMemo(() => elementsOptions(DEMO_ORDER), []);
   return (
     <Elements stripe={stripeFor(gateway.publishable_key)} options={options}>
-      <DemoExpress />
+      <DemoExpress deviceOs={gateway.device.os} />
     </Elements>
   );
 }
 
-function DemoExpress() {
+function DemoExpress({ deviceOs }: { deviceOs: string | null }) {
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
@@ -235,7 +235,7 @@ function DemoExpress() {
     setReady(true);
     const available = event.availablePaymentMethods;
     const missing: string[] = [];
-    if (!available?.applePay) missing.push(appleUnavailableMessage(navigator.userAgent));
+    if (!available?.applePay) missing.push(appleUnavailableMessage(deviceOs));
     if (!available?.googlePay) missing.push(walletMessage("googlepay", "unavailable"));
     setNotices(missing);
   }

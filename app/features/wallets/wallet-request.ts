@@ -69,7 +69,8 @@ export type WalletBodyProps = {
   wallet: "googlepay" | "applepay";
   planId: number;
   order: WalletOrder;
-  gateway: { mode: "live" | "sandbox"; publishable_key: string };
+  /** The API's payment config: `device.os` is the system the API read from this browser's User-Agent and client hints. */
+  gateway: { mode: "live" | "sandbox"; publishable_key: string; device: { os: string | null } };
 };
 
 /** The express-checkout test page's order: 5.99 USD now, then monthly (commerce §9). */

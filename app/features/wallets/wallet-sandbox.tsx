@@ -6,7 +6,6 @@ import {
   appleLoadMessage,
   describeWalletFailure,
   expressCheckoutMessage,
-  isAndroid,
   walletMessage,
 } from "~/utils/wallet-errors";
 import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
@@ -38,10 +37,13 @@ const CHECKOUT_OUTCOMES: SheetOutcome[] = [
   { id: "network", label: "Network error" },
 ];
 
-/** The notice that replaces the button when the wallet is "not on this device" (the `wallet` query flag). */
-export function sandboxUnavailable(wallet: Wallet, flag: string | null, userAgent: string): string | null {
+/**
+ * The notice that replaces the button when the wallet is "not on this device" (the `wallet` query flag,
+ * or Android as the API read this browser: `deviceOs`, the payment config's `device.os`).
+ */
+export function sandboxUnavailable(wallet: Wallet, flag: string | null, deviceOs: string | null): string | null {
   if (wallet === "googlepay") return flag === "unavailable" ? walletMessage("googlepay", "unavailable") : null;
-  switch (flag ?? (isAndroid(userAgent) ? "android" : null)) {
+  switch (flag ?? (deviceOs === "Android" ? "android" : null)) {
     case "unavailable":
       return walletMessage("applepay", "unavailable");
     case "android":
@@ -74,8 +76,8 @@ function useFeedback() {
 export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBodyProps) {
   const name = WALLET_NAMES[wallet];
   const unavailable = useMemo(
-    () => sandboxUnavailable(wallet, new URLSearchParams(window.location.search).get("wallet"), navigator.userAgent),
-    [wallet],
+    () => sandboxUnavailable(wallet, new URLSearchParams(window.location.search).get("wallet"), gateway.device.os),
+    [wallet, gateway.device.os],
   );
   const [sheetKey, setSheetKey] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

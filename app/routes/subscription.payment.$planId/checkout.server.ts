@@ -68,7 +68,7 @@ export type CheckoutState = {
   /** The saved cards could not be loaded (commerce §8: 'Failed to fetch payment method list'). */
   cardsFailed: boolean;
   /** The gateways offered: card (Stripe), crypto (BitPay), PayPal (with its client id for the live buttons). */
-  gateway: { mode: "live" | "sandbox"; publishable_key: string; crypto: boolean; paypal: boolean; paypal_client_id: string | null };
+  gateway: ApiSchemas["PaymentConfig"];
   /** The coupon the quotes apply (the API's answer): its code and what it takes off, in cents. */
   coupon: { code: string; discount_amount_cents: number } | null;
   /**
@@ -234,7 +234,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   const quotes = detail.data.quotes;
   const receipt =
     paidWithinTheHour && me?.ok
-      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, quotes, userAgent: request.headers.get("User-Agent") })
+      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, quotes, device: gateway.data.device.app })
       : null;
   // The coupon as the quotes applied it (one that can no longer be used is not in them).
   const applied = quotes[0]?.coupon_code ? { code: quotes[0].coupon_code, discount_amount_cents: quotes[0].discount_amount_cents } : null;

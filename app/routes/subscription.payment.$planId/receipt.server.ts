@@ -7,10 +7,10 @@ import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./sum
 
 // What the checkout becomes once paid (issue 21): a receipt behind 'Payment Successful!' — what was
 // charged (a coupon included), for which plan and how long, when the first term ends and what renews
-// then, the invoice — and the next step: the apps, this device's first (from the User-Agent), and how
-// to sign in to them.
+// then, the invoice — and the next step: the apps, this device's first (the API's reading of this
+// browser: the payment config's `device.app`), and how to sign in to them.
 
-export type Platform = "Windows" | "macOS" | "Linux" | "Android" | "iOS";
+export type Platform = NonNullable<ApiSchemas["PaymentConfig"]["device"]["app"]>;
 
 /** Where each app comes from: the fixed store links (identity §2), the desktop links from the API. */
 export type AppDownload = { platform: Platform; href: string | null; from: string };
@@ -33,22 +33,11 @@ export type Receipt = {
   invoice: { href: string; kind: "pdf" | "hosted" } | null;
   email: string;
   hasPassword: boolean;
-  /** This device's platform; null when the User-Agent does not tell. */
+  /** This device's platform, as the API read it; null when the User-Agent does not tell. */
   device: Platform | null;
   /** Every app, this device's first. */
   apps: AppDownload[];
 };
-
-/** The platform of a User-Agent (the order matters: Android says Linux, iOS says Mac OS X). */
-export function platformOf(userAgent: string | null): Platform | null {
-  const ua = userAgent ?? "";
-  if (/Windows/.test(ua)) return "Windows";
-  if (/\b(iPhone|iPad|iPod)\b/.test(ua)) return "iOS";
-  if (/Android/.test(ua)) return "Android";
-  if (/Macintosh|Mac OS X/.test(ua)) return "macOS";
-  if (/Linux|X11|CrOS/.test(ua)) return "Linux";
-  return null;
-}
 
 const PLATFORMS: Platform[] = ["Windows", "macOS", "Android", "iOS"];
 
@@ -106,7 +95,7 @@ function renewalLine(paid: ApiSchemas["PaymentReceipt"], payer: string | null): 
  */
 export async function loadReceipt(
   api: ReturnType<typeof createApiClient>,
-  { plan, account, quotes, userAgent }: { plan: ApiSchemas["Plan"]; account: ApiSchemas["User"]; quotes: ApiSchemas["CheckoutQuote"][]; userAgent: string | null },
+  { plan, account, quotes, device }: { plan: ApiSchemas["Plan"]; account: ApiSchemas["User"]; quotes: ApiSchemas["CheckoutQuote"][]; device: Platform | null },
 ): Promise<Receipt | null> {
   const [recorded, active, links] = await Promise.all([
     api.get("/api/account/receipt", { params: { query: { plan_id: plan.id } } }),
@@ -116,7 +105,6 @@ export async function loadReceipt(
   const paid = recorded.ok ? recorded.data.payment : null;
   if (paid?.later_payment_for_another_plan) return null;
   const quote = quoteOf(quotes, "card") ?? quotes[0] ?? null;
-  const device = platformOf(userAgent);
   const terms = paid ?? quote;
   return {
     plan: plan.title,

@@ -19,6 +19,7 @@ import * as m0017 from "./0017_passkeys";
 import * as m0018 from "./0018_cancel_without_signing_in";
 import * as m0019 from "./0019_paypal";
 import * as m0022 from "./0022_passkey_confirmation";
+import * as m0023 from "./0023_security_event_client_hints";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   "0018_cancel_without_signing_in": m0018,
   "0019_paypal": m0019,
   "0022_passkey_confirmation": m0022,
+  "0023_security_event_client_hints": m0023,
 };
