@@ -406,6 +406,13 @@ export function pageFlows(base: string): PageFlow[] {
         await page.getByRole("button", { name: "Turn off" }).click();
         await expect(page.getByText("Invalid recovery code")).toBeVisible();
         await visit.snap("/account/two-factor?recovery=1: turning off with a wrong recovery code");
+        // Deleting the account asks for the second factor too (issue 33); a wrong one is refused beside it.
+        await visit.open("/account/delete");
+        await page.getByLabel("Password").fill(user.password);
+        await page.getByLabel("Authentication code").fill("000000");
+        await page.getByRole("button", { name: "Delete my account" }).click();
+        await expect(page.getByText("Invalid authentication code")).toBeVisible();
+        await visit.snap("/account/delete with two-factor on: a wrong code");
         await visit.visit("/", "/ with two-factor on");
         await page.getByRole("button", { name: "Log Out" }).click();
         await expect(page).toHaveURL(/\/login$/);
@@ -454,6 +461,9 @@ export function pageFlows(base: string): PageFlow[] {
         await cards.filter({ hasNotText: "This device" }).getByRole("button", { name: /^Terminate/ }).click();
         await expect(page.getByRole("dialog")).toBeVisible();
         await visit.snap("/connected-devices: terminate a device?");
+        await visit.open("/connected-devices?confirm=others");
+        await expect(page.getByRole("dialog", { name: "Sign out other devices?" })).toBeVisible();
+        await visit.snap("/connected-devices: sign out other devices?");
 
         await visit.open("/account/delete");
         const deleteButton = page.getByRole("button", { name: "Delete my account" });
@@ -575,7 +585,8 @@ export function pageFlows(base: string): PageFlow[] {
         await row.getByRole("link", { name: "Request refund" }).click();
         await expect(page.getByRole("dialog", { name: "Request a refund" })).toBeVisible();
         await visit.snap("/billing: Request a refund");
-        for (const pathname of ["/", "/pricing", "/subscription/payment/6", "/billing?tab=payment-method"]) await visit.visit(pathname);
+        // '/account/delete' with paid days to lose and the money-back refund offered first (issue 33).
+        for (const pathname of ["/", "/pricing", "/subscription/payment/6", "/account/delete", "/billing?tab=payment-method"]) await visit.visit(pathname);
         await page.getByRole("link", { name: /^Edit/ }).first().click();
         await expect(page.getByRole("form", { name: /^Edit/ })).toBeVisible();
         await visit.snap("/billing?tab=payment-method: edit a card");
