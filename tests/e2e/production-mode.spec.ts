@@ -152,7 +152,10 @@ test.describe("a production start without SANDBOX", () => {
 
       // Crypto is off: the API has no crypto routes and says so to the checkout.
       const config = await (await request.get(`${base}/api/payments/config`)).json();
-      expect(config.data).toEqual({ mode: "live", publishable_key: LIVE_ESSENTIALS.STRIPE_PUBLISHABLE_KEY, crypto: false, paypal: false, paypal_client_id: null });
+      // (device: what the API made of this client's User-Agent, for the receipt and the wallets.)
+      const { device, ...gateways } = config.data;
+      expect(gateways).toEqual({ mode: "live", publishable_key: LIVE_ESSENTIALS.STRIPE_PUBLISHABLE_KEY, crypto: false, paypal: false, paypal_client_id: null });
+      expect(Object.keys(device).sort()).toEqual(["app", "os"]);
       const invoice = await request.post(`${base}/api/payments/crypto/invoice`, {
         data: { planId: 5, amount: "59.88", currency: "USD", email: "someone@example.com" },
       });
