@@ -3,6 +3,7 @@ import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
 import type { RateLimiter } from "../platform/rate-limit";
 import { providerLabel } from "../identity/account-links";
+import { deviceName } from "../identity/devices";
 import { SecurityEventSchema, allSecurityEvents } from "../identity/security-events";
 
 /*
@@ -92,6 +93,7 @@ export const DataExportSchema = z
     ),
     devices: z.array(
       z.strictObject({
+        name: z.string().meta({ description: "The device as Connected Devices names it ('Firefox 133 on Windows 11')." }),
         platform: z.string(),
         os: z.string().nullable(),
         os_version: z.string().nullable(),
@@ -190,6 +192,7 @@ export async function exportAccountData(db: Database, userId: number, now: Date)
     })),
     cards: cards.map((c) => ({ brand: c.card_brand, last4: c.card_last4, default: flag(c.is_default), added_at: c.created_at })),
     devices: devices.map((d) => ({
+      name: deviceName(d),
       platform: d.platform,
       os: d.device_os,
       os_version: d.device_os_version,

@@ -4025,6 +4025,8 @@ export interface components {
                 added_at: string;
             }[];
             devices: {
+                /** @description The device as Connected Devices names it ('Firefox 133 on Windows 11'). */
+                name: string;
                 platform: string;
                 os: string | null;
                 os_version: string | null;

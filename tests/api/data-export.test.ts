@@ -38,6 +38,9 @@ describe.each(databases())("data export ($name)", (kind) => {
     expect(data.invoices.length).toBeGreaterThanOrEqual(1);
     expect(data.cards).toEqual([{ brand: expect.any(String), last4: "4242", default: true, added_at: expect.any(String) }]);
     expect(data.devices.length).toBeGreaterThanOrEqual(1);
+    // Each device by the name Connected Devices gives it (issue 33).
+    const listed = (await t.get("/api/devices", { token })).body.data[0] as Array<{ name: string }>;
+    expect(data.devices.map((d: { name: string }) => d.name).sort()).toEqual(listed.map((d) => d.name).sort());
     const kinds = data.security_events.map((event: { kind: string }) => event.kind);
     expect(kinds).toContain("password_changed");
     // This export itself is in the log (recorded before the copy is read).
