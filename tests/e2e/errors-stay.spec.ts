@@ -1,5 +1,4 @@
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
-import { Secret, TOTP } from "otpauth";
 import { expectKeyboardModal } from "../support/dialogs";
 import {
   createPasswordlessUser,
@@ -15,6 +14,7 @@ import {
   withDatabase,
 } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
+import { authenticatorCode, wrongAuthenticatorCode } from "./identity-support";
 
 // A page of their own (not the worker's reused one, playwright.config.ts): the animation playback rate set
 // through CDP stays with the page, and would hurry a later test's toasts.
@@ -61,16 +61,6 @@ async function expectTiedTo(field: Locator, message: string | RegExp) {
   await expect(field).toBeVisible();
   await expect(field).toHaveAttribute("aria-invalid", "true");
   await expect(field).toHaveAccessibleDescription(message);
-}
-
-function codeFor(setupKey: string, stepsAhead = 0): string {
-  const totp = new TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(setupKey) });
-  return totp.generate({ timestamp: Date.now() + stepsAhead * 30_000 });
-}
-
-function wrongCode(setupKey: string): string {
-  const valid = new Set([codeFor(setupKey, -1), codeFor(setupKey), codeFor(setupKey, 1)]);
-  return ["000000", "111111", "222222", "333333"].find((code) => !valid.has(code))!;
 }
 
 async function startCodeSignIn(page: Page, testInfo: TestInfo, email: string) {
@@ -122,7 +112,7 @@ test.describe("errors stay in the page", () => {
     await expectHome(page);
     await page.getByRole("link", { name: "Set up" }).click();
     const setupKey = await page.getByLabel("Setup key").inputValue();
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
     await page.getByLabel("Current password").fill(user.password);
     await page.getByRole("button", { name: "Turn on" }).click();
     await expect(page.getByRole("list", { name: "Recovery codes" })).toBeVisible();
@@ -133,7 +123,7 @@ test.describe("errors stay in the page", () => {
     await open(page, "/login", testInfo);
     await submitSignIn(page, user);
     await expect(page).toHaveURL(/\/login\/two-factor$/);
-    await page.getByLabel("Authentication code").fill(wrongCode(setupKey));
+    await page.getByLabel("Authentication code").fill(wrongAuthenticatorCode(setupKey));
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await later("Invalid authentication code", () => expectTiedTo(page.getByLabel("Authentication code"), "Invalid authentication code"));
   });

@@ -1,25 +1,12 @@
 import { expect, test, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
-import { Secret, TOTP } from "otpauth";
 import { createUser, expectHome, hasJavaScript, latestCode, logOut, open, signIn, submitSignIn } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
-import { handOffPage } from "./identity-support";
+import { authenticatorCode, handOffPage, wrongAuthenticatorCode } from "./identity-support";
 
 // Two-factor authentication (issue 12, part 1): turn it on with a code computed from the setup key,
 // sign out, sign in with password + code, then with a recovery code, and turn it off. Each test runs
 // without JavaScript and with it (projects no-js and js).
-
-/** The authenticator app: the code of the setup key, `stepsAhead` 30-second steps from now. */
-function codeFor(setupKey: string, stepsAhead = 0): string {
-  const totp = new TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(setupKey) });
-  return totp.generate({ timestamp: Date.now() + stepsAhead * 30_000 });
-}
-
-/** A code the app would not show now (none of the three steps the server accepts). */
-function wrongCode(setupKey: string): string {
-  const valid = new Set([codeFor(setupKey, -1), codeFor(setupKey), codeFor(setupKey, 1)]);
-  return ["000000", "111111", "222222", "333333"].find((code) => !valid.has(code))!;
-}
 
 async function verifyButton(page: Page) {
   return page.getByRole("button", { name: "Verify", exact: true });
@@ -30,7 +17,7 @@ async function turnOnTwoFactor(page: Page, password: string): Promise<{ setupKey
   await expectHome(page);
   await page.getByRole("link", { name: "Set up" }).click();
   const setupKey = await page.getByLabel("Setup key").inputValue();
-  await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+  await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
   await page.getByLabel("Current password").fill(password);
   await page.getByRole("button", { name: "Turn on" }).click();
   const codeList = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
@@ -75,18 +62,18 @@ test.describe("two-factor authentication", () => {
     await turnOn.click();
     await expect(page.getByText("Please enter the 6-digit authentication code")).toBeVisible();
     await expect(page.getByText("Please enter your password.")).toBeVisible();
-    await page.getByLabel("Authentication code").fill(wrongCode(setupKey));
+    await page.getByLabel("Authentication code").fill(wrongAuthenticatorCode(setupKey));
     await page.getByLabel("Current password").fill(user.password);
     await turnOn.click();
     await expect(page.getByText("Invalid authentication code")).toBeVisible();
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
     await page.getByLabel("Current password").fill("wrong-password");
     await turnOn.click();
     const passwordError = page.getByText("The password is incorrect.");
     await expect(passwordError).toBeVisible();
     await expect(page.getByLabel("Setup key")).toHaveValue(setupKey);
     await expect(turnOn).toBeVisible();
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
     await page.getByLabel("Current password").fill(user.password);
     await turnOn.click();
 
@@ -113,10 +100,10 @@ test.describe("two-factor authentication", () => {
     await expect(page).toHaveURL(/\/login\/two-factor$/);
     await expect(page.getByRole("heading", { name: "Two-factor authentication" })).toBeVisible();
     // A wrong code is refused; the next step's code signs in (this step's was used to turn it on).
-    await page.getByLabel("Authentication code").fill(wrongCode(setupKey));
+    await page.getByLabel("Authentication code").fill(wrongAuthenticatorCode(setupKey));
     await (await verifyButton(page)).click();
     await expect(page.getByText("Invalid authentication code")).toBeVisible();
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey, 1));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey, 1));
     await (await verifyButton(page)).click();
     await expectHome(page);
 
@@ -160,7 +147,7 @@ test.describe("two-factor authentication", () => {
     await page.getByRole("button", { name: "Continue with Google" }).click();
     await approveAtGoogle(page, user.email, false);
     await expect(page).toHaveURL(/\/login\/two-factor$/);
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey, 1));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey, 1));
     await (await verifyButton(page)).click();
     await expectHome(page);
     await expect(page.getByText("Signed in with Google.")).toBeVisible();
@@ -202,18 +189,18 @@ test.describe("two-factor authentication", () => {
     const setupKey = await page.getByLabel("Setup key").inputValue();
 
     // 'Turn on' without the emailed code is refused next to its field.
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
     await page.getByRole("button", { name: "Turn on" }).click();
     await expect(page.getByText("Please enter the 6-digit verification code")).toBeVisible();
 
     await page.getByRole("button", { name: "Send code" }).click();
     await expect(page.getByText("We have emailed you a code to confirm.").first()).toBeVisible();
     const emailed = await latestCode(request, email, /two-factor/);
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
     await page.getByLabel("Verification code").fill(emailed === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Turn on" }).click();
     await expect(page.getByText("Invalid verification code")).toBeVisible();
-    await page.getByLabel("Authentication code").fill(codeFor(setupKey));
+    await page.getByLabel("Authentication code").fill(authenticatorCode(setupKey));
     await page.getByLabel("Verification code").fill(emailed);
     await page.getByRole("button", { name: "Turn on" }).click();
     await expect(page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem")).toHaveCount(10);
