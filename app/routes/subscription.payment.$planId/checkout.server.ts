@@ -396,6 +396,14 @@ function attemptKey(pageKey: string, paymentMethodId: string): string {
 /** The API's refusals after which the gateway has finished the attempt and charged nothing. */
 const ENDED_ATTEMPTS = new Set<ApiErrorCode>(["card_declined", "authentication_failed"]);
 
+/**
+ * What a payment the gateway ended without charging answers: as paymentFailure, with a new page key, so
+ * that the next payment is a new attempt even with the same card.
+ */
+function endedAttemptFailure(form: string, message: string, status: number) {
+  return data({ form, result: undefined, serverError: message, idempotencyKey: newIdempotencyKey() }, { status: failureStatus(status) });
+}
+
 /** What a failed payment answers: the message inline (and as a toast), the form kept. */
 function paymentFailure(form: string, message: string, status: number) {
   return formFailure(form, null, message, status);
@@ -530,9 +538,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
         // A decline ends the attempt having charged nothing: the next press, even with the same card
         // (the bank may say yes this time), is a new attempt that reaches the gateway (issue 33). Any
         // other failure (a lost answer, the gateway down) keeps the key: a retry then charges at most once.
-        if (paid.code !== null && ENDED_ATTEMPTS.has(paid.code)) {
-          return data({ form: intent, result: undefined, serverError: message, idempotencyKey: newIdempotencyKey() }, { status: failureStatus(paid.status) });
-        }
+        if (paid.code !== null && ENDED_ATTEMPTS.has(paid.code)) return endedAttemptFailure(intent, message, paid.status);
         return paymentFailure(intent, message, paid.status);
       }
       if (paid.data.status === "requires_action") {
@@ -564,13 +570,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
         body: { payment_intent: String(formData.get("payment_intent") ?? ""), ...(subscription ? { subscription } : {}) },
       });
       const shownOn = CARD_FORMS.has(form) ? form : "pay-card";
-      // The attempt is over and charged nothing: the page's next payment is a new attempt, even with the
-      // same card (its stored answer is the challenge just failed), so it gets a new key.
-      const failed = (message: string, status: number) =>
-        data(
-          { form: shownOn, result: undefined, serverError: message, idempotencyKey: newIdempotencyKey() },
-          { status: failureStatus(status) },
-        );
+      // The attempt is over and charged nothing (its stored answer is the challenge just failed).
+      const failed = (message: string, status: number) => endedAttemptFailure(shownOn, message, status);
       if (!finished.ok) return failed(finished.message || "Failed to create Stripe payment", finished.status);
       if (finished.data.status !== "paid") return failed(PAYMENT_NOT_COMPLETED, 409);
       return redirect(here, { headers: { "Set-Cookie": await save({ planId, paidAt: Date.now() }) } });
