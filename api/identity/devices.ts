@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
 import { WEB_PLATFORM, revokeSessions } from "./sessions";
-import { LINUX_DISTRIBUTIONS, appPlatformOf, browserLabel } from "./user-agent";
+import { LINUX_DISTRIBUTIONS, browserLabel } from "./user-agent";
 
 /*
  * Connected devices (commerce spec §2, §3, §7): the device rows of a user that still have a live
@@ -57,7 +57,7 @@ export function deviceIcon(os: string | null, platform: string): DeviceIcon {
   if (/^windows\b/i.test(name)) return "windows";
   if (/^(mac ?os|ios|ipados|os x)\b/i.test(name)) return "apple";
   if (/^android\b/i.test(name)) return "android";
-  if (/^(linux|chrome ?os|chromium os)\b/i.test(name) || LINUX_DISTRIBUTIONS.test(name) || appPlatformOf(name) === "Linux") return "linux";
+  if (/^(linux|chrome ?os|chromium os)\b/i.test(name) || LINUX_DISTRIBUTIONS.test(name)) return "linux";
   return platform === WEB_PLATFORM ? "browser" : "desktop";
 }
 
