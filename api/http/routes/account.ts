@@ -343,11 +343,12 @@ export const accountRoutes = [
       }
       // The first factor was right: only now is the second one looked at (and, when right, used up).
       const secondFactor = twoFactorOn ? await confirmSecondFactor(ctx, user.id, input.authentication_code ?? "", "authentication_code") : null;
-      if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("code");
 
       // Captured before the erasure replaces it with the tombstone.
       const address = user.email;
       try {
+        // A parallel request may have used the emailed code meanwhile.
+        if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("code");
         await releaseGatewayResources(ctx.payments, user.id);
         await releasePayPalResources(ctx.paypal, user.id);
         await eraseAccount(db, user, clock.now().toISOString());
