@@ -19,6 +19,8 @@ describe("device icons", () => {
     expect(deviceIcon("Android", "Web Browser")).toBe("android");
     expect(deviceIcon("Linux", "Web Browser")).toBe("linux");
     expect(deviceIcon("Chrome OS", "Web Browser")).toBe("linux");
+    // A distribution the parser names on its own (issue 33).
+    expect(deviceIcon("Ubuntu", "Web Browser")).toBe("linux");
     expect(deviceIcon(null, "Web Browser")).toBe("browser");
     expect(deviceIcon(null, "Desktop")).toBe("desktop");
   });

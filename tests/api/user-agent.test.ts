@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deviceIcon, deviceName } from "../../api/identity/devices";
+import { deviceName } from "../../api/identity/devices";
 import {
   type ClientHints,
   appPlatformOf,
@@ -156,17 +156,6 @@ describe("the device list and the apps read the parser's names", () => {
     expect(deviceName({ ...desktop, device_brand: null, device_model: null, device_os: null, device_os_version: null })).toBe("Desktop");
   });
 
-  it("the icon follows the parsed OS", () => {
-    expect(deviceIcon("iOS", "Web Browser")).toBe("apple");
-    expect(deviceIcon("iPadOS", "Web Browser")).toBe("apple");
-    expect(deviceIcon("macOS", "Web Browser")).toBe("apple");
-    expect(deviceIcon("Windows", "Web Browser")).toBe("windows");
-    expect(deviceIcon("Android", "Web Browser")).toBe("android");
-    expect(deviceIcon("Chrome OS", "Web Browser")).toBe("linux");
-    expect(deviceIcon("Ubuntu", "Web Browser")).toBe("linux");
-    expect(deviceIcon(null, "Web Browser")).toBe("browser");
-    expect(deviceIcon(null, "Desktop")).toBe("desktop");
-  });
 
   it("which app fits the device (the receipt's first app)", () => {
     const app = (ua: string) => appPlatformOf(parseUserAgent(ua).os);
