@@ -1,5 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 
+import { chromiumPath } from "./tests/support/chromium";
 import { e2eDataDir } from "./tests/support/e2e-servers";
 
 // End-to-end tests drive the built server in sandbox mode (SANDBOX=true) on a fresh SQLite database, with
@@ -51,7 +52,7 @@ export default defineConfig({
     reuseContext: true,
     trace: process.env.CI ? "on-first-retry" : "retain-on-failure",
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: chromiumPath(),
       args: [
         "--no-sandbox",
         "--disable-gpu",

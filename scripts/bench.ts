@@ -14,6 +14,7 @@ import zlib from "node:zlib";
 import { chromium } from "@playwright/test";
 import autocannon from "autocannon";
 import { measureClientJs } from "./js-size.mjs";
+import { chromiumPath } from "../tests/support/chromium";
 import { apiTokenOfDemo, signInDemo, waitForHealth } from "./built-server";
 
 // Client JS over the floor (the root layout alone, on the not-found page), gzip, as a browser downloads it.
@@ -214,7 +215,7 @@ function kb(bytes: number) {
 /** Every script each page makes the browser download (until the network is idle), with its gzip size from the build. */
 async function browserScripts(pages: Array<[string, string, string | null]>) {
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: chromiumPath(),
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
   });
   const gzipped = (url: string) => {

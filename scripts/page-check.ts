@@ -22,7 +22,7 @@
 // tests/support/page-states.ts; accounts are made the way the e2e specs make them (tests/support/e2e.ts).
 //
 // It drives the built server (sandbox mode, a fresh SQLite database in a temp dir, like load and fuzz) with
-// Chromium (/usr/bin/chromium), a few flows at once; each lane hands its browser context and page from flow to
+// Chromium (tests/support/chromium.ts), a few flows at once; each lane hands its browser context and page from flow to
 // flow (cookies cleared between: `FlowPage`) and keeps one script-enabled page for the JavaScript-off scans.
 // A flow that breaks is run once more from the start, in a new context; what it found the first time is
 // dropped. The run fails listing every vnu.jar problem and every axe violation with
@@ -38,11 +38,12 @@ import path from "node:path";
 import { type Browser, type BrowserContext, chromium, devices, type Frame, type Page, type Response } from "@playwright/test";
 import type { AxeResults, RunOptions } from "axe-core";
 import { type Mode, openPage, type PageFlow, pageFlows, type SnapOptions, type Visit } from "../tests/support/page-states";
+import { chromiumPath } from "../tests/support/chromium";
 import { LOOPBACK_LIMITS, startQualityServer } from "./quality-server";
 
 const PORT = Number(process.env.PAGE_CHECK_PORT ?? 3450);
 const OUT_DIR = "data/page-check";
-const CHROME_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROME_PATH = chromiumPath();
 /**
  * Flows at work at once (PAGE_CHECK_BROWSERS). A flow waits (page loads, the server's answers) as much as it
  * computes (axe in the browser): three keep CI's 2 cores, which also run the server, busy without a page

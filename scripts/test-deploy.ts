@@ -387,7 +387,14 @@ async function smokeFlows() {
   });
   const passed = Number(/(\d+) passed/.exec(outcome.output)?.[1] ?? 0);
   const failed = Number(/(\d+) failed/.exec(outcome.output)?.[1] ?? 0);
-  if (!prove(outcome.code === 0 && passed > 0, `smoke: Playwright exited ${outcome.code} (${passed} passed, ${failed} failed)`)) console.log(outcome.output);
+  // The failing tests' first error lines go into the summary too: CI keeps only the end of the output.
+  const errors = outcome.output
+    .split("\n")
+    .filter((line) => /^\s*(Error:|Expected|Received|\d+\) \[)/.test(line))
+    .slice(0, 12)
+    .map((line) => `      ${line.trim()}`);
+  if (!prove(outcome.code === 0 && passed > 0, `smoke: Playwright exited ${outcome.code} (${passed} passed, ${failed} failed)${errors.length ? `\n${errors.join("\n")}` : ""}`))
+    console.log(outcome.output);
   report(`smoke flows (@smoke, no-js and js): ${passed} passed, ${failed} failed in ${((Date.now() - flowsStarted) / 1000).toFixed(0)} s`);
 }
 

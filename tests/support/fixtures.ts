@@ -20,7 +20,8 @@ export type Login = (who?: User | NewUser) => Promise<User>;
 export async function signInThroughForm(request: APIRequestContext, baseURL: string, user: User) {
   const response = await request.post("/login", { form: signInForm(user), headers: { Origin: new URL(baseURL).origin }, maxRedirects: 0 });
   expect(response.status(), `the portal's sign-in of ${user.email}`).toBe(302);
-  expect(response.headers().location, `the portal's sign-in of ${user.email} leads home`).not.toMatch(/\/login/);
+  const location = response.headers().location ?? "";
+  expect(location, `the portal's sign-in of ${user.email} leads home, not to ${location} (x-served-by ${response.headers()["x-served-by"] ?? "-"})`).not.toMatch(/\/login/);
 }
 
 export const test = base.extend<{ login: Login }>({
