@@ -387,6 +387,7 @@ async function smokeFlows() {
   });
   const passed = Number(/(\d+) passed/.exec(outcome.output)?.[1] ?? 0);
   const failed = Number(/(\d+) failed/.exec(outcome.output)?.[1] ?? 0);
+  const flaky = Number(/(\d+) flaky/.exec(outcome.output)?.[1] ?? 0);
   // The failing tests' first error lines go into the summary too: CI keeps only the end of the output.
   const errors = outcome.output
     .split("\n")
@@ -395,7 +396,9 @@ async function smokeFlows() {
     .map((line) => `      ${line.trim()}`);
   if (!prove(outcome.code === 0 && passed > 0, `smoke: Playwright exited ${outcome.code} (${passed} passed, ${failed} failed)${errors.length ? `\n${errors.join("\n")}` : ""}`))
     console.log(outcome.output);
-  report(`smoke flows (@smoke, no-js and js): ${passed} passed, ${failed} failed in ${((Date.now() - flowsStarted) / 1000).toFixed(0)} s`);
+  // A flow that failed once and passed on its retry (as in the main run on CI) is said, with its first error above.
+  if (flaky > 0) console.log(`  smoke: ${flaky} flaky (passed on the retry):\n${errors.join("\n")}`);
+  report(`smoke flows (@smoke, no-js and js): ${passed} passed, ${failed} failed, ${flaky} flaky in ${((Date.now() - flowsStarted) / 1000).toFixed(0)} s`);
 }
 
 /** The Host the proxy sends the instances (deploy/varnish.vcl): never in what reaches the client; X-Forwarded-Host is the public one. */
