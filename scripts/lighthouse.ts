@@ -36,7 +36,7 @@ const retries = Math.max(0, Number(argValue("retries") ?? 0));
 const performanceBarred = !short;
 /** Lighthouse's "good" cumulative layout shift: a bar in every mode (it does not depend on the machine's speed). */
 const LAYOUT_SHIFT_BAR = 0.1;
-const PORT = Number(process.env.LIGHTHOUSE_PORT ?? 3400);
+const PORT = Number(process.env.LIGHTHOUSE_PORT ?? 3402);
 const BASE = `http://127.0.0.1:${PORT}`;
 const CHROME_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROME_FLAGS = [
