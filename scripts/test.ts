@@ -1,8 +1,9 @@
 /**
  * `npm test`: every test, stage by stage, stopping at the first stage that fails, and a table of each
  * stage's time at the end (issue 31), so that the next slowdown shows itself. The static checks
- * (typecheck, import rules, lint) read files only and run side by side, and so do the quality checks, which
- * mostly wait; every other stage runs alone, since each one loads both cores. `--only NAME[,NAME]` runs just those stages (e.g. `--only static`).
+ * (typecheck, import rules, lint) read files only and run side by side, and so do the deploy rehearsal and
+ * the quality checks, which mostly wait; every other stage runs alone, since each one loads both cores.
+ * `--only NAME[,NAME]` runs just those stages (e.g. `--only static`).
  */
 import { spawn } from "node:child_process";
 import { pbkdf2Sync } from "node:crypto";
@@ -23,11 +24,11 @@ const STAGES: Stage[] = [
   { name: "pages", scripts: ["test:pages"] },
   // The deploy rehearsal runs the @smoke flows on a fresh PostgreSQL database and checks what they wrote there:
   // the PostgreSQL lane's work (`npm run test:e2e:pg`, one instance, still there to run alone).
-  { name: "deploy", scripts: ["test:deploy"] },
-  // `npm run test:quality`'s three, side by side: each mostly waits (the load test's fixed 10 s at 20 users of at
-  // most 1 request/s, Lighthouse's simulated page loads), on servers of their own (ports 3400, 3401, 3402); none
-  // judges a timing here (the load test's bars are errors and ledgers, Lighthouse's timings are the bench's).
-  { name: "quality", scripts: ["load:short", "fuzz:short", "lighthouse:short"] },
+  // Beside it, `npm run test:quality`'s three: all four mostly wait (the rehearsal's kill and job phases, the load
+  // test's fixed 10 s at 20 users of at most 1 request/s, Lighthouse's simulated page loads), on servers of their
+  // own (ports 3680-3683, 3400, 3401, 3402); none judges a timing here (the load test's bars are errors and
+  // ledgers, Lighthouse's timings are the bench's).
+  { name: "deploy+quality", scripts: ["test:deploy", "load:short", "fuzz:short", "lighthouse:short"] },
 ];
 
 interface Outcome {
