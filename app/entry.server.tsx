@@ -54,6 +54,9 @@ export default function handleRequest(
           const chunks: Buffer[] = [];
           pipe(
             new Writable({
+              // No 'close' once finished: React aborts on its destination's close, and ending the ended
+              // stream again made Node build an ERR_STREAM_ALREADY_FINISHED error (a stack trace) per page.
+              emitClose: false,
               write(chunk: Buffer, _encoding, done) {
                 chunks.push(withoutViewPadding(chunk));
                 done();

@@ -202,9 +202,27 @@ function osOf(result: UAParser.IResult): { os: string | null; osVersion: string 
   return { os, osVersion };
 }
 
+/**
+ * Answers kept per User-Agent and hints: a customer's browser sends the same ones on every request (the
+ * checkout's payment config reads the device each time), and the library's regex walk is most of the cost.
+ * Bounded; cleared when full, since anyone can send new strings.
+ */
+const parsedAnswers = new Map<string, ParsedUserAgent>();
+const MAX_PARSED_ANSWERS = 500;
+
 /** What a browser is, from its User-Agent and (when the portal forwarded them) its client hints. */
 export function parseUserAgent(userAgent: string | undefined | null, hints?: ClientHints | null): ParsedUserAgent {
   const ua = (userAgent ?? "").slice(0, MAX_USER_AGENT);
+  const key = hints ? `${ua}\n${hints.platform ?? ""}\n${hints.platformVersion ?? ""}\n${hints.fullVersionList ?? ""}\n${hints.brands ?? ""}` : ua;
+  const kept = parsedAnswers.get(key);
+  if (kept) return { ...kept };
+  const parsed = parseUncached(ua, hints);
+  if (parsedAnswers.size >= MAX_PARSED_ANSWERS) parsedAnswers.clear();
+  parsedAnswers.set(key, parsed);
+  return { ...parsed };
+}
+
+function parseUncached(ua: string, hints: ClientHints | null | undefined): ParsedUserAgent {
   const result = new UAParser(ua).getResult();
   const { os, osVersion: uaOsVersion } = osOf(result);
   const hinted = os ? hintedOsVersion(os === "iPadOS" ? "iOS" : os, hints) : undefined;

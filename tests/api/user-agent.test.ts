@@ -169,4 +169,15 @@ describe("the device list and the apps read the parser's names", () => {
     expect(app(UA.chromeOs)).toBe("Linux");
     expect(app("curl/8.5.0")).toBeNull();
   });
+
+  it("a kept answer is the same answer, one caller's change to it reaches no other, and a flood of new strings changes nothing", () => {
+    const windows11 = { platform: '"Windows"', platformVersion: '"15.0.0"' };
+    const first = parseUserAgent(UA.chromeWindows, windows11);
+    first.os = "tampered";
+    expect(parseUserAgent(UA.chromeWindows, windows11)).toMatchObject({ os: "Windows", osVersion: "11" });
+    // The same User-Agent with other hints (or none) is another answer.
+    expect(parseUserAgent(UA.chromeWindows).osVersion).toBe("10");
+    for (let i = 0; i < 1_200; i++) parseUserAgent(`Mozilla/5.0 (X11; Linux x86_64) Flood/${i}`);
+    expect(parseUserAgent(UA.chromeWindows, windows11)).toMatchObject({ os: "Windows", osVersion: "11", model: expect.stringMatching(/^Chrome \d+$/) });
+  });
 });

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 
-// The two patches npm's postinstall applies (patches/, docs/decisions/053): kept compilePath answers in
-// @remix-run/router, and the partial manifest's route ids kept per build, pathname and matches in
+// The two patches npm's postinstall applies (patches/, docs/decisions/053): kept compilePath answers (and, in the
+// server's CommonJS build, the ranked branches per routes array) in @remix-run/router, and the partial manifest's route ids kept per build, pathname and matches in
 // @remix-run/react. They must be applied (a skipped postinstall fails here) and change no answer.
 const require = createRequire(import.meta.url);
 const routerFiles = ["@remix-run/router/dist/router.cjs.js", "@remix-run/router/dist/router.js"];
@@ -56,6 +56,10 @@ describe("the route-matching patches", () => {
       expect(ids(matchRoutes(routes, "/no/such/page"))).toEqual(["root", "routes/$"]);
       expect(matchRoutes(routes, "/no/such/page")?.at(-1)?.params).toEqual({ "*": "no/such/page" });
     }
+    // The ranked branches are kept per routes array (the server's, built once): another array is its own.
+    const other: Route[] = [{ id: "root", path: "", children: [{ id: "routes/billing-only", path: "billing" }] }];
+    expect(ids(matchRoutes(other, "/billing"))).toEqual(["root", "routes/billing-only"]);
+    expect(ids(matchRoutes(routes, "/billing"))).toEqual(["root", "routes/_app", "routes/_app.billing"]);
     // The case and end flags are part of what is kept.
     expect(matchPath({ path: "/Billing", caseSensitive: true }, "/billing")).toBeNull();
     expect(matchPath({ path: "/Billing" }, "/billing")).not.toBeNull();
