@@ -3,8 +3,9 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 
 // The two patches npm's postinstall applies (patches/, docs/decisions/053): kept compilePath answers (and, in the
-// server's CommonJS build, the ranked branches per routes array) in @remix-run/router, and the partial manifest's route ids kept per build, pathname and matches in
-// @remix-run/react. They must be applied (a skipped postinstall fails here) and change no answer.
+// server's CommonJS build, the ranked branches per routes array) in @remix-run/router, and the partial manifest's
+// route ids kept per build, pathname and matches in @remix-run/react. They must be applied (a skipped postinstall
+// fails here) and change no answer.
 const require = createRequire(import.meta.url);
 const routerFiles = ["@remix-run/router/dist/router.cjs.js", "@remix-run/router/dist/router.js"];
 const fogOfWarFiles = ["@remix-run/react/dist/fog-of-war.js", "@remix-run/react/dist/esm/fog-of-war.js"];
