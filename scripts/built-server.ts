@@ -14,7 +14,11 @@ export async function waitForHealth(base: string): Promise<void> {
   throw new Error("The server did not become healthy within 30 s");
 }
 
-/** Signs the seeded demo account in through the portal's form; returns its session cookie (`name=value`). */
+/**
+ * Signs the seeded demo account in through the portal's form; returns the cookies a browser keeps from it
+ * (`name=value; name=value`): the session and the device cookie, which a signed-in browser always sends
+ * (without it every page would make the device key a browser has only once).
+ */
 export async function signInDemo(base: string): Promise<string> {
   const response = await fetch(`${base}/login`, {
     method: "POST",
@@ -22,7 +26,10 @@ export async function signInDemo(base: string): Promise<string> {
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base },
     body: new URLSearchParams({ email: "demo@example.com", password: "demo-password" }),
   });
-  const cookie = response.headers.get("set-cookie")?.split(";")[0];
+  const cookie = response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!)
+    .join("; ");
   if (response.status !== 302 || !cookie) throw new Error(`Demo sign-in failed with ${response.status}`);
   return cookie;
 }

@@ -1,5 +1,7 @@
 import SqliteDatabase from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { type Kysely, sql } from "kysely";
+import { createDatabase } from "../../api/platform/db";
 import { withStatementCache } from "../../api/platform/db/statement-cache";
 
 describe("the SQLite statement cache", () => {
@@ -29,5 +31,25 @@ describe("the SQLite statement cache", () => {
     expect(db.prepare("select 1")).not.toBe(one);
     db.close();
     expect(sqlite.open).toBe(false);
+  });
+});
+
+describe("the SQLite query compiler", () => {
+  it("writes an integer LIMIT and OFFSET into the SQL (a bound LIMIT makes SQLite recompile the kept statement on every run) and binds anything else", async () => {
+    const db = createDatabase(":memory:") as unknown as Kysely<{ t: { n: number } }>;
+    await sql`create table t (n integer)`.execute(db);
+    await db.insertInto("t").values([{ n: 1 }, { n: 2 }, { n: 3 }]).execute();
+
+    const page = db.selectFrom("t").select("n").where("n", ">", 0).orderBy("n").limit(2).offset(1);
+    const compiled = page.compile();
+    expect(compiled.sql).toBe('select "n" from "t" where "n" > ? order by "n" limit 2 offset 1');
+    expect(compiled.parameters).toEqual([0]);
+    expect(await page.execute()).toEqual([{ n: 2 }, { n: 3 }]);
+
+    // Not a safe integer: bound as before, never spliced into the text.
+    const bound = db.selectFrom("t").select("n").limit(2n as unknown as number).compile();
+    expect(bound.sql).toBe('select "n" from "t" limit ?');
+    expect(bound.parameters).toEqual([2n]);
+    await db.destroy();
   });
 });

@@ -2,7 +2,20 @@ import { mkdirSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Driver } from "kysely";
+import {
+  CompiledQuery,
+  Kysely,
+  type LimitNode,
+  Migrator,
+  type OffsetNode,
+  PostgresDialect,
+  type QueryCompiler,
+  SqliteDialect,
+  SqliteQueryCompiler,
+  ValueNode,
+  sql,
+  type Driver,
+} from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "../config";
 import { migrations } from "./migrations";
@@ -56,6 +69,32 @@ class ImmediateTransactionSqliteDialect extends SqliteDialect {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
     return driver;
+  }
+
+  override createQueryCompiler(): QueryCompiler {
+    return new LiteralLimitSqliteQueryCompiler();
+  }
+}
+
+/**
+ * Writes an integer LIMIT or OFFSET into the SQL text instead of binding it. SQLite's planner reads a
+ * bound LIMIT's value, so it recompiles the statement on every run that binds it anew, which is every
+ * run: a kept statement with `limit ?` cost 21 µs against 5 µs with `limit 1` (the subscription read
+ * of every signed-in page; issue 31). Only safe integers are written; anything else is bound as before.
+ */
+export class LiteralLimitSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    if (!this.appendLiteralInteger("limit ", node.limit)) super.visitLimit(node);
+  }
+
+  protected override visitOffset(node: OffsetNode): void {
+    if (!this.appendLiteralInteger("offset ", node.offset)) super.visitOffset(node);
+  }
+
+  private appendLiteralInteger(keyword: string, node: LimitNode["limit"]): boolean {
+    if (!ValueNode.is(node) || typeof node.value !== "number" || !Number.isSafeInteger(node.value)) return false;
+    this.append(`${keyword}${node.value}`);
+    return true;
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { z } from "zod";
@@ -378,8 +378,10 @@ const VISITOR_INTENTS = new Set(["email", "resend", "code", "password"]);
 
 type ActionArgs = { request: Request; context: AppLoadContext; formData: FormData; planId: number };
 
+// A UUID: Node draws it from a kept pool of random bytes, where randomBytes asks the system each time
+// (every checkout page makes one key; issue 31's CPU bar).
 function newIdempotencyKey(): string {
-  return randomBytes(18).toString("base64url");
+  return randomUUID();
 }
 
 /**
