@@ -3,6 +3,8 @@
 // Everything but the private key comes from the API's answer to POST /api/vpn/configurations.
 // No Node or browser API is used, so both bundles take this same module.
 
+import { hasControlCharacters } from "~/schemas/text";
+
 /** What the API answers for a new configuration: everything the file needs except the private key. */
 export type WireGuardPeerSettings = {
   /** "10.64.0.2/32, fd7a:…::2/128" */
@@ -34,7 +36,7 @@ export function buildWireGuardConfig(privateKey: string, settings: WireGuardPeer
   if (!isWireGuardKey(settings.peer_public_key)) throw new Error("The server's public key is not a WireGuard key.");
   const values = [settings.address, settings.dns, settings.endpoint, settings.allowed_ips];
   for (const value of values) {
-    if (!value.trim() || /[\r\n\u0000#]/.test(value)) throw new Error("A WireGuard setting is empty or spans lines.");
+    if (!value.trim() || value.includes("#") || hasControlCharacters(value)) throw new Error("A WireGuard setting is empty or spans lines.");
   }
   return [
     "[Interface]",
