@@ -15,7 +15,8 @@ import {
   PASSWORD_SHOWN_ONCE,
 } from "~/features/vpn/manual-setup";
 import { createConfiguration, loadManualSetup, makeCredentials, NO_STORE, revokeConfiguration } from "~/features/vpn/manual-setup.server";
-import { requireUser } from "~/utils/auth.server";
+import { createApiClient } from "~/utils/api.server";
+import { requireToken } from "~/utils/auth.server";
 import { readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 
@@ -31,13 +32,15 @@ export const meta: MetaFunction = () =>
 
 export const headers: HeadersFunction = () => NO_STORE;
 
+// The bearer token identifies the account (a revoked one answers 401, which signs out): one API call a page,
+// beside the layout's /api/me.
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { api } = await requireUser(request, context);
+  const api = createApiClient(request, context, await requireToken(request));
   return data(await loadManualSetup(api, request), { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { api } = await requireUser(request, context);
+  const api = createApiClient(request, context, await requireToken(request));
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
   if (intent === "create-configuration") return createConfiguration(api, formData);
