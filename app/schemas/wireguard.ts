@@ -18,10 +18,10 @@ export const WIREGUARD_FORM_MESSAGES = {
 
 export const WireGuardConfigSchema = z.object({ name: textField, server: choiceField, public_key: choiceField }).check(
   z.superRefine((value, ctx) => {
-    // Characters as a person counts them (code points), not UTF-16 units: an emoji is one.
-    const length = [...value.name].length;
+    // Counted as the API counts it (zod's string length, UTF-16 units: an emoji outside the BMP is two), so
+    // that the page never lets through a name the API refuses.
     if (!value.name) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.nameRequired, path: ["name"] });
-    else if (length > WIREGUARD_NAME_MAX) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.nameTooLong, path: ["name"] });
+    else if (value.name.length > WIREGUARD_NAME_MAX) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.nameTooLong, path: ["name"] });
     else if (hasControlCharacters(value.name)) ctx.addIssue({ code: "custom", message: controlCharactersMessage("name"), path: ["name"] });
     if (!value.server.trim() || value.server.length > 253) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.serverRequired, path: ["server"] });
     if (value.public_key && !isWireGuardKey(value.public_key)) {

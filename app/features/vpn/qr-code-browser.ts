@@ -7,8 +7,8 @@ import { svgDataUrl } from "./wireguard-config";
 
 /** The QR code of `text` as a data: URL of an SVG. */
 export async function qrCodeDataUrl(text: string): Promise<string> {
-  const module = await import("qrcode");
-  const QRCode = (module as { default?: typeof module }).default ?? module;
+  // A CommonJS package: its exports are the import's default.
+  const { default: QRCode } = await import("qrcode");
   const svg = await QRCode.toString(text, { type: "svg", errorCorrectionLevel: "M", margin: 2, color: { dark: "#000000", light: "#ffffff" } });
   return svgDataUrl(svg);
 }
