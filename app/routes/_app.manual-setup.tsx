@@ -150,7 +150,8 @@ function CredentialsSection({
           <div className="field">
             <label htmlFor="service-password">Password</label>
             <div className="setup-key-row">
-              <input id="service-password" className="setup-key" readOnly value={made.password} spellCheck={false} autoComplete="off" />
+              {/* A text area, so that the password wraps on a narrow phone instead of being cut (as the two-factor setup key). */}
+              <textarea id="service-password" className="setup-key" readOnly value={made.password} spellCheck={false} autoComplete="off" rows={2} />
               <CopyButton value={made.password} />
             </div>
           </div>

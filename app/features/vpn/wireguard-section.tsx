@@ -92,6 +92,8 @@ export function CreateConfigurationForm({ servers, keys }: { servers: ServerGrou
   const options = useFormOptions<WireGuardConfigFields>(CREATE_FORM, () => import("~/schemas/wireguard").then((module) => module.WireGuardConfigSchema));
   const [form, fields] = useForm<WireGuardConfigFields>({
     ...options,
+    // What a reset after a configuration is made goes back to (else the select would show no option).
+    defaultValue: { server: FASTEST },
     // With JavaScript: the pair first, then the post with its public key (never the private key).
     onSubmit(event, { formData }) {
       event.preventDefault();
@@ -118,7 +120,7 @@ export function CreateConfigurationForm({ servers, keys }: { servers: ServerGrou
       <h3>Create configuration</h3>
       <input type="hidden" name="intent" value="create-configuration" />
       <FormAlert id={form.errorId} errors={formErrors} />
-      <div className="field-row">
+      <div className="wireguard-form__fields">
         <Field label={<label htmlFor={fields.name.id}>Name</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
           <input
             {...getInputProps(fields.name, { type: "text" })}
@@ -176,7 +178,7 @@ export function CreatedConfigurationView({ created, keys }: { created: CreatedCo
             )}
             <div className="field wireguard-result__text">
               <label htmlFor="wireguard-config">Configuration</label>
-              <textarea id="wireguard-config" className="setup-key wireguard-config" readOnly rows={9} value={file.text} spellCheck={false} />
+              <textarea id="wireguard-config" className="setup-key wireguard-config" readOnly rows={10} value={file.text} spellCheck={false} />
             </div>
           </div>
           <div className="form-actions">
