@@ -10,8 +10,8 @@ import { expect, test } from "../support/fixtures";
 // without JavaScript, in the browser with it, where no request may carry its private key), shown once with
 // its QR code, downloaded (the file parsed by wg-quick) and registered with the API (the servers' peers list
 // has the public key of the shown private key, by `wg pubkey`); revoked through the confirm step (gone from
-// the list and from the peers); a Free account's 'See plans'; a plan that ends pauses them; the limit; an API
-// refusal shown beside the form with what was typed kept; and the OpenVPN/IKEv2 service credentials made,
+// the list and from the peers); a Free account's 'See plans' (from the phone menu); the limit; a reported
+// handshake; a plan that ends pauses them until it is renewed; an API refusal shown beside the form with what was typed kept; and the OpenVPN/IKEv2 service credentials made,
 // shown once and reset (the old password refused by the servers' check at once).
 
 const PLAN = { subscriptionDays: { startDaysAgo: 1, days: 365 } };
@@ -187,16 +187,22 @@ test.describe("manual setup", () => {
     }
   });
 
-  test("a Free account sees the section with 'See plans' instead of the form", { tag: "@once" }, async ({ page, login }, testInfo) => {
+  test("a Free account sees the section with 'See plans' instead of the form (reached from the phone menu)", { tag: "@once" }, async ({ page, login }, testInfo) => {
+    await page.setViewportSize({ width: 390, height: 800 });
     await login();
-    await open(page, "/manual-setup", testInfo);
+    await open(page, "/", testInfo);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "Manual setup" })).toBeHidden();
+    await page.getByRole("button", { name: "Menu", exact: true }).click();
+    await nav.getByRole("link", { name: "Manual setup" }).click();
+    await expect(page).toHaveURL(/\/manual-setup$/);
     await expect(page.getByRole("heading", { name: "WireGuard" })).toBeVisible();
     await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
     await expect(page.getByRole("button", { name: "Create configuration" })).toHaveCount(0);
     await expect(page.getByRole("button", { name: /credentials/ })).toHaveCount(0);
   });
 
-  test("a plan that ends pauses the configurations, and the limit replaces the form", { tag: "@once" }, async ({ page, login }, testInfo) => {
+  test("the limit replaces the form, a handshake is shown, and a plan that ends pauses the configurations until renewed", { tag: "@once" }, async ({ page, login }, testInfo) => {
     const user = await login(PLAN);
     const token = await apiToken(page.request, user);
     const keys: string[] = [];
@@ -207,20 +213,31 @@ test.describe("manual setup", () => {
     await expect(page.getByRole("button", { name: "Create configuration" })).toHaveCount(0);
     expect(await peerKeys(page.request)).toContain(keys[0]);
 
+    // A server reports a handshake: the list says when (UTC without JavaScript's help).
+    const at = "2026-03-05T14:07:00.000Z";
+    const reported = await page.request.post("/api/vpn/handshakes", { headers: NODE, data: { handshakes: [{ public_key: keys[0], at }] } });
+    expect(reported.status()).toBe(200);
+    await open(page, "/manual-setup", testInfo);
+    await expect(configurations(page).filter({ hasText: "Device 1" }).filter({ hasNotText: "Device 10" })).toContainText("Last handshake 2026-03-05 14:07 UTC");
+
     // The plan ends (its end moved to yesterday): listed still, but paused, and gone from what the servers accept.
-    await withDatabase(async (db) => {
-      const owner = await db.selectFrom("users").select("id").where("email", "=", user.email.toLowerCase()).executeTakeFirstOrThrow();
-      await db
-        .updateTable("subscriptions")
-        .set({ sub_exp_date: new Date(Date.now() - 86_400_000).toISOString() })
-        .where("user_id", "=", owner.id)
-        .execute();
-    });
+    const setPlanEnd = (end: Date) =>
+      withDatabase(async (db) => {
+        const owner = await db.selectFrom("users").select("id").where("email", "=", user.email.toLowerCase()).executeTakeFirstOrThrow();
+        await db.updateTable("subscriptions").set({ sub_exp_date: end.toISOString() }).where("user_id", "=", owner.id).execute();
+      });
+    await setPlanEnd(new Date(Date.now() - 86_400_000));
     await open(page, "/manual-setup", testInfo);
     await expect(configurations(page)).toHaveCount(10);
     await expect(configurations(page).filter({ hasText: "Paused: your plan has ended" })).toHaveCount(10);
     await expect(page.getByRole("link", { name: "See plans" })).toBeVisible();
     expect(await peerKeys(page.request)).not.toContain(keys[0]);
+
+    // Renewed: they work again.
+    await setPlanEnd(new Date(Date.now() + 30 * 86_400_000));
+    await open(page, "/manual-setup", testInfo);
+    await expect(configurations(page).filter({ hasText: "Paused: your plan has ended" })).toHaveCount(0);
+    expect(await peerKeys(page.request)).toContain(keys[0]);
   });
 
   test("service credentials: created and shown once, then reset, the old password refused at once", async ({ page, login }, testInfo: TestInfo) => {
