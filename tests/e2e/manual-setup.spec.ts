@@ -11,8 +11,9 @@ import { expect, test } from "../support/fixtures";
 // its QR code, downloaded (the file parsed by wg-quick) and registered with the API (the servers' peers list
 // has the public key of the shown private key, by `wg pubkey`); revoked through the confirm step (gone from
 // the list and from the peers); a Free account's 'See plans' (from the phone menu); the limit; a reported
-// handshake; a plan that ends pauses them until it is renewed; an API refusal shown beside the form with what was typed kept; and the OpenVPN/IKEv2 service credentials made,
-// shown once and reset (the old password refused by the servers' check at once).
+// handshake; a plan that ends pauses them until it is renewed; an API refusal shown beside the form with
+// what was typed kept; and the OpenVPN/IKEv2 service credentials made, shown once and reset (the old password
+// refused by the servers' check at once).
 
 const PLAN = { subscriptionDays: { startDaysAgo: 1, days: 365 } };
 const SHOWN_ONCE = "This private key is shown once. Download or scan it now.";
