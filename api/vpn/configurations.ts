@@ -232,13 +232,19 @@ export async function revokeConfiguration(db: Database, userId: number, id: numb
   });
 }
 
+/** How far ahead of our real time a reported handshake may be (clock skew); later ones are ignored. */
+export const HANDSHAKE_MAX_SKEW_MS = 5 * 60_000;
+
 /**
- * What a VPN server reports: the latest handshake per public key (the server's time). Only live
- * configurations are touched, and only forward. Answers how many moved.
+ * What a VPN server reports: the latest handshake per public key (the server's time, so compared with
+ * real time, not the business clock). Only live configurations are touched, and only forward; a time
+ * in the future (a server's clock gone wrong) is ignored, or it would hide every later handshake.
+ * Answers how many moved.
  */
-export async function recordHandshakes(db: Database, handshakes: ReadonlyArray<{ public_key: string; at: Date }>): Promise<number> {
+export async function recordHandshakes(db: Database, handshakes: ReadonlyArray<{ public_key: string; at: Date }>, nowMs = Date.now()): Promise<number> {
   const latest = new Map<string, string>();
   for (const { public_key, at } of handshakes) {
+    if (at.getTime() > nowMs + HANDSHAKE_MAX_SKEW_MS) continue;
     const iso = at.toISOString();
     const known = latest.get(public_key);
     if (!known || known < iso) latest.set(public_key, iso);

@@ -10610,7 +10610,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 'A VPN server's token is required.' (no bearer token, or not one of VPN_NODE_TOKENS) */
+            /** @description 'A VPN server token is required.' (no bearer token, or not one of VPN_NODE_TOKENS) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10669,7 +10669,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description 'A VPN server's token is required.' (no bearer token, or not one of VPN_NODE_TOKENS) */
+            /** @description 'A VPN server token is required.' (no bearer token, or not one of VPN_NODE_TOKENS) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10723,7 +10723,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description 'Wrong username or password.' or 'This account has no plan.' (code invalid_credentials), or 'A VPN server's token is required.' (code unauthenticated) */
+            /** @description 'Wrong username or password.' or 'This account has no plan.' (code invalid_credentials), or 'A VPN server token is required.' (code unauthenticated) */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -331,26 +331,36 @@ describe.each(databases({ postgres: "bursts of creations: the limit and the addr
       const { token } = await account(t);
       const key = publicKey();
       const made = (await create(t, token, { public_key: key })).body.data.configuration;
-      const at = "2030-01-02T03:04:05.000Z";
+      const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+      const at = minutesAgo(10).toISOString();
       const report = (handshakes: unknown) => t.post("/api/vpn/handshakes", { headers: NODE, json: { handshakes } });
+      const lastHandshake = async () => (await t.get("/api/vpn/manual-setup", { token })).body.data.configurations[0].last_handshake_at;
 
       const first = await report([{ public_key: key, at }, { public_key: publicKey(), at }]);
       expect(first.status, first.text).toBe(200);
       expect(first.body.data).toEqual({ recorded: 1 });
-      const listed = (await t.get("/api/vpn/manual-setup", { token })).body.data.configurations[0];
-      expect(listed.last_handshake_at).toBe(at);
+      expect(await lastHandshake()).toBe(at);
 
-      expect((await report([{ public_key: key, at: "2030-01-01T00:00:00Z" }])).body.data).toEqual({ recorded: 0 });
-      expect((await report([{ public_key: key, at: "2030-01-02T05:04:05+02:00" }])).body.data).toEqual({ recorded: 0 });
-      expect((await report([{ public_key: key, at: "2030-01-03T00:00:00+01:00" }])).body.data).toEqual({ recorded: 1 });
-      expect((await t.get("/api/vpn/manual-setup", { token })).body.data.configurations[0].last_handshake_at).toBe("2030-01-02T23:00:00.000Z");
+      expect((await report([{ public_key: key, at: minutesAgo(20).toISOString() }])).body.data).toEqual({ recorded: 0 });
+      // Another offset, the same instant: not newer.
+      const sameInstant = new Date(at).toISOString().replace("Z", "+00:00");
+      expect((await report([{ public_key: key, at: sameInstant }])).body.data).toEqual({ recorded: 0 });
+      // A server's clock far ahead is not believed (it would hide every later handshake).
+      expect((await report([{ public_key: key, at: new Date(Date.now() + 3_600_000).toISOString() }])).body.data).toEqual({ recorded: 0 });
+      // The latest of several for one key; an offset is read as the instant it names.
+      const later = minutesAgo(2);
+      const withOffset = new Date(later.getTime() + 3_600_000).toISOString().replace("Z", "+01:00");
+      expect((await report([{ public_key: key, at: minutesAgo(5).toISOString() }, { public_key: key, at: withOffset }])).body.data).toEqual({ recorded: 1 });
+      expect(await lastHandshake()).toBe(later.toISOString());
 
       const bad = await report([{ public_key: key, at: "yesterday" }]);
       expect(bad.status).toBe(422);
+      expect(bad.body.errors.fields["handshakes.0.at"]).toEqual(["The handshake time must be an ISO 8601 date and time."]);
       expect((await report([{ public_key: "short", at }])).status).toBe(422);
+      expect((await report(Array.from({ length: 501 }, () => ({ public_key: key, at })))).status).toBe(422);
 
       await t.post(`/api/vpn/configurations/${made.id}/revoke`, { token });
-      expect((await report([{ public_key: key, at: "2031-01-01T00:00:00Z" }])).body.data).toEqual({ recorded: 0 });
+      expect((await report([{ public_key: key, at: minutesAgo(1).toISOString() }])).body.data).toEqual({ recorded: 0 });
     });
 
     it("deleting the account revokes its configurations and deletes its credentials", async () => {

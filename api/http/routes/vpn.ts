@@ -42,12 +42,12 @@ function setupOf(ctx: ApiContext): VpnSetup {
 /** The VPN servers' endpoints: 404 while manual setup is off, then 401 without one of their tokens. */
 async function requireNode({ ctx, req }: { ctx: ApiContext; req: Request; res: Response }): Promise<void> {
   if (!setupOf(ctx).nodeTokens.accepts(req.get("authorization"))) {
-    throw new DomainError("unauthenticated", "A VPN server's token is required.", { headers: { "WWW-Authenticate": 'Bearer realm="vpn-servers"' } });
+    throw new DomainError("unauthenticated", "A VPN server token is required.", { headers: { "WWW-Authenticate": 'Bearer realm="vpn-servers"' } });
   }
 }
 
 const NODE_ERRORS = {
-  401: "'A VPN server's token is required.' (no bearer token, or not one of VPN_NODE_TOKENS)",
+  401: "'A VPN server token is required.' (no bearer token, or not one of VPN_NODE_TOKENS)",
   404: OFF,
 };
 
@@ -341,7 +341,7 @@ export const vpnRoutes = [
     body: authenticateSchema,
     success: { description: `'${CREDENTIALS_MESSAGES.accepted}'`, data: z.strictObject({ ok: z.literal(true) }) },
     errors: {
-      401: `'${CREDENTIALS_MESSAGES.wrong}' or '${CREDENTIALS_MESSAGES.noPlan}' (code invalid_credentials), or 'A VPN server's token is required.' (code unauthenticated)`,
+      401: `'${CREDENTIALS_MESSAGES.wrong}' or '${CREDENTIALS_MESSAGES.noPlan}' (code invalid_credentials), or 'A VPN server token is required.' (code unauthenticated)`,
       404: OFF,
       429: rateLimited("'Too many failed attempts for this username. Please try again in N minutes.'"),
     },
