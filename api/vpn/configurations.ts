@@ -53,6 +53,11 @@ export const WireGuardSettingsSchema = z
     peer_public_key: z.string().meta({ description: "[Peer] PublicKey: the server's." }),
     endpoint: z.string().meta({ description: "[Peer] Endpoint.", examples: ["de-fra-wg-001.vpn.example:51820"] }),
     allowed_ips: z.literal(ALLOWED_IPS).meta({ description: "[Peer] AllowedIPs: everything through the tunnel." }),
+    file_name: z.string().meta({
+      description:
+        "The download's file name, from the server's place and the configuration's name. wg-quick takes the interface's name from it, so it is one: at most 15 characters of a-z, 0-9 and '-' before '.conf' (wg-quick up and strip refuse others).",
+      examples: ["de-fra-router.conf"],
+    }),
   })
   .meta({ id: "WireGuardSettings", description: "Everything the wg-quick file needs except the private key, which the API never sees." });
 
@@ -174,8 +179,30 @@ export async function createConfiguration(db: Database, input: NewConfiguration)
       peer_public_key: input.server.wireguard_public_key,
       endpoint: input.server.endpoint,
       allowed_ips: ALLOWED_IPS,
+      file_name: configurationFileName(input.name, input.server.hostname),
     },
   };
+}
+
+/** wg-quick's interface names: what its file name must be before '.conf'. */
+const INTERFACE_NAME_MAX = 15;
+
+/**
+ * 'Home router' on de-fra-wg-001.vpn.example → de-fra-home-rou.conf: the server's place (the first two
+ * parts of its first label), then the name in lower-case letters and digits, cut to an interface name.
+ */
+export function configurationFileName(name: string, hostname: string): string {
+  const slug = (text: string) =>
+    text
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, "") // ü → u, not u-
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "");
+  const place = slug(hostname.split(".")[0]!.split("-").slice(0, 2).join("-")) || "wg";
+  const named = slug(name);
+  const base = (named ? `${place}-${named}` : place).slice(0, INTERFACE_NAME_MAX).replace(/-+$/, "");
+  return `${base}.conf`;
 }
 
 /** 409 when the key is registered, on any account, revoked or not. */

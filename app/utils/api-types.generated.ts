@@ -4455,6 +4455,11 @@ export interface components {
              * @constant
              */
             allowed_ips: "0.0.0.0/0, ::/0";
+            /**
+             * @description The download's file name, from the server's place and the configuration's name. wg-quick takes the interface's name from it, so it is one: at most 15 characters of a-z, 0-9 and '-' before '.conf' (wg-quick up and strip refuse others).
+             * @example de-fra-router.conf
+             */
+            file_name: string;
         };
         VpnNewCredentials: {
             username: string;

@@ -94,6 +94,7 @@ describe.each(databases({ postgres: "bursts of creations: the limit and the addr
         peer_public_key: FRANKFURT.wireguard_public_key,
         endpoint: `${FRANKFURT.hostname}:51820`,
         allowed_ips: "0.0.0.0/0, ::/0",
+        file_name: "de-fra-home-rou.conf",
       });
 
       const second = await create(t, token, { name: "Laptop" });

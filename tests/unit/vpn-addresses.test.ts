@@ -1,6 +1,7 @@
 import { isIPv6 } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ADDRESS_CAPACITY, addressesAt, interfaceAddress, peerAllowedIps } from "../../api/vpn/addresses";
+import { configurationFileName } from "../../api/vpn/configurations";
 import { NodeTokens } from "../../api/vpn/node-tokens";
 import { isEndpoint, isWireGuardKey } from "../../api/platform/vpn-servers-file";
 
@@ -65,5 +66,26 @@ describe("WireGuard keys, endpoints and node tokens", () => {
     expect(tokens.accepts("bearer second-token-0123456789abcdefghijk ")).toBe(true);
     for (const bad of [undefined, "", "Bearer", "Bearer first-token", "first-token-0123456789abcdefghijkl", "Bearer a b"]) expect(tokens.accepts(bad), String(bad)).toBe(false);
     expect(new NodeTokens([]).accepts("Bearer anything")).toBe(false);
+  });
+});
+
+describe("the configuration's file name", () => {
+  it("is a wg-quick interface name: the server's place and the name, at most 15 characters", () => {
+    const cases: Array<[string, string, string]> = [
+      ["Router", "de-fra-wg-001.vpn.example", "de-fra-router.conf"],
+      ["Home router", "de-fra-wg-001.vpn.example", "de-fra-home-rou.conf"],
+      ["Zürich Büro", "ch-zrh-wg-001.vpn.example", "ch-zrh-zurich-b.conf"],
+      ["Router 2", "us-nyc-wg-001.vpn.example", "us-nyc-router-2.conf"],
+      ["A -- B", "se-sto-wg-001.vpn.example", "se-sto-a-b.conf"],
+      ["我的路由器", "jp-tyo-wg-001.vpn.example", "jp-tyo.conf"],
+      ["Laptop", "vpn1.example.net", "vpn1-laptop.conf"],
+      ["Laptop", "203.0.113.7", "203-laptop.conf"],
+      ["x", "abcdefghijklmnopq-r.example", "abcdefghijklmno.conf"],
+    ];
+    for (const [name, host, expected] of cases) {
+      const file = configurationFileName(name, host);
+      expect(file, `${name} @ ${host}`).toBe(expected);
+      expect(file).toMatch(/^[a-z0-9][a-z0-9-]{0,14}\.conf$/);
+    }
   });
 });
