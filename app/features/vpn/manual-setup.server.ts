@@ -14,7 +14,7 @@ import {
   MANUAL_SETUP_PAGE,
   type ServerGroup,
 } from "./manual-setup";
-import { buildWireGuardConfig, configDataUrl, configFileName, svgDataUrl } from "./wireguard-config";
+import { buildWireGuardConfig, configDataUrl, downloadFileName, svgDataUrl } from "./wireguard-config";
 
 // The 'Manual setup' page's server side (issue 34): what the loader reads from the API and what each of the
 // page's forms posts. A key pair made here (a page without JavaScript) lives only in the action that makes
@@ -112,7 +112,7 @@ export async function createConfiguration(api: Api, formData: FormData) {
   const result = await api.post("/api/vpn/configurations", { body: { name, server, public_key: publicKey } });
   if (!result.ok) return createFailure(submission, result);
   const { configuration, wireguard } = result.data;
-  const fileName = configFileName(configuration.name, configuration.server);
+  const fileName = downloadFileName(wireguard.file_name);
   let created: CreatedConfiguration;
   if (pair) {
     const text = buildWireGuardConfig(pair.privateKey, wireguard);

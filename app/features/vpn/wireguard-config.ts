@@ -52,45 +52,23 @@ export function buildWireGuardConfig(privateKey: string, settings: WireGuardPeer
   ].join("\n");
 }
 
-/** The parts of a server that name a file: its country code and city ("DE", "Frankfurt"). */
-export type ServerPlace = { country_code: string; city: string; hostname?: string };
-
 /**
- * The largest stem a file name keeps. wg-quick takes the interface's name from the file's (`wg-quick up
- * ./home-rou-de-fra.conf` makes the interface home-rou-de-fra), and Linux allows an interface name of at most
- * 15 characters of [a-zA-Z0-9_=+.-] (IFNAMSIZ 16 with its NUL): a longer name is refused by wg-quick
- * ("The config file must be a valid interface name"). The phone apps take the file's name as the tunnel's
- * name too. So the stem is cut to 15 rather than keeping the whole of a long name.
+ * The largest stem a file name may have. wg-quick takes the interface's name from the file's (`wg-quick up
+ * ./de-fra-home-rou.conf` makes the interface de-fra-home-rou), and Linux allows an interface name of at most
+ * 15 characters of [a-zA-Z0-9_=+.-] (IFNAMSIZ 16 with its NUL): wg-quick refuses any other ("The config file
+ * must be a valid interface name"), and the phone apps take the file's name as the tunnel's. So a long name
+ * is cut ('Home router' on Frankfurt is de-fra-home-rou.conf, not home-router-de-fra.conf).
  */
 export const FILE_STEM_MAX = 15;
-
-function slug(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
-
-/** "de-fra": the country code and the city's first three letters (Mullvad's and IVPN's way of naming a place). */
-export function serverTag(server: ServerPlace): string {
-  const country = slug(server.country_code).replace(/-/g, "").slice(0, 2);
-  const city = slug(server.city).replace(/-/g, "").slice(0, 3);
-  return [country, city].filter(Boolean).join("-") || "vpn";
-}
+const FILE_NAME = /^[a-zA-Z0-9_=+.-]{1,15}\.conf$/;
 
 /**
- * The download's file name from the configuration's name and its server: "Home router" on Frankfurt is
- * "home-rou-de-fra.conf" (the name's part cut so that the stem stays a valid interface name, see
- * FILE_STEM_MAX); a name with no letter or digit of ASCII ("Ноутбук") gives "wg-de-fra.conf".
+ * The download's file name: the API's `file_name` (its server's place and the configuration's name, cut to an
+ * interface name), checked here because it goes into the page's `download` attribute and then into wg-quick;
+ * an answer that is not such a name gives "wg0.conf".
  */
-export function configFileName(name: string, server: ServerPlace): string {
-  const tag = serverTag(server);
-  const room = FILE_STEM_MAX - tag.length - 1;
-  const namePart = slug(name).slice(0, Math.max(room, 0)).replace(/-+$/, "") || "wg";
-  const stem = `${namePart}-${tag}`.slice(0, FILE_STEM_MAX).replace(/-+$/, "");
-  return `${stem}.conf`;
+export function downloadFileName(fileName: string | undefined): string {
+  return fileName && FILE_NAME.test(fileName) ? fileName : "wg0.conf";
 }
 
 /** A `data:` URL of the file, for a link with `download`: the page needs no second request to save it. */
