@@ -79,6 +79,15 @@ module.exports = {
       to: { path: "^api/payments/(stripe|paypal|bitpay)/" },
     },
     {
+      name: "api-vpn-stands-on-payments",
+      comment:
+        "Manual setup (WireGuard configurations, service credentials, the VPN servers' lists) may import payments (whether an " +
+        "account has a plan), identity (passwords) and the platform; the HTTP layer composes it (docs/decisions/058).",
+      severity: "error",
+      from: { path: "^api/vpn/" },
+      to: { path: "^api/", pathNot: "^api/(platform|identity|payments|vpn)/" },
+    },
+    {
       name: "api-support-stands-on-platform",
       comment: "Support (the help page's contact form) imports only the platform: mail, limits, configuration.",
       severity: "error",
@@ -89,7 +98,7 @@ module.exports = {
       name: "api-http-is-the-top",
       comment: "Only the HTTP layer knows HTTP: nothing below imports api/http or the servers.",
       severity: "error",
-      from: { path: "^api/(platform|identity|payments|billing|support|sandboxes)/" },
+      from: { path: "^api/(platform|identity|payments|billing|support|vpn|sandboxes)/" },
       to: { path: "^api/http/|^api/server\\.ts$" },
     },
     {

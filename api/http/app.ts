@@ -26,6 +26,7 @@ import type { PaidHook } from "../payments/paid";
 import { connectPayPal, createBitPayGateway, createPayPalGateway, createStripeGateway } from "./gateways";
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 import { deleteExpiredSecurityEvents } from "../identity/security-events";
+import { createVpnSetup } from "../vpn/setup";
 
 export type { ApiConfig } from "../platform/config";
 export type { Database } from "../platform/db";
@@ -144,6 +145,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     gateways,
     notices,
     dunning,
+    vpn: createVpnSetup(config, sandboxes?.vpn),
     async runDueJobs() {
       // Another instance may have moved the shared test clock.
       if (isShared(clock)) await clock.refresh();

@@ -5,6 +5,7 @@ import type { PayPalDeps } from "../payments/paypal/payments";
 import type { PlatformServices } from "../platform/services";
 import type { NoticeDeps } from "../billing/notices";
 import type { Gateways } from "../payments/gateway";
+import type { VpnSetup } from "../vpn/setup";
 
 /** What every route module receives: the platform's services and the payment gateways. */
 export interface ApiContext extends PlatformServices {
@@ -20,6 +21,8 @@ export interface ApiContext extends PlatformServices {
   notices: NoticeDeps;
   /** Failed renewals (past due, grace period, their emails and the pay page's payment). */
   dunning: DunningDeps;
+  /** Manual setup's servers and node tokens; null while it is off (outside sandbox mode without VPN_NODE_TOKENS). */
+  vpn: VpnSetup | null;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
   runDueJobs(): Promise<void>;
 }

@@ -25,7 +25,7 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   server_error: { status: 500, description: "Something went wrong on our side" },
   database_unavailable: { status: 503, description: "The database does not answer" },
   not_implemented: { status: 501, description: "Not available in this mode" },
-  invalid_credentials: { status: 401, description: "Wrong email or password" },
+  invalid_credentials: { status: 401, description: "Wrong email or password (service credentials: wrong username or password, or no plan)" },
   email_taken: { status: 409, description: "An account with this email exists" },
   email_mismatch: { status: 422, description: "The email is not the signed-in account's" },
   password_already_set: { status: 409, description: "The account already has a password" },
@@ -87,6 +87,9 @@ export const ERROR_STATUS: Record<ErrorCode, ErrorCodeAnswer> = {
   refund_guarantee_used: { status: 409, description: "The money-back guarantee was used with this email or card" },
   refund_not_eligible: { status: 409, description: "The payment cannot be refunded (not paid, or not the first)" },
   refund_window_closed: { status: 409, description: "The 30 days for a refund have passed" },
+  plan_required: { status: 403, description: "The account has no plan (a Free account): manual setup needs one" },
+  configuration_limit: { status: 422, description: "The account has as many WireGuard configurations as it may have" },
+  public_key_taken: { status: 409, description: "The WireGuard public key is already registered (on any account)" },
 };
 
 export function statusOf(code: ErrorCode): number {

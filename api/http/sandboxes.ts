@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import type { Clock, OffsetStore } from "../platform/clock";
 import type { Database } from "../platform/db";
+import type { VpnServerFileEntry } from "../platform/vpn-servers-file";
 // Type-only (erased from the bundle): tests drive the Stripe sandbox's fault switch through Api.stripeSandbox.
 import type { StripeSandbox } from "../sandboxes/stripe";
 
@@ -89,6 +90,12 @@ export interface SandboxKit {
     /** Where each stand-in lives under the public URL. */
     googlePath: string;
     applePath: string;
+  };
+  vpn: {
+    /** The seeded server list of sandbox mode without VPN_SERVERS_FILE. */
+    servers: readonly VpnServerFileEntry[];
+    /** The published node token ('sandbox-node-token'), accepted besides VPN_NODE_TOKENS in sandbox mode. */
+    nodeToken: string;
   };
 }
 

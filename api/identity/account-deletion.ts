@@ -47,8 +47,17 @@ export function tombstoneEmail(userId: number): string {
   return `deleted-account-${userId}`;
 }
 
-/** The database part, in one transaction: a failure half-way leaves the account as it was. */
-export async function eraseAccount(db: Database, user: Pick<User, "id" | "email">, nowIso: string): Promise<void> {
+/**
+ * The database part, in one transaction: a failure half-way leaves the account as it was. `alsoErase`
+ * runs in the same transaction, after the lock on the account's row, for what the domains above
+ * identity keep per account (the VPN's configurations and service credentials, api/vpn).
+ */
+export async function eraseAccount(
+  db: Database,
+  user: Pick<User, "id" | "email">,
+  nowIso: string,
+  alsoErase?: (trx: Database) => Promise<void>,
+): Promise<void> {
   const userId = user.id;
   await db.transaction().execute(async (trx) => {
     // The row first (PostgreSQL): a sign-in issuing a session holds it shared (issueToken), so this
@@ -57,6 +66,7 @@ export async function eraseAccount(db: Database, user: Pick<User, "id" | "email"
     // Every credential goes (review issue 30: a passkey outlived its account). Sessions end like
     // every other end of sessions, then the rows themselves go.
     await revokeSessions(trx, { userId, all: true });
+    await alsoErase?.(trx);
     await trx.deleteFrom("desktop_codes").where("user_id", "=", userId).execute();
     await trx.deleteFrom("tokens").where("user_id", "=", userId).execute();
     await trx.deleteFrom("devices").where("user_id", "=", userId).execute();

@@ -27,6 +27,10 @@ export const SECURITY_EVENT_LABELS = {
   signed_out_other_devices: "Signed out other devices",
   data_exported: "Data downloaded",
   auto_renewal_cancelled: "Auto-renewal turned off",
+  wireguard_configuration_created: "WireGuard configuration created",
+  wireguard_configuration_revoked: "WireGuard configuration revoked",
+  service_credentials_created: "Service credentials created",
+  service_credentials_reset: "Service credentials reset",
 } as const;
 
 export type SecurityEventKind = keyof typeof SECURITY_EVENT_LABELS;

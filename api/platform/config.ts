@@ -2,6 +2,7 @@ import { createHash, createPrivateKey } from "node:crypto";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { LOG_LEVELS, type LogLevel } from "./logger";
+import { type VpnServerFileEntry, readVpnServersFile } from "./vpn-servers-file";
 
 /**
  * How an integration runs: with its credentials ("live"), as its stand-in ("sandbox": only in sandbox
@@ -123,6 +124,23 @@ export interface ApiConfig {
     paypal: IntegrationMode;
     google: IntegrationMode;
     apple: IntegrationMode;
+    /** Manual setup (WireGuard configurations, service credentials, the VPN servers' endpoints): live with VPN_NODE_TOKENS. */
+    vpn: IntegrationMode;
+  };
+  /**
+   * Manual setup and the VPN servers' endpoints (issue 34, docs/decisions/058). Live with VPN_NODE_TOKENS
+   * (the servers' bearer tokens, several so that one can be rotated) and VPN_SERVERS_FILE (the server
+   * list); in sandbox mode without them the sandbox's seeded servers and its published node token; off
+   * outside sandbox mode without them (the servers' endpoints answer 404, the page says it is unavailable).
+   */
+  vpn: {
+    /** VPN_NODE_TOKENS, each at least 32 characters. Never log them. */
+    nodeTokens: string[];
+    /** The servers of VPN_SERVERS_FILE, checked at boot; null without the file. */
+    servers: VpnServerFileEntry[] | null;
+    /** Wrong service-credential passwords per username per window (POST /api/vpn/authenticate), then 429. */
+    authMaxFailuresPerUsername: number;
+    authFailureWindowSeconds: number;
   };
   /**
    * Card payments through Stripe: live keys when STRIPE_SECRET_KEY is set, else the in-process
@@ -425,6 +443,21 @@ const envSchema = z
     }),
     SUPPORT_MAX_PER_EMAIL_PER_HOUR: positiveInteger,
     SUPPORT_MAX_PER_IP_PER_HOUR: positiveInteger,
+    VPN_NODE_TOKENS: optionalString.refine((v) => v === undefined || parseNodeTokens(v).every((token) => /^[\x21-\x7e]{32,}$/.test(token)), {
+      message: "expected comma-separated tokens, each at least 32 random printable characters without spaces",
+    }),
+    // Read and checked here, at boot: a bad file stops the start with the other problems.
+    VPN_SERVERS_FILE: optionalString.transform((path, ctx) => {
+      if (path === undefined) return undefined;
+      const read = readVpnServersFile(path);
+      if ("problem" in read) {
+        ctx.addIssue({ code: "custom", message: read.problem });
+        return z.NEVER;
+      }
+      return read.servers;
+    }),
+    VPN_AUTH_MAX_FAILURES_PER_USERNAME: positiveInteger,
+    VPN_AUTH_FAILURE_WINDOW_SECONDS: positiveInteger,
     TWO_FACTOR_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || parseEncryptionKey(v) !== null, {
       message: "expected 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)",
     }),
@@ -471,6 +504,11 @@ const envSchema = z
       // sandbox (test money) could give plans away, one of production could bill a staging site's testers.
       if (!isSandbox(e.SANDBOX)) required("PAYPAL_ENVIRONMENT", "required with PayPal credentials outside sandbox mode (production or sandbox)");
     }
+    // Manual setup needs both outside sandbox mode: the servers' tokens, and the servers the configurations name.
+    if (!isSandbox(e.SANDBOX)) {
+      if (e.VPN_NODE_TOKENS) required("VPN_SERVERS_FILE", "required when VPN_NODE_TOKENS is set");
+      else if (e.VPN_SERVERS_FILE) required("VPN_NODE_TOKENS", "required when VPN_SERVERS_FILE is set");
+    }
     // Live Google sign-in: the portal exchanges the code with the client secret.
     if (e.GOOGLE_CLIENT_ID) required("GOOGLE_CLIENT_SECRET", "required when GOOGLE_CLIENT_ID is set");
     else if (e.GOOGLE_CLIENT_SECRET && !isSandbox(e.SANDBOX)) required("GOOGLE_CLIENT_ID", "required when GOOGLE_CLIENT_SECRET is set");
@@ -483,6 +521,14 @@ const envSchema = z
       }
     }
   });
+
+/** VPN_NODE_TOKENS: comma-separated, blanks around each ignored. */
+function parseNodeTokens(value: string): string[] {
+  return value
+    .split(",")
+    .map((token) => token.trim())
+    .filter(Boolean);
+}
 
 const SANDBOX_VALUES = new Set(["true", "false", "1", "0", "yes", "no"]);
 
@@ -522,6 +568,7 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
     paypal: mode(e.PAYPAL_CLIENT_ID),
     google: mode(e.GOOGLE_CLIENT_ID),
     apple: mode(e.APPLE_CLIENT_ID),
+    vpn: mode(e.VPN_NODE_TOKENS),
   };
   return {
     databaseUrl,
@@ -596,6 +643,12 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
       clientSecret: e.PAYPAL_CLIENT_SECRET,
       webhookId: e.PAYPAL_WEBHOOK_ID,
       environment: (e.PAYPAL_ENVIRONMENT as "production" | "sandbox" | undefined) ?? "sandbox",
+    },
+    vpn: {
+      nodeTokens: e.VPN_NODE_TOKENS ? parseNodeTokens(e.VPN_NODE_TOKENS) : [],
+      servers: e.VPN_SERVERS_FILE ?? null,
+      authMaxFailuresPerUsername: e.VPN_AUTH_MAX_FAILURES_PER_USERNAME ?? 10,
+      authFailureWindowSeconds: e.VPN_AUTH_FAILURE_WINDOW_SECONDS ?? 900,
     },
     adminApiToken: e.ADMIN_API_TOKEN,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,

@@ -86,6 +86,10 @@ export const ERROR_CODES = [
   "refund_guarantee_used",
   "refund_not_eligible",
   "refund_window_closed",
+  // Manual setup (WireGuard configurations, service credentials)
+  "plan_required",
+  "configuration_limit",
+  "public_key_taken",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

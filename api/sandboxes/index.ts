@@ -17,6 +17,7 @@ import {
   createStripeSandbox,
   parseFaultPlan,
 } from "./stripe";
+import { VPN_SANDBOX_NODE_TOKEN, VPN_SANDBOX_SERVERS } from "./vpn";
 
 /*
  * The sandboxes' one door (docs/decisions/024). The product loads this module with a dynamic import
@@ -53,5 +54,9 @@ export const sandboxKit = {
     create: createIdentitySandbox,
     googlePath: GOOGLE_SANDBOX_PATH,
     applePath: APPLE_SANDBOX_PATH,
+  },
+  vpn: {
+    servers: VPN_SANDBOX_SERVERS,
+    nodeToken: VPN_SANDBOX_NODE_TOKEN,
   },
 };

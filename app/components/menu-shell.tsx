@@ -8,6 +8,7 @@ const NAV_ITEMS = [
   { to: "/pricing", label: "Pricing", end: false },
   { to: "/billing", label: "Billing", end: false },
   { to: "/connected-devices", label: "Connected Devices", end: false },
+  { to: "/manual-setup", label: "Manual setup", end: false },
   { to: "/account/security", label: "Security", end: false },
   { to: "/help", label: "Help", end: false },
 ];

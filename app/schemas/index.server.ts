@@ -17,3 +17,4 @@ export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "
 export { SupportMessageSchema } from "./support";
 export { EmailChangeStartSchema } from "./email-change";
 export { PasskeyConfirmSchema } from "./passkeys";
+export { WireGuardConfigSchema } from "./wireguard";

@@ -1324,7 +1324,7 @@ export interface paths {
         put?: never;
         /**
          * Delete the signed-in account
-         * @description Confirmed by the password, or for an account without one by the emailed code, and, when two-factor authentication is on, by `authentication_code` too (an app code or a recovery code; wrong ones count on the account's budget of wrong second factors, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, shared with the sign-in step). Nothing is used up unless every proof is right. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Once committed, 'Your VPN account was deleted' is emailed to the address the account had (a mail failure does not undo or fail the deletion). Wrong passwords: 5 per account per 15 minutes.
+         * @description Confirmed by the password, or for an account without one by the emailed code, and, when two-factor authentication is on, by `authentication_code` too (an app code or a recovery code; wrong ones count on the account's budget of wrong second factors, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, shared with the sign-in step). Nothing is used up unless every proof is right. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges, the VPN service credentials), the security log and saved cards deleted, WireGuard configurations revoked (their keys leave the servers' peers list), personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Once committed, 'Your VPN account was deleted' is emailed to the address the account had (a mail failure does not undo or fail the deletion). Wrong passwords: 5 per account per 15 minutes.
          */
         post: operations["deleteAccount"];
         delete?: never;
@@ -2289,6 +2289,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/vpn/manual-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the 'Manual setup' page shows
+         * @description Whether manual setup is available, whether the account has a plan, the limit, the servers for the select, the account's configurations (each 'active', or 'paused' while the account has no plan: the servers do not accept it then, and do again once the plan is renewed) and its service credentials' username. Addresses come from 10.64.0.0/10 and fd7a:651:6f26::/48.
+         */
+        get: operations["vpnManualSetup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a WireGuard public key and get the configuration's settings
+         * @description Registers the device's public key (the private key never reaches the API: the browser, or the portal's server without JavaScript, makes the pair) for a server, and hands out one IPv4 address from 10.64.0.0/10 and one IPv6 address from fd7a:651:6f26::/48. Answers the configuration and every setting of its wg-quick file but the private key. At most 10 live configurations per account, reserved atomically (a parallel burst never passes it). Recorded as 'WireGuard configuration created' in the security activity. The key is in the servers' peers list from the next revision.
+         */
+        post: operations["vpnCreateConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/configurations/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a WireGuard configuration
+         * @description Its key leaves the servers' peers list at once (the next revision); the configuration leaves the account's list. Revoking one already revoked answers the same. Recorded as 'WireGuard configuration revoked' in the security activity.
+         */
+        post: operations["vpnRevokeConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or reset the service credentials (OpenVPN, IKEv2)
+         * @description The first call makes the account's username and password (it needs a plan); every later one makes a new password for the same username, and the old one stops working at once (a reset needs no plan: an old password can always be shut out). The password is in this answer only: the API keeps its argon2id hash. Recorded as 'Service credentials created' or 'Service credentials reset' in the security activity.
+         */
+        post: operations["vpnIssueCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The VPN servers
+         * @description Public and cacheable (`Cache-Control: public, max-age=60, s-maxage=300`): every server with its place, WireGuard public key and endpoint, and whether it is in rotation. From VPN_SERVERS_FILE; in sandbox mode without it, the sandbox's seeded list.
+         */
+        get: operations["vpnServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/peers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The peers the VPN servers must accept now
+         * @description Every live configuration of an account that has a plan now: its public key and addresses. Weak `ETag` `W/"peers-<revision>"`; a server polling with `If-None-Match` gets 304 while nothing changed. `?since=<revision>` answers what changed after that revision instead: `added` (peers to have) and `removed` (keys to drop). A revoked configuration, or one whose account's plan ended, is removed from the next revision on; a renewed plan brings its configurations back.
+         */
+        get: operations["vpnPeers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/handshakes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the latest handshakes
+         * @description A VPN server reports the latest handshake per public key (`wg show <if> latest-handshakes`); the account's page shows it as 'Last handshake'. Only live configurations are updated, and only forward in time. `recorded`: how many moved.
+         */
+        post: operations["vpnHandshakes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vpn/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check service credentials (OpenVPN, IKEv2)
+         * @description 200 when the username and password are right and the account has a plan now; 401 otherwise ('Wrong username or password.' or 'This account has no plan.'). Wrong passwords are counted per username (VPN_AUTH_MAX_FAILURES_PER_USERNAME per VPN_AUTH_FAILURE_WINDOW_SECONDS, shared by every instance and reserved before the check, so a parallel burst gets no more tries); over it, 429 with Retry-After, for the right password too, until the window ends.
+         */
+        post: operations["vpnAuthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dev/mailbox.json": {
         parameters: {
             query?: never;
@@ -3045,6 +3205,39 @@ export interface components {
              */
             email: string;
         };
+        CreateVpnConfigurationRequest: {
+            /** @description The customer's name for the configuration ('Router'): 1 to 40 characters (trimmed), no control or bidirectional characters. */
+            name: string;
+            /**
+             * @description "fastest" (the API picks the online server with the fewest configurations) or a hostname from the list. Unknown: 'Choose a server from the list.'; offline: 'This server is offline. Choose another one.'.
+             * @example fastest
+             * @example de-fra-wg-001.vpn.example
+             */
+            server: string;
+            /**
+             * @description The device's WireGuard public key: 32 bytes in standard base64, 44 characters ending in '=' (what `wg pubkey` prints).
+             * @example xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=
+             */
+            public_key: string;
+        };
+        VpnHandshakesRequest: {
+            /** @description The latest handshake per public key, in the server's time (ISO 8601); at most 500 per request. */
+            handshakes: {
+                /**
+                 * @description The device's WireGuard public key: 32 bytes in standard base64, 44 characters ending in '=' (what `wg pubkey` prints).
+                 * @example xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=
+                 */
+                public_key: string;
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
+        VpnAuthenticateRequest: {
+            /** @description The service credentials' username (any case). */
+            username: string;
+            /** @description Compared exactly as sent (not trimmed). */
+            password: string;
+        };
         ClockRequest: {
             /** @description Days to move the clock forward (1 to 3650). */
             days: string;
@@ -3073,7 +3266,7 @@ export interface components {
                  *     - `server_error` (500): Something went wrong on our side
                  *     - `database_unavailable` (503): The database does not answer
                  *     - `not_implemented` (501): Not available in this mode
-                 *     - `invalid_credentials` (401): Wrong email or password
+                 *     - `invalid_credentials` (401): Wrong email or password (service credentials: wrong username or password, or no plan)
                  *     - `email_taken` (409): An account with this email exists
                  *     - `email_mismatch` (422): The email is not the signed-in account's
                  *     - `password_already_set` (409): The account already has a password
@@ -3135,9 +3328,12 @@ export interface components {
                  *     - `refund_guarantee_used` (409): The money-back guarantee was used with this email or card
                  *     - `refund_not_eligible` (409): The payment cannot be refunded (not paid, or not the first)
                  *     - `refund_window_closed` (409): The 30 days for a refund have passed
+                 *     - `plan_required` (403): The account has no plan (a Free account): manual setup needs one
+                 *     - `configuration_limit` (422): The account has as many WireGuard configurations as it may have
+                 *     - `public_key_taken` (409): The WireGuard public key is already registered (on any account)
                  * @enum {string}
                  */
-                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "confirmation_required" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "plan_change_in_progress" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed";
+                code: "validation_failed" | "malformed_body" | "body_too_large" | "unsupported_media_type" | "request_rejected" | "method_not_allowed" | "not_found" | "unauthenticated" | "forbidden" | "rate_limited" | "server_error" | "database_unavailable" | "not_implemented" | "invalid_credentials" | "email_taken" | "email_mismatch" | "password_already_set" | "wrong_password" | "code_invalid" | "code_expired" | "too_many_attempts" | "mail_unavailable" | "link_invalid" | "sso_token_invalid" | "not_desktop" | "provider_off" | "provider_unavailable" | "provider_sign_in_failed" | "provider_token_rejected" | "provider_email_unverified" | "password_sign_in_required" | "id_token_replayed" | "link_taken" | "already_connected" | "last_sign_in_method" | "two_factor_already_on" | "two_factor_not_set_up" | "two_factor_off" | "challenge_ended" | "passkey_rejected" | "passkey_request_ended" | "confirmation_required" | "plan_already_current" | "subscription_exists" | "plan_change_invalid" | "payment_past_due" | "plan_change_in_progress" | "coupon_invalid" | "card_declined" | "paypal_declined" | "card_needs_authentication" | "authentication_failed" | "card_unusable" | "card_details_rejected" | "default_card_not_deletable" | "subscription_not_card" | "setup_incomplete" | "gateway_failed" | "amount_mismatch" | "currency_unsupported" | "wallet_domain_unregistered" | "idempotency_key_reused" | "idempotency_key_conflict" | "payment_in_progress" | "signature_invalid" | "notification_forged" | "invoice_paid" | "not_renewable" | "auto_renewal_unavailable" | "auto_renewal_too_late" | "subscription_ended" | "refund_already_used" | "refund_guarantee_used" | "refund_not_eligible" | "refund_window_closed" | "plan_required" | "configuration_limit" | "public_key_taken";
                 /** @description Only on 422: messages per field. */
                 fields?: {
                     [key: string]: string[];
@@ -4043,7 +4239,7 @@ export interface components {
         SecurityEvent: {
             id: number;
             /** @enum {string} */
-            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "signed_out_other_devices" | "data_exported" | "auto_renewal_cancelled";
+            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "signed_out_other_devices" | "data_exported" | "auto_renewal_cancelled" | "wireguard_configuration_created" | "wireguard_configuration_revoked" | "service_credentials_created" | "service_credentials_reset";
             /** @description What the security page shows ('Signed in'). */
             label: string;
             /**
@@ -4106,7 +4302,7 @@ export interface components {
         SecurityEventItem: {
             id: number;
             /** @enum {string} */
-            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "signed_out_other_devices" | "data_exported" | "auto_renewal_cancelled";
+            kind: "signed_in" | "sign_in_failed" | "password_changed" | "email_changed" | "two_factor_enabled" | "two_factor_disabled" | "recovery_code_used" | "passkey_added" | "passkey_removed" | "card_added" | "card_removed" | "signed_out_everywhere" | "signed_out_other_devices" | "data_exported" | "auto_renewal_cancelled" | "wireguard_configuration_created" | "wireguard_configuration_revoked" | "service_credentials_created" | "service_credentials_reset";
             /** @description What the security page shows ('Signed in'). */
             label: string;
             /**
@@ -4158,6 +4354,172 @@ export interface components {
             challenge_id: string;
             /** @description optionsJSON for @simplewebauthn/browser (PublicKeyCredentialCreationOptionsJSON or …RequestOptionsJSON). */
             options: Record<string, never>;
+        };
+        ManualSetup: {
+            /** @description false outside sandbox mode without VPN_NODE_TOKENS: the page says manual setup is not available. */
+            available: boolean;
+            /** @description false for a Free account (no active plan): the page offers 'See plans' instead of the form. */
+            has_plan: boolean;
+            /**
+             * @description Live configurations an account with a plan may have.
+             * @example 10
+             */
+            limit: number;
+            /** @description For the 'Server' select, in the list's order (empty while unavailable); 'Fastest' (value "fastest") is the portal's own option. */
+            servers: components["schemas"]["VpnServerChoice"][];
+            /** @description Newest first; revoked ones are not listed. */
+            configurations: components["schemas"]["VpnConfiguration"][];
+            /** @description The service credentials' username (never the password), or null before 'Create credentials'. */
+            credentials: components["schemas"]["VpnCredentials"] | null;
+        };
+        VpnServerChoice: {
+            /** @example de-fra-wg-001.vpn.example */
+            hostname: string;
+            /**
+             * @description ISO 3166-1 alpha-2.
+             * @example DE
+             */
+            country_code: string;
+            country: string;
+            city: string;
+            online: boolean;
+        };
+        VpnConfiguration: {
+            id: number;
+            name: string;
+            server: components["schemas"]["VpnServerPlace"];
+            /**
+             * @description One address in 10.64.0.0/10.
+             * @example 10.64.0.2
+             */
+            ipv4: string;
+            /**
+             * @description One address in fd7a:651:6f26::/48.
+             * @example fd7a:651:6f26::2
+             */
+            ipv6: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The latest handshake a VPN server reported; null: none yet.
+             */
+            last_handshake_at: string | null;
+            /**
+             * @description paused: the account has no plan now, and the servers do not accept it ('Paused: your plan has ended').
+             * @enum {string}
+             */
+            status: "active" | "paused";
+        };
+        VpnServerPlace: {
+            /** @example de-fra-wg-001.vpn.example */
+            hostname: string;
+            /**
+             * @description ISO 3166-1 alpha-2.
+             * @example DE
+             */
+            country_code: string;
+            country: string;
+            city: string;
+        };
+        VpnCredentials: {
+            /** @example u7k2m9q4x1c8p */
+            username: string;
+            /**
+             * Format: date-time
+             * @description When the current password was made.
+             */
+            created_at: string;
+        };
+        /** @description Everything the wg-quick file needs except the private key, which the API never sees. */
+        WireGuardSettings: {
+            /**
+             * @description [Interface] Address.
+             * @example 10.64.0.2/32, fd7a:651:6f26::2/128
+             */
+            address: string;
+            /**
+             * @description [Interface] DNS.
+             * @example 10.64.0.1, fd7a:651:6f26::1
+             */
+            dns: string;
+            /** @description [Peer] PublicKey: the server's. */
+            peer_public_key: string;
+            /**
+             * @description [Peer] Endpoint.
+             * @example de-fra-wg-001.vpn.example:51820
+             */
+            endpoint: string;
+            /**
+             * @description [Peer] AllowedIPs: everything through the tunnel.
+             * @constant
+             */
+            allowed_ips: "0.0.0.0/0, ::/0";
+            /**
+             * @description The download's file name, from the server's place and the configuration's name. wg-quick takes the interface's name from it, so it is one: at most 15 characters of a-z, 0-9 and '-' before '.conf' (wg-quick up and strip refuse others).
+             * @example de-fra-router.conf
+             */
+            file_name: string;
+        };
+        VpnNewCredentials: {
+            username: string;
+            /** @description Shown once: 24 random letters and digits. Only its hash is kept. */
+            password: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        VpnServer: {
+            /** @example de-fra-wg-001.vpn.example */
+            hostname: string;
+            /**
+             * @description ISO 3166-1 alpha-2.
+             * @example DE
+             */
+            country_code: string;
+            /** @example Germany */
+            country: string;
+            /** @example Frankfurt */
+            city: string;
+            /** @description The server's WireGuard public key (32 bytes, base64). */
+            wireguard_public_key: string;
+            /**
+             * @description host:port of its WireGuard listener.
+             * @example de-fra-wg-001.vpn.example:51820
+             */
+            endpoint: string;
+            /** @description false: out of rotation; configurations cannot be made for it. */
+            online: boolean;
+        };
+        /** @description Without `since`: every peer the servers must accept now. */
+        VpnPeers: {
+            peers: components["schemas"]["VpnPeer"][];
+            /** @description The list's revision: the ETag's number, and the `since` of the next incremental request. */
+            revision: number;
+            /** Format: date-time */
+            generated_at: string;
+        };
+        VpnPeer: {
+            /** @description The device's WireGuard public key (base64). */
+            public_key: string;
+            /**
+             * @description [Peer] AllowedIPs on the server: its two addresses.
+             * @example [
+             *       "10.64.0.2/32",
+             *       "fd7a:651:6f26::2/128"
+             *     ]
+             */
+            allowed_ips: string[];
+        };
+        /** @description With `since`: what changed after that revision. */
+        VpnPeerChanges: {
+            /** @description Peers to have (add, or update their addresses). */
+            added: components["schemas"]["VpnPeer"][];
+            /** @description Public keys to drop (revoked, or their account's plan ended). Applying both is idempotent. */
+            removed: string[];
+            /** @description The list's revision: the ETag's number, and the `since` of the next incremental request. */
+            revision: number;
+            /** Format: date-time */
+            generated_at: string;
         };
         MailboxEntry: {
             to: string;
@@ -9990,6 +10352,409 @@ export interface operations {
             /** @description 'Email is not valid for subscription.' (missing, malformed or over 254 characters) */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnManualSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Manual setup' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ManualSetup"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnCreateConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVpnConfigurationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateVpnConfigurationRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Configuration created.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            configuration: components["schemas"]["VpnConfiguration"];
+                            wireguard: components["schemas"]["WireGuardSettings"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'A plan is needed for manual setup.' (code plan_required: a Free account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'This public key is already registered.' (code public_key_taken, under errors.fields.public_key): the key is registered, on this account or another, revoked or not */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Validation (errors.fields: name, server, public_key — 'The public key must be 32 bytes of base64.'), or 'You have 10 configurations. Revoke one to create another.' (code configuration_limit) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnRevokeConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description VpnConfiguration.id */
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Configuration revoked.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Configuration not found.' (not the account's), or 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnIssueCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 'Service credentials created.' or 'Service credentials reset.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["VpnNewCredentials"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'A plan is needed for manual setup.' (code plan_required: a Free account without credentials) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            servers: components["schemas"]["VpnServer"][];
+                        };
+                    };
+                };
+            };
+            /** @description 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnPeers: {
+        parameters: {
+            query?: {
+                /** @description A `revision` of an earlier answer: the answer is then what changed after it (`added`, `removed`) instead of the whole list. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The peers (or the changes since a revision), with the ETag */
+            200: {
+                headers: {
+                    /** @description W/"peers-<revision>" */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["VpnPeers"] | components["schemas"]["VpnPeerChanges"];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag */
+            304: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 'A VPN server token is required.' (no bearer token, or not one of VPN_NODE_TOKENS) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description 'The since field must be a revision number.', or 'This revision is newer than the list: fetch the whole list.' (since is ahead of the list) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnHandshakes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VpnHandshakesRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["VpnHandshakesRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Handshakes recorded.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            recorded: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'A VPN server token is required.' (no bearer token, or not one of VPN_NODE_TOKENS) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    vpnAuthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VpnAuthenticateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["VpnAuthenticateRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Accepted.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @constant */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'Wrong username or password.' or 'This account has no plan.' (code invalid_credentials), or 'A VPN server token is required.' (code unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Manual setup is not available.' (manual setup is off: outside sandbox mode without VPN_NODE_TOKENS) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
+            /** @description 'Too many failed attempts for this username. Please try again in N minutes.' */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -123,6 +123,14 @@ describe("OpenAPI document", () => {
     expect(spec.components.securitySchemes.adminBearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
+  it("marks the VPN servers' endpoints as needing a node token", () => {
+    for (const [path, method] of [["/api/vpn/peers", "get"], ["/api/vpn/handshakes", "post"], ["/api/vpn/authenticate", "post"]] as const) {
+      expect((spec.paths[path] as Record<string, Operation>)[method]!.security, path).toEqual([{ nodeBearerAuth: [] }]);
+    }
+    expect(spec.paths["/api/vpn/servers"]!.get!.security).toEqual([]);
+    expect(spec.components.securitySchemes.nodeBearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
   it("documents exactly the routes registered on the app", () => {
     const stack = (t.api.app as unknown as { _router: { stack: Layer[] } })._router.stack;
     // The Stripe sandbox's browser pages stand in for Stripe's own (hosted checkout, hosted invoice,
@@ -140,7 +148,8 @@ describe("OpenAPI document", () => {
         const label = `${method.toUpperCase()} ${path}`;
         expect(Object.keys(op.responses).some((status) => /^2|^303$/.test(status)), label).toBe(true);
         expect(op.responses["405"], label).toBeDefined();
-        const needsToken = (op.security ?? []).some((s) => "bearerAuth" in s);
+        // A user's token, or a VPN server's (in sandbox mode manual setup is on, so its endpoints answer 401 without one).
+        const needsToken = (op.security ?? []).some((s) => "bearerAuth" in s || "nodeBearerAuth" in s);
         const res = await t.request(method.toUpperCase(), path);
         if (needsToken) {
           expect(res.status, label).toBe(401);

@@ -93,7 +93,7 @@ describe.each(databases())("in sandbox mode ($name)", (kind) => {
   const t = useApi(kind, { env: { SANDBOX: "true" } });
 
   it("serves the stand-ins, the demo account and the coupon", async () => {
-    expect(t.config.integrations).toEqual({ mail: "sandbox", cards: "sandbox", crypto: "sandbox", paypal: "sandbox", google: "sandbox", apple: "sandbox" });
+    expect(t.config.integrations).toEqual({ mail: "sandbox", cards: "sandbox", crypto: "sandbox", paypal: "sandbox", google: "sandbox", apple: "sandbox", vpn: "sandbox" });
     expect((await t.get("/dev/mailbox.json", { notTheApi: true })).status).toBe(200);
     expect((await t.get("/dev/clock", { notTheApi: true })).status).toBe(200);
     expect((await t.get("/dev/oidc/google/.well-known/openid-configuration", { notTheApi: true })).status).toBe(200);

@@ -23,18 +23,18 @@ describe("sandbox mode is a deliberate setting (issue 17)", () => {
   it("turns an integration without credentials off outside sandbox mode, never into its stand-in", () => {
     const config = loadApiConfig(LIVE_ESSENTIALS);
     expect(config.sandbox).toBe(false);
-    expect(config.integrations).toEqual({ mail: "live", cards: "live", crypto: "off", paypal: "off", google: "off", apple: "off" });
+    expect(config.integrations).toEqual({ mail: "live", cards: "live", crypto: "off", paypal: "off", google: "off", apple: "off", vpn: "off" });
     expect(config.identity).toEqual({ google: null, apple: null });
     expect(config.twoFactor.developmentKey).toBe(false);
-    expect(integrationsLine(config)).toBe("Live mode. Integrations live: mail, cards; off: crypto, paypal, google, apple.");
+    expect(integrationsLine(config)).toBe("Live mode. Integrations live: mail, cards; off: crypto, paypal, google, apple, vpn.");
   });
 
   it("runs every integration without credentials on its stand-in in sandbox mode", () => {
     for (const value of ["true", "1", "yes", "TRUE"]) expect(loadApiConfig({ SANDBOX: value }).sandbox).toBe(true);
     const config = loadApiConfig({ SANDBOX: "true", SMTP_URL: "smtp://127.0.0.1:2525" });
-    expect(config.integrations).toEqual({ mail: "live", cards: "sandbox", crypto: "sandbox", paypal: "sandbox", google: "sandbox", apple: "sandbox" });
+    expect(config.integrations).toEqual({ mail: "live", cards: "sandbox", crypto: "sandbox", paypal: "sandbox", google: "sandbox", apple: "sandbox", vpn: "sandbox" });
     expect(integrationsLine(config)).toBe(
-      "Sandbox mode (SANDBOX=true): no real payments or emails. Integrations live: mail; stand-in: cards, crypto, paypal, google, apple.",
+      "Sandbox mode (SANDBOX=true): no real payments or emails. Integrations live: mail; stand-in: cards, crypto, paypal, google, apple, vpn.",
     );
     expect(() => loadApiConfig({ SANDBOX: "maybe" })).toThrow('SANDBOX: expected "true"');
     expect(loadApiConfig({ SANDBOX: "false", ...LIVE_ESSENTIALS }).sandbox).toBe(false);

@@ -117,6 +117,8 @@ export function pageFlows(base: string): PageFlow[] {
     "/billing/pay",
     "/connected-devices",
     "/connected-devices?confirm=all",
+    // Issue 34: with a plan, the form and no configuration yet; Free, 'See plans'.
+    "/manual-setup",
     "/account/delete",
     "/account/two-factor",
     // Issue 22: recent activity, the sign-in alerts form, the passkeys; a page past the end ('No older activity.').
@@ -474,6 +476,31 @@ export function pageFlows(base: string): PageFlow[] {
         await deleteButton.click();
         await expect(page.getByText("The password is incorrect.")).toBeVisible();
         await visit.snap("/account/delete with a wrong password");
+      },
+    },
+    {
+      role: "premium",
+      name: "manual setup",
+      run: async (visit, context) => {
+        const { page } = visit;
+        await signInContext(context, await createUser({ subscriptionDays: { startDaysAgo: 10, days: 365 }, exactEmail: longAddress() }));
+        await visit.open("/manual-setup");
+        await page.getByRole("button", { name: "Create configuration" }).click();
+        await expect(page.getByText("Please enter a name")).toBeVisible();
+        await visit.snap("/manual-setup: a configuration without a name");
+        await page.getByLabel("Name").fill("Zoë’s home router");
+        await page.getByLabel("Server").selectOption({ index: 1 });
+        await page.getByRole("button", { name: "Create configuration" }).click();
+        await expect(page.getByRole("img", { name: "QR code for the WireGuard app" })).toBeVisible();
+        await visit.snap("/manual-setup: the configuration just made");
+        await page.getByRole("button", { name: "Revoke Zoë’s home router" }).click();
+        await expect(page.getByRole("dialog", { name: "Revoke this configuration?" })).toBeVisible();
+        await visit.snap("/manual-setup: revoke a configuration?");
+        await visit.open("/manual-setup");
+        await page.getByRole("button", { name: "Create credentials" }).click();
+        await expect(page.getByText(/This password is shown once/)).toBeVisible();
+        await visit.snap("/manual-setup: the service credentials just made");
+        await visit.visit("/manual-setup", "/manual-setup: a configuration and credentials");
       },
     },
     {

@@ -119,3 +119,32 @@ describe("every form schema: the browser and the server agree on any input", () 
     );
   });
 });
+
+// 'Create configuration' on Manual setup (issue 34): the name's rule (1–40 characters as a person counts
+// them, no control or bidirectional characters), a server, and a public key only when one is posted.
+describe("WireGuard configuration schema: the browser and the server agree", () => {
+  const KEY = "qFSWwz+yJYcGtzf9eE0qTNVz+yZ+LqMjsbLJrvZlZ3o=";
+  const wireguardCases: Array<[string, Record<string, string>, Record<string, string[]> | null]> = [
+    ["nothing posted", {}, { name: ["Please enter a name"], server: ["Please choose a server"] }],
+    ["a name and the fastest server, no key (no JavaScript)", { name: " Home router ", server: "fastest" }, null],
+    ["with the browser's public key", { name: "Home router", server: "de-fra-wg-001", public_key: KEY }, null],
+    ["forty characters", { name: "x".repeat(40), server: "fastest" }, null],
+    // As the API counts (UTF-16 units): 21 emoji outside the BMP are 42.
+    ["21 emoji", { name: "👩".repeat(21), server: "fastest" }, { name: ["The name must not be longer than 40 characters"] }],
+    ["41 characters", { name: "x".repeat(41), server: "fastest" }, { name: ["The name must not be longer than 40 characters"] }],
+    ["a right-to-left override", { name: "Home\u202erouter", server: "fastest" }, { name: ["Remove the control characters from the name."] }],
+    ["a tab", { name: "Home\trouter", server: "fastest" }, { name: ["Remove the control characters from the name."] }],
+    ["a key of 31 bytes", { name: "Pi", server: "fastest", public_key: "qFSWwz+yJYcGtzf9eE0qTNVz+yZ+LqMjsbLJrvZlZw==" }, { public_key: ["The public key must be 32 bytes of base64."] }],
+    ["a key that is not base64", { name: "Pi", server: "fastest", public_key: "not a key" }, { public_key: ["The public key must be 32 bytes of base64."] }],
+  ];
+  it.each(wireguardCases)("%s", (_name, entries, expected) => {
+    const server = parseWithZod(form(entries), { schema: schemas.WireGuardConfigSchema });
+    const browser = validateForm(form(entries), schemas.WireGuardConfigSchema);
+    expect(server.status).toBe(expected ? "error" : "success");
+    expect(browser.status).toBe(expected ? "error" : "success");
+    if (expected) {
+      expect(server.status === "error" && server.error).toEqual(expected);
+      expect(browser.status === "error" && browser.error).toEqual(expected);
+    }
+  });
+});

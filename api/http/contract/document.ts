@@ -26,6 +26,8 @@ const TAGS = [
   { name: "Account" },
   { name: "Subscriptions" },
   { name: "Billing" },
+  { name: "Manual setup", description: "WireGuard configurations and service credentials for devices the apps do not cover (issue 34)." },
+  { name: "VPN servers", description: "What the VPN servers read: the server list, the peers they must accept, handshakes and service-credential checks." },
   { name: "Public" },
   { name: "Sandbox", description: "Pages of the sandbox integrations; absent when the integration is live." },
 ];
@@ -42,6 +44,13 @@ const ADMIN_BEARER = {
   scheme: "bearer",
   description:
     "Staff endpoints: the ADMIN_API_TOKEN of the configuration (not a user's token). Another or no token answers 401; without ADMIN_API_TOKEN configured these endpoints answer 404.",
+} as const;
+
+const NODE_BEARER = {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "The VPN servers' endpoints: one of the configuration's VPN_NODE_TOKENS (in sandbox mode also `sandbox-node-token`), not a user's token. Another or no token answers 401; with manual setup off (outside sandbox mode without VPN_NODE_TOKENS) these endpoints answer 404.",
 } as const;
 
 /** The error answers every route of its kind gives, before the route's own `errors`. */
@@ -88,7 +97,7 @@ function operation(r: AnyRoute): ZodOpenApiOperationObject {
     operationId: r.operationId,
     summary: r.summary,
     ...(r.description ? { description: r.description } : {}),
-    security: r.auth ? [{ bearerAuth: [] }] : r.admin ? [{ adminBearerAuth: [] }] : [],
+    security: r.auth ? [{ bearerAuth: [] }] : r.admin ? [{ adminBearerAuth: [] }] : r.node ? [{ nodeBearerAuth: [] }] : [],
     responses: answers,
   };
   if (r.query || r.params || r.headers) {
@@ -136,7 +145,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]) {
       tags: TAGS,
       paths,
       // NotFound answers every path that is not listed; no operation names it.
-      components: { securitySchemes: { bearerAuth: BEARER, adminBearerAuth: ADMIN_BEARER }, responses: { NotFound: responses.NotFound } },
+      components: { securitySchemes: { bearerAuth: BEARER, adminBearerAuth: ADMIN_BEARER, nodeBearerAuth: NODE_BEARER }, responses: { NotFound: responses.NotFound } },
     },
     { override: tidy },
   );

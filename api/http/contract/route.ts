@@ -15,7 +15,7 @@ import { getAuth, requireAuth } from "../auth";
  */
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
-export type Tag = "Authentication" | "Account" | "Subscriptions" | "Billing" | "Public" | "Sandbox";
+export type Tag = "Authentication" | "Account" | "Subscriptions" | "Billing" | "Manual setup" | "VPN servers" | "Public" | "Sandbox";
 
 /** An error answer: its description (the body is the error envelope), a shared response, or null to leave a default out. */
 export type ErrorDoc = string | ZodOpenApiResponseObject | null;
@@ -55,6 +55,8 @@ interface RouteBase<B, Q, P, A extends boolean> {
   auth: A;
   /** A staff endpoint: the handler checks the admin bearer token (ADMIN_API_TOKEN) itself. */
   admin?: true;
+  /** A VPN servers' endpoint: `before` checks their bearer token (VPN_NODE_TOKENS) itself. */
+  node?: true;
   body?: B;
   query?: Q;
   params?: P;

@@ -19,6 +19,7 @@ import {
   eraseAccount,
 } from "../../identity/account-deletion";
 import { releaseGatewayResources, releasePayPalResources } from "../../payments/account-deletion";
+import { eraseVpnAccount } from "../../vpn/configurations";
 import { consumeCode, invalidCodeError, verifyCode } from "../../identity/codes";
 import { SUBJECTS, accountDeletedEmail, deletionCodeEmail } from "../../identity/emails";
 import { deliverSecurityEmail, emailOrigin } from "../../identity/sign-in-alerts";
@@ -298,7 +299,7 @@ export const accountRoutes = [
     tags: ["Account"],
     summary: "Delete the signed-in account",
     description:
-      "Confirmed by the password, or for an account without one by the emailed code, and, when two-factor authentication is on, by `authentication_code` too (an app code or a recovery code; wrong ones count on the account's budget of wrong second factors, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, shared with the sign-in step). Nothing is used up unless every proof is right. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges), the security log and saved cards deleted, personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Once committed, 'Your VPN account was deleted' is emailed to the address the account had (a mail failure does not undo or fail the deletion). Wrong passwords: 5 per account per 15 minutes.",
+      "Confirmed by the password, or for an account without one by the emailed code, and, when two-factor authentication is on, by `authentication_code` too (an app code or a recovery code; wrong ones count on the account's budget of wrong second factors, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT per LOGIN_FAILURE_WINDOW_SECONDS, shared with the sign-in step). Nothing is used up unless every proof is right. First at the gateway (idempotent): auto-renewal of card subscriptions cancelled, saved cards detached. Then one database transaction: every credential (tokens and devices, passkeys, SSO, reset and desktop codes, two-factor, Google/Apple links, pending codes and challenges, the VPN service credentials), the security log and saved cards deleted, WireGuard configurations revoked (their keys leave the servers' peers list), personal data erased; transactions, invoices and subscriptions are kept (amounts, dates) and point to an anonymised account. No way of signing in accepts a deleted account. The email can then sign up again as a new account. Once committed, 'Your VPN account was deleted' is emailed to the address the account had (a mail failure does not undo or fail the deletion). Wrong passwords: 5 per account per 15 minutes.",
     auth: true,
     body: deleteAccountSchema,
     success: { description: `'${DELETION_MESSAGES.deleted}' (data: null)`, data: z.null() },
@@ -351,7 +352,9 @@ export const accountRoutes = [
         if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("code");
         await releaseGatewayResources(ctx.payments, user.id);
         await releasePayPalResources(ctx.paypal, user.id);
-        await eraseAccount(db, user, clock.now().toISOString());
+        const now = clock.now();
+        // The VPN's keys leave the servers' peers list and the service credentials go, in the same transaction.
+        await eraseAccount(db, user, now.toISOString(), (trx) => eraseVpnAccount(trx, user.id, now));
       } catch (error) {
         // Nothing was deleted: the recovery code that confirmed it may confirm the retry.
         if (secondFactor?.recoveryCode) await giveBackRecoveryCode(db, user.id, secondFactor.recoveryCode);

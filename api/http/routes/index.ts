@@ -23,6 +23,7 @@ import { subscriptionRoutes } from "./subscription";
 import { supportRoutes } from "./support";
 import { twoFactorRoutes } from "./two-factor";
 import { userRoutes } from "./user";
+import { vpnRoutes } from "./vpn";
 import { walletRoutes } from "./wallets";
 
 /** Every route of the product API, in the order of the OpenAPI document. */
@@ -51,6 +52,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...twoFactorRoutes,
   ...passkeyRoutes,
   ...anonymousRoutes,
+  ...vpnRoutes,
 ];
 
 /** The mail sandbox's pages: registered only while mail is a sandbox, documented always. */

@@ -622,6 +622,52 @@ export interface PaypalCheckoutsTable {
   updated_at: string;
 }
 
+/** A WireGuard configuration of an account (0024, docs/decisions/058). */
+export interface VpnConfigurationsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** The server it was made for, as the server list named it then. */
+  server_hostname: string;
+  server_country_code: string;
+  server_country: string;
+  server_city: string;
+  /** The device's WireGuard public key (base64 of 32 bytes), unique over every row, revoked ones too. */
+  public_key: string;
+  /** "10.64.0.2" (10.64.0.0/10) and "fd7a:651:6f26::2" (the ULA /48), unique among live rows. */
+  ipv4: string;
+  ipv6: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** The latest handshake a VPN server reported (the server's time). */
+  last_handshake_at: string | null;
+  /** The peers-list revision of its last change there: created, revoked, paused or resumed. */
+  revision: number;
+}
+
+/** Per account that has made a configuration: the live count (the limit) and the paused flag the peers list follows. */
+export interface VpnAccountsTable {
+  user_id: number;
+  live_configurations: Generated<number>;
+  /** 1 while the account has no plan, as the peers list last saw it. */
+  paused: Generated<number>;
+}
+
+/** An account's OpenVPN/IKEv2 service credentials: the password only as its argon2id hash. */
+export interface VpnCredentialsTable {
+  user_id: number;
+  username: string;
+  password_hash: string;
+  /** When this password was made (a reset makes a new one). */
+  created_at: string;
+}
+
+/** 'peers_revision' and 'next_address'. */
+export interface VpnCountersTable {
+  name: string;
+  value: number;
+}
+
 export interface DB {
   users: UsersTable;
   devices: DevicesTable;
@@ -665,6 +711,10 @@ export interface DB {
   passkey_reviews: PasskeyReviewsTable;
   paypal_plans: PaypalPlansTable;
   paypal_checkouts: PaypalCheckoutsTable;
+  vpn_configurations: VpnConfigurationsTable;
+  vpn_accounts: VpnAccountsTable;
+  vpn_credentials: VpnCredentialsTable;
+  vpn_counters: VpnCountersTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -20,6 +20,7 @@ import * as m0018 from "./0018_cancel_without_signing_in";
 import * as m0019 from "./0019_paypal";
 import * as m0022 from "./0022_passkey_confirmation";
 import * as m0023 from "./0023_security_event_client_hints";
+import * as m0024 from "./0024_vpn_manual_setup";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   "0019_paypal": m0019,
   "0022_passkey_confirmation": m0022,
   "0023_security_event_client_hints": m0023,
+  "0024_vpn_manual_setup": m0024,
 };

@@ -1,0 +1,33 @@
+import * as z from "zod/mini";
+import { isWireGuardKey } from "~/features/vpn/wireguard-config";
+import { choiceField, textField } from "./fields";
+import { controlCharactersMessage, hasControlCharacters } from "./text";
+
+// 'Create configuration' on 'Manual setup' (issue 34): the configuration's 'Name' (1–40 printable
+// characters, no control or bidirectional characters, as the API checks it), its 'Server' ('fastest' or a
+// hostname from the list; the API has the last word on which exist), and, with JavaScript, the public key
+// of the pair the browser made (a hidden field; without JavaScript it is absent and the server makes the pair).
+export const WIREGUARD_NAME_MAX = 40;
+
+export const WIREGUARD_FORM_MESSAGES = {
+  nameRequired: "Please enter a name",
+  nameTooLong: `The name must not be longer than ${WIREGUARD_NAME_MAX} characters`,
+  serverRequired: "Please choose a server",
+  publicKey: "The public key must be 32 bytes of base64.",
+} as const;
+
+export const WireGuardConfigSchema = z.object({ name: textField, server: choiceField, public_key: choiceField }).check(
+  z.superRefine((value, ctx) => {
+    // Counted as the API counts it (zod's string length, UTF-16 units: an emoji outside the BMP is two), so
+    // that the page never lets through a name the API refuses.
+    if (!value.name) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.nameRequired, path: ["name"] });
+    else if (value.name.length > WIREGUARD_NAME_MAX) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.nameTooLong, path: ["name"] });
+    else if (hasControlCharacters(value.name)) ctx.addIssue({ code: "custom", message: controlCharactersMessage("name"), path: ["name"] });
+    if (!value.server.trim() || value.server.length > 253) ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.serverRequired, path: ["server"] });
+    if (value.public_key && !isWireGuardKey(value.public_key)) {
+      ctx.addIssue({ code: "custom", message: WIREGUARD_FORM_MESSAGES.publicKey, path: ["public_key"] });
+    }
+  }),
+);
+
+export type WireGuardConfigFields = z.input<typeof WireGuardConfigSchema>;
