@@ -105,6 +105,24 @@ export const DataExportSchema = z
       }),
     ),
     security_events: z.array(SecurityEventSchema),
+    wireguard_configurations: z
+      .array(
+        z.strictObject({
+          name: z.string(),
+          server: z.string().meta({ description: "The VPN server's host name it was made for." }),
+          public_key: z.string().meta({ description: "The device's WireGuard public key (the private key was never sent to us)." }),
+          ipv4: z.string(),
+          ipv6: z.string(),
+          created_at: dateTime(),
+          revoked_at: dateTime().nullable(),
+          last_handshake_at: dateTime().nullable(),
+        }),
+      )
+      .meta({ description: "Manual setup's WireGuard configurations, revoked ones too." }),
+    service_credentials: z
+      .strictObject({ username: z.string(), created_at: dateTime("When the current password was made.") })
+      .nullable()
+      .meta({ description: "The OpenVPN/IKEv2 username (never the password or its hash); null: none made." }),
   })
   .meta({ id: "DataExport" });
 
@@ -124,7 +142,7 @@ const flag = (value: number | string | null | undefined) => Number(value) === 1;
 
 /** Everything the export holds, read together. */
 export async function exportAccountData(db: Database, userId: number, now: Date): Promise<DataExport> {
-  const [user, links, subscriptions, transactions, invoices, cards, devices, events] = await Promise.all([
+  const [user, links, subscriptions, transactions, invoices, cards, devices, events, configurations, credentials] = await Promise.all([
     db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow(),
     db.selectFrom("account_links").select(["link_type", "email", "created_at"]).where("user_id", "=", userId).orderBy("id").execute(),
     db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
@@ -138,6 +156,13 @@ export async function exportAccountData(db: Database, userId: number, now: Date)
       .execute(),
     db.selectFrom("devices").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
     allSecurityEvents(db, userId),
+    db
+      .selectFrom("vpn_configurations")
+      .select(["name", "server_hostname", "public_key", "ipv4", "ipv6", "created_at", "revoked_at", "last_handshake_at"])
+      .where("user_id", "=", userId)
+      .orderBy("id")
+      .execute(),
+    db.selectFrom("vpn_credentials").select(["username", "created_at"]).where("user_id", "=", userId).executeTakeFirst(),
   ]);
   return {
     exported_at: now.toISOString(),
@@ -203,5 +228,16 @@ export async function exportAccountData(db: Database, userId: number, now: Date)
       last_sign_in_at: d.last_login_at,
     })),
     security_events: events,
+    wireguard_configurations: configurations.map((c) => ({
+      name: c.name,
+      server: c.server_hostname,
+      public_key: c.public_key,
+      ipv4: c.ipv4,
+      ipv6: c.ipv6,
+      created_at: c.created_at,
+      revoked_at: c.revoked_at,
+      last_handshake_at: c.last_handshake_at,
+    })),
+    service_credentials: credentials ? { username: credentials.username, created_at: credentials.created_at } : null,
   };
 }

@@ -4235,6 +4235,29 @@ export interface components {
                 last_sign_in_at: string;
             }[];
             security_events: components["schemas"]["SecurityEvent"][];
+            /** @description Manual setup's WireGuard configurations, revoked ones too. */
+            wireguard_configurations: {
+                name: string;
+                /** @description The VPN server's host name it was made for. */
+                server: string;
+                /** @description The device's WireGuard public key (the private key was never sent to us). */
+                public_key: string;
+                ipv4: string;
+                ipv6: string;
+                /** Format: date-time */
+                created_at: string;
+                revoked_at: string | null;
+                last_handshake_at: string | null;
+            }[];
+            /** @description The OpenVPN/IKEv2 username (never the password or its hash); null: none made. */
+            service_credentials: {
+                username: string;
+                /**
+                 * Format: date-time
+                 * @description When the current password was made.
+                 */
+                created_at: string;
+            } | null;
         };
         SecurityEvent: {
             id: number;

@@ -21,6 +21,12 @@ describe.each(databases())("data export ($name)", (kind) => {
       .values({ user_id: userId, link_type: "APPLE", subject: "apple-secret-subject-123", email: "relay@privaterelay.appleid.com", created_at: new Date().toISOString() })
       .execute();
     await recordSecurityEvent(t.db, { userId, kind: "password_changed", ip: "203.0.113.9", userAgent: "Test UA" });
+    // Manual setup (issue 34): a WireGuard configuration and the service credentials.
+    const publicKey = Buffer.alloc(32, 7).toString("base64");
+    const made = await t.post("/api/vpn/configurations", { token, json: { name: "Home router", server: "fastest", public_key: publicKey } });
+    expect(made.status, made.text).toBe(200);
+    const credentials = await t.post("/api/vpn/credentials", { token, json: {} });
+    expect(credentials.status, credentials.text).toBe(200);
 
     const res = await t.get("/api/account/export", { token });
     expect(res.status, res.text).toBe(200);
@@ -46,6 +52,10 @@ describe.each(databases())("data export ($name)", (kind) => {
     // This export itself is in the log (recorded before the copy is read).
     expect(kinds).toContain("data_exported");
     expect(JSON.stringify(data.security_events)).not.toContain("203.0.113.9");
+    expect(data.wireguard_configurations).toEqual([
+      expect.objectContaining({ name: "Home router", public_key: publicKey, ipv4: made.body.data.configuration.ipv4, revoked_at: null }),
+    ]);
+    expect(data.service_credentials).toEqual({ username: credentials.body.data.username, created_at: expect.any(String) });
 
     // No secrets: hashes, subjects, gateway ids, full card numbers.
     const user = await t.db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
@@ -53,7 +63,10 @@ describe.each(databases())("data export ($name)", (kind) => {
     const card = await t.db.selectFrom("payment_methods").selectAll().where("user_id", "=", userId).executeTakeFirstOrThrow();
     const sub = await t.db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).executeTakeFirstOrThrow();
     const text = res.text;
+    const vpnPassword = await t.db.selectFrom("vpn_credentials").select("password_hash").where("user_id", "=", userId).executeTakeFirstOrThrow();
     for (const secret of [
+      vpnPassword.password_hash,
+      credentials.body.data.password,
       user.password_hash!,
       user.stripe_customer_id!,
       ...tokens.map((row) => row.token_hash),
