@@ -118,7 +118,7 @@ test.describe("a production start without SANDBOX", () => {
     const started = startBuiltServer(port, { ...LIVE_ESSENTIALS, REMIX_DEV_ORIGIN: "http://localhost:3001" });
     try {
       await waitForHealth(`${base}/healthz`, started, "the server");
-      expect(started.output()).toContain("Live mode. Integrations live: mail, cards; off: crypto, paypal, google, apple.");
+      expect(started.output()).toContain("Live mode. Integrations live: mail, cards; off: crypto, paypal, google, apple, vpn.");
 
       // The sandboxes' pages: mailbox (every code), test clock, OpenID provider, Stripe and BitPay pages.
       for (const path of [
@@ -166,6 +166,11 @@ test.describe("a production start without SANDBOX", () => {
       });
       expect(paypal.status()).toBe(404);
       expect((await request.post(`${base}/api/payments/paypal/webhook`, { data: {} })).status()).toBe(404);
+
+      // Manual setup is off without VPN_NODE_TOKENS (issue 34): no sandbox node token, no servers' endpoints.
+      for (const path of ["/api/vpn/servers", "/api/vpn/peers"]) {
+        expect((await request.get(base + path, { headers: { Authorization: "Bearer sandbox-node-token" } })).status(), path).toBe(404);
+      }
 
       // No demo account (and so no WELCOME10 either: sandbox mode only).
       const demo = await request.post(`${base}/api/user/login`, { data: { email: DEMO.email, password: DEMO.password } });

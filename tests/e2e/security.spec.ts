@@ -209,6 +209,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "_app.billing/route.tsx": ["/billing", "/billing?tab=methods"],
   "_app.billing_.pay.tsx": ["/billing/pay"],
   "_app.connected-devices.tsx": ["/connected-devices"],
+  "_app.manual-setup.tsx": ["/manual-setup"],
   "subscription.payment.$planId/route.tsx": ["/subscription/payment/1", "/subscription/payment/1.data"],
   "payment.$planId.tsx": ["/payment/5"],
   "subscription.bitpay-pay-due-invoice.$uuid.tsx": ["/subscription/bitpay-pay-due-invoice/00000000-0000-0000-0000-000000000000"],
