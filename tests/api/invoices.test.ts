@@ -91,7 +91,7 @@ describe.each(databases({ postgres: "a burst of payments taking invoice numbers 
     for (const row of rows) expect(row).toMatchObject({ net_cents: row.amount_cents, vat_rate: null, vat_cents: 0 });
     const counter = await t.db.selectFrom("document_counters").selectAll().where("series", "=", "INV").execute();
     expect(counter).toEqual([{ series: "INV", year, value: 12 }]);
-  });
+  }, 90_000);
 
   it("saves billing details; checks a VAT number's format and, in sandbox mode, its registration", async () => {
     const who = await customer(t, "details@example.com");
@@ -190,7 +190,7 @@ describe.each(databases({ postgres: "a burst of payments taking invoice numbers 
     const theirs = await t.get(`/api/credit-note/${paid!.id}/stripe`, { token: other.token });
     expect(theirs.status).toBe(404);
     expect(theirs.body.message).toBe("Credit note not found.");
-  });
+  }, 60_000);
 
   it("keeps the numbers of invoices made before the gap-free series", async () => {
     const who = await customer(t, "legacy@example.com");
@@ -208,5 +208,5 @@ describe.each(databases({ postgres: "a burst of payments taking invoice numbers 
     const next = await customer(t, "legacy-next@example.com");
     await buyByCard(t, next);
     expect((await history(t, next.token))[0]!.invoice_number).toBe(formatDocumentNumber("INV", year, Number(last.value) + 1));
-  });
+  }, 60_000);
 });
