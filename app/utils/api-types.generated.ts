@@ -4312,7 +4312,26 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 created_at: string;
+                /** @description The billing details the invoice was made out to (a copy kept with it); null: made out to the account's email. */
+                billed_to: {
+                    name: string;
+                    address: string | null;
+                    country: string | null;
+                    vat_number: string | null;
+                } | null;
+                /** @description The number of the refund's credit note, if any. */
+                credit_note: string | null;
             }[];
+            /** @description The billing details invoices are made out to; null: none saved. */
+            billing_details: {
+                country: string;
+                name: string;
+                address: string | null;
+                vat_number: string | null;
+                vat_number_status: string | null;
+                /** Format: date-time */
+                updated_at: string;
+            } | null;
             cards: {
                 brand: string;
                 last4: string;
