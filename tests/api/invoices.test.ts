@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normaliseVatNumber } from "../../api/billing/countries";
 import { viesVatChecker } from "../../api/billing/billing-details";
+import { renderBillingPdf } from "../../api/billing/pdf";
 import { formatDocumentNumber } from "../../api/payments/document-numbers";
 import { pdfText } from "../support/pdf-text";
 import { databases, type TestApi, useApi } from "./harness";
@@ -38,6 +39,27 @@ describe("invoice units", () => {
   it("numbers documents per series and year with six digits", () => {
     expect(formatDocumentNumber("INV", 2026, 123)).toBe("INV-2026-000123");
     expect(formatDocumentNumber("CN", 2027, 7)).toBe("CN-2027-000007");
+  });
+
+  it("prints names and addresses in Latin, Greek and Cyrillic scripts as typed, the same every time", async () => {
+    const content = {
+      title: "Invoice",
+      infoTitle: "Invoice INV-2026-000001",
+      date: new Date("2026-03-05T10:00:00Z"),
+      facts: [["Invoice number", "INV-2026-000001"]] as [string, string][],
+      seller: { name: "VPN Test GmbH", lines: ["Teststraße 1"] },
+      buyer: { name: "Ελένη Παπαδοπούλου", lines: ["Дмитрий Иванов", "ул. Ленина 5, Москва", "Łódź, Čeština, Ærø, İstanbul"] },
+      items: [{ description: "VPN plan: 1 Year", net: "€1.00", vatRate: "–", vat: "$0.00", total: "$1.00" }],
+      totals: [["Total (USD)", "$1.00"]] as [string, string][],
+      notes: [],
+    };
+    const pdf = await renderBillingPdf(content);
+    const text = pdfText(pdf);
+    for (const words of ["Ελένη Παπαδοπούλου", "Дмитрий Иванов", "ул. Ленина 5, Москва", "Łódź, Čeština, Ærø, İstanbul", "Teststraße 1", "€1.00"]) {
+      expect(text).toContain(words);
+    }
+    expect(text).not.toContain("?");
+    expect((await renderBillingPdf(content)).equals(pdf)).toBe(true);
   });
 
   it("normalises EU VAT numbers to their country's prefix and format", () => {
