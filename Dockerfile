@@ -1,7 +1,8 @@
 # Portal with the embedded product API (docs/decisions/021). Build: docker build -t vpn-portal .
 # Run (a real deploy): docker run -p 3000:3000 --env-file production.env \
 #     --read-only --tmpfs /tmp -v portal-data:/app/data vpn-portal
-#   Without SMTP_URL, the Stripe keys, TWO_FACTOR_ENCRYPTION_KEY and SESSION_SECRET it refuses to start and names them.
+#   Without SMTP_URL, the Stripe keys, TWO_FACTOR_ENCRYPTION_KEY, SESSION_SECRET and SELLER_NAME/SELLER_ADDRESS/SELLER_VAT_ID
+#   it refuses to start and names them. (The invoices' DejaVu fonts come with node_modules, copied below.)
 # Try it on stand-ins: docker run -p 3000:3000 -e SANDBOX=true --read-only --tmpfs /tmp -v portal-data:/app/data vpn-portal
 # The image never defaults to sandbox mode (docs/decisions/019): it runs build/server.js, not `npm start`.
 # No `# syntax=` line: it would make BuildKit pull a frontend image, which fails where the registry is unreachable.

@@ -81,8 +81,24 @@ export const DataExportSchema = z
         currency: z.string(),
         status: z.string(),
         created_at: dateTime(),
+        billed_to: z
+          .strictObject({ name: z.string(), address: z.string().nullable(), country: z.string().nullable(), vat_number: z.string().nullable() })
+          .nullable()
+          .meta({ description: "The billing details the invoice was made out to (a copy kept with it); null: made out to the account's email." }),
+        credit_note: z.string().nullable().meta({ description: "The number of the refund's credit note, if any." }),
       }),
     ),
+    billing_details: z
+      .strictObject({
+        country: z.string(),
+        name: z.string(),
+        address: z.string().nullable(),
+        vat_number: z.string().nullable(),
+        vat_number_status: z.string().nullable(),
+        updated_at: dateTime(),
+      })
+      .nullable()
+      .meta({ description: "The billing details invoices are made out to; null: none saved." }),
     cards: z.array(
       z.strictObject({
         brand: z.string(),
@@ -142,12 +158,19 @@ const flag = (value: number | string | null | undefined) => Number(value) === 1;
 
 /** Everything the export holds, read together. */
 export async function exportAccountData(db: Database, userId: number, now: Date): Promise<DataExport> {
-  const [user, links, subscriptions, transactions, invoices, cards, devices, events, configurations, credentials] = await Promise.all([
+  const [user, links, subscriptions, transactions, invoices, cards, devices, events, configurations, credentials, details] = await Promise.all([
     db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow(),
     db.selectFrom("account_links").select(["link_type", "email", "created_at"]).where("user_id", "=", userId).orderBy("id").execute(),
     db.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
     db.selectFrom("transactions").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
-    db.selectFrom("invoices").selectAll().where("user_id", "=", userId).orderBy("id").execute(),
+    db
+      .selectFrom("invoices")
+      .leftJoin("credit_notes", "credit_notes.invoice_id", "invoices.id")
+      .selectAll("invoices")
+      .select("credit_notes.number as credit_note_number")
+      .where("invoices.user_id", "=", userId)
+      .orderBy("invoices.id")
+      .execute(),
     db
       .selectFrom("payment_methods")
       .select(["card_brand", "card_last4", "is_default", "created_at"])
@@ -163,6 +186,7 @@ export async function exportAccountData(db: Database, userId: number, now: Date)
       .orderBy("id")
       .execute(),
     db.selectFrom("vpn_credentials").select(["username", "created_at"]).where("user_id", "=", userId).executeTakeFirst(),
+    db.selectFrom("billing_details").selectAll().where("user_id", "=", userId).executeTakeFirst(),
   ]);
   return {
     exported_at: now.toISOString(),
@@ -214,7 +238,19 @@ export async function exportAccountData(db: Database, userId: number, now: Date)
       currency: i.currency,
       status: i.status,
       created_at: i.created_at,
+      billed_to: i.buyer_name ? { name: i.buyer_name, address: i.buyer_address, country: i.buyer_country, vat_number: i.buyer_vat_number } : null,
+      credit_note: i.credit_note_number ?? null,
     })),
+    billing_details: details
+      ? {
+          country: details.country,
+          name: details.name,
+          address: details.address,
+          vat_number: details.vat_number,
+          vat_number_status: details.vat_number_status,
+          updated_at: details.updated_at,
+        }
+      : null,
     cards: cards.map((c) => ({ brand: c.card_brand, last4: c.card_last4, default: flag(c.is_default), added_at: c.created_at })),
     devices: devices.map((d) => ({
       name: deviceName(d),

@@ -64,8 +64,8 @@ function links(deps: Pick<NoticeDeps, "publicUrl">) {
     settings: `${base}/billing`,
     cards: `${base}/billing?tab=payment-method`,
     pricing: `${base}/pricing`,
-    invoice: (transactionId: number, gateway: string, wallet: string | null) =>
-      gateway === "bitpay" || gateway === "paypal" ? `${base}/billing/invoice/${transactionId}/${gateway}` : `${base}/billing/invoice/${transactionId}/${gateway}/${wallet || "card"}`,
+    // Our invoice (a PDF) for every gateway (issue 35); the wallet stays in the signature for the callers.
+    invoice: (transactionId: number, gateway: string, _wallet: string | null) => `${base}/billing/invoice/${transactionId}/${gateway}`,
   };
 }
 

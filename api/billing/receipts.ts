@@ -69,7 +69,6 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
       "plans.discounted_price_cents",
       "plans.regular_price_cents",
       "invoices.id as invoice_id",
-      "invoices.hosted_invoice_url",
       "subscriptions.sub_exp_date",
       "subscriptions.cancel_at_period_end",
     ])
@@ -101,7 +100,7 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
     method,
     payment_gateway: row.payment_gateway,
     wallet_payment_type: row.wallet_payment_type,
-    invoice_available: row.invoice_id !== null && (row.payment_gateway === "bitpay" || row.payment_gateway === "paypal" || Boolean(row.hosted_invoice_url)),
+    invoice_available: row.invoice_id !== null,
     amount_cents: row.amount_cents,
     amount: dollars(row.amount_cents),
     price_cents: price,

@@ -1,4 +1,5 @@
 import { timingSafeEqual, createHash } from "node:crypto";
+import { issueCreditNote } from "./credit-notes";
 import { z } from "zod";
 import type { Logger } from "../platform/logger";
 import type { Database } from "../platform/db";
@@ -260,6 +261,8 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return false;
     await trx.updateTable("transactions").set({ status: "refunded" }).where("id", "=", transaction.id).execute();
+    // The refund's credit note, with the refund: its number is taken only if the refund is recorded.
+    await issueCreditNote(trx, { transactionId: Number(transaction.id), amountCents: refund.amount_cents, now });
     await endSubscription(trx, transaction, now);
     return true;
   });

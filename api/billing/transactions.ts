@@ -47,7 +47,15 @@ export const TransactionSchema = z
     }),
     invoice_available: z.boolean().meta({
       description:
-        "Whether GET /api/invoice/{id}/{payment_gateway} (bitpay and paypal: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it.",
+        "Whether GET /api/invoice/{id}/{payment_gateway} answers our invoice for it (a PDF, every gateway): every recorded payment has one.",
+    }),
+    invoice_number: z.string().nullable().meta({
+      description: "Our invoice's number (INV-2026-000123 from the gap-free series; older invoices keep the number they were given), or null without an invoice.",
+      examples: ["INV-2026-000123"],
+    }),
+    credit_note_number: z.string().nullable().meta({
+      description: "The credit note of a refunded payment (CN-2026-000007; GET /api/credit-note/{id}/{payment_gateway} answers its PDF), else null.",
+      examples: [null],
     }),
     refundable: z.boolean().meta({
       description: `Whether the ${REFUND_WINDOW_DAYS}-day money-back guarantee applies to it now (POST /api/billing/transactions/{id}/refund): the account's first paid payment, within ${REFUND_WINDOW_DAYS} days by the product's clock, no refund used yet.`,
@@ -109,6 +117,7 @@ export async function listTransactions(
           .selectFrom("transactions")
           .innerJoin("plans", "plans.id", "transactions.plan_id")
           .leftJoin("invoices", "invoices.transaction_id", "transactions.id")
+          .leftJoin("credit_notes", "credit_notes.invoice_id", "invoices.id")
           .select([
             "transactions.id",
             "transactions.wallet_payment_type",
@@ -118,7 +127,8 @@ export async function listTransactions(
             "transactions.gateway_ref",
             "plans.title",
             "invoices.id as invoice_id",
-            "invoices.hosted_invoice_url",
+            "invoices.number as invoice_number",
+            "credit_notes.number as credit_note_number",
           ])
           .where("transactions.user_id", "=", userId)
           .where(
@@ -147,7 +157,9 @@ export async function listTransactions(
           amount: dollars(row.amount_cents),
           amount_cents: row.amount_cents,
           status: row.status,
-          invoice_available: invoiceAvailable(row.payment_gateway, row.invoice_id, row.hosted_invoice_url),
+          invoice_available: row.invoice_id !== null,
+          invoice_number: row.invoice_number ?? null,
+          credit_note_number: row.credit_note_number ?? null,
           refundable: payment.id === refundableId,
           refund_status: refunds.get(payment.id) ?? null,
           retries: payment.retries,
@@ -225,10 +237,4 @@ function underpaymentView(short: Underpayment | undefined): z.infer<typeof Under
     due_cents: short.dueCents,
     missing_cents: Math.max(0, short.dueCents - short.paidCents),
   };
-}
-
-/** Crypto invoices are made by us (a PDF); card invoices are the gateway's hosted page. */
-function invoiceAvailable(gateway: string, invoiceId: number | null, hostedUrl: string | null): boolean {
-  if (invoiceId === null) return false;
-  return gateway === "bitpay" || gateway === "paypal" ? true : Boolean(hostedUrl);
 }

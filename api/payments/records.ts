@@ -4,6 +4,7 @@ import type { Plan, Subscription } from "../platform/db/schema";
 import { redeemCouponHold } from "./coupons";
 import { admitNewSubscription, lockAccount } from "./one-subscription";
 import { recordSecurityEvent } from "../identity/security-events";
+import { nextDocumentNumber } from "./document-numbers";
 
 /*
  * What a payment leaves in our database: the subscription (with sub_start_date/sub_exp_date, which
@@ -62,7 +63,6 @@ export interface PaidInvoice {
   couponCode: string | null;
   /** The coupon hold this payment took before charging (coupons.ts); null: counted under the payment's own ref. */
   couponReservation?: string | null;
-  invoiceNumber: string | null;
   hostedInvoiceUrl: string | null;
   gatewayInvoiceId: string | null;
   now: Date;
@@ -169,20 +169,7 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    await trx
-      .insertInto("invoices")
-      .values({
-        user_id: paid.userId,
-        transaction_id: transaction.id,
-        number: paid.invoiceNumber ?? `VPN-${String(transaction.id).padStart(6, "0")}`,
-        amount_cents: paid.amountCents,
-        currency: "usd",
-        status: "paid",
-        gateway_invoice_id: paid.gatewayInvoiceId,
-        hosted_invoice_url: paid.hostedInvoiceUrl,
-        created_at: now,
-      })
-      .execute();
+    await recordInvoice(trx, paid, transaction.id, now);
     if (paid.first && paid.couponId !== null) {
       await redeemCouponHold(trx, {
         couponId: paid.couponId,
@@ -193,6 +180,65 @@ async function recordPaidInvoiceOnce(db: Database, paid: PaidInvoice): Promise<S
     }
     return subscription;
   });
+}
+
+const METHOD_LABELS: Record<string, string> = {
+  card: "Card",
+  applepay: "Apple Pay",
+  googlepay: "Google Pay",
+  crypto: "Crypto (BitPay)",
+  paypal: "PayPal",
+};
+
+/** How an invoice names the payment method: the wallet or card, PayPal, or crypto. */
+export function paymentMethodLabel(gateway: string, walletPaymentType: string | null): string {
+  if (gateway === "paypal") return "PayPal";
+  if (gateway === "bitpay") return "Crypto (BitPay)";
+  return METHOD_LABELS[walletPaymentType ?? "card"] ?? "Card";
+}
+
+/**
+ * The payment's invoice, in the transaction that records the payment: a number of the gap-free
+ * INV series (document-numbers.ts), and what the invoice says, copied now and never changed: the
+ * amounts (today every sale is net = total, no VAT line charged: vat_rate null, vat_cents 0; the
+ * tax of issue 35's second part fills them), the plan and period, the payment method, and the
+ * buyer's billing details as they are at this moment (else the account's email).
+ */
+async function recordInvoice(trx: Database, paid: PaidInvoice, transactionId: number, now: string): Promise<void> {
+  const buyer = await trx
+    .selectFrom("users")
+    .leftJoin("billing_details", "billing_details.user_id", "users.id")
+    .select(["users.email", "billing_details.name", "billing_details.address", "billing_details.country", "billing_details.vat_number", "billing_details.vat_number_status"])
+    .where("users.id", "=", paid.userId)
+    .executeTakeFirst();
+  const number = await nextDocumentNumber(trx, "INV", paid.now);
+  await trx
+    .insertInto("invoices")
+    .values({
+      user_id: paid.userId,
+      transaction_id: transactionId,
+      number,
+      amount_cents: paid.amountCents,
+      currency: "usd",
+      status: "paid",
+      gateway_invoice_id: paid.gatewayInvoiceId,
+      hosted_invoice_url: paid.hostedInvoiceUrl,
+      created_at: now,
+      net_cents: paid.amountCents,
+      vat_rate: null,
+      vat_cents: 0,
+      period_start: paid.periodStart.toISOString(),
+      period_end: accessEndOf(paid.plan, paid.periodEnd, paid.first).toISOString(),
+      plan_title: paid.plan.title,
+      payment_method: paymentMethodLabel(paid.gateway, paid.walletPaymentType),
+      buyer_email: buyer?.email ?? null,
+      buyer_name: buyer?.name ?? null,
+      buyer_address: buyer?.address ?? null,
+      buyer_country: buyer?.country ?? null,
+      // A number the check found invalid is not printed as the buyer's.
+      buyer_vat_number: buyer?.vat_number_status === "invalid" ? null : (buyer?.vat_number ?? null),
+    })
+    .execute();
 }
 
 /** Records a refused payment ('Payment failed'), once per gatewayRef when there is one. */

@@ -182,6 +182,14 @@ export interface ApiConfig {
   };
   /** Staff endpoints' bearer token (ADMIN_API_TOKEN); unset = those endpoints answer 404. Never log it. */
   adminApiToken?: string;
+  /**
+   * The seller every invoice and credit note names (docs/decisions/060): SELLER_NAME, SELLER_ADDRESS
+   * (lines separated by newlines or a literal \n) and SELLER_VAT_ID. Required outside sandbox mode
+   * (invoices are offered to every buyer); in sandbox mode SANDBOX_SELLER stands in.
+   */
+  seller: SellerConfig;
+  /** VIES_CHECK=true: VAT numbers are checked with the EU's VIES service (outside sandbox mode only); else on their format alone. */
+  viesCheck: boolean;
   /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
   jobsIntervalMs: number;
   /** How long a card subscription whose renewal failed stays Premium while it is retried (DUNNING_GRACE_DAYS, default 14). */
@@ -219,6 +227,27 @@ export interface AppleIdentityConfig {
 
 export const DEFAULT_GOOGLE_ISSUER = "https://accounts.google.com";
 export const DEFAULT_APPLE_ISSUER = "https://appleid.apple.com";
+export interface SellerConfig {
+  name: string;
+  addressLines: string[];
+  vatId: string;
+}
+
+/** The seller on sandbox invoices: plainly not a real company. */
+export const SANDBOX_SELLER: SellerConfig = {
+  name: "VPN Sandbox Ltd",
+  addressLines: ["1 Example Street", "10115 Berlin", "Germany"],
+  vatId: "DE999999999",
+};
+
+/** SELLER_ADDRESS: lines separated by newlines or a literal "\n", blanks dropped. */
+export function parseSellerAddress(value: string): string[] {
+  return value
+    .split(/\r?\n|\\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
 /** The sandbox provider's published test clients. */
 export const SANDBOX_GOOGLE_CLIENT = {
   clientId: "sandbox-google-client",
@@ -416,6 +445,12 @@ const envSchema = z
     PAYPAL_ENVIRONMENT: optionalString.refine((v) => v === undefined || v === "production" || v === "sandbox", {
       message: 'expected "production" (api-m.paypal.com) or "sandbox" (api-m.sandbox.paypal.com)',
     }),
+    SELLER_NAME: optionalString,
+    SELLER_ADDRESS: optionalString,
+    SELLER_VAT_ID: optionalString,
+    VIES_CHECK: optionalString.refine((v) => v === undefined || ["true", "false"].includes(v.toLowerCase()), {
+      message: 'expected "true" or "false"',
+    }),
     ADMIN_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 32, {
       message: "expected at least 32 random characters",
     }),
@@ -483,6 +518,10 @@ const envSchema = z
       for (const name of ["SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET"] as const) required(name, outside);
       // The development key is public (it is in the source): a real deployment brings its own.
       required("TWO_FACTOR_ENCRYPTION_KEY", outside);
+      // Every buyer can download an invoice, and an invoice names its seller (VAT Directive art. 226).
+      for (const name of ["SELLER_NAME", "SELLER_ADDRESS", "SELLER_VAT_ID"] as const) {
+        required(name, "required outside sandbox mode: every invoice names the seller (legal name, address, VAT number)");
+      }
     }
     // Half-configured integrations are refused in every mode: a credential never goes unused silently.
     if (e.STRIPE_SECRET_KEY) {
@@ -651,6 +690,15 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
       authFailureWindowSeconds: e.VPN_AUTH_FAILURE_WINDOW_SECONDS ?? 900,
     },
     adminApiToken: e.ADMIN_API_TOKEN,
+    seller:
+      e.SELLER_NAME && e.SELLER_ADDRESS && e.SELLER_VAT_ID
+        ? { name: e.SELLER_NAME, addressLines: parseSellerAddress(e.SELLER_ADDRESS), vatId: e.SELLER_VAT_ID }
+        : {
+            name: e.SELLER_NAME ?? SANDBOX_SELLER.name,
+            addressLines: e.SELLER_ADDRESS ? parseSellerAddress(e.SELLER_ADDRESS) : SANDBOX_SELLER.addressLines,
+            vatId: e.SELLER_VAT_ID ?? SANDBOX_SELLER.vatId,
+          },
+    viesCheck: !sandbox && e.VIES_CHECK?.toLowerCase() === "true",
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
     dunningGraceDays: e.DUNNING_GRACE_DAYS ?? 14,
     integrations,

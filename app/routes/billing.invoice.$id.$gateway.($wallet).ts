@@ -4,10 +4,10 @@ import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { redirectWithPageError } from "~/utils/toast.server";
 
-// Invoice downloads of the billing page (commerce §7). /billing/invoice/{id}/bitpay passes on the API's
-// PDF as invoice_{id}.pdf; /billing/invoice/{id}/{gateway}/{wallet} resolves the hosted invoice's url
-// on the server and redirects to it (the page opens it in a new tab). Failures go back to /billing
-// with 'Failed to fetch invoice'.
+// Invoice downloads of the billing page (commerce §7, issue 35). /billing/invoice/{id}/{gateway} passes
+// on the API's PDF, our invoice for every gateway, as invoice_{id}.pdf (what the page links);
+// /billing/invoice/{id}/{gateway}/{wallet} still resolves a card payment's hosted invoice url at the
+// gateway and redirects to it. Failures go back to /billing with 'Failed to fetch invoice'.
 
 const FAILED = "Failed to fetch invoice";
 

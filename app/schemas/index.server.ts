@@ -18,3 +18,4 @@ export { SupportMessageSchema } from "./support";
 export { EmailChangeStartSchema } from "./email-change";
 export { PasskeyConfirmSchema } from "./passkeys";
 export { WireGuardConfigSchema } from "./wireguard";
+export { BillingDetailsSchema } from "./billing-details";

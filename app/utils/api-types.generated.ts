@@ -1001,10 +1001,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download a crypto or PayPal payment's invoice (PDF)
-         * @description {id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay or paypal). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.
+         * Download a payment's invoice (PDF)
+         * @description {id} is the transaction's id, {paymentGateway} its payment_gateway (stripe, bitpay or paypal). Answers our invoice as a PDF attachment named invoice_{id}.pdf: the seller, the buyer's billing details as they were when it was made, its number of the gap-free series (INV-2026-000123, also in the X-Invoice-Number header), the plan and period, net, VAT and total. Only the owner's transactions.
          */
         get: operations["downloadCryptoInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credit-note/{id}/{paymentGateway}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a refunded payment's credit note (PDF)
+         * @description {id} is the refunded transaction's id, {paymentGateway} its payment_gateway. Answers the credit note as a PDF attachment named credit_note_{id}.pdf: its number of the gap-free CN series (CN-2026-000007, also in the X-Credit-Note-Number header), the invoice it corrects and the amount refunded. 404 while the payment has no credit note (not refunded). Only the owner's transactions.
+         */
+        get: operations["downloadCreditNote"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1066,6 +1086,30 @@ export interface paths {
          */
         get: operations["adminRefundRequests"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/billing-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's billing details, and the countries to choose from
+         * @description billing_details is null until they are saved. countries lists every ISO 3166-1 alpha-2 code with its English name, sorted by name, and whether it is in the EU (where a VAT number applies).
+         */
+        get: operations["getBillingDetails"];
+        /**
+         * Save the account's billing details
+         * @description Invoices made from now on print them; an invoice already made keeps the details it was made with. A VAT number (EU countries only; ignored for others) must have its country's format and, in sandbox mode or with VIES_CHECK=true, be registered (VIES).
+         */
+        put: operations["saveBillingDetails"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2859,6 +2903,15 @@ export interface components {
             /** @description Crypto payments only: where the refund is sent (required for them, ignored for cards). */
             refund_address?: string;
         };
+        BillingDetailsRequest: {
+            /** @description ISO 3166-1 alpha-2 (one of GET's countries) */
+            country: string;
+            name: string;
+            /** @description Optional; lines separated by newlines */
+            address?: string | null;
+            /** @description Optional. EU countries only: checked for the country's format, then by VIES (sandbox: DE000000000 is not registered). Ignored for a country outside the EU. */
+            vat_number?: string | null;
+        };
         CancelCodeRequest: {
             /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
             email: string;
@@ -3922,8 +3975,18 @@ export interface components {
              * @example paid
              */
             status: string;
-            /** @description Whether GET /api/invoice/{id}/{payment_gateway} (bitpay and paypal: a PDF) or /api/invoice/{id}/{payment_gateway}/{wallet_payment_type} (others: the hosted invoice's url) answers for it. */
+            /** @description Whether GET /api/invoice/{id}/{payment_gateway} answers our invoice for it (a PDF, every gateway): every recorded payment has one. */
             invoice_available: boolean;
+            /**
+             * @description Our invoice's number (INV-2026-000123 from the gap-free series; older invoices keep the number they were given), or null without an invoice.
+             * @example INV-2026-000123
+             */
+            invoice_number: string | null;
+            /**
+             * @description The credit note of a refunded payment (CN-2026-000007; GET /api/credit-note/{id}/{payment_gateway} answers its PDF), else null.
+             * @example null
+             */
+            credit_note_number: string | null;
             /** @description Whether the 30-day money-back guarantee applies to it now (POST /api/billing/transactions/{id}/refund): the account's first paid payment, within 30 days by the product's clock, no refund used yet. */
             refundable: boolean;
             /** @description The guarantee's state for this payment: pending (card refund under way), refunded, requested (crypto: staff send it), or null. */
@@ -3990,6 +4053,43 @@ export interface components {
             requested_at: string;
             /** Format: date-time */
             paid_at: string;
+        };
+        BillingDetails: {
+            /**
+             * @description ISO 3166-1 alpha-2
+             * @example DE
+             */
+            country: string;
+            /**
+             * @description The country's English name
+             * @example Germany
+             */
+            country_name: string;
+            /**
+             * @description The name invoices are made out to (a person or a company)
+             * @example José Müller
+             */
+            name: string;
+            /**
+             * @description The address, lines separated by newlines; null when not given
+             * @example Straße 5
+             *     50667 Köln
+             */
+            address: string | null;
+            /**
+             * @description Normalised (country prefix, no spaces); EU countries only
+             * @example DE123456789
+             */
+            vat_number: string | null;
+            /** @description valid: VIES (or the sandbox's stand-in) found it registered; unchecked: accepted on its format alone (VIES_CHECK off, or VIES could not answer); null without a VAT number. */
+            vat_number_status: ("valid" | "invalid" | "unchecked") | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Country: {
+            code: string;
+            name: string;
+            eu: boolean;
         };
         /** @description The account's active subscription, or null when it has none. */
         CancelSubscription: {
@@ -4212,7 +4312,26 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 created_at: string;
+                /** @description The billing details the invoice was made out to (a copy kept with it); null: made out to the account's email. */
+                billed_to: {
+                    name: string;
+                    address: string | null;
+                    country: string | null;
+                    vat_number: string | null;
+                } | null;
+                /** @description The number of the refund's credit note, if any. */
+                credit_note: string | null;
             }[];
+            /** @description The billing details invoices are made out to; null: none saved. */
+            billing_details: {
+                country: string;
+                name: string;
+                address: string | null;
+                vat_number: string | null;
+                vat_number_status: string | null;
+                /** Format: date-time */
+                updated_at: string;
+            } | null;
             cards: {
                 brand: string;
                 last4: string;
@@ -7473,6 +7592,43 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    downloadCreditNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+                /** @description The transaction's payment_gateway (stripe, bitpay). */
+                paymentGateway: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit note as a PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description 'Credit note not found.' */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationError"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     hostedInvoiceUrl: {
         parameters: {
             query?: never;
@@ -7632,6 +7788,76 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getBillingDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The billing details (or null) and the countries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            billing_details: components["schemas"]["BillingDetails"] | null;
+                            countries: components["schemas"]["Country"][];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    saveBillingDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingDetailsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["BillingDetailsRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Billing details saved.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["BillingDetails"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid fields; 'This VAT number is not valid.' or the country's format (under errors.fields.vat_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

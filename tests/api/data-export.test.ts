@@ -11,6 +11,9 @@ describe.each(databases())("data export ($name)", (kind) => {
   it("holds the account, links, subscriptions, payments, invoices, cards, devices and events, and no secrets", async () => {
     const email = `export-${Date.now()}@example.com`;
     const { userId, token } = await customer(t, email);
+    // Billing details (issue 35): in the export, and copied onto the invoice made next.
+    const details = await t.request("PUT", "/api/account/billing-details", { token, json: { country: "AT", name: "Anna Öberg", address: "Ring 1\n1010 Wien" } });
+    expect(details.status, details.text).toBe(200);
     const paid = await t.post("/api/payments/card", {
       token,
       json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email, idempotency_key: newKey() },
@@ -42,6 +45,19 @@ describe.each(databases())("data export ($name)", (kind) => {
     expect(data.payments).toHaveLength(1);
     expect(data.payments[0]).toMatchObject({ plan_id: 1, status: "paid" });
     expect(data.invoices.length).toBeGreaterThanOrEqual(1);
+    expect(data.invoices[0]).toMatchObject({
+      number: expect.stringMatching(/^INV-\d{4}-\d{6}$/),
+      billed_to: { name: "Anna Öberg", address: "Ring 1\n1010 Wien", country: "AT", vat_number: null },
+      credit_note: null,
+    });
+    expect(data.billing_details).toEqual({
+      country: "AT",
+      name: "Anna Öberg",
+      address: "Ring 1\n1010 Wien",
+      vat_number: null,
+      vat_number_status: null,
+      updated_at: expect.any(String),
+    });
     expect(data.cards).toEqual([{ brand: expect.any(String), last4: "4242", default: true, added_at: expect.any(String) }]);
     expect(data.devices.length).toBeGreaterThanOrEqual(1);
     // Each device by the name Connected Devices gives it (issue 33).

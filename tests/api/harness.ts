@@ -171,6 +171,9 @@ export const LIVE_ESSENTIALS = {
   STRIPE_PUBLISHABLE_KEY: "pk_test_123",
   STRIPE_WEBHOOK_SECRET: "whsec_123",
   TWO_FACTOR_ENCRYPTION_KEY: "ab".repeat(32),
+  SELLER_NAME: "VPN Test GmbH",
+  SELLER_ADDRESS: "Teststraße 1\\n10115 Berlin\\nGermany",
+  SELLER_VAT_ID: "DE123456789",
 };
 
 export interface StartOptions {

@@ -18,6 +18,9 @@ describe("sandbox mode is a deliberate setting (issue 17)", () => {
     for (const name of ["SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY", "STRIPE_WEBHOOK_SECRET", "TWO_FACTOR_ENCRYPTION_KEY"]) {
       expect(problems).toContain(`${name}: required outside sandbox mode (SANDBOX=true runs the product on stand-ins)`);
     }
+    for (const name of ["SELLER_NAME", "SELLER_ADDRESS", "SELLER_VAT_ID"]) {
+      expect(problems).toContain(`${name}: required outside sandbox mode: every invoice names the seller (legal name, address, VAT number)`);
+    }
   });
 
   it("turns an integration without credentials off outside sandbox mode, never into its stand-in", () => {

@@ -3,9 +3,11 @@ import { GOOD_CARD } from "../support/cards";
 import { expectKeyboardModal } from "../support/dialogs";
 import { hasJavaScript, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
+import { pdfText } from "../support/pdf-text";
 
-// Billing (commerce §2, §4, §7, §8): the payment history after a real card purchase, its invoice link,
-// auto-renewal off and on through the server-rendered confirm step, and a crypto invoice's PDF.
+// Billing (commerce §2, §4, §7, §8, issue 35): the payment history after a real card purchase, its invoice
+// (our PDF, with its gap-free number), auto-renewal off and on through the server-rendered confirm step, a
+// crypto invoice's PDF, and the billing details (a field error, then saved) printed on the next invoice.
 // Each test runs without JavaScript and with it.
 
 /** Buys plan `planId` with the good card, signed in (the page is on the checkout). */
@@ -62,12 +64,13 @@ test.describe("billing", () => {
     await expect(row.getByRole("cell", { name: /^\$\d+\.\d{2}$/ })).toBeVisible();
     await expect(row.getByRole("cell", { name: /^\d{2} [A-Z][a-z]+, \d{4}$/ })).toBeVisible();
     const invoice = row.getByRole("link", { name: "Download invoice" });
-    await expect(invoice).toHaveAttribute("target", "_blank");
-    // The portal resolves the hosted invoice's url on the server and redirects to it.
+    // Our invoice for a card payment too: a PDF with its number of the gap-free series.
     const href = (await invoice.getAttribute("href"))!;
-    const resolved = await page.request.get(href, { maxRedirects: 0 });
-    expect(resolved.status()).toBe(302);
-    expect(resolved.headers().location).toMatch(/\/dev\/stripe\/invoices\/in_/);
+    expect(href).toMatch(/^\/billing\/invoice\/\d+\/stripe$/);
+    const pdf = await page.request.get(href, { maxRedirects: 0 });
+    expect(pdf.status()).toBe(200);
+    expect(pdf.headers()["content-type"]).toBe("application/pdf");
+    expect(pdfText(await pdf.body())).toMatch(/Invoice number\s+INV-\d{4}-\d{6}/);
     // Not for anyone else.
     expect((await request.get(href, { maxRedirects: 0 })).headers().location).toMatch(/^\/login/);
 
@@ -156,9 +159,58 @@ test.describe("billing", () => {
     expect(pdf.headersArray().filter((header) => header.name.toLowerCase() === "x-content-type-options")).toEqual([
       { name: expect.stringMatching(/^x-content-type-options$/i), value: "nosniff" },
     ]);
-    const body = (await pdf.body()).toString("latin1");
-    expect(body.startsWith("%PDF-")).toBe(true);
-    expect(body).toContain("(Plan: 2 Years)");
-    expect(body).toContain("(Amount: $107.76 USD)");
+    const body = await pdf.body();
+    expect(body.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    const text = pdfText(body);
+    expect(text).toContain("VPN plan: 2 Years");
+    expect(text).toMatch(/Total \(USD\)\s+\$107\.76/);
+    expect(text).toMatch(/Payment method\s+Crypto \(BitPay\)/);
+  });
+
+  test("billing details: a refused VAT number is shown next to its field, then saved and printed on the invoice", async ({ page, login }, testInfo) => {
+    const user = await login();
+    await open(page, "/billing?tab=billing-details", testInfo);
+    const tabs = page.getByRole("tablist", { name: "Billing" });
+    await expect(tabs.getByRole("tab", { name: "Billing details" })).toHaveAttribute("aria-selected", "true");
+    const vat = page.getByLabel("VAT number (optional)");
+    if (hasJavaScript(testInfo)) {
+      // With JavaScript the VAT number shows for EU countries only.
+      await page.getByLabel("Country").selectOption("US");
+      await expect(vat).toHaveCount(0);
+    } else {
+      // Without JavaScript it is always there, saying who it is for.
+      await expect(vat).toBeVisible();
+      await expect(page.getByText("EU businesses only.", { exact: false })).toBeVisible();
+    }
+    await page.getByLabel("Country").selectOption("DE");
+    await page.getByLabel("Name").fill("José Müller");
+    await page.getByLabel("Address (optional)").fill("Straße 5\n50667 Köln");
+    await vat.fill("DE000000000");
+    await page.getByRole("button", { name: "Save billing details" }).click();
+    // Refused by the API (the sandbox's stand-in of VIES), next to the field; nothing typed is lost.
+    await expect(page.locator(".field").filter({ has: vat }).getByText("This VAT number is not valid.")).toBeVisible();
+    await expect(page.getByLabel("Name")).toHaveValue("José Müller");
+    await expect(page.getByLabel("Address (optional)")).toHaveValue("Straße 5\n50667 Köln");
+    await expect(page.getByLabel("Country")).toHaveValue("DE");
+    await expect(vat).toHaveValue("DE000000000");
+    await vat.fill("DE123456789");
+    await page.getByRole("button", { name: "Save billing details" }).click();
+    await expect(page.getByText("Billing details saved.").first()).toBeVisible();
+    await expect(page).toHaveURL(/\/billing\?tab=billing-details$/);
+    await expect(page.getByLabel("Name")).toHaveValue("José Müller");
+    await expect(vat).toHaveValue("DE123456789");
+
+    // The next invoice is made out to them.
+    await buyWithCard(page, testInfo, 1);
+    await open(page, "/billing", testInfo);
+    const href = (await page.getByRole("row").filter({ hasText: "1 Month" }).getByRole("link", { name: "Download invoice" }).getAttribute("href"))!;
+    const pdf = await page.request.get(href);
+    expect(pdf.status()).toBe(200);
+    const text = pdfText(await pdf.body());
+    for (const words of ["José Müller", "Straße 5", "50667 Köln", "Germany", "VAT number: DE123456789", user.email]) expect(text).toContain(words);
+    const number = await withDatabase((db) =>
+      db.selectFrom("invoices").innerJoin("users", "users.id", "invoices.user_id").select("invoices.number").where("users.email", "=", user.email).executeTakeFirstOrThrow(),
+    );
+    expect(text).toContain(number.number);
   });
 });

@@ -20,6 +20,9 @@ const LIVE_ESSENTIALS = {
   STRIPE_PUBLISHABLE_KEY: "pk_test_production_bundle_spec",
   STRIPE_WEBHOOK_SECRET: "whsec_production_bundle_spec",
   TWO_FACTOR_ENCRYPTION_KEY: "cd".repeat(32),
+  SELLER_NAME: "VPN Test GmbH",
+  SELLER_ADDRESS: "Teststraße 1\\n10115 Berlin\\nGermany",
+  SELLER_VAT_ID: "DE123456789",
 };
 
 // Reads files and starts processes of its own, no browser: once, in the no-JavaScript project.

@@ -17,6 +17,9 @@ const LIVE_ESSENTIALS = {
   STRIPE_PUBLISHABLE_KEY: "pk_test_production_mode_spec",
   STRIPE_WEBHOOK_SECRET: "whsec_production_mode_spec",
   TWO_FACTOR_ENCRYPTION_KEY: "cd".repeat(32),
+  SELLER_NAME: "VPN Test GmbH",
+  SELLER_ADDRESS: "Teststraße 1\\n10115 Berlin\\nGermany",
+  SELLER_VAT_ID: "DE123456789",
   SESSION_SECRET: "production-mode-spec-secret-0123456789abcdef",
 };
 
@@ -93,6 +96,9 @@ test.describe("a production start without SANDBOX", () => {
         "STRIPE_WEBHOOK_SECRET",
         "TWO_FACTOR_ENCRYPTION_KEY",
         "SESSION_SECRET",
+        "SELLER_NAME",
+        "SELLER_ADDRESS",
+        "SELLER_VAT_ID",
       ]) {
         expect(output).toContain(`${name}: required outside sandbox mode`);
       }

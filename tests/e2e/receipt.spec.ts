@@ -82,7 +82,8 @@ test.describe("the receipt after paying", () => {
       new RegExp(`^Renews automatically on ${LONG_DATE.source} at \\$107\\.76 every 2 years, charged to Visa ending in 4242\\.`),
     );
     const receipt = page.getByRole("region", { name: "Receipt" });
-    await expect(receipt.getByRole("link", { name: "View invoice" })).toHaveAttribute("href", /^\/billing\/invoice\/\d+\/stripe\/card$/);
+    // Our invoice, a PDF, for a card payment too (issue 35).
+    await expect(receipt.getByRole("link", { name: "Download invoice" })).toHaveAttribute("href", /^\/billing\/invoice\/\d+\/stripe$/);
     await expect(receipt.getByRole("link", { name: "All payments in Billing" })).toHaveAttribute("href", "/billing");
 
     // The next step: the browser says Windows (Playwright's desktop Chrome), so the Windows app comes first.

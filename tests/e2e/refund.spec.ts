@@ -1,6 +1,7 @@
 import { GOOD_CARD, OTHER_GOOD_CARD } from "../support/cards";
 import { hasJavaScript, latestMail, open, withDatabase } from "../support/e2e";
 import { expect, test } from "../support/fixtures";
+import { pdfText } from "../support/pdf-text";
 import { buyMonthByCard } from "./refund-support";
 
 // The 30-day money-back guarantee (issue 12, decision 016): a card purchase is refunded from the
@@ -32,6 +33,16 @@ test("buy a plan by card, request the refund: 'Refunded', the subscription ends,
   // The refunded plan ended now: said so, with the way back (docs/decisions/050).
   await expect(page.getByText(/^Your plan ended on \d{2} \w+, \d{4}\./)).toBeVisible();
   await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+  // The refund's credit note (issue 35): a PDF of its own series, naming the invoice it corrects.
+  const creditNote = row.getByRole("link", { name: "Download credit note" });
+  await expect(creditNote).toHaveAttribute("href", /^\/billing\/credit-note\/\d+\/stripe$/);
+  const note = await page.request.get((await creditNote.getAttribute("href"))!);
+  expect(note.status()).toBe(200);
+  expect(note.headers()["content-type"]).toBe("application/pdf");
+  const noteText = pdfText(await note.body());
+  expect(noteText).toMatch(/Credit note\s+CN-\d{4}-\d{6}/);
+  expect(noteText).toMatch(/For invoice\s+INV-\d{4}-\d{6}/);
+  expect(noteText).toMatch(/Total credited \(USD\)\s+-\$9\.99/);
 
   await open(page, "/", testInfo);
   await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();

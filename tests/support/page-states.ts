@@ -113,6 +113,8 @@ export function pageFlows(base: string): PageFlow[] {
     "/",
     "/billing",
     "/billing?tab=payment-method",
+    // Issue 35: the billing details form, empty.
+    "/billing?tab=billing-details",
     // Nothing unpaid: 'You have no unpaid invoice.' (the past-due state needs the clock: tests/e2e/dunning.spec.ts).
     "/billing/pay",
     "/connected-devices",
@@ -645,6 +647,19 @@ export function pageFlows(base: string): PageFlow[] {
         await page.getByRole("listitem").filter({ hasText: "Second Holder" }).getByRole("link", { name: /^Delete/ }).click();
         await expect(page.getByRole("dialog", { name: /^Delete the / }).getByRole("button", { name: "Yes, delete" })).toBeVisible();
         await visit.snap("/billing?tab=payment-method: delete a card?");
+        // Issue 35: billing details refused next to the field (the sandbox's unregistered VAT number), then saved.
+        await visit.open("/billing?tab=billing-details");
+        await page.getByLabel("Country").selectOption("DE");
+        await page.getByLabel("Name").fill("José Müller");
+        await page.getByLabel("Address (optional)").fill("Straße 5\n50667 Köln");
+        await page.getByLabel("VAT number (optional)").fill("DE000000000");
+        await page.getByRole("button", { name: "Save billing details" }).click();
+        await expect(page.getByText("This VAT number is not valid.")).toBeVisible();
+        await visit.snap("/billing?tab=billing-details: a VAT number refused");
+        await page.getByLabel("VAT number (optional)").fill("DE123456789");
+        await page.getByRole("button", { name: "Save billing details" }).click();
+        await expect(page.getByText("Billing details saved.").first()).toBeVisible();
+        await visit.snap("/billing?tab=billing-details: saved");
       },
     },
     {

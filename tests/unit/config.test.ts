@@ -14,6 +14,9 @@ const LIVE = {
   STRIPE_PUBLISHABLE_KEY: "pk_test_config",
   STRIPE_WEBHOOK_SECRET: "whsec_config",
   TWO_FACTOR_ENCRYPTION_KEY: "ef".repeat(32),
+  SELLER_NAME: "VPN Test GmbH",
+  SELLER_ADDRESS: "Teststraße 1\\n10115 Berlin\\nGermany",
+  SELLER_VAT_ID: "DE123456789",
   SESSION_SECRET: SECRET,
 };
 const unusedSecret = () => {

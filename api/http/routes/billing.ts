@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { route } from "../contract/route";
 import { AUTO_RENEWAL_MESSAGES, setAutoRenewal } from "../../billing/auto-renewal";
-import { INVOICE_MESSAGES, cryptoInvoicePdf, hostedInvoiceUrl } from "../../billing/invoices";
+import { INVOICE_MESSAGES, creditNotePdf, hostedInvoiceUrl, invoicePdf } from "../../billing/invoices";
 import { REFUND_MESSAGES, REFUND_WINDOW_DAYS, RefundRequestSchema, openRefundRequests, refundAddressField, requestRefund, requireAdmin } from "../../billing/refunds";
 import { HISTORY_PAGE_SIZE, MAX_PAGE_SIZE, PaginationSchema, TransactionSchema, listTransactions } from "../../billing/transactions";
 import { body, idField, integerOrDigits } from "../validation";
@@ -102,18 +102,42 @@ export const billingRoutes = [
     path: "/api/invoice/{id}/{paymentGateway}",
     operationId: "downloadCryptoInvoice",
     tags: ["Billing"],
-    summary: "Download a crypto or PayPal payment's invoice (PDF)",
+    summary: "Download a payment's invoice (PDF)",
     description:
-      "{id} is the transaction's id, {paymentGateway} its payment_gateway (bitpay or paypal). Answers the PDF as an attachment named invoice_{id}.pdf. Only the owner's transactions.",
+      "{id} is the transaction's id, {paymentGateway} its payment_gateway (stripe, bitpay or paypal). Answers our invoice as a PDF attachment named invoice_{id}.pdf: the seller, the buyer's billing details as they were when it was made, its number of the gap-free series (INV-2026-000123, also in the X-Invoice-Number header), the plan and period, net, VAT and total. Only the owner's transactions.",
     auth: true,
     params: cryptoInvoiceParams,
     success: { description: "The invoice as a PDF", raw: { mediaType: "application/pdf", schema: z.string().meta({ format: "binary" }) } },
     errors: { 404: `'${INVOICE_MESSAGES.notFound}'` },
     async handler({ ctx, auth, params, res }) {
-      const pdf = await cryptoInvoicePdf(ctx.db, auth.user.id, params.id, params.paymentGateway);
+      const { number, pdf } = await invoicePdf(ctx.db, ctx.config.seller, auth.user.id, params.id, params.paymentGateway);
       res.setHeader("Cache-Control", "private, no-store");
       res.setHeader("Content-Type", "application/pdf");
       res.setHeader("Content-Disposition", `attachment; filename="invoice_${params.id}.pdf"`);
+      res.setHeader("X-Invoice-Number", number);
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.status(200).end(pdf);
+    },
+  }),
+
+  route({
+    method: "get",
+    path: "/api/credit-note/{id}/{paymentGateway}",
+    operationId: "downloadCreditNote",
+    tags: ["Billing"],
+    summary: "Download a refunded payment's credit note (PDF)",
+    description:
+      "{id} is the refunded transaction's id, {paymentGateway} its payment_gateway. Answers the credit note as a PDF attachment named credit_note_{id}.pdf: its number of the gap-free CN series (CN-2026-000007, also in the X-Credit-Note-Number header), the invoice it corrects and the amount refunded. 404 while the payment has no credit note (not refunded). Only the owner's transactions.",
+    auth: true,
+    params: cryptoInvoiceParams,
+    success: { description: "The credit note as a PDF", raw: { mediaType: "application/pdf", schema: z.string().meta({ format: "binary" }) } },
+    errors: { 404: `'${INVOICE_MESSAGES.creditNoteNotFound}'` },
+    async handler({ ctx, auth, params, res }) {
+      const { number, pdf } = await creditNotePdf(ctx.db, ctx.config.seller, auth.user.id, params.id, params.paymentGateway);
+      res.setHeader("Cache-Control", "private, no-store");
+      res.setHeader("Content-Type", "application/pdf");
+      res.setHeader("Content-Disposition", `attachment; filename="credit_note_${params.id}.pdf"`);
+      res.setHeader("X-Credit-Note-Number", number);
       res.setHeader("X-Content-Type-Options", "nosniff");
       res.status(200).end(pdf);
     },

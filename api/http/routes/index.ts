@@ -4,6 +4,7 @@ import { emailChangeRoutes } from "./email-change";
 import { anonymousRoutes } from "./anonymous";
 import { authRoutes } from "./auth";
 import { billingRoutes } from "./billing";
+import { billingDetailsRoutes } from "./billing-details";
 import { cancelRoutes } from "./cancel";
 import { checkoutRoutes } from "./checkout";
 import { cryptoRoutes } from "./crypto";
@@ -39,6 +40,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...cryptoRoutes,
   ...paypalRoutes,
   ...billingRoutes,
+  ...billingDetailsRoutes,
   ...cancelRoutes,
   ...dunningRoutes,
   ...accountRoutes,

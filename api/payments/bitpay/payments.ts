@@ -321,7 +321,6 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
       couponId: renewed ? null : row.coupon_id,
       couponCode: renewed ? null : row.coupon_code,
       couponReservation: row.coupon_id !== null ? cryptoCouponReservationKey(row.uuid) : null,
-      invoiceNumber: null,
       hostedInvoiceUrl: null,
       gatewayInvoiceId: invoice.id,
       // Crypto plans never renew by themselves (commerce §4): renewal is by the emailed invoice.

@@ -506,7 +506,6 @@ function recordOrderCapture(deps: PayPalDeps, row: PayPalCheckout, plan: Plan, c
     couponId: row.coupon_id,
     couponCode: row.coupon_code,
     couponReservation: row.coupon_hold_key,
-    invoiceNumber: null,
     hostedInvoiceUrl: null,
     gatewayInvoiceId: row.paypal_id,
     // A recurring plan paid as one order (the 2-year plan) does not renew: PayPal cannot bill it again.
@@ -643,7 +642,6 @@ function recordSaleOnce(
     couponId: first ? checkout.coupon_id : null,
     couponCode: first ? checkout.coupon_code : null,
     couponReservation: first ? checkout.coupon_hold_key : null,
-    invoiceNumber: null,
     hostedInvoiceUrl: null,
     gatewayInvoiceId: paypalSubId,
     now,

@@ -204,6 +204,54 @@ export interface InvoicesTable {
   gateway_invoice_id: string | null;
   hosted_invoice_url: string | null;
   created_at: string;
+  /** What the invoice says, copied when it is made (0025; null on older invoices). Net in cents. */
+  net_cents: number | null;
+  /** The VAT rate in percent as a decimal string (e.g. "19"); null: no VAT line charged. */
+  vat_rate: string | null;
+  vat_cents: number | null;
+  period_start: string | null;
+  period_end: string | null;
+  plan_title: string | null;
+  payment_method: string | null;
+  /** The buyer as the billing details said when the invoice was made (the account's email when none). */
+  buyer_email: string | null;
+  buyer_name: string | null;
+  buyer_address: string | null;
+  buyer_country: string | null;
+  buyer_vat_number: string | null;
+}
+
+/** The last number given per series ('INV', 'CN') and year (0025). */
+export interface DocumentCountersTable {
+  series: string;
+  year: number;
+  value: number;
+}
+
+export type VatNumberStatus = "valid" | "invalid" | "unchecked";
+
+/** An account's billing details (0025). */
+export interface BillingDetailsTable {
+  user_id: number;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  name: string;
+  address: string | null;
+  /** Normalised: upper case, without spaces or dots, starting with the country's VAT prefix. */
+  vat_number: string | null;
+  vat_number_status: VatNumberStatus | null;
+  updated_at: string;
+}
+
+/** A refund's credit note (0025). */
+export interface CreditNotesTable {
+  id: Generated<number>;
+  number: string;
+  user_id: number;
+  invoice_id: number;
+  amount_cents: number;
+  currency: string;
+  created_at: string;
 }
 
 export interface PaymentRequestsTable {
@@ -715,6 +763,9 @@ export interface DB {
   vpn_accounts: VpnAccountsTable;
   vpn_credentials: VpnCredentialsTable;
   vpn_counters: VpnCountersTable;
+  document_counters: DocumentCountersTable;
+  billing_details: BillingDetailsTable;
+  credit_notes: CreditNotesTable;
 }
 
 export type User = Selectable<UsersTable>;

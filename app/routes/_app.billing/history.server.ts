@@ -43,8 +43,10 @@ export type TransactionRow = {
   crypto: boolean;
   /** Paid through PayPal: a refund goes back to the PayPal account. */
   paypal: boolean;
-  /** The portal's download route: a PDF (crypto, PayPal) or a redirect to the hosted invoice (others). */
-  invoice: { href: string; kind: "pdf" | "hosted" } | null;
+  /** The portal's download route of our invoice (a PDF, every gateway) and its number. */
+  invoice: { href: string; number: string | null } | null;
+  /** A refunded payment's credit note (a PDF) and its number. */
+  creditNote: { href: string; number: string } | null;
   /** A crypto payment that arrived short: what is missing, and the ways on (pay the rest while BitPay's invoice is open; a refund through /help). */
   underpaid: { text: string; payUrl: string | null; refundHref: string } | null;
 };
@@ -114,14 +116,14 @@ function methodLabel(t: ApiSchemas["Transaction"]): string {
   return METHOD_LABELS[t.wallet_payment_type ?? "card"] ?? "Card";
 }
 
-/** Gateways without a hosted invoice page: the API renders the invoice as a PDF. */
-const PDF_INVOICE_GATEWAYS: ReadonlySet<string> = new Set(["bitpay", "paypal"]);
-
 function invoiceLink(t: ApiSchemas["Transaction"]): TransactionRow["invoice"] {
   if (!t.invoice_available) return null;
-  const gateway = encodeURIComponent(t.payment_gateway);
-  if (PDF_INVOICE_GATEWAYS.has(t.payment_gateway)) return { href: `/billing/invoice/${t.id}/${gateway}`, kind: "pdf" };
-  return { href: `/billing/invoice/${t.id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
+  return { href: `/billing/invoice/${t.id}/${encodeURIComponent(t.payment_gateway)}`, number: t.invoice_number };
+}
+
+function creditNoteLink(t: ApiSchemas["Transaction"]): TransactionRow["creditNote"] {
+  if (!t.credit_note_number) return null;
+  return { href: `/billing/credit-note/${t.id}/${encodeURIComponent(t.payment_gateway)}`, number: t.credit_note_number };
 }
 
 function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): TransactionRow["underpaid"] {
@@ -178,6 +180,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           crypto: t.payment_gateway === "bitpay",
           paypal: t.payment_gateway === "paypal",
           invoice: invoiceLink(t),
+          creditNote: creditNoteLink(t),
           underpaid: underpaidView(t.underpayment),
         }))
       : [];

@@ -68,15 +68,19 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
                     <td data-label="Invoice">
                       {t.invoice === null ? (
                         <span className="muted">—</span>
-                      ) : t.invoice.kind === "pdf" ? (
+                      ) : (
                         <a href={t.invoice.href} download={`invoice_${t.id}.pdf`} className="billing-invoice-link">
                           Download invoice
                         </a>
-                      ) : (
-                        <a href={t.invoice.href} target="_blank" rel="noopener noreferrer" className="billing-invoice-link">
-                          Download invoice
-                        </a>
                       )}
+                      {t.creditNote ? (
+                        <>
+                          <br />
+                          <a href={t.creditNote.href} download={`credit_note_${t.id}.pdf`} className="billing-invoice-link">
+                            Download credit note
+                          </a>
+                        </>
+                      ) : null}
                     </td>
                     <td data-label="Refund">
                       {t.refundable ? (

@@ -13,29 +13,37 @@ import { PaymentMethodsTab } from "~/features/payment-methods/payment-methods-ta
 import { PaymentHistoryTab } from "./history";
 import { historyAction, historyState } from "./history.server";
 import { pageMeta } from "~/utils/meta";
+import { billingDetailsAction, billingDetailsState } from "~/features/billing-details/billing-details.server";
+import { BillingDetailsTab } from "~/features/billing-details/billing-details-tab";
 
-// Billing (commerce §2): two tabs as links, 'Payment History' (?tab=history, the default) and
-// 'Payment Method' (?tab=payment-method). Only the open tab's data is loaded. The action offers each
-// intent to the Payment Method tab first, then to the history tab (auto-renewal).
+// Billing (commerce §2): tabs as links, 'Payment History' (?tab=history, the default), 'Payment Method'
+// (?tab=payment-method) and 'Billing details' (?tab=billing-details, issue 35: what invoices are made out
+// to). Only the open tab's data is loaded. The action offers each intent to the Payment Method tab
+// first, then to the history tab (auto-renewal), then to the billing details.
 
 export const meta: MetaFunction = () => pageMeta("Billing | VPN Account", "Your VPN payment history, saved cards and auto-renewal.");
 
 export const headers = () => ({ "Cache-Control": "private, no-store" });
 
-type Tab = "history" | "payment-method";
+type Tab = "history" | "payment-method" | "billing-details";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const token = await requireToken(request);
   const url = new URL(request.url);
-  const tab: Tab = url.searchParams.get("tab") === "payment-method" ? "payment-method" : "history";
+  const asked = url.searchParams.get("tab");
+  const tab: Tab = asked === "payment-method" || asked === "billing-details" ? asked : "history";
   // Either tab shows 'Your last payment failed.' while a renewal is unpaid.
   const paymentFailed = loadPaymentFailed(createApiClient(request, context, token));
   if (tab === "payment-method") {
     const [paymentMethods, failed] = await Promise.all([paymentMethodsState(request, context, url), paymentFailed]);
-    return { tab, paymentMethods, history: null, paymentFailed: failed };
+    return { tab, paymentMethods, history: null, billingDetails: null, paymentFailed: failed };
+  }
+  if (tab === "billing-details") {
+    const [billingDetails, failed] = await Promise.all([billingDetailsState(request, context), paymentFailed]);
+    return { tab, paymentMethods: null, history: null, billingDetails, paymentFailed: failed };
   }
   const [history, failed] = await Promise.all([historyState(request, context, url), paymentFailed]);
-  return { tab, paymentMethods: null, history, paymentFailed: failed };
+  return { tab, paymentMethods: null, history, billingDetails: null, paymentFailed: failed };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -46,16 +54,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (theirs !== null) return theirs;
   const ours = await historyAction(intent, { request, context, formData });
   if (ours !== null) return ours;
+  const details = await billingDetailsAction(intent, { request, context, formData });
+  if (details !== null) return details;
   return redirect("/billing");
 }
 
 const TABS: { id: Tab; name: string; href: string }[] = [
   { id: "history", name: "Payment History", href: "/billing" },
   { id: "payment-method", name: "Payment Method", href: "/billing?tab=payment-method" },
+  { id: "billing-details", name: "Billing details", href: "/billing?tab=billing-details" },
 ];
 
 export default function BillingPage() {
-  const { tab, history, paymentMethods, paymentFailed } = useLoaderData<typeof loader>();
+  const { tab, history, paymentMethods, billingDetails, paymentFailed } = useLoaderData<typeof loader>();
   const current = TABS.find((t) => t.id === tab)!;
   return (
     <section className="page billing-page">
@@ -75,6 +86,7 @@ export default function BillingPage() {
       <div role="tabpanel" aria-labelledby={`billing-tab-${current.id}`} className="billing-panel">
         {history ? <PaymentHistoryTab state={history} pastDueUntil={paymentFailed?.graceUntil ?? null} /> : null}
         {paymentMethods ? <PaymentMethodsTab state={paymentMethods} /> : null}
+        {billingDetails ? <BillingDetailsTab state={billingDetails} /> : null}
       </div>
     </section>
   );

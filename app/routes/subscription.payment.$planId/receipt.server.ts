@@ -29,8 +29,8 @@ export type Receipt = {
   renewal: string;
   /** What follows the first term ('Then it renews at …' or 'It does not renew …'), for the dialog: the API's answer for this payment. */
   terms: string;
-  /** The portal's invoice route for this payment (a PDF for crypto, the hosted invoice otherwise). */
-  invoice: { href: string; kind: "pdf" | "hosted" } | null;
+  /** Our invoice's download (a PDF, every gateway; issue 35). */
+  invoice: { href: string } | null;
   email: string;
   hasPassword: boolean;
   /** This device's platform, as the API read it; null when the User-Agent does not tell. */
@@ -55,10 +55,8 @@ function appsFor(device: Platform | null, links: ApiSchemas["DownloadLinks"] | n
 /** The portal's download route for a payment, as the billing history links it. */
 function invoiceLink(t: ApiSchemas["PaymentReceipt"]): Receipt["invoice"] {
   if (!t.invoice_available) return null;
-  const gateway = encodeURIComponent(t.payment_gateway);
-  // No hosted invoice page at BitPay or PayPal: the API's PDF (as Billing's history links it).
-  if (t.payment_gateway === "bitpay" || t.payment_gateway === "paypal") return { href: `/billing/invoice/${t.transaction_id}/${gateway}`, kind: "pdf" };
-  return { href: `/billing/invoice/${t.transaction_id}/${gateway}/${encodeURIComponent(t.wallet_payment_type ?? "card")}`, kind: "hosted" };
+  // Our invoice, a PDF for every gateway (issue 35), as Billing's history links it.
+  return { href: `/billing/invoice/${t.transaction_id}/${encodeURIComponent(t.payment_gateway)}` };
 }
 
 /** Who collects the renewals: the card that pays (the API's next charge), or PayPal. */

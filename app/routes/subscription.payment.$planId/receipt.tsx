@@ -57,13 +57,9 @@ export function ReceiptPage({ receipt }: { receipt: Receipt }) {
             <>
               Your invoice will be in <Link to="/billing">Billing</Link>.
             </>
-          ) : receipt.invoice.kind === "pdf" ? (
+          ) : (
             <a href={receipt.invoice.href} download className="button">
               Download invoice
-            </a>
-          ) : (
-            <a href={receipt.invoice.href} target="_blank" rel="noopener noreferrer" className="button">
-              View invoice
             </a>
           )}{" "}
           <Link to="/billing">All payments in Billing</Link>
