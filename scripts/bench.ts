@@ -228,8 +228,12 @@ async function browserScripts(pages: Array<[string, string, string | null]>) {
     for (const [name, pathname, cookie] of pages) {
       const context = await browser.newContext();
       if (cookie) {
-        const [cookieName, ...value] = cookie.split("=");
-        await context.addCookies([{ name: cookieName!, value: value.join("="), url: BASE }]);
+        // Every cookie of the sign-in (`name=value; name=value`), as the browser would have kept them.
+        const cookies = cookie.split("; ").map((pair) => {
+          const [cookieName, ...value] = pair.split("=");
+          return { name: cookieName!, value: value.join("="), url: BASE };
+        });
+        await context.addCookies(cookies);
       }
       const page = await context.newPage();
       const files = new Set<string>();
