@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { billingDocumentOf, pdfDownload } from "~/features/billing-documents/pdf-download.server";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
 import { redirectWithPageError } from "~/utils/toast.server";
@@ -13,9 +14,9 @@ const FAILED = "Failed to fetch invoice";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const token = await requireToken(request);
-  const id = params.id && /^\d{1,15}$/.test(params.id) ? Number(params.id) : null;
-  const gateway = params.gateway ?? "";
-  if (!id || !/^[a-z]{1,32}$/.test(gateway)) return redirectWithPageError("/billing", FAILED);
+  const document = billingDocumentOf(params);
+  if (!document) return redirectWithPageError("/billing", FAILED);
+  const { id, gateway } = document;
 
   if (params.wallet) {
     if (!/^[a-z]{1,32}$/.test(params.wallet)) return redirectWithPageError("/billing", FAILED);
@@ -31,17 +32,5 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     params: { path: { id, paymentGateway: gateway } },
     accept: "application/pdf",
   });
-  if (answer?.status !== 200 || !String(answer.headers["content-type"] ?? "").startsWith("application/pdf")) {
-    return redirectWithPageError("/billing", FAILED);
-  }
-  return new Response(answer.body as Uint8Array<ArrayBuffer>, {
-    status: 200,
-    headers: {
-      "Content-Type": "application/pdf",
-      "Content-Disposition": `attachment; filename="invoice_${id}.pdf"`,
-      "Cache-Control": "private, no-store",
-      // No X-Content-Type-Options here: server.ts's security headers send nosniff on every answer, and
-      // the Remix adapter appends a route's headers to those, which would send it twice.
-    },
-  });
+  return pdfDownload(answer, `invoice_${id}.pdf`) ?? redirectWithPageError("/billing", FAILED);
 }
