@@ -7,6 +7,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken, requireUser } from "~/utils/auth.server";
+import { formatUtcDateTime } from "~/utils/dates";
 import { readFormData } from "~/utils/forms.server";
 import { destroySessionCookie } from "~/utils/session.server";
 import { redirectWithSuccess } from "~/utils/toast.server";
@@ -38,12 +39,6 @@ const ICON_LABELS: Record<Device["device_icon"], string> = {
   browser: "Web browser",
 };
 
-/** 'YYYY-MM-DD HH:mm' of a Date's UTC fields (the server's rendering, DESIGN §2). */
-function formatUtc(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
-}
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const token = await requireToken(request);
@@ -71,7 +66,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       notices,
       confirm,
       others,
-      devices: devices.map((d) => ({ ...d, lastLoginUtc: formatUtc(d.last_login_at), lastActiveUtc: formatUtc(d.last_active_at) })),
+      devices: devices.map((d) => ({ ...d, lastLoginUtc: formatUtcDateTime(d.last_login_at), lastActiveUtc: formatUtcDateTime(d.last_active_at) })),
     },
     { headers: NO_STORE },
   );

@@ -28,3 +28,10 @@ export function daysLeft(expiry: string | Date, now: Date): number {
   const remaining = new Date(expiry).getTime() - now.getTime();
   return remaining > 0 ? Math.ceil(remaining / DAY_MS) : 0;
 }
+
+/** 'YYYY-MM-DD HH:mm UTC' of a moment (devices, security activity, handshakes); text that is no date comes back as it is. */
+export function formatUtcDateTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
+}

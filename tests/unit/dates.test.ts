@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatDate, formatDateTime } from "../../api/platform/dates";
-import { daysLeft, formatLongDate, formatShortDate } from "~/utils/dates";
+import { daysLeft, formatLongDate, formatShortDate, formatUtcDateTime } from "~/utils/dates";
 
 // One date format on pages and in emails (issue 32, docs/decisions/050): the spec's 'DD MMMM, Y'
 // ('05 March, 2027'), from one formatter in the API (its emails) and one in the portal. Saved cards
@@ -13,6 +13,11 @@ describe("dates as DESIGN §2 means them (the portal's formatter)", () => {
     expect(formatLongDate(new Date("2027-03-05T00:00:00.000Z"))).toBe("05 March, 2027");
     expect(formatShortDate("2026-11-21T00:00:00.000Z")).toBe("Nov 21, 2026");
     expect(formatShortDate("2027-03-05T10:00:00.000Z")).toBe("Mar 05, 2027");
+  });
+
+  it("writes a moment as 'YYYY-MM-DD HH:mm UTC', and text that is no date as it is", () => {
+    expect(formatUtcDateTime("2027-03-05T07:04:59.999Z")).toBe("2027-03-05 07:04 UTC");
+    expect(formatUtcDateTime("not a date")).toBe("not a date");
   });
 
   it("counts a started day as a day and stops at 0", () => {

@@ -1,7 +1,7 @@
 import { data } from "@remix-run/node";
 import { WireGuardConfigSchema } from "~/schemas/index.server";
 import { type createApiClient, serviceUnavailable } from "~/utils/api.server";
-import { formatLongDate } from "~/utils/dates";
+import { formatLongDate, formatUtcDateTime } from "~/utils/dates";
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { qrCodeSvg } from "~/utils/qr-code.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
@@ -29,13 +29,6 @@ const CREATE_FAILED = "The configuration could not be created. Please try again.
 const REVOKE_FAILED = "The configuration could not be revoked. Please try again.";
 const CREDENTIALS_FAILED = "The service credentials could not be made. Please try again.";
 
-/** 'YYYY-MM-DD HH:mm UTC' (the server's rendering of a time, DESIGN §2). */
-export function formatUtc(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
-}
 
 type Place = { hostname: string; country: string; city: string };
 
@@ -71,7 +64,7 @@ export async function loadManualSetup(api: Api, request: Request) {
     createdAt: configuration.created_at,
     created: formatLongDate(configuration.created_at),
     lastHandshakeAt: configuration.last_handshake_at ?? null,
-    lastHandshake: configuration.last_handshake_at ? formatUtc(configuration.last_handshake_at) : null,
+    lastHandshake: configuration.last_handshake_at ? formatUtcDateTime(configuration.last_handshake_at) : null,
     paused: configuration.status === "paused",
   }));
   // ?confirm=revoke-<id>: the server-rendered confirm step of 'Revoke' (as Connected Devices has it).

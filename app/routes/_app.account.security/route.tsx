@@ -6,6 +6,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
 import { serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import { formatUtcDateTime } from "~/utils/dates";
 import { type FormFailure, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
@@ -27,13 +28,6 @@ const ALERTS_FORM = "sign-in-alerts";
 const ALERTS_LABEL = "Email me when my account is signed in from a new browser or app";
 const MAX_PAGE = 100_000;
 
-/** 'YYYY-MM-DD HH:mm UTC' (the server's rendering, DESIGN §2). */
-function formatUtc(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
-}
 
 /** ?page=N: a whole number from 1; anything else is the first page. */
 function pageOf(request: Request): number {
@@ -64,7 +58,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
               label: event.label,
               detail: event.detail,
               at: event.created_at,
-              atUtc: formatUtc(event.created_at),
+              atUtc: formatUtcDateTime(event.created_at),
               browser: event.browser ?? "Unknown",
               network: event.network ?? "Unknown",
             })),
