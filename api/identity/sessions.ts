@@ -1,4 +1,5 @@
 import { type Database, dialectOf } from "../platform/db";
+import { type Param, prepare } from "../platform/db/prepared";
 import { DomainError } from "../platform/errors";
 import type { User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
@@ -220,21 +221,25 @@ export interface AuthState {
  * The session a bearer token stands for, or null for a missing, malformed, unknown, revoked or expired
  * one. Touches the token (and its device's last sign-in) at most once a minute.
  */
-export async function authenticate(deps: { db: Database; clock: Clock }, token: string | null | undefined): Promise<AuthState | null> {
-  if (!token || !looksLikeToken(token)) return null;
-  const now = Date.now();
-  const nowIso = new Date(now).toISOString();
-  const row = await deps.db
+/** The live token with this hash and its account (every authenticated API request asks it: prepared once). */
+const liveTokenWithUser = prepare((db, param: Param<{ tokenHash: string; now: string }>) =>
+  db
     .selectFrom("tokens")
     .innerJoin("users", "users.id", "tokens.user_id")
     .selectAll("users")
     .select(["tokens.id as token_id", "tokens.device_id as token_device_id", "tokens.last_used_at as token_last_used_at"])
-    .where("tokens.token_hash", "=", hashToken(token))
+    .where("tokens.token_hash", "=", param("tokenHash"))
     .where("tokens.revoked_at", "is", null)
-    .where("tokens.expires_at", ">", nowIso)
+    .where("tokens.expires_at", ">", param("now"))
     // A deleted account's token is no one's, whatever row survived.
-    .where(notDeleted)
-    .executeTakeFirst();
+    .where(notDeleted),
+);
+
+export async function authenticate(deps: { db: Database; clock: Clock }, token: string | null | undefined): Promise<AuthState | null> {
+  if (!token || !looksLikeToken(token)) return null;
+  const now = Date.now();
+  const nowIso = new Date(now).toISOString();
+  const row = await liveTokenWithUser.executeTakeFirst(deps.db, { tokenHash: hashToken(token), now: nowIso });
   if (!row) return null;
   const { token_id, token_device_id, token_last_used_at, ...user } = row;
   if (now - Date.parse(token_last_used_at) >= TOUCH_INTERVAL_MS) {

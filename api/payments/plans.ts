@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from "kysely";
 import { z } from "zod";
 import type { Database } from "../platform/db";
+import { type Param, prepare } from "../platform/db/prepared";
 import type { DB } from "../platform/db/schema";
 import type { Plan, Subscription } from "../platform/db/schema";
 import { dollars } from "./money";
@@ -95,8 +96,10 @@ export async function listPlans(db: Database): Promise<Plan[]> {
   return db.selectFrom("plans").selectAll().orderBy("order_priority").orderBy("id").execute();
 }
 
+const planById = prepare((db, param: Param<{ id: number }>) => db.selectFrom("plans").selectAll().where("id", "=", param("id")));
+
 export async function findPlan(db: Database, id: number): Promise<Plan | undefined> {
-  return db.selectFrom("plans").selectAll().where("id", "=", id).executeTakeFirst();
+  return planById.executeTakeFirst(db, { id });
 }
 
 /**
@@ -112,13 +115,18 @@ export function isActiveAt(now: Date) {
 
 /** The user's subscription with the latest expiry still after `now` (or within its grace period), if any. */
 export async function activeSubscription(db: Database, userId: number, now: Date): Promise<Subscription | undefined> {
-  return db
+  const at = now.toISOString();
+  return latestActiveSubscription.executeTakeFirst(db, { userId, at });
+}
+
+// Every signed-in page asks it (prepared once); the same condition as isActiveAt.
+const latestActiveSubscription = prepare((db, param: Param<{ userId: number; at: string }>) =>
+  db
     .selectFrom("subscriptions")
     .selectAll()
-    .where("user_id", "=", userId)
-    .where(isActiveAt(now))
+    .where("user_id", "=", param("userId"))
+    .where((eb) => eb.or([eb("subscriptions.sub_exp_date", ">", param("at")), eb("subscriptions.grace_until", ">", param("at"))]))
     .orderBy("sub_exp_date", "desc")
     .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
-}
+    .limit(1),
+);

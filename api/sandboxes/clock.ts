@@ -1,14 +1,18 @@
 import type { OffsetStore } from "../platform/clock";
 import type { Database } from "../platform/db";
+import { prepare } from "../platform/db/prepared";
 
 /* The sandbox_clock row (migration 0002): the test clock's offset, shared by every instance. */
 
 const ROW = "business";
 
+// Read before every API request in sandbox mode (platform/clock.ts SharedOffsetClock): prepared once.
+const offsetRow = prepare((db) => db.selectFrom("sandbox_clock").select("offset_ms").where("id", "=", ROW));
+
 export function sandboxClockStore(db: Database): OffsetStore {
   return {
     async read() {
-      const row = await db.selectFrom("sandbox_clock").select("offset_ms").where("id", "=", ROW).executeTakeFirst();
+      const row = await offsetRow.executeTakeFirst(db, {});
       return Number(row?.offset_ms ?? 0);
     },
     async add(ms) {

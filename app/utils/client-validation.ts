@@ -137,6 +137,23 @@ export function useFormOptions<Fields extends Record<string, unknown>>(id: strin
 }
 
 /**
+ * What the server answered form `id`: its messages per field and the values it was posted with (kept
+ * in the fields), from the post just answered, or the messages a redirect carried (a flash). For a
+ * form that the server alone validates (the checkout's coupon, coupon-form.tsx).
+ */
+export function useServerAnswer(id: string): { errors: Record<string, string[] | null | undefined>; values: Record<string, unknown> } {
+  const actionData = useActionData<FormActionData>();
+  const idle = useNavigation().state === "idle";
+  const flash = useFlashFormError(id);
+  if (idle && actionData?.form === id) {
+    const result = actionData.result as SubmissionResult<string[]> | undefined;
+    return { errors: result?.error ?? {}, values: (result?.initialValue ?? {}) as Record<string, unknown> };
+  }
+  if (idle && !actionData && flash) return { errors: { [flash.field ?? ""]: [flash.message] }, values: {} };
+  return { errors: {}, values: {} };
+}
+
+/**
  * The name of the first field the server refused in the post just answered for form `id`, or null. Its
  * input takes `autoFocus`: without JavaScript the page comes back from a failed post at the top, and the
  * browser then focuses that field and scrolls it into view, its message beside it (issue 33). With

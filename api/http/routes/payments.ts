@@ -4,6 +4,7 @@ import { route } from "../contract/route";
 import type { ApiContext } from "../context";
 import type { Request } from "express";
 import type { PaymentMethod } from "../../platform/db/schema";
+import { type Param, prepare } from "../../platform/db/prepared";
 import { DomainError, isRefusal } from "../../platform/errors";
 import { secondsUntil } from "../../platform/rate-limit";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
@@ -156,16 +157,14 @@ export const SavedCardSchema = z
 
 /** The account's saved cards as /api/payments/payment-methods lists them: the default first, then the newest. */
 export async function savedCardsOf(ctx: Pick<ApiContext, "db">, userId: number): Promise<Array<z.infer<typeof SavedCardSchema>>> {
-  const cards = await ctx.db
-    .selectFrom("payment_methods")
-    .selectAll()
-    .where("user_id", "=", userId)
-    .orderBy("is_default", "desc")
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
+  const cards = await savedCardRows.execute(ctx.db, { userId });
   return cards.map(publicCard);
 }
+
+// The checkout asks it on every load (prepared once).
+const savedCardRows = prepare((db, param: Param<{ userId: number }>) =>
+  db.selectFrom("payment_methods").selectAll().where("user_id", "=", param("userId")).orderBy("is_default", "desc").orderBy("created_at", "desc").orderBy("id", "desc"),
+);
 
 export function publicCard(card: PaymentMethod): z.infer<typeof SavedCardSchema> {
   return {

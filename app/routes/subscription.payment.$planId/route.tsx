@@ -12,7 +12,7 @@ import { ResendForm } from "~/components/resend-form";
 import { SocialSignIn } from "~/components/social-sign-in";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
-import type { CheckoutCodeFields, CheckoutEmailFields, CouponFields } from "~/schemas/checkout";
+import type { CheckoutCodeFields, CheckoutEmailFields } from "~/schemas/checkout";
 import type { SignupPasswordFields } from "~/schemas/identity";
 import { useFirstRefusedField, useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
@@ -21,6 +21,7 @@ import type { CardFormProps } from "~/features/card-entry/card-payment";
 import type { PayPalButtonsProps } from "~/features/paypal/paypal-buttons";
 import { type CheckoutState, checkoutAction, checkoutState, planIdOf } from "./checkout.server";
 import { cardTerms, cryptoTerms, paypalTerms, type Quote, quoteOf } from "./summary";
+import { CouponForm } from "./coupon-form";
 import { PaidConfirmationDetails, PurchaseTerms } from "./purchase-terms";
 import { RECEIPT_PARAM, ReceiptPage } from "./receipt";
 import type { Receipt } from "./receipt.server";
@@ -634,12 +635,8 @@ function OrderSummary({ state }: { state: CheckoutState }) {
   const { plan } = state;
   // What is charged now is the same whichever way is chosen (the quotes differ only in their renewal).
   const total = state.quotes[0];
-  const [form, fields] = useForm<CouponFields>(
-    useFormOptions<CouponFields>("coupon", () => loadCheckoutSchemas().then((m) => m.CouponSchema)),
-  );
   const actionData = useActionData<PaymentActionData>();
   const couponOpen = actionData?.form === "coupon";
-  const refused = useFirstRefusedField("coupon");
   return (
     <aside aria-labelledby="summary-title" className="card order-summary">
       <h2 id="summary-title">Order summary</h2>
@@ -684,15 +681,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
       ) : (
         <details open={couponOpen || undefined}>
           <summary>Got a coupon?</summary>
-          <Form method="post" {...getFormProps(form)} noValidate className="coupon-form">
-            <input type="hidden" name="intent" value="coupon" />
-            <Field label={<label htmlFor={fields.code.id}>Coupon code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
-              <input {...getInputProps(fields.code, { type: "text" })} autoComplete="off" autoFocus={refused === fields.code.name} />
-            </Field>
-            <SubmitButton intent="coupon" className="button">
-              Apply
-            </SubmitButton>
-          </Form>
+          <CouponForm />
         </details>
       )}
     </aside>
