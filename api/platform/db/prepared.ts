@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Kysely } from "kysely";
+import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import { dialectOf, type DialectName } from "./dialect";
 import type { DB } from "./schema";
 

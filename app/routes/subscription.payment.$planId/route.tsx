@@ -14,7 +14,7 @@ import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import type { CheckoutCodeFields, CheckoutEmailFields } from "~/schemas/checkout";
 import type { SignupPasswordFields } from "~/schemas/identity";
-import { useFirstRefusedField, useFormOptions } from "~/utils/client-validation";
+import { useFormOptions } from "~/utils/client-validation";
 import { readFormData } from "~/utils/forms.server";
 import { AuthenticationChallenge } from "~/features/card-entry/authentication-dialog";
 import type { CardFormProps } from "~/features/card-entry/card-payment";
