@@ -1635,6 +1635,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The countries a buyer can choose (the checkout's 'Country')
+         * @description The one list of api/billing/countries.ts, as GET /api/account/billing-details answers it, for a visitor's checkout too (issue 35): every ISO 3166-1 alpha-2 code with its English name, sorted by name, and whether it is in the EU.
+         */
+        get: operations["countries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -9008,6 +9028,36 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: components["schemas"]["DownloadLinks"];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    countries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The countries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            countries: {
+                                code: string;
+                                name: string;
+                                eu: boolean;
+                            }[];
+                        };
                     };
                 };
             };
