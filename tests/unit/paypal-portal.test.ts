@@ -128,13 +128,17 @@ describe("the PayPal panel's terms", () => {
     price: 0,
     discount_amount_cents: 0,
     discount_amount: 0,
+    country: null,
+    net_cents: amount_cents,
+    net: 0,
+    tax: null,
     amount_cents,
     amount: 0,
     paid_months,
     extra_months: 0,
     months: paid_months,
     first_term_ends_on: "2027-01-01T00:00:00.000Z",
-    renewal: renewal ? { ...renewal, amount: 0, renews_on: "2027-01-01T00:00:00.000Z" } : null,
+    renewal: renewal ? { ...renewal, net_cents: renewal.amount_cents, tax_cents: 0, amount: 0, renews_on: "2027-01-01T00:00:00.000Z" } : null,
   });
   it("a PayPal subscription that renews, or one payment that does not, as the quote says", async () => {
     const { paypalTerms } = await import("~/routes/subscription.payment.$planId/summary");
