@@ -43,6 +43,11 @@ export type CheckoutFlow = {
    */
   lastSent?: { email: string; sentAt: number };
   coupon?: string;
+  /**
+   * The country the customer chose in the order summary (issue 35): the quotes are taxed for it, and it
+   * becomes the account's billing country when the customer pays (a visitor's, when the account is made).
+   */
+  country?: string;
   /** When the payment went through (ms): 'Payment Successful!' and its countdown. */
   paidAt?: number;
   /**

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
 import { type ComponentType, useEffect, useRef, useState } from "react";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
@@ -27,6 +27,8 @@ import type { Receipt } from "./receipt.server";
 import { PlanChangePage, ReplacesNotice } from "./plan-change";
 import { PLAN_CHANGE_FORMS, planChangeAction, planChangeState } from "./plan-change.server";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
+import { COUNTRY_FETCHER, COUNTRY_FORM, CountryForm } from "~/features/tax/country-form";
+import { TaxLines } from "~/features/tax/tax-lines";
 import { pageMeta } from "~/utils/meta";
 import { formatCents, twoDecimals } from "~/utils/plans";
 
@@ -439,6 +441,13 @@ function PasswordStep({ email }: { email: string }) {
   );
 }
 
+/** The country's refusal next to its field (an action's answer to the 'country' form). */
+function countryErrorOf(answer: unknown): string | null {
+  const reply = answer as { form?: string; result?: { error?: Record<string, string[] | null> } } | undefined;
+  if (reply?.form !== COUNTRY_FORM) return null;
+  return reply.result?.error?.country?.[0] ?? null;
+}
+
 /** The server's refusal of one of the page's forms, in the HTML (and announced). */
 function FormError({ form }: { form: string }) {
   const actionData = useActionData<PaymentActionData>();
@@ -634,16 +643,28 @@ function OrderSummary({ state }: { state: CheckoutState }) {
   const { plan } = state;
   // What is charged now is the same whichever way is chosen (the quotes differ only in their renewal).
   const total = state.quotes[0];
+  // The country's refusal: the page's form without JavaScript, the fetcher's with it.
+  const countryFetcher = useFetcher({ key: COUNTRY_FETCHER });
+  const requoting = countryFetcher.state !== "idle";
   const [form, fields] = useForm<CouponFields>(
     useFormOptions<CouponFields>("coupon", () => loadCheckoutSchemas().then((m) => m.CouponSchema)),
   );
   const actionData = useActionData<PaymentActionData>();
   const couponOpen = actionData?.form === "coupon";
+  const countryError = countryErrorOf(actionData) ?? countryErrorOf(countryFetcher.data);
   const refused = useFirstRefusedField("coupon");
   return (
     <aside aria-labelledby="summary-title" className="card order-summary">
       <h2 id="summary-title">Order summary</h2>
-      <dl>
+      {state.country ? (
+        <CountryForm
+          countries={state.country.countries}
+          country={state.country.code}
+          error={countryError}
+          offerVatNumber={Boolean(state.accountEmail) && !total?.tax?.reverse_charge}
+        />
+      ) : null}
+      <dl aria-busy={requoting || undefined}>
         <div>
           <dt>Plan</dt>
           <dd>{state.plan.title}</dd>
@@ -668,6 +689,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
             <dd>−{formatCents(state.coupon.discount_amount_cents)}</dd>
           </div>
         ) : null}
+        <TaxLines taxed={total} />
         <div className="total">
           <dt>Total</dt>
           <dd>{total ? formatCents(total.amount_cents) : null}</dd>

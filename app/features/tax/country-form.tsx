@@ -1,0 +1,69 @@
+import { Link, useFetcher } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { Field } from "~/components/field";
+import { BILLING_DETAILS_HREF } from "~/features/billing-details/messages";
+
+// The checkout's 'Country' (issue 35), in the order summary: the tax follows it. Without JavaScript a
+// small form whose 'Update' posts the country and the page comes back with the new quote (the coupon and
+// the email step are the checkout's, on the server, and stay). With JavaScript a change posts it through
+// a fetcher and the page's data reloads in place: no full reload, nothing else on the page touched.
+
+export const COUNTRY_FORM = "country";
+/** The fetcher's key, so the summary can say it is re-quoting. */
+export const COUNTRY_FETCHER = "checkout-country";
+
+export type CountryOption = { code: string; name: string; eu: boolean };
+
+export function CountryForm({
+  countries,
+  country,
+  error,
+  offerVatNumber,
+}: {
+  countries: CountryOption[];
+  country: string;
+  error?: string | null;
+  /** An account buying in an EU country, not reverse charged yet: where a business adds its VAT number. */
+  offerVatNumber: boolean;
+}) {
+  const fetcher = useFetcher({ key: COUNTRY_FETCHER });
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const busy = fetcher.state !== "idle";
+  return (
+    <fetcher.Form method="post" className="country-form" aria-busy={busy || undefined}>
+      <input type="hidden" name="intent" value={COUNTRY_FORM} />
+      {hydrated ? <input type="hidden" name="js" value="1" /> : null}
+      <Field label={<label htmlFor="checkout-country">Country</label>} errorId="checkout-country-error" errors={error ? [error] : undefined}>
+        <select
+          // A new country from the server (the saved one, another tab) is shown even after a change here.
+          key={country}
+          id="checkout-country"
+          name="country"
+          defaultValue={country}
+          autoComplete="country"
+          aria-invalid={error ? true : undefined}
+          aria-describedby="checkout-country-error"
+          onChange={(event) => {
+            if (hydrated) fetcher.submit(event.currentTarget.form);
+          }}
+        >
+          {countries.map((c) => (
+            <option key={c.code} value={c.code}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {/* With JavaScript the change alone re-quotes; the button stays for the keyboard and as the form's submit. */}
+      <button type="submit" className="button" disabled={busy}>
+        Update
+      </button>
+      {offerVatNumber && countries.find((c) => c.code === country)?.eu ? (
+        <p className="muted country-form__vat">
+          Buying for a business? Add your VAT number in <Link to={BILLING_DETAILS_HREF}>Billing details</Link>.
+        </p>
+      ) : null}
+    </fetcher.Form>
+  );
+}

@@ -1,0 +1,159 @@
+import type { Page, TestInfo } from "@playwright/test";
+import { GOOD_CARD } from "../support/cards";
+import { enterCode, fillSandboxCardAndPay, hasJavaScript, latestCode, open } from "../support/e2e";
+import { uniqueEmail } from "../support/emails";
+import { expect, test } from "../support/fixtures";
+
+// The checkout's country and VAT (issue 35): the country pre-selected from the saved billing country,
+// else the browser's language, else the United States; the order summary shows the net, the API's tax
+// line and the total before paying, and the receipt the same; the customer can change the country
+// (without JavaScript 'Update' posts it, with it the summary re-quotes in place); an EU business with
+// a VAT number is reverse charged. The 1-year plan (id 5) costs $71.88 before tax.
+
+const summaryOf = (page: Page) => page.getByRole("complementary", { name: "Order summary" });
+
+/** The value of the summary's line `term`. */
+function summaryLine(page: Page, term: string) {
+  return summaryOf(page).locator("dl > div").filter({ has: page.getByText(term, { exact: true }) }).getByRole("definition");
+}
+
+/** The value of the receipt's line `term`. */
+function receiptLine(page: Page, term: string) {
+  return page.getByRole("region", { name: "Receipt" }).locator("dl > div").filter({ has: page.getByText(term, { exact: true }) }).getByRole("definition");
+}
+
+/**
+ * Chooses the summary's country: without JavaScript 'Update' posts it and the page comes back; with
+ * JavaScript the change alone re-quotes, and the page is not reloaded (a mark left on the window stays).
+ */
+async function chooseCountry(page: Page, testInfo: TestInfo, country: string) {
+  const summary = summaryOf(page);
+  if (!hasJavaScript(testInfo)) {
+    await summary.getByLabel("Country").selectOption(country);
+    await summary.getByRole("button", { name: "Update" }).click();
+    await expect(summary.getByLabel("Country")).toHaveValue(country);
+    return;
+  }
+  await page.evaluate(() => Object.assign(window, { __samePage: true }));
+  await summary.getByLabel("Country").selectOption(country);
+  await expect(summary.locator("dl")).not.toHaveAttribute("aria-busy", "true");
+  expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
+}
+
+async function payWithGoodCard(page: Page, testInfo: TestInfo) {
+  if (!hasJavaScript(testInfo)) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+  await fillSandboxCardAndPay(page, GOOD_CARD);
+}
+
+async function viewReceipt(page: Page) {
+  await page.getByRole("dialog", { name: "Payment Successful!" }).getByRole("link", { name: "View receipt" }).click();
+  await expect(page.getByRole("region", { name: "Receipt" })).toBeVisible();
+}
+
+test.describe("a German visitor", () => {
+  test.use({ locale: "de-DE" });
+
+  test("sees Germany's VAT before paying for the 1-year plan, and on the receipt", async ({ page, request }, testInfo) => {
+    const email = uniqueEmail("vat-de");
+    await open(page, "/subscription/payment/5", testInfo);
+    const summary = summaryOf(page);
+    await expect(summary.getByLabel("Country")).toHaveValue("DE");
+    await expect(summaryLine(page, "Net price")).toHaveText("$71.88");
+    await expect(summaryLine(page, "VAT 19 % (Germany)")).toHaveText("$13.66");
+    await expect(summaryLine(page, "Total")).toHaveText("$85.54");
+
+    // The visitor makes the account in the checkout; the country goes with it.
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await enterCode(page, await latestCode(request, email, /verification code/i));
+    await page.getByRole("dialog", { name: "Verify Your Email" }).getByRole("button", { name: "Next" }).click();
+    await page.getByLabel("Password", { exact: true }).fill("a-good-password");
+    await page.getByLabel("Confirm Password").fill("a-good-password");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(page.getByRole("heading", { name: "Confirm your email" })).toBeVisible();
+    await expect(summary.getByLabel("Country")).toHaveValue("DE");
+    await expect(summaryLine(page, "VAT 19 % (Germany)")).toHaveText("$13.66");
+    await expect(summaryLine(page, "Total")).toHaveText("$85.54");
+    await expect(page.getByText(/^You pay \$85\.54 now\./)).toBeVisible();
+
+    await payWithGoodCard(page, testInfo);
+    await viewReceipt(page);
+    await expect(receiptLine(page, "Net price")).toHaveText("$71.88");
+    await expect(receiptLine(page, "VAT 19 % (Germany)")).toHaveText("$13.66");
+    await expect(receiptLine(page, "Amount charged")).toHaveText("$85.54");
+
+    // The country is now the account's billing country.
+    await open(page, "/billing?tab=billing-details", testInfo);
+    await expect(page.getByLabel("Country")).toHaveValue("DE");
+  });
+});
+
+test.describe("the country in the order summary", () => {
+  test("a US buyer sees no VAT; France shows France's VAT, the United States none again, and the coupon stays", async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/subscription/payment/5", testInfo);
+    const summary = summaryOf(page);
+    // The default browser speaks en-US: the United States, and the summary as it always was.
+    await expect(summary.getByLabel("Country")).toHaveValue("US");
+    await expect(summary.getByText(/^VAT/)).toHaveCount(0);
+    await expect(summary.getByText("Net price")).toHaveCount(0);
+    await expect(summaryLine(page, "Total")).toHaveText("$71.88");
+
+    await summary.getByText("Got a coupon?").click();
+    await summary.getByLabel("Coupon code").fill("WELCOME10");
+    await summary.getByRole("button", { name: "Apply" }).click();
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+    await expect(summaryLine(page, "Total")).toHaveText("$64.69");
+
+    await chooseCountry(page, testInfo, "FR");
+    await expect(summaryLine(page, "VAT 20 % (France)")).toHaveText("$12.94");
+    await expect(summaryLine(page, "Net price")).toHaveText("$64.69");
+    await expect(summaryLine(page, "Total")).toHaveText("$77.63");
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+    // The panels say the same total.
+    await expect(page.getByText(/^You pay \$77\.63 now\./)).toBeVisible();
+
+    await chooseCountry(page, testInfo, "US");
+    await expect(summary.getByText(/^VAT/)).toHaveCount(0);
+    await expect(summary.getByText("Net price")).toHaveCount(0);
+    await expect(summaryLine(page, "Total")).toHaveText("$64.69");
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+  });
+
+  test("a business in Germany with a VAT number sees 'VAT reverse charged' before paying", async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/billing?tab=billing-details", testInfo);
+    await page.getByLabel("Country").selectOption("DE");
+    await page.getByLabel("Name").fill("Muster GmbH");
+    await page.getByLabel("VAT number (optional)").fill("DE123456789");
+    await page.getByRole("button", { name: "Save billing details" }).click();
+    await expect(page.getByText("Billing details saved.").first()).toBeVisible();
+
+    await open(page, "/subscription/payment/5", testInfo);
+    const summary = summaryOf(page);
+    // The saved country comes first (the browser speaks en-US).
+    await expect(summary.getByLabel("Country")).toHaveValue("DE");
+    await expect(summaryLine(page, "VAT reverse charged")).toHaveText("$0.00");
+    await expect(summaryLine(page, "Total")).toHaveText("$71.88");
+    await expect(summary.getByText(/^VAT 19 %/)).toHaveCount(0);
+
+    await payWithGoodCard(page, testInfo);
+    await viewReceipt(page);
+    await expect(receiptLine(page, "VAT reverse charged")).toHaveText("$0.00");
+    await expect(receiptLine(page, "Amount charged")).toHaveText("$71.88");
+    // Paying kept the VAT number with the same country.
+    await open(page, "/billing?tab=billing-details", testInfo);
+    await expect(page.getByLabel("VAT number (optional)")).toHaveValue("DE123456789");
+  });
+
+  test("a country that is no country is refused next to the field, nothing else lost", { tag: "@once" }, async ({ page, login, baseURL }) => {
+    await login();
+    const response = await page.request.post("/subscription/payment/5", {
+      form: { intent: "country", country: "ZZ" },
+      headers: { Origin: new URL(baseURL!).origin },
+      maxRedirects: 0,
+    });
+    expect(response.status()).toBe(422);
+    expect(await response.text()).toContain("Please choose your country.");
+  });
+});
