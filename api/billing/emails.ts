@@ -78,6 +78,8 @@ export function receiptEmail(
     renewal?: { amount: string; everyMonths: number; on: string } | null;
     /** Crypto: a renewal invoice is emailed instead. */
     crypto?: boolean;
+    /** The invoice's VAT line (net, 'VAT 19 % (Germany)' or 'VAT reverse charged', its amount); null: no VAT applied. */
+    tax?: { net: string; label: string; amount: string } | null;
   },
 ): Mail {
   const renewal =
@@ -89,6 +91,7 @@ export function receiptEmail(
   return renderEmail(to, "Your VPN receipt", {
     paragraphs: [
       { text: `Thank you for your payment of ${receipt.amount} for the ${receipt.plan} plan.` },
+      ...(receipt.tax ? [{ text: `Net ${receipt.tax.net}, ${receipt.tax.label} ${receipt.tax.amount}, total ${receipt.amount}.` }] : []),
       ...(receipt.buys ? [{ text: `This payment buys ${receipt.buys}.` }] : []),
       { text: `It pays for ${formatDate(receipt.periodStart)} to ${formatDate(receipt.periodEnd)}.` },
       ...renewal,

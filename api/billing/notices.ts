@@ -1,4 +1,5 @@
 import type { RecordedPayment } from "../payments/paid";
+import { recordedTaxOfRow, taxLineOf, taxedAmount, treatmentOfRecorded } from "../payments/tax";
 import { type Gateways, type PayingCard, gatewayFor, renewsAutomatically } from "../payments/gateway";
 import { formatUsd } from "../payments/money";
 import { FAILED_STATUS } from "../payments/records";
@@ -145,6 +146,11 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
       "transactions.payment_gateway",
       "transactions.wallet_payment_type",
       "invoices.number",
+      "invoices.net_cents",
+      "invoices.vat_cents",
+      "invoices.vat_rate",
+      "invoices.tax_country",
+      "invoices.reverse_charge",
       "plans.title",
       "plans.billing_type",
       "plans.duration_months",
@@ -174,12 +180,17 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
           .where("status", "=", "paid")
           .where("id", "<", row.id)
           .executeTakeFirst();
+  // The invoice's tax, as the quote worded it; the renewal at the same rate (terms.ts).
+  const recorded = recordedTaxOfRow({ ...row, vat_cents: row.vat_cents ?? 0 });
+  const treatment = treatmentOfRecorded(recorded);
+  const line = taxLineOf(treatment, recorded.netCents);
   await deps.mail.deliver(
     receiptEmail(user.email, {
       amount: formatUsd(row.amount_cents),
+      tax: line ? { net: formatUsd(recorded.netCents), label: line.label, amount: formatUsd(recorded.vatCents) } : null,
       plan: row.title,
       buys: earlier ? null : buysText(row.duration_months, row.extra_months),
-      renewal: renewal.renews ? { amount: formatUsd(renewal.priceCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
+      renewal: renewal.renews ? { amount: formatUsd(taxedAmount(treatment, renewal.priceCents).totalCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
       crypto: method === "crypto",
       periodStart: payment.periodStart.toISOString(),
       periodEnd: payment.periodEnd.toISOString(),

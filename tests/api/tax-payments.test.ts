@@ -94,6 +94,10 @@ describe.each(databases({ postgres: "tax recorded with every payment, in the pay
       amount_cents: 1189,
       renewal: { net_cents: 999, tax_cents: 190, amount_cents: 1189 },
     });
+    // The receipt email says what the invoice says.
+    const mail = (await t.mailbox(who.email)).find((m) => m.subject === "Your VPN receipt");
+    expect(mail?.text).toContain("Net $9.99, VAT 19 % (Germany) $1.90, total $11.89.");
+    expect(mail?.text).toContain("at $11.89 every month");
   }, 60_000);
 
   it("records a card issued in another country than the billing country as evidence, without refusing it", async () => {
