@@ -24,7 +24,8 @@ function receiptLine(page: Page, term: string) {
 
 /**
  * Chooses the summary's country: without JavaScript 'Update' posts it and the page comes back; with
- * JavaScript the change alone re-quotes, and the page is not reloaded (a mark left on the window stays).
+ * JavaScript the change alone re-quotes, the page is not reloaded (a mark left on the window stays) and
+ * the focus stays on the select.
  */
 async function chooseCountry(page: Page, testInfo: TestInfo, country: string) {
   const summary = summaryOf(page);
@@ -35,9 +36,14 @@ async function chooseCountry(page: Page, testInfo: TestInfo, country: string) {
     return;
   }
   await page.evaluate(() => Object.assign(window, { __samePage: true }));
-  await summary.getByLabel("Country").selectOption(country);
+  const select = summary.getByLabel("Country");
+  await select.focus();
+  await select.selectOption(country);
   await expect(summary.locator("dl")).not.toHaveAttribute("aria-busy", "true");
   expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
+  // The select is not replaced while the summary re-quotes: the focus stays on it.
+  await expect(select).toBeFocused();
+  await expect(select).toHaveValue(country);
 }
 
 async function payWithGoodCard(page: Page, testInfo: TestInfo) {

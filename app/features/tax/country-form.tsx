@@ -30,21 +30,28 @@ export function CountryForm({
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   const busy = fetcher.state !== "idle";
+  // The select shows the customer's choice at once, and the server's country whenever it answers another
+  // (a refusal, another tab). Not remounted: a keyboard user keeps the focus on it while it re-quotes.
+  const [selected, setSelected] = useState(country);
+  const [answered, setAnswered] = useState(country);
+  if (answered !== country) {
+    setAnswered(country);
+    setSelected(country);
+  }
   return (
     <fetcher.Form method="post" className="country-form" aria-busy={busy || undefined}>
       <input type="hidden" name="intent" value={COUNTRY_FORM} />
       {hydrated ? <input type="hidden" name="js" value="1" /> : null}
       <Field label={<label htmlFor="checkout-country">Country</label>} errorId="checkout-country-error" errors={error ? [error] : undefined}>
         <select
-          // A new country from the server (the saved one, another tab) is shown even after a change here.
-          key={country}
           id="checkout-country"
           name="country"
-          defaultValue={country}
+          value={selected}
           autoComplete="country"
           aria-invalid={error ? true : undefined}
           aria-describedby="checkout-country-error"
           onChange={(event) => {
+            setSelected(event.currentTarget.value);
             if (hydrated) fetcher.submit(event.currentTarget.form);
           }}
         >
