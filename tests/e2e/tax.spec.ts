@@ -152,6 +152,43 @@ test.describe("the country in the order summary", () => {
     await expect(page.getByLabel("VAT number (optional)")).toHaveValue("DE123456789");
   });
 
+  test("from the checkout, a business adds its VAT number in Billing details and comes back reverse charged", async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/subscription/payment/5", testInfo);
+    const summary = summaryOf(page);
+    // Outside the EU there is no VAT number to add.
+    await expect(summary.getByRole("link", { name: "Billing details" })).toHaveCount(0);
+    await chooseCountry(page, testInfo, "DE");
+    await expect(summaryLine(page, "VAT 19 % (Germany)")).toHaveText("$13.66");
+    await summary.getByRole("link", { name: "Billing details" }).click();
+    await expect(page).toHaveURL(/\/billing\?tab=billing-details&return_to=%2Fsubscription%2Fpayment%2F5$/);
+    await expect(page.getByRole("link", { name: "Back to checkout" })).toHaveAttribute("href", "/subscription/payment/5");
+    await page.getByLabel("Country").selectOption("DE");
+    await page.getByLabel("Name").fill("Muster GmbH");
+    // A refusal keeps the way back.
+    await page.getByLabel("VAT number (optional)").fill("DE000000000");
+    await page.getByRole("button", { name: "Save billing details" }).click();
+    await expect(page.getByText("This VAT number is not valid.")).toBeVisible();
+    await page.getByLabel("VAT number (optional)").fill("DE123456789");
+    await page.getByRole("button", { name: "Save billing details" }).click();
+    await expect(page).toHaveURL(/\/subscription\/payment\/5$/);
+    await expect(page.getByText("Billing details saved.").first()).toBeVisible();
+    await expect(summary.getByLabel("Country")).toHaveValue("DE");
+    await expect(summaryLine(page, "VAT reverse charged")).toHaveText("$0.00");
+    await expect(summaryLine(page, "Total")).toHaveText("$71.88");
+    await expect(summary.getByRole("link", { name: "Billing details" })).toHaveCount(0);
+  });
+
+  test("Billing details go back only to a checkout", { tag: "@once" }, async ({ page, login }, testInfo) => {
+    await login();
+    await open(page, "/billing?tab=billing-details&return_to=https%3A%2F%2Fevil.example%2Fpayment%2F5", testInfo);
+    await expect(page.getByRole("link", { name: "Back to checkout" })).toHaveCount(0);
+    await page.getByLabel("Country").selectOption("US");
+    await page.getByLabel("Name").fill("Pat Payer");
+    await page.getByRole("button", { name: "Save billing details" }).click();
+    await expect(page).toHaveURL(/\/billing\?tab=billing-details$/);
+  });
+
   test("a country that is no country is refused next to the field, nothing else lost", { tag: "@once" }, async ({ page, login, baseURL }) => {
     await login();
     const response = await page.request.post("/subscription/payment/5", {

@@ -1,7 +1,7 @@
-import { Link, useFetcher } from "@remix-run/react";
+import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { Field } from "~/components/field";
-import { BILLING_DETAILS_HREF } from "~/features/billing-details/messages";
+import { billingDetailsHref } from "~/features/billing-details/messages";
 
 // The checkout's 'Country' (issue 35), in the order summary: the tax follows it. Without JavaScript a
 // small form whose 'Update' posts the country and the page comes back with the new quote (the coupon and
@@ -30,6 +30,7 @@ export function CountryForm({
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   const busy = fetcher.state !== "idle";
+  const here = useLocation().pathname;
   // The select shows the customer's choice at once, and the server's country whenever it answers another
   // (a refusal, another tab). Not remounted: a keyboard user keeps the focus on it while it re-quotes.
   const [selected, setSelected] = useState(country);
@@ -68,7 +69,7 @@ export function CountryForm({
       </button>
       {offerVatNumber && countries.find((c) => c.code === country)?.eu ? (
         <p className="muted country-form__vat">
-          Buying for a business? Add your VAT number in <Link to={BILLING_DETAILS_HREF}>Billing details</Link>.
+          Buying for a business? Add your VAT number in <Link to={billingDetailsHref(here)}>Billing details</Link>.
         </p>
       ) : null}
     </fetcher.Form>
