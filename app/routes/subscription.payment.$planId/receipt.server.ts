@@ -3,7 +3,7 @@ import type { ApiSchemas, createApiClient } from "~/utils/api.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatCents } from "~/utils/plans";
-import { type Taxed, taxOf } from "~/features/tax/tax";
+import { taxOf } from "~/features/tax/tax";
 import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./summary";
 
 // What the checkout becomes once paid (issue 21): a receipt behind 'Payment Successful!' — what was
@@ -107,7 +107,7 @@ export async function loadReceipt(
   if (paid?.later_payment_for_another_plan) return null;
   const quote = quoteOf(quotes, "card") ?? quotes[0] ?? null;
   const terms = paid ?? quote;
-  const taxLine = taxOf(terms as Taxed | null);
+  const taxLine = taxOf(terms);
   return {
     plan: plan.title,
     buys: terms ? buysLabel(terms) : "",
