@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import { dollars } from "../payments/money";
 import { PAYMENT_METHODS, methodOfPayment, renewalOf } from "../payments/renewal-rule";
-import { TaxLineSchema, recordedTaxOfRow, taxLineOf, taxedAmount, treatmentOfRecorded } from "../payments/tax";
+import { TaxLineSchema, recordedTaxOfRow, taxLineOfRecorded, taxedAmount, treatmentOfRecorded } from "../payments/tax";
 
 /*
  * The receipt of the payment just made for a plan (the checkout once paid, issue 21), as the API
@@ -107,8 +107,7 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
   // The tax as the invoice recorded it; the renewal at the same rate, as the quote said.
   const recorded = recordedTaxOfRow({ ...row, vat_cents: row.vat_cents ?? 0 });
   const treatment = treatmentOfRecorded(recorded);
-  const line = taxLineOf(treatment, recorded.netCents);
-  const tax = line ? { ...line, amount_cents: recorded.vatCents, amount: dollars(recorded.vatCents) } : null;
+  const tax = taxLineOfRecorded(recorded);
   const discount = row.coupon_code ? Math.max(0, price - recorded.netCents) : 0;
   return {
     transaction_id: Number(row.id),

@@ -3,7 +3,7 @@ import type { Database } from "../platform/db";
 import type { VatNumberStatus } from "../platform/db/schema";
 import { countryName, isEuCountry } from "../platform/countries";
 import { type TaxRates, basisPointsOf, percentOf, rateOf } from "../platform/tax-rates";
-import { dollars } from "./money";
+import { dollars, formatUsd } from "./money";
 
 /*
  * Who is taxed how (issue 35, docs/decisions/061), decided here once for the quote, every payment
@@ -193,4 +193,60 @@ export function splitTotal(totalCents: number, like: RecordedTax): RecordedTax {
 export function treatmentOfRecorded(tax: RecordedTax): TaxTreatment {
   if (tax.vatRate === null) return { country: tax.country, rateBasisPoints: null, reverseCharge: false };
   return { country: tax.country, rateBasisPoints: basisPointsOf(tax.vatRate) ?? 0, reverseCharge: tax.reverseCharge };
+}
+
+/**
+ * An amount a gateway charged with its own VAT (Stripe Tax's `total_taxes`), worded by our treatment: the
+ * gateway's VAT cents, our label and rate. No line where our rule applies none (the VAT is then 0 too).
+ */
+export function taxedByGateway(treatment: TaxTreatment, totalCents: number, taxCents: number): TaxedAmount {
+  const netCents = totalCents - taxCents;
+  const line = taxLineOf(treatment, netCents);
+  const tax = line ? { ...line, amount_cents: taxCents, amount: dollars(taxCents) } : null;
+  return { country: treatment.country, netCents, tax, taxCents, totalCents };
+}
+
+/**
+ * The treatment a subscription renews at: its latest paid invoice's (PayPal's cycles and crypto's renewal
+ * invoices keep the first payment's rate; Stripe Tax taxes by the customer's details, synced at each payment).
+ * No paid invoice with a tax: no VAT.
+ */
+export async function renewalTaxTreatment(db: Database, subscriptionId: number): Promise<TaxTreatment> {
+  const row = await db
+    .selectFrom("transactions")
+    .innerJoin("invoices", "invoices.transaction_id", "transactions.id")
+    .select(["transactions.amount_cents", "invoices.net_cents", "invoices.vat_cents", "invoices.vat_rate", "invoices.tax_country", "invoices.reverse_charge"])
+    .where("transactions.subscription_id", "=", subscriptionId)
+    .where("transactions.status", "=", "paid")
+    .orderBy("transactions.id", "desc")
+    .executeTakeFirst();
+  if (!row) return { country: null, rateBasisPoints: null, reverseCharge: false };
+  return treatmentOfRecorded(recordedTaxOfRow({ ...row, reverse_charge: row.reverse_charge === null ? null : Number(row.reverse_charge) }));
+}
+
+/** The net/VAT/total lines an email states, from a taxed amount (the receipt's wording); null tax: the total only. */
+export function taxLinesOf(taxed: Pick<TaxedAmount, "netCents" | "tax" | "totalCents">): { net: string; label: string; amount: string } | null {
+  return taxed.tax ? { net: formatUsd(taxed.netCents), label: taxed.tax.label, amount: formatUsd(taxed.tax.amount_cents) } : null;
+}
+
+/** The sentence every email states a taxed price with: 'Net $9.99, VAT 19 % (Germany) $1.90, total $11.89.'; null without a VAT line. */
+export function taxSentenceOf(taxed: Pick<TaxedAmount, "netCents" | "tax" | "totalCents">): string | null {
+  const lines = taxLinesOf(taxed);
+  return lines ? `Net ${lines.net}, ${lines.label} ${lines.amount}, total ${formatUsd(taxed.totalCents)}.` : null;
+}
+
+/**
+ * An unpaid renewal's net, VAT and total (the dunning emails and the pay banner): the gateway's VAT when it
+ * names it (Stripe's invoice, `amountCents` is then the total), else `amountCents` is the renewal's net, taxed
+ * at the subscription's treatment (PayPal's cycles, VAT included, are billed at it).
+ */
+export async function unpaidRenewalTax(db: Database, subscriptionId: number, amountCents: number, taxCents: number | null): Promise<TaxedAmount> {
+  const treatment = await renewalTaxTreatment(db, subscriptionId);
+  return taxCents === null ? taxedAmount(treatment, amountCents) : taxedByGateway(treatment, amountCents, taxCents);
+}
+
+/** The VAT line an invoice recorded (its own VAT cents, the wording of its rate); null where it has none. The receipt, its email and the history read it. */
+export function taxLineOfRecorded(recorded: RecordedTax): TaxLine | null {
+  const line = taxLineOf(treatmentOfRecorded(recorded), recorded.netCents);
+  return line ? { ...line, amount_cents: recorded.vatCents, amount: dollars(recorded.vatCents) } : null;
 }

@@ -3503,11 +3503,18 @@ export interface components {
         /** @description The next automatic charge; null without an active subscription that renews by itself. */
         NextCharge: {
             /**
-             * @description What the renewal charges, as shown: '$71.88'.
+             * @description What the renewal charges, VAT included, as shown: '$71.88'.
              * @example $71.88
              */
             amount: string;
+            /** @description The same in cents: net_cents + tax_cents. */
             amount_cents: number;
+            /** @description The renewal before tax (the plan's price, or the plan a pending change renews as), in cents. */
+            net_cents: number;
+            /** @description Its VAT at the subscription's treatment (its latest paid invoice's rate), in cents. */
+            tax_cents: number;
+            /** @description Its VAT line ('VAT 19 % (Germany)', 'VAT reverse charged'); null where no VAT applies. */
+            tax: components["schemas"]["TaxLine"] | null;
             /**
              * Format: date-time
              * @description When the renewal charges (the plan's sub_exp_date).
@@ -3519,6 +3526,37 @@ export interface components {
                 last4: string;
             } | null;
         } | null;
+        TaxLine: {
+            /**
+             * @description ISO 3166-1 alpha-2
+             * @example DE
+             */
+            country: string;
+            /** @example Germany */
+            country_name: string;
+            /**
+             * @description The rate in basis points (1900 = 19 %); 0 for a reverse charge.
+             * @example 1900
+             */
+            rate_basis_points: number;
+            /**
+             * @description The rate as a decimal string in percent
+             * @example 19
+             * @example 25.5
+             */
+            rate_percent: string;
+            /**
+             * @example VAT 19 % (Germany)
+             * @example VAT reverse charged
+             */
+            label: string;
+            /** @description The VAT in cents (half-up on the cent, on the net). */
+            amount_cents: number;
+            /** @description The same in USD. */
+            amount: number;
+            /** @description An EU business with a valid (or accepted unchecked) VAT number: no VAT charged, the buyer accounts for it. */
+            reverse_charge: boolean;
+        };
         /** @description A change to a shorter plan waiting for the next renewal, or null. */
         PendingPlanChange: {
             plan: components["schemas"]["PlanBrief"];
@@ -3552,10 +3590,21 @@ export interface components {
             kind: "now" | "at_renewal";
             current_plan: components["schemas"]["PlanBrief"];
             plan: components["schemas"]["PlanBrief"];
-            /** @description USD charged now (0 for a change at renewal). */
+            /** @description USD charged now, VAT included (0 for a change at renewal). */
             amount_due: number;
-            /** @description The same in cents. */
+            /** @description The same in cents: net_cents + tax.amount_cents. */
             amount_due_cents: number;
+            /**
+             * @description ISO 3166-1 alpha-2 of the country taxed (the saved billing country); null when none is known (no VAT).
+             * @example DE
+             */
+            country: string | null;
+            /** @description What is charged now before tax, in cents (as the quote's net_cents). */
+            net_cents: number;
+            /** @description The same in USD. */
+            net: number;
+            /** @description The VAT line of the charge now (as the quote's tax); null where no VAT applies. */
+            tax: components["schemas"]["TaxLine"] | null;
             /** @description Unix seconds; null for a change at renewal. */
             proration_date: number | null;
             /** Format: date-time */
@@ -3570,10 +3619,14 @@ export interface components {
         };
         /** @description The three figures a change is stated with; the preview's and the result's come from the same function. */
         PlanChangeSummary: {
-            /** @description USD charged now: the new plan less the unused part of the current one (0 for a change at renewal). */
+            /** @description USD charged now, VAT included: the new plan less the unused part of the current one, plus VAT (0 for a change at renewal). */
             charged_now: number;
-            /** @description The same in cents. */
+            /** @description The same in cents: charged_now_net_cents + charged_now_tax.amount_cents. */
             charged_now_cents: number;
+            /** @description What is charged now before tax, in cents. */
+            charged_now_net_cents: number;
+            /** @description Its VAT line (Stripe Tax's amount, our wording, as the quote's tax); null where no VAT applies. */
+            charged_now_tax: components["schemas"]["TaxLine"] | null;
             /**
              * Format: date-time
              * @description When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.
@@ -3581,10 +3634,16 @@ export interface components {
             new_end_date: string;
             /** @description The new plan's next charge. */
             next_renewal: {
-                /** @description USD. */
+                /** @description USD, VAT included. */
                 amount: number;
-                /** @description The same in cents. */
+                /** @description The same in cents: net_cents + tax_cents. */
                 amount_cents: number;
+                /** @description The new plan's price before tax, in cents. */
+                net_cents: number;
+                /** @description Its VAT at the customer's treatment, in cents. */
+                tax_cents: number;
+                /** @description Its VAT line; null where no VAT applies. */
+                tax: components["schemas"]["TaxLine"] | null;
                 /** Format: date-time */
                 date: string;
             };
@@ -3739,37 +3798,6 @@ export interface components {
                  */
                 renews_on: string;
             } | null;
-        };
-        TaxLine: {
-            /**
-             * @description ISO 3166-1 alpha-2
-             * @example DE
-             */
-            country: string;
-            /** @example Germany */
-            country_name: string;
-            /**
-             * @description The rate in basis points (1900 = 19 %); 0 for a reverse charge.
-             * @example 1900
-             */
-            rate_basis_points: number;
-            /**
-             * @description The rate as a decimal string in percent
-             * @example 19
-             * @example 25.5
-             */
-            rate_percent: string;
-            /**
-             * @example VAT 19 % (Germany)
-             * @example VAT reverse charged
-             */
-            label: string;
-            /** @description The VAT in cents (half-up on the cent, on the net). */
-            amount_cents: number;
-            /** @description The same in USD. */
-            amount: number;
-            /** @description An EU business with a valid (or accepted unchecked) VAT number: no VAT charged, the buyer accounts for it. */
-            reverse_charge: boolean;
         };
         CouponQuote: {
             code: string;
@@ -4075,10 +4103,14 @@ export interface components {
              */
             amount: number;
             /**
-             * @description The same in cents
+             * @description The same in cents, VAT included
              * @example 10776
              */
             amount_cents: number;
+            /** @description Its invoice's net (before tax), in cents; null without an invoice (a failed attempt). */
+            net_cents: number | null;
+            /** @description Its invoice's VAT line (as the receipt's tax); null where no VAT applied or without an invoice. */
+            tax: components["schemas"]["TaxLine"] | null;
             /**
              * @description 'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)
              * @example paid

@@ -1,5 +1,5 @@
 import type { TaxRates } from "../../platform/tax-rates";
-import { accountTaxTreatment, recordedTaxOfRow, taxColumnsOf, taxedAmount } from "../tax";
+import { accountTaxTreatment, recordedTaxOfRow, taxColumnsOf, taxSentenceOf, taxedAmount } from "../tax";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { endRecurringRenewal, refuseSecondSubscription } from "../subscription-guard";
 import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "../one-subscription";
@@ -436,6 +436,7 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
       cryptoRenewalEmail(sub.email, {
         plan: sub.title,
         amount: formatUsd(taxed.totalCents),
+        taxSentence: taxSentenceOf(taxed),
         expires: formatDate(sub.sub_exp_date),
         link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
       }),

@@ -367,13 +367,17 @@ export async function createSubscription(
  */
 export async function reviseSubscription(
   pp: PayPalClient,
-  input: { id: string; planId: string; returnUrl: string; cancelUrl: string; brandName: string },
+  input: { id: string; planId: string; returnUrl: string; cancelUrl: string; brandName: string; cyclePrices?: { sequence: number; cents: number }[] },
 ): Promise<{ approveUrl: string | null; planId: string | null }> {
   const revised = await call(() =>
     pp.subscriptions.reviseSubscription({
       id: input.id,
       body: {
         planId: input.planId,
+        // This subscription's prices of the new plan's cycles (VAT included), as at its creation.
+        ...(input.cyclePrices?.length
+          ? { plan: { billingCycles: input.cyclePrices.map((c) => ({ sequence: c.sequence, pricingScheme: { fixedPrice: usd(c.cents) } })) } }
+          : {}),
         applicationContext: {
           returnUrl: input.returnUrl,
           cancelUrl: input.cancelUrl,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TaxRates } from "../../platform/tax-rates";
-import { accountTaxTreatment, recordedTaxOfRow, splitTotal, taxColumnsOf, taxedAmount, treatmentOfRecorded } from "../tax";
+import { type TaxTreatment, accountTaxTreatment, recordedTaxOfRow, splitTotal, taxColumnsOf, taxedAmount, treatmentOfRecorded } from "../tax";
 import type { Clock } from "../../platform/clock";
 import type { Database } from "../../platform/db";
 import { isUniqueViolation } from "../../platform/db";
@@ -144,6 +144,22 @@ function cyclePricesOf(plan: Plan, row: PayPalCheckout): { sequence: number; cen
   if (row.amount_cents !== plan.discounted_price_cents) prices.push({ sequence: 1, cents: row.amount_cents });
   if (regular !== plan.discounted_price_cents) prices.push({ sequence: cycles.findIndex((c) => c.tenure === "REGULAR") + 1, cents: regular });
   return prices;
+}
+
+/** The tax treatment a PayPal subscription bills at: its checkout's (every sale is split at it, recordSaleOnce). */
+export async function payPalSubscriptionTreatment(deps: Pick<PayPalDeps, "db">, paypalSubId: string): Promise<TaxTreatment> {
+  const checkout = await deps.db.selectFrom("paypal_checkouts").selectAll().where("paypal_id", "=", paypalSubId).executeTakeFirst();
+  return checkout ? treatmentOfRecorded(recordedTaxOfRow(checkout)) : { country: null, rateBasisPoints: null, reverseCharge: false };
+}
+
+/**
+ * A revise's overrides of the new plan's paid cycles (its first term and its regular term), VAT included at
+ * the subscription's rate, so the sales after a change charge net + VAT as the first did (issue 35).
+ */
+export function revisedCyclePricesOf(plan: Plan, treatment: TaxTreatment): { sequence: number; cents: number }[] {
+  const taxed = taxedAmount(treatment, plan.discounted_price_cents).totalCents;
+  if (taxed === plan.discounted_price_cents) return [];
+  return cyclesOf(plan).flatMap((cycle, index) => (cycle.priceCents === null ? [] : [{ sequence: index + 1, cents: taxed }]));
 }
 
 /** The plan's PayPal billing plan, made on first use and put in step with the catalog's price. */
@@ -885,6 +901,7 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
       await deps.renewals?.failed({
         subscription: ours,
         amountCents: Number(ours.amount_cents ?? 0),
+        taxCents: null,
         dueAt: new Date(ours.sub_exp_date),
         message: "PayPal could not collect the payment.",
         // One past-due renewal per paid-through date (PayPal retries the same cycle).
