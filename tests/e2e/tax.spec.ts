@@ -91,6 +91,22 @@ test.describe("a German visitor", () => {
     // The country is now the account's billing country.
     await open(page, "/billing?tab=billing-details", testInfo);
     await expect(page.getByLabel("Country")).toHaveValue("DE");
+
+    // Billing: the renewal and the payment say their VAT.
+    await open(page, "/billing", testInfo);
+    await expect(page.locator(".next-charge")).toContainText("Next charge: $85.54 (including VAT 19 % (Germany): $13.66) on ");
+    const row = page.getByRole("row").filter({ hasText: "1 Year" });
+    await expect(row.getByRole("cell").nth(3)).toHaveText("$85.54 including VAT 19 % (Germany): $13.66");
+
+    // A change to the 2-year plan says what its charge now includes of VAT, before and in its summary.
+    await open(page, "/subscription/payment/6", testInfo);
+    await expect(page.getByRole("heading", { name: "Change from 1 Year to 2 Years" })).toBeVisible();
+    await expect(page.locator(".plan-change__amount")).toHaveText(/^\$\d+\.\d{2} \(including VAT 19 % \(Germany\): \$\d+\.\d{2}\)$/);
+    const change = page.getByRole("complementary", { name: "Plan change summary" });
+    await expect(change.getByText("VAT 19 % (Germany)", { exact: true })).toBeVisible();
+    await expect(change.locator("div").filter({ has: page.getByText("Next renewal", { exact: true }) }).locator("dd")).toHaveText(
+      /^\$128\.23 on \d{2} \w+, \d{4} \(including VAT 19 % \(Germany\): \$20\.47\)$/,
+    );
   });
 });
 
@@ -150,6 +166,9 @@ test.describe("the country in the order summary", () => {
     // Paying kept the VAT number with the same country.
     await open(page, "/billing?tab=billing-details", testInfo);
     await expect(page.getByLabel("VAT number (optional)")).toHaveValue("DE123456789");
+    await open(page, "/billing", testInfo);
+    await expect(page.locator(".next-charge")).toContainText("Next charge: $71.88 (VAT reverse charged) on ");
+    await expect(page.getByRole("row").filter({ hasText: "1 Year" }).getByRole("cell").nth(3)).toHaveText("$71.88 VAT reverse charged");
   });
 
   test("from the checkout, a business adds its VAT number in Billing details and comes back reverse charged", async ({ page, login }, testInfo) => {
