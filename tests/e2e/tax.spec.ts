@@ -111,6 +111,26 @@ test.describe("a German visitor", () => {
 });
 
 test.describe("the country in the order summary", () => {
+  test("a visitor changes the country with the email typed and not yet sent: it stays, and so does the coupon", async ({ page }, testInfo) => {
+    const email = uniqueEmail("vat-typed");
+    await open(page, "/subscription/payment/5", testInfo);
+    const summary = summaryOf(page);
+    await summary.getByText("Got a coupon?").click();
+    await summary.getByLabel("Coupon code").fill("WELCOME10");
+    await summary.getByRole("button", { name: "Apply" }).click();
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+    await page.getByLabel("Email").fill(email);
+    await chooseCountry(page, testInfo, "FR");
+    await expect(summaryLine(page, "VAT 20 % (France)")).toHaveText("$12.94");
+    await expect(summaryLine(page, "Total")).toHaveText("$77.63");
+    await expect(summary.getByText("Coupon WELCOME10")).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue(email);
+    // And the email step goes on from there.
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
+    await expect(page.getByRole("dialog", { name: "Verify Your Email" })).toBeVisible();
+    await expect(summary.getByLabel("Country")).toHaveValue("FR");
+  });
+
   test("a US buyer sees no VAT; France shows France's VAT, the United States none again, and the coupon stays", async ({ page, login }, testInfo) => {
     await login();
     await open(page, "/subscription/payment/5", testInfo);

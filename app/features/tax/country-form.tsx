@@ -11,6 +11,8 @@ import { billingDetailsHref } from "~/features/billing-details/messages";
 export const COUNTRY_FORM = "country";
 /** The fetcher's key, so the summary can say it is re-quoting. */
 export const COUNTRY_FETCHER = "checkout-country";
+/** The name 'Update' posts: it says the post is the country's whichever form carries it. */
+export const COUNTRY_UPDATE = "update_country";
 
 export type CountryOption = { code: string; name: string; eu: boolean };
 
@@ -19,18 +21,26 @@ export function CountryForm({
   country,
   error,
   offerVatNumber,
+  withForm = null,
 }: {
   countries: CountryOption[];
   country: string;
   error?: string | null;
   /** An account buying in an EU country, not reverse charged yet: where a business adds its VAT number. */
   offerVatNumber: boolean;
+  /**
+   * Without JavaScript, another form of the page that the select and 'Update' belong to (the visitor's email
+   * form): 'Update' then posts what was typed there too, and the page comes back with it. With JavaScript
+   * the fetcher posts the country alone and nothing else on the page is touched.
+   */
+  withForm?: string | null;
 }) {
   const fetcher = useFetcher({ key: COUNTRY_FETCHER });
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   const busy = fetcher.state !== "idle";
   const here = useLocation().pathname;
+  const carriedBy = hydrated ? undefined : (withForm ?? undefined);
   // The select shows the customer's choice at once, and the server's country whenever it answers another
   // (a refusal, another tab). Not remounted: a keyboard user keeps the focus on it while it re-quotes.
   const [selected, setSelected] = useState(country);
@@ -46,6 +56,7 @@ export function CountryForm({
       <Field label={<label htmlFor="checkout-country">Country</label>} errorId="checkout-country-error" errors={error ? [error] : undefined}>
         <select
           id="checkout-country"
+          form={carriedBy}
           name="country"
           value={selected}
           autoComplete="country"
@@ -64,7 +75,7 @@ export function CountryForm({
         </select>
       </Field>
       {/* With JavaScript the change alone re-quotes; the button stays for the keyboard and as the form's submit. */}
-      <button type="submit" className="button" disabled={busy}>
+      <button type="submit" className="button" disabled={busy} form={carriedBy} name={COUNTRY_UPDATE} value="1">
         Update
       </button>
       {offerVatNumber && countries.find((c) => c.code === country)?.eu ? (

@@ -397,7 +397,10 @@ async function hostedOutcome(
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {
-  if (!flow.email || !flow.sentAt) return flow.lastSent ? { step: "email", email: flow.lastSent.email } : { step: "email" };
+  if (!flow.email || !flow.sentAt) {
+    const email = flow.typedEmail ?? flow.lastSent?.email;
+    return email ? { step: "email", email } : { step: "email" };
+  }
   if (flow.code) return { step: "password", email: flow.email };
   return {
     step: "code",
@@ -590,7 +593,9 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const country = submission.value.country.toUpperCase();
       const list = await countriesOf(api, token);
       if (list && !list.countries.some((c) => c.code === country)) return refused(422);
-      const cookie = await save({ ...flow, country });
+      // A visitor's email typed and not yet sent came with it (no JavaScript): shown again, not lost.
+      const typed = token ? "" : String(formData.get("email") ?? "").trim().slice(0, 254);
+      const cookie = await save({ ...flow, country, typedEmail: typed || flow.typedEmail });
       // With JavaScript (a fetcher): no navigation; the page's data reloads with the new quotes.
       if (formData.get("js") === "1") return data({ form: "country", result: undefined, serverError: null }, { headers: { "Set-Cookie": cookie } });
       return redirect(here, { headers: { "Set-Cookie": cookie } });

@@ -27,7 +27,7 @@ import type { Receipt } from "./receipt.server";
 import { PlanChangePage, ReplacesNotice } from "./plan-change";
 import { PLAN_CHANGE_FORMS, planChangeAction, planChangeState } from "./plan-change.server";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
-import { COUNTRY_FETCHER, COUNTRY_FORM, CountryForm } from "~/features/tax/country-form";
+import { COUNTRY_FETCHER, COUNTRY_FORM, COUNTRY_UPDATE, CountryForm } from "~/features/tax/country-form";
 import { TaxLines } from "~/features/tax/tax-lines";
 import { pageMeta } from "~/utils/meta";
 import { formatCents, twoDecimals } from "~/utils/plans";
@@ -61,7 +61,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const planId = planIdOf(params.planId);
   const formData = await readFormData(request);
-  const intent = String(formData.get("intent") ?? "");
+  // 'Update' of the country names itself: without JavaScript it may post the visitor's email form (CountryForm).
+  const intent = formData.get(COUNTRY_UPDATE) === "1" ? COUNTRY_FORM : String(formData.get("intent") ?? "");
   if (PLAN_CHANGE_FORMS.has(intent)) return planChangeAction(intent, { request, context, formData, planId });
   return checkoutAction(intent, { request, context, formData, planId });
 }
@@ -341,9 +342,12 @@ function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["v
   );
 }
 
+/** The visitor's email form's id (conform's, and the country's 'Update' names it). */
+const EMAIL_FORM = "email";
+
 function EmailForm({ focusOnMount, email }: { focusOnMount: boolean; email?: string }) {
   const [form, fields] = useForm<CheckoutEmailFields>({
-    ...useFormOptions<CheckoutEmailFields>("email", () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
+    ...useFormOptions<CheckoutEmailFields>(EMAIL_FORM, () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
     // Back from 'Verify Your Email': the address the code went to.
     defaultValue: email ? { email } : undefined,
   });
@@ -662,6 +666,8 @@ function OrderSummary({ state }: { state: CheckoutState }) {
           country={state.country.code}
           error={countryError}
           offerVatNumber={Boolean(state.accountEmail) && !total?.tax?.reverse_charge}
+          // A visitor's email field is open: without JavaScript 'Update' posts it too, so nothing typed is lost.
+          withForm={!state.accountEmail && (state.visitor?.step ?? "email") === "email" ? EMAIL_FORM : null}
         />
       ) : null}
       <dl aria-busy={requoting || undefined}>
