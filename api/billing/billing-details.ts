@@ -21,6 +21,7 @@ import { EU_VAT_FORMATS, countryName, isEuCountry, normaliseVatNumber } from "./
 
 export const BILLING_DETAILS_MESSAGES = {
   saved: "Billing details saved.",
+  countrySaved: "Country saved.",
   vatInvalid: "This VAT number is not valid.",
   vatFormat: (country: string) => `This is not a VAT number of ${countryName(country)}: it starts with ${EU_VAT_FORMATS[country]!.prefix}, e.g. ${example(country)}.`,
 } as const;
@@ -140,5 +141,31 @@ export async function saveBillingDetails(
     .values({ user_id: userId, ...row })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(row))
     .execute();
+  return (await billingDetailsOf(deps.db, userId))!;
+}
+
+/**
+ * Saves only the country (the checkout's "change country before paying", PUT /api/account/billing-country).
+ * Without billing details yet, a row with the country and an empty name is made (invoices then name the
+ * account's email, as without details). A VAT number of another country is dropped: it is that country's.
+ */
+export async function saveBillingCountry(deps: { db: Database; now: Date }, userId: number, country: string): Promise<BillingDetailsView> {
+  const at = deps.now.toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom("billing_details").select(["country"]).where("user_id", "=", userId).executeTakeFirst();
+    if (!row) {
+      await trx
+        .insertInto("billing_details")
+        .values({ user_id: userId, country, name: "", address: null, vat_number: null, vat_number_status: null, updated_at: at })
+        .onConflict((oc) => oc.column("user_id").doUpdateSet({ country, updated_at: at }))
+        .execute();
+    } else if (row.country !== country) {
+      await trx
+        .updateTable("billing_details")
+        .set({ country, vat_number: null, vat_number_status: null, updated_at: at })
+        .where("user_id", "=", userId)
+        .execute();
+    }
+  });
   return (await billingDetailsOf(deps.db, userId))!;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { PAYMENT_MESSAGES } from "../payments/card-payments";
 import { formatUsd } from "../payments/money";
+import { taxSentenceOf, unpaidRenewalTax } from "../payments/tax";
 import { AUTHENTICATION_NEEDED, type RenewalEvents } from "../payments/renewal-events";
 import { SubscriptionEndedAtGateway, type Gateways, gatewayFor, recordedRenewal } from "../payments/gateway";
 import type { Clock } from "../platform/clock";
@@ -90,18 +91,21 @@ export function renewalEvents(deps: RenewalRuleDeps): RenewalEvents {
       const to = await recipient(deps, row.user_id);
       if (!to) return;
       if (!(await claimNotice(db, { key: `payment_failed:${event.key}`, kind: "payment_failed", userId: row.user_id, now: clock.now() }))) return;
-      const amount = formatUsd(event.amountCents);
+      const taxed = await unpaidRenewalTax(db, Number(row.id), event.amountCents, event.taxCents);
+      const amount = formatUsd(taxed.totalCents);
+      const taxSentence = taxSentenceOf(taxed);
       const until = formatDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil);
       await deps.mail.deliver(
         event.payableHere
           ? paymentFailedEmail(to, {
               amount,
+              taxSentence,
               card: await cardLabel(deps, row.user_id, event.paymentMethodId),
               reason: event.message,
               graceUntil: until,
               link: payUrl(deps),
             })
-          : paypalPaymentFailedEmail(to, { amount, reason: event.message, graceUntil: until }),
+          : paypalPaymentFailedEmail(to, { amount, taxSentence, reason: event.message, graceUntil: until }),
       );
     },
     async paid(event) {
@@ -199,15 +203,19 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
     const key = `grace_ending:${row.id}:${row.past_due_invoice_id}`;
     if (!(await claimNotice(db, { key, kind: "grace_ending", userId: row.user_id, now }))) continue;
     const renewal = await openRenewalOf(deps, row);
+    const taxed = await unpaidRenewalTax(db, Number(row.id), renewal.amountCents, renewal.taxCents);
+    const amount = formatUsd(taxed.totalCents);
+    const taxSentence = taxSentenceOf(taxed);
     await deps.mail.deliver(
       renewal.payableHere
         ? gracePeriodEndingEmail(to, {
-            amount: formatUsd(renewal.amountCents),
+            amount,
+            taxSentence,
             card: await cardLabel(deps, row.user_id, row.past_due_payment_method),
             graceUntil: formatDate(row.grace_until!),
             link: payUrl(deps),
           })
-        : paypalGraceEndingEmail(to, { amount: formatUsd(renewal.amountCents), graceUntil: formatDate(row.grace_until!) }),
+        : paypalGraceEndingEmail(to, { amount, taxSentence, graceUntil: formatDate(row.grace_until!) }),
     );
     reminded++;
   }
@@ -264,13 +272,14 @@ export async function paymentFailedOf(deps: DunningDeps, userId: number): Promis
   const row = await pastDueRow(deps, userId);
   if (!row) return null;
   const renewal = await openRenewalOf(deps, row);
+  const charged = (await unpaidRenewalTax(deps.db, Number(row.id), renewal.amountCents, renewal.taxCents)).totalCents;
   // PayPal has no invoice to pay here: it retries the payment itself, and the customer fixes their PayPal
   // funding at PayPal (the email says the same). The banner still says the plan is kept until the grace ends.
   if (!renewal.payableHere) {
     return {
       gateway: "paypal",
       reason: row.payment_failure_message ?? "PayPal could not collect the renewal payment.",
-      amount: formatUsd(renewal.amountCents),
+      amount: formatUsd(charged),
       card: null,
       invoice_id: row.past_due_invoice_id!,
       grace_until: row.grace_until!,
@@ -284,7 +293,7 @@ export async function paymentFailedOf(deps: DunningDeps, userId: number): Promis
   return {
     gateway: "stripe",
     reason,
-    amount: formatUsd(renewal.amountCents),
+    amount: formatUsd(charged),
     card: await cardLabel(deps, userId, row.past_due_payment_method),
     invoice_id: row.past_due_invoice_id!,
     grace_until: row.grace_until!,

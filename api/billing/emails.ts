@@ -78,6 +78,8 @@ export function receiptEmail(
     renewal?: { amount: string; everyMonths: number; on: string } | null;
     /** Crypto: a renewal invoice is emailed instead. */
     crypto?: boolean;
+    /** The invoice's net, VAT line and total, as tax.ts's taxSentenceOf words them; null: no VAT applied. */
+    taxSentence?: string | null;
   },
 ): Mail {
   const renewal =
@@ -89,6 +91,7 @@ export function receiptEmail(
   return renderEmail(to, "Your VPN receipt", {
     paragraphs: [
       { text: `Thank you for your payment of ${receipt.amount} for the ${receipt.plan} plan.` },
+      ...(receipt.taxSentence ? [{ text: receipt.taxSentence }] : []),
       ...(receipt.buys ? [{ text: `This payment buys ${receipt.buys}.` }] : []),
       { text: `It pays for ${formatDate(receipt.periodStart)} to ${formatDate(receipt.periodEnd)}.` },
       ...renewal,
@@ -101,13 +104,25 @@ export function receiptEmail(
 /** Before a renewal (30 days ahead for plans of a year or longer, 7 days for shorter ones). */
 export function renewalReminderEmail(
   to: string,
-  reminder: { plan: string; changesTo?: string | null; date: string; amount: string; card: CardLabel | null; settingsUrl: string; paypal?: boolean },
+  reminder: {
+    plan: string;
+    changesTo?: string | null;
+    date: string;
+    /** VAT included. */
+    amount: string;
+    /** Its net, VAT line and total (tax.ts's taxSentenceOf); null: no VAT. */
+    taxSentence?: string | null;
+    card: CardLabel | null;
+    settingsUrl: string;
+    paypal?: boolean;
+  },
 ): Mail {
   const as = reminder.changesTo ? `, as the ${reminder.changesTo} plan you changed to` : "";
   return renderEmail(to, "Your VPN plan renews soon", {
     paragraphs: [
       { text: `Your ${reminder.plan} plan renews automatically on ${formatDate(reminder.date)}${as}.` },
       { text: reminder.paypal ? `PayPal will collect ${reminder.amount} from your PayPal account.` : `We will charge ${reminder.amount} to ${cardLabel(reminder.card)}.` },
+      ...(reminder.taxSentence ? [{ text: reminder.taxSentence }] : []),
       { text: "You can turn auto-renewal off in your billing settings:", link: reminder.settingsUrl },
     ],
   });
@@ -116,13 +131,14 @@ export function renewalReminderEmail(
 /** Confirms that auto-renewal was turned off or on, with the date and time of the change. */
 export function autoRenewalEmail(
   to: string,
-  change: { enabled: boolean; plan: string; at: string; endsOn: string; amount: string; settingsUrl: string },
+  change: { enabled: boolean; plan: string; at: string; endsOn: string; amount: string; taxSentence?: string | null; settingsUrl: string },
 ): Mail {
   const paragraphs = change.enabled
     ? [
         // The time after a colon: 'turned on on November 28' read as a typo (issue 33).
         { text: `You turned on auto-renewal of your ${change.plan} plan: ${formatDateTime(change.at)}.` },
         { text: `Your plan renews on ${formatDate(change.endsOn)} for ${change.amount}.` },
+        ...(change.taxSentence ? [{ text: change.taxSentence }] : []),
       ]
     : [
         { text: `You turned off auto-renewal of your ${change.plan} plan: ${formatDateTime(change.at)}.` },

@@ -3,6 +3,7 @@ import type { Database } from "../platform/db";
 import { formatDate } from "../platform/dates";
 import { DomainError } from "../platform/errors";
 import { formatUsd } from "../payments/money";
+import { REVERSE_CHARGE_LABEL, REVERSE_CHARGE_NOTE } from "../payments/tax";
 import { countryName } from "./countries";
 import { type BillingPdf, type PdfParty, renderBillingPdf } from "./pdf";
 
@@ -73,11 +74,18 @@ export function buyerParty(row: Pick<InvoiceRow, "buyer_name" | "buyer_address" 
 }
 
 /** What the invoice row says, with the amounts of older rows (net = total, no VAT). */
-export function invoiceAmounts(row: Pick<InvoiceRow, "amount_cents" | "net_cents" | "vat_cents" | "vat_rate">) {
+export function invoiceAmounts(row: Pick<InvoiceRow, "amount_cents" | "net_cents" | "vat_cents" | "vat_rate" | "tax_country" | "reverse_charge">) {
   const total = Number(row.amount_cents);
   const net = row.net_cents === null ? total : Number(row.net_cents);
   const vat = row.vat_cents === null ? 0 : Number(row.vat_cents);
-  return { net, vat, total, rate: row.vat_rate };
+  return { net, vat, total, rate: row.vat_rate, country: row.tax_country, reverseCharge: Number(row.reverse_charge ?? 0) === 1 };
+}
+
+/** The VAT line's words, as the quote says them: 'VAT 19 % (Germany)', 'VAT reverse charged', or 'VAT' where none applied. */
+function vatLabel(rate: string | null, country: string | null, reverseCharge: boolean): string {
+  if (reverseCharge) return REVERSE_CHARGE_LABEL;
+  if (rate === null) return "VAT";
+  return country ? `VAT ${rate} % (${countryName(country)})` : `VAT ${rate} %`;
 }
 
 function periodText(row: Pick<InvoiceRow, "period_start" | "period_end">): string | undefined {
@@ -85,12 +93,14 @@ function periodText(row: Pick<InvoiceRow, "period_start" | "period_end">): strin
   return `Period: ${formatDate(row.period_start)} – ${formatDate(row.period_end)}`;
 }
 
-function vatNote(rate: string | null, vat: number): string {
-  return rate === null && vat === 0 ? NO_VAT_NOTE : `VAT ${rateText(rate)} included in the total.`;
+function vatNote(rate: string | null, vat: number, reverseCharge: boolean, country: string | null): string {
+  if (reverseCharge) return REVERSE_CHARGE_NOTE;
+  if (rate === null && vat === 0) return NO_VAT_NOTE;
+  return `${vatLabel(rate, country, false)} charged on the net amount (prices exclude VAT).`;
 }
 
 export function invoicePdfContent(row: InvoiceRow, seller: SellerConfig): BillingPdf {
-  const { net, vat, total, rate } = invoiceAmounts(row);
+  const { net, vat, total, rate, country, reverseCharge } = invoiceAmounts(row);
   const title = row.plan_title ?? row.current_plan_title;
   const date = formatDate(row.created_at);
   return {
@@ -109,10 +119,10 @@ export function invoicePdfContent(row: InvoiceRow, seller: SellerConfig): Billin
     items: [{ description: `VPN plan: ${title}`, detail: periodText(row), net: money(net), vatRate: rateText(rate), vat: money(vat), total: money(total) }],
     totals: [
       ["Net", money(net)],
-      [rate === null ? "VAT" : `VAT ${rateText(rate)}`, money(vat)],
+      [vatLabel(rate, country, reverseCharge), money(vat)],
       ["Total (USD)", money(total)],
     ],
-    notes: [vatNote(rate, vat), "All amounts in US dollars (USD)."],
+    notes: [vatNote(rate, vat, reverseCharge, country), "All amounts in US dollars (USD)."],
   };
 }
 
@@ -135,7 +145,7 @@ export async function creditNotePdf(db: Database, seller: SellerConfig, userId: 
   });
   const note = await db.selectFrom("credit_notes").selectAll().where("invoice_id", "=", row.id).executeTakeFirst();
   if (!note) throw new DomainError("not_found", INVOICE_MESSAGES.creditNoteNotFound);
-  const { net, vat, total, rate } = invoiceAmounts(row);
+  const { net, vat, total, rate, country, reverseCharge } = invoiceAmounts(row);
   const refunded = Number(note.amount_cents);
   // The credit note takes back the invoice's amounts in proportion (today: all of it, net = total).
   const share = total === 0 ? 0 : refunded / total;
@@ -169,10 +179,10 @@ export async function creditNotePdf(db: Database, seller: SellerConfig, userId: 
       ],
       totals: [
         ["Net", money(creditNet)],
-        [rate === null ? "VAT" : `VAT ${rateText(rate)}`, money(creditVat)],
+        [vatLabel(rate, country, reverseCharge), money(creditVat)],
         ["Total credited (USD)", money(-refunded)],
       ],
-      notes: [`This credit note cancels invoice ${row.number} for the amount refunded.`, vatNote(rate, vat), "All amounts in US dollars (USD)."],
+      notes: [`This credit note cancels invoice ${row.number} for the amount refunded.`, vatNote(rate, vat, reverseCharge, country), "All amounts in US dollars (USD)."],
     }),
   };
 }

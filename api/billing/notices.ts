@@ -1,4 +1,5 @@
 import type { RecordedPayment } from "../payments/paid";
+import { type TaxLine, type TaxedAmount, recordedTaxOfRow, renewalTaxTreatment, taxLineOfRecorded, taxSentenceOf, taxedAmount, treatmentOfRecorded } from "../payments/tax";
 import { type Gateways, type PayingCard, gatewayFor, renewsAutomatically } from "../payments/gateway";
 import { formatUsd } from "../payments/money";
 import { FAILED_STATUS } from "../payments/records";
@@ -75,8 +76,12 @@ function cardThatPays(deps: Pick<NoticeDeps, "gateways">, subscription: Subscrip
 }
 
 export interface NextCharge {
+  /** VAT included. */
   amount: string;
   amount_cents: number;
+  net_cents: number;
+  tax_cents: number;
+  tax: TaxLine | null;
   date: string;
   card: { brand: string; last4: string } | null;
 }
@@ -84,8 +89,15 @@ export interface NextCharge {
 /**
  * What the next renewal charges and, when a change waits for it (decision 028), the plan it changes to:
  * that plan's card price, as the change's summary says; else the subscription's own amount, else its plan's price.
+ * VAT on it at the subscription's treatment (its latest paid invoice's, tax.ts), so `cents` is the total charged.
  */
-async function nextRenewalOf(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<{ cents: number; changesTo: string | null }> {
+async function nextRenewalOf(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<{ cents: number; taxed: TaxedAmount; changesTo: string | null }> {
+  const net = await nextRenewalNetOf(deps, subscription);
+  const taxed = taxedAmount(await renewalTaxTreatment(deps.db, Number(subscription.id)), net.cents);
+  return { cents: taxed.totalCents, taxed, changesTo: net.changesTo };
+}
+
+async function nextRenewalNetOf(deps: Pick<NoticeDeps, "db">, subscription: Subscription): Promise<{ cents: number; changesTo: string | null }> {
   if (subscription.pending_plan_id !== null && subscription.pending_change_at !== null && subscription.pending_change_at <= subscription.sub_exp_date) {
     const pending = await deps.db.selectFrom("plans").select(["discounted_price_cents", "title"]).where("id", "=", subscription.pending_plan_id).executeTakeFirst();
     if (pending) return { cents: pending.discounted_price_cents, changesTo: pending.title };
@@ -106,11 +118,14 @@ export async function nextChargeOf(
   if (!subscription) return { next_charge: null, ends_on: null };
   if (!renewsAutomatically(subscription)) return { next_charge: null, ends_on: subscription.sub_exp_date };
   // PayPal collects it from the customer's PayPal account: its gateway names no card of ours.
-  const [{ cents }, card] = await Promise.all([nextRenewalOf(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
+  const [{ cents, taxed }, card] = await Promise.all([nextRenewalOf(deps, subscription), cardThatPays(deps, subscription, { onlyCardSuffices: true })]);
   return {
     next_charge: {
       amount: formatUsd(cents),
       amount_cents: cents,
+      net_cents: taxed.netCents,
+      tax_cents: taxed.taxCents,
+      tax: taxed.tax,
       date: subscription.sub_exp_date,
       card: card ? { brand: card.brand, last4: card.last4 } : null,
     },
@@ -145,6 +160,11 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
       "transactions.payment_gateway",
       "transactions.wallet_payment_type",
       "invoices.number",
+      "invoices.net_cents",
+      "invoices.vat_cents",
+      "invoices.vat_rate",
+      "invoices.tax_country",
+      "invoices.reverse_charge",
       "plans.title",
       "plans.billing_type",
       "plans.duration_months",
@@ -174,12 +194,17 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
           .where("status", "=", "paid")
           .where("id", "<", row.id)
           .executeTakeFirst();
+  // The invoice's tax, as the quote worded it; the renewal at the same rate (terms.ts).
+  const recorded = recordedTaxOfRow({ ...row, vat_cents: row.vat_cents ?? 0 });
+  const treatment = treatmentOfRecorded(recorded);
+  const line = taxLineOfRecorded(recorded);
   await deps.mail.deliver(
     receiptEmail(user.email, {
       amount: formatUsd(row.amount_cents),
+      taxSentence: taxSentenceOf({ netCents: recorded.netCents, tax: line, totalCents: row.amount_cents }),
       plan: row.title,
       buys: earlier ? null : buysText(row.duration_months, row.extra_months),
-      renewal: renewal.renews ? { amount: formatUsd(renewal.priceCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
+      renewal: renewal.renews ? { amount: formatUsd(taxedAmount(treatment, renewal.priceCents).totalCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
       crypto: method === "crypto",
       periodStart: payment.periodStart.toISOString(),
       periodEnd: payment.periodEnd.toISOString(),
@@ -196,13 +221,15 @@ export async function sendAutoRenewalConfirmation(deps: ReceiptDeps, subscriptio
   if (!user) return;
   const key = `auto_renewal:${subscription.id}:${enabled ? "enable" : "disable"}:${at.toISOString()}`;
   if (!(await claimNotice(deps.db, { key, kind: "auto_renewal", userId: user.id, now: at }))) return;
+  const next = await nextRenewalOf(deps, subscription);
   await deps.mail.deliver(
     autoRenewalEmail(user.email, {
       enabled,
       plan: subscription.title,
       at: at.toISOString(),
       endsOn: subscription.sub_exp_date,
-      amount: formatUsd((await nextRenewalOf(deps, subscription)).cents),
+      amount: formatUsd(next.cents),
+      taxSentence: taxSentenceOf(next.taxed),
       settingsUrl: links(deps).settings,
     }),
   );
@@ -233,9 +260,18 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     const key = `renewal_reminder:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
     const paypal = row.subscription_by === "paypal";
-    const [{ cents, changesTo }, card] = await Promise.all([nextRenewalOf(deps, row), cardThatPays(deps, row)]);
+    const [{ cents, taxed, changesTo }, card] = await Promise.all([nextRenewalOf(deps, row), cardThatPays(deps, row)]);
     await deps.mail.deliver(
-      renewalReminderEmail(row.email, { plan: row.title, changesTo, date: row.sub_exp_date, amount: formatUsd(cents), card, settingsUrl: links(deps).settings, paypal }),
+      renewalReminderEmail(row.email, {
+        plan: row.title,
+        changesTo,
+        date: row.sub_exp_date,
+        amount: formatUsd(cents),
+        taxSentence: taxSentenceOf(taxed),
+        card,
+        settingsUrl: links(deps).settings,
+        paypal,
+      }),
     );
     sent++;
   }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import { dollars } from "../payments/money";
 import { PAYMENT_METHODS, methodOfPayment, renewalOf } from "../payments/renewal-rule";
+import { TaxLineSchema, recordedTaxOfRow, taxLineOfRecorded, taxedAmount, treatmentOfRecorded } from "../payments/tax";
 
 /*
  * The receipt of the payment just made for a plan (the checkout once paid, issue 21), as the API
@@ -19,7 +20,11 @@ export const PaymentReceiptSchema = z
     payment_gateway: z.string().meta({ examples: ["stripe"] }),
     wallet_payment_type: z.string().nullable().meta({ examples: ["card"] }),
     invoice_available: z.boolean(),
-    amount_cents: z.int().meta({ description: "What was charged, in cents." }),
+    country: z.string().nullable().meta({ description: "The country whose VAT was charged (the invoice's); null when none applied." }),
+    net_cents: z.int().meta({ description: "What was charged before tax, in cents (the invoice's net)." }),
+    net: z.number(),
+    tax: TaxLineSchema.nullable().meta({ description: "The invoice's VAT line, as the quote words it; null when no VAT applied." }),
+    amount_cents: z.int().meta({ description: "What was charged, in cents: net + tax." }),
     amount: z.number().meta({ description: "The same in USD." }),
     price_cents: z.int().meta({ description: "The plan's price, in cents." }),
     price: z.number(),
@@ -32,6 +37,8 @@ export const PaymentReceiptSchema = z
     first_term_ends_on: z.string().meta({ format: "date-time", description: "The subscription's paid-through date as recorded." }),
     renewal: z
       .strictObject({
+        net_cents: z.int(),
+        tax_cents: z.int().meta({ description: "The renewal's VAT at the rate of this payment." }),
         amount_cents: z.int(),
         amount: z.number(),
         interval_months: z.int(),
@@ -69,6 +76,11 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
       "plans.discounted_price_cents",
       "plans.regular_price_cents",
       "invoices.id as invoice_id",
+      "invoices.net_cents",
+      "invoices.vat_cents",
+      "invoices.vat_rate",
+      "invoices.tax_country",
+      "invoices.reverse_charge",
       "subscriptions.sub_exp_date",
       "subscriptions.cancel_at_period_end",
     ])
@@ -92,7 +104,11 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
   const endsOn = row.sub_exp_date ?? row.created_at;
   const off = rule.renews && Number(row.cancel_at_period_end ?? 0) === 1;
   const price = row.discounted_price_cents;
-  const discount = row.coupon_code ? Math.max(0, price - row.amount_cents) : 0;
+  // The tax as the invoice recorded it; the renewal at the same rate, as the quote said.
+  const recorded = recordedTaxOfRow({ ...row, vat_cents: row.vat_cents ?? 0 });
+  const treatment = treatmentOfRecorded(recorded);
+  const tax = taxLineOfRecorded(recorded);
+  const discount = row.coupon_code ? Math.max(0, price - recorded.netCents) : 0;
   return {
     transaction_id: Number(row.id),
     created_at: row.created_at,
@@ -101,6 +117,10 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
     payment_gateway: row.payment_gateway,
     wallet_payment_type: row.wallet_payment_type,
     invoice_available: row.invoice_id !== null,
+    country: recorded.vatRate === null ? null : recorded.country,
+    net_cents: recorded.netCents,
+    net: dollars(recorded.netCents),
+    tax,
     amount_cents: row.amount_cents,
     amount: dollars(row.amount_cents),
     price_cents: price,
@@ -114,7 +134,17 @@ export async function paymentReceiptOf(db: Database, userId: number, planId: num
     first_term_ends_on: new Date(endsOn).toISOString(),
     renewal:
       rule.renews && !off
-        ? { amount_cents: rule.priceCents, amount: dollars(rule.priceCents), interval_months: rule.intervalMonths, renews_on: new Date(endsOn).toISOString() }
+        ? (() => {
+            const renewed = taxedAmount(treatment, rule.priceCents);
+            return {
+              net_cents: renewed.netCents,
+              tax_cents: renewed.taxCents,
+              amount_cents: renewed.totalCents,
+              amount: dollars(renewed.totalCents),
+              interval_months: rule.intervalMonths,
+              renews_on: new Date(endsOn).toISOString(),
+            };
+          })()
         : null,
     does_not_renew_because: off
       ? "auto_renewal_off"

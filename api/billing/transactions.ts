@@ -3,6 +3,7 @@ import type { Database } from "../platform/db";
 import { type Underpayment, underpaymentsOf } from "../payments/underpayments";
 import { dollars } from "../payments/plans";
 import { FAILED_STATUS } from "../payments/records";
+import { TaxLineSchema, recordedTaxOfRow, taxLineOfRecorded } from "../payments/tax";
 import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 
 /*
@@ -40,7 +41,9 @@ export const TransactionSchema = z
       .meta({ description: "card, applepay, googlepay, crypto or paypal", examples: ["card"] }),
     payment_gateway: z.string().meta({ description: "stripe, bitpay or paypal", examples: ["stripe"] }),
     amount: z.number().meta({ description: "USD, two decimals", examples: [107.76] }),
-    amount_cents: z.int().meta({ description: "The same in cents", examples: [10776] }),
+    amount_cents: z.int().meta({ description: "The same in cents, VAT included", examples: [10776] }),
+    net_cents: z.int().nullable().meta({ description: "Its invoice's net (before tax), in cents; null without an invoice (a failed attempt)." }),
+    tax: TaxLineSchema.nullable().meta({ description: "Its invoice's VAT line (as the receipt's tax); null where no VAT applied or without an invoice." }),
     status: z.string().meta({
       description: "'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)",
       examples: ["paid"],
@@ -128,6 +131,11 @@ export async function listTransactions(
             "plans.title",
             "invoices.id as invoice_id",
             "invoices.number as invoice_number",
+            "invoices.net_cents",
+            "invoices.vat_cents",
+            "invoices.vat_rate",
+            "invoices.tax_country",
+            "invoices.reverse_charge",
             "credit_notes.number as credit_note_number",
           ])
           .where("transactions.user_id", "=", userId)
@@ -156,6 +164,7 @@ export async function listTransactions(
           payment_gateway: row.payment_gateway,
           amount: dollars(row.amount_cents),
           amount_cents: row.amount_cents,
+          ...historyTaxOf(row),
           status: row.status,
           invoice_available: row.invoice_id !== null,
           invoice_number: row.invoice_number ?? null,
@@ -170,6 +179,21 @@ export async function listTransactions(
     }),
     pagination: { current_page: page, last_page: lastPage, per_page: perPage, total },
   };
+}
+
+/** A history row's net and VAT line, from its invoice (none: a failed attempt). */
+function historyTaxOf(row: {
+  invoice_id: number | null;
+  amount_cents: number;
+  net_cents: number | null;
+  vat_cents: number | null;
+  vat_rate: string | null;
+  tax_country: string | null;
+  reverse_charge: number | null;
+}): { net_cents: number | null; tax: z.infer<typeof TaxLineSchema> | null } {
+  if (row.invoice_id === null) return { net_cents: null, tax: null };
+  const recorded = recordedTaxOfRow({ ...row, reverse_charge: row.reverse_charge === null ? null : Number(row.reverse_charge) });
+  return { net_cents: recorded.netCents, tax: taxLineOfRecorded(recorded) };
 }
 
 /**

@@ -77,6 +77,8 @@ export async function createStripeGateway(
       retryDays: config.stripe.sandboxRetryDays,
       // The account's public website, linked from the hosted invoice page: back to the billing page.
       businessUrl: `${config.publicUrl}/billing`,
+      // Stripe Tax's stand-in computes the same EU rates as our table.
+      taxRates: config.taxRates,
     });
     const listening = await sandbox.listen();
     close = () => listening.close();
@@ -87,7 +89,7 @@ export async function createStripeGateway(
       webhookSecret: sandboxes.stripe.webhookSecret,
     });
   }
-  const deps = createCardPayments({ db, clock, logger, publicUrl: config.publicUrl, gateway: setup, ...listeners });
+  const deps = createCardPayments({ db, clock, logger, publicUrl: config.publicUrl, gateway: setup, taxRates: config.taxRates, ...listeners });
   return { deps, gateway: stripeGateway(deps), sandbox, close };
 }
 
@@ -150,6 +152,7 @@ export function createPayPalGateway(
     webhookId: connection.webhookId,
     client: connection.client,
     brandName: PAYPAL_BRAND_NAME,
+    taxRates: config.taxRates,
     ...listeners,
   });
   return { deps, gateway: paypalGateway(deps), sandbox: connection.sandbox, close: () => connection.close() };
@@ -196,6 +199,7 @@ export async function createBitPayGateway(
     publicUrl: config.publicUrl,
     // Live notifications carry the configured secret (required with a BitPay token).
     notificationSecret: notificationSecret!,
+    taxRates: config.taxRates,
     ...listeners,
   });
   return { deps, gateway: bitpayGateway(), sandbox, close };

@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import type { TaxRates } from "../platform/tax-rates";
 import type { Clock, OffsetStore } from "../platform/clock";
 import type { Database } from "../platform/db";
 import type { VpnServerFileEntry } from "../platform/vpn-servers-file";
@@ -50,6 +51,7 @@ export interface SandboxKit {
         retryDays?: readonly number[];
         /** The account's public business website, linked from the hosted invoice page. */
         businessUrl?: string;
+        taxRates?: TaxRates;
       },
     ): StripeSandbox;
     /** The keys the product's Stripe client uses against the sandbox (published: sandbox mode only). */

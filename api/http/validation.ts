@@ -1,5 +1,6 @@
 import { regexes, z } from "zod";
 import { controlCharactersMessage, hasControlCharacters, stripControlCharacters } from "../platform/text";
+import { isCountryCode } from "../platform/countries";
 
 /*
  * Building blocks for request schemas. Strings are trimmed (passwords excepted: they are compared
@@ -166,6 +167,18 @@ export function cleanedText(label: string, max = 255) {
     .nullish()
     .transform((v) => (v ? v : undefined))
     .meta({ override: { anyOf: undefined, type: ["string", "null"], maxLength: max } });
+}
+
+export const COUNTRY_INVALID = "The country must be a two-letter ISO 3166-1 code, e.g. DE or US.";
+
+/** A country: ISO 3166-1 alpha-2, any case; anything else 'The country must be a two-letter ISO 3166-1 code, …' (or `message`). */
+export function countryField(message = COUNTRY_INVALID) {
+  return z
+    .string({ error: message })
+    .trim()
+    .toUpperCase()
+    .refine((value) => isCountryCode(value), { error: message })
+    .meta({ description: "ISO 3166-1 alpha-2", examples: ["DE"], override: { type: "string", minLength: 2, maxLength: 2 } });
 }
 
 /** A body schema: an object (unknown keys dropped). */

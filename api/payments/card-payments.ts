@@ -1,4 +1,6 @@
 import type { Logger } from "../platform/logger";
+import type { TaxRates } from "../platform/tax-rates";
+import { type RecordedTax, accountTaxTreatment, recordedTaxOf, splitTotal, taxPartyOf, taxedAmount } from "./tax";
 import type { Database } from "../platform/db";
 import type { Plan, User } from "../platform/db/schema";
 import type { Clock } from "../platform/clock";
@@ -11,7 +13,7 @@ import { type CardDetails, accessEndOf, addMonthsUtc, fromUnix, recordFailedPaym
 import { attachCard, retrieveCard } from "./stripe/cards";
 import { createPaymentCheckoutSession, expireOpenSubscriptionSessions, retrievePaymentCheckoutSession } from "./stripe/checkout";
 import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
-import { createCustomer } from "./stripe/customers";
+import { createCustomer, syncCustomerTaxDetails } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
 import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
 import { followSubscriptionCard } from "./renewal-card";
@@ -57,6 +59,8 @@ export interface PaymentsDeps {
   renewals?: RenewalEvents;
   /** Told after each paid payment is recorded (its receipt, api/billing/notices.ts, wired by the HTTP layer). */
   onPaid?: PaidHook;
+  /** The tax table (config): what we expect Stripe Tax to charge, and the one-time payments' VAT (tax.ts). */
+  taxRates: TaxRates;
 }
 
 /**
@@ -277,6 +281,10 @@ export async function recordStripeInvoice(
   const couponCode = subscription.metadata?.coupon_code || null;
   const couponId = subscription.metadata?.coupon_id ? Number(subscription.metadata.coupon_id) : null;
   const couponReservation = subscription.metadata?.coupon_reservation || null;
+  // Stripe Tax computed the invoice's VAT: its numbers are what was charged (checked against our table).
+  const stripeTax = (invoice.total_taxes ?? []).reduce((sum, t) => sum + t.amount, 0);
+  const tax = await stripeChargedTax(deps, userId, invoice.amount_paid, invoice.automatic_tax?.enabled ? stripeTax : null, invoice.id ?? subscription.id);
+  const cardCountry = await cardCountryOf(deps, subscription.default_payment_method);
   let row: Awaited<ReturnType<typeof recordPaidInvoice>>;
   try {
     row = await recordPaidInvoice(deps.db, {
@@ -284,6 +292,8 @@ export async function recordStripeInvoice(
       plan,
       gatewayRef: invoice.id ?? `invoice-of-${subscription.id}`,
       amountCents: invoice.amount_paid,
+      tax,
+      cardCountry,
       gateway: "stripe",
       walletPaymentType: subscription.metadata?.wallet_payment_type || "card",
       stripeSubId: subscription.id,
@@ -353,20 +363,67 @@ async function keepPayingCard(deps: PaymentsDeps, userId: number, subscription: 
   await followSubscriptionCard(deps, userId, subscription);
 }
 
+/**
+ * The tax of a card payment of `totalCents`: Stripe's VAT when Stripe Tax computed it (`stripeTaxCents`), else
+ * the split of the total by our table. Our table's answer for the same net is compared: when they disagree
+ * Stripe's number is what was charged, so it is recorded, and a warning says so.
+ */
+async function stripeChargedTax(deps: PaymentsDeps, userId: number, totalCents: number, stripeTaxCents: number | null, ref: string): Promise<RecordedTax> {
+  const treatment = await accountTaxTreatment(deps.db, deps.taxRates, userId);
+  const ours = recordedTaxOf(taxedAmount(treatment, 0));
+  if (stripeTaxCents === null) return splitTotal(totalCents, ours);
+  const net = totalCents - stripeTaxCents;
+  const expected = taxedAmount(treatment, net).taxCents;
+  if (expected !== stripeTaxCents) {
+    deps.logger.warn(`Stripe Tax charged ${stripeTaxCents} cents of tax on ${ref}, our table says ${expected}: Stripe's is recorded.`);
+  }
+  return { ...ours, netCents: net, vatCents: stripeTaxCents };
+}
+
+/** The paying card's country (card.country), as evidence of where the customer is; null when Stripe does not say. */
+async function cardCountryOf(deps: PaymentsDeps, pm: string | Stripe.PaymentMethod | null | undefined): Promise<string | null> {
+  if (!pm) return null;
+  try {
+    const card = typeof pm === "string" ? await retrieveCard(deps.gateway, pm) : pm;
+    return card.card?.country ?? null;
+  } catch (error) {
+    // Evidence only: a payment is recorded without it.
+    deps.logger.warn(`Could not read the country of card ${typeof pm === "string" ? pm : pm.id}: ${String(error)}`);
+    return null;
+  }
+}
+
+/**
+ * The account's billing country and EU VAT number on its Stripe Customer, which Stripe Tax taxes by: before
+ * every payment, so a change of billing details reaches Stripe before it charges.
+ */
+export async function syncTaxDetails(deps: PaymentsDeps, userId: number, customer: string): Promise<void> {
+  const party = await taxPartyOf(deps.db, userId);
+  const vat = party.vatNumber && party.vatNumberStatus !== "invalid" ? party.vatNumber : null;
+  await syncCustomerTaxDetails(deps.gateway, customer, { country: party.country, euVat: vat });
+}
+
 /** Records a paid one-time PaymentIntent (the 5-year plan): access for the plan's term from now. */
 export async function recordOneTimePayment(
   deps: PaymentsDeps,
   intent: Stripe.PaymentIntent,
   plan: Plan,
   userId: number,
+  /** Stripe Tax's VAT of a hosted page's payment (the session's total_details.amount_tax); else the intent's metadata. */
+  stripeTaxCents: number | null = null,
 ): Promise<number> {
   const now = deps.clock.now();
   const couponId = intent.metadata?.coupon_id ? Number(intent.metadata.coupon_id) : null;
+  const charged = intent.amount_received || intent.amount;
+  const taxCents = stripeTaxCents ?? (intent.metadata?.tax_cents ? Number(intent.metadata.tax_cents) : null);
+  const pm = intent.payment_method;
   const row = await recordPaidInvoice(deps.db, {
     userId,
     plan,
     gatewayRef: intent.id,
-    amountCents: intent.amount_received || intent.amount,
+    amountCents: charged,
+    tax: await stripeChargedTax(deps, userId, charged, taxCents, intent.id),
+    cardCountry: await cardCountryOf(deps, pm),
     gateway: "stripe",
     walletPaymentType: intent.metadata?.wallet_payment_type || "card",
     stripeSubId: null,
@@ -491,6 +548,7 @@ async function payWithCardAtGateway(
   await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
+  await syncTaxDetails(deps, user.id, customer);
   const amount = coupon ? coupon.totalCents : plan.discounted_price_cents;
   const failed = (message: string, gatewayRef: string | null) =>
     recordFailedPayment(deps.db, {
@@ -553,7 +611,18 @@ async function chargeCard(
   if (!renewalOf(plan, "card").renews) {
     let intent: Stripe.PaymentIntent;
     try {
-      intent = await chargeOnce(deps.gateway, { amount, customer, paymentMethodId, saved: input.saved, plan, metadata, paymentKey: key, returnUrl });
+      // Net + VAT by our table (the quote); the charge carries its VAT in metadata, recorded with the payment.
+      const taxed = taxedAmount(await accountTaxTreatment(deps.db, deps.taxRates, user.id), amount);
+      intent = await chargeOnce(deps.gateway, {
+        amount: taxed.totalCents,
+        customer,
+        paymentMethodId,
+        saved: input.saved,
+        plan,
+        metadata: { ...metadata, tax_cents: String(taxed.taxCents) },
+        paymentKey: key,
+        returnUrl,
+      });
     } catch (error) {
       if (!isCardError(error)) throw error;
       // A saved card that needs the customer present (off-session, authentication_required): the
@@ -632,6 +701,7 @@ async function startCheckoutSessionAtGateway(
   await refuseCurrentPlan(deps, user, plan);
   const coupon = await couponFor(deps, input.couponCode, plan);
   const customer = await ensureCustomer(deps, user);
+  await syncTaxDetails(deps, user.id, customer);
   // A card attempt still waiting for its challenge ends here too: the hosted page is the new attempt.
   // The hosted pages opened before this one expire once it exists (a retry with this key answers this one).
   if (renewalOf(plan, "card").renews) await endAbandonedAttempts(deps, customer, key, false);
@@ -730,7 +800,8 @@ export async function completeCheckoutSession(
       const details = cardDetails(pm);
       if (details) await saveCard(deps.db, owner, details, deps.clock.now());
     }
-    return { subscriptionId: await recordOneTimePayment(deps, intent, plan, owner) };
+    const stripeTax = session.automatic_tax?.enabled ? (session.total_details?.amount_tax ?? 0) : null;
+    return { subscriptionId: await recordOneTimePayment(deps, intent, plan, owner, stripeTax) };
   }
   return null;
 }

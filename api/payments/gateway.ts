@@ -43,6 +43,8 @@ export interface PayingCard {
 /** A renewal the gateway could not collect, as it stands at the gateway now. */
 export interface OpenRenewal {
   amountCents: number;
+  /** The VAT in amountCents as the gateway charges it (Stripe Tax's); null: amountCents is the recorded net, taxed at the subscription's treatment (tax.ts). */
+  taxCents: number | null;
   /** Still payable (an open invoice); false once paid or ended meanwhile. */
   open: boolean;
   /** Paid on our pay page with a saved card (cards); false: the gateway retries it itself (PayPal). */
@@ -115,7 +117,7 @@ export function renewsAutomatically(
  * and what billing says of one whose gateway is off.
  */
 export function recordedRenewal(row: Pick<Row, "amount_cents">): OpenRenewal {
-  return { amountCents: Number(row.amount_cents ?? 0), open: true, payableHere: false, hostedInvoiceUrl: null };
+  return { amountCents: Number(row.amount_cents ?? 0), taxCents: null, open: true, payableHere: false, hostedInvoiceUrl: null };
 }
 
 /** What the guarantee does with a payment of this gateway (known without the gateway: it may be off). */

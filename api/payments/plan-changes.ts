@@ -6,7 +6,8 @@ import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { renderEmail } from "../platform/email-template";
 import type { Mail } from "../platform/mailer";
-import { type PaymentsDeps, PAYMENT_MESSAGES, recordStripeInvoice } from "./card-payments";
+import { type PaymentsDeps, PAYMENT_MESSAGES, recordStripeInvoice, syncTaxDetails } from "./card-payments";
+import { type TaxTreatment, type TaxedAmount, accountTaxTreatment, taxSentenceOf, taxedAmount, taxedByGateway } from "./tax";
 import { formatUsd } from "./money";
 import { findPlan } from "./plans";
 import { accessEndOf, fromUnix } from "./records";
@@ -66,10 +67,14 @@ export interface PlanChangePreview {
  * (docs/decisions/051): what is charged now, when the plan now ends, and the next renewal.
  */
 export interface PlanChangeSummary {
+  /** The total charged now, VAT included (chargedNow.totalCents). */
   chargedNowCents: number;
+  /** Its net and VAT (docs/decisions/061): Stripe Tax's VAT of the change's invoice, worded by our treatment. */
+  chargedNow: TaxedAmount;
   /** The end of what is paid for: a change now buys the new plan's card (its months plus its free months). */
   newEndDate: Date;
-  nextRenewal: { amountCents: number; date: Date };
+  /** The new plan's renewal, VAT included (amountCents = taxed.totalCents). */
+  nextRenewal: { amountCents: number; taxed: TaxedAmount; date: Date };
 }
 
 /**
@@ -78,15 +83,27 @@ export interface PlanChangeSummary {
  * period (its line, not the credit) plus the card's free months. At renewal: nothing now, the paid-through
  * date kept, the new plan's price at it.
  */
-export function changeSummary(input: { kind: PlanChangeKind; plan: Plan; invoice: Stripe.Invoice | null; currentEnd: Date }): PlanChangeSummary {
-  const { kind, plan, invoice, currentEnd } = input;
+export function changeSummary(input: {
+  kind: PlanChangeKind;
+  plan: Plan;
+  invoice: Stripe.Invoice | null;
+  currentEnd: Date;
+  /** The customer's tax treatment (tax.ts): the renewal's VAT, and the wording of the invoice's. */
+  treatment: TaxTreatment;
+}): PlanChangeSummary {
+  const { kind, plan, invoice, currentEnd, treatment } = input;
+  const renewal = taxedAmount(treatment, plan.discounted_price_cents);
   if (kind === "at_renewal" || !invoice) {
-    return { chargedNowCents: 0, newEndDate: currentEnd, nextRenewal: { amountCents: plan.discounted_price_cents, date: currentEnd } };
+    const nothing = taxedAmount(treatment, 0);
+    return { chargedNowCents: 0, chargedNow: nothing, newEndDate: currentEnd, nextRenewal: { amountCents: renewal.totalCents, taxed: renewal, date: currentEnd } };
   }
   const lines = invoice.lines?.data ?? [];
   const line = lines.find((l) => !l.parent?.subscription_item_details?.proration) ?? lines[0];
   const newEndDate = accessEndOf(plan, fromUnix(line?.period.end ?? invoice.period_end), true);
-  return { chargedNowCents: invoice.amount_due, newEndDate, nextRenewal: { amountCents: plan.discounted_price_cents, date: newEndDate } };
+  // What Stripe charges (or charged) is the invoice's: its VAT is Stripe Tax's (total_taxes).
+  const stripeTax = (invoice.total_taxes ?? []).reduce((sum, t) => sum + t.amount, 0);
+  const charged = taxedByGateway(treatment, invoice.amount_due, Math.min(stripeTax, invoice.amount_due));
+  return { chargedNowCents: charged.totalCents, chargedNow: charged, newEndDate, nextRenewal: { amountCents: renewal.totalCents, taxed: renewal, date: newEndDate } };
 }
 
 
@@ -143,12 +160,15 @@ export function previewPlanChange(deps: PaymentsDeps, user: User, planId: number
     const { now, subscription, plan, currentPlan, stripeSubId, customer } = await changeContext(deps, user, planId);
     const kind = changeKind(currentPlan, plan);
     const stripeSub = await retrieveSubscription(deps.gateway, stripeSubId);
+    const treatment = await accountTaxTreatment(deps.db, deps.taxRates, user.id);
     if (kind === "at_renewal") {
       const effectiveAt = periodEndOf(stripeSub);
-      const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt });
+      const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt, treatment });
       return { kind, currentPlan, plan, amountDueCents: 0, prorationDate: null, effectiveAt, subscription, summary };
     }
     const prorationDate = Math.floor(now.getTime() / 1000);
+    // Stripe Tax taxes by the Customer's address and VAT id: the saved billing details, as the change will.
+    await syncTaxDetails(deps, user.id, customer);
     const invoice = await previewPriceChange(deps.gateway, {
       customer,
       subscription: stripeSubId,
@@ -156,8 +176,8 @@ export function previewPlanChange(deps: PaymentsDeps, user: User, planId: number
       price: await priceForPlan(deps.gateway, plan),
       prorationDate,
     });
-    const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub) });
-    return { kind, currentPlan, plan, amountDueCents: invoice.amount_due, prorationDate, effectiveAt: now, subscription, summary };
+    const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub), treatment });
+    return { kind, currentPlan, plan, amountDueCents: summary.chargedNowCents, prorationDate, effectiveAt: now, subscription, summary };
   });
 }
 
@@ -194,6 +214,12 @@ export function planOfSubscription(sub: Stripe.Subscription, now: Date) {
   return { stripeSubId: sub.id, planId: Number.isSafeInteger(planId) ? planId : null, scheduleId: schedule, now };
 }
 
+/** The net/VAT/total sentence of a taxed amount (tax.ts's), as a paragraph; none without a VAT line. */
+function taxParagraph(taxed: TaxedAmount | null): { text: string }[] {
+  const sentence = taxed ? taxSentenceOf(taxed) : null;
+  return sentence ? [{ text: sentence }] : [];
+}
+
 /** The change's confirmation: what changes and when, then the three figures (the page's and the result's). */
 export function planChangeEmail(to: string, change: { from: string; to: string; when: string; summary: PlanChangeSummary; paidBy: "card" | "paypal" }): Mail {
   const { summary } = change;
@@ -202,8 +228,10 @@ export function planChangeEmail(to: string, change: { from: string; to: string; 
     paragraphs: [
       { text: `Your plan changes from ${change.from} to ${change.to} ${change.when}.` },
       { text: `Charged now: ${formatUsd(summary.chargedNowCents)}` },
+      ...taxParagraph(charged ? summary.chargedNow : null),
       { text: `New end date: ${formatDate(summary.newEndDate)}` },
       { text: `Next renewal: ${formatUsd(summary.nextRenewal.amountCents)} on ${formatDate(summary.nextRenewal.date)}` },
+      ...taxParagraph(summary.nextRenewal.taxed),
       charged
         ? {
             text:
@@ -250,9 +278,10 @@ function changePlanNow(
   input: { planId: number; prorationDate?: number; key: string },
 ): Promise<PlanChangeResult> {
   return atGateway(deps, async () => {
-    const { now, subscription, plan, currentPlan, stripeSubId } = await changeContext(deps, user, input.planId);
+    const { now, subscription, plan, currentPlan, stripeSubId, customer } = await changeContext(deps, user, input.planId);
     const kind = changeKind(currentPlan, plan);
     const stripeSub = await retrieveSubscription(deps.gateway, stripeSubId);
+    const treatment = await accountTaxTreatment(deps.db, deps.taxRates, user.id);
     const price = await priceForPlan(deps.gateway, plan);
     const metadata = { plan_id: String(plan.id) };
     if (kind === "now") {
@@ -261,6 +290,7 @@ function changePlanNow(
       const prorationDate = given && given <= nowSeconds && given >= nowSeconds - 3600 ? given : nowSeconds;
       // A pending change at renewal gives way to this one.
       if (subscription.stripe_schedule_id) await releaseSchedule(deps.gateway, subscription.stripe_schedule_id).catch(() => undefined);
+      await syncTaxDetails(deps, user.id, customer);
       let changed: Stripe.Subscription;
       try {
         changed = await changePriceNow(deps.gateway, {
@@ -281,7 +311,7 @@ function changePlanNow(
       if (invoice?.status === "paid") await recordStripeInvoice(deps, invoice, changed, plan, user.id);
       await followStripePlan(deps.db, { stripeSubId, planId: plan.id, scheduleId: null, now: deps.clock.now() });
       const amount = invoice?.amount_paid ?? 0;
-      const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub) });
+      const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub), treatment });
       await deps.mail.deliver(planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: "today", summary, paidBy: "card" }));
       return {
         kind,
@@ -317,7 +347,7 @@ function changePlanNow(
       })
       .where("id", "=", subscription.id)
       .execute();
-    const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt });
+    const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt, treatment });
     await deps.mail.deliver(
       planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: `on ${formatDate(effectiveAt)}, at your next renewal`, summary, paidBy: "card" }),
     );

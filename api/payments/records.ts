@@ -5,6 +5,7 @@ import { redeemCouponHold } from "./coupons";
 import { admitNewSubscription, lockAccount } from "./one-subscription";
 import { recordSecurityEvent } from "../identity/security-events";
 import { nextDocumentNumber } from "./document-numbers";
+import type { RecordedTax } from "./tax";
 
 /*
  * What a payment leaves in our database: the subscription (with sub_start_date/sub_exp_date, which
@@ -41,7 +42,12 @@ export interface PaidInvoice {
   plan: Plan;
   /** The gateway's id of this payment (Stripe in_... or pi_...). */
   gatewayRef: string;
+  /** What was charged: the tax's net + VAT. */
   amountCents: number;
+  /** The tax of this payment as computed when it was charged (tax.ts; Stripe's own for card payments), recorded on the invoice. */
+  tax: RecordedTax;
+  /** The paying card's country, when the gateway told it: evidence of where the customer is (compared with the tax country). */
+  cardCountry?: string | null;
   gateway: "stripe" | "bitpay" | "paypal";
   walletPaymentType: string;
   /** The gateway's subscription (recurring plans); null for one-time payments. */
@@ -200,9 +206,9 @@ export function paymentMethodLabel(gateway: string, walletPaymentType: string | 
 /**
  * The payment's invoice, in the transaction that records the payment: a number of the gap-free
  * INV series (document-numbers.ts), and what the invoice says, copied now and never changed: the
- * amounts (today every sale is net = total, no VAT line charged: vat_rate null, vat_cents 0; the
- * tax of issue 35's second part fills them), the plan and period, the payment method, and the
- * buyer's billing details as they are at this moment (else the account's email).
+ * amounts and the tax as charged (net, VAT rate and amount, the country taxed, a reverse charge), the
+ * card's country beside the billing country as evidence, the plan and period, the payment method, and
+ * the buyer's billing details as they are at this moment (else the account's email).
  */
 async function recordInvoice(trx: Database, paid: PaidInvoice, transactionId: number, now: string): Promise<void> {
   const buyer = await trx
@@ -224,9 +230,14 @@ async function recordInvoice(trx: Database, paid: PaidInvoice, transactionId: nu
       gateway_invoice_id: paid.gatewayInvoiceId,
       hosted_invoice_url: paid.hostedInvoiceUrl,
       created_at: now,
-      net_cents: paid.amountCents,
-      vat_rate: null,
-      vat_cents: 0,
+      net_cents: paid.tax.netCents,
+      vat_rate: paid.tax.vatRate,
+      vat_cents: paid.tax.vatCents,
+      tax_country: paid.tax.vatRate === null ? null : paid.tax.country,
+      reverse_charge: paid.tax.reverseCharge ? 1 : 0,
+      card_country: paid.cardCountry ?? null,
+      // Evidence only: the card's country against the country taxed (else the billing country).
+      country_mismatch: paid.cardCountry && (paid.tax.country ?? buyer?.country) && paid.cardCountry !== (paid.tax.country ?? buyer?.country) ? 1 : 0,
       period_start: paid.periodStart.toISOString(),
       period_end: accessEndOf(paid.plan, paid.periodEnd, paid.first).toISOString(),
       plan_title: paid.plan.title,

@@ -13,6 +13,8 @@ export interface RenewalEvents {
     /** The unpaid renewal: the gateway's invoice (Stripe), or one per paid-through date (PayPal). */
     key: string;
     amountCents: number;
+    /** The VAT in amountCents as the gateway charges it (Stripe Tax's); null: amountCents is the renewal's net, taxed here (tax.ts). */
+    taxCents: number | null;
     /** When the renewal was due, which the grace period counts from. */
     dueAt: Date;
     message: string;

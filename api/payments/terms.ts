@@ -6,6 +6,7 @@ import { checkCoupon } from "./coupons";
 import { dollars } from "./money";
 import { PAYMENT_METHODS, type PaymentMethod, renewalOf } from "./renewal-rule";
 import { accessEndOf, addMonthsUtc } from "./records";
+import { TaxLineSchema, type TaxTreatment, taxedAmount } from "./tax";
 
 export { PAYMENT_METHODS, type PaymentMethod, methodOfPayment, renewalOf } from "./renewal-rule";
 
@@ -27,7 +28,14 @@ export const QuoteSchema = z
     price: z.number().meta({ description: "The same in USD." }),
     discount_amount_cents: z.int().meta({ description: "What the coupon takes off, in cents (0 without one)." }),
     discount_amount: z.number().meta({ description: "The same in USD." }),
-    amount_cents: z.int().meta({ description: "What is charged now, in cents." }),
+    country: z.string().nullable().meta({
+      description: "ISO 3166-1 alpha-2 of the country the tax is for (the `country` asked, else the saved billing country); null when none is known (no VAT).",
+      examples: ["DE"],
+    }),
+    net_cents: z.int().meta({ description: "What is charged before tax (price − discount), in cents. Prices are tax-exclusive." }),
+    net: z.number().meta({ description: "The same in USD." }),
+    tax: TaxLineSchema.nullable().meta({ description: "The VAT line (EU: the country's rate, or a reverse charge at 0); null when no VAT applies (outside the EU)." }),
+    amount_cents: z.int().meta({ description: "What is charged now, in cents: net_cents + tax.amount_cents." }),
     amount: z.number().meta({ description: "The same in USD." }),
     paid_months: z.int().meta({ description: "The months this payment pays for (the plan's duration_months)." }),
     extra_months: z.int().meta({ description: "The free months the first payment adds." }),
@@ -35,7 +43,9 @@ export const QuoteSchema = z
     first_term_ends_on: z.string().meta({ format: "date-time", description: "When the first term ends if paid now (the product's clock)." }),
     renewal: z
       .strictObject({
-        amount_cents: z.int(),
+        net_cents: z.int().meta({ description: "The renewal before tax (the plan's price), in cents." }),
+        tax_cents: z.int().meta({ description: "Its VAT at the same rate as now, in cents." }),
+        amount_cents: z.int().meta({ description: "What each renewal charges: net_cents + tax_cents." }),
         amount: z.number(),
         interval_months: z.int(),
         renews_on: z.string().meta({ format: "date-time", description: "The first renewal: the end of the first term." }),
@@ -52,12 +62,23 @@ export function firstTermEnd(plan: Pick<Plan, "duration_months" | "extra_months"
   return accessEndOf(plan, addMonthsUtc(now, plan.duration_months), true);
 }
 
-/** The quote of one method from the numbers (no coupon lookup). */
-export function quoteOf(plan: Plan, method: PaymentMethod, now: Date, coupon: { code: string; discountCents: number } | null): Quote {
+/** No country known: no VAT (docs/decisions/061). */
+export const UNTAXED: TaxTreatment = { country: null, rateBasisPoints: null, reverseCharge: false };
+
+/** The quote of one method from the numbers (no coupon lookup), taxed by `treatment` (tax.ts). */
+export function quoteOf(
+  plan: Plan,
+  method: PaymentMethod,
+  now: Date,
+  coupon: { code: string; discountCents: number } | null,
+  treatment: TaxTreatment = UNTAXED,
+): Quote {
   const price = plan.discounted_price_cents;
   const discount = coupon ? Math.min(price, Math.max(0, coupon.discountCents)) : 0;
   const ends = firstTermEnd(plan, now);
   const renewal = renewalOf(plan, method);
+  const charged = taxedAmount(treatment, price - discount);
+  const renewed = renewal.renews ? taxedAmount(treatment, renewal.priceCents) : null;
   return {
     plan_id: Number(plan.id),
     method,
@@ -66,14 +87,25 @@ export function quoteOf(plan: Plan, method: PaymentMethod, now: Date, coupon: { 
     price: dollars(price),
     discount_amount_cents: discount,
     discount_amount: dollars(discount),
-    amount_cents: price - discount,
-    amount: dollars(price - discount),
+    country: charged.country,
+    net_cents: charged.netCents,
+    net: dollars(charged.netCents),
+    tax: charged.tax,
+    amount_cents: charged.totalCents,
+    amount: dollars(charged.totalCents),
     paid_months: plan.duration_months,
     extra_months: plan.extra_months,
     months: plan.duration_months + plan.extra_months,
     first_term_ends_on: ends.toISOString(),
-    renewal: renewal.renews
-      ? { amount_cents: renewal.priceCents, amount: dollars(renewal.priceCents), interval_months: renewal.intervalMonths, renews_on: ends.toISOString() }
+    renewal: renewed && renewal.renews
+      ? {
+          net_cents: renewed.netCents,
+          tax_cents: renewed.taxCents,
+          amount_cents: renewed.totalCents,
+          amount: dollars(renewed.totalCents),
+          interval_months: renewal.intervalMonths,
+          renews_on: ends.toISOString(),
+        }
       : null,
   };
 }
@@ -85,7 +117,7 @@ export function quoteOf(plan: Plan, method: PaymentMethod, now: Date, coupon: { 
 export async function quotesFor(
   db: Database,
   plan: Plan,
-  opts: { methods: readonly PaymentMethod[]; coupon?: string | null; now: Date },
+  opts: { methods: readonly PaymentMethod[]; coupon?: string | null; now: Date; tax?: TaxTreatment },
 ): Promise<Quote[]> {
   let coupon: { code: string; discountCents: number } | null = null;
   if (opts.coupon) {
@@ -93,5 +125,5 @@ export async function quotesFor(
     if (!check.ok) throw new DomainError("coupon_invalid", check.message, { field: "coupon" });
     coupon = { code: check.coupon.code, discountCents: check.discountCents };
   }
-  return opts.methods.map((method) => quoteOf(plan, method, opts.now, coupon));
+  return opts.methods.map((method) => quoteOf(plan, method, opts.now, coupon, opts.tax));
 }

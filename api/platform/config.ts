@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { LOG_LEVELS, type LogLevel } from "./logger";
 import { type VpnServerFileEntry, readVpnServersFile } from "./vpn-servers-file";
+import { DEFAULT_TAX_RATES, type TaxRates, readTaxRatesFile } from "./tax-rates";
 
 /**
  * How an integration runs: with its credentials ("live"), as its stand-in ("sandbox": only in sandbox
@@ -190,6 +191,8 @@ export interface ApiConfig {
   seller: SellerConfig;
   /** VIES_CHECK=true: VAT numbers are checked with the EU's VIES service (outside sandbox mode only); else on their format alone. */
   viesCheck: boolean;
+  /** The VAT rate of each EU country in basis points (tax-rates.ts; TAX_RATES_FILE overrides rows): PayPal's, crypto's and the Stripe stand-in's tax. */
+  taxRates: TaxRates;
   /** How often the scheduled jobs (crypto renewal invoices, sandbox renewals) run, in ms. */
   jobsIntervalMs: number;
   /** How long a card subscription whose renewal failed stays Premium while it is retried (DUNNING_GRACE_DAYS, default 14). */
@@ -482,6 +485,15 @@ const envSchema = z
       message: "expected comma-separated tokens, each at least 32 random printable characters without spaces",
     }),
     // Read and checked here, at boot: a bad file stops the start with the other problems.
+    TAX_RATES_FILE: optionalString.transform((path, ctx) => {
+      if (path === undefined) return undefined;
+      const read = readTaxRatesFile(path);
+      if ("problem" in read) {
+        ctx.addIssue({ code: "custom", message: read.problem });
+        return z.NEVER;
+      }
+      return read.rates;
+    }),
     VPN_SERVERS_FILE: optionalString.transform((path, ctx) => {
       if (path === undefined) return undefined;
       const read = readVpnServersFile(path);
@@ -699,6 +711,7 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
             vatId: e.SELLER_VAT_ID ?? SANDBOX_SELLER.vatId,
           },
     viesCheck: !sandbox && e.VIES_CHECK?.toLowerCase() === "true",
+    taxRates: e.TAX_RATES_FILE ?? DEFAULT_TAX_RATES,
     jobsIntervalMs: (e.JOBS_INTERVAL_SECONDS ?? 900) * 1000,
     dunningGraceDays: e.DUNNING_GRACE_DAYS ?? 14,
     integrations,

@@ -4,6 +4,7 @@ import { SESSION_ENDED_MESSAGE, createApiClient } from "~/utils/api.server";
 import { readFlow } from "~/utils/flow.server";
 import { failureStatus } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
+import { saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 
 // POST /payments/paypal: PayPal's own buttons (live, JavaScript on) ask here for the order or
@@ -49,7 +50,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   const flow = await readFlow(request, "checkout");
   const coupon = flow?.planId === input.planId ? flow.coupon : undefined;
-  const started = await createApiClient(request, context, token).post("/api/payments/paypal/checkout", {
+  const api = createApiClient(request, context, token);
+  // The checkout's country becomes the account's billing country first: the payment is taxed as quoted (issue 35).
+  const unsaved = await saveCheckoutCountry(api, request, flow?.planId === input.planId ? flow : null, token);
+  if (unsaved) return answer({ ok: false, message: unsaved }, 503);
+  const started = await api.post("/api/payments/paypal/checkout", {
     body: {
       planId: input.planId,
       return_path: input.return_path,

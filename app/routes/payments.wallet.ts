@@ -4,6 +4,7 @@ import { SESSION_ENDED_MESSAGE, createApiClient } from "~/utils/api.server";
 import { readFlow, writeFlow } from "~/utils/flow.server";
 import { failureStatus } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
+import { saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 import { WALLET_REQUEST_FALLBACK } from "~/utils/wallet-errors";
 
 // POST /payments/wallet: the checkout's Google Pay and Apple Pay panels post the wallet payload here
@@ -61,6 +62,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const coupon = flow?.planId === input.planId ? flow.coupon : undefined;
 
   const api = createApiClient(request, context, token);
+  // The checkout's country becomes the account's billing country first: the payment is taxed as quoted (issue 35).
+  const unsaved = await saveCheckoutCountry(api, request, flow?.planId === input.planId ? flow : null, token);
+  if (unsaved) return answer({ ok: false, message: unsaved }, 503);
   const paid = await api.post("/api/payments/wallet", {
     body: {
       paymentTokenId: input.paymentTokenId,

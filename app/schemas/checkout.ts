@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
-import { codeField, emailField } from "./fields";
+import { BILLING_DETAILS_MESSAGES } from "./billing-details";
+import { codeField, emailField, textField } from "./fields";
 import { controlCharactersMessage, hasControlCharacters } from "./text";
 
 // The checkout's forms (commerce §5), with the spec's messages. Strings only, like identity.ts.
@@ -36,6 +37,17 @@ export const CouponSchema = z.object({ code: codeField }).check(
   }),
 );
 
+/**
+ * The order summary's 'Country' (issue 35): the country taxed. The API has the list and the last word
+ * (an unknown code comes back as its message next to the field).
+ */
+export const CheckoutCountrySchema = z.object({ country: textField }).check(
+  z.superRefine((value, ctx) => {
+    if (!/^[A-Za-z]{2}$/.test(value.country)) ctx.addIssue({ code: "custom", message: BILLING_DETAILS_MESSAGES.country, path: ["country"] });
+  }),
+);
+
 export type CheckoutEmailFields = z.infer<typeof CheckoutEmailSchema>;
 export type CheckoutCodeFields = z.infer<typeof CheckoutCodeSchema>;
 export type CouponFields = z.infer<typeof CouponSchema>;
+export type CheckoutCountryFields = z.infer<typeof CheckoutCountrySchema>;

@@ -10,7 +10,7 @@ export {
   SignupEmailSchema,
   SignupPasswordSchema,
 } from "./identity";
-export { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema } from "./checkout";
+export { CheckoutCodeSchema, CheckoutCountrySchema, CheckoutEmailSchema, CouponSchema } from "./checkout";
 export { DeleteAccountSchema } from "./account-deletion";
 export { PayOpenInvoiceSchema } from "./dunning";
 export { RecoveryCodeSchema, TwoFactorCodeSchema, TwoFactorEnableSchema } from "./two-factor";

@@ -445,7 +445,7 @@ export interface paths {
         };
         /**
          * Everything the signed-in checkout of a plan shows, in one call
-         * @description The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`, `quotes`: with a saved card, saved_card's too), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request. `coupon`: the quotes apply it when it can be used (its tries count as at POST /api/coupons/apply).
+         * @description The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`, `quotes`: with a saved card, saved_card's too), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request. `coupon`: the quotes apply it when it can be used (its tries count as at POST /api/coupons/apply). The quotes are taxed for the account's saved billing details, or for `country` when given (PUT /api/account/billing-country saves it before paying: payments tax from the saved details).
          */
         get: operations["accountCheckout"];
         put?: never;
@@ -467,7 +467,7 @@ export interface paths {
         put?: never;
         /**
          * What a plan costs now, what it buys and what renews, for one way to pay
-         * @description The one answer every page and email of a purchase says (issue 32): the amount charged now (a coupon included), the months it buys (paid + free), the end of the first term (from the product's clock) and the renewal (null when this payment does not renew by itself: a one-time plan, crypto, or PayPal for a term over 12 months, which PayPal cannot bill). The payment code records its outcome by the same rule (api/payments/terms.ts). A bearer token is optional; saved_card needs one, and with one the coupon tries count against the account too.
+         * @description The one answer every page and email of a purchase says (issue 32): the amount charged now (a coupon included; net + VAT: EU consumers pay their country's rate, an EU business with a valid VAT number is reverse charged, elsewhere no VAT; issue 35), the months it buys (paid + free), the end of the first term (from the product's clock) and the renewal (null when this payment does not renew by itself: a one-time plan, crypto, or PayPal for a term over 12 months, which PayPal cannot bill). The payment code records its outcome by the same rule (api/payments/terms.ts). A bearer token is optional; saved_card needs one, and with one the coupon tries count against the account too, and the account's billing details (country, VAT number) decide the tax unless `country` is given.
          */
         post: operations["checkoutQuote"];
         delete?: never;
@@ -1117,6 +1117,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/billing-country": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save only the account's billing country (the checkout's country before paying)
+         * @description The country the tax of the account's next payments is for (issue 35, docs/decisions/061): the quotes of GET /api/account/checkout and every payment tax from it. The rest of the billing details is kept; without billing details yet, they are made with this country and an empty name. Changing the country drops a VAT number (it belongs to its country): the account is then taxed as a consumer until a VAT number of the new country is saved with PUT /api/account/billing-details.
+         */
+        put: operations["saveBillingCountry"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/anonymous/cancel/send-code": {
         parameters: {
             query?: never;
@@ -1627,6 +1647,26 @@ export interface paths {
         };
         /** Download links for the desktop apps */
         get: operations["downloadLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The countries a buyer can choose (the checkout's 'Country')
+         * @description The one list of api/billing/countries.ts, as GET /api/account/billing-details answers it, for a visitor's checkout too (issue 35): every ISO 3166-1 alpha-2 code with its English name, sorted by name, and whether it is in the EU.
+         */
+        get: operations["countries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2725,6 +2765,11 @@ export interface components {
             method: "card" | "saved_card" | "wallet" | "paypal" | "crypto";
             /** @description A coupon (any case); one that cannot be used is refused (422). */
             coupon?: string;
+            /**
+             * @description The country to tax for (the checkout's 'change country'): overrides the saved billing country for this answer only. A VAT number saved for another country does not apply in it.
+             * @example DE
+             */
+            country?: string;
         };
         AddCardRequest: {
             /** @description The PaymentMethod the browser made (Stripe.js createPaymentMethod, or the sandbox's tokenizer). */
@@ -2911,6 +2956,13 @@ export interface components {
             address?: string | null;
             /** @description Optional. EU countries only: checked for the country's format, then by VIES (sandbox: DE000000000 is not registered). Ignored for a country outside the EU. */
             vat_number?: string | null;
+        };
+        BillingCountryRequest: {
+            /**
+             * @description ISO 3166-1 alpha-2
+             * @example DE
+             */
+            country: string;
         };
         CancelCodeRequest: {
             /** @description Trimmed and lower-cased. Missing: 'Email is required'; malformed or over 254 characters: 'Please enter a valid email address'. */
@@ -3451,11 +3503,18 @@ export interface components {
         /** @description The next automatic charge; null without an active subscription that renews by itself. */
         NextCharge: {
             /**
-             * @description What the renewal charges, as shown: '$71.88'.
+             * @description What the renewal charges, VAT included, as shown: '$71.88'.
              * @example $71.88
              */
             amount: string;
+            /** @description The same in cents: net_cents + tax_cents. */
             amount_cents: number;
+            /** @description The renewal before tax (the plan's price, or the plan a pending change renews as), in cents. */
+            net_cents: number;
+            /** @description Its VAT at the subscription's treatment (its latest paid invoice's rate), in cents. */
+            tax_cents: number;
+            /** @description Its VAT line ('VAT 19 % (Germany)', 'VAT reverse charged'); null where no VAT applies. */
+            tax: components["schemas"]["TaxLine"] | null;
             /**
              * Format: date-time
              * @description When the renewal charges (the plan's sub_exp_date).
@@ -3467,6 +3526,37 @@ export interface components {
                 last4: string;
             } | null;
         } | null;
+        TaxLine: {
+            /**
+             * @description ISO 3166-1 alpha-2
+             * @example DE
+             */
+            country: string;
+            /** @example Germany */
+            country_name: string;
+            /**
+             * @description The rate in basis points (1900 = 19 %); 0 for a reverse charge.
+             * @example 1900
+             */
+            rate_basis_points: number;
+            /**
+             * @description The rate as a decimal string in percent
+             * @example 19
+             * @example 25.5
+             */
+            rate_percent: string;
+            /**
+             * @example VAT 19 % (Germany)
+             * @example VAT reverse charged
+             */
+            label: string;
+            /** @description The VAT in cents (half-up on the cent, on the net). */
+            amount_cents: number;
+            /** @description The same in USD. */
+            amount: number;
+            /** @description An EU business with a valid (or accepted unchecked) VAT number: no VAT charged, the buyer accounts for it. */
+            reverse_charge: boolean;
+        };
         /** @description A change to a shorter plan waiting for the next renewal, or null. */
         PendingPlanChange: {
             plan: components["schemas"]["PlanBrief"];
@@ -3500,10 +3590,21 @@ export interface components {
             kind: "now" | "at_renewal";
             current_plan: components["schemas"]["PlanBrief"];
             plan: components["schemas"]["PlanBrief"];
-            /** @description USD charged now (0 for a change at renewal). */
+            /** @description USD charged now, VAT included (0 for a change at renewal). */
             amount_due: number;
-            /** @description The same in cents. */
+            /** @description The same in cents: net_cents + tax.amount_cents. */
             amount_due_cents: number;
+            /**
+             * @description ISO 3166-1 alpha-2 of the country taxed (the saved billing country); null when none is known (no VAT).
+             * @example DE
+             */
+            country: string | null;
+            /** @description What is charged now before tax, in cents (as the quote's net_cents). */
+            net_cents: number;
+            /** @description The same in USD. */
+            net: number;
+            /** @description The VAT line of the charge now (as the quote's tax); null where no VAT applies. */
+            tax: components["schemas"]["TaxLine"] | null;
             /** @description Unix seconds; null for a change at renewal. */
             proration_date: number | null;
             /** Format: date-time */
@@ -3518,10 +3619,14 @@ export interface components {
         };
         /** @description The three figures a change is stated with; the preview's and the result's come from the same function. */
         PlanChangeSummary: {
-            /** @description USD charged now: the new plan less the unused part of the current one (0 for a change at renewal). */
+            /** @description USD charged now, VAT included: the new plan less the unused part of the current one, plus VAT (0 for a change at renewal). */
             charged_now: number;
-            /** @description The same in cents. */
+            /** @description The same in cents: charged_now_net_cents + charged_now_tax.amount_cents. */
             charged_now_cents: number;
+            /** @description What is charged now before tax, in cents. */
+            charged_now_net_cents: number;
+            /** @description Its VAT line (Stripe Tax's amount, our wording, as the quote's tax); null where no VAT applies. */
+            charged_now_tax: components["schemas"]["TaxLine"] | null;
             /**
              * Format: date-time
              * @description When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.
@@ -3529,10 +3634,16 @@ export interface components {
             new_end_date: string;
             /** @description The new plan's next charge. */
             next_renewal: {
-                /** @description USD. */
+                /** @description USD, VAT included. */
                 amount: number;
-                /** @description The same in cents. */
+                /** @description The same in cents: net_cents + tax_cents. */
                 amount_cents: number;
+                /** @description The new plan's price before tax, in cents. */
+                net_cents: number;
+                /** @description Its VAT at the customer's treatment, in cents. */
+                tax_cents: number;
+                /** @description Its VAT line; null where no VAT applies. */
+                tax: components["schemas"]["TaxLine"] | null;
                 /** Format: date-time */
                 date: string;
             };
@@ -3645,7 +3756,18 @@ export interface components {
             discount_amount_cents: number;
             /** @description The same in USD. */
             discount_amount: number;
-            /** @description What is charged now, in cents. */
+            /**
+             * @description ISO 3166-1 alpha-2 of the country the tax is for (the `country` asked, else the saved billing country); null when none is known (no VAT).
+             * @example DE
+             */
+            country: string | null;
+            /** @description What is charged before tax (price − discount), in cents. Prices are tax-exclusive. */
+            net_cents: number;
+            /** @description The same in USD. */
+            net: number;
+            /** @description The VAT line (EU: the country's rate, or a reverse charge at 0); null when no VAT applies (outside the EU). */
+            tax: components["schemas"]["TaxLine"] | null;
+            /** @description What is charged now, in cents: net_cents + tax.amount_cents. */
             amount_cents: number;
             /** @description The same in USD. */
             amount: number;
@@ -3662,6 +3784,11 @@ export interface components {
             first_term_ends_on: string;
             /** @description null: this payment does not renew by itself. */
             renewal: {
+                /** @description The renewal before tax (the plan's price), in cents. */
+                net_cents: number;
+                /** @description Its VAT at the same rate as now, in cents. */
+                tax_cents: number;
+                /** @description What each renewal charges: net_cents + tax_cents. */
                 amount_cents: number;
                 amount: number;
                 interval_months: number;
@@ -3779,7 +3906,14 @@ export interface components {
             /** @example card */
             wallet_payment_type: string | null;
             invoice_available: boolean;
-            /** @description What was charged, in cents. */
+            /** @description The country whose VAT was charged (the invoice's); null when none applied. */
+            country: string | null;
+            /** @description What was charged before tax, in cents (the invoice's net). */
+            net_cents: number;
+            net: number;
+            /** @description The invoice's VAT line, as the quote words it; null when no VAT applied. */
+            tax: components["schemas"]["TaxLine"] | null;
+            /** @description What was charged, in cents: net + tax. */
             amount_cents: number;
             /** @description The same in USD. */
             amount: number;
@@ -3799,6 +3933,9 @@ export interface components {
              */
             first_term_ends_on: string;
             renewal: {
+                net_cents: number;
+                /** @description The renewal's VAT at the rate of this payment. */
+                tax_cents: number;
                 amount_cents: number;
                 amount: number;
                 interval_months: number;
@@ -3966,10 +4103,14 @@ export interface components {
              */
             amount: number;
             /**
-             * @description The same in cents
+             * @description The same in cents, VAT included
              * @example 10776
              */
             amount_cents: number;
+            /** @description Its invoice's net (before tax), in cents; null without an invoice (a failed attempt). */
+            net_cents: number | null;
+            /** @description Its invoice's VAT line (as the receipt's tax); null where no VAT applied or without an invoice. */
+            tax: components["schemas"]["TaxLine"] | null;
             /**
              * @description 'paid', 'Payment failed', or 'refunded' (the money-back guarantee returned it; commerce §4: 'paid' shows as Paid)
              * @example paid
@@ -4066,7 +4207,7 @@ export interface components {
              */
             country_name: string;
             /**
-             * @description The name invoices are made out to (a person or a company)
+             * @description The name invoices are made out to (a person or a company); empty when only the country was saved (PUT /api/account/billing-country)
              * @example José Müller
              */
             name: string;
@@ -5968,6 +6109,8 @@ export interface operations {
                 plan_id: number | string;
                 /** @description The coupon the checkout applied. */
                 coupon?: string;
+                /** @description The country to tax for instead of the saved billing country (this answer only). */
+                country?: string;
             };
             header?: never;
             path?: never;
@@ -6050,7 +6193,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Validation ('Sign in to pay with a saved card.' under errors.fields.method); a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon) */
+            /** @description Validation ('Sign in to pay with a saved card.' under errors.fields.method; 'The country must be a two-letter ISO 3166-1 code, e.g. DE or US.' under errors.fields.country); a coupon that cannot be used ('This coupon code is not valid.', under errors.fields.coupon) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7861,6 +8004,48 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    saveBillingCountry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingCountryRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["BillingCountryRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Country saved.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["BillingDetails"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description 'Please choose your country.' (under errors.fields.country) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
     sendCancelCode: {
         parameters: {
             query?: never;
@@ -9008,6 +9193,36 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: components["schemas"]["DownloadLinks"];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    countries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The countries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            countries: {
+                                code: string;
+                                name: string;
+                                eu: boolean;
+                            }[];
+                        };
                     };
                 };
             };

@@ -43,6 +43,16 @@ export type CheckoutFlow = {
    */
   lastSent?: { email: string; sentAt: number };
   coupon?: string;
+  /**
+   * The country the customer chose in the order summary (issue 35): the quotes are taxed for it, and it
+   * becomes the account's billing country when the customer pays (a visitor's, when the account is made).
+   */
+  country?: string;
+  /**
+   * What the visitor had typed as their email, not yet sent, when 'Update' posted the country without
+   * JavaScript (both are in the email form then): the email field shows it again.
+   */
+  typedEmail?: string;
   /** When the payment went through (ms): 'Payment Successful!' and its countdown. */
   paidAt?: number;
   /**

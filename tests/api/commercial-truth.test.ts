@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PLANS } from "../../api/payments/catalog";
 import { addMonthsUtc } from "../../api/payments/records";
 import { formatDate as longDate } from "../../api/platform/dates";
+import { pdfText } from "../support/pdf-text";
 import { until } from "../support/until";
 import { databases, type TestApi, useApi } from "./harness";
 import { GOOD, approveAtPayPal, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
@@ -196,6 +197,64 @@ describe.each(databases())("one commercial truth: quote, recorded payment and re
   }
 });
 
+// Tax (issue 35, docs/decisions/061): for a German consumer, the quote, the invoice row, its PDF, the receipt, the
+// receipt email, the billing history and the next charge state the same net, VAT and total, every plan, every method.
+describe.each(databases())("one commercial truth with VAT: a German customer's net, VAT and total agree everywhere ($name)", (kind) => {
+  const t = useApi(kind);
+
+  for (const plan of PLANS) {
+    for (const method of METHODS) {
+      it(`${plan.title} by ${method} in Germany`, async () => {
+        const who = await customer(t, `truth-de-${plan.id}-${method}@example.com`);
+        const saved = await t.request("PUT", "/api/account/billing-country", { token: who.token, json: { country: "DE" } });
+        expect(saved.status, saved.text).toBe(200);
+        const quoted = await t.post("/api/checkout/quote", { token: who.token, json: { planId: plan.id, method } });
+        expect(quoted.status, quoted.text).toBe(200);
+        const quote = quoted.body.data;
+        const net = plan.discounted_price_cents!;
+        const vat = Math.floor((net * 1900 + 5000) / 10000);
+        expect(quote).toMatchObject({ country: "DE", net_cents: net, tax: { label: "VAT 19 % (Germany)", amount_cents: vat }, amount_cents: net + vat });
+
+        await pay(t, who, plan.id!, method, quote.amount);
+
+        const invoice = await t.db
+          .selectFrom("invoices")
+          .innerJoin("transactions", "transactions.id", "invoices.transaction_id")
+          .select(["transactions.id", "transactions.payment_gateway", "transactions.amount_cents as charged", "invoices.net_cents", "invoices.vat_cents", "invoices.vat_rate", "invoices.amount_cents"])
+          .where("invoices.user_id", "=", who.userId)
+          .executeTakeFirstOrThrow();
+        expect(invoice).toMatchObject({ charged: quote.amount_cents, amount_cents: quote.amount_cents, net_cents: net, vat_cents: vat, vat_rate: "19" });
+        const pdf = await fetch(`${t.baseUrl}/api/invoice/${invoice.id}/${invoice.payment_gateway}`, { headers: { authorization: `Bearer ${who.token}` } });
+        expect(pdf.status).toBe(200);
+        const text = pdfText(Buffer.from(await pdf.arrayBuffer()));
+        expect(text).toMatch(new RegExp(`Net\\s+\\${usd(net)}`));
+        expect(text).toMatch(new RegExp(`VAT 19 % \\(Germany\\)\\s+\\${usd(vat)}`));
+        expect(text).toMatch(new RegExp(`Total \\(USD\\)\\s+\\${usd(net + vat)}`));
+
+        const receipt = await t.get(`/api/account/receipt?plan_id=${plan.id}`, { token: who.token });
+        expect(receipt.status, receipt.text).toBe(200);
+        expect(receipt.body.data.payment).toMatchObject({ country: "DE", net_cents: net, tax: { label: quote.tax.label, amount_cents: vat }, amount_cents: quote.amount_cents });
+        expect(receipt.body.data.payment.renewal).toEqual(quote.renewal ? { ...quote.renewal, renews_on: expect.any(String) } : null);
+
+        const history = await t.post("/api/billing/transactions", { token: who.token, json: {} });
+        expect(history.body.data.transactions[0]).toMatchObject({ amount_cents: quote.amount_cents, net_cents: net, tax: { label: quote.tax.label, amount_cents: vat } });
+
+        const active = (await t.post("/api/subscription/active", { token: who.token })).body.data;
+        if (quote.renewal) {
+          expect(active.next_charge).toMatchObject({ amount_cents: quote.renewal.amount_cents, net_cents: quote.renewal.net_cents, tax_cents: quote.renewal.tax_cents, tax: { label: quote.tax.label } });
+        } else {
+          expect(active.next_charge).toBeNull();
+        }
+
+        const mail = await until("the receipt email", async () => (await t.mailbox(who.email)).find((m) => m.subject === "Your VPN receipt"));
+        expect(mail.text).toContain(`Thank you for your payment of ${usd(quote.amount_cents)} for the ${plan.title} plan.`);
+        expect(mail.text).toContain(`Net ${usd(net)}, VAT 19 % (Germany) ${usd(vat)}, total ${usd(net + vat)}.`);
+        if (quote.renewal) expect(mail.text).toContain(` at ${usd(quote.renewal.amount_cents)} every `);
+      });
+    }
+  }
+});
+
 /** The day of an ISO moment (UTC): the three figures name days. */
 const dayOf = (iso: string) => iso.slice(0, 10);
 
@@ -222,22 +281,33 @@ const PAYPAL_SUBSCRIBED = RECURRING.filter((plan) => plan.duration_months! <= 12
 describe.each(databases())("one commercial truth: every plan change says the same three figures ($name)", (kind) => {
   const t = useApi(kind);
   const pairs = (plans: typeof RECURRING) => plans.flatMap((from) => plans.filter((to) => to.id !== from.id).map((to) => [from, to] as const));
-  const cases = [
-    ...pairs(RECURRING).map(([from, to]) => ({ method: "card" as const, from, to })),
-    ...pairs(PAYPAL_SUBSCRIBED).map(([from, to]) => ({ method: "paypal" as const, from, to })),
-  ];
+  // Each also for a German consumer (issue 35): every figure with 19 % VAT, the charge now Stripe Tax's.
+  const cases = (["US", "DE"] as const).flatMap((country) => [
+    ...pairs(RECURRING).map(([from, to]) => ({ method: "card" as const, from, to, country })),
+    ...pairs(PAYPAL_SUBSCRIBED).map(([from, to]) => ({ method: "paypal" as const, from, to, country })),
+  ]);
+  const vatOf = (country: "US" | "DE", net: number) => (country === "DE" ? Math.floor((net * 1900 + 5000) / 10000) : 0);
 
-  it.each(cases.map((c) => [`${c.from.title} to ${c.to.title} by ${c.method}`, c] as const))("%s", async (_name, { method, from, to }) => {
-    const who = await customer(t, `change-${method}-${from.id}-${to.id}@example.com`);
-    await pay(t, who, from.id!, method, from.discounted_price_cents! / 100);
+  it.each(cases.map((c) => [`${c.from.title} to ${c.to.title} by ${c.method}${c.country === "DE" ? " in Germany" : ""}`, c] as const))("%s", async (_name, { method, from, to, country }) => {
+    const who = await customer(t, `change-${method}-${from.id}-${to.id}-${country}@example.com`);
+    if (country === "DE") expect((await t.request("PUT", "/api/account/billing-country", { token: who.token, json: { country } })).status).toBe(200);
+    const fromNet = from.discounted_price_cents!;
+    await pay(t, who, from.id!, method, (fromNet + vatOf(country, fromNet)) / 100);
     const before = (await t.post("/api/subscription/active", { token: who.token })).body.data.subscription;
 
     const preview = await t.get(`/api/subscription/change-preview?plan_id=${to.id}`, { token: who.token });
     expect(preview.status, preview.text).toBe(200);
     const { summary, kind: when } = preview.body.data;
     expect(summary.charged_now_cents).toBe(Math.round(summary.charged_now * 100));
-    // What the new plan renews at, every time: its card's price.
-    expect(summary.next_renewal).toMatchObject({ amount_cents: to.discounted_price_cents, date: summary.new_end_date });
+    // What the new plan renews at, every time: its card's price, with VAT in Germany.
+    const toNet = to.discounted_price_cents!;
+    expect(summary.next_renewal).toMatchObject({ amount_cents: toNet + vatOf(country, toNet), net_cents: toNet, tax_cents: vatOf(country, toNet), date: summary.new_end_date });
+    // What is charged now: its net and VAT (once, on the net), as the quote states them.
+    expect(summary.charged_now_cents).toBe(summary.charged_now_net_cents + (summary.charged_now_tax?.amount_cents ?? 0));
+    expect(summary.charged_now_tax?.amount_cents ?? 0).toBe(vatOf(country, summary.charged_now_net_cents));
+    expect(preview.body.data).toMatchObject({ net_cents: summary.charged_now_net_cents, amount_due_cents: summary.charged_now_cents });
+    if (country === "DE") expect(summary.next_renewal.tax).toMatchObject({ label: "VAT 19 % (Germany)" });
+    else expect(summary.next_renewal.tax).toBeNull();
     if (when === "now") {
       // Bought now: the new plan's whole card from today (its free months too), less nothing.
       expect(dayOf(summary.new_end_date)).toBe(dayOf(addMonthsUtc(new Date(), to.duration_months! + to.extra_months!).toISOString()));
@@ -278,6 +348,19 @@ describe.each(databases())("one commercial truth: every plan change says the sam
     expect(mail.text).toContain(`Charged now: ${usd(summary.charged_now_cents)}`);
     expect(mail.text).toContain(`New end date: ${longDate(summary.new_end_date)}`);
     expect(mail.text).toContain(`Next renewal: ${usd(summary.next_renewal.amount_cents)} on ${longDate(summary.next_renewal.date)}`);
+    if (country === "DE") {
+      expect(mail.text).toContain(`Net ${usd(toNet)}, VAT 19 % (Germany) ${usd(vatOf(country, toNet))}, total ${usd(summary.next_renewal.amount_cents)}.`);
+      if (when === "now") {
+        expect(mail.text).toContain(
+          `Net ${usd(summary.charged_now_net_cents)}, VAT 19 % (Germany) ${usd(summary.charged_now_tax.amount_cents)}, total ${usd(summary.charged_now_cents)}.`,
+        );
+        // The change's invoice records what was charged.
+        const rows = await t.db.selectFrom("invoices").select(["net_cents", "vat_cents", "amount_cents"]).where("user_id", "=", who.userId).orderBy("id").execute();
+        expect(rows[rows.length - 1]).toEqual({ net_cents: summary.charged_now_net_cents, vat_cents: summary.charged_now_tax.amount_cents, amount_cents: summary.charged_now_cents });
+      }
+    } else {
+      expect(mail.text).not.toContain("VAT");
+    }
   });
 });
 

@@ -122,6 +122,17 @@ describe.each(databases())("HTTP behaviour ($name)", (kind) => {
     });
   });
 
+  it("serves the countries without authentication, the same list as the billing details' (issue 35)", async () => {
+    const res = await t.get("/api/countries");
+    expect(res.status).toBe(200);
+    expect(res.body.data.countries).toContainEqual({ code: "DE", name: "Germany", eu: true });
+    expect(res.body.data.countries).toContainEqual({ code: "US", name: "United States", eu: false });
+    await t.createUser({ email: "countries@example.com", password: "countries-password" });
+    const token = await t.login("countries@example.com", "countries-password");
+    const details = await t.get("/api/account/billing-details", { token });
+    expect(res.body.data.countries).toEqual(details.body.data.countries);
+  });
+
   it("reports health", async () => {
     const res = await t.get("/api/health");
     expect(res.status).toBe(200);

@@ -109,7 +109,7 @@ describe.each(databases({ postgres: "a burst of payments taking invoice numbers 
     const year = t.clock.now().getUTCFullYear();
     const numbers = rows.map((row) => row.number).sort();
     expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => formatDocumentNumber("INV", year, i + 1)));
-    // Today every sale is net = total with no VAT line charged (issue 35's tax fills these).
+    // Buyers without billing details (no country known) pay no VAT: net = total, no VAT line.
     for (const row of rows) expect(row).toMatchObject({ net_cents: row.amount_cents, vat_rate: null, vat_cents: 0 });
     const counter = await t.db.selectFrom("document_counters").selectAll().where("series", "=", "INV").execute();
     expect(counter).toEqual([{ series: "INV", year, value: 12 }]);
@@ -178,12 +178,12 @@ describe.each(databases({ postgres: "a burst of payments taking invoice numbers 
     // The seller, from SELLER_* (the sandbox's stand-in here).
     expect(text).toContain(t.config.seller.name);
     expect(text).toContain(`VAT number: ${t.config.seller.vatId}`);
-    // The line and the amounts: net, VAT rate and amount (none charged today), total.
-    expect(text).toMatch(/VPN plan: 2 Years\s+\$107\.76\s+–\s+\$0\.00\s+\$107\.76/);
+    // The line and the amounts: a German business with a valid VAT number is reverse charged (0 %, no VAT), with the note.
+    expect(text).toMatch(/VPN plan: 2 Years\s+\$107\.76\s+0 ?%\s+\$0\.00\s+\$107\.76/);
     expect(text).toMatch(/Net\s+\$107\.76/);
-    expect(text).toMatch(/VAT\s+\$0\.00/);
+    expect(text).toMatch(/VAT reverse charged\s+\$0\.00/);
     expect(text).toMatch(/Total \(USD\)\s+\$107\.76/);
-    expect(text).toContain("No VAT charged on this invoice.");
+    expect(text.replace(/\s+/g, " ")).toContain("VAT reverse charged: the recipient accounts for the VAT (Article 196, Council Directive 2006/112/EC).");
     expect(text).toMatch(/Payment method\s+Card/);
     expect(text).toMatch(/Date of supply\s+\d{2} \w+, \d{4}/);
     expect(text).not.toContain("Ελένη");

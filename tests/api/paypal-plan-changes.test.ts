@@ -66,8 +66,10 @@ describe.each(databases())("PayPal plan changes ($name)", (kind) => {
     expect(summary).toEqual({
       charged_now: 0,
       charged_now_cents: 0,
+      charged_now_net_cents: 0,
+      charged_now_tax: null,
       new_end_date: before.sub_exp_date,
-      next_renewal: { amount: 71.88, amount_cents: 7188, date: before.sub_exp_date },
+      next_renewal: { amount: 71.88, amount_cents: 7188, net_cents: 7188, tax_cents: 0, tax: null, date: before.sub_exp_date },
     });
 
     // Cancelled at PayPal: nothing changes.

@@ -71,7 +71,7 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     const summary = preview.body.data.summary;
     expect(summary.charged_now).toBe(preview.body.data.amount_due);
     expect(day(summary.new_end_date)).toBe(day(fourteenMonths));
-    expect(summary.next_renewal).toEqual({ amount: 71.88, amount_cents: 7188, date: summary.new_end_date });
+    expect(summary.next_renewal).toEqual({ amount: 71.88, amount_cents: 7188, net_cents: 7188, tax_cents: 0, tax: null, date: summary.new_end_date });
 
     const changed = await t.post("/api/subscription/change", {
       token: who.token,
@@ -114,8 +114,10 @@ describe.each(databases())("plan changes ($name)", (kind) => {
     expect(preview.body.data.summary).toEqual({
       charged_now: 0,
       charged_now_cents: 0,
+      charged_now_net_cents: 0,
+      charged_now_tax: null,
       new_end_date: before!.sub_exp_date,
-      next_renewal: { amount: 9.99, amount_cents: 999, date: before!.sub_exp_date },
+      next_renewal: { amount: 9.99, amount_cents: 999, net_cents: 999, tax_cents: 0, tax: null, date: before!.sub_exp_date },
     });
     const changed = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: newKey() } });
     expect(changed.status, changed.text).toBe(200);

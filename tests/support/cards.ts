@@ -20,6 +20,9 @@ export const THREE_DS_ALWAYS_CARD = "4000 0027 6000 3184";
 /** Attaches and saves; every charge is declined. */
 export const ATTACH_THEN_DECLINE_CARD = "4000 0000 0000 0341";
 
+/** Pays; issued in Germany (card.country DE). */
+export const GERMAN_CARD = "4000 0027 6000 0016";
+
 /** Every test card: the e2e log scan (logs.spec.ts) looks for each with and without its spaces. */
 export const TEST_CARD_NUMBERS = [
   GOOD_CARD,
@@ -31,6 +34,7 @@ export const TEST_CARD_NUMBERS = [
   THREE_DS_CARD,
   THREE_DS_ALWAYS_CARD,
   ATTACH_THEN_DECLINE_CARD,
+  GERMAN_CARD,
 ];
 
 /** The number without its spaces, as an API client sends it. */

@@ -663,6 +663,43 @@ export function pageFlows(base: string): PageFlow[] {
       },
     },
     {
+      role: "free",
+      name: "the checkout's country and VAT (issue 35)",
+      run: async (visit, context) => {
+        const { page } = visit;
+        const user = await createUser();
+        await signInContext(context, user);
+        await visit.open("/subscription/payment/5");
+        const summary = page.getByRole("complementary", { name: "Order summary" });
+        await summary.getByLabel("Country").selectOption("FR");
+        if (!visit.js) await summary.getByRole("button", { name: "Update" }).click();
+        await expect(summary.getByText("VAT 20 % (France)")).toBeVisible();
+        await visit.snap("checkout: VAT 20 % (France)", { openDetails: true });
+        // Paid with France's VAT: Billing's next charge and history, and a plan change, say it.
+        if (!visit.js) await page.getByRole("button", { name: "Continue to secure payment page" }).click();
+        await fillSandboxCardAndPay(page, GOOD_CARD);
+        await expect(page.getByRole("dialog", { name: "Payment Successful!" })).toBeVisible();
+        await visit.open("/billing");
+        await expect(page.getByText("including VAT 20 % (France)", { exact: false }).first()).toBeVisible();
+        await visit.snap("/billing: a payment and a renewal with VAT");
+        await visit.open("/subscription/payment/6");
+        await expect(page.getByRole("complementary", { name: "Plan change summary" }).getByText("VAT 20 % (France)", { exact: true })).toBeVisible();
+        await visit.snap("plan change: VAT 20 % (France)");
+        // A business in Germany with a VAT number: reverse charged (the one-time plan is a purchase beside the plan).
+        await visit.open("/billing?tab=billing-details");
+        await page.getByLabel("Country").selectOption("DE");
+        await page.getByLabel("Name").fill("Muster GmbH");
+        await page.getByLabel("VAT number (optional)").fill("DE123456789");
+        await page.getByRole("button", { name: "Save billing details" }).click();
+        await expect(page.getByText("Billing details saved.").first()).toBeVisible();
+        await visit.open("/subscription/payment/7");
+        await summary.getByLabel("Country").selectOption("DE");
+        if (!visit.js) await summary.getByRole("button", { name: "Update" }).click();
+        await expect(summary.getByText("VAT reverse charged")).toBeVisible();
+        await visit.snap("checkout: VAT reverse charged");
+      },
+    },
+    {
       role: "buyer",
       name: "a crypto purchase",
       run: async (visit, context) => {

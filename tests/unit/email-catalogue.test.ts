@@ -5,6 +5,7 @@ import * as identityEmails from "../../api/identity/emails";
 import { passkeyAddedEmail, passkeyCodeEmail } from "../../api/identity/passkeys";
 import * as paymentEmails from "../../api/payments/emails";
 import { planChangeEmail } from "../../api/payments/plan-changes";
+import { type TaxTreatment, taxedAmount } from "../../api/payments/tax";
 import type { Mail } from "../../api/platform/mailer";
 
 /*
@@ -18,7 +19,13 @@ const TO = "alex@example.com";
 const CODE = "012345";
 const ORIGIN = { at: new Date("2026-11-28T14:02:00Z"), browser: "Firefox 133 on Windows 11", network: "203.0.113.0/24" };
 const RENEWAL = { amount: "$9.99", card: "Visa ending in 4242", graceUntil: "December 14, 2026", link: `${URL}/billing/pay` };
-const CHANGE = { chargedNowCents: 7188, newEndDate: new Date("2027-11-28T00:00:00Z"), nextRenewal: { amountCents: 7188, date: new Date("2027-11-28T00:00:00Z") } };
+const GERMANY: TaxTreatment = { country: "DE", rateBasisPoints: 1900, reverseCharge: false };
+const CHANGE = {
+  chargedNowCents: 8554,
+  chargedNow: taxedAmount(GERMANY, 7188),
+  newEndDate: new Date("2027-11-28T00:00:00Z"),
+  nextRenewal: { amountCents: 8554, taxed: taxedAmount(GERMANY, 7188), date: new Date("2027-11-28T00:00:00Z") },
+};
 
 const samples: Record<string, () => Mail> = {
   signupCodeEmail: () => identityEmails.signupCodeEmail(TO, CODE),

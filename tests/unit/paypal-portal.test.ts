@@ -5,10 +5,12 @@ import { setPortalConfigForTests } from "./portal-config";
 
 // The portal's side of PayPal (issue 23) against a stand-in for the product API over HTTP: the
 // resource route PayPal's live buttons call (/payments/paypal), and the checkout's reading of PayPal's
-// return and cancel URLs.
+// return and cancel URLs. Before PayPal, the checkout's country becomes the account's billing country
+// (issue 35): here an account with none saved and an English (US) browser.
 type Seen = { path: string; body: Record<string, unknown> };
 const seen: Seen[] = [];
 let refuse: { status: number; message: string } | null = null;
+const saved: { country: string }[] = [];
 
 const standIn = http.createServer((req, res) => {
   let raw = "";
@@ -21,6 +23,13 @@ const standIn = http.createServer((req, res) => {
       res.end(JSON.stringify(body));
     };
     if (req.headers.authorization !== "Bearer good-token") return reply(401, { status: false, message: "Unauthenticated." });
+    if (req.url === "/api/account/billing-details") {
+      return reply(200, { status: true, data: { billing_details: null, countries: [{ code: "US", name: "United States", eu: false }] } });
+    }
+    if (req.url === "/api/account/billing-country") {
+      saved.push(JSON.parse(raw) as { country: string });
+      return reply(200, { status: true, message: "Country saved.", data: {} });
+    }
     seen.push({ path: req.url ?? "", body: raw ? JSON.parse(raw) : {} });
     if (req.url === "/api/payments/paypal/checkout") {
       if (refuse) return reply(refuse.status, { status: false, errors: { code: "conflict", message: refuse.message } });
@@ -59,6 +68,7 @@ async function post(body: string, signedIn = true) {
     const probe = new Request("http://portal.test/payments/paypal");
     headers.Cookie = (await sessions.commitTokenSession(probe, "good-token")).split(";")[0]!;
   }
+  headers["Accept-Language"] = "en-US,en;q=0.9";
   const request = new Request("http://portal.test/payments/paypal", { method: "POST", headers, body });
   return (await route.action({ request, context: context(), params: {} })) as Response;
 }
@@ -74,6 +84,8 @@ describe("/payments/paypal (PayPal's buttons)", () => {
     expect(await response.json()).toEqual({ ok: true, id: "5O190127TN364715T", kind: "order" });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.body).toMatchObject({ planId: 7, return_path: "/subscription/payment/7" });
+    // The account had no billing country: the one the page showed (the browser's) was saved first.
+    expect(saved.at(-1)).toEqual({ country: "US" });
     const key = seen[0]!.body.idempotency_key as string;
     expect(key).not.toBe(GOOD.idempotency_key);
     // The same page key is the same attempt (a double click opens one order).
@@ -128,13 +140,17 @@ describe("the PayPal panel's terms", () => {
     price: 0,
     discount_amount_cents: 0,
     discount_amount: 0,
+    country: null,
+    net_cents: amount_cents,
+    net: 0,
+    tax: null,
     amount_cents,
     amount: 0,
     paid_months,
     extra_months: 0,
     months: paid_months,
     first_term_ends_on: "2027-01-01T00:00:00.000Z",
-    renewal: renewal ? { ...renewal, amount: 0, renews_on: "2027-01-01T00:00:00.000Z" } : null,
+    renewal: renewal ? { ...renewal, net_cents: renewal.amount_cents, tax_cents: 0, amount: 0, renews_on: "2027-01-01T00:00:00.000Z" } : null,
   });
   it("a PayPal subscription that renews, or one payment that does not, as the quote says", async () => {
     const { paypalTerms } = await import("~/routes/subscription.payment.$planId/summary");

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { route } from "../contract/route";
-import { BILLING_DETAILS_MESSAGES, billingDetailsOf, saveBillingDetails, vatCheckerFor } from "../../billing/billing-details";
+import { BILLING_DETAILS_MESSAGES, billingDetailsOf, saveBillingCountry, saveBillingDetails, vatCheckerFor } from "../../billing/billing-details";
 import { COUNTRY_CODES, countryList } from "../../billing/countries";
-import { body, optionalText, requiredText, withoutControlCharacters } from "../validation";
+import { body, countryField, optionalText, requiredText, withoutControlCharacters } from "../validation";
 
 const COUNTRY_REQUIRED = "Please choose your country.";
 
@@ -10,7 +10,10 @@ const BillingDetailsSchema = z
   .strictObject({
     country: z.string().meta({ description: "ISO 3166-1 alpha-2", examples: ["DE"] }),
     country_name: z.string().meta({ description: "The country's English name", examples: ["Germany"] }),
-    name: z.string().meta({ description: "The name invoices are made out to (a person or a company)", examples: ["José Müller"] }),
+    name: z.string().meta({
+      description: "The name invoices are made out to (a person or a company); empty when only the country was saved (PUT /api/account/billing-country)",
+      examples: ["José Müller"],
+    }),
     address: z.string().nullable().meta({ description: "The address, lines separated by newlines; null when not given", examples: ["Straße 5\n50667 Köln"] }),
     vat_number: z.string().nullable().meta({ description: "Normalised (country prefix, no spaces); EU countries only", examples: ["DE123456789"] }),
     vat_number_status: z.enum(["valid", "invalid", "unchecked"]).nullable().meta({
@@ -81,6 +84,24 @@ export const billingDetailsRoutes = [
         input,
       );
       return { data: saved, message: BILLING_DETAILS_MESSAGES.saved };
+    },
+  }),
+
+  route({
+    method: "put",
+    path: "/api/account/billing-country",
+    operationId: "saveBillingCountry",
+    tags: ["Billing"],
+    summary: "Save only the account's billing country (the checkout's country before paying)",
+    description:
+      "The country the tax of the account's next payments is for (issue 35, docs/decisions/061): the quotes of GET /api/account/checkout and every payment tax from it. The rest of the billing details is kept; without billing details yet, they are made with this country and an empty name. Changing the country drops a VAT number (it belongs to its country): the account is then taxed as a consumer until a VAT number of the new country is saved with PUT /api/account/billing-details.",
+    auth: true,
+    body: body({ country: countryField(COUNTRY_REQUIRED) }).meta({ id: "BillingCountryRequest" }),
+    success: { description: `'${BILLING_DETAILS_MESSAGES.countrySaved}'`, data: BillingDetailsSchema },
+    errors: { 422: `'${COUNTRY_REQUIRED}' (under errors.fields.country)` },
+    async handler({ ctx, auth, body: input }) {
+      const saved = await saveBillingCountry({ db: ctx.db, now: ctx.clock.now() }, auth.user.id, input.country);
+      return { data: saved, message: BILLING_DETAILS_MESSAGES.countrySaved };
     },
   }),
 ];

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
-import { body, idField, requiredText } from "../validation";
+import { body, countryField, idField, requiredText } from "../validation";
 import { UserSchema, publicUser } from "../../identity/users";
 import { bearerUserId } from "../../identity/sessions";
 import { DomainError } from "../../platform/errors";
 import { COUPON_MESSAGES } from "../../payments/coupons";
 import { activeSubscription, findPlan } from "../../payments/plans";
 import { PAYMENT_METHODS, QuoteSchema, quotesFor } from "../../payments/terms";
+import { partyIn, taxPartyOf, taxTreatmentOf } from "../../payments/tax";
 import { PLAN_MESSAGES, PlanDetailFields, limitCouponQuotes, planDetailOf, releaseCouponTry } from "./plans";
 import { PaymentConfigSchema, SavedCardSchema, paymentConfigOf, savedCardsOf } from "./payments";
 import { SubscriptionSchema, publicSubscription } from "./subscription";
@@ -21,7 +22,12 @@ const quoteRequest = body({
     description: "How the customer pays: card, saved_card, wallet (Apple Pay, Google Pay), paypal or crypto.",
   }),
   coupon: couponField().optional().meta({ description: "A coupon (any case); one that cannot be used is refused (422)." }),
+  country: countryField().optional().meta({
+    description: "The country to tax for (the checkout's 'change country'): overrides the saved billing country for this answer only. A VAT number saved for another country does not apply in it.",
+  }),
 }).meta({ id: "QuoteRequest" });
+
+const COUNTRY_OVERRIDE = "The country to tax for instead of the saved billing country (this answer only).";
 
 const TOO_MANY_COUPONS = rateLimited("'Too many coupon attempts. Please try again in N minutes.' (with a coupon only)");
 
@@ -34,12 +40,13 @@ export const checkoutRoutes = [
     tags: ["Billing"],
     summary: "Everything the signed-in checkout of a plan shows, in one call",
     description:
-      "The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`, `quotes`: with a saved card, saved_card's too), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request. `coupon`: the quotes apply it when it can be used (its tries count as at POST /api/coupons/apply).",
+      "The answers of POST /api/plans/detail (`plan_data`, `term_ends_on`, `quotes`: with a saved card, saved_card's too), GET /api/payments/config (`gateway`), GET /api/me (`user`), POST /api/payments/payment-methods (`saved_cards`) and the `subscription` of POST /api/subscription/active, read in one request. `coupon`: the quotes apply it when it can be used (its tries count as at POST /api/coupons/apply). The quotes are taxed for the account's saved billing details, or for `country` when given (PUT /api/account/billing-country saves it before paying: payments tax from the saved details).",
     auth: true,
     before: limitCouponQuotes,
     query: z.object({
       plan_id: idField("plan id").meta({ description: "plans.id" }),
       coupon: couponField().optional().meta({ description: "The coupon the checkout applied." }),
+      country: countryField().optional().meta({ description: COUNTRY_OVERRIDE }),
     }),
     success: {
       description: "The checkout",
@@ -59,7 +66,9 @@ export const checkoutRoutes = [
         savedCardsOf(ctx, auth.user.id),
         activeSubscription(ctx.db, auth.user.id, ctx.clock.now()),
       ]);
-      const detail = await planDetailOf(ctx, query.plan_id, { savedCards: savedCards.length, coupon: query.coupon, res });
+      const party = partyIn(await taxPartyOf(ctx.db, auth.user.id), query.country);
+      const tax = taxTreatmentOf(ctx.config.taxRates, party);
+      const detail = await planDetailOf(ctx, query.plan_id, { savedCards: savedCards.length, coupon: query.coupon, res, tax });
       return {
         data: {
           ...detail,
@@ -79,23 +88,27 @@ export const checkoutRoutes = [
     tags: ["Billing"],
     summary: "What a plan costs now, what it buys and what renews, for one way to pay",
     description:
-      "The one answer every page and email of a purchase says (issue 32): the amount charged now (a coupon included), the months it buys (paid + free), the end of the first term (from the product's clock) and the renewal (null when this payment does not renew by itself: a one-time plan, crypto, or PayPal for a term over 12 months, which PayPal cannot bill). The payment code records its outcome by the same rule (api/payments/terms.ts). A bearer token is optional; saved_card needs one, and with one the coupon tries count against the account too.",
+      "The one answer every page and email of a purchase says (issue 32): the amount charged now (a coupon included; net + VAT: EU consumers pay their country's rate, an EU business with a valid VAT number is reverse charged, elsewhere no VAT; issue 35), the months it buys (paid + free), the end of the first term (from the product's clock) and the renewal (null when this payment does not renew by itself: a one-time plan, crypto, or PayPal for a term over 12 months, which PayPal cannot bill). The payment code records its outcome by the same rule (api/payments/terms.ts). A bearer token is optional; saved_card needs one, and with one the coupon tries count against the account too, and the account's billing details (country, VAT number) decide the tax unless `country` is given.",
     auth: false,
     before: limitCouponQuotes,
     body: quoteRequest,
     success: { description: "The quote", data: QuoteSchema },
     errors: {
       404: `'${PLAN_MESSAGES.notFound}'`,
-      422: `Validation ('Sign in to pay with a saved card.' under errors.fields.method); a coupon that cannot be used ('${COUPON_MESSAGES.invalid}', under errors.fields.coupon)`,
+      422: `Validation ('Sign in to pay with a saved card.' under errors.fields.method; 'The country must be a two-letter ISO 3166-1 code, e.g. DE or US.' under errors.fields.country); a coupon that cannot be used ('${COUPON_MESSAGES.invalid}', under errors.fields.coupon)`,
       429: TOO_MANY_COUPONS,
     },
     async handler({ ctx, req, res, body: input }) {
       const plan = await findPlan(ctx.db, input.planId);
       if (!plan) throw new DomainError("not_found", PLAN_MESSAGES.notFound, { field: "planId" });
-      if (input.method === "saved_card" && (await bearerUserId(ctx.db, req.headers.authorization)) === null) {
+      const userId = await bearerUserId(ctx.db, req.headers.authorization);
+      if (input.method === "saved_card" && userId === null) {
         throw new DomainError("validation_failed", "Sign in to pay with a saved card.", { field: "method" });
       }
-      const [quote] = await quotesFor(ctx.db, plan, { methods: [input.method], coupon: input.coupon ?? null, now: ctx.clock.now() });
+      // Signed in: the saved billing details (country, VAT number); a visitor: only the country asked.
+      const saved = userId === null ? { country: null, vatNumber: null, vatNumberStatus: null } : await taxPartyOf(ctx.db, userId);
+      const tax = taxTreatmentOf(ctx.config.taxRates, partyIn(saved, input.country));
+      const [quote] = await quotesFor(ctx.db, plan, { methods: [input.method], coupon: input.coupon ?? null, now: ctx.clock.now(), tax });
       if (input.coupon) await releaseCouponTry(ctx, res);
       return { data: quote! };
     },

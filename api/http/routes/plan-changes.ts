@@ -20,6 +20,7 @@ import {
   startPayPalPlanChange,
 } from "../../payments/paypal/plan-changes";
 import { storedAnswer } from "../../payments/idempotency";
+import { TaxLineSchema } from "../../payments/tax";
 
 /*
  * Changing plan (issue 20, docs/decisions/028): the preview the checkout page shows a subscriber,
@@ -32,16 +33,21 @@ const KIND = z.enum(["now", "at_renewal"]).meta({
 
 const SummarySchema = z
   .strictObject({
-    charged_now: z.number().meta({ description: "USD charged now: the new plan less the unused part of the current one (0 for a change at renewal)." }),
-    charged_now_cents: z.int().meta({ description: "The same in cents." }),
+    charged_now: z.number().meta({ description: "USD charged now, VAT included: the new plan less the unused part of the current one, plus VAT (0 for a change at renewal)." }),
+    charged_now_cents: z.int().meta({ description: "The same in cents: charged_now_net_cents + charged_now_tax.amount_cents." }),
+    charged_now_net_cents: z.int().meta({ description: "What is charged now before tax, in cents." }),
+    charged_now_tax: TaxLineSchema.nullable().meta({ description: "Its VAT line (Stripe Tax's amount, our wording, as the quote's tax); null where no VAT applies." }),
     new_end_date: z.string().meta({
       format: "date-time",
       description: "When what is paid for ends: a change now buys the new plan's card (its months and free months, decision 051); at renewal, the current end.",
     }),
     next_renewal: z
       .strictObject({
-        amount: z.number().meta({ description: "USD." }),
-        amount_cents: z.int().meta({ description: "The same in cents." }),
+        amount: z.number().meta({ description: "USD, VAT included." }),
+        amount_cents: z.int().meta({ description: "The same in cents: net_cents + tax_cents." }),
+        net_cents: z.int().meta({ description: "The new plan's price before tax, in cents." }),
+        tax_cents: z.int().meta({ description: "Its VAT at the customer's treatment, in cents." }),
+        tax: TaxLineSchema.nullable().meta({ description: "Its VAT line; null where no VAT applies." }),
         date: z.string().meta({ format: "date-time" }),
       })
       .meta({ description: "The new plan's next charge." }),
@@ -52,8 +58,17 @@ function summaryOf(summary: PlanChangeSummary) {
   return {
     charged_now: dollars(summary.chargedNowCents),
     charged_now_cents: summary.chargedNowCents,
+    charged_now_net_cents: summary.chargedNow.netCents,
+    charged_now_tax: summary.chargedNow.tax,
     new_end_date: summary.newEndDate.toISOString(),
-    next_renewal: { amount: dollars(summary.nextRenewal.amountCents), amount_cents: summary.nextRenewal.amountCents, date: summary.nextRenewal.date.toISOString() },
+    next_renewal: {
+      amount: dollars(summary.nextRenewal.amountCents),
+      amount_cents: summary.nextRenewal.amountCents,
+      net_cents: summary.nextRenewal.taxed.netCents,
+      tax_cents: summary.nextRenewal.taxed.taxCents,
+      tax: summary.nextRenewal.taxed.tax,
+      date: summary.nextRenewal.date.toISOString(),
+    },
   };
 }
 
@@ -138,8 +153,12 @@ export const planChangeRoutes = [
           kind: KIND,
           current_plan: PlanBriefSchema,
           plan: PlanBriefSchema,
-          amount_due: z.number().meta({ description: "USD charged now (0 for a change at renewal)." }),
-          amount_due_cents: z.int().meta({ description: "The same in cents." }),
+          amount_due: z.number().meta({ description: "USD charged now, VAT included (0 for a change at renewal)." }),
+          amount_due_cents: z.int().meta({ description: "The same in cents: net_cents + tax.amount_cents." }),
+          country: z.string().nullable().meta({ description: "ISO 3166-1 alpha-2 of the country taxed (the saved billing country); null when none is known (no VAT).", examples: ["DE"] }),
+          net_cents: z.int().meta({ description: "What is charged now before tax, in cents (as the quote's net_cents)." }),
+          net: z.number().meta({ description: "The same in USD." }),
+          tax: TaxLineSchema.nullable().meta({ description: "The VAT line of the charge now (as the quote's tax); null where no VAT applies." }),
           proration_date: z.int().nullable().meta({ description: "Unix seconds; null for a change at renewal." }),
           effective_at: z.string().meta({ format: "date-time" }),
           summary: SummarySchema,
@@ -164,6 +183,10 @@ export const planChangeRoutes = [
           plan: brief(preview.plan),
           amount_due: dollars(preview.amountDueCents),
           amount_due_cents: preview.amountDueCents,
+          country: preview.summary.chargedNow.country,
+          net_cents: preview.summary.chargedNow.netCents,
+          net: dollars(preview.summary.chargedNow.netCents),
+          tax: preview.summary.chargedNow.tax,
           proration_date: preview.prorationDate,
           effective_at: preview.effectiveAt.toISOString(),
           summary: summaryOf(preview.summary),

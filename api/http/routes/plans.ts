@@ -11,6 +11,7 @@ import { body, emailField, idField, requiredText } from "../validation";
 import { COUPON_MESSAGES, CouponQuoteSchema, checkCoupon, couponQuote, tooManyCouponAttempts } from "../../payments/coupons";
 import { PlanSchema, activeSubscription, findPlan, listPlans, publicPlan } from "../../payments/plans";
 import { PAYMENT_METHODS, type PaymentMethod, QuoteSchema, firstTermEnd, quotesFor } from "../../payments/terms";
+import type { TaxTreatment } from "../../payments/tax";
 
 export const PLAN_MESSAGES = {
   notFound: "This plan does not exist.",
@@ -100,16 +101,16 @@ function offeredMethods(ctx: Pick<ApiContext, "paypal" | "crypto">, savedCards: 
 export async function planDetailOf(
   ctx: Pick<ApiContext, "db" | "clock" | "paypal" | "crypto" | "limiter">,
   planId: number,
-  opts: { savedCards?: number; coupon?: string; res?: Response } = {},
+  opts: { savedCards?: number; coupon?: string; res?: Response; tax?: TaxTreatment } = {},
 ) {
   const plan = await planOrNotFound(ctx.db, planId);
   // The product's clock (the sandbox test clock moves it), counted as a payment records its period.
   const now = ctx.clock.now();
   const methods = offeredMethods(ctx, opts.savedCards ?? 0);
-  let quotes = await quotesFor(ctx.db, plan, { methods, now });
+  let quotes = await quotesFor(ctx.db, plan, { methods, now, tax: opts.tax });
   if (opts.coupon) {
     try {
-      quotes = await quotesFor(ctx.db, plan, { methods, now, coupon: opts.coupon });
+      quotes = await quotesFor(ctx.db, plan, { methods, now, coupon: opts.coupon, tax: opts.tax });
       if (opts.res) await releaseCouponTry(ctx, opts.res);
     } catch (error) {
       // A coupon that cannot be used (expired, used up since it was applied): the quotes without it.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { route } from "../contract/route";
 import { pingDatabase } from "../../platform/db";
 import { DomainError } from "../../platform/errors";
+import { countryList } from "../../billing/countries";
 
 export const DownloadLinksSchema = z
   .strictObject({ windows: z.string().meta({ format: "uri" }), mac: z.string().meta({ format: "uri" }) })
@@ -20,6 +21,22 @@ export const publicRoutes = [
       data: DownloadLinksSchema,
     },
     handler: ({ ctx }) => ({ data: { windows: ctx.config.downloads.windows, mac: ctx.config.downloads.mac } }),
+  }),
+
+  route({
+    method: "get",
+    path: "/api/countries",
+    operationId: "countries",
+    tags: ["Public"],
+    summary: "The countries a buyer can choose (the checkout's 'Country')",
+    description:
+      "The one list of api/billing/countries.ts, as GET /api/account/billing-details answers it, for a visitor's checkout too (issue 35): every ISO 3166-1 alpha-2 code with its English name, sorted by name, and whether it is in the EU.",
+    auth: false,
+    success: {
+      description: "The countries",
+      data: z.strictObject({ countries: z.array(z.strictObject({ code: z.string(), name: z.string(), eu: z.boolean() })) }),
+    },
+    handler: () => ({ data: { countries: countryList() } }),
   }),
 
   route({

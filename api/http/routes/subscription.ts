@@ -4,6 +4,7 @@ import type { Plan, Subscription } from "../../platform/db/schema";
 import { activeSubscription, dollars } from "../../payments/plans";
 import { nextChargeOf } from "../../billing/notices";
 import { EndedPlanSchema, endedPlanOf } from "../../billing/ended-plan";
+import { TaxLineSchema } from "../../payments/tax";
 
 export const SubscriptionSchema = z
   .strictObject({
@@ -27,8 +28,11 @@ export const SubscriptionSchema = z
 export const NextChargeFields = {
   next_charge: z
     .strictObject({
-      amount: z.string().meta({ description: "What the renewal charges, as shown: '$71.88'.", examples: ["$71.88"] }),
-      amount_cents: z.int(),
+      amount: z.string().meta({ description: "What the renewal charges, VAT included, as shown: '$71.88'.", examples: ["$71.88"] }),
+      amount_cents: z.int().meta({ description: "The same in cents: net_cents + tax_cents." }),
+      net_cents: z.int().meta({ description: "The renewal before tax (the plan's price, or the plan a pending change renews as), in cents." }),
+      tax_cents: z.int().meta({ description: "Its VAT at the subscription's treatment (its latest paid invoice's rate), in cents." }),
+      tax: TaxLineSchema.nullable().meta({ description: "Its VAT line ('VAT 19 % (Germany)', 'VAT reverse charged'); null where no VAT applies." }),
       date: z.string().meta({ format: "date-time", description: "When the renewal charges (the plan's sub_exp_date)." }),
       card: z
         .strictObject({ brand: z.string(), last4: z.string() })

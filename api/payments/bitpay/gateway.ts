@@ -24,7 +24,7 @@ export function bitpayGateway(): PaymentGateway {
     refund: async () => null,
     cardFingerprint: async () => null,
     payingCard: async () => null,
-    openRenewal: async (row) => ({ amountCents: Number(row.amount_cents ?? 0), open: false, payableHere: false, hostedInvoiceUrl: null }),
+    openRenewal: async (row) => ({ amountCents: Number(row.amount_cents ?? 0), taxCents: null, open: false, payableHere: false, hostedInvoiceUrl: null }),
     payOpenRenewal: nothingToPay,
   };
 }

@@ -1,3 +1,5 @@
+import type { TaxRates } from "../../platform/tax-rates";
+import { accountTaxTreatment, recordedTaxOfRow, taxColumnsOf, taxSentenceOf, taxedAmount } from "../tax";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { endRecurringRenewal, refuseSecondSubscription } from "../subscription-guard";
 import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "../one-subscription";
@@ -44,6 +46,8 @@ export interface CryptoDeps {
   gateway?: StripeSetup | null;
   /** PayPal, while it is on: a paid 5-year plan suspends a running PayPal subscription. */
   paypal?: PayPalClient | null;
+  /** The tax table (config): every crypto invoice asks for net + VAT by the account's billing details (tax.ts). */
+  taxRates: TaxRates;
 }
 
 /** BitPay's deps, built whole by the API (api/http/app.ts) with the receipts they report to. */
@@ -160,8 +164,9 @@ async function openBitPayInvoice(deps: CryptoDeps, row: CryptoInvoice, plan: Pla
 }
 
 /**
- * A new crypto purchase (commerce §3 crypto payload). `amount` must be the plan's price (with the
- * coupon, when one is given): the invoice is for what the page showed, or refused.
+ * A new crypto purchase (commerce §3 crypto payload). `amount` must be the quote's amount: the plan's
+ * price (with the coupon, when one is given) plus its VAT by the account's billing details (tax.ts): the
+ * invoice is for what the page showed, or refused.
  */
 export async function createPurchaseInvoice(
   deps: CryptoDeps,
@@ -178,7 +183,8 @@ export async function createPurchaseInvoice(
     cents = check.totalCents;
     coupon = { id: Number(check.coupon.id), code: check.coupon.code };
   }
-  if (input.amount !== twoDecimals(cents)) {
+  const taxed = taxedAmount(await accountTaxTreatment(deps.db, deps.taxRates, user.id), cents);
+  if (input.amount !== twoDecimals(taxed.totalCents)) {
     throw new DomainError("amount_mismatch", CRYPTO_MESSAGES.amountMismatch, { field: "amount" });
   }
   const uuid = randomUUID();
@@ -194,7 +200,8 @@ export async function createPurchaseInvoice(
       kind: "purchase",
       subscription_id: null,
       renewal_key: null,
-      amount_cents: cents,
+      amount_cents: taxed.totalCents,
+      ...taxColumnsOf(taxed),
       currency: "USD",
       bitpay_invoice_id: null,
       invoice_url: null,
@@ -310,6 +317,7 @@ export async function applyInvoice(deps: CryptoDeps, row: CryptoInvoice, invoice
       plan,
       gatewayRef: invoice.id,
       amountCents: row.amount_cents,
+      tax: recordedTaxOfRow(row),
       gateway: "bitpay",
       walletPaymentType: "crypto",
       stripeSubId: null,
@@ -396,6 +404,8 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
   let created = 0;
   for (const sub of due) {
     const at = now.toISOString();
+    // A renewal is taxed by the billing details as they are when its invoice is made.
+    const taxed = taxedAmount(await accountTaxTreatment(deps.db, deps.taxRates, sub.user_id), sub.discounted_price_cents);
     const inserted = await deps.db
       .insertInto("crypto_invoices")
       .values({
@@ -405,7 +415,8 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
         kind: "renewal",
         subscription_id: sub.subscription_id,
         renewal_key: `${sub.subscription_id}:${sub.sub_exp_date}`,
-        amount_cents: sub.discounted_price_cents,
+        amount_cents: taxed.totalCents,
+        ...taxColumnsOf(taxed),
         currency: "USD",
         bitpay_invoice_id: null,
         invoice_url: null,
@@ -424,7 +435,8 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
     await deps.mail.deliver(
       cryptoRenewalEmail(sub.email, {
         plan: sub.title,
-        amount: formatUsd(sub.discounted_price_cents),
+        amount: formatUsd(taxed.totalCents),
+        taxSentence: taxSentenceOf(taxed),
         expires: formatDate(sub.sub_exp_date),
         link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
       }),
@@ -452,6 +464,7 @@ export async function createRenewalInvoice(deps: CryptoDeps, user: User, current
   if (open) return open;
   const plan = await deps.db.selectFrom("plans").selectAll().where("id", "=", sub.plan_id).executeTakeFirstOrThrow();
   const at = deps.clock.now().toISOString();
+  const taxed = taxedAmount(await accountTaxTreatment(deps.db, deps.taxRates, user.id), plan.discounted_price_cents);
   return deps.db
     .insertInto("crypto_invoices")
     .values({
@@ -461,7 +474,8 @@ export async function createRenewalInvoice(deps: CryptoDeps, user: User, current
       kind: "renewal",
       subscription_id: sub.id,
       renewal_key: `${sub.id}:${sub.sub_exp_date}`,
-      amount_cents: plan.discounted_price_cents,
+      amount_cents: taxed.totalCents,
+      ...taxColumnsOf(taxed),
       currency: "USD",
       bitpay_invoice_id: null,
       invoice_url: null,

@@ -334,8 +334,8 @@ export async function createSubscription(
     returnUrl: string;
     cancelUrl: string;
     brandName: string;
-    /** The first cycle's price when it is not the plan's (a coupon): overrides cycle 1 of this subscription only. */
-    firstCycleCents?: number;
+    /** Cycle prices of this subscription only that are not the plan's (a coupon's first cycle, the VAT of the buyer's country). */
+    cyclePrices?: { sequence: number; cents: number }[];
   },
 ): Promise<PayPalSubscription> {
   const sub = await call(() =>
@@ -345,9 +345,9 @@ export async function createSubscription(
       body: {
         planId: input.planId,
         customId: input.checkoutId,
-        ...(input.firstCycleCents === undefined
-          ? {}
-          : { plan: { billingCycles: [{ sequence: 1, totalCycles: 1, pricingScheme: { fixedPrice: usd(input.firstCycleCents) } }] } }),
+        ...(input.cyclePrices?.length
+          ? { plan: { billingCycles: input.cyclePrices.map((c) => ({ sequence: c.sequence, pricingScheme: { fixedPrice: usd(c.cents) } })) } }
+          : {}),
         applicationContext: {
           returnUrl: input.returnUrl,
           cancelUrl: input.cancelUrl,
@@ -367,13 +367,17 @@ export async function createSubscription(
  */
 export async function reviseSubscription(
   pp: PayPalClient,
-  input: { id: string; planId: string; returnUrl: string; cancelUrl: string; brandName: string },
+  input: { id: string; planId: string; returnUrl: string; cancelUrl: string; brandName: string; cyclePrices?: { sequence: number; cents: number }[] },
 ): Promise<{ approveUrl: string | null; planId: string | null }> {
   const revised = await call(() =>
     pp.subscriptions.reviseSubscription({
       id: input.id,
       body: {
         planId: input.planId,
+        // This subscription's prices of the new plan's cycles (VAT included), as at its creation.
+        ...(input.cyclePrices?.length
+          ? { plan: { billingCycles: input.cyclePrices.map((c) => ({ sequence: c.sequence, pricingScheme: { fixedPrice: usd(c.cents) } })) } }
+          : {}),
         applicationContext: {
           returnUrl: input.returnUrl,
           cancelUrl: input.cancelUrl,

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { TaxRates } from "../../platform/tax-rates";
+import { type TaxTreatment, accountTaxTreatment, recordedTaxOfRow, splitTotal, taxColumnsOf, taxedAmount, treatmentOfRecorded } from "../tax";
 import type { Clock } from "../../platform/clock";
 import type { Database } from "../../platform/db";
 import { isUniqueViolation } from "../../platform/db";
@@ -86,6 +88,8 @@ export interface PayPalDeps {
   renewals?: RenewalEvents;
   /** The card gateway: a paid 5-year plan turns off a card plan's auto-renewal there (decision 028). */
   gateway?: StripeSetup | null;
+  /** The tax table (config): a checkout charges net + VAT by the account's billing details (tax.ts). */
+  taxRates: TaxRates;
 }
 
 /** PayPal's deps, built whole by the API (api/http/app.ts) with the receipts and the rules of failed renewals they report to. */
@@ -127,6 +131,35 @@ function cyclesOf(plan: Plan): PlanCycle[] {
     ...(plan.extra_months > 0 ? [{ tenure: "TRIAL" as const, months: plan.extra_months, totalCycles: 1, priceCents: null }] : []),
     { tenure: "REGULAR", months: plan.duration_months, totalCycles: 0, priceCents: price },
   ];
+}
+
+/**
+ * What this subscription's cycles charge when it is not the billing plan's price: the first cycle the
+ * checkout's amount (a coupon, VAT), the regular cycle the plan's price with VAT at the same rate.
+ */
+function cyclePricesOf(plan: Plan, row: PayPalCheckout): { sequence: number; cents: number }[] {
+  const regular = taxedAmount(treatmentOfRecorded(recordedTaxOfRow(row)), plan.discounted_price_cents).totalCents;
+  const cycles = cyclesOf(plan);
+  const prices: { sequence: number; cents: number }[] = [];
+  if (row.amount_cents !== plan.discounted_price_cents) prices.push({ sequence: 1, cents: row.amount_cents });
+  if (regular !== plan.discounted_price_cents) prices.push({ sequence: cycles.findIndex((c) => c.tenure === "REGULAR") + 1, cents: regular });
+  return prices;
+}
+
+/** The tax treatment a PayPal subscription bills at: its checkout's (every sale is split at it, recordSaleOnce). */
+export async function payPalSubscriptionTreatment(deps: Pick<PayPalDeps, "db">, paypalSubId: string): Promise<TaxTreatment> {
+  const checkout = await deps.db.selectFrom("paypal_checkouts").selectAll().where("paypal_id", "=", paypalSubId).executeTakeFirst();
+  return checkout ? treatmentOfRecorded(recordedTaxOfRow(checkout)) : { country: null, rateBasisPoints: null, reverseCharge: false };
+}
+
+/**
+ * A revise's overrides of the new plan's paid cycles (its first term and its regular term), VAT included at
+ * the subscription's rate, so the sales after a change charge net + VAT as the first did (issue 35).
+ */
+export function revisedCyclePricesOf(plan: Plan, treatment: TaxTreatment): { sequence: number; cents: number }[] {
+  const taxed = taxedAmount(treatment, plan.discounted_price_cents).totalCents;
+  if (taxed === plan.discounted_price_cents) return [];
+  return cyclesOf(plan).flatMap((cycle, index) => (cycle.priceCents === null ? [] : [{ sequence: index + 1, cents: taxed }]));
 }
 
 /** The plan's PayPal billing plan, made on first use and put in step with the catalog's price. */
@@ -223,6 +256,8 @@ export async function startPayPalCheckout(deps: PayPalDeps, input: StartPayPalCh
         if (!held) throw new DomainError("coupon_invalid", COUPON_MESSAGES.invalid, { field: "coupon" });
       }
       const at = now.toISOString();
+      // Taxed by the billing details as they are now; the subscription's renewals keep this rate (cyclePricesOf).
+      const taxed = taxedAmount(await accountTaxTreatment(deps.db, deps.taxRates, user.id), amount);
       try {
         return await deps.db
           .insertInto("paypal_checkouts")
@@ -234,7 +269,8 @@ export async function startPayPalCheckout(deps: PayPalDeps, input: StartPayPalCh
             idempotency_key: idempotencyKey,
             paypal_id: null,
             approve_url: null,
-            amount_cents: amount,
+            amount_cents: taxed.totalCents,
+            ...taxColumnsOf(taxed),
             coupon_id: coupon?.id ?? null,
             coupon_code: coupon?.code ?? null,
             coupon_hold_key: coupon ? holdKey(checkoutId) : null,
@@ -301,7 +337,7 @@ async function openAtPayPal(deps: PayPalDeps, row: PayPalCheckout, plan: Plan, r
         returnUrl,
         cancelUrl,
         brandName: deps.brandName,
-        ...(row.amount_cents !== plan.discounted_price_cents ? { firstCycleCents: row.amount_cents } : {}),
+        cyclePrices: cyclePricesOf(plan, row),
       });
       paypalId = sub.id;
       approveUrl = sub.approveUrl;
@@ -496,6 +532,7 @@ function recordOrderCapture(deps: PayPalDeps, row: PayPalCheckout, plan: Plan, c
     plan,
     gatewayRef: capture.id,
     amountCents: capture.amountCents,
+    tax: splitTotal(capture.amountCents, recordedTaxOfRow(row)),
     gateway: "paypal",
     walletPaymentType: "paypal",
     stripeSubId: null,
@@ -632,6 +669,8 @@ function recordSaleOnce(
     plan,
     gatewayRef: sale.id,
     amountCents: sale.amountCents,
+    // Renewals are billed at the first payment's rate (cyclePricesOf): the sale splits at it.
+    tax: splitTotal(sale.amountCents, recordedTaxOfRow(checkout)),
     gateway: "paypal",
     walletPaymentType: "paypal",
     stripeSubId: null,
@@ -862,6 +901,7 @@ async function handleEvent(deps: PayPalDeps, event: PayPalEvent): Promise<void> 
       await deps.renewals?.failed({
         subscription: ours,
         amountCents: Number(ours.amount_cents ?? 0),
+        taxCents: null,
         dueAt: new Date(ours.sub_exp_date),
         message: "PayPal could not collect the payment.",
         // One past-due renewal per paid-through date (PayPal retries the same cycle).

@@ -7,7 +7,8 @@ import { formatDate } from "../../platform/dates";
 import { findPlan } from "../plans";
 import { withPlanChangeClaim } from "../subscription-guard";
 import { PayPalApiError, getSubscription, isPayPalFailure, reviseSubscription } from "./client";
-import { type PayPalDeps, billedAsSubscription, ensureBillingPlan, followPayPalPlan } from "./payments";
+import { type PayPalDeps, billedAsSubscription, ensureBillingPlan, followPayPalPlan, payPalSubscriptionTreatment, revisedCyclePricesOf } from "./payments";
+import type { TaxTreatment } from "../tax";
 
 /*
  * Changing the plan of a PayPal subscription (issue 32, docs/decisions/051), through PayPal's revise
@@ -66,7 +67,7 @@ async function context(deps: PayPalDeps, user: User, planId: number) {
 }
 
 /** What changing to `planId` means: from the next billing, nothing now (PayPal prorates nothing). */
-function previewOf(subscription: Subscription, currentPlan: Plan, plan: Plan): PlanChangePreview {
+function previewOf(subscription: Subscription, currentPlan: Plan, plan: Plan, treatment: TaxTreatment): PlanChangePreview {
   const effectiveAt = new Date(subscription.sub_exp_date);
   return {
     kind: "at_renewal",
@@ -76,13 +77,13 @@ function previewOf(subscription: Subscription, currentPlan: Plan, plan: Plan): P
     prorationDate: null,
     effectiveAt,
     subscription,
-    summary: changeSummary({ kind: "at_renewal", plan, invoice: null, currentEnd: effectiveAt }),
+    summary: changeSummary({ kind: "at_renewal", plan, invoice: null, currentEnd: effectiveAt, treatment }),
   };
 }
 
 export async function previewPayPalPlanChange(deps: PayPalDeps, user: User, planId: number): Promise<PlanChangePreview> {
-  const { subscription, plan, currentPlan } = await context(deps, user, planId);
-  return previewOf(subscription, currentPlan, plan);
+  const { subscription, plan, currentPlan, paypalSubId } = await context(deps, user, planId);
+  return previewOf(subscription, currentPlan, plan, await payPalSubscriptionTreatment(deps, paypalSubId));
 }
 
 /**
@@ -104,6 +105,7 @@ export function startPayPalPlanChange(
       const revised = await reviseSubscription(deps.client, {
         id: paypalSubId,
         planId: await ensureBillingPlan(deps, plan),
+        cyclePrices: revisedCyclePricesOf(plan, await payPalSubscriptionTreatment(deps, paypalSubId)),
         returnUrl: back,
         cancelUrl: `${back}&paypal=cancel`,
         brandName: deps.brandName,
@@ -129,7 +131,7 @@ export function confirmPayPalPlanChange(deps: PayPalDeps & { mail: MailService }
     const wanted = await ensureBillingPlan(deps, plan);
     if (atPayPalNow.planId !== wanted) throw new DomainError("plan_change_invalid", PAYPAL_CHANGE_MESSAGES.notApproved, { field: "plan_id" });
     const row = pendingAlready ? subscription : ((await followPayPalPlan(deps, paypalSubId)) ?? subscription);
-    const preview = previewOf(row, currentPlan, plan);
+    const preview = previewOf(row, currentPlan, plan, await payPalSubscriptionTreatment(deps, paypalSubId));
     await deps.mail.deliver(
       planChangeEmail(user.email, {
         from: currentPlan.title,

@@ -35,6 +35,8 @@ export async function createPaymentCheckoutSession(
     cancel_url: withParam(input.returnUrl, "checkout=cancelled"),
     client_reference_id: String(input.userId),
     metadata,
+    // Stripe Tax: the VAT of the customer's country (set on the Customer before, customers.ts) on top of the price.
+    automatic_tax: { enabled: true },
   };
   // A plan that renews by card is a Stripe subscription; any other is one payment.
   if (renewalOf(plan, "card").renews) {

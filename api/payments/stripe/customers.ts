@@ -28,3 +28,23 @@ export async function setCustomerEmail(gateway: StripeSetup, customer: string, e
 export async function eraseCustomerPersonalData(gateway: StripeSetup, customer: string): Promise<void> {
   await gateway.stripe.customers.update(customer, { email: "", name: "", description: "", phone: "" });
 }
+
+/**
+ * What Stripe Tax taxes by (docs/decisions/061): the customer's address country (unset: "" clears it) and its
+ * EU VAT id, the one of the billing details (others removed). Unchanged details make no write.
+ */
+export async function syncCustomerTaxDetails(gateway: StripeSetup, customer: string, details: { country: string | null; euVat: string | null }): Promise<void> {
+  const { stripe } = gateway;
+  const current = await stripe.customers.retrieve(customer);
+  const country = "deleted" in current && current.deleted ? null : (current as Stripe.Customer).address?.country ?? null;
+  if (country !== details.country) {
+    await stripe.customers.update(customer, { address: details.country ? { country: details.country } : "" });
+  }
+  const ids = await stripe.customers.listTaxIds(customer, { limit: 100 });
+  let has = false;
+  for (const id of ids.data) {
+    if (id.type === "eu_vat" && id.value === details.euVat) has = true;
+    else if (id.type === "eu_vat") await stripe.customers.deleteTaxId(customer, id.id);
+  }
+  if (details.euVat && !has) await stripe.customers.createTaxId(customer, { type: "eu_vat", value: details.euVat });
+}

@@ -5,7 +5,7 @@ import { cardThatPays } from "../paying-card";
 import { recordSubscriptionState } from "../records";
 import { renewalOf } from "../renewal-rule";
 import { isCardError, isGatewayFailure, isInvalidRequest } from "./client";
-import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments, setInvoiceCollection } from "./invoices";
+import { invoiceTaxCents, payInvoice, retrieveInvoice, retrieveInvoiceWithPayments, setInvoiceCollection } from "./invoices";
 import { retrievePaymentIntentWithCard } from "./payment-intents";
 import { refundPayment } from "./refunds";
 import { cancelSubscription, retrieveSubscription, setCardOfSubscription, setRenewal } from "./subscriptions";
@@ -104,6 +104,7 @@ export function stripeGateway(deps: PaymentsDeps): PaymentGateway {
       const invoice = await retrieveInvoice(deps.gateway, row.past_due_invoice_id!);
       return {
         amountCents: invoice.amount_due,
+        taxCents: invoiceTaxCents(invoice),
         open: invoice.status === "open",
         payableHere: true,
         hostedInvoiceUrl: invoice.hosted_invoice_url ?? null,

@@ -2,6 +2,11 @@ import type { Stripe, StripeSetup } from "./client";
 
 // Stripe's invoices of card subscriptions.
 
+/** Stripe Tax's VAT on an invoice (its total_taxes), in cents. */
+export function invoiceTaxCents(invoice: Pick<Stripe.Invoice, "total_taxes">): number {
+  return (invoice.total_taxes ?? []).reduce((sum, t) => sum + t.amount, 0);
+}
+
 export function retrieveInvoice(gateway: StripeSetup, invoiceId: string): Promise<Stripe.Invoice> {
   return gateway.stripe.invoices.retrieve(invoiceId);
 }

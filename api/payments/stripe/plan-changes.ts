@@ -12,6 +12,8 @@ export function previewPriceChange(
   return gateway.stripe.invoices.createPreview({
     customer: input.customer,
     subscription: input.subscription,
+    // Stripe Tax on the preview too, so the amount shown is the amount charged (the subscription has it on).
+    automatic_tax: { enabled: true },
     subscription_details: {
       items: [{ id: input.itemId, price: input.price }],
       proration_behavior: "always_invoice",

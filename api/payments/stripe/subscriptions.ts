@@ -19,6 +19,8 @@ export async function createIncompleteSubscription(
       items: [{ price, quantity: 1 }],
       default_payment_method: paymentMethodId,
       payment_behavior: "default_incomplete",
+      // Stripe Tax adds the VAT of the customer's country (address, EU VAT id) to every invoice, renewals included.
+      automatic_tax: { enabled: true },
       payment_settings: { save_default_payment_method: "on_subscription" },
       ...(coupon ? { discounts: [await discountForCoupon(gateway, coupon)] } : {}),
       metadata,

@@ -13,7 +13,7 @@ import { AUTHENTICATION_NEEDED } from "../renewal-events";
 import { followStripePlan, planOfSubscription } from "../plan-changes";
 import { FAILED_STATUS, fromUnix, recordFailedPayment, recordSubscriptionState } from "../records";
 import { isInvalidRequest } from "./client";
-import { retrieveInvoiceWithPayments } from "./invoices";
+import { invoiceTaxCents, retrieveInvoiceWithPayments } from "./invoices";
 import { setRenewal } from "./subscriptions";
 
 /*
@@ -108,6 +108,7 @@ async function reportFailedRenewal(
     subscription: row,
     key: invoiceId,
     amountCents: invoice.amount_due,
+    taxCents: invoiceTaxCents(invoice),
     dueAt: fromUnix(invoice.created),
     message: failure.message,
     paymentMethodId: typeof card === "string" ? card : (card?.id ?? null),

@@ -219,6 +219,14 @@ export interface InvoicesTable {
   buyer_address: string | null;
   buyer_country: string | null;
   buyer_vat_number: string | null;
+  /** The country whose VAT the invoice charged or reverse charged; null where none applied (0026). */
+  tax_country: string | null;
+  /** 1: reverse charged (an EU business with a valid VAT number accounts for the VAT) (0026). */
+  reverse_charge: Generated<number>;
+  /** The paying card's country as the gateway told it; null when none was told (0026). */
+  card_country: string | null;
+  /** 1: the card's country differs from the billing country taxed; evidence, never a refusal (0026). */
+  country_mismatch: Generated<number>;
 }
 
 /** The last number given per series ('INV', 'CN') and year (0025). */
@@ -460,6 +468,12 @@ export interface CryptoInvoicesTable {
   coupon_code: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
+  /** The tax of amount_cents, computed when the invoice was made (0026): net + vat = amount; null net before 0026. */
+  net_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  vat_cents: Generated<number>;
+  vat_rate: ColumnType<string | null, string | null | undefined, string | null>;
+  tax_country: ColumnType<string | null, string | null | undefined, string | null>;
+  reverse_charge: Generated<number>;
 }
 
 /** The crypto sandbox's invoices, as BitPay answers them (JSON): made by 0005 and by the sandboxes' own migrations. */
@@ -668,6 +682,12 @@ export interface PaypalCheckoutsTable {
   failure_message: string | null;
   created_at: string;
   updated_at: string;
+  /** The tax of amount_cents when the checkout was made (0026); its rate also bills the subscription's renewals. */
+  net_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  vat_cents: Generated<number>;
+  vat_rate: ColumnType<string | null, string | null | undefined, string | null>;
+  tax_country: ColumnType<string | null, string | null | undefined, string | null>;
+  reverse_charge: Generated<number>;
 }
 
 /** A WireGuard configuration of an account (0024, docs/decisions/058). */

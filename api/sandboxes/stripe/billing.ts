@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { taxOfCustomer, totalTaxesOf } from "./tax";
 import { CARD_MESSAGES, declineError, declineFor } from "./cards";
 import { type DiscountSpec, applyCoupons, createDiscounts, discountApplies, resolveDiscounts, zDiscounts } from "./catalog";
 import { type Ops, previousAttributes } from "./context";
@@ -38,6 +39,7 @@ export const subscriptionCreateParams = z.strictObject({
   off_session: zBool.optional(),
   description: zText.optional(),
   metadata: zMetadata.optional(),
+  automatic_tax: z.strictObject({ enabled: zBool }).optional(),
 });
 
 export const subscriptionUpdateParams = z.strictObject({
@@ -141,10 +143,14 @@ export async function buildSubscriptionInvoice(
   const product = await ops.store.get("product", item.price.product);
   const discounts = await applicableDiscounts(ops, sub, first, opts.service.start);
   const subtotal = item.price.unit_amount * item.quantity;
-  const { amounts, total } = applyCoupons(
+  const { amounts, total: net } = applyCoupons(
     subtotal,
     discounts.map((d) => d.coupon),
   );
+  // Stripe Tax on the discounted amount, by the customer's address and tax ids as they are now (tax.ts).
+  const taxed = sub.automatic_tax.enabled ? taxOfCustomer(ops.taxRates, customer) : null;
+  const taxes = taxed ? totalTaxesOf(net, taxed) : [];
+  const total = net + taxes.reduce((sum, t) => sum + t.amount, 0);
   const discountAmounts = discounts.map((d, i) => ({ amount: amounts[i] ?? 0, discount: d.discount.id }));
   const id = newId("in_");
   const line: SbInvoiceLine = {
@@ -170,7 +176,7 @@ export async function buildSubscriptionInvoice(
       unit_amount_decimal: item.price.unit_amount_decimal,
     },
     quantity: item.quantity,
-    taxes: [],
+    taxes,
   };
   const intent =
     total > 0
@@ -191,6 +197,10 @@ export async function buildSubscriptionInvoice(
     livemode: false,
     account_country: "US",
     account_name: "Stripe sandbox",
+    automatic_tax: taxed
+      ? { disabled_reason: null, enabled: true, liability: { type: "self" }, provider: "stripe", status: "complete" }
+      : { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
+    total_taxes: taxes,
     amount_due: total,
     amount_overpaid: 0,
     amount_paid: 0,
@@ -255,7 +265,7 @@ export async function buildSubscriptionInvoice(
     subtotal_excluding_tax: subtotal,
     total,
     total_discount_amounts: discountAmounts,
-    total_excluding_tax: total,
+    total_excluding_tax: net,
     webhooks_delivered_at: null,
   };
   return { invoice, intent };
@@ -486,7 +496,7 @@ export async function createSubscription(ops: Ops, p: z.output<typeof subscripti
     created: start,
     livemode: false,
     application: null,
-    automatic_tax: { enabled: false, liability: null },
+    automatic_tax: p.automatic_tax?.enabled ? { enabled: true, liability: { type: "self" } } : { enabled: false, liability: null },
     billing_cycle_anchor: start,
     cancel_at: null,
     cancel_at_period_end: false,

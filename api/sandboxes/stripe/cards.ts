@@ -22,6 +22,8 @@ export interface TestCard {
   behaviour: CardBehaviour;
   /** What it does, for the hosted pages' note. */
   description: string;
+  /** The issuing country (card.country); US unless said. */
+  country?: string;
 }
 
 export const TEST_CARDS: readonly TestCard[] = [
@@ -31,6 +33,8 @@ export const TEST_CARDS: readonly TestCard[] = [
   { number: "4000056655665556", brand: "visa", last4: "5556", behaviour: "succeeds", description: "succeeds (another card)" },
   { number: "5555555555554444", brand: "mastercard", last4: "4444", behaviour: "succeeds", description: "succeeds (Mastercard)" },
   { number: "378282246310005", brand: "amex", last4: "0005", behaviour: "succeeds", description: "succeeds (American Express, 4-digit CVC)" },
+  // Stripe's German Visa: the card's country is evidence of where the customer is (tax, decision 061).
+  { number: "4000002760000016", brand: "visa", last4: "0016", behaviour: "succeeds", description: "succeeds (a card issued in Germany)", country: "DE" },
   {
     number: "4000002500003155",
     brand: "visa",
@@ -138,7 +142,7 @@ export function cardObject(checked: CheckedCard, postalCodeGiven: boolean): SbCa
     exp_month: checked.exp_month,
     exp_year: checked.exp_year,
     funding: "credit",
-    country: "US",
+    country: checked.test.country ?? "US",
     // Stable per test card, like Stripe's per card number (the product may deduplicate saved cards on it).
     fingerprint: createHash("sha256").update(`stripe-sandbox:${checked.test.number}`).digest("base64url").slice(0, 16),
     checks: {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { taxOfCustomer, totalTaxesOf } from "./tax";
 import { CARD_MESSAGES, authenticationOf, checkCard, declineError, declineFor } from "./cards";
 import { applyCoupons, createDiscounts, createPrice, resolveDiscounts, zDiscounts } from "./catalog";
 import { createSubscription } from "./billing";
@@ -7,7 +8,7 @@ import { attachPaymentMethod, createCustomer, createPaymentMethod } from "./cust
 import { cardError, invalidRequest } from "./errors";
 import { newId } from "./ids";
 import type { SbCheckoutLineItem, SbCheckoutSession, SbPrice } from "./objects";
-import { applyMetadata, onlyOneOf, zCurrency, zInt, zList, zListParams, zMetadata, zText, zUrl } from "./params";
+import { applyMetadata, onlyOneOf, zBool, zCurrency, zInt, zList, zListParams, zMetadata, zText, zUrl } from "./params";
 import { createPaymentIntent, createSetupIntent } from "./payments";
 import type { SandboxStore } from "./store";
 
@@ -41,6 +42,7 @@ export const checkoutSessionCreateParams = z.strictObject({
     }),
   ).optional(),
   discounts: zDiscounts.optional(),
+  automatic_tax: z.strictObject({ enabled: zBool }).optional(),
   success_url: zUrl,
   cancel_url: zUrl.optional(),
   client_reference_id: zText.optional(),
@@ -95,6 +97,9 @@ export async function createCheckoutSession(ops: Ops, p: z.output<typeof checkou
   let lineItems: SbCheckoutLineItem[] = [];
   let amountSubtotal: number | null = null;
   let amountTotal: number | null = null;
+  let amountTax = 0;
+  // Stripe Tax by the customer's address and tax ids (tax.ts); a session without a customer has no address yet.
+  const taxed = p.automatic_tax?.enabled && customer ? taxOfCustomer(ops.taxRates, customer) : null;
   let currency = p.currency ?? null;
   const specs = await resolveDiscounts(ops, p.discounts, customer?.id ?? null);
   const first = items[0];
@@ -114,18 +119,20 @@ export async function createCheckoutSession(ops: Ops, p: z.output<typeof checkou
     const quantity = first.quantity ?? 1;
     const product = await ops.store.get("product", price.product);
     amountSubtotal = price.unit_amount * quantity;
-    amountTotal = applyCoupons(
+    const net = applyCoupons(
       amountSubtotal,
       specs.map((s) => s.coupon),
     ).total;
+    amountTax = taxed ? totalTaxesOf(net, taxed).reduce((sum, t) => sum + t.amount, 0) : 0;
+    amountTotal = net + amountTax;
     currency = price.currency;
     lineItems = [
       {
         id: newId("li_"),
         object: "item",
-        amount_discount: amountSubtotal - amountTotal,
+        amount_discount: amountSubtotal - net,
         amount_subtotal: amountSubtotal,
-        amount_tax: 0,
+        amount_tax: amountTax,
         amount_total: amountTotal,
         currency: price.currency,
         description: product?.name ?? price.product,
@@ -161,10 +168,13 @@ export async function createCheckoutSession(ops: Ops, p: z.output<typeof checkou
     subscription: null,
     success_url: p.success_url,
     total_details: {
-      amount_discount: (amountSubtotal ?? 0) - (amountTotal ?? 0),
+      amount_discount: (amountSubtotal ?? 0) - ((amountTotal ?? 0) - amountTax),
       amount_shipping: 0,
-      amount_tax: 0,
+      amount_tax: amountTax,
     },
+    automatic_tax: p.automatic_tax?.enabled
+      ? { enabled: true, liability: { type: "self" }, provider: "stripe", status: "complete" }
+      : { enabled: false, liability: null, provider: null, status: null },
     url: `${ops.publicUrl}/dev/stripe/checkout/${id}`,
     _subscription_data: {
       metadata: applyMetadata({}, p.subscription_data?.metadata),
@@ -315,6 +325,7 @@ async function finishCheckoutSession(
       discounts,
       metadata: session._subscription_data.metadata,
       description: session._subscription_data.description,
+      ...(session.automatic_tax?.enabled ? { automatic_tax: { enabled: true } } : {}),
     });
     session.subscription = sub.id;
     session.invoice = sub.latest_invoice;

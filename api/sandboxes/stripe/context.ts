@@ -1,4 +1,5 @@
 import type { Clock } from "../../platform/clock";
+import { DEFAULT_TAX_RATES, type TaxRates } from "../../platform/tax-rates";
 import type { WriterLock } from "./lock";
 import { type SandboxObject, type SandboxObjects, type SbEvent, TYPE_OF_OBJECT } from "./objects";
 import type { JsonObject, Renderer } from "./render";
@@ -21,11 +22,13 @@ export class Ops {
     private readonly outbox: SbEvent[],
     /** PaymentMethods the customer has just authenticated (3-D Secure) for what this operation charges. */
     readonly authenticated: Set<string> = new Set(),
+    /** Stripe Tax's rates as the stand-in has them (tax.ts): the product's table. */
+    readonly taxRates: TaxRates = DEFAULT_TAX_RATES,
   ) {}
 
   /** The same operation, happening at another time (a renewal happens at its period's end). */
   at(now: number): Ops {
-    return new Ops(this.store, this.renderer, now, this.publicUrl, this.webhooks, this.outbox, this.authenticated);
+    return new Ops(this.store, this.renderer, now, this.publicUrl, this.webhooks, this.outbox, this.authenticated, this.taxRates);
   }
 
   get nowDate(): Date {
@@ -70,6 +73,7 @@ export class Runner {
     private readonly webhooks: Webhooks,
     private readonly clock: Clock,
     private readonly publicUrl: string,
+    private readonly taxRates: TaxRates = DEFAULT_TAX_RATES,
   ) {}
 
   async run<T>(operation: (ops: Ops) => Promise<T>): Promise<T> {
@@ -77,7 +81,7 @@ export class Runner {
     let outcome: { ok: true; value: T } | { ok: false; error: unknown };
     try {
       const value = await this.lock.run(() => {
-        const ops = new Ops(this.store, this.renderer, unixSeconds(this.clock.now()), this.publicUrl, this.webhooks, outbox);
+        const ops = new Ops(this.store, this.renderer, unixSeconds(this.clock.now()), this.publicUrl, this.webhooks, outbox, new Set(), this.taxRates);
         return operation(ops);
       });
       outcome = { ok: true, value };

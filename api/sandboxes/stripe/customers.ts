@@ -3,7 +3,8 @@ import { cardObject, checkCard, isExpired, CARD_MESSAGES } from "./cards";
 import { type Ops, previousAttributes } from "./context";
 import { cardError, invalidRequest } from "./errors";
 import { newId, randomToken } from "./ids";
-import type { SbBillingDetails, SbCustomer, SbPaymentMethod } from "./objects";
+import type { SbBillingDetails, SbCustomer, SbPaymentMethod, SbTaxId } from "./objects";
+import { verificationOf } from "./tax";
 import { applyMetadata, zId, zInt, zListParams, zMetadata, zText } from "./params";
 
 /* Customers and their payment methods (cards). */
@@ -18,7 +19,58 @@ export const customerCreateParams = z.strictObject({
   invoice_settings: z.strictObject({ default_payment_method: zText.optional() }).optional(),
 });
 
-export const customerUpdateParams = customerCreateParams.omit({ payment_method: true });
+const zCustomerAddress = z.strictObject({
+  city: zText.optional(),
+  country: zText.optional(),
+  line1: zText.optional(),
+  line2: zText.optional(),
+  postal_code: zText.optional(),
+  state: zText.optional(),
+});
+
+export const customerUpdateParams = customerCreateParams.omit({ payment_method: true }).extend({
+  // "" unsets it (Stripe's way of emptying a field).
+  address: z.union([zCustomerAddress, z.literal("")]).optional(),
+});
+
+export const taxIdCreateParams = z.strictObject({ type: z.literal("eu_vat"), value: z.string().min(1) });
+
+/** Adds a tax id to a customer; an EU VAT id is verified as the sandbox's VIES stand-in answers (tax.ts). */
+export async function createTaxId(ops: Ops, customerId: string, p: z.output<typeof taxIdCreateParams>): Promise<SbTaxId> {
+  const customer: SbCustomer = structuredClone(await ops.store.require("customer", customerId));
+  const value = p.value.toUpperCase().replace(/[\s.-]/g, "");
+  if (!/^[A-Z]{2}[0-9A-Z+*]{2,13}$/.test(value)) {
+    throw invalidRequest(`Invalid value for eu_vat.`, { param: "value", code: "tax_id_invalid" });
+  }
+  const prefix = value.slice(0, 2);
+  const taxId: SbTaxId = {
+    id: newId("txi_"),
+    object: "tax_id",
+    created: ops.now,
+    livemode: false,
+    // Greece's VAT prefix is EL; Stripe answers the country GR.
+    country: prefix === "EL" ? "GR" : prefix,
+    customer: customer.id,
+    customer_account: null,
+    owner: { type: "customer", customer: customer.id },
+    type: "eu_vat",
+    value,
+    verification: { status: verificationOf(value), verified_address: null, verified_name: null },
+  };
+  customer._tax_ids = [...(customer._tax_ids ?? []), taxId];
+  await ops.store.save("customer", customer);
+  return taxId;
+}
+
+/** Removes a customer's tax id (DELETE /v1/customers/:id/tax_ids/:tax_id). */
+export async function deleteTaxId(ops: Ops, customerId: string, taxIdId: string): Promise<{ id: string; object: "tax_id"; deleted: true }> {
+  const customer: SbCustomer = structuredClone(await ops.store.require("customer", customerId));
+  const kept = (customer._tax_ids ?? []).filter((t) => t.id !== taxIdId);
+  if (kept.length === (customer._tax_ids ?? []).length) throw invalidRequest(`No such tax id: '${taxIdId}'`, { param: "id", code: "resource_missing", status: 404 });
+  customer._tax_ids = kept;
+  await ops.store.save("customer", customer);
+  return { id: taxIdId, object: "tax_id", deleted: true };
+}
 
 export const customerListParams = z.strictObject({ email: z.string().optional(), ...zListParams });
 
@@ -59,6 +111,19 @@ export async function updateCustomer(ops: Ops, id: string, p: z.output<typeof cu
   if (p.name !== undefined) customer.name = p.name;
   if (p.description !== undefined) customer.description = p.description;
   if (p.phone !== undefined) customer.phone = p.phone;
+  if (p.address !== undefined) {
+    customer.address =
+      p.address === ""
+        ? null
+        : {
+            city: p.address.city ?? customer.address?.city ?? null,
+            country: p.address.country?.toUpperCase() ?? customer.address?.country ?? null,
+            line1: p.address.line1 ?? customer.address?.line1 ?? null,
+            line2: p.address.line2 ?? customer.address?.line2 ?? null,
+            postal_code: p.address.postal_code ?? customer.address?.postal_code ?? null,
+            state: p.address.state ?? customer.address?.state ?? null,
+          };
+  }
   customer.metadata = applyMetadata(customer.metadata, p.metadata);
   const defaultPm = p.invoice_settings?.default_payment_method;
   if (defaultPm !== undefined) {

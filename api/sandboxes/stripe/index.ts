@@ -1,4 +1,5 @@
 import type { Express, Router } from "express";
+import type { TaxRates } from "../../platform/tax-rates";
 import type { Database } from "../../platform/db";
 import type { Clock } from "../../platform/clock";
 import { listenOnLoopback } from "../../platform/loopback";
@@ -48,6 +49,8 @@ export interface StripeSandboxOptions {
    * the hosted invoice page so that the customer finds the way back after paying (default: publicUrl).
    */
   businessUrl?: string;
+  /** Stripe Tax's EU rates for the stand-in (the product's tax table; default: the built-in one). */
+  taxRates?: TaxRates;
 }
 
 /** Stripe's automatic collection, as the sandbox schedules it: 1, 3, 5 and 7 days after the first failure. */
@@ -84,7 +87,7 @@ export function createStripeSandbox(opts: StripeSandboxOptions): StripeSandbox {
     deliver: opts.deliverEvent,
     logger,
   });
-  const runner = new Runner(store, renderer, new WriterLock(store), webhooks, opts.clock, publicUrl);
+  const runner = new Runner(store, renderer, new WriterLock(store), webhooks, opts.clock, publicUrl, opts.taxRates);
   const idempotency = new IdempotencyKeys(store);
   const retryDays = [...(opts.retryDays ?? DEFAULT_RETRY_DAYS)].sort((a, b) => a - b);
 

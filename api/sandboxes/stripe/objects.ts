@@ -20,12 +20,35 @@ interface Base<O extends string> {
   livemode: false;
 }
 
+export interface SbAddress {
+  city: string | null;
+  country: string | null;
+  line1: string | null;
+  line2: string | null;
+  postal_code: string | null;
+  state: string | null;
+}
+
+/** A customer's tax id (Stripe.TaxId); kept on its customer (_tax_ids), answered by /v1/customers/:id/tax_ids. */
+export interface SbTaxId extends Base<"tax_id"> {
+  country: string | null;
+  customer: string;
+  customer_account: null;
+  owner: { type: "customer"; customer: string };
+  type: "eu_vat";
+  value: string;
+  verification: { status: "verified" | "unverified" | "pending"; verified_address: null; verified_name: null } | null;
+}
+
 export interface SbCustomer extends Base<"customer"> {
   email: string | null;
   name: string | null;
   description: string | null;
   phone: string | null;
-  address: null;
+  /** Its country is where Stripe Tax taxes (tax.ts). */
+  address: SbAddress | null;
+  /** The customer's tax ids (Stripe keeps them as their own objects; the stand-in on the customer). */
+  _tax_ids?: SbTaxId[];
   balance: number;
   currency: string | null;
   default_source: null;
@@ -50,7 +73,7 @@ export interface SbCard {
   exp_month: number;
   exp_year: number;
   funding: "credit";
-  country: "US";
+  country: string;
   fingerprint: string;
   checks: { address_line1_check: null; address_postal_code_check: "pass" | null; cvc_check: "pass" | null };
   networks: { available: string[]; preferred: null };
@@ -179,7 +202,8 @@ export interface SbSubscriptionItem {
 
 export interface SbSubscription extends Base<"subscription"> {
   application: null;
-  automatic_tax: { enabled: false; liability: null };
+  /** enabled: its invoices are taxed by Stripe Tax (tax.ts). */
+  automatic_tax: { enabled: boolean; liability: { type: "self" } | null };
   billing_cycle_anchor: number;
   cancel_at: number | null;
   cancel_at_period_end: boolean;
@@ -227,7 +251,7 @@ export interface SbInvoiceLine {
   period: { start: number; end: number };
   pricing: { type: "price_details"; price_details: { price: string; product: string }; unit_amount_decimal: string };
   quantity: number;
-  taxes: [];
+  taxes: { amount: number; tax_behavior: "exclusive"; tax_rate_details: { tax_rate: string }; taxability_reason: string; taxable_amount: number; type: "tax_rate_details" }[];
 }
 
 export interface SbInvoicePayment {
@@ -251,6 +275,8 @@ export type BillingReason = "subscription_create" | "subscription_cycle" | "subs
 export interface SbInvoice extends Base<"invoice"> {
   account_country: "US";
   account_name: string;
+  automatic_tax: { disabled_reason: null; enabled: boolean; liability: { type: "self" } | null; provider: "stripe" | null; status: "complete" | null };
+  total_taxes: SbInvoiceLine["taxes"];
   amount_due: number;
   amount_overpaid: number;
   amount_paid: number;
@@ -388,7 +414,7 @@ export interface SbCharge extends Base<"charge"> {
   payment_method: string;
   payment_method_details: {
     type: "card";
-    card: { brand: string; last4: string; exp_month: number; exp_year: number; funding: "credit"; country: "US" };
+    card: { brand: string; last4: string; exp_month: number; exp_year: number; funding: "credit"; country: string };
   };
   receipt_email: string | null;
   receipt_url: null;
@@ -461,6 +487,7 @@ export interface SbCheckoutSession {
   subscription: string | null;
   success_url: string;
   total_details: { amount_discount: number; amount_shipping: number; amount_tax: number };
+  automatic_tax: { enabled: boolean; liability: { type: "self" } | null; provider: "stripe" | null; status: "complete" | null };
   url: string | null;
   /** What the session passes on to the objects it creates. */
   _subscription_data: { metadata: Metadata; description: string | null };

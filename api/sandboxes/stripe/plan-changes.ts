@@ -15,6 +15,7 @@ import { newId } from "./ids";
 import type { SbInvoice, SbInvoiceLine, SbPrice, SbSchedulePhase, SbSubscription, SbSubscriptionSchedule } from "./objects";
 import { applyMetadata, zBool, zId, zInt, zList, zListParams, zMetadata } from "./params";
 import { addInterval, isoDate } from "./time";
+import { taxOfCustomer, totalTaxesOf } from "./tax";
 
 /*
  * Plan changes (docs/decisions/028): a subscription moved to another price now, with proration
@@ -27,6 +28,10 @@ import { addInterval, isoDate } from "./time";
  * second, of what the period's latest invoice paid; the new price is charged in full; a change of
  * price restarts the period (and the billing anchor) at the change, as a change of interval does at
  * Stripe. One invoice, billing_reason subscription_update, charged at once.
+ *
+ * Tax (issue 35, docs/decisions/061): with automatic_tax, the credit is of the net the period paid (its VAT
+ * is not credited as price), and Stripe Tax taxes what the change owes (the new price less the credit) once,
+ * at the customer's treatment as it is now: the new line keeps its VAT, the credit line carries the rest.
  */
 
 const zProrationBehavior = z.enum(["always_invoice", "create_prorations", "none"]);
@@ -57,6 +62,7 @@ export const invoicePreviewParams = z.strictObject({
       proration_date: zInt.optional(),
     })
     .optional(),
+  automatic_tax: z.strictObject({ enabled: zBool }).optional(),
 });
 
 const zPhase = z.strictObject({
@@ -105,17 +111,19 @@ async function newPriceOf(ops: Ops, sub: SbSubscription, items: z.output<typeof 
   return { price, quantity: change.quantity ?? item.quantity };
 }
 
-/** What the latest invoice paid for the current period (0 when it is unpaid or free). */
+/** What the latest invoice paid for the current period before tax (0 when it is unpaid or free). */
 async function paidForPeriod(ops: Ops, sub: SbSubscription): Promise<number> {
   const invoice = sub.latest_invoice ? await ops.store.get("invoice", sub.latest_invoice) : undefined;
-  return invoice?.status === "paid" ? invoice.amount_paid : 0;
+  if (invoice?.status !== "paid") return 0;
+  const tax = (invoice.total_taxes ?? []).reduce((sum, t) => sum + t.amount, 0);
+  return Math.max(0, invoice.amount_paid - tax);
 }
 
 /** The subscription after the change, and its invoice (not stored): the new price in full, less the unused time. */
 async function planChange(
   ops: Ops,
   before: SbSubscription,
-  p: { items: z.output<typeof zItemChange>[]; proration_behavior?: string; proration_date?: number },
+  p: { items: z.output<typeof zItemChange>[]; proration_behavior?: string; proration_date?: number; automatic_tax?: boolean },
 ): Promise<PlannedChange> {
   if (!["active", "trialing", "past_due"].includes(before.status)) {
     throw invalidRequest(`A ${before.status} subscription's price cannot be changed.`, { param: "items" });
@@ -147,6 +155,8 @@ async function planChange(
   after.billing_cycle_anchor = ops.now;
   if (after.status === "trialing") after.status = "active";
   if (after.cancel_at_period_end) after.cancel_at = item.current_period_end;
+  // A preview may ask for Stripe Tax itself (create_preview's automatic_tax); the change keeps the subscription's.
+  if (p.automatic_tax !== undefined) after.automatic_tax = p.automatic_tax ? { enabled: true, liability: { type: "self" } } : { enabled: false, liability: null };
 
   const { invoice, intent } = await buildSubscriptionInvoice(ops, after, {
     reason: "subscription_update",
@@ -183,12 +193,21 @@ async function planChange(
     };
     // The new period's line first, then the credit.
     invoice.lines.data.push(line);
-    const owed = invoice.total - credit;
+    // Stripe Tax on what the change owes, once; the credit line carries the VAT it takes off the new line's.
+    const netOwed = (invoice.total_excluding_tax ?? invoice.total) - credit;
+    const customer = await ops.store.require("customer", after.customer, "customer");
+    const taxes = after.automatic_tax.enabled ? totalTaxesOf(netOwed, taxOfCustomer(ops.taxRates, customer)) : [];
+    const taxCents = taxes.reduce((sum, t) => sum + t.amount, 0);
+    const newLineTax = (invoice.lines.data[0]?.taxes ?? []).reduce((sum, t) => sum + t.amount, 0);
+    const [rate] = taxes;
+    if (rate) line.taxes = [{ ...rate, amount: taxCents - newLineTax, taxable_amount: -credit }];
+    invoice.total_taxes = taxes;
+    const owed = netOwed + taxCents;
     const due = Math.max(0, owed);
     invoice.subtotal -= credit;
     invoice.subtotal_excluding_tax = invoice.subtotal;
     invoice.total = owed;
-    invoice.total_excluding_tax = owed;
+    invoice.total_excluding_tax = netOwed;
     invoice.amount_due = due;
     invoice.amount_remaining = due;
     // More credit than the new price: the rest goes to the customer's balance, as at Stripe.
@@ -209,6 +228,7 @@ export async function previewInvoice(ops: Ops, p: z.output<typeof invoicePreview
     items: details.items ?? [{}],
     proration_behavior: details.proration_behavior ?? "always_invoice",
     proration_date: details.proration_date,
+    automatic_tax: p.automatic_tax?.enabled,
   });
   const invoice = planned.invoice;
   // A preview is a draft that no one can pay: no number, no payment, its own id prefix.

@@ -52,6 +52,9 @@ import {
   paymentMethodUpdateParams,
   updateCustomer,
   updatePaymentMethod,
+  createTaxId,
+  deleteTaxId,
+  taxIdCreateParams,
 } from "./customers";
 import { complete } from "./complete";
 import { SandboxError } from "./errors";
@@ -272,6 +275,17 @@ export function createRestApp(deps: RestDeps): Express {
     const p = parse(customerUpdateParams, params);
     return mutate("customer", expand, (ops) => updateCustomer(ops, id, p));
   });
+  // Tax ids (Stripe Tax reads them: a verified EU VAT id reverse charges). Kept on the customer, answered as Stripe's TaxId.
+  post("/v1/customers/:id/tax_ids", async ({ id, params }) => {
+    const p = parse(taxIdCreateParams, params);
+    return runner.run((ops) => createTaxId(ops, id, p));
+  });
+  get("/v1/customers/:id/tax_ids", async (input) => {
+    const customer = await store.require("customer", input.id);
+    const data = [...(customer._tax_ids ?? [])].reverse();
+    return { object: "list", data, has_more: false, url: `/v1/customers/${input.id}/tax_ids` };
+  });
+  del("/v1/customers/:id/tax_ids/:tax_id", ({ id, path }) => runner.run((ops) => deleteTaxId(ops, id, decodeURIComponent(path.split("/").pop() ?? ""))));
   get("/v1/customers/:id/payment_methods", async (input) => {
     const p = parse(typeListParams, input.params);
     await store.require("customer", input.id);

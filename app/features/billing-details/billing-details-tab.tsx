@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm } from "@conform-to/react";
-import { Form } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
@@ -8,7 +8,7 @@ import type { BillingDetailsFields } from "~/schemas/billing-details";
 import { BILLING_ADDRESS_MAX, BILLING_NAME_MAX, VAT_NUMBER_MAX } from "~/schemas/billing-details";
 import { useFirstRefusedField, useFormOptions } from "~/utils/client-validation";
 import type { BillingDetailsState } from "./billing-details.server";
-import { BILLING_DETAILS_FORM, BILLING_DETAILS_HREF, BILLING_DETAILS_TEXT } from "./messages";
+import { BILLING_DETAILS_FORM, BILLING_DETAILS_TEXT, billingDetailsHref } from "./messages";
 
 // The 'Billing details' tab (issue 35): a plain form without JavaScript ('VAT number' always shown,
 // with its hint that it is for EU businesses); with JavaScript the VAT number shows only for an EU
@@ -32,9 +32,15 @@ export function BillingDetailsTab({ state }: { state: BillingDetailsState }) {
   if (state.failed) return <p className="notice">{BILLING_DETAILS_TEXT.fetchFailed}</p>;
 
   return (
-    <Form method="post" action={BILLING_DETAILS_HREF} {...getFormProps(form)} noValidate className="billing-details-form">
+    <Form method="post" action={billingDetailsHref(state.returnTo)} {...getFormProps(form)} noValidate className="billing-details-form">
       <p>{BILLING_DETAILS_TEXT.intro}</p>
+      {state.returnTo ? (
+        <p>
+          {BILLING_DETAILS_TEXT.backToCheckout} <Link to={state.returnTo}>Back to checkout</Link>
+        </p>
+      ) : null}
       <input type="hidden" name="intent" value="save-billing-details" />
+      {state.returnTo ? <input type="hidden" name="return_to" value={state.returnTo} /> : null}
       <FormAlert id={form.errorId} errors={form.errors} />
       <Field label={<label htmlFor={fields.country.id}>Country</label>} errorId={fields.country.errorId} errors={fields.country.errors}>
         <select

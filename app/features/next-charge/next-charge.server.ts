@@ -1,12 +1,13 @@
 import type { ApiSchemas } from "~/utils/api.server";
 import { cardName } from "~/utils/cards";
 import { formatLongDate } from "~/utils/dates";
+import { taxIncluded } from "~/features/tax/tax";
 
 // 'Next charge' of the billing page and the home's status card (docs/decisions/029): what the next
 // automatic charge takes, when and from which card; or, once auto-renewal is off, the day the plan ends.
 
 export type NextChargeView =
-  | { kind: "charge"; amount: string; date: string; card: string | null }
+  | { kind: "charge"; amount: string; date: string; card: string | null; tax: string | null }
   | { kind: "ends"; date: string }
   | null;
 
@@ -22,7 +23,8 @@ export function nextChargeView(answer: {
     const charge = answer.next_charge;
     // PayPal collects its renewals itself: no card of ours pays them.
     const payer = charge.card ? cardName(charge.card.brand, charge.card.last4) : subscription.subscription_by === "paypal" ? "PayPal" : null;
-    return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: payer };
+    // Its tax ('including VAT 19 % (Germany): $13.66', 'VAT reverse charged'; issue 35), none without.
+    return { kind: "charge", amount: charge.amount, date: formatLongDate(charge.date), card: payer, tax: taxIncluded(charge.tax) };
   }
   // Only a card or PayPal subscription has auto-renewal to be off; one-time, crypto and plans paid once with PayPal show their expiry elsewhere.
   if (answer.ends_on && subscription.auto_renewable) {

@@ -6,7 +6,8 @@ export function NextCharge({ view }: { view: NextChargeView }) {
   if (view.kind === "ends") return <p className="next-charge">Auto-renewal is off: your plan ends on {view.date}.</p>;
   return (
     <p className="next-charge">
-      <strong>Next charge:</strong> <span className="next-charge-amount">{view.amount}</span> on{" "}
+      <strong>Next charge:</strong> <span className="next-charge-amount">{view.amount}</span>
+      {view.tax ? <span className="next-charge-tax"> ({view.tax})</span> : null} on{" "}
       <span className="next-charge-date">{view.date}</span>
       {view.card ? (
         <>

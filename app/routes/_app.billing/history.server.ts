@@ -8,6 +8,7 @@ import { formatCents } from "~/utils/plans";
 import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { refundAction } from "./refund.server";
+import { taxIncluded } from "~/features/tax/tax";
 
 // The 'Payment History' tab of /billing (commerce §2, §4, §7, §8, §9): the transactions 5 a page, an
 // invoice download per transaction, and the subscription's auto-renewal row with a server-rendered
@@ -31,6 +32,8 @@ export type TransactionRow = {
   title: string;
   method: string;
   amount: string;
+  /** What the amount includes of tax ('including VAT 19 % (Germany): $13.66', 'VAT reverse charged'); null without (issue 35). */
+  tax: string | null;
   status: "Paid" | "Payment failed" | typeof REFUND_FORM.refunded | typeof REFUND_FORM.requested;
   /**
    * The payment was tried more than once (a renewal and its automatic retries are one row, docs/decisions/050):
@@ -174,6 +177,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           title: t.product.title,
           method: methodLabel(t),
           amount: formatCents(t.amount_cents),
+          tax: taxIncluded(t.tax),
           status: statusOf(t),
           attempts: attemptsNote(t),
           refundable: t.refundable,

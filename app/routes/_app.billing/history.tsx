@@ -59,7 +59,10 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
                     <td data-label="Date">{t.date}</td>
                     <td data-label="Plan">{t.title}</td>
                     <td data-label="Payment method">{t.method}</td>
-                    <td data-label="Amount">{t.amount}</td>
+                    <td data-label="Amount">
+                      {t.amount}
+                      {t.tax ? <span className="billing-tax"> {t.tax}</span> : null}
+                    </td>
                     <td data-label="Status">
                       <span className={`billing-status ${statusClass(t.status)}`}>{t.status}</span>
                       {t.attempts ? <span className="billing-attempts"> {t.attempts}</span> : null}

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { z } from "zod";
-import { CheckoutCodeSchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
+import { CheckoutCodeSchema, CheckoutCountrySchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
+import { BILLING_DETAILS_MESSAGES } from "~/schemas/billing-details";
 import { type ApiErrorCode, type ApiResult, type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { failureStatus, formFailure, parseSubmission } from "~/utils/forms.server";
@@ -14,6 +15,7 @@ import { formatCents } from "~/utils/plans";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
+import { type CheckoutCountry, countriesOf, pickCountry, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 
 // The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
@@ -93,6 +95,11 @@ export type CheckoutState = {
   cryptoFailure: string | null;
   /** The first term's end if paid now (the order summary, docs/decisions/029). */
   termEndsOn: string;
+  /**
+   * The country the quotes are taxed for and the list to choose from (issue 35); null when the list
+   * could not be loaded (the page then shows the API's quotes without a choice).
+   */
+  country: CheckoutCountry | null;
 };
 
 /** The forms that pay by card and may meet 3-D Secure. */
@@ -219,7 +226,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   // Paid for this plan within the hour: the receipt, and no payment forms (nothing to pay twice for).
   const paidWithinTheHour = Boolean(token && flow.paidAt && secondsLeft(flow.paidAt, RECEIPT_SECONDS) > 0);
 
-  const { detail, gateway, me, cards, subscription } = await checkoutData(api, planId, token, paidWithinTheHour ? undefined : flow.coupon);
+  const { detail, gateway, me, cards, subscription, country } = await checkoutData(api, request, flow, planId, token, paidWithinTheHour ? undefined : flow.coupon);
   if (!detail.ok) {
     if (detail.code === "not_found" || detail.code === "validation_failed") throw new Response("Not Found", { status: 404 });
     throw serviceUnavailable();
@@ -263,6 +270,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     paypalFailure,
     cryptoFailure,
     termEndsOn,
+    country: receipt ? null : country,
   };
   return { state, subscription, token };
 }
@@ -271,29 +279,88 @@ const answered = <T>(data: T): ApiResult<T> => ({ ok: true, status: 200, message
 
 /**
  * What the checkout shows from the API. Signed in, one call (/api/account/checkout), which also
- * checks the token as /api/me would and reads the active subscription the plan change needs. An
- * API without that endpoint, or a refusal of it (an unknown plan: 404), gets the calls it stands
- * for, in parallel, so each part fails as it always has (the plan's 404, the cards' notice).
- * `subscription` is undefined when it was not read.
+ * checks the token as /api/me would and reads the active subscription the plan change needs, beside
+ * the countries and the saved billing country (/api/account/billing-details). An API without that
+ * endpoint, or a refusal of it (an unknown plan: 404), gets the calls it stands for, in parallel, so
+ * each part fails as it always has (the plan's 404, the cards' notice). `subscription` is undefined
+ * when it was not read.
+ *
+ * The quotes are taxed for the checkout's country (issue 35): the one chosen here is sent; otherwise
+ * the API taxes for the saved billing country, and an account without one (or a visitor) is quoted
+ * again for the browser's country, the United States at the least.
  */
-async function checkoutData(api: ReturnType<typeof createApiClient>, planId: number, token: string | null, coupon: string | undefined) {
+async function checkoutData(
+  api: ReturnType<typeof createApiClient>,
+  request: Request,
+  flow: CheckoutFlow,
+  planId: number,
+  token: string | null,
+  coupon: string | undefined,
+) {
   const withCoupon = coupon ? { coupon } : {};
+  const chosen = flow.country ? { country: flow.country } : {};
+  let countries: ReturnType<typeof countriesOf> | null = null;
   if (token) {
-    const all = await api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon } } });
+    countries = countriesOf(api, token);
+    const [all, list] = await Promise.all([
+      api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon, ...chosen } } }),
+      countries,
+    ]);
     if (all.ok) {
-      const { gateway, user, saved_cards, subscription, ...detail } = all.data;
-      return { detail: answered(detail), gateway: answered(gateway), me: answered(user), cards: answered(saved_cards), subscription };
+      const country = list ? pickCountry(request, flow, list) : null;
+      let answer = all.data;
+      // Nothing chosen here and nothing saved: asked again for the browser's country (an account's first checkout).
+      if (country && mayBeTaxed(country) && answer.quotes[0] && answer.quotes[0].country !== country.code) {
+        const again = await api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon, country: country.code } } });
+        if (!again.ok) throw serviceUnavailable();
+        answer = again.data;
+      }
+      const { gateway, user, saved_cards, subscription, ...detail } = answer;
+      return { detail: answered(detail), gateway: answered(gateway), me: answered(user), cards: answered(saved_cards), subscription, country };
     }
     // Unreachable, timed out or not the API answering: the 503 page now, not after a second wait.
     if (all.code === null) throw serviceUnavailable();
   }
-  const [detail, gateway, me, cards] = await Promise.all([
+  const [detail, gateway, me, cards, list] = await Promise.all([
     api.post("/api/plans/detail", { body: { planId, ...withCoupon } }),
     api.get("/api/payments/config"),
     token ? api.get("/api/me") : Promise.resolve(null),
     token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
+    // Read already beside the aggregate that failed.
+    countries ?? countriesOf(api, token),
   ]);
-  return { detail, gateway, me, cards, subscription: undefined };
+  const country = list ? pickCountry(request, flow, list) : null;
+  return { detail: country && mayBeTaxed(country) ? await taxedFor(api, planId, detail, country.code) : detail, gateway, me, cards, subscription: undefined, country };
+}
+
+/**
+ * Whether a quote for the country can differ from one for no country. The API taxes only in the EU (its
+ * list's `eu`; outside it no tax line, as for no country: docs/decisions/061), so a visitor from
+ * elsewhere, the most common one, costs no extra calls; every amount is still the API's.
+ */
+function mayBeTaxed(country: CheckoutCountry): boolean {
+  return country.countries.find((c) => c.code === country.code)?.eu ?? true;
+}
+
+/**
+ * The plan's quotes taxed for `country` (POST /api/checkout/quote, one per method offered, in
+ * parallel): the plan detail answers them for no country. The coupon is the one the detail applied.
+ */
+async function taxedFor<D extends { quotes: Quote[] }>(
+  api: ReturnType<typeof createApiClient>,
+  planId: number,
+  detail: ApiResult<D>,
+  country: string,
+): Promise<ApiResult<D>> {
+  if (!detail.ok || detail.data.quotes.every((quote) => quote.country === country)) return detail;
+  const coupon = detail.data.quotes[0]?.coupon_code;
+  const quotes = await Promise.all(
+    detail.data.quotes.map((quote) => api.post("/api/checkout/quote", { body: { planId, method: quote.method, country, ...(coupon ? { coupon } : {}) } })),
+  );
+  const taxed = quotes.flatMap((quote) => (quote.ok ? [quote.data] : []));
+  // A price without the tax it will be charged would mislead: no page rather than a wrong one.
+  if (taxed.length !== quotes.length) throw serviceUnavailable();
+  return answered({ ...detail.data, quotes: taxed });
 }
 
 /** Said while a hosted payment's outcome cannot be read yet (the API or the gateway not answering). */
@@ -330,7 +397,10 @@ async function hostedOutcome(
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {
-  if (!flow.email || !flow.sentAt) return flow.lastSent ? { step: "email", email: flow.lastSent.email } : { step: "email" };
+  if (!flow.email || !flow.sentAt) {
+    const email = flow.typedEmail ?? flow.lastSent?.email;
+    return email ? { step: "email", email } : { step: "email" };
+  }
   if (flow.code) return { step: "password", email: flow.email };
   return {
     step: "code",
@@ -424,7 +494,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "restart": {
       // Back to the email step, the address and the code sent to it kept (see CheckoutFlow.lastSent).
       const lastSent = flow.email && flow.sentAt ? { email: flow.email, sentAt: flow.sentAt } : flow.lastSent;
-      return redirect(here, { headers: { "Set-Cookie": await save({ planId, coupon: flow.coupon, lastSent }) } });
+      return redirect(here, { headers: { "Set-Cookie": await save({ planId, coupon: flow.coupon, country: flow.country, lastSent }) } });
     }
 
     case "email": {
@@ -434,7 +504,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       // The same address again while the code sent to it is valid: back to that code, nothing sent.
       const lastSent = flow.lastSent;
       if (lastSent?.email === email && secondsLeft(lastSent.sentAt, CODE_TTL_SECONDS) > 0) {
-        const cookie = await save({ planId, coupon: flow.coupon, email, sentAt: lastSent.sentAt });
+        const cookie = await save({ planId, coupon: flow.coupon, country: flow.country, email, sentAt: lastSent.sentAt });
         return redirectWithSuccess(here, "Enter the code we sent to this email.", { headers: { "Set-Cookie": cookie } });
       }
       const usable = await api.post("/api/anonymous/subscription/email-is-exists", { body: { email } });
@@ -443,7 +513,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       }
       const sent = await api.post("/api/user/temp-signup", { body: { email, isCheckout: true, plan_id: String(planId) } });
       if (!sent.ok) return formFailure("email", submission, sent.message || "Request failed. Please try again.", sent.status);
-      const cookie = await save({ planId, coupon: flow.coupon, email, sentAt: Date.now() });
+      const cookie = await save({ planId, coupon: flow.coupon, country: flow.country, email, sentAt: Date.now() });
       return redirectWithSuccess(here, sent.message || "Verification code sent to your email!", { headers: { "Set-Cookie": cookie } });
     }
 
@@ -488,10 +558,13 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!registered.ok) {
         return formFailure("password", submission, registered.status >= 500 ? "Something went wrong." : registered.message || "Request failed. Please try again.", registered.status);
       }
+      // The new account's billing country is the checkout's (chosen, else the browser's): its quotes
+      // are taxed as the visitor's were. Should it not be saved now, the payment saves it.
+      await saveCheckoutCountry(createApiClient(request, context, registered.data.token), request, flow, registered.data.token);
       const headers = new Headers();
       headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
       appendDeviceCookie(headers, request);
-      headers.append("Set-Cookie", await save({ planId, coupon: flow.coupon }));
+      headers.append("Set-Cookie", await save({ planId, coupon: flow.coupon, country: flow.country }));
       return redirectWithSuccess(here, "Verification successful!", { headers });
     }
 
@@ -509,6 +582,25 @@ export async function checkoutAction(intent: string, { request, context, formDat
       return redirectWithSuccess(here, quote.message || "Coupon applied.", { headers: { "Set-Cookie": cookie } });
     }
 
+    // The order summary's 'Country' (issue 35): the quotes follow it. Kept in the flow until the payment
+    // saves it to the account: changing it back and forth must not drop a saved VAT number (the API
+    // drops one when the saved country changes).
+    case "country": {
+      const submission = parseSubmission(formData, CheckoutCountrySchema);
+      const refused = (status: number) =>
+        formFailure("country", submission, null, status, { fieldErrors: { country: [BILLING_DETAILS_MESSAGES.country] }, hideFields: [] });
+      if (submission.status !== "success") return refused(400);
+      const country = submission.value.country.toUpperCase();
+      const list = await countriesOf(api, token);
+      if (list && !list.countries.some((c) => c.code === country)) return refused(422);
+      // A visitor's email typed and not yet sent came with it (no JavaScript): shown again, not lost.
+      const typed = token ? "" : String(formData.get("email") ?? "").trim().slice(0, 254);
+      const cookie = await save({ ...flow, country, typedEmail: typed || flow.typedEmail });
+      // With JavaScript (a fetcher): no navigation; the page's data reloads with the new quotes.
+      if (formData.get("js") === "1") return data({ form: "country", result: undefined, serverError: null }, { headers: { "Set-Cookie": cookie } });
+      return redirect(here, { headers: { "Set-Cookie": cookie } });
+    }
+
     case "coupon-clear":
       return redirect(here, { headers: { "Set-Cookie": await save({ ...flow, coupon: undefined }) } });
 
@@ -517,9 +609,10 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!token) return redirect(here);
       const paymentMethodId = String(formData.get("paymentMethodId") ?? "").trim();
       const key = attemptKey(String(formData.get("idempotency_key") ?? ""), paymentMethodId);
-      const me = await api.get("/api/me");
-      if (!me.ok) throw serviceUnavailable();
       if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
+      const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow, token)]);
+      if (!me.ok) throw serviceUnavailable();
+      if (unsaved) return paymentFailure(intent, unsaved, 503);
       // With JavaScript the challenge is shown on the page (live: Stripe.js; the sandbox: a dialog);
       // without it, the browser goes to the challenge page, which comes back here.
       const scripted = formData.get("js") === "1";
@@ -581,8 +674,9 @@ export async function checkoutAction(intent: string, { request, context, formDat
 
     case "crypto": {
       if (!token) return redirect(here);
-      const me = await api.get("/api/me");
+      const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow, token)]);
       if (!me.ok) throw serviceUnavailable();
+      if (unsaved) return paymentFailure("crypto", unsaved, 503);
       const invoice = await api.post("/api/payments/crypto/invoice", {
         body: {
           planId,
@@ -601,6 +695,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
     // plans), and the browser goes to PayPal's approval page, which returns to this page (the loader).
     case "paypal": {
       if (!token) return redirect(here);
+      const unsaved = await saveCheckoutCountry(api, request, flow, token);
+      if (unsaved) return paymentFailure("paypal", unsaved, 503);
       const started = await api.post("/api/payments/paypal/checkout", {
         body: { planId, return_path: here, idempotency_key: paypalKey(String(formData.get("idempotency_key") ?? "")), ...(flow.coupon ? { coupon: flow.coupon } : {}) },
       });
@@ -610,6 +706,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
 
     case "hosted": {
       if (!token) return redirect(here);
+      const unsaved = await saveCheckoutCountry(api, request, flow, token);
+      if (unsaved) return paymentFailure("hosted", unsaved, 503);
       const key = String(formData.get("idempotency_key") ?? "");
       const session = await api.post("/api/payments/checkout-session", {
         body: { planId, return_path: here, idempotency_key: key, ...(flow.coupon ? { coupon: flow.coupon } : {}) },

@@ -4,6 +4,7 @@ import { redirect, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { formatLongDate } from "~/utils/dates";
 import { formatCents } from "~/utils/plans";
+import { type Taxed, taxIncluded } from "~/features/tax/tax";
 import { formFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 
@@ -21,6 +22,8 @@ export type PlanChangePreview = ApiSchemas["PlanChangePreview"];
 export interface ChangeFigures {
   plan: string;
   chargedNow: string;
+  /** What is charged now with its net and tax line, for the summary's lines (issue 35). */
+  chargedNowTaxed: Taxed;
   newEndDate: string;
   nextRenewal: string;
 }
@@ -29,9 +32,16 @@ function figuresOf(plan: string, summary: ApiSchemas["PlanChangeSummary"]): Chan
   return {
     plan,
     chargedNow: formatCents(summary.charged_now_cents),
+    chargedNowTaxed: { net_cents: summary.charged_now_net_cents, tax: summary.charged_now_tax, amount_cents: summary.charged_now_cents },
     newEndDate: formatLongDate(summary.new_end_date),
-    nextRenewal: `${formatCents(summary.next_renewal.amount_cents)} on ${formatLongDate(summary.next_renewal.date)}`,
+    nextRenewal: withTax(`${formatCents(summary.next_renewal.amount_cents)} on ${formatLongDate(summary.next_renewal.date)}`, summary.next_renewal.tax),
   };
+}
+
+/** An amount's words with what it includes of tax after them, in brackets; unchanged without tax. */
+function withTax(words: string, tax: Taxed["tax"] | undefined): string {
+  const included = taxIncluded(tax);
+  return included ? `${words} (${included})` : words;
 }
 
 export type PlanChangeState =

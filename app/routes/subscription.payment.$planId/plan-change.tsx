@@ -1,6 +1,8 @@
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { SubmitButton } from "~/components/submit-button";
 import { formatCents } from "~/utils/plans";
+import { taxIncluded } from "~/features/tax/tax";
+import { TaxLines } from "~/features/tax/tax-lines";
 import type { ChangeFigures, PlanChangeState } from "./plan-change.server";
 
 // The checkout of a subscriber who picked another recurring plan (docs/decisions/028): the change
@@ -71,6 +73,7 @@ function ChangeSummary({ figures }: { figures: ChangeFigures }) {
           <dt>New plan</dt>
           <dd>{figures.plan}</dd>
         </div>
+        <TaxLines taxed={figures.chargedNowTaxed} />
         <div className="total">
           <dt>Charged now</dt>
           <dd>{figures.chargedNow}</dd>
@@ -119,7 +122,10 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
           {preview.plan.title} ({formatCents(preview.plan.discounted_price_cents)} for {preview.plan.title})
         </dd>
         <dt>{now ? "You pay now" : "Takes effect"}</dt>
-        <dd className="plan-change__amount">{now ? formatCents(preview.amount_due_cents) : `${state.effectiveDate}, at your next renewal`}</dd>
+        <dd className="plan-change__amount">
+          {now ? formatCents(preview.amount_due_cents) : `${state.effectiveDate}, at your next renewal`}
+          {now && preview.tax ? <span className="plan-change__tax"> ({taxIncluded(preview.tax)})</span> : null}
+        </dd>
       </dl>
       <p>
         {now

@@ -3,6 +3,7 @@ import type { ApiSchemas, createApiClient } from "~/utils/api.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { formatLongDate } from "~/utils/dates.server";
 import { formatCents } from "~/utils/plans";
+import { taxOf } from "~/features/tax/tax";
 import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./summary";
 
 // What the checkout becomes once paid (issue 21): a receipt behind 'Payment Successful!' — what was
@@ -23,6 +24,8 @@ export type Receipt = {
   charged: string;
   /** The plan's price and the coupon's part, when a coupon lowered the charge. */
   discount: { price: string; amount: string } | null;
+  /** The net and the tax line ('VAT 19 % (Germany)', 'VAT reverse charged') when tax was charged; null otherwise (issue 35). */
+  tax: { net: string; label: string; amount: string } | null;
   paidOn: string | null;
   termEndsOn: string;
   /** 'Renews …' or 'Does not renew …', from the payment as the API recorded it. */
@@ -104,12 +107,14 @@ export async function loadReceipt(
   if (paid?.later_payment_for_another_plan) return null;
   const quote = quoteOf(quotes, "card") ?? quotes[0] ?? null;
   const terms = paid ?? quote;
+  const taxLine = taxOf(terms);
   return {
     plan: plan.title,
     buys: terms ? buysLabel(terms) : "",
     charged: formatCents(terms?.amount_cents ?? plan.discounted_price_cents),
     discount:
       paid && paid.discount_amount_cents > 0 ? { price: formatCents(paid.price_cents), amount: `−${formatCents(paid.discount_amount_cents)}` } : null,
+    tax: taxLine ? { net: formatCents(taxLine.net_cents), label: taxLine.tax.label, amount: formatCents(taxLine.tax.amount_cents) } : null,
     paidOn: paid ? formatLongDate(paid.created_at) : null,
     termEndsOn: formatLongDate(terms?.first_term_ends_on ?? new Date()),
     renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null)) : renewsSentence(quote?.renewal ?? null),

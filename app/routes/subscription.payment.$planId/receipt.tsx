@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { NET_TERM } from "~/features/tax/tax-lines";
 import type { AppDownload, Receipt } from "./receipt.server";
 
 // The checkout once paid (issue 21): the receipt and the next step, server-rendered (the same page with
@@ -30,6 +31,18 @@ export function ReceiptPage({ receipt }: { receipt: Receipt }) {
               <div>
                 <dt>Coupon</dt>
                 <dd>{receipt.discount.amount}</dd>
+              </div>
+            </>
+          ) : null}
+          {receipt.tax ? (
+            <>
+              <div>
+                <dt>{NET_TERM}</dt>
+                <dd>{receipt.tax.net}</dd>
+              </div>
+              <div>
+                <dt>{receipt.tax.label}</dt>
+                <dd>{receipt.tax.amount}</dd>
               </div>
             </>
           ) : null}

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
 import { type ComponentType, useEffect, useRef, useState } from "react";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
@@ -28,6 +28,8 @@ import type { Receipt } from "./receipt.server";
 import { PlanChangePage, ReplacesNotice } from "./plan-change";
 import { PLAN_CHANGE_FORMS, planChangeAction, planChangeState } from "./plan-change.server";
 import { WalletPanels } from "~/features/wallets/wallet-panels";
+import { COUNTRY_FETCHER, COUNTRY_FORM, COUNTRY_UPDATE, CountryForm } from "~/features/tax/country-form";
+import { TaxLines } from "~/features/tax/tax-lines";
 import { pageMeta } from "~/utils/meta";
 import { formatCents, twoDecimals } from "~/utils/plans";
 
@@ -60,7 +62,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const planId = planIdOf(params.planId);
   const formData = await readFormData(request);
-  const intent = String(formData.get("intent") ?? "");
+  // 'Update' of the country names itself: without JavaScript it may post the visitor's email form (CountryForm).
+  const intent = formData.get(COUNTRY_UPDATE) === "1" ? COUNTRY_FORM : String(formData.get("intent") ?? "");
   if (PLAN_CHANGE_FORMS.has(intent)) return planChangeAction(intent, { request, context, formData, planId });
   return checkoutAction(intent, { request, context, formData, planId });
 }
@@ -340,9 +343,12 @@ function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["v
   );
 }
 
+/** The visitor's email form's id (conform's, and the country's 'Update' names it). */
+const EMAIL_FORM = "email";
+
 function EmailForm({ focusOnMount, email }: { focusOnMount: boolean; email?: string }) {
   const [form, fields] = useForm<CheckoutEmailFields>({
-    ...useFormOptions<CheckoutEmailFields>("email", () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
+    ...useFormOptions<CheckoutEmailFields>(EMAIL_FORM, () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
     // Back from 'Verify Your Email': the address the code went to.
     defaultValue: email ? { email } : undefined,
   });
@@ -438,6 +444,13 @@ function PasswordStep({ email }: { email: string }) {
       <SubmitButton intent="password">Submit</SubmitButton>
     </Form>
   );
+}
+
+/** The country's refusal next to its field (an action's answer to the 'country' form). */
+function countryErrorOf(answer: unknown): string | null {
+  const reply = answer as { form?: string; result?: { error?: Record<string, string[] | null> } } | undefined;
+  if (reply?.form !== COUNTRY_FORM) return null;
+  return reply.result?.error?.country?.[0] ?? null;
 }
 
 /** The server's refusal of one of the page's forms, in the HTML (and announced). */
@@ -635,12 +648,26 @@ function OrderSummary({ state }: { state: CheckoutState }) {
   const { plan } = state;
   // What is charged now is the same whichever way is chosen (the quotes differ only in their renewal).
   const total = state.quotes[0];
+  // The country's refusal: the page's form without JavaScript, the fetcher's with it.
+  const countryFetcher = useFetcher({ key: COUNTRY_FETCHER });
+  const requoting = countryFetcher.state !== "idle";
   const actionData = useActionData<PaymentActionData>();
   const couponOpen = actionData?.form === "coupon";
+  const countryError = countryErrorOf(actionData) ?? countryErrorOf(countryFetcher.data);
   return (
     <aside aria-labelledby="summary-title" className="card order-summary">
       <h2 id="summary-title">Order summary</h2>
-      <dl>
+      {state.country ? (
+        <CountryForm
+          countries={state.country.countries}
+          country={state.country.code}
+          error={countryError}
+          offerVatNumber={Boolean(state.accountEmail) && !total?.tax?.reverse_charge}
+          // A visitor's email field is open: without JavaScript 'Update' posts it too, so nothing typed is lost.
+          withForm={!state.accountEmail && (state.visitor?.step ?? "email") === "email" ? EMAIL_FORM : null}
+        />
+      ) : null}
+      <dl aria-busy={requoting || undefined}>
         <div>
           <dt>Plan</dt>
           <dd>{state.plan.title}</dd>
@@ -665,6 +692,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
             <dd>−{formatCents(state.coupon.discount_amount_cents)}</dd>
           </div>
         ) : null}
+        <TaxLines taxed={total} />
         <div className="total">
           <dt>Total</dt>
           <dd>{total ? formatCents(total.amount_cents) : null}</dd>

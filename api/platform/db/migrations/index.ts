@@ -22,6 +22,7 @@ import * as m0022 from "./0022_passkey_confirmation";
 import * as m0023 from "./0023_security_event_client_hints";
 import * as m0024 from "./0024_vpn_manual_setup";
 import * as m0025 from "./0025_invoices_and_billing_details";
+import * as m0026 from "./0026_tax";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   "0023_security_event_client_hints": m0023,
   "0024_vpn_manual_setup": m0024,
   "0025_invoices_and_billing_details": m0025,
+  "0026_tax": m0026,
 };

@@ -1,0 +1,88 @@
+import { Link, useFetcher, useLocation } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { Field } from "~/components/field";
+import { billingDetailsHref } from "~/features/billing-details/messages";
+
+// The checkout's 'Country' (issue 35), in the order summary: the tax follows it. Without JavaScript a
+// small form whose 'Update' posts the country and the page comes back with the new quote (the coupon and
+// the email step are the checkout's, on the server, and stay). With JavaScript a change posts it through
+// a fetcher and the page's data reloads in place: no full reload, nothing else on the page touched.
+
+export const COUNTRY_FORM = "country";
+/** The fetcher's key, so the summary can say it is re-quoting. */
+export const COUNTRY_FETCHER = "checkout-country";
+/** The name 'Update' posts: it says the post is the country's whichever form carries it. */
+export const COUNTRY_UPDATE = "update_country";
+
+export type CountryOption = { code: string; name: string; eu: boolean };
+
+export function CountryForm({
+  countries,
+  country,
+  error,
+  offerVatNumber,
+  withForm = null,
+}: {
+  countries: CountryOption[];
+  country: string;
+  error?: string | null;
+  /** An account buying in an EU country, not reverse charged yet: where a business adds its VAT number. */
+  offerVatNumber: boolean;
+  /**
+   * Without JavaScript, another form of the page that the select and 'Update' belong to (the visitor's email
+   * form): 'Update' then posts what was typed there too, and the page comes back with it. With JavaScript
+   * the fetcher posts the country alone and nothing else on the page is touched.
+   */
+  withForm?: string | null;
+}) {
+  const fetcher = useFetcher({ key: COUNTRY_FETCHER });
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const busy = fetcher.state !== "idle";
+  const here = useLocation().pathname;
+  const carriedBy = hydrated ? undefined : (withForm ?? undefined);
+  // The select shows the customer's choice at once, and the server's country whenever it answers another
+  // (a refusal, another tab). Not remounted: a keyboard user keeps the focus on it while it re-quotes.
+  const [selected, setSelected] = useState(country);
+  const [answered, setAnswered] = useState(country);
+  if (answered !== country) {
+    setAnswered(country);
+    setSelected(country);
+  }
+  return (
+    <fetcher.Form method="post" className="country-form" aria-busy={busy || undefined}>
+      <input type="hidden" name="intent" value={COUNTRY_FORM} />
+      {hydrated ? <input type="hidden" name="js" value="1" /> : null}
+      <Field label={<label htmlFor="checkout-country">Country</label>} errorId="checkout-country-error" errors={error ? [error] : undefined}>
+        <select
+          id="checkout-country"
+          form={carriedBy}
+          name="country"
+          value={selected}
+          autoComplete="country"
+          aria-invalid={error ? true : undefined}
+          aria-describedby="checkout-country-error"
+          onChange={(event) => {
+            setSelected(event.currentTarget.value);
+            if (hydrated) fetcher.submit(event.currentTarget.form);
+          }}
+        >
+          {countries.map((c) => (
+            <option key={c.code} value={c.code}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {/* With JavaScript the change alone re-quotes; the button stays for the keyboard and as the form's submit. */}
+      <button type="submit" className="button" disabled={busy} form={carriedBy} name={COUNTRY_UPDATE} value="1">
+        Update
+      </button>
+      {offerVatNumber && countries.find((c) => c.code === country)?.eu ? (
+        <p className="muted country-form__vat">
+          Buying for a business? Add your VAT number in <Link to={billingDetailsHref(here)}>Billing details</Link>.
+        </p>
+      ) : null}
+    </fetcher.Form>
+  );
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { checkoutCountry, countryFromAcceptLanguage, countryOfLanguageTag, DEFAULT_COUNTRY } from "~/features/tax/browser-country";
+
+// The checkout's pre-selected country (issue 35): the saved billing country, else the region of the
+// browser's language (Accept-Language), else the United States.
+
+const known = (code: string) => ["DE", "AT", "CH", "FR", "US", "GB", "TW", "SE", "NO", "GR", "BE"].includes(code);
+
+describe("the country of the browser's language", () => {
+  it("reads the region of a tag, with or without a script, and ignores a numeric region", () => {
+    expect(countryOfLanguageTag("de-DE")).toBe("DE");
+    expect(countryOfLanguageTag("de-at")).toBe("AT");
+    expect(countryOfLanguageTag("de_CH")).toBe("CH");
+    expect(countryOfLanguageTag("zh-Hant-TW")).toBe("TW");
+    expect(countryOfLanguageTag("es-419")).toBeNull();
+    expect(countryOfLanguageTag("en-US")).toBe("US");
+  });
+
+  it("takes a language said alone to the country it plainly belongs to; English alone is the United States", () => {
+    expect(countryOfLanguageTag("de")).toBe("DE");
+    expect(countryOfLanguageTag("fr")).toBe("FR");
+    expect(countryOfLanguageTag("sv")).toBe("SE");
+    expect(countryOfLanguageTag("nb")).toBe("NO");
+    expect(countryOfLanguageTag("el")).toBe("GR");
+    expect(countryOfLanguageTag("en")).toBe("US");
+    // No one obvious country: no guess.
+    expect(countryOfLanguageTag("es")).toBeNull();
+    expect(countryOfLanguageTag("pt")).toBeNull();
+    expect(countryOfLanguageTag("zh")).toBeNull();
+    expect(countryOfLanguageTag("*")).toBeNull();
+    expect(countryOfLanguageTag("")).toBeNull();
+  });
+
+  it("follows the header's preference order and weights", () => {
+    expect(countryFromAcceptLanguage("de-DE,de;q=0.9,en-US;q=0.8,en;q=0.7", known)).toBe("DE");
+    expect(countryFromAcceptLanguage("de", known)).toBe("DE");
+    expect(countryFromAcceptLanguage("en", known)).toBe("US");
+    expect(countryFromAcceptLanguage("en-US,en;q=0.9", known)).toBe("US");
+    expect(countryFromAcceptLanguage("en-GB", known)).toBe("GB");
+    expect(countryFromAcceptLanguage("en;q=0.5, fr-FR", known)).toBe("FR");
+    expect(countryFromAcceptLanguage("fr;q=0, de-AT", known)).toBe("AT");
+    // A language with no country, then one with: the second decides.
+    expect(countryFromAcceptLanguage("es, de-CH;q=0.8", known)).toBe("CH");
+  });
+
+  it("skips a region the checkout does not offer, and answers null when nothing fits", () => {
+    expect(countryFromAcceptLanguage("xx-ZZ, fr", known)).toBe("FR");
+    expect(countryFromAcceptLanguage("es-419", known)).toBeNull();
+    expect(countryFromAcceptLanguage("", known)).toBeNull();
+    expect(countryFromAcceptLanguage(null, known)).toBeNull();
+    expect(countryFromAcceptLanguage("*", known)).toBeNull();
+    expect(countryFromAcceptLanguage(";;;,,,q=1", known)).toBeNull();
+  });
+});
+
+describe("the checkout's country", () => {
+  it("is the one chosen here, else the saved billing country, else the browser's, else the United States", () => {
+    expect(checkoutCountry({ chosen: "FR", saved: "DE", acceptLanguage: "en-GB" }, known)).toBe("FR");
+    expect(checkoutCountry({ saved: "DE", acceptLanguage: "en-GB" }, known)).toBe("DE");
+    expect(checkoutCountry({ saved: null, acceptLanguage: "de-DE" }, known)).toBe("DE");
+    expect(checkoutCountry({ acceptLanguage: "es" }, known)).toBe(DEFAULT_COUNTRY);
+    expect(checkoutCountry({}, known)).toBe("US");
+    // A code the checkout does not offer (an old cookie, a list that changed) is passed over.
+    expect(checkoutCountry({ chosen: "ZZ", saved: "QQ", acceptLanguage: "de" }, known)).toBe("DE");
+  });
+});
