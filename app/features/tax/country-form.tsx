@@ -13,14 +13,16 @@ export const COUNTRY_FORM = "country";
 /** The fetcher's key, so the summary can say it is re-quoting. */
 export const COUNTRY_FETCHER = "checkout-country";
 
-/** Its options as HTML, made once: React would build, diff and write some 250 elements on every checkout (issue 31). */
-const OPTIONS_HTML = COUNTRIES.map((c) => `<option value="${c.code}">${escapeHtml(c.name)}</option>`).join("");
+/**
+ * Its options as HTML, made once: React would build, diff and write some 250 elements on every checkout
+ * (issue 31). HTML needs no quotes around a code and no end tag of an option: a third fewer bytes.
+ */
+const OPTIONS_HTML = COUNTRIES.map((c) => `<option value=${c.code}>${escapeHtml(c.name)}`).join("");
 const IN_THE_EU: ReadonlySet<string> = new Set(COUNTRIES.filter((c) => c.eu).map((c) => c.code));
 
 /** The options with `code`'s selected: the page's choice without JavaScript (React marks no option of inner HTML). */
 export function countryOptionsHtml(code: string): string {
-  const option = `<option value="${code}">`;
-  return OPTIONS_HTML.replace(option, `<option value="${code}" selected="">`);
+  return OPTIONS_HTML.replace(`<option value=${code}>`, `<option value=${code} selected>`);
 }
 
 function escapeHtml(text: string): string {
