@@ -63,7 +63,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   const api = createApiClient(request, context, token);
   // The checkout's country becomes the account's billing country first: the payment is taxed as quoted (issue 35).
-  const unsaved = await saveCheckoutCountry(api, request, flow?.planId === input.planId ? flow : null, token);
+  const unsaved = await saveCheckoutCountry(api, request, flow?.planId === input.planId ? flow : null);
   if (unsaved) return answer({ ok: false, message: unsaved }, 503);
   const paid = await api.post("/api/payments/wallet", {
     body: {

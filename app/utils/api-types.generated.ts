@@ -6111,6 +6111,8 @@ export interface operations {
                 coupon?: string;
                 /** @description The country to tax for instead of the saved billing country (this answer only). */
                 country?: string;
+                /** @description The country to tax for when `country` is not given and the account has saved none (the portal sends the region of the browser's language): the checkout's pre-selection in one call. */
+                default_country?: string;
             };
             header?: never;
             path?: never;

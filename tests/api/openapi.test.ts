@@ -65,6 +65,9 @@ describe("OpenAPI document", () => {
     expect(readFileSync(CONTRACT_FILES.types, "utf8"), "the portal's API types are stale: run npm run api:contract").toBe(
       generated.types,
     );
+    expect(readFileSync(CONTRACT_FILES.countries, "utf8"), "the portal's countries are stale: run npm run api:contract").toBe(
+      generated.countries,
+    );
   });
 
   it("is a valid OpenAPI 3.1 document (swagger-parser's validator)", async () => {

@@ -121,6 +121,21 @@ describe.each(databases({ postgres: "the quote reads the billing details; the co
     for (const q of overridden.body.data.quotes) expect(q).toMatchObject({ country: "US", tax: null, amount_cents: 999 });
     // The override answered one request only.
     expect((await quote(t, { planId: 1, method: "card" }, who.token)).body.data.country).toBe("FR");
+    // `default_country` (the browser's, from the portal) yields to the saved country.
+    const defaulted = await t.get("/api/account/checkout?plan_id=1&default_country=DE", { token: who.token });
+    for (const q of defaulted.body.data.quotes) expect(q).toMatchObject({ country: "FR", amount_cents: 1199 });
+  });
+
+  it("taxes an account with no saved country for `default_country`, and `country` before it", async () => {
+    const who = await customer(t, "default-country@example.com");
+    const german = await t.get("/api/account/checkout?plan_id=1&default_country=DE", { token: who.token });
+    expect(german.status, german.text).toBe(200);
+    for (const q of german.body.data.quotes) expect(q).toMatchObject({ country: "DE", tax: { label: "VAT 19 % (Germany)", amount_cents: 190 }, amount_cents: 1189 });
+    const chosen = await t.get("/api/account/checkout?plan_id=1&default_country=DE&country=FR", { token: who.token });
+    for (const q of chosen.body.data.quotes) expect(q).toMatchObject({ country: "FR", amount_cents: 1199 });
+    const refused = await t.get("/api/account/checkout?plan_id=1&default_country=ZZ", { token: who.token });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.fields.default_country).toEqual(["The country must be a two-letter ISO 3166-1 code, e.g. DE or US."]);
   });
 
   it("reverse charges an EU business with a valid VAT number, and refuses an unregistered one", async () => {

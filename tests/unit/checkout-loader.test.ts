@@ -4,8 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setPortalConfigForTests } from "./portal-config";
 
 // The signed-in checkout's loader against a stand-in for the product API over real HTTP (issue 31): one
-// call to /api/account/checkout, or, from an API without it or refusing it, the five calls it stands for;
-// beside it, in parallel, the countries and the saved billing country (issue 35).
+// call to /api/account/checkout, or, from an API without it or refusing it, the five calls it stands for.
+// The country is in that one call (issue 35): the one chosen, else the API's saved one, else the browser's.
 const seen: string[] = [];
 let aggregate: "answers" | "missing" | "fails" | "hangs up" = "answers";
 let subscription: Record<string, unknown> | null = null;
@@ -16,11 +16,6 @@ const card = { id: 3, payment_method_id: "pm_1", card_brand: "visa", card_number
 const gateway = { mode: "sandbox", publishable_key: "pk_sandbox", crypto: true, paypal: true, paypal_client_id: null };
 const user = { id: 1, email: "buyer@example.com", name: null, has_password: true };
 const TERM_ENDS_ON = "2027-11-21T12:00:00.000Z";
-const countries = [
-  { code: "FR", name: "France", eu: true },
-  { code: "DE", name: "Germany", eu: true },
-  { code: "US", name: "United States", eu: false },
-];
 let savedCountry: string | null = null;
 
 const standIn = http.createServer(async (req, res) => {
@@ -41,13 +36,12 @@ const standIn = http.createServer(async (req, res) => {
       if (aggregate === "fails") return reply(500, { status: false, errors: { code: "internal_error", message: "Something went wrong." } });
       if (!/plan_id=6(&|$)/.test(path)) return reply(404, { status: false, errors: { code: "not_found", message: "This plan does not exist." } });
       {
-        // The quote says the country it is taxed for: the one asked, else the saved one.
-        const country = new URL(path, "http://api.test").searchParams.get("country") ?? savedCountry;
+        // The quote says the country it is taxed for: the one asked, else the saved one, else the default.
+        const query = new URL(path, "http://api.test").searchParams;
+        const country = query.get("country") ?? savedCountry ?? query.get("default_country");
         const quotes = [{ method: "card", country, amount_cents: 7188, tax: null, renewal: null }];
         return reply(200, { status: true, data: { plan_data: plan, term_ends_on: TERM_ENDS_ON, quotes, gateway, user, saved_cards: [card], subscription } });
       }
-    case "/api/account/billing-details":
-      return reply(200, { status: true, data: { billing_details: savedCountry ? { country: savedCountry } : null, countries } });
     case "/api/plans/detail":
       if (JSON.parse(body).planId !== 6) return reply(404, { status: false, errors: { code: "not_found", message: "This plan does not exist." } });
       return reply(200, { status: true, data: { plan_data: plan, term_ends_on: TERM_ENDS_ON, quotes: [{ method: "card", country: null, amount_cents: 7188, tax: null, renewal: null }] } });
@@ -108,31 +102,32 @@ const shown = ({ idempotencyKey: _key, ...state }: Awaited<ReturnType<typeof loa
 describe("signed-in checkout loader", () => {
   it("reads the checkout with one call when the API has /api/account/checkout", async () => {
     const data = await load();
-    expect(seen.sort()).toEqual(["/api/account/billing-details", "/api/account/checkout?plan_id=6"]);
+    expect(seen).toEqual(["/api/account/checkout?plan_id=6&default_country=US"]);
     expect(data).toMatchObject({ plan, accountEmail: "buyer@example.com", visitor: null, savedCards: [card], cardsFailed: false, gateway, planChange: null });
-    expect(data.country).toEqual({ code: "US", countries });
+    expect(data.country).toEqual({ code: "US" });
   });
 
-  it("taxes for the saved billing country, else asks again for the browser's (issue 35)", async () => {
+  it("taxes for the saved billing country, else the browser's, in the same one call (issue 35)", async () => {
     savedCountry = "FR";
     expect((await load("6", "de-DE")).country?.code).toBe("FR");
-    expect(seen.sort()).toEqual(["/api/account/billing-details", "/api/account/checkout?plan_id=6"]);
+    expect(seen).toEqual(["/api/account/checkout?plan_id=6&default_country=DE"]);
     savedCountry = null;
     seen.length = 0;
     const german = await load("6", "de-DE,de;q=0.9");
     expect(german.country?.code).toBe("DE");
     expect(german.quotes[0]?.country).toBe("DE");
-    expect(seen.filter((path) => path.startsWith("/api/account/checkout"))).toEqual(["/api/account/checkout?plan_id=6", "/api/account/checkout?plan_id=6&country=DE"]);
+    expect(seen).toEqual(["/api/account/checkout?plan_id=6&default_country=DE"]);
   });
 
   it("shows the same page from an API without it, asking the five questions it answers", async () => {
     const one = shown(await load());
     aggregate = "missing";
     seen.length = 0;
-    expect(shown(await load())).toEqual(one);
+    // The same page; only the quotes' own note of the country differs (the aggregate was asked for the US,
+    // the plan's detail for no country: outside the EU both are untaxed, so no second call is made).
+    expect(shown(await load())).toEqual({ ...one, quotes: one.quotes.map((quote) => ({ ...quote, country: null })) });
     expect(seen.sort()).toEqual([
-      "/api/account/billing-details",
-      "/api/account/checkout?plan_id=6",
+      "/api/account/checkout?plan_id=6&default_country=US",
       "/api/me",
       "/api/payments/config",
       "/api/payments/payment-methods",
@@ -144,7 +139,7 @@ describe("signed-in checkout loader", () => {
   it("uses the aggregate's subscription for the plan change, asking only for the preview", async () => {
     subscription = { id: 9, title: "1 Year", plan_id: 6, billing_type: "recurring", subscription_by: "stripe" };
     const data = await load();
-    expect(seen.sort()).toEqual(["/api/account/billing-details", "/api/account/checkout?plan_id=6", "/api/subscription/change-preview?plan_id=6"]);
+    expect(seen).toEqual(["/api/account/checkout?plan_id=6&default_country=US", "/api/subscription/change-preview?plan_id=6"]);
     expect(data.planChange).toMatchObject({ kind: "done", message: "This is already your current plan.", pendingTitle: null });
   });
 
@@ -165,6 +160,6 @@ describe("signed-in checkout loader", () => {
     const thrown = await load().catch((error: unknown) => error);
     expect((thrown as Response).status).toBe(503);
     // The client sends a GET again once when its kept-alive connection was closed under it (api-transport.server.ts).
-    expect(new Set(seen)).toEqual(new Set(["/api/account/checkout?plan_id=6", "/api/account/billing-details"]));
+    expect(new Set(seen)).toEqual(new Set(["/api/account/checkout?plan_id=6&default_country=US"]));
   });
 });

@@ -47,6 +47,12 @@ export const checkoutRoutes = [
       plan_id: idField("plan id").meta({ description: "plans.id" }),
       coupon: couponField().optional().meta({ description: "The coupon the checkout applied." }),
       country: countryField().optional().meta({ description: COUNTRY_OVERRIDE }),
+      default_country: countryField()
+        .optional()
+        .meta({
+          description:
+            "The country to tax for when `country` is not given and the account has saved none (the portal sends the region of the browser's language): the checkout's pre-selection in one call.",
+        }),
     }),
     success: {
       description: "The checkout",
@@ -66,7 +72,8 @@ export const checkoutRoutes = [
         savedCardsOf(ctx, auth.user.id),
         activeSubscription(ctx.db, auth.user.id, ctx.clock.now()),
       ]);
-      const party = partyIn(await taxPartyOf(ctx.db, auth.user.id), query.country);
+      const saved = await taxPartyOf(ctx.db, auth.user.id);
+      const party = partyIn(saved, query.country ?? (saved.country ? null : query.default_country));
       const tax = taxTreatmentOf(ctx.config.taxRates, party);
       const detail = await planDetailOf(ctx, query.plan_id, { savedCards: savedCards.length, coupon: query.coupon, res, tax });
       return {

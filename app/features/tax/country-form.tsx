@@ -2,6 +2,7 @@ import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { Field } from "~/components/field";
 import { billingDetailsHref } from "~/features/billing-details/messages";
+import { COUNTRIES } from "~/utils/countries.generated";
 
 // The checkout's 'Country' (issue 35), in the order summary: the tax follows it. Without JavaScript a
 // small form whose 'Update' posts the country and the page comes back with the new quote (the coupon and
@@ -14,16 +15,28 @@ export const COUNTRY_FETCHER = "checkout-country";
 /** The name 'Update' posts: it says the post is the country's whichever form carries it. */
 export const COUNTRY_UPDATE = "update_country";
 
-export type CountryOption = { code: string; name: string; eu: boolean };
+/**
+ * Its options as HTML, made once: React would build, diff and write some 250 elements on every checkout
+ * (issue 31). HTML needs no quotes around a code and no end tag of an option: a third fewer bytes.
+ */
+const OPTIONS_HTML = COUNTRIES.map((c) => `<option value=${c.code}>${escapeHtml(c.name)}`).join("");
+const IN_THE_EU: ReadonlySet<string> = new Set(COUNTRIES.filter((c) => c.eu).map((c) => c.code));
+
+/** The options with `code`'s selected: the page's choice without JavaScript (React marks no option of inner HTML). */
+export function countryOptionsHtml(code: string): string {
+  return OPTIONS_HTML.replace(`<option value=${code}>`, `<option value=${code} selected>`);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
 
 export function CountryForm({
-  countries,
   country,
   error,
   offerVatNumber,
   withForm = null,
 }: {
-  countries: CountryOption[];
   country: string;
   error?: string | null;
   /** An account buying in an EU country, not reverse charged yet: where a business adds its VAT number. */
@@ -44,6 +57,9 @@ export function CountryForm({
   // The select shows the customer's choice at once, and the server's country whenever it answers another
   // (a refusal, another tab). Not remounted: a keyboard user keeps the focus on it while it re-quotes.
   const [selected, setSelected] = useState(country);
+  // The same HTML for the component's life (a new string would make React rewrite the options); the
+  // select's value follows the choice.
+  const [optionsHtml] = useState(() => countryOptionsHtml(country));
   const [answered, setAnswered] = useState(country);
   if (answered !== country) {
     setAnswered(country);
@@ -66,19 +82,15 @@ export function CountryForm({
             setSelected(event.currentTarget.value);
             if (hydrated) fetcher.submit(event.currentTarget.form);
           }}
-        >
-          {countries.map((c) => (
-            <option key={c.code} value={c.code}>
-              {c.name}
-            </option>
-          ))}
-        </select>
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: the API's country names, escaped above; the same string on the server and in the browser.
+          dangerouslySetInnerHTML={{ __html: optionsHtml }}
+        />
       </Field>
       {/* With JavaScript the change alone re-quotes; the button stays for the keyboard and as the form's submit. */}
       <button type="submit" className="button" disabled={busy} form={carriedBy} name={COUNTRY_UPDATE} value="1">
         Update
       </button>
-      {offerVatNumber && countries.find((c) => c.code === country)?.eu ? (
+      {offerVatNumber && IN_THE_EU.has(country) ? (
         <p className="muted country-form__vat">
           Buying for a business? Add your VAT number in <Link to={billingDetailsHref(here)}>Billing details</Link>.
         </p>

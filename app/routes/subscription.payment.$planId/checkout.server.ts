@@ -15,7 +15,7 @@ import { formatCents } from "~/utils/plans";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
-import { type CheckoutCountry, countriesOf, pickCountry, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
+import { browserCountry, isKnownCountry, mayBeTaxed, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 
 // The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
@@ -55,6 +55,9 @@ export function paypalReturnOf(url: URL): (PayPalReturn & { outcome: "return" | 
   // A subscription is named by its id; its approval token says nothing more.
   return { outcome: paypal, ...(subscription_id ? { subscription_id } : { token }) };
 }
+
+/** The country the checkout's quotes are taxed for: the order summary's 'Country'. */
+export type CheckoutCountry = { code: string };
 
 export type VisitorStep =
   | { step: "email"; email?: string }
@@ -99,6 +102,7 @@ export type CheckoutState = {
    * The country the quotes are taxed for and the list to choose from (issue 35); null when the list
    * could not be loaded (the page then shows the API's quotes without a choice).
    */
+  /** The country the quotes are taxed for (the select's choice); null on the receipt. */
   country: CheckoutCountry | null;
 };
 
@@ -279,15 +283,14 @@ const answered = <T>(data: T): ApiResult<T> => ({ ok: true, status: 200, message
 
 /**
  * What the checkout shows from the API. Signed in, one call (/api/account/checkout), which also
- * checks the token as /api/me would and reads the active subscription the plan change needs, beside
- * the countries and the saved billing country (/api/account/billing-details). An API without that
- * endpoint, or a refusal of it (an unknown plan: 404), gets the calls it stands for, in parallel, so
- * each part fails as it always has (the plan's 404, the cards' notice). `subscription` is undefined
- * when it was not read.
+ * checks the token as /api/me would and reads the active subscription the plan change needs. An API
+ * without that endpoint, or a refusal of it (an unknown plan: 404), gets the calls it stands for, in
+ * parallel, so each part fails as it always has (the plan's 404, the cards' notice). `subscription` is
+ * undefined when it was not read.
  *
  * The quotes are taxed for the checkout's country (issue 35): the one chosen here is sent; otherwise
- * the API taxes for the saved billing country, and an account without one (or a visitor) is quoted
- * again for the browser's country, the United States at the least.
+ * the API taxes for the saved billing country, else for `default_country`, the browser's (the United
+ * States at the least): one call either way. A visitor's quotes are asked for that country.
  */
 async function checkoutData(
   api: ReturnType<typeof createApiClient>,
@@ -298,48 +301,26 @@ async function checkoutData(
   coupon: string | undefined,
 ) {
   const withCoupon = coupon ? { coupon } : {};
-  const chosen = flow.country ? { country: flow.country } : {};
-  let countries: ReturnType<typeof countriesOf> | null = null;
+  const fallback = browserCountry(request);
   if (token) {
-    countries = countriesOf(api, token);
-    const [all, list] = await Promise.all([
-      api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon, ...chosen } } }),
-      countries,
-    ]);
+    const countryQuery = flow.country ? { country: flow.country } : { default_country: fallback };
+    const all = await api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon, ...countryQuery } } });
     if (all.ok) {
-      const country = list ? pickCountry(request, flow, list) : null;
-      let answer = all.data;
-      // Nothing chosen here and nothing saved: asked again for the browser's country (an account's first checkout).
-      if (country && mayBeTaxed(country) && answer.quotes[0] && answer.quotes[0].country !== country.code) {
-        const again = await api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon, country: country.code } } });
-        if (!again.ok) throw serviceUnavailable();
-        answer = again.data;
-      }
-      const { gateway, user, saved_cards, subscription, ...detail } = answer;
+      const { gateway, user, saved_cards, subscription, ...detail } = all.data;
+      const country: CheckoutCountry = { code: detail.quotes[0]?.country ?? flow.country ?? fallback };
       return { detail: answered(detail), gateway: answered(gateway), me: answered(user), cards: answered(saved_cards), subscription, country };
     }
     // Unreachable, timed out or not the API answering: the 503 page now, not after a second wait.
     if (all.code === null) throw serviceUnavailable();
   }
-  const [detail, gateway, me, cards, list] = await Promise.all([
+  const [detail, gateway, me, cards] = await Promise.all([
     api.post("/api/plans/detail", { body: { planId, ...withCoupon } }),
     api.get("/api/payments/config"),
     token ? api.get("/api/me") : Promise.resolve(null),
     token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
-    // Read already beside the aggregate that failed.
-    countries ?? countriesOf(api, token),
   ]);
-  const country = list ? pickCountry(request, flow, list) : null;
-  return { detail: country && mayBeTaxed(country) ? await taxedFor(api, planId, detail, country.code) : detail, gateway, me, cards, subscription: undefined, country };
-}
-
-/**
- * Whether a quote for the country can differ from one for no country. The API taxes only in the EU (its
- * list's `eu`; outside it no tax line, as for no country: docs/decisions/061), so a visitor from
- * elsewhere, the most common one, costs no extra calls; every amount is still the API's.
- */
-function mayBeTaxed(country: CheckoutCountry): boolean {
-  return country.countries.find((c) => c.code === country.code)?.eu ?? true;
+  const country: CheckoutCountry = { code: flow.country ?? fallback };
+  return { detail: mayBeTaxed(country.code) ? await taxedFor(api, planId, detail, country.code) : detail, gateway, me, cards, subscription: undefined, country };
 }
 
 /**
@@ -560,7 +541,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       }
       // The new account's billing country is the checkout's (chosen, else the browser's): its quotes
       // are taxed as the visitor's were. Should it not be saved now, the payment saves it.
-      await saveCheckoutCountry(createApiClient(request, context, registered.data.token), request, flow, registered.data.token);
+      await saveCheckoutCountry(createApiClient(request, context, registered.data.token), request, flow);
       const headers = new Headers();
       headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
       appendDeviceCookie(headers, request);
@@ -591,8 +572,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
         formFailure("country", submission, null, status, { fieldErrors: { country: [BILLING_DETAILS_MESSAGES.country] }, hideFields: [] });
       if (submission.status !== "success") return refused(400);
       const country = submission.value.country.toUpperCase();
-      const list = await countriesOf(api, token);
-      if (list && !list.countries.some((c) => c.code === country)) return refused(422);
+      if (!isKnownCountry(country)) return refused(422);
       // A visitor's email typed and not yet sent came with it (no JavaScript): shown again, not lost.
       const typed = token ? "" : String(formData.get("email") ?? "").trim().slice(0, 254);
       const cookie = await save({ ...flow, country, typedEmail: typed || flow.typedEmail });
@@ -610,7 +590,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const paymentMethodId = String(formData.get("paymentMethodId") ?? "").trim();
       const key = attemptKey(String(formData.get("idempotency_key") ?? ""), paymentMethodId);
       if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
-      const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow, token)]);
+      const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow)]);
       if (!me.ok) throw serviceUnavailable();
       if (unsaved) return paymentFailure(intent, unsaved, 503);
       // With JavaScript the challenge is shown on the page (live: Stripe.js; the sandbox: a dialog);
@@ -674,7 +654,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
 
     case "crypto": {
       if (!token) return redirect(here);
-      const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow, token)]);
+      const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow)]);
       if (!me.ok) throw serviceUnavailable();
       if (unsaved) return paymentFailure("crypto", unsaved, 503);
       const invoice = await api.post("/api/payments/crypto/invoice", {
@@ -695,7 +675,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     // plans), and the browser goes to PayPal's approval page, which returns to this page (the loader).
     case "paypal": {
       if (!token) return redirect(here);
-      const unsaved = await saveCheckoutCountry(api, request, flow, token);
+      const unsaved = await saveCheckoutCountry(api, request, flow);
       if (unsaved) return paymentFailure("paypal", unsaved, 503);
       const started = await api.post("/api/payments/paypal/checkout", {
         body: { planId, return_path: here, idempotency_key: paypalKey(String(formData.get("idempotency_key") ?? "")), ...(flow.coupon ? { coupon: flow.coupon } : {}) },
@@ -706,7 +686,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
 
     case "hosted": {
       if (!token) return redirect(here);
-      const unsaved = await saveCheckoutCountry(api, request, flow, token);
+      const unsaved = await saveCheckoutCountry(api, request, flow);
       if (unsaved) return paymentFailure("hosted", unsaved, 503);
       const key = String(formData.get("idempotency_key") ?? "");
       const session = await api.post("/api/payments/checkout-session", {

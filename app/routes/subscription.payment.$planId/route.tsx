@@ -659,7 +659,6 @@ function OrderSummary({ state }: { state: CheckoutState }) {
       <h2 id="summary-title">Order summary</h2>
       {state.country ? (
         <CountryForm
-          countries={state.country.countries}
           country={state.country.code}
           error={countryError}
           offerVatNumber={Boolean(state.accountEmail) && !total?.tax?.reverse_charge}
