@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ApiConfig } from "../platform/config";
 import { type Database, dialectOf, isUniqueViolation } from "../platform/db";
 import type { AccountLink, LinkType, User } from "../platform/db/schema";
+import { type Param, prepare } from "../platform/db/prepared";
 import type { Clock } from "../platform/clock";
 import { DomainError } from "../platform/errors";
 import { stripControlCharacters } from "../platform/text";
@@ -112,15 +113,14 @@ export function publicLink(link: Pick<AccountLink, "id" | "link_type" | "email">
 
 /** The user's links, Google first. */
 export async function listLinks(db: Database, userId: number): Promise<PublicLink[]> {
-  const rows = await db
-    .selectFrom("account_links")
-    .select(["id", "link_type", "email"])
-    .where("user_id", "=", userId)
-    .orderBy("link_type", "desc")
-    .orderBy("id")
-    .execute();
+  const rows = await linksOfUser.execute(db, { userId });
   return rows.map(publicLink);
 }
+
+// The account home asks it on every load (prepared once: api/platform/db/prepared.ts).
+const linksOfUser = prepare((db, param: Param<{ userId: number }>) =>
+  db.selectFrom("account_links").select(["id", "link_type", "email"]).where("user_id", "=", param("userId")).orderBy("link_type", "desc").orderBy("id"),
+);
 
 export async function findLinkBySubject(
   db: Database,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { PlatformServices } from "../platform/services";
 import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
+import { type Param, prepare } from "../platform/db/prepared";
 import { DomainError } from "../platform/errors";
 import { secondFactorFailuresEmail } from "./emails";
 import { recordSecurityEvent } from "./security-events";
@@ -167,8 +168,13 @@ export const TwoFactorStatusSchema = z
   })
   .meta({ id: "TwoFactorStatus" });
 
+// The account home asks it on every load (prepared once: api/platform/db/prepared.ts).
+const twoFactorRow = prepare((db, param: Param<{ userId: number }>) =>
+  db.selectFrom("two_factor").select(["enabled_at", "secret_ciphertext"]).where("user_id", "=", param("userId")),
+);
+
 export async function twoFactorStatus(db: Database, userId: number): Promise<TwoFactorStatus> {
-  const row = await db.selectFrom("two_factor").select(["enabled_at", "secret_ciphertext"]).where("user_id", "=", userId).executeTakeFirst();
+  const row = await twoFactorRow.executeTakeFirst(db, { userId });
   if (!row?.enabled_at || !row.secret_ciphertext) return { enabled: false, enabled_at: null, recovery_codes_left: 0 };
   const left = await db
     .selectFrom("two_factor_recovery_codes")
