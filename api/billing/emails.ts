@@ -3,12 +3,17 @@ import { formatDate, formatDateTime } from "../platform/dates";
 import type { Mail } from "../platform/mailer";
 
 /** The money-back guarantee: a card or wallet payment returned in full (docs/decisions/016). */
-export function refundConfirmationEmail(to: string, refund: { amount: string }): Mail {
+export function refundConfirmationEmail(
+  to: string,
+  refund: { amount: string; /** A crypto refund: where staff sent it, and its credit note's number. */ crypto?: { address: string; creditNote: string | null } },
+): Mail {
   return renderEmail(to, "Your VPN payment was refunded", {
     paragraphs: [
       { text: `We have refunded your payment of ${refund.amount} in full, under our 30-day money-back guarantee.` },
       { text: "Your subscription has ended and your account is now on the Free plan." },
-      { text: "Your bank usually shows the refund within 5 to 10 business days." },
+      refund.crypto
+        ? { text: `We sent the refund to ${refund.crypto.address}.${refund.crypto.creditNote ? ` Its credit note is ${refund.crypto.creditNote}, in your billing history.` : ""}` }
+        : { text: "Your bank usually shows the refund within 5 to 10 business days." },
     ],
   });
 }

@@ -147,10 +147,11 @@ export async function creditNotePdf(db: Database, seller: SellerConfig, userId: 
   if (!note) throw new DomainError("not_found", INVOICE_MESSAGES.creditNoteNotFound);
   const { net, vat, total, rate, country, reverseCharge } = invoiceAmounts(row);
   const refunded = Number(note.amount_cents);
-  // The credit note takes back the invoice's amounts in proportion (today: all of it, net = total).
+  // The credit note takes back what it recorded (0027: the VAT share of the amount refunded); older ones the
+  // invoice's amounts in proportion.
   const share = total === 0 ? 0 : refunded / total;
-  const creditNet = -Math.round(net * share);
-  const creditVat = -Math.round(vat * share);
+  const creditVat = note.vat_cents !== null ? -Number(note.vat_cents) : -Math.round(vat * share);
+  const creditNet = note.net_cents !== null ? -Number(note.net_cents) : -Math.round(net * share);
   const title = row.plan_title ?? row.current_plan_title;
   return {
     number: note.number,

@@ -56,6 +56,7 @@ export const REFUND_MESSAGES = {
   addressInvalid: "Please enter a valid crypto address (letters and digits, 20 to 120 characters).",
   gatewayFailed: "The refund could not be made right now. Please try again.",
   adminUnauthorized: "Unauthenticated.",
+  requestNotFound: "Refund request not found.",
   adminNotConfigured: "Not found.",
 } as const;
 
@@ -323,6 +324,67 @@ async function endSubscription(db: Pick<Database, "updateTable">, transaction: T
 }
 
 // Staff -----------------------------------------------------------------------------------------
+
+export const CompletedRefundSchema = z
+  .strictObject({
+    id: z.int(),
+    transaction_id: z.int(),
+    status: z.literal("refunded"),
+    amount_cents: z.int().meta({ description: "What was refunded, VAT included: the payment's total." }),
+    credit_note_number: z.string().nullable().meta({ description: "The credit note issued for it (CN-2026-000007); null when the payment has no invoice.", examples: ["CN-2026-000007"] }),
+    reference: z.string().nullable().meta({ description: "What staff gave as the transfer's reference (the blockchain transaction id)." }),
+  })
+  .meta({ id: "CompletedRefund" });
+
+/**
+ * Staff sent a crypto refund (docs/decisions/061): the request becomes refunded, the payment 'refunded', its
+ * credit note (CN-…, the invoice's VAT share taken back) is issued in the same database transaction, and the
+ * customer is told once. Again for the same request: the same answer, nothing more.
+ */
+export async function completeCryptoRefund(deps: RefundDeps, refundId: number, reference: string | null): Promise<z.infer<typeof CompletedRefundSchema>> {
+  const { db } = deps;
+  const refund = await db.selectFrom("refunds").selectAll().where("id", "=", refundId).where("kind", "=", "crypto").executeTakeFirst();
+  if (!refund || (refund.status !== "requested" && refund.status !== "refunded")) throw new DomainError("not_found", REFUND_MESSAGES.requestNotFound);
+  const now = deps.clock.now();
+  const won = await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable("refunds")
+      .set({ status: "refunded", gateway_refund_id: reference, updated_at: now.toISOString() })
+      .where("id", "=", refund.id)
+      .where("status", "=", "requested")
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) return false;
+    await trx.updateTable("transactions").set({ status: "refunded" }).where("id", "=", refund.transaction_id).execute();
+    await issueCreditNote(trx, { transactionId: Number(refund.transaction_id), amountCents: refund.amount_cents, now });
+    return true;
+  });
+  const done = await db
+    .selectFrom("refunds")
+    .leftJoin("invoices", "invoices.transaction_id", "refunds.transaction_id")
+    .leftJoin("credit_notes", "credit_notes.invoice_id", "invoices.id")
+    .select(["refunds.id", "refunds.transaction_id", "refunds.amount_cents", "refunds.gateway_refund_id", "refunds.refund_address", "refunds.user_id", "credit_notes.number"])
+    .where("refunds.id", "=", refund.id)
+    .executeTakeFirstOrThrow();
+  if (won) {
+    const user = await db.selectFrom("users").select(["email", "deleted_at"]).where("id", "=", done.user_id).executeTakeFirst();
+    if (user && user.deleted_at === null) {
+      await deps.mail.deliver(
+        refundConfirmationEmail(user.email, {
+          amount: formatUsd(done.amount_cents),
+          crypto: { address: done.refund_address ?? "", creditNote: done.number ?? null },
+        }),
+      );
+    }
+  }
+  return {
+    id: Number(done.id),
+    transaction_id: Number(done.transaction_id),
+    status: "refunded",
+    amount_cents: done.amount_cents,
+    credit_note_number: done.number ?? null,
+    reference: done.gateway_refund_id,
+  };
+}
 
 export const RefundRequestSchema = z
   .strictObject({

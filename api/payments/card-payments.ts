@@ -15,7 +15,7 @@ import { createPaymentCheckoutSession, expireOpenSubscriptionSessions, retrieveP
 import { type Stripe, type StripeSetup, isCardError, isGatewayFailure, isInvalidRequest } from "./stripe/client";
 import { createCustomer, syncCustomerTaxDetails } from "./stripe/customers";
 import { payInvoice, retrieveInvoice, retrieveInvoiceWithPayments } from "./stripe/invoices";
-import { cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard } from "./stripe/payment-intents";
+import { calculateTax, cancelPaymentIntent, chargeOnce, confirmForRedirect, retrievePaymentIntentWithCard, taxCalculationOf } from "./stripe/payment-intents";
 import { followSubscriptionCard } from "./renewal-card";
 import { renewalOf } from "./renewal-rule";
 import { cardDetails, receiptCard } from "./paying-card";
@@ -415,7 +415,9 @@ export async function recordOneTimePayment(
   const now = deps.clock.now();
   const couponId = intent.metadata?.coupon_id ? Number(intent.metadata.coupon_id) : null;
   const charged = intent.amount_received || intent.amount;
-  const taxCents = stripeTaxCents ?? (intent.metadata?.tax_cents ? Number(intent.metadata.tax_cents) : null);
+  // Stripe Tax's VAT: the session's, else the calculation the intent charged, else the intent's metadata.
+  const calculation = stripeTaxCents === null ? await taxCalculationOf(deps.gateway, intent) : null;
+  const taxCents = stripeTaxCents ?? calculation?.tax_amount_exclusive ?? (intent.metadata?.tax_cents ? Number(intent.metadata.tax_cents) : null);
   const pm = intent.payment_method;
   const row = await recordPaidInvoice(deps.db, {
     userId,
@@ -611,17 +613,27 @@ async function chargeCard(
   if (!renewalOf(plan, "card").renews) {
     let intent: Stripe.PaymentIntent;
     try {
-      // Net + VAT by our table (the quote); the charge carries its VAT in metadata, recorded with the payment.
-      const taxed = taxedAmount(await accountTaxTreatment(deps.db, deps.taxRates, user.id), amount);
+      // Net + VAT: Stripe Tax's calculation where the customer's country is known (Stripe taxes by location; none
+      // known: no VAT, decision 061), checked against our table (the quote); the intent charges the calculation,
+      // which the payment is recorded from (recordOneTimePayment). Its VAT is in metadata too.
+      const treatment = await accountTaxTreatment(deps.db, deps.taxRates, user.id);
+      const taxed = taxedAmount(treatment, amount);
+      const calculation = treatment.country
+        ? await calculateTax(deps.gateway, { customer, netCents: amount, reference: `${plan.title} ${key}`.slice(0, 500), paymentKey: key })
+        : null;
+      if (calculation && calculation.tax_amount_exclusive !== taxed.taxCents) {
+        deps.logger.warn(`Stripe Tax calculated ${calculation.tax_amount_exclusive} cents of tax for ${key}, our table says ${taxed.taxCents}: Stripe's is charged.`);
+      }
       intent = await chargeOnce(deps.gateway, {
-        amount: taxed.totalCents,
+        amount: calculation?.amount_total ?? taxed.totalCents,
         customer,
         paymentMethodId,
         saved: input.saved,
         plan,
-        metadata: { ...metadata, tax_cents: String(taxed.taxCents) },
+        metadata: { ...metadata, tax_cents: String(calculation?.tax_amount_exclusive ?? taxed.taxCents) },
         paymentKey: key,
         returnUrl,
+        taxCalculation: calculation?.id ?? null,
       });
     } catch (error) {
       if (!isCardError(error)) throw error;

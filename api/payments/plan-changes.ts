@@ -102,7 +102,8 @@ export function changeSummary(input: {
   const newEndDate = accessEndOf(plan, fromUnix(line?.period.end ?? invoice.period_end), true);
   // What Stripe charges (or charged) is the invoice's: its VAT is Stripe Tax's (total_taxes).
   const stripeTax = (invoice.total_taxes ?? []).reduce((sum, t) => sum + t.amount, 0);
-  const charged = taxedByGateway(treatment, invoice.amount_due, Math.min(stripeTax, invoice.amount_due));
+  // Nothing due (the credit covers the new plan; the rest goes to the customer's balance): no VAT charged now.
+  const charged = taxedByGateway(treatment, invoice.amount_due, invoice.amount_due > 0 ? Math.max(0, Math.min(stripeTax, invoice.amount_due)) : 0);
   return { chargedNowCents: charged.totalCents, chargedNow: charged, newEndDate, nextRenewal: { amountCents: renewal.totalCents, taxed: renewal, date: newEndDate } };
 }
 

@@ -250,3 +250,10 @@ export function taxLineOfRecorded(recorded: RecordedTax): TaxLine | null {
   const line = taxLineOf(treatmentOfRecorded(recorded), recorded.netCents);
   return line ? { ...line, amount_cents: recorded.vatCents, amount: dollars(recorded.vatCents) } : null;
 }
+
+/** The VAT share of `refundedCents` of a payment of `totalCents` with `vatCents` VAT: half-up on the cent, once (a full refund: all of it). */
+export function vatShareOf(totalCents: number, vatCents: number, refundedCents: number): number {
+  if (totalCents <= 0 || vatCents === 0) return 0;
+  if (refundedCents >= totalCents) return vatCents;
+  return Math.floor((2 * vatCents * refundedCents + totalCents) / (2 * totalCents));
+}

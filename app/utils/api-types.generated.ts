@@ -1093,6 +1093,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/refund-requests/{id}/done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Staff: a crypto refund was sent
+         * @description Marks the crypto refund request {id} (GET /api/admin/refund-requests) as sent: the payment becomes 'refunded', its credit note (CN-…, referring to its invoice, with the invoice's VAT share taken back) is issued, and the customer gets the refund email naming it. Again for the same request: the same answer, nothing more. Authorization: Bearer <ADMIN_API_TOKEN>.
+         */
+        post: operations["adminCompleteRefundRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/billing-details": {
         parameters: {
             query?: never;
@@ -2948,6 +2968,10 @@ export interface components {
             /** @description Crypto payments only: where the refund is sent (required for them, ignored for cards). */
             refund_address?: string;
         };
+        CompleteRefundRequestBody: {
+            /** @description The transfer's reference (e.g. the blockchain transaction id), kept with the refund. */
+            reference?: string;
+        };
         BillingDetailsRequest: {
             /** @description ISO 3166-1 alpha-2 (one of GET's countries) */
             country: string;
@@ -4194,6 +4218,21 @@ export interface components {
             requested_at: string;
             /** Format: date-time */
             paid_at: string;
+        };
+        CompletedRefund: {
+            id: number;
+            transaction_id: number;
+            /** @constant */
+            status: "refunded";
+            /** @description What was refunded, VAT included: the payment's total. */
+            amount_cents: number;
+            /**
+             * @description The credit note issued for it (CN-2026-000007); null when the payment has no invoice.
+             * @example CN-2026-000007
+             */
+            credit_note_number: string | null;
+            /** @description What staff gave as the transfer's reference (the blockchain transaction id). */
+            reference: string | null;
         };
         BillingDetails: {
             /**
@@ -7933,6 +7972,61 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    adminCompleteRefundRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteRefundRequestBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["CompleteRefundRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The refund, done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            refund: components["schemas"]["CompletedRefund"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 'Unauthenticated.' (no or another bearer token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 'Refund request not found.' (no crypto refund request with this id), or ADMIN_API_TOKEN is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -43,6 +43,8 @@ const TYPES = [
   "LineItem",
   "Event",
   "SubscriptionSchedule",
+  "Tax.Calculation",
+  "Tax.CalculationLineItem",
 ] as const;
 type TypeName = (typeof TYPES)[number];
 
@@ -195,6 +197,37 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     const declinedIntent = (declined as Stripe.errors.StripeCardError).payment_intent as Stripe.PaymentIntent;
     keep("PaymentIntent", "declined error's payment_intent", declinedIntent);
     keep("PaymentIntent", "declined retrieve", await stripe.paymentIntents.retrieve(declinedIntent.id, { expand: ["latest_charge"] }));
+    // Stripe Tax's calculation of a one-time payment, and the intent that charges it (hooks.inputs.tax.calculation).
+    const calculation = keep(
+      "Tax.Calculation",
+      "tax.calculations.create",
+      await stripe.tax.calculations.create({
+        currency: "usd",
+        customer_details: { address: { country: "DE", postal_code: "10115" }, address_source: "billing" },
+        line_items: [{ amount: 29940, reference: "5 Years", tax_behavior: "exclusive", tax_code: "txcd_10103001" }],
+      }),
+    );
+    expect(calculation).toMatchObject({ amount_total: 29940 + 5689, tax_amount_exclusive: 5689 });
+    keep("Tax.Calculation", "tax.calculations.retrieve", await stripe.tax.calculations.retrieve(calculation.id!));
+    for (const item of (await stripe.tax.calculations.listLineItems(calculation.id!)).data) keep("Tax.CalculationLineItem", "tax.calculations.listLineItems", item);
+    const wrongAmount = await rejection(
+      stripe.paymentIntents.create({ amount: 29940, currency: "usd", customer: customer.id, hooks: { inputs: { tax: { calculation: calculation.id! } } } }),
+    );
+    expect(wrongAmount).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    keep(
+      "PaymentIntent",
+      "paymentIntents.create with a tax calculation",
+      await stripe.paymentIntents.create({
+        amount: calculation.amount_total,
+        currency: "usd",
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        off_session: true,
+        ...NO_REDIRECTS,
+        hooks: { inputs: { tax: { calculation: calculation.id! } } },
+      }),
+    );
     const open = keep("PaymentIntent", "paymentIntents.create", await stripe.paymentIntents.create({ amount: 700, currency: "usd" }));
     keep("PaymentIntent", "paymentIntents.cancel", await stripe.paymentIntents.cancel(open.id));
     keep(

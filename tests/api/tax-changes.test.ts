@@ -326,11 +326,46 @@ describe.each(databases({ postgres: "taxed plan changes, late renewals and walle
       await payByCard(t, who, 7, GERMAN_CARD);
       const [row] = await invoicesOf(t, who.userId);
       expect(row).toMatchObject({ charged: five.amount_cents, net_cents: five.net_cents, vat_cents: vat19(five.net_cents), vat_rate: "19", tax_country: "DE" });
-      const intent = await t.api.payments.gateway.stripe.paymentIntents.retrieve(row!.gateway_ref!);
+      const { stripe } = t.api.payments.gateway;
+      const intent = await stripe.paymentIntents.retrieve(row!.gateway_ref!);
       expect(intent.amount).toBe(five.amount_cents);
+      // Stripe Tax's calculation is what the intent charged (hooks.inputs.tax.calculation), and what was recorded.
+      const calculationId = intent.hooks?.inputs?.tax?.calculation;
+      expect(calculationId).toMatch(/^taxcalc_/);
+      const calculation = await stripe.tax.calculations.retrieve(calculationId!);
+      expect(calculation).toMatchObject({ amount_total: five.amount_cents, tax_amount_exclusive: vat19(five.net_cents), customer_details: { address: { country: "DE" } } });
+      expect(calculation.tax_breakdown[0]).toMatchObject({ taxability_reason: "standard_rated", taxable_amount: five.net_cents, tax_rate_details: { country: "DE", percentage_decimal: "19.0" } });
       await expectPdfStates(t, who.token, row!.transaction_id, "stripe", { net: five.net_cents, vat: vat19(five.net_cents), total: five.amount_cents });
       const mail = (await t.mailbox(who.email)).find((m) => m.subject === "Your VPN receipt");
       expect(mail?.text).toContain(`Net ${usd(five.net_cents)}, ${VAT_DE} ${usd(vat19(five.net_cents))}, total ${usd(five.amount_cents)}.`);
+    }, 60_000);
+
+    it("the 5-year plan outside the EU and for a German business: Stripe Tax's calculation charges no VAT, and none is charged without a country", async () => {
+      const us = await customer(t, "five-us@example.com");
+      expect((await t.request("PUT", "/api/account/billing-country", { token: us.token, json: { country: "US" } })).status).toBe(200);
+      const quoteUs = await quoteFor(t, us.token, 7, "card");
+      await payByCard(t, us, 7);
+      const [usRow] = await invoicesOf(t, us.userId);
+      expect(usRow).toMatchObject({ charged: quoteUs.net_cents, net_cents: quoteUs.net_cents, vat_cents: 0, vat_rate: null });
+      const { stripe } = t.api.payments.gateway;
+      const usIntent = await stripe.paymentIntents.retrieve(usRow!.gateway_ref!);
+      const usCalculation = await stripe.tax.calculations.retrieve(usIntent.hooks!.inputs!.tax!.calculation);
+      expect(usCalculation).toMatchObject({ tax_amount_exclusive: 0, tax_breakdown: [expect.objectContaining({ taxability_reason: "not_collecting" })] });
+
+      const gmbh = await customer(t, "five-gmbh@example.com");
+      expect((await t.request("PUT", "/api/account/billing-details", { token: gmbh.token, json: { country: "DE", name: "Müller GmbH", vat_number: "DE123456789" } })).status).toBe(200);
+      await payByCard(t, gmbh, 7);
+      const [businessRow] = await invoicesOf(t, gmbh.userId);
+      expect(businessRow).toMatchObject({ charged: quoteUs.net_cents, vat_cents: 0, vat_rate: "0", reverse_charge: 1, tax_country: "DE" });
+      const businessIntent = await stripe.paymentIntents.retrieve(businessRow!.gateway_ref!);
+      const businessCalculation = await stripe.tax.calculations.retrieve(businessIntent.hooks!.inputs!.tax!.calculation);
+      expect(businessCalculation.tax_breakdown[0]).toMatchObject({ taxability_reason: "reverse_charge", amount: 0 });
+
+      const nowhere = await customer(t, "five-nowhere@example.com");
+      await payByCard(t, nowhere, 7);
+      const [plain] = await invoicesOf(t, nowhere.userId);
+      expect(plain).toMatchObject({ charged: quoteUs.net_cents, vat_cents: 0, vat_rate: null, tax_country: null });
+      expect((await stripe.paymentIntents.retrieve(plain!.gateway_ref!)).hooks).toBeUndefined();
     }, 60_000);
 
     it("the hosted page (a Checkout Session) charges a German customer net + VAT by Stripe Tax, recorded and printed", async () => {

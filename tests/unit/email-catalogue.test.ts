@@ -5,7 +5,7 @@ import * as identityEmails from "../../api/identity/emails";
 import { passkeyAddedEmail, passkeyCodeEmail } from "../../api/identity/passkeys";
 import * as paymentEmails from "../../api/payments/emails";
 import { planChangeEmail } from "../../api/payments/plan-changes";
-import { type TaxTreatment, taxedAmount } from "../../api/payments/tax";
+import { type TaxTreatment, taxSentenceOf, taxedAmount } from "../../api/payments/tax";
 import type { Mail } from "../../api/platform/mailer";
 
 /*
@@ -19,6 +19,7 @@ const TO = "alex@example.com";
 const CODE = "012345";
 const ORIGIN = { at: new Date("2026-11-28T14:02:00Z"), browser: "Firefox 133 on Windows 11", network: "203.0.113.0/24" };
 const RENEWAL = { amount: "$9.99", card: "Visa ending in 4242", graceUntil: "December 14, 2026", link: `${URL}/billing/pay` };
+const TAXED = taxSentenceOf(taxedAmount({ country: "DE", rateBasisPoints: 1900, reverseCharge: false }, 999));
 const GERMANY: TaxTreatment = { country: "DE", rateBasisPoints: 1900, reverseCharge: false };
 const CHANGE = {
   chargedNowCents: 8554,
@@ -97,6 +98,29 @@ const samples: Record<string, () => Mail> = {
   cryptoRenewalEmail: () => paymentEmails.cryptoRenewalEmail(TO, { plan: "1 Year", amount: "$71.88", expires: "December 1, 2026", link: `${URL}/subscription/bitpay-pay-due-invoice/abc` }),
   "planChangeEmail (card)": () => planChangeEmail(TO, { from: "1 Month", to: "1 Year", when: "now", summary: CHANGE, paidBy: "card" }),
   "planChangeEmail (PayPal)": () => planChangeEmail(TO, { from: "1 Month", to: "1 Year", when: "now", summary: CHANGE, paidBy: "paypal" }),
+  // With VAT (issue 35): the one net/VAT/total sentence (tax.ts's taxSentenceOf).
+  "receiptEmail (VAT)": () =>
+    billingEmails.receiptEmail(TO, {
+      amount: "$11.89",
+      taxSentence: TAXED,
+      plan: "1 Month",
+      periodStart: "2026-11-28T14:02:00Z",
+      periodEnd: "2026-12-28T14:02:00Z",
+      paidWith: "Visa ending in 4242",
+      invoiceUrl: `${URL}/billing/invoice/9`,
+      number: "VPN-2026-0009",
+      renewal: { amount: "$11.89", everyMonths: 1, on: "2026-12-28T14:02:00Z" },
+    }),
+  "renewalReminderEmail (VAT)": () =>
+    billingEmails.renewalReminderEmail(TO, { plan: "1 Month", date: "2026-12-28", amount: "$11.89", taxSentence: TAXED, card: { brand: "visa", last4: "4242" }, settingsUrl: `${URL}/billing` }),
+  "autoRenewalEmail (on, VAT)": () =>
+    billingEmails.autoRenewalEmail(TO, { enabled: true, plan: "1 Month", at: "2026-11-28T14:02:00Z", endsOn: "2026-12-28", amount: "$11.89", taxSentence: TAXED, settingsUrl: `${URL}/billing` }),
+  "paymentFailedEmail (VAT)": () => dunningEmails.paymentFailedEmail(TO, { ...RENEWAL, amount: "$11.89", taxSentence: TAXED, reason: "Your card was declined." }),
+  "paypalGraceEndingEmail (VAT)": () => dunningEmails.paypalGraceEndingEmail(TO, { amount: "$11.89", taxSentence: TAXED, graceUntil: "December 14, 2026" }),
+  "cryptoRenewalEmail (VAT)": () =>
+    paymentEmails.cryptoRenewalEmail(TO, { plan: "1 Month", amount: "$11.89", taxSentence: TAXED, expires: "December 1, 2026", link: `${URL}/subscription/bitpay-pay-due-invoice/abc` }),
+  "refundConfirmationEmail (crypto)": () =>
+    billingEmails.refundConfirmationEmail(TO, { amount: "$11.89", crypto: { address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", creditNote: "CN-2026-0001" } }),
 };
 
 /** The words a reader sees in the HTML part, one paragraph a line, as the text part has them. */

@@ -50,6 +50,7 @@ describe("the gateway interface's rules", () => {
   });
 
   it("keeps an unpaid renewal its gateway retries itself as our row records it", () => {
+    // Our row's amount is the renewal's net: taxCents null says so (tax.ts's unpaidRenewalTax adds the VAT).
     expect(recordedRenewal({ amount_cents: 999 })).toEqual({ amountCents: 999, taxCents: null, open: true, payableHere: false, hostedInvoiceUrl: null });
     expect(recordedRenewal({ amount_cents: null }).amountCents).toBe(0);
   });

@@ -2,7 +2,17 @@ import { z } from "zod";
 import { route } from "../contract/route";
 import { AUTO_RENEWAL_MESSAGES, setAutoRenewal } from "../../billing/auto-renewal";
 import { INVOICE_MESSAGES, creditNotePdf, hostedInvoiceUrl, invoicePdf } from "../../billing/invoices";
-import { REFUND_MESSAGES, REFUND_WINDOW_DAYS, RefundRequestSchema, openRefundRequests, refundAddressField, requestRefund, requireAdmin } from "../../billing/refunds";
+import {
+  CompletedRefundSchema,
+  REFUND_MESSAGES,
+  REFUND_WINDOW_DAYS,
+  RefundRequestSchema,
+  completeCryptoRefund,
+  openRefundRequests,
+  refundAddressField,
+  requestRefund,
+  requireAdmin,
+} from "../../billing/refunds";
 import { HISTORY_PAGE_SIZE, MAX_PAGE_SIZE, PaginationSchema, TransactionSchema, listTransactions } from "../../billing/transactions";
 import { body, idField, integerOrDigits } from "../validation";
 
@@ -208,6 +218,31 @@ export const billingRoutes = [
     async handler({ ctx, req }) {
       requireAdmin(ctx.config.adminApiToken, req.get("authorization"));
       return { data: { refund_requests: await openRefundRequests(ctx.db) } };
+    },
+  }),
+
+  route({
+    method: "post",
+    path: "/api/admin/refund-requests/{id}/done",
+    operationId: "adminCompleteRefundRequest",
+    tags: ["Billing"],
+    summary: "Staff: a crypto refund was sent",
+    description:
+      "Marks the crypto refund request {id} (GET /api/admin/refund-requests) as sent: the payment becomes 'refunded', its credit note (CN-…, referring to its invoice, with the invoice's VAT share taken back) is issued, and the customer gets the refund email naming it. Again for the same request: the same answer, nothing more. Authorization: Bearer <ADMIN_API_TOKEN>.",
+    auth: false,
+    admin: true,
+    params: z.object({ id: idField("refund request id") }),
+    body: body({
+      reference: z.string().trim().max(200).optional().meta({ description: "The transfer's reference (e.g. the blockchain transaction id), kept with the refund." }),
+    }).meta({ id: "CompleteRefundRequestBody" }),
+    success: { description: "The refund, done", data: z.strictObject({ refund: CompletedRefundSchema }) },
+    errors: {
+      401: `'${REFUND_MESSAGES.adminUnauthorized}' (no or another bearer token)`,
+      404: `'${REFUND_MESSAGES.requestNotFound}' (no crypto refund request with this id), or ADMIN_API_TOKEN is not configured`,
+    },
+    async handler({ ctx, req, params, body: input }) {
+      requireAdmin(ctx.config.adminApiToken, req.get("authorization"));
+      return { data: { refund: await completeCryptoRefund(ctx.notices, params.id, input.reference || null) } };
     },
   }),
 ];

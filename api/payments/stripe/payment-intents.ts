@@ -19,6 +19,8 @@ export function chargeOnce(
     paymentKey: string;
     /** Where the bank's challenge sends the browser back (3-D Secure without Stripe.js). */
     returnUrl?: string;
+    /** Stripe Tax's calculation this charge is (its amount_total is `amount`): Stripe records the tax with the payment. */
+    taxCalculation?: string | null;
   },
 ): Promise<Stripe.PaymentIntent> {
   const { amount, customer, paymentMethodId, plan, metadata } = input;
@@ -35,9 +37,35 @@ export function chargeOnce(
       ...(input.saved ? { off_session: true } : { setup_future_usage: "off_session" }),
       description: `VPN ${plan.title} (one-time)`,
       metadata: { ...metadata, kind: "one_time" },
+      ...(input.taxCalculation ? { hooks: { inputs: { tax: { calculation: input.taxCalculation } } } } : {}),
     },
     { idempotencyKey: `${input.paymentKey}:intent` },
   );
+}
+
+/**
+ * Stripe Tax's calculation of a one-time payment of `netCents` (tax-exclusive) to the customer, by the address
+ * and VAT id on the Stripe Customer (syncTaxDetails put them there). One per payment key.
+ */
+export function calculateTax(
+  gateway: StripeSetup,
+  input: { customer: string; netCents: number; reference: string; paymentKey: string },
+): Promise<Stripe.Tax.Calculation> {
+  return gateway.stripe.tax.calculations.create(
+    {
+      currency: "usd",
+      customer: input.customer,
+      // Software as a service, tax-exclusive: our prices are net.
+      line_items: [{ amount: input.netCents, reference: input.reference, tax_behavior: "exclusive", tax_code: "txcd_10103001" }],
+    },
+    { idempotencyKey: `${input.paymentKey}:tax` },
+  );
+}
+
+/** Stripe Tax's calculation a PaymentIntent charged (hooks.inputs.tax.calculation), if any. */
+export async function taxCalculationOf(gateway: StripeSetup, intent: Pick<Stripe.PaymentIntent, "hooks">): Promise<Stripe.Tax.Calculation | null> {
+  const id = intent.hooks?.inputs?.tax?.calculation;
+  return id ? gateway.stripe.tax.calculations.retrieve(id) : null;
 }
 
 /** The PaymentIntent with the card that paid it expanded. */

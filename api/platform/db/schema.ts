@@ -258,6 +258,9 @@ export interface CreditNotesTable {
   user_id: number;
   invoice_id: number;
   amount_cents: number;
+  /** The amount refunded before tax and its VAT share (0027); null on older rows. */
+  net_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  vat_cents: ColumnType<number | null, number | null | undefined, number | null>;
   currency: string;
   created_at: string;
 }

@@ -388,6 +388,8 @@ export interface SbPaymentIntent extends Base<"payment_intent"> {
   status: PaymentIntentStatus;
   /** The invoice this intent pays, if any (the API no longer answers it). */
   _invoice?: string;
+  /** Stripe Tax's calculation it charges (hooks.inputs.tax.calculation); answered only when set, as Stripe does. */
+  hooks?: { inputs: { tax: { calculation: string } } };
 }
 
 export interface SbCharge extends Base<"charge"> {
@@ -584,6 +586,62 @@ export interface SbSubscriptionSchedule extends Base<"subscription_schedule"> {
 }
 
 /** Every object type the store keeps, by the store's type name. */
+/** A line of a tax calculation (Stripe.Tax.CalculationLineItem), kept on its calculation, answered by its line_items list. */
+export interface SbTaxCalculationLineItem {
+  id: string;
+  object: "tax.calculation_line_item";
+  amount: number;
+  amount_tax: number;
+  livemode: false;
+  metadata: Metadata | null;
+  performance_location: null;
+  product: string | null;
+  quantity: number;
+  reference: string;
+  tax_behavior: "exclusive" | "inclusive";
+  tax_code: string;
+}
+
+/** Stripe Tax's answer for a payment that is no invoice (Stripe.Tax.Calculation): POST /v1/tax/calculations. */
+export interface SbTaxCalculation {
+  id: string;
+  object: "tax.calculation";
+  amount_total: number;
+  currency: string;
+  customer: string | null;
+  customer_details: {
+    address: SbAddress | null;
+    address_source: "billing" | "shipping" | null;
+    ip_address: string | null;
+    tax_ids: { type: string; value: string }[];
+    taxability_override: "none" | "customer_exempt" | "reverse_charge";
+  };
+  expires_at: number | null;
+  livemode: false;
+  ship_from_details: null;
+  shipping_cost: null;
+  tax_amount_exclusive: number;
+  tax_amount_inclusive: number;
+  tax_breakdown: {
+    amount: number;
+    inclusive: boolean;
+    tax_rate_details: {
+      country: string | null;
+      flat_amount: null;
+      percentage_decimal: string;
+      rate_type: "percentage";
+      state: null;
+      tax_type: "vat" | null;
+    };
+    taxability_reason: "standard_rated" | "reverse_charge" | "not_collecting";
+    taxable_amount: number;
+  }[];
+  tax_date: number;
+  _line_items: SbTaxCalculationLineItem[];
+  /** The PaymentIntent that used it (hooks.inputs.tax.calculation): a calculation is used once. */
+  _payment_intent?: string;
+}
+
 export interface SandboxObjects {
   customer: SbCustomer;
   payment_method: SbPaymentMethod;
@@ -601,6 +659,7 @@ export interface SandboxObjects {
   setup_intent: SbSetupIntent;
   event: SbEvent;
   subscription_schedule: SbSubscriptionSchedule;
+  tax_calculation: SbTaxCalculation;
 }
 
 export type ObjectType = keyof SandboxObjects;
@@ -624,6 +683,7 @@ export const TYPE_OF_OBJECT: Record<SandboxObject["object"], ObjectType> = {
   setup_intent: "setup_intent",
   event: "event",
   subscription_schedule: "subscription_schedule",
+  "tax.calculation": "tax_calculation",
 };
 
 /** How a 404 names each type ("No such customer: 'cus_x'"). */
@@ -644,4 +704,5 @@ export const NOUNS: Record<ObjectType, string> = {
   setup_intent: "setupintent",
   event: "event",
   subscription_schedule: "subscription schedule",
+  tax_calculation: "tax calculation",
 };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { useTaxCalculation } from "./tax-calculations";
 import { CARD_MESSAGES, declineError, declineFor, isExpired } from "./cards";
 import { type Ops, previousAttributes } from "./context";
 import { attachPaymentMethod, paymentMethodFor } from "./customers";
@@ -63,6 +64,8 @@ export const paymentIntentCreateParams = z.strictObject({
   // 3-D Secure: where the challenge sends the customer back (redirect_to_url), or Stripe.js handles it.
   return_url: zUrl.optional(),
   use_stripe_sdk: zBool.optional(),
+  // Stripe Tax's calculation this intent charges (tax-calculations.ts): its amount must be the calculation's total.
+  hooks: z.strictObject({ inputs: z.strictObject({ tax: z.strictObject({ calculation: z.string().min(1) }) }) }).optional(),
 });
 
 export const paymentIntentUpdateParams = z.strictObject({
@@ -161,6 +164,10 @@ export async function createPaymentIntent(ops: Ops, p: z.output<typeof paymentIn
     automatic_payment_methods: automatic,
     ...(p.allowed_payment_method_types ? { allowed_payment_method_types: p.allowed_payment_method_types } : {}),
   });
+  if (p.hooks) {
+    await useTaxCalculation(ops, p.hooks.inputs.tax.calculation, intent);
+    intent.hooks = { inputs: { tax: { calculation: p.hooks.inputs.tax.calculation } } };
+  }
   await ops.store.insert("payment_intent", intent);
   if (p.confirm) return confirmPaymentIntent(ops, intent.id, { off_session: p.off_session, return_url: p.return_url });
   return intent;

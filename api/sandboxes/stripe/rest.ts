@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
+import { createTaxCalculation, taxCalculationCreateParams, taxCalculationLineItemsParams } from "./tax-calculations";
 import {
   cancelSubscription,
   confirmInvoiceIntent,
@@ -411,6 +412,18 @@ export function createRestApp(deps: RestDeps): Express {
   post("/v1/invoices/:id/pay", ({ id, params, expand }) => {
     const p = parse(invoicePayParams, params);
     return mutate("invoice", expand, (ops) => payInvoice(ops, id, p));
+  });
+
+  // Stripe Tax's calculations (the one-time PaymentIntent's tax; tax-calculations.ts)
+  post("/v1/tax/calculations", ({ params }) => {
+    const p = parse(taxCalculationCreateParams, params);
+    return runner.run(async (ops) => renderer.render("tax_calculation", await createTaxCalculation(ops, p), []));
+  });
+  get("/v1/tax/calculations/:id", retrieve("tax_calculation"));
+  get("/v1/tax/calculations/:id/line_items", async (input) => {
+    parse(taxCalculationLineItemsParams, input.params);
+    const calculation = await store.require("tax_calculation", input.id);
+    return { object: "list", data: calculation._line_items, has_more: false, url: `/v1/tax/calculations/${input.id}/line_items` };
   });
 
   // Payment intents, refunds, setup intents

@@ -22,11 +22,20 @@ export function verificationOf(value: string): "verified" | "unverified" {
 }
 
 export function taxOfCustomer(rates: TaxRates, customer: Pick<SbCustomer, "address" | "_tax_ids">): StandInTax {
-  const country = customer.address?.country ?? null;
+  const ids = (customer._tax_ids ?? []).map((id) => ({ type: id.type, value: id.value, country: id.country, verified: id.verification?.status === "verified" }));
+  return taxOfParty(rates, customer.address?.country ?? null, ids);
+}
+
+/** A VAT id's country: its prefix (Greece's EL is GR). */
+function vatIdCountry(value: string): string {
+  const prefix = value.toUpperCase().slice(0, 2);
+  return prefix === "EL" ? "GR" : prefix;
+}
+
+/** The rule, from a country and tax ids (a customer's, or a tax calculation's customer_details). */
+export function taxOfParty(rates: TaxRates, country: string | null, taxIds: { type: string; value: string; country?: string | null; verified: boolean }[]): StandInTax {
   if (!country || !isEuCountry(country)) return { country, basisPoints: 0, reason: "not_collecting" };
-  const business = (customer._tax_ids ?? []).some(
-    (id) => id.type === "eu_vat" && id.country === country && id.verification?.status === "verified",
-  );
+  const business = taxIds.some((id) => id.type === "eu_vat" && (id.country ?? vatIdCountry(id.value)) === country && id.verified);
   if (business) return { country, basisPoints: 0, reason: "reverse_charge" };
   return { country, basisPoints: rateOf(rates, country), reason: "standard_rated" };
 }
