@@ -7,6 +7,7 @@ import { SubscriptionEndedAtGateway, type Gateways, gatewayFor, recordedRenewal 
 import type { Clock } from "../platform/clock";
 import { formatDate } from "../platform/dates";
 import type { Database } from "../platform/db";
+import { type Param, prepare } from "../platform/db/prepared";
 import { DomainError } from "../platform/errors";
 import type { MailService } from "../platform/mailer";
 import { claimNotice } from "../platform/notices";
@@ -257,15 +258,20 @@ export interface PaymentFailed {
 }
 
 async function pastDueRow(deps: DunningDeps, userId: number): Promise<Subscription | undefined> {
-  return deps.db
+  return pastDueSubscription.executeTakeFirst(deps.db, { userId, now: deps.clock.now().toISOString() });
+}
+
+// Every account home asks it: prepared once (api/platform/db/prepared.ts).
+const pastDueSubscription = prepare((db, param: Param<{ userId: number; now: string }>) =>
+  db
     .selectFrom("subscriptions")
     .selectAll()
-    .where("user_id", "=", userId)
+    .where("user_id", "=", param("userId"))
     .where("past_due_invoice_id", "is not", null)
-    .where("grace_until", ">", deps.clock.now().toISOString())
+    .where("grace_until", ">", param("now"))
     .orderBy("id", "desc")
-    .executeTakeFirst();
-}
+    .limit(1),
+);
 
 /** The user's unpaid renewal within its grace period, or null. */
 export async function paymentFailedOf(deps: DunningDeps, userId: number): Promise<PaymentFailed | null> {

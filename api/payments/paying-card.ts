@@ -1,4 +1,5 @@
 import type { Database } from "../platform/db";
+import { type Param, prepare } from "../platform/db/prepared";
 import type { Logger } from "../platform/logger";
 import type { Subscription } from "../platform/db/schema";
 import { stripControlCharacters } from "../platform/text";
@@ -35,6 +36,11 @@ export function cardDetails(pm: Stripe.PaymentMethod): CardDetails | null {
  * The card that pays a card subscription: the subscription's default payment method at Stripe, else
  * the customer's default (our default card mirrors it). Null when none is saved.
  */
+// A page view's question (below): prepared once (api/platform/db/prepared.ts).
+const twoSavedCards = prepare((db, param: Param<{ userId: number }>) =>
+  db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", param("userId")).limit(2),
+);
+
 export async function cardThatPays(
   deps: Deps,
   subscription: Pick<Subscription, "user_id" | "stripe_sub_id">,
@@ -43,7 +49,7 @@ export async function cardThatPays(
   if (opts.onlyCardSuffices) {
     // A page view (the home, the billing page): an account with one saved card is paid by it, without
     // a call to Stripe (decision 013's budget for the home); only several cards make it ask.
-    const cards = await deps.db.selectFrom("payment_methods").select("payment_method_id").where("user_id", "=", subscription.user_id).limit(2).execute();
+    const cards = await twoSavedCards.execute(deps.db, { userId: subscription.user_id });
     if (cards.length === 1) return savedCard(deps, subscription.user_id, cards[0]!.payment_method_id);
   }
   let paymentMethodId: string | null = null;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
+import { type Param, prepare } from "../platform/db/prepared";
 import type { VatNumberStatus } from "../platform/db/schema";
 import { countryName, isEuCountry } from "../platform/countries";
 import { type TaxRates, basisPointsOf, percentOf, rateOf } from "../platform/tax-rates";
@@ -212,17 +213,22 @@ export function taxedByGateway(treatment: TaxTreatment, totalCents: number, taxC
  * No paid invoice with a tax: no VAT.
  */
 export async function renewalTaxTreatment(db: Database, subscriptionId: number): Promise<TaxTreatment> {
-  const row = await db
-    .selectFrom("transactions")
-    .innerJoin("invoices", "invoices.transaction_id", "transactions.id")
-    .select(["transactions.amount_cents", "invoices.net_cents", "invoices.vat_cents", "invoices.vat_rate", "invoices.tax_country", "invoices.reverse_charge"])
-    .where("transactions.subscription_id", "=", subscriptionId)
-    .where("transactions.status", "=", "paid")
-    .orderBy("transactions.id", "desc")
-    .executeTakeFirst();
+  const row = await latestPaidInvoiceTax.executeTakeFirst(db, { subscriptionId });
   if (!row) return { country: null, rateBasisPoints: null, reverseCharge: false };
   return treatmentOfRecorded(recordedTaxOfRow({ ...row, reverse_charge: row.reverse_charge === null ? null : Number(row.reverse_charge) }));
 }
+
+// Every 'Next charge' (the home, Billing) asks it: prepared once (api/platform/db/prepared.ts), one row.
+const latestPaidInvoiceTax = prepare((db, param: Param<{ subscriptionId: number }>) =>
+  db
+    .selectFrom("transactions")
+    .innerJoin("invoices", "invoices.transaction_id", "transactions.id")
+    .select(["transactions.amount_cents", "invoices.net_cents", "invoices.vat_cents", "invoices.vat_rate", "invoices.tax_country", "invoices.reverse_charge"])
+    .where("transactions.subscription_id", "=", param("subscriptionId"))
+    .where("transactions.status", "=", "paid")
+    .orderBy("transactions.id", "desc")
+    .limit(1),
+);
 
 /** The net/VAT/total lines an email states, from a taxed amount (the receipt's wording); null tax: the total only. */
 export function taxLinesOf(taxed: Pick<TaxedAmount, "netCents" | "tax" | "totalCents">): { net: string; label: string; amount: string } | null {
