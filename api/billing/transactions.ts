@@ -3,7 +3,7 @@ import type { Database } from "../platform/db";
 import { type Underpayment, underpaymentsOf } from "../payments/underpayments";
 import { dollars } from "../payments/plans";
 import { FAILED_STATUS } from "../payments/records";
-import { TaxLineSchema, recordedTaxOfRow, taxLineOfRecorded } from "../payments/tax";
+import { type RowWithTax, TaxLineSchema, recordedTaxOfRow, taxLineOfRecorded } from "../payments/tax";
 import { REFUND_WINDOW_DAYS, refundStatuses, refundableTransactionId } from "./refunds";
 
 /*
@@ -182,15 +182,7 @@ export async function listTransactions(
 }
 
 /** A history row's net and VAT line, from its invoice (none: a failed attempt). */
-function historyTaxOf(row: {
-  invoice_id: number | null;
-  amount_cents: number;
-  net_cents: number | null;
-  vat_cents: number | null;
-  vat_rate: string | null;
-  tax_country: string | null;
-  reverse_charge: number | null;
-}): { net_cents: number | null; tax: z.infer<typeof TaxLineSchema> | null } {
+function historyTaxOf(row: RowWithTax & { invoice_id: number | null }): { net_cents: number | null; tax: z.infer<typeof TaxLineSchema> | null } {
   if (row.invoice_id === null) return { net_cents: null, tax: null };
   const recorded = recordedTaxOfRow({ ...row, reverse_charge: row.reverse_charge === null ? null : Number(row.reverse_charge) });
   return { net_cents: recorded.netCents, tax: taxLineOfRecorded(recorded) };

@@ -160,15 +160,18 @@ export function taxColumnsOf(taxed: TaxedAmount) {
   };
 }
 
-/** The tax such a row was asked with (rows from before 0026: net = amount, no VAT). */
-export function recordedTaxOfRow(row: {
+/** The tax columns a row records (an invoice, a crypto invoice, a PayPal checkout) beside its amount. */
+export interface RowWithTax {
   amount_cents: number;
   net_cents: number | null;
   vat_cents: number | null;
   vat_rate: string | null;
   tax_country: string | null;
   reverse_charge: number | null;
-}): RecordedTax {
+}
+
+/** The tax such a row was asked with (rows from before 0026: net = amount, no VAT). */
+export function recordedTaxOfRow(row: RowWithTax): RecordedTax {
   const amount = Number(row.amount_cents);
   return {
     netCents: row.net_cents === null ? amount : Number(row.net_cents),

@@ -152,20 +152,11 @@ export async function requireOwnPaymentMethod(ops: Ops, id: string, customer: st
 
 const zLoose = z.union([z.string(), z.number()]).transform(String);
 
-const zAddress = z.strictObject({
-  city: zText.optional(),
-  country: zText.optional(),
-  line1: zText.optional(),
-  line2: zText.optional(),
-  postal_code: zText.optional(),
-  state: zText.optional(),
-});
-
 const zBillingDetails = z.strictObject({
   name: zText.optional(),
   email: zText.optional(),
   phone: zText.optional(),
-  address: zAddress.optional(),
+  address: zCustomerAddress.optional(),
 });
 
 export const paymentMethodCreateParams = z.strictObject({
