@@ -89,3 +89,29 @@ export async function approveAtPayPal(t: TestApi, approveUrl: string): Promise<U
   expect(res.status).toBe(303);
   return new URL(res.headers.get("location")!);
 }
+
+/** The account's invoices with their payment and every tax column (issue 35), oldest first. */
+export async function invoicesOf(t: TestApi, userId: number) {
+  return t.db
+    .selectFrom("invoices")
+    .innerJoin("transactions", "transactions.id", "invoices.transaction_id")
+    .select([
+      "transactions.id as transaction_id",
+      "transactions.amount_cents as charged",
+      "transactions.payment_gateway",
+      "transactions.wallet_payment_type",
+      "transactions.gateway_ref",
+      "invoices.net_cents",
+      "invoices.vat_rate",
+      "invoices.vat_cents",
+      "invoices.amount_cents",
+      "invoices.tax_country",
+      "invoices.reverse_charge",
+      "invoices.card_country",
+      "invoices.country_mismatch",
+      "invoices.buyer_country",
+    ])
+    .where("invoices.user_id", "=", userId)
+    .orderBy("invoices.id")
+    .execute();
+}

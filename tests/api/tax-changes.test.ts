@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GERMAN_CARD } from "../support/cards";
 import { pdfText } from "../support/pdf-text";
 import { databases, type TestApi, useApi } from "./harness";
-import { DECLINED, GOOD, GOOD_OTHER, customer, newKey, paymentMethod } from "./payment-support";
+import { DECLINED, GOOD, GOOD_OTHER, customer, invoicesOf, newKey, paymentMethod } from "./payment-support";
 
 // Tax on what changes a plan and what pays a late renewal (issue 35, docs/decisions/061): a German customer's
 // plan change, its preview, email, invoice row and PDF, the next charge, a failed renewal's emails, its retry
@@ -36,28 +36,6 @@ async function quoteFor(t: TestApi, token: string, planId: number, method: strin
   const res = await t.post("/api/checkout/quote", { token, json: { planId, method } });
   expect(res.status, res.text).toBe(200);
   return res.body.data as { net_cents: number; amount_cents: number; tax: { amount_cents: number; label: string } | null };
-}
-
-async function invoicesOf(t: TestApi, userId: number) {
-  return t.db
-    .selectFrom("invoices")
-    .innerJoin("transactions", "transactions.id", "invoices.transaction_id")
-    .select([
-      "transactions.id as transaction_id",
-      "transactions.amount_cents as charged",
-      "transactions.payment_gateway",
-      "transactions.wallet_payment_type",
-      "transactions.gateway_ref",
-      "invoices.net_cents",
-      "invoices.vat_rate",
-      "invoices.vat_cents",
-      "invoices.amount_cents",
-      "invoices.tax_country",
-      "invoices.reverse_charge",
-    ])
-    .where("invoices.user_id", "=", userId)
-    .orderBy("invoices.id")
-    .execute();
 }
 
 /** The invoice PDF's text: its net, VAT line and total must be the row's. */

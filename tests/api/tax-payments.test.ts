@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GERMAN_CARD } from "../support/cards";
 import { pdfText } from "../support/pdf-text";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, approveAtPayPal, customer, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
+import { GOOD, approveAtPayPal, customer, invoicesOf, markCryptoPaid, newKey, paymentMethod } from "./payment-support";
 
 // Tax charged (issue 35, docs/decisions/061): every way of paying charges the quote's net + VAT, and the
 // invoice records it (net, rate, VAT, country, reverse charge, the card's country as evidence).
@@ -22,29 +22,6 @@ async function payByCard(t: TestApi, who: { token: string; email: string }, plan
     json: { type: "new-card", paymentMethodId: await paymentMethod(t, card), planId, email: who.email, idempotency_key: newKey() },
   });
   expect(res.status, res.text).toBe(200);
-}
-
-async function invoicesOf(t: TestApi, userId: number) {
-  return t.db
-    .selectFrom("invoices")
-    .innerJoin("transactions", "transactions.id", "invoices.transaction_id")
-    .select([
-      "transactions.id as transaction_id",
-      "transactions.amount_cents as charged",
-      "transactions.payment_gateway",
-      "invoices.net_cents",
-      "invoices.vat_rate",
-      "invoices.vat_cents",
-      "invoices.amount_cents",
-      "invoices.tax_country",
-      "invoices.reverse_charge",
-      "invoices.card_country",
-      "invoices.country_mismatch",
-      "invoices.buyer_country",
-    ])
-    .where("invoices.user_id", "=", userId)
-    .orderBy("invoices.id")
-    .execute();
 }
 
 describe.each(databases({ postgres: "tax recorded with every payment, in the payment's transaction, on both dialects" }))("tax charged ($name)", (kind) => {
