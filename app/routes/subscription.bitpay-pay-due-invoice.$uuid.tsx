@@ -4,6 +4,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { PaymentFrame } from "~/components/payment-frame";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
+import { TaxLines } from "~/features/tax/tax-lines";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
 import { formatCents } from "~/utils/plans";
@@ -132,6 +133,7 @@ function DueInvoice({ invoice }: { invoice: Invoice | null }) {
                 </dd>
               </div>
             ) : null}
+            <TaxLines taxed={{ net_cents: invoice.net_cents, tax: invoice.tax, amount_cents: total }} />
             <div className="total">
               <dt>Total</dt>
               <dd>{formatCents(total)}</dd>

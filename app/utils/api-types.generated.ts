@@ -4064,6 +4064,10 @@ export interface components {
             amount_paid_cents: number | null;
             /** @description What is still missing of an underpaid invoice, in cents; else null. */
             amount_missing_cents: number | null;
+            /** @description What the invoice asks before VAT, in cents (discounted_price_cents less the VAT). */
+            net_cents: number;
+            /** @description The VAT in what it asks, as the checkout quoted it (issue 35); null where none applies. */
+            tax: components["schemas"]["TaxLine"] | null;
             /** Format: date-time */
             created_at: string;
         };

@@ -114,6 +114,10 @@ describe.each(databases({ postgres: "tax recorded with every payment, in the pay
     expect(untaxed.status).toBe(422);
     const created = await t.post("/api/payments/crypto/invoice", { token: who.token, json: { ...body, amount: quote.amount.toFixed(2) } });
     expect(created.status, created.text).toBe(200);
+    // The due-invoice page states the invoice's net and VAT line, as the checkout quoted them.
+    const details = await t.get(`/api/payments/crypto/due-invoice/${created.body.data.id}`);
+    expect(details.status, details.text).toBe(200);
+    expect(details.body.data).toMatchObject({ discounted_price_cents: 1189, net_cents: 999, tax: { label: "VAT 19 % (Germany)", amount_cents: 190 } });
     await markCryptoPaid(t, created.body.data.invoiceUrl as string);
     const [row] = await invoicesOf(t, who.userId);
     expect(row).toMatchObject({ payment_gateway: "bitpay", charged: 1189, net_cents: 999, vat_rate: "19", vat_cents: 190, tax_country: "DE" });

@@ -19,6 +19,7 @@ import {
   payDueInvoice,
 } from "../../payments/bitpay/payments";
 import { findPlan } from "../../payments/plans";
+import { TaxLineSchema } from "../../payments/tax";
 
 /** BitPay's invoice notification: the IPN `{event, data: invoice}`, or the legacy invoice itself. Only the invoice id is read. */
 const BitPayInvoiceId = z.string().regex(/^[A-Za-z0-9]{1,64}$/).meta({ description: "BitPay's invoice id" });
@@ -62,6 +63,8 @@ const InvoiceDetailsSchema = z
     }),
     amount_paid_cents: z.int().nullable(),
     amount_missing_cents: z.int().nullable().meta({ description: "What is still missing of an underpaid invoice, in cents; else null." }),
+    net_cents: z.int().meta({ description: "What the invoice asks before VAT, in cents (discounted_price_cents less the VAT)." }),
+    tax: TaxLineSchema.nullable().meta({ description: "The VAT in what it asks, as the checkout quoted it (issue 35); null where none applies." }),
     created_at: z.string().meta({ format: "date-time" }),
   })
   .meta({ id: "CryptoInvoiceDetails" });

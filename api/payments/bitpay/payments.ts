@@ -1,5 +1,5 @@
 import type { TaxRates } from "../../platform/tax-rates";
-import { accountTaxTreatment, recordedTaxOfRow, taxColumnsOf, taxSentenceOf, taxedAmount } from "../tax";
+import { accountTaxTreatment, recordedTaxOfRow, taxColumnsOf, taxLineOfRecorded, taxSentenceOf, taxedAmount } from "../tax";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { endRecurringRenewal, refuseSecondSubscription } from "../subscription-guard";
 import { SUBSCRIPTION_MESSAGES, isSecondSubscription } from "../one-subscription";
@@ -510,6 +510,7 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
           .where("gateway_ref", "=", `${SHORT_PAYMENT_PREFIX}${row.bitpay_invoice_id}`)
           .executeTakeFirst()
       : undefined;
+  const tax = recordedTaxOfRow({ ...row, reverse_charge: Number(row.reverse_charge) });
   return {
     id: row.uuid,
     kind: row.kind,
@@ -532,6 +533,9 @@ export async function invoiceDetails(deps: Pick<CryptoDeps, "db">, row: CryptoIn
     amount_paid: short ? dollars(short.amount_cents) : null,
     amount_paid_cents: short ? short.amount_cents : null,
     amount_missing_cents: short ? Math.max(0, row.amount_cents - short.amount_cents) : null,
+    // What the invoice asks, as the checkout quoted it (issue 35): its net and VAT line, from the row.
+    net_cents: tax.netCents,
+    tax: taxLineOfRecorded(tax),
     created_at: row.created_at,
   };
 }
