@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GERMAN_CARD } from "../support/cards";
 import { pdfText } from "../support/pdf-text";
 import { databases, type TestApi, useApi } from "./harness";
-import { DECLINED, GOOD, GOOD_OTHER, customer, invoicesOf, newKey, paymentMethod } from "./payment-support";
+import { DECLINED, GOOD, GOOD_OTHER, approveAtPayPal, customer, invoicesOf, newKey, paymentMethod } from "./payment-support";
 
 // Tax on what changes a plan and what pays a late renewal (issue 35, docs/decisions/061): a German customer's
 // plan change, its preview, email, invoice row and PDF, the next charge, a failed renewal's emails, its retry
@@ -55,19 +55,6 @@ async function historyAmount(t: TestApi, token: string, transactionId: number) {
   return (res.body.data.transactions as { id: number; amount_cents: number; net_cents: number | null; tax: { label: string; amount_cents: number } | null }[]).find(
     (tx) => Number(tx.id) === transactionId,
   );
-}
-
-/** Presses Approve on the PayPal stand-in's page; answers where PayPal sends the browser. */
-async function approveAt(t: TestApi, approveUrl: string): Promise<URL> {
-  const url = new URL(approveUrl);
-  const res = await fetch(`${t.baseUrl}${url.pathname}${url.search}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ action: "approve", funding: "balance" }),
-  });
-  expect(res.status).toBe(303);
-  return new URL(res.headers.get("location")!);
 }
 
 describe.each(databases({ postgres: "taxed plan changes, late renewals and wallets record net, VAT and total in one transaction on both dialects" }))(
@@ -177,7 +164,7 @@ describe.each(databases({ postgres: "taxed plan changes, late renewals and walle
         json: { planId: 2, return_path: "/subscription/payment/2", idempotency_key: newKey() },
       });
       expect(started.status, started.text).toBe(200);
-      const back = await approveAt(t, started.body.data.approve_url);
+      const back = await approveAtPayPal(t, started.body.data.approve_url);
       const done = await t.post("/api/payments/paypal/complete", { token: who.token, json: { subscription_id: back.searchParams.get("subscription_id") } });
       expect(done.status, done.text).toBe(200);
       const first = await invoicesOf(t, who.userId);
@@ -191,7 +178,7 @@ describe.each(databases({ postgres: "taxed plan changes, late renewals and walle
       const key = newKey();
       const revise = await t.post("/api/subscription/change/paypal", { token: who.token, json: { plan_id: 5, return_path: "/subscription/payment/5", idempotency_key: key } });
       expect(revise.status, revise.text).toBe(200);
-      await approveAt(t, revise.body.data.approve_url);
+      await approveAtPayPal(t, revise.body.data.approve_url);
       const confirmed = await t.post("/api/subscription/change/paypal/confirm", { token: who.token, json: { plan_id: 5, idempotency_key: key } });
       expect(confirmed.status, confirmed.text).toBe(200);
       expect(confirmed.body.data.summary.next_renewal).toMatchObject({ amount_cents: 8554, net_cents: 7188, tax_cents: 1366 });

@@ -5,7 +5,7 @@ import { cardError, invalidRequest } from "./errors";
 import { newId, randomToken } from "./ids";
 import type { SbBillingDetails, SbCustomer, SbPaymentMethod, SbTaxId } from "./objects";
 import { verificationOf } from "./tax";
-import { applyMetadata, zId, zInt, zListParams, zMetadata, zText } from "./params";
+import { applyMetadata, zAddress, zId, zInt, zListParams, zMetadata, zText } from "./params";
 
 /* Customers and their payment methods (cards). */
 
@@ -19,18 +19,9 @@ export const customerCreateParams = z.strictObject({
   invoice_settings: z.strictObject({ default_payment_method: zText.optional() }).optional(),
 });
 
-const zCustomerAddress = z.strictObject({
-  city: zText.optional(),
-  country: zText.optional(),
-  line1: zText.optional(),
-  line2: zText.optional(),
-  postal_code: zText.optional(),
-  state: zText.optional(),
-});
-
 export const customerUpdateParams = customerCreateParams.omit({ payment_method: true }).extend({
   // "" unsets it (Stripe's way of emptying a field).
-  address: z.union([zCustomerAddress, z.literal("")]).optional(),
+  address: z.union([zAddress, z.literal("")]).optional(),
 });
 
 export const taxIdCreateParams = z.strictObject({ type: z.literal("eu_vat"), value: z.string().min(1) });
@@ -156,7 +147,7 @@ const zBillingDetails = z.strictObject({
   name: zText.optional(),
   email: zText.optional(),
   phone: zText.optional(),
-  address: zCustomerAddress.optional(),
+  address: zAddress.optional(),
 });
 
 export const paymentMethodCreateParams = z.strictObject({

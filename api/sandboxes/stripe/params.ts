@@ -197,3 +197,13 @@ export function onlyOneOf(values: Record<string, unknown>): void {
     });
   }
 }
+
+/** An address parameter (a Customer's, a payment method's billing details, a tax calculation's). */
+export const zAddress = z.strictObject({
+  city: zText.optional(),
+  country: zText.optional(),
+  line1: zText.optional(),
+  line2: zText.optional(),
+  postal_code: zText.optional(),
+  state: zText.optional(),
+});

@@ -3,7 +3,7 @@ import type { Ops } from "./context";
 import { invalidRequest } from "./errors";
 import { newId } from "./ids";
 import type { SbAddress, SbPaymentIntent, SbTaxCalculation, SbTaxCalculationLineItem } from "./objects";
-import { zCurrency, zInt, zList, zListParams, zMetadata, zText } from "./params";
+import { zAddress, zCurrency, zInt, zList, zListParams, zMetadata } from "./params";
 import { type StandInTax, taxCentsOf, taxOfParty, verificationOf } from "./tax";
 
 /*
@@ -16,15 +16,6 @@ import { type StandInTax, taxCentsOf, taxOfParty, verificationOf } from "./tax";
  */
 
 const EXPIRES_AFTER_SECONDS = 90 * 86_400;
-
-const zAddress = z.strictObject({
-  city: zText.optional(),
-  country: zText.optional(),
-  line1: zText.optional(),
-  line2: zText.optional(),
-  postal_code: zText.optional(),
-  state: zText.optional(),
-});
 
 export const taxCalculationCreateParams = z.strictObject({
   currency: zCurrency,
