@@ -1,7 +1,8 @@
 /*
  * The countries of the billing details and of the tax (docs/decisions/060, 061): ISO 3166-1 alpha-2 codes, named in
- * English by Intl.DisplayNames, and the EU member states' VAT number formats. The portal takes the
- * list from GET /api/account/billing-details, so this is the one list.
+ * English by Intl.DisplayNames, and the EU member states' VAT number formats. The one list: the API answers it
+ * (GET /api/countries, GET /api/account/billing-details), and `npm run api:contract` writes it into the portal's
+ * bundle (app/utils/countries.generated.ts) for its country selects.
  */
 
 /** Every officially assigned ISO 3166-1 alpha-2 code. */
