@@ -69,7 +69,7 @@ export default function BillingPage() {
   const { tab, history, paymentMethods, billingDetails, paymentFailed } = useLoaderData<typeof loader>();
   const current = TABS.find((t) => t.id === tab)!;
   return (
-    <section className="page billing-page">
+    <section className="page">
       <Toasts toasts={history?.notices ?? []} />
       <h1>Billing</h1>
       {/* A refused refund, auto-renewal or card change stays here after its toast has closed (issue 21). */}
