@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Fault } from "../../api/sandboxes/stripe";
 import { databases, type TestApi, useApi } from "./harness";
-import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
+import { GOOD, customer, newKey, payOnHostedPage, paymentMethod } from "./payment-support";
 
 // The card gateway failing or not answering in the middle of a payment (decision 012), over real
 // HTTP: the product's real Stripe SDK against the Stripe sandbox with its fault switch armed.
@@ -167,21 +167,7 @@ describe.each(databases())("the card gateway failing mid-payment ($name)", (kind
       json: { planId: 6, return_path: "/subscription/payment/6", idempotency_key: newKey() },
     });
     expect(started.status, started.text).toBe(200);
-    const hosted = new URL(started.body.data.url).pathname;
-    const paid = await fetch(`${t.baseUrl}${hosted}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        card_number: GOOD,
-        card_expiry: `12 / ${(new Date().getUTCFullYear() + 3) % 100}`,
-        card_cvc: "123",
-        billing_name: "Pat",
-        billing_postal_code: "10115",
-      }),
-    });
-    expect(paid.status).toBe(303);
-    const sessionId = new URL(paid.headers.get("location")!).searchParams.get("session_id")!;
+    const sessionId = await payOnHostedPage(t, started.body.data.url, "Pat");
 
     arm({ method: "GET", path: "/v1/checkout/sessions/:id", when: "before", kind: "error", times: 3 });
     const failed = await t.post("/api/payments/checkout-session/complete", { token: who.token, json: { sessionId } });

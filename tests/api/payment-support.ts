@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { SANDBOX_PUBLISHABLE_KEY } from "../../api/sandboxes/stripe";
 import type { TestApi } from "./harness";
+import { GOOD_CARD } from "../support/cards";
 
 // What the payment suites share: the test cards (tests/support/cards.ts, under the short names these suites
 // use) and a signed-in customer.
@@ -114,4 +115,23 @@ export async function invoicesOf(t: TestApi, userId: number) {
     .where("invoices.user_id", "=", userId)
     .orderBy("invoices.id")
     .execute();
+}
+
+/** Pays on the Stripe stand-in's hosted Checkout page with a good card (a plain form post); answers the session id it returns with. */
+export async function payOnHostedPage(t: TestApi, sessionUrl: string, billingName: string): Promise<string> {
+  const url = new URL(sessionUrl);
+  const paid = await fetch(`${t.baseUrl}${url.pathname}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      card_number: GOOD_CARD,
+      card_expiry: `12 / ${(new Date().getUTCFullYear() + 3) % 100}`,
+      card_cvc: "123",
+      billing_name: billingName,
+      billing_postal_code: "10115",
+    }),
+  });
+  expect(paid.status).toBe(303);
+  return new URL(paid.headers.get("location")!).searchParams.get("session_id")!;
 }

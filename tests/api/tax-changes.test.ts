@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GERMAN_CARD } from "../support/cards";
 import { pdfText } from "../support/pdf-text";
 import { databases, type TestApi, useApi } from "./harness";
-import { DECLINED, GOOD, GOOD_OTHER, approveAtPayPal, customer, invoicesOf, newKey, paymentMethod } from "./payment-support";
+import { DECLINED, GOOD, GOOD_OTHER, approveAtPayPal, customer, invoicesOf, newKey, payOnHostedPage, paymentMethod } from "./payment-support";
 
 // Tax on what changes a plan and what pays a late renewal (issue 35, docs/decisions/061): a German customer's
 // plan change, its preview, email, invoice row and PDF, the next charge, a failed renewal's emails, its retry
@@ -341,21 +341,7 @@ describe.each(databases({ postgres: "taxed plan changes, late renewals and walle
         json: { planId: 6, return_path: "/subscription/payment/6", idempotency_key: newKey() },
       });
       expect(started.status, started.text).toBe(200);
-      const url = new URL(started.body.data.url);
-      const paid = await fetch(`${t.baseUrl}${url.pathname}`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          card_number: GOOD,
-          card_expiry: `12 / ${(new Date().getUTCFullYear() + 3) % 100}`,
-          card_cvc: "123",
-          billing_name: "Anna Schmidt",
-          billing_postal_code: "10115",
-        }),
-      });
-      expect(paid.status).toBe(303);
-      const sessionId = new URL(paid.headers.get("location")!).searchParams.get("session_id")!;
+      const sessionId = await payOnHostedPage(t, started.body.data.url, "Anna Schmidt");
       const session = await t.api.payments.gateway.stripe.checkout.sessions.retrieve(sessionId);
       expect(session.total_details?.amount_tax).toBe(quote.tax!.amount_cents);
       expect(session.amount_total).toBe(quote.amount_cents);
