@@ -87,14 +87,7 @@ export interface SbBillingDetails {
   name: string | null;
   email: string | null;
   phone: string | null;
-  address: {
-    city: string | null;
-    country: string | null;
-    line1: string | null;
-    line2: string | null;
-    postal_code: string | null;
-    state: string | null;
-  };
+  address: SbAddress;
 }
 
 export interface SbPaymentMethod extends Base<"payment_method"> {
