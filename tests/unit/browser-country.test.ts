@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkoutCountry, countryFromAcceptLanguage, countryOfLanguageTag, DEFAULT_COUNTRY } from "~/features/tax/browser-country";
+import { countryFromAcceptLanguage, countryOfBrowser, countryOfLanguageTag, DEFAULT_COUNTRY } from "~/features/tax/browser-country";
 
 // The checkout's pre-selected country (issue 35): the saved billing country, else the region of the
 // browser's language (Accept-Language), else the United States.
@@ -53,14 +53,11 @@ describe("the country of the browser's language", () => {
   });
 });
 
-describe("the checkout's country", () => {
-  it("is the one chosen here, else the saved billing country, else the browser's, else the United States", () => {
-    expect(checkoutCountry({ chosen: "FR", saved: "DE", acceptLanguage: "en-GB" }, known)).toBe("FR");
-    expect(checkoutCountry({ saved: "DE", acceptLanguage: "en-GB" }, known)).toBe("DE");
-    expect(checkoutCountry({ saved: null, acceptLanguage: "de-DE" }, known)).toBe("DE");
-    expect(checkoutCountry({ acceptLanguage: "es" }, known)).toBe(DEFAULT_COUNTRY);
-    expect(checkoutCountry({}, known)).toBe("US");
-    // A code the checkout does not offer (an old cookie, a list that changed) is passed over.
-    expect(checkoutCountry({ chosen: "ZZ", saved: "QQ", acceptLanguage: "de" }, known)).toBe("DE");
+describe("the checkout's country when none is chosen or saved (tests/unit/checkout-loader.test.ts has the order)", () => {
+  it("is the browser's, else the United States", () => {
+    expect(countryOfBrowser("de-DE", known)).toBe("DE");
+    expect(countryOfBrowser("en-GB", known)).toBe("GB");
+    expect(countryOfBrowser("es", known)).toBe(DEFAULT_COUNTRY);
+    expect(countryOfBrowser(null, known)).toBe("US");
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { chosenCountry } from "~/features/tax/checkout-country.server";
 import { countryOptionsHtml } from "~/features/tax/country-form";
 import { COUNTRIES } from "~/utils/countries.generated";
 
@@ -17,5 +18,14 @@ describe("the checkout's country options (one HTML string, issue 31)", () => {
     expect(html).not.toContain("selected");
     expect(html).toContain(">Antigua &#38; Barbuda");
     expect(html).not.toMatch(/&(?!#\d+;)/);
+  });
+});
+
+describe("the country chosen on a checkout", () => {
+  it("is the flow's when the list has it, and passed over when it does not (an old cookie, a list that changed)", () => {
+    expect(chosenCountry({ country: "FR" })).toBe("FR");
+    expect(chosenCountry({ country: "ZZ" })).toBeNull();
+    expect(chosenCountry({})).toBeNull();
+    expect(chosenCountry(null)).toBeNull();
   });
 });

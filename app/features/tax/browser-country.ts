@@ -87,17 +87,9 @@ export function countryFromAcceptLanguage(header: string | null | undefined, kno
 }
 
 /**
- * The checkout's country, in the issue's order: the one the buyer chose on this checkout, the account's
- * saved billing country, the browser's language, the United States.
+ * The country the checkout offers when the buyer chose none there and the account saved none (the API
+ * puts a saved one first: `default_country`): the browser's language's, else the United States.
  */
-export function checkoutCountry(
-  {
-    chosen,
-    saved,
-    acceptLanguage,
-  }: { chosen?: string | null; saved?: string | null; acceptLanguage?: string | null },
-  known: (code: string) => boolean,
-): string {
-  for (const candidate of [chosen, saved]) if (candidate && known(candidate)) return candidate;
+export function countryOfBrowser(acceptLanguage: string | null | undefined, known: (code: string) => boolean): string {
   return countryFromAcceptLanguage(acceptLanguage, known) ?? DEFAULT_COUNTRY;
 }

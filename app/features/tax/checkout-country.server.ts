@@ -1,6 +1,6 @@
 import type { createApiClient } from "~/utils/api.server";
 import type { CheckoutFlow } from "~/utils/flow.server";
-import { checkoutCountry } from "./browser-country";
+import { countryOfBrowser } from "./browser-country";
 import { COUNTRIES } from "~/utils/countries.generated";
 
 // The checkout's country (issue 35): which country the quotes are taxed for, and saving it as the
@@ -30,7 +30,12 @@ export function mayBeTaxed(code: string): boolean {
  * `default_country`: the API puts the saved billing country before it).
  */
 export function browserCountry(request: Request): string {
-  return checkoutCountry({ acceptLanguage: request.headers.get("Accept-Language") }, isKnownCountry);
+  return countryOfBrowser(request.headers.get("Accept-Language"), isKnownCountry);
+}
+
+/** The country chosen on this checkout (the __flow cookie), if the list still has it (an old cookie, a list that changed). */
+export function chosenCountry(flow: Pick<CheckoutFlow, "country"> | null): string | null {
+  return flow?.country && isKnownCountry(flow.country) ? flow.country : null;
 }
 
 export const COUNTRY_NOT_SAVED = "Your country could not be saved, so the tax of this payment is not certain. Please try again.";
@@ -44,7 +49,7 @@ export const COUNTRY_NOT_SAVED = "Your country could not be saved, so the tax of
  * saved (the payment then waits), else null.
  */
 export async function saveCheckoutCountry(api: Api, request: Request, flow: Pick<CheckoutFlow, "country"> | null): Promise<string | null> {
-  let country = flow?.country ?? null;
+  let country = chosenCountry(flow);
   if (!country) {
     const details = await api.get("/api/account/billing-details");
     if (!details.ok) return COUNTRY_NOT_SAVED;

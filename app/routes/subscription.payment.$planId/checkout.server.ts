@@ -15,7 +15,7 @@ import { formatCents } from "~/utils/plans";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
-import { browserCountry, isKnownCountry, mayBeTaxed, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
+import { browserCountry, chosenCountry, isKnownCountry, mayBeTaxed, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 
 // The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
@@ -302,12 +302,13 @@ async function checkoutData(
 ) {
   const withCoupon = coupon ? { coupon } : {};
   const fallback = browserCountry(request);
+  const chosen = chosenCountry(flow);
   if (token) {
-    const countryQuery = flow.country ? { country: flow.country } : { default_country: fallback };
+    const countryQuery = chosen ? { country: chosen } : { default_country: fallback };
     const all = await api.get("/api/account/checkout", { params: { query: { plan_id: planId, ...withCoupon, ...countryQuery } } });
     if (all.ok) {
       const { gateway, user, saved_cards, subscription, ...detail } = all.data;
-      const country: CheckoutCountry = { code: detail.quotes[0]?.country ?? flow.country ?? fallback };
+      const country: CheckoutCountry = { code: detail.quotes[0]?.country ?? chosen ?? fallback };
       return { detail: answered(detail), gateway: answered(gateway), me: answered(user), cards: answered(saved_cards), subscription, country };
     }
     // Unreachable, timed out or not the API answering: the 503 page now, not after a second wait.
@@ -319,7 +320,7 @@ async function checkoutData(
     token ? api.get("/api/me") : Promise.resolve(null),
     token ? api.post("/api/payments/payment-methods") : Promise.resolve(null),
   ]);
-  const country: CheckoutCountry = { code: flow.country ?? fallback };
+  const country: CheckoutCountry = { code: chosen ?? fallback };
   return { detail: mayBeTaxed(country.code) ? await taxedFor(api, planId, detail, country.code) : detail, gateway, me, cards, subscription: undefined, country };
 }
 
