@@ -2,9 +2,15 @@ import { Writable } from "node:stream";
 import type { ActionFunctionArgs, AppLoadContext, EntryContext, LoaderFunctionArgs } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToPipeableStream } from "react-dom/server";
+import { I18nextProvider } from "react-i18next";
+import { catalogueOf, i18nFor, languageOf } from "./i18n/i18n.server";
+import { PageLanguageProvider } from "./i18n/page-language";
+import { registerTranslators } from "./i18n/translate";
 import { NonceProvider } from "./utils/nonce-provider";
 
 const ABORT_DELAY = 5_000;
+
+registerTranslators((language) => i18nFor(language).t);
 
 export const streamTimeout = ABORT_DELAY;
 
@@ -36,15 +42,21 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce ?? "";
+  const language = languageOf(request);
+  const pageLanguage = { language, catalogueUrl: catalogueOf(language).url };
   // Cache-Control: server/cache-policy.ts makes every answer of the app (pages, data requests,
   // redirects) private, no-store unless a route marks it public and the visitor is anonymous.
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-      </NonceProvider>,
+      <I18nextProvider i18n={i18nFor(language)}>
+        <PageLanguageProvider value={pageLanguage}>
+          <NonceProvider value={nonce}>
+            <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+          </NonceProvider>
+        </PageLanguageProvider>
+      </I18nextProvider>,
       {
         nonce,
         onShellReady() {

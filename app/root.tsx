@@ -12,7 +12,11 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { SiteFooter } from "./components/site-footer";
 import { Toasts } from "./components/toasts";
+import { languageOf } from "./i18n/i18n.server";
+import { usePageLanguage } from "./i18n/page-language";
 import { NotFound } from "./components/not-found";
 import stylesUrl from "./styles/app.css";
 import { requireApiReachable } from "./utils/api.server";
@@ -27,7 +31,7 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.ico", sizes: "any" },
 ];
 
-export const meta: MetaFunction = () => pageMeta("VPN Account");
+export const meta: MetaFunction = (args) => pageMeta(args, "meta.site.title");
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [{ toast, headers }, { formError, setCookie }] = await Promise.all([getToast(request), takeFormError(request), requireApiReachable(request)]);
@@ -37,6 +41,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (setCookie) headers.append("Set-Cookie", setCookie);
   return data(
     {
+      // The page's language (i18n/languages.ts): the routes' meta reads it here.
+      language: languageOf(request),
       // A toast whose words the page also shows by its form (issue 21) is only the visual echo of them.
       toast: toast ? { message: toast.message, type: toast.type, echo: formError?.message === toast.message } : null,
       // An error a redirect carried to a form of this page (components/form-alert.tsx).
@@ -52,26 +58,31 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const rootData = useRouteLoaderData<typeof loader>("root");
+  const { t } = useTranslation();
+  const { language, catalogueUrl } = usePageLanguage();
   useEffect(() => {
     // Lets tests (and CSS) know React has taken over the server HTML.
     document.documentElement.dataset.hydrated = "true";
   }, []);
   return (
-    <html lang="en">
+    <html lang={language} data-catalogue={catalogueUrl}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
+        {/* The page's words for hydration (entry.client), fetched beside the scripts. */}
+        <link rel="preload" href={catalogueUrl} as="fetch" crossOrigin="anonymous" />
         <Links />
       </head>
       <body>
         {rootData?.sandbox ? (
-          <aside className="sandbox-banner" aria-label="Sandbox mode">
-            <p>Sandbox: no real payments or emails</p>
+          <aside className="sandbox-banner" aria-label={t("sandbox.label")}>
+            <p>{t("sandbox.banner")}</p>
           </aside>
         ) : null}
         <Toasts toasts={rootData?.toast ? [rootData.toast] : []} />
         {children}
+        <SiteFooter />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>
@@ -85,14 +96,15 @@ export default function App() {
 
 export function ErrorBoundary() {
   const error = useRouteError();
+  const { t } = useTranslation();
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
   if (isRouteErrorResponse(error) && error.status === 503) {
     return (
       <main className="error-page">
-        <h1>Service unavailable</h1>
-        <p>{typeof error.data === "string" && error.data ? error.data : "Please try again in a moment."}</p>
+        <h1>{t("error.unavailable.title")}</h1>
+        <p>{typeof error.data === "string" && error.data ? t(error.data) : t("error.unavailable.text")}</p>
         <Link to="/" reloadDocument>
-          Try again
+          {t("error.tryAgain")}
         </Link>
       </main>
     );
@@ -100,10 +112,10 @@ export function ErrorBoundary() {
   if (isRouteErrorResponse(error) && error.status >= 400 && error.status < 500) {
     return (
       <main className="error-page">
-        <h1>We couldn't handle that request</h1>
-        <p>The page didn't expect what was sent ({error.status}). Please go back and try again.</p>
+        <h1>{t("error.badRequest.title")}</h1>
+        <p>{t("error.badRequest.text", { status: error.status })}</p>
         <Link to="/" reloadDocument>
-          Back to home
+          {t("error.backHome")}
         </Link>
       </main>
     );
@@ -111,10 +123,10 @@ export function ErrorBoundary() {
   // No stack or internal message reaches the page: the server log has them.
   return (
     <main className="error-page">
-      <h1>Unexpected Application Error!</h1>
-      <p>Something went wrong on our side. Please try again.</p>
+      <h1>{t("error.unexpected.title")}</h1>
+      <p>{t("error.unexpected.text")}</p>
       <Link to="/" reloadDocument>
-        Back to home
+        {t("error.backHome")}
       </Link>
     </main>
   );

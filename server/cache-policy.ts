@@ -1,7 +1,12 @@
 import type { NextFunction, Request, Response } from "express";
+import { onlyLanguageCookie } from "../app/i18n/languages";
 
-/** Remix's route-manifest answers (lazy route discovery): the route table, the same for everybody. */
+/**
+ * Answers the same for everybody, whoever asks: Remix's route-manifest (lazy route discovery) and the
+ * languages' catalogues (/locales/<language>.<hash>.json, app/routes/locales.$file.ts).
+ */
 const SHARED_ANSWERS = new Set(["/__manifest"]);
+const isSharedAnswer = (path: string) => SHARED_ANSWERS.has(path) || path.startsWith("/locales/");
 
 export const PRIVATE_NO_STORE = "private, no-store";
 
@@ -24,10 +29,15 @@ export function cachePolicy(req: Request, res: Response, next: NextFunction) {
 
 function applyCachePolicy(req: Request, res: Response) {
   const cacheControl = String(res.getHeader("Cache-Control") ?? "");
-  const anonymous = !req.headers.cookie && !req.headers.authorization;
+  // The `lang` cookie alone (the footer's language) still makes an anonymous visitor (issue 36).
+  const anonymous = (!req.headers.cookie || onlyLanguageCookie(req.headers.cookie)) && !req.headers.authorization;
   const shareable =
-    /^public\b/i.test(cacheControl) && !res.getHeader("Set-Cookie") && (anonymous || SHARED_ANSWERS.has(req.path));
+    /^public\b/i.test(cacheControl) && !res.getHeader("Set-Cookie") && (anonymous || isSharedAnswer(req.path));
   if (!shareable) res.setHeader("Cache-Control", PRIVATE_NO_STORE);
-  const vary = String(res.getHeader("Vary") ?? "");
-  if (!/(^|,)\s*(cookie|\*)\s*(,|$)/i.test(vary)) res.setHeader("Vary", vary ? `${vary}, Cookie` : "Cookie");
+  let vary = String(res.getHeader("Vary") ?? "");
+  if (!/(^|,)\s*(cookie|\*)\s*(,|$)/i.test(vary)) vary = vary ? `${vary}, Cookie` : "Cookie";
+  // A page's words follow the `lang` cookie, else Accept-Language (app/i18n/languages.ts): a shared
+  // cache keeps one copy per language, never a German copy for an English visitor.
+  if (!isSharedAnswer(req.path) && !/(^|,)\s*accept-language\s*(,|$)/i.test(vary)) vary = `${vary}, Accept-Language`;
+  res.setHeader("Vary", vary);
 }

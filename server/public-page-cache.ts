@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import zlib from "node:zlib";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { languageOfHeaders, onlyLanguageCookie } from "../app/i18n/languages";
 
 /**
  * A short in-process cache (a "micro-cache") of public pages for anonymous visitors, with a
@@ -9,8 +10,9 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
  * A visitor without cookies asking for one of `paths` gets a page rendered without a nonce, whose
  * CSP allows exactly the inline scripts it carries (their sha256). The page holds nothing personal
  * and no secret, so this process (and a CDN, for its s-maxage) may give it to every anonymous
- * visitor: no nonce is ever shared. Only answers the route itself marks `public` (200, HTML, no
- * Set-Cookie) are kept. Anyone with a cookie (signed in, a flash message, a flow) goes to the app
+ * visitor: no nonce is ever shared, and each language has its copy (a `lang` cookie alone is no reason to
+ * skip the cache). Only answers the route itself marks `public` (200, HTML, no
+ * Set-Cookie) are kept. Anyone with another cookie (signed in, a flash message, a flow) goes to the app
  * as usual, with a fresh nonce, which is what the routes' `Vary: Cookie` asks of a shared cache.
  */
 export function publicPageCache({
@@ -34,8 +36,10 @@ export function publicPageCache({
   const waiting = new Map<string, Array<(page: CachedPage | null) => void>>();
 
   return (req, res, next) => {
-    if (req.method !== "GET" || !cacheable.has(req.path) || req.headers.cookie || req.headers.authorization) return next();
-    const key = req.originalUrl;
+    const cookie = req.headers.cookie;
+    if (req.method !== "GET" || !cacheable.has(req.path) || (cookie && !onlyLanguageCookie(cookie)) || req.headers.authorization) return next();
+    // One copy per language: the page's words follow the `lang` cookie, else Accept-Language (issue 36).
+    const key = `${languageOfHeaders({ cookie, acceptLanguage: req.headers["accept-language"] })} ${req.originalUrl}`;
     const entry = cached.get(key);
     const now = Date.now();
     if (entry && now - entry.storedAt > freshMs + staleMs) cached.delete(key);

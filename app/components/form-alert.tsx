@@ -1,4 +1,5 @@
 import { useLocation, useRouteLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 
 /** An error carried to a page's form by a redirect (utils/form-error.server.ts), read by the root loader. */
 export type FormErrorFlash = { path: string; form: string; field?: string; message: string };
@@ -9,9 +10,12 @@ export type FormErrorFlash = { path: string; form: string; field?: string; messa
  * reader announces a message that appears in it.
  */
 export function FormAlert({ id, errors }: { id?: string; errors?: string[] | null }) {
+  const { t } = useTranslation();
+  const message = errors?.[0];
   return (
     <p className="form-error form-alert" id={id} role="alert">
-      {errors?.[0] ?? ""}
+      {/* A catalogue key (the portal's own messages and its schemas') or a text the API gave in the page's language. */}
+      {message ? t(message) : ""}
     </p>
   );
 }

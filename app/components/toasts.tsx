@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 
 /** `echo`: the page shows the same words by the form they are about (issue 21), so this toast is only their visual echo. */
 export type ToastView = { message: string; type: "info" | "success" | "error" | "warning"; echo?: boolean };
@@ -22,6 +23,7 @@ export function Toasts({ toasts }: { toasts: ToastView[] }) {
 }
 
 function Toast({ toast }: { toast: ToastView }) {
+  const { t } = useTranslation();
   // With JavaScript the toast also leaves the page after its 5 s (a timer, which a test clock can move).
   const [closed, setClosed] = useState(false);
   useEffect(() => {
@@ -33,7 +35,8 @@ function Toast({ toast }: { toast: ToastView }) {
   const role = toast.echo ? undefined : toast.type === "error" || toast.type === "warning" ? "alert" : "status";
   return (
     <div className={`toast toast--${toast.type}`} role={role} aria-hidden={toast.echo ? true : undefined}>
-      {toast.message}
+      {/* A catalogue key, or a text already in the page's language (the API's): t passes a text through. */}
+      {t(toast.message)}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { loginUrlFor } from "./safe-redirect";
 import { destroySessionCookie } from "./session.server";
 import { redirectWithFormError } from "./toast.server";
 import { deviceKeyFor } from "./device-cookie.server";
+import { languageOf } from "../i18n/i18n.server";
 
 // The one client through which the portal reaches the product API: over HTTP, never by importing api/.
 // Paths, bodies and answers are typed from the API's OpenAPI document (api-types.generated.ts, made by
@@ -46,7 +47,8 @@ function messageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-export const SERVICE_UNAVAILABLE_MESSAGE = "We can't reach our servers right now. Please try again in a moment.";
+// A catalogue key: the 503 page and the forms that show it translate it (i18n/config.ts: a message is a key or a text).
+export const SERVICE_UNAVAILABLE_MESSAGE = "error.unavailable.message";
 
 /** A thrown 503 that the root error boundary renders as the "service unavailable" page. */
 export function serviceUnavailable(): Response {
@@ -182,6 +184,8 @@ function apiRequestHeaders(request: Request, context: Pick<AppLoadContext, "clie
   }
   // This browser's device key: a sign-in from a browser new to the account is emailed (issue 22).
   headers["X-Device-Key"] = deviceKeyFor(request);
+  // The page's language: the API's messages (and a new account's emails) come in it (issue 36).
+  headers["Accept-Language"] = languageOf(request);
   return headers;
 }
 

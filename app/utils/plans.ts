@@ -1,5 +1,6 @@
 import type { components } from "./api-types.generated";
 import { formatLongDate } from "./dates";
+import { DEFAULT_LANGUAGE, INTL_LOCALES, type Language } from "../i18n/languages";
 
 // The pricing page's display rules (commerce §4, §5, §9). Pure functions with no server-only imports:
 // the server renders with them and the browser re-renders with them after a tab switch.
@@ -111,8 +112,17 @@ export function twoDecimals(cents: number): string {
  * USD as the product shows it, from cents: "$" and two decimals (commerce §9). The portal's one money
  * formatter: every amount comes from the API in cents, and the portal only formats it (issue 32).
  */
-export function formatCents(cents: number): string {
+export function formatCents(cents: number, language: Language = DEFAULT_LANGUAGE): string {
+  if (language !== DEFAULT_LANGUAGE) return usdIn(language).format((Number.isFinite(cents) ? Math.round(cents) : 0) / 100);
   return `$${twoDecimals(cents)}`;
+}
+
+/** USD in another language's own way ("9,99 $", "9,99 $US", "9,99 US$"; issue 36), one formatter per language. */
+const usdFormats = new Map<Language, Intl.NumberFormat>();
+function usdIn(language: Language): Intl.NumberFormat {
+  let format = usdFormats.get(language);
+  if (!format) usdFormats.set(language, (format = new Intl.NumberFormat(INTL_LOCALES[language], { style: "currency", currency: "USD" })));
+  return format;
 }
 
 /** What the plan costs: the discounted price to two decimals (commerce §5). */
