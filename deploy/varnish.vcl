@@ -40,6 +40,17 @@ sub vcl_recv {
   if (req.http.Authorization) {
     return (pass);
   }
+  # The page's language (issue 36): the portal answers in the `lang` cookie's language, else the first of
+  # its languages the browser names, else English, and says Vary: Accept-Language. Normalising the header
+  # to that one language, as CDNs do with Vary headers, keeps one copy per language instead of one per
+  # browser's header; the portal reads the same choice from it.
+  if (req.http.Cookie ~ "(^|;)\s*lang=(en|de|fr|es)\s*(;|$)") {
+    set req.http.Accept-Language = regsub(req.http.Cookie, "^(?:.*;)?\s*lang=(en|de|fr|es)\s*(?:;.*)?$", "\1");
+  } else if (req.http.Accept-Language ~ "(?i)\b(en|de|fr|es)\b") {
+    set req.http.Accept-Language = std.tolower(regsub(req.http.Accept-Language, "(?i)^.*?\b(en|de|fr|es)\b.*$", "\1"));
+  } else {
+    set req.http.Accept-Language = "en";
+  }
   # Cookies are kept and sent on: the answer's Vary: Cookie and Cache-Control decide.
   return (hash);
 }

@@ -418,6 +418,8 @@ async function cacheAndPrivacy(db: Database) {
   prove(withCookie === 0 && withNonce === 0, `cache: anonymous /pricing carried Set-Cookie ${withCookie} times, a nonce ${withNonce} times`);
   prove(/s-maxage=\d+/.test(pricing[0]?.headers.get("cache-control") ?? ""), `cache: /pricing's Cache-Control is ${pricing[0]?.headers.get("cache-control")}`);
 
+  await languagesThroughTheCache();
+
   const customers = [await createCustomer(db, "deploy-one"), await createCustomer(db, "deploy-two")];
   const sessions = await Promise.all(customers.map((customer) => portalSignIn(BASE, customer.email, customer.password)));
   const personalPaths = ["/", "/pricing", "/billing", "/account", "/_root.data", "/pricing.data"];
@@ -462,6 +464,40 @@ async function cacheAndPrivacy(db: Database) {
     `personalised: 2 customers signed in at once, ${answers} answers over ${personalPaths.length} paths: ${cached} hits, ` +
       `${leaks} naming the other customer, ${missingName} not naming their own, ${sharedPage} the shared /pricing, ${notPrivate} shareable; ${requestIds.size} kept the proxy's X-Request-Id, ${originNamed} named the origin's Host`,
   );
+}
+
+/**
+ * Anonymous /pricing in each language through the cache (issue 36): one cached copy per language, from the
+ * `lang` cookie or Accept-Language (deploy/varnish.vcl normalises it), never one language's copy for another.
+ */
+async function languagesThroughTheCache() {
+  const asks: Array<{ headers: Record<string, string>; expected: string }> = [
+    { headers: { "Accept-Language": "de-DE,de;q=0.9,en;q=0.8" }, expected: "de" },
+    { headers: { "Accept-Language": "en-US,en;q=0.9" }, expected: "en" },
+    { headers: { "Accept-Language": "fr-CH, fr;q=0.9, en;q=0.8" }, expected: "fr" },
+    { headers: { "Accept-Language": "es-ES" }, expected: "es" },
+    { headers: { "Accept-Language": "ja-JP" }, expected: "en" },
+    { headers: { "Accept-Language": "de", Cookie: "lang=fr" }, expected: "fr" },
+  ];
+  let answers = 0;
+  let wrong = 0;
+  let hits = 0;
+  let repeats = 0;
+  for (let round = 0; round < 3; round++) {
+    for (const ask of asks) {
+      const answer = await through("/pricing", { headers: ask.headers });
+      answers++;
+      const language = /<html lang="([a-z]+)"/.exec(answer.text)?.[1];
+      if (answer.status !== 200 || language !== ask.expected) wrong++;
+      if (round > 0) {
+        repeats++;
+        if (answer.headers.get("x-cache") === "HIT") hits++;
+      }
+    }
+  }
+  prove(wrong === 0, `languages: ${wrong} of ${answers} anonymous /pricing answers were not in the language asked for`);
+  prove(hits === repeats, `languages: ${hits} of ${repeats} repeated asks in a language came from the cache`);
+  report(`languages: anonymous /pricing in ${asks.length} ways of asking (4 languages, a lang cookie): ${answers} answers, ${wrong} in another language, ${hits}/${repeats} repeats from the cache`);
 }
 
 /** The sign-in failure limit, counted once for both instances, on the client's address from X-Forwarded-For. */
