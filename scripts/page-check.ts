@@ -477,9 +477,22 @@ class CheckVisit implements Visit {
 }
 
 /** Every flow in both modes, LANES at a time (the JavaScript-on flows, slower, first). */
+/**
+ * The pages once more in a language other than English (issue 36): the visitor's and the Premium account's
+ * every-page flows with a German browser, with JavaScript off and on, so that vnu.jar and axe judge the
+ * German pages too (`lang`, longer words in the same layouts, the phone widths). The other flows find
+ * their way by English names: they stay in English.
+ */
+function inGerman(flows: PageFlow[]): PageFlow[] {
+  return flows
+    .filter((flow) => flow.name.startsWith("every page") && (flow.role === "visitor" || flow.role === "premium"))
+    .map((flow) => ({ ...flow, role: `${flow.role} in German`, locale: "de-DE" }));
+}
+
 async function runFlows(browser: Browser, base: string, failures: string[]) {
+  const flows = pageFlows(base);
   const tasks = (["js", "no-js"] as const).flatMap((mode) =>
-    pageFlows(base)
+    [...flows, ...inGerman(flows)]
       .filter((flow) => !flow.only || flow.only === mode)
       .filter((flow) => !ONLY || ONLY.split("|").some((text) => `${flow.role} ${flow.name}`.includes(text)))
       .map((flow) => ({ mode, flow })),
@@ -513,19 +526,19 @@ async function runFlows(browser: Browser, base: string, failures: string[]) {
  * flow starts as a new visitor. A flow that breaks leaves them to be discarded; its retry gets new ones.
  */
 class FlowPage {
-  private held: { mode: Mode; context: BrowserContext; page: Page } | null = null;
+  private held: { mode: Mode; locale: string | undefined; context: BrowserContext; page: Page } | null = null;
 
   constructor(
     private readonly browser: Browser,
     private readonly base: string,
   ) {}
 
-  async take(mode: Mode): Promise<{ context: BrowserContext; page: Page }> {
-    if (this.held?.mode !== mode) await this.discard();
+  async take(mode: Mode, locale?: string): Promise<{ context: BrowserContext; page: Page }> {
+    if (this.held?.mode !== mode || this.held.locale !== locale) await this.discard();
     if (!this.held) {
-      const context = await this.browser.newContext({ ...DESKTOP, baseURL: this.base, javaScriptEnabled: mode === "js" });
+      const context = await this.browser.newContext({ ...DESKTOP, baseURL: this.base, javaScriptEnabled: mode === "js", ...(locale ? { locale } : {}) });
       context.setDefaultTimeout(15_000);
-      this.held = { mode, context, page: await context.newPage() };
+      this.held = { mode, locale, context, page: await context.newPage() };
     }
     return this.held;
   }
@@ -563,7 +576,7 @@ async function runFlow(lane: FlowPage, mode: Mode, flow: PageFlow, scanner: Stat
   const label = `${mode} ${flow.role} "${flow.name}"`;
   for (let attempt = 1; ; attempt++) {
     const started = Date.now();
-    const { context, page } = await timed("context", lane.take(mode));
+    const { context, page } = await timed("context", lane.take(mode, flow.locale));
     const visit = new CheckVisit(page, mode, flow.role, scanner);
     let broke = false;
     try {

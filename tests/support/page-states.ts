@@ -44,6 +44,8 @@ export type PageFlow = {
   role: string;
   name: string;
   only?: Mode;
+  /** The browser's language (Playwright's `locale`: navigator.language and Accept-Language); English when unset. */
+  locale?: string;
   run: (visit: Visit, context: BrowserContext) => Promise<void>;
 };
 
