@@ -1,12 +1,15 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { PaymentFrame } from "~/components/payment-frame";
 import { Spinner } from "~/components/spinner";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { getSessionToken } from "~/utils/session.server";
 import type { WalletBodyProps } from "~/features/wallets/wallet-request";
 import { pageMeta } from "~/utils/meta";
+import { useFormatters } from "~/i18n/use-formatters";
+import { DEMO_ORDER } from "~/features/wallets/wallet-request";
 
 // The standalone express-checkout test page (commerce §2, §9): Apple Pay and Google Pay for a fixed
 // 5.99 USD (599 cents), asked as a monthly recurring payment (Apple Pay's interval: 1 month). Live:
@@ -16,7 +19,7 @@ import { pageMeta } from "~/utils/meta";
 
 type Gateway = WalletBodyProps["gateway"];
 
-export const meta: MetaFunction = () => pageMeta("Express checkout test | VPN Account", "Try Apple Pay and Google Pay express checkout; nothing is charged.");
+export const meta: MetaFunction = (args) => pageMeta(args, "payments.meta.demo.title", "payments.meta.demo.description");
 
 // Personal when signed in (the menu shows the account's email): never stored by a shared cache.
 export const headers = () => ({ "Cache-Control": "private, no-store" });
@@ -39,6 +42,8 @@ export default function DemoPage() {
 }
 
 function ExpressCheckoutTest({ gateway }: { gateway: Gateway }) {
+  const { t } = useTranslation("payments");
+  const { money } = useFormatters();
   const [Wallets, setWallets] = useState<ComponentType<{ gateway: Gateway }> | null>(null);
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => {
@@ -58,18 +63,19 @@ function ExpressCheckoutTest({ gateway }: { gateway: Gateway }) {
 
   return (
     <section className="card wallet-demo-page" aria-labelledby="demo-title">
-      <h1 id="demo-title">Express checkout test</h1>
+      <h1 id="demo-title">{t("payments.demo.title")}</h1>
       <p>
-        A test page for Apple Pay and Google Pay: <strong>$5.99</strong> (599 cents, USD), asked as a subscription that renews every
-        month. Nothing is charged here.
+        <Trans
+          t={t}
+          i18nKey="payments.demo.intro"
+          values={{ amount: money(DEMO_ORDER.cents), cents: DEMO_ORDER.cents }}
+          components={{ strong: <strong /> }}
+        />
       </p>
-      {gateway.mode === "sandbox" ? (
-        <p className="muted">Sandbox: the wallets are stand-ins. Their sheet offers Approve, Cancel and Decline.</p>
-      ) : null}
+      {gateway.mode === "sandbox" ? <p className="muted">{t("payments.demo.sandbox")}</p> : null}
       {!hydrated ? (
         <p className="notice" role="status">
-          Apple Pay and Google Pay need JavaScript. Turn JavaScript on to try them, or pay by card on the{" "}
-          <Link to="/pricing">pricing page</Link>.
+          <Trans t={t} i18nKey="payments.demo.needsJavaScript" components={{ pricing: <Link to="/pricing" /> }} />
         </p>
       ) : Wallets ? (
         <Wallets gateway={gateway} />

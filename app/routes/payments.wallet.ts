@@ -6,6 +6,7 @@ import { failureStatus } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
 import { saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 import { WALLET_REQUEST_FALLBACK } from "~/utils/wallet-errors";
+import { translatorOf } from "~/i18n/i18n.server";
 
 // POST /payments/wallet: the checkout's Google Pay and Apple Pay panels post the wallet payload here
 // with fetch (they are JavaScript-only, DESIGN §3). The portal calls the API's wallet payment with the
@@ -15,6 +16,10 @@ import { WALLET_REQUEST_FALLBACK } from "~/utils/wallet-errors";
 // payment_intent, subscription, authentication_url}; after the bank's challenge the page posts
 // {planId, payment_intent, subscription} here and the API finishes the attempt (docs/decisions/030).
 // Cross-site posts are refused by the server's Origin check like every cookie-authenticated post.
+// Its messages are in the request's language (the API's come in it already; the portal's own from the catalogue).
+
+const UNREADABLE = "payments.wallet.unreadable";
+const NOT_COMPLETED = "payments.wallet.notCompleted";
 
 const WalletPostSchema = z.object({
   planId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
@@ -42,8 +47,9 @@ export function loader() {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return answer({ ok: false, message: "Use POST." }, 405, { Allow: "POST" });
+  const t = translatorOf(request);
   const token = await getSessionToken(request);
-  if (!token) return answer({ ok: false, message: SESSION_ENDED_MESSAGE }, 401);
+  if (!token) return answer({ ok: false, message: t(SESSION_ENDED_MESSAGE) }, 401);
 
   let input: z.infer<typeof WalletPostSchema>;
   try {
@@ -51,10 +57,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const completion = WalletCompletionSchema.safeParse(body);
     if (completion.success) return completeAuthentication(request, context, token, completion.data);
     const parsed = WalletPostSchema.safeParse(body);
-    if (!parsed.success) return answer({ ok: false, message: "The wallet payment could not be read. Please reload the page and try again." }, 422);
+    if (!parsed.success) return answer({ ok: false, message: t(UNREADABLE) }, 422);
     input = parsed.data;
   } catch {
-    return answer({ ok: false, message: "The wallet payment could not be read. Please reload the page and try again." }, 400);
+    return answer({ ok: false, message: t(UNREADABLE) }, 400);
   }
 
   // The coupon applied on this plan's checkout (its order summary) applies to the wallet too.
@@ -64,7 +70,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const api = createApiClient(request, context, token);
   // The checkout's country becomes the account's billing country first: the payment is taxed as quoted (issue 35).
   const unsaved = await saveCheckoutCountry(api, request, flow?.planId === input.planId ? flow : null);
-  if (unsaved) return answer({ ok: false, message: unsaved }, 503);
+  if (unsaved) return answer({ ok: false, message: t(unsaved) }, 503);
   const paid = await api.post("/api/payments/wallet", {
     body: {
       paymentTokenId: input.paymentTokenId,
@@ -76,7 +82,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   });
   if (!paid.ok) {
     const status = failureStatus(paid.status);
-    return answer({ ok: false, message: paid.message || WALLET_REQUEST_FALLBACK }, status);
+    return answer({ ok: false, message: paid.message || t(WALLET_REQUEST_FALLBACK) }, status);
   }
   if (paid.data.status === "requires_action" && paid.data.client_secret) {
     const challenge = paid.data;
@@ -100,12 +106,13 @@ async function completeAuthentication(
   token: string,
   input: z.infer<typeof WalletCompletionSchema>,
 ) {
+  const t = translatorOf(request);
   const api = createApiClient(request, context, token);
   const done = await api.post("/api/payments/card/complete-authentication", {
     body: { payment_intent: input.payment_intent, ...(input.subscription ? { subscription: input.subscription } : {}) },
   });
-  if (!done.ok) return answer({ ok: false, message: done.message || WALLET_REQUEST_FALLBACK }, failureStatus(done.status));
-  if (done.data.status !== "paid") return answer({ ok: false, message: "The payment was not completed." }, 409);
+  if (!done.ok) return answer({ ok: false, message: done.message || t(WALLET_REQUEST_FALLBACK) }, failureStatus(done.status));
+  if (done.data.status !== "paid") return answer({ ok: false, message: t(NOT_COMPLETED) }, 409);
   const cookie = await writeFlow(request, "checkout", { planId: input.planId, paidAt: Date.now() });
   return answer({ ok: true, message: done.message }, 200, { "Set-Cookie": cookie });
 }

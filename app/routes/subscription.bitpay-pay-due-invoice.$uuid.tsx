@@ -1,13 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirectDocument } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { PaymentFrame } from "~/components/payment-frame";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import { TaxLines } from "~/features/tax/tax-lines";
 import { createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { readFormData } from "~/utils/forms.server";
-import { formatCents } from "~/utils/plans";
+import { useFormatters } from "~/i18n/use-formatters";
 import { getSessionToken } from "~/utils/session.server";
 import { pageMeta } from "~/utils/meta";
 
@@ -15,7 +16,7 @@ import { pageMeta } from "~/utils/meta";
 // (or a purchase not paid yet), paid on BitPay's page. Open to anyone holding the link; inside the
 // menu layout for a signed-in visitor.
 
-export const meta: MetaFunction = () => pageMeta("Secure Checkout | VPN Account", "Pay the due crypto invoice of your VPN plan through BitPay.");
+export const meta: MetaFunction = (args) => pageMeta(args, "payments.meta.bitpay.title", "payments.meta.bitpay.description");
 
 export const headers = () => ({ "Cache-Control": "private, no-store" });
 
@@ -37,7 +38,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   await readFormData(request);
   const api = createApiClient(request, context, await getSessionToken(request));
   const paid = await api.post("/api/payments/crypto/due-invoice/pay", { body: { current_invoice_id: params.uuid ?? "" } });
-  if (!paid.ok) return data({ error: paid.message || "Failed to create crypto payment" }, { status: paid.status >= 500 ? 503 : paid.status });
+  // A catalogue key, translated where it is shown; the API's message is in the page's language already.
+  if (!paid.ok) return data({ error: paid.message || "payments.bitpay.failed" }, { status: paid.status >= 500 ? 503 : paid.status });
   // BitPay's page is not one of the portal's routes: the browser loads it as a document.
   return redirectDocument(paid.data.invoiceUrl);
 }
@@ -54,21 +56,23 @@ export default function DueInvoicePage() {
 type Invoice = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["invoice"]>;
 
 /** '1 Year' is shown with its free months (commerce §2). */
-function invoiceTitle(title: string) {
-  return title === "1 Year" ? `${title} (+2 Months Free)` : title;
+function invoiceTitle(title: string, t: (key: string, values: { title: string }) => string) {
+  return title === "1 Year" ? t("payments.bitpay.withFreeMonths", { title }) : title;
 }
 
 function DueInvoice({ invoice }: { invoice: Invoice | null }) {
+  const { t } = useTranslation("payments");
+  const { money } = useFormatters();
   const navigation = useNavigation();
   const actionData = useActionData<{ error?: string }>();
   const error = navigation.state === "idle" ? actionData?.error : undefined;
-  if (navigation.state === "loading" && navigation.formMethod === undefined) return <p role="status">Loading invoice...</p>;
+  if (navigation.state === "loading" && navigation.formMethod === undefined) return <p role="status">{t("payments.bitpay.loading")}</p>;
   if (!invoice) {
     return (
       <div className="checkout">
-        <h1>Secure Checkout</h1>
-        <p role="alert">No invoice data found</p>
-        <Link to="/pricing">See the plans</Link>
+        <h1>{t("payments.bitpay.title")}</h1>
+        <p role="alert">{t("payments.bitpay.notFound")}</p>
+        <Link to="/pricing">{t("payments.bitpay.seePlans")}</Link>
       </div>
     );
   }
@@ -78,65 +82,61 @@ function DueInvoice({ invoice }: { invoice: Invoice | null }) {
   return (
     <div className="checkout">
       {error ? <Toasts toasts={[{ message: error, type: "error" }]} /> : null}
-      <h1>Secure Checkout</h1>
+      <h1>{t("payments.bitpay.title")}</h1>
       <div className="checkout-grid">
         <section className="card" aria-labelledby="due-title">
-          <h2 id="due-title">Complete your BitPay Due Invoice</h2>
+          <h2 id="due-title">{t("payments.bitpay.heading")}</h2>
           {invoice.paid ? (
             <>
-              <p role="status">This invoice is paid. Thank you! Your plan is active.</p>
+              <p role="status">{t("payments.bitpay.paid")}</p>
               <Link to="/" className="button button--primary">
-                Go to my account
+                {t("payments.bitpay.goToAccount")}
               </Link>
             </>
           ) : (
             <>
-              <p>
-                You will be taken to BitPay, our crypto payment provider, to pay {formatCents(total)}. Crypto payments take 1 to 3
-                hours to confirm; crypto plans do not renew automatically, so we email a renewal invoice 3 days before your plan ends.
-              </p>
+              <p>{t("payments.bitpay.explanation", { amount: money(total) })}</p>
               <p className="muted">
-                By paying you agree to the <Link to="/terms">Terms of Service</Link>. Payments are processed in USD; provider fees may
-                apply.
+                <Trans t={t} i18nKey="payments.bitpay.legal" components={{ terms: <Link to="/terms" /> }} />
               </p>
-              {invoice.status === "expired" ? <p className="muted">The last crypto invoice expired before it was paid; a new one opens when you pay.</p> : null}
+              {invoice.status === "expired" ? <p className="muted">{t("payments.bitpay.expired")}</p> : null}
               {error ? (
                 <p className="form-error" role="alert">
-                  {error}
+                  {t(error)}
                 </p>
               ) : null}
               <Form method="post">
                 <input type="hidden" name="intent" value="pay" />
-                <SubmitButton intent="pay">Pay with Crypto</SubmitButton>
+                <SubmitButton intent="pay">{t("payments.bitpay.pay")}</SubmitButton>
               </Form>
             </>
           )}
         </section>
         <aside className="card order-summary" aria-labelledby="due-summary-title">
-          <h2 id="due-summary-title">Order summary</h2>
+          <h2 id="due-summary-title">{t("payments.bitpay.summary")}</h2>
           <dl>
             <div>
-              <dt>Plan</dt>
-              <dd>{invoiceTitle(invoice.title)}</dd>
+              <dt>{t("payments.bitpay.plan")}</dt>
+              <dd>{invoiceTitle(invoice.title, t)}</dd>
             </div>
             <div>
-              <dt>Regular price</dt>
-              <dd>{formatCents(regular)}</dd>
+              <dt>{t("payments.bitpay.regularPrice")}</dt>
+              <dd>{money(regular)}</dd>
             </div>
             {save > 0 ? (
               <div>
                 <dt>
-                  <span className="badge">Save {save}%</span>
+                  <span className="badge">{t("payments.bitpay.save", { percent: save })}</span>
                 </dt>
                 <dd>
-                  <s>{formatCents(invoice.savings_cents)}</s>
+                  <s>{money(invoice.savings_cents)}</s>
                 </dd>
               </div>
             ) : null}
             <TaxLines taxed={{ net_cents: invoice.net_cents, tax: invoice.tax, amount_cents: total }} />
             <div className="total">
-              <dt>Total</dt>
-              <dd>{formatCents(total)}</dd>
+              <dt>{t("payments.bitpay.total")}</dt>
+              <dd>{money(total)}</dd>
             </div>
           </dl>
         </aside>

@@ -1,6 +1,8 @@
 // Google Pay, Apple Pay and express checkout messages (commerce §8), and which cause shows which.
 // Pure: no server-only or browser-only imports, so the server (the wallet resource route) and the
-// browser (the wallet panels, /demo) share it.
+// browser (the wallet panels, /demo) share it. The messages are catalogue keys (app/locales/<language>/
+// payments.json, their English the spec's words): whoever shows one translates it with `t`, and a server's
+// message (already in the page's language) passes through `t` as it is.
 
 export type Wallet = "googlepay" | "applepay";
 
@@ -8,14 +10,14 @@ export const WALLET_NAMES: Record<Wallet, string> = { googlepay: "Google Pay", a
 
 /** commerce §8, Google Pay; and the checkout's 'Google Pay transaction failed. Please try again.' */
 export const GOOGLE_PAY_MESSAGES = {
-  cancelled: "You cancelled Google Pay before completing the purchase.",
-  network: "Network issue — please check your connection and try Google Pay again.",
-  notAuthorized: "Google Pay could not authorize your card. Try a different card or method.",
-  declined: "Your bank declined this Google Pay charge. Please use another payment option.",
-  unavailable: "Google Pay is not available in this browser or device.",
-  generic: "Unable to complete your Google Pay transaction right now.",
-  failed: "Google Pay transaction failed. Please try again.",
-  invalidEmail: "Please enter a valid email address to proceed with Google Pay Checkout.",
+  cancelled: "payments.wallet.google.cancelled",
+  network: "payments.wallet.google.network",
+  notAuthorized: "payments.wallet.google.notAuthorized",
+  declined: "payments.wallet.google.declined",
+  unavailable: "payments.wallet.google.unavailable",
+  generic: "payments.wallet.google.generic",
+  failed: "payments.wallet.google.failed",
+  invalidEmail: "payments.wallet.google.invalidEmail",
 } as const;
 
 /**
@@ -24,33 +26,33 @@ export const GOOGLE_PAY_MESSAGES = {
  * generic fallback mirrors Google's ('Unable to complete your … transaction right now.').
  */
 export const APPLE_PAY_MESSAGES = {
-  cancelled: "You cancelled Apple Pay before completing the purchase.",
-  android: "Apple Pay isn’t supported on Android devices. Please use Google Pay or another payment method.",
-  unavailable: "Apple Pay is not available on your device. Please use a different payment method or device.",
-  failed: "Apple Pay transaction failed. Please try again.",
-  generic: "Unable to complete your Apple Pay transaction right now.",
+  cancelled: "payments.wallet.apple.cancelled",
+  android: "payments.wallet.apple.android",
+  unavailable: "payments.wallet.apple.unavailable",
+  failed: "payments.wallet.apple.failed",
+  generic: "payments.wallet.apple.generic",
 } as const;
 
 /** commerce §8, wallet load: why Apple Pay could not be offered at all. */
 export const APPLE_PAY_LOAD_MESSAGES = {
-  noActiveCard: "No active card found for Apple Pay. Please add one to your wallet.",
-  unsupportedBrowser: "Apple Pay is not supported in this browser.",
-  notSetUp: "Apple Pay wallet not set up on this device.",
-  default: "Apple Pay is not available on this device or browser.",
+  noActiveCard: "payments.wallet.appleLoad.noActiveCard",
+  unsupportedBrowser: "payments.wallet.appleLoad.unsupportedBrowser",
+  notSetUp: "payments.wallet.appleLoad.notSetUp",
+  default: "payments.wallet.appleLoad.default",
 } as const;
 
 /** commerce §8, express checkout (the /demo page). */
 export const EXPRESS_CHECKOUT_MESSAGES = {
-  invalidDetails: "Invalid payment details",
-  paymentMethod: "Failed to create payment method",
-  generic: "Express checkout error",
+  invalidDetails: "payments.express.invalidDetails",
+  paymentMethod: "payments.express.paymentMethod",
+  generic: "payments.express.generic",
 } as const;
 
 /** commerce §8 (pricing): the fallback of a failed wallet payment or Apple merchant validation without a server message. */
-export const WALLET_REQUEST_FALLBACK = "Failed to create Stripe payment";
+export const WALLET_REQUEST_FALLBACK = "payments.wallet.requestFailed";
 
 /** commerce §7, the Apple Pay charge call: no parsed error body, or no answer at all. */
-export const APPLE_CHARGE_MESSAGES = { failed: "Apple Pay charge failed", network: "Network error" } as const;
+export const APPLE_CHARGE_MESSAGES = { failed: "payments.wallet.appleCharge.failed", network: "payments.error.network" } as const;
 
 /** What went wrong with a wallet payment, in the spec's categories. */
 export type WalletFailure = "cancelled" | "network" | "not_authorized" | "declined" | "unavailable" | "android" | "refused" | "generic";

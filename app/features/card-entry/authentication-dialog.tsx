@@ -1,4 +1,5 @@
 import { useEffect, useRef } from "react";
+import { useTranslation } from "react-i18next";
 
 // The bank's 3-D Secure challenge, with JavaScript. Live: Stripe.js's handleNextAction shows it. The
 // sandbox: its challenge page (Stripe.js's stand-in, use_stripe_sdk.stripe_js) in a modal <dialog>, an
@@ -54,6 +55,7 @@ export function AuthenticationChallenge({
 }
 
 function ChallengeDialog({ url, onDone }: { url: string; onDone: () => void }) {
+  const { t } = useTranslation("payments");
   const dialog = useRef<HTMLDialogElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
 
@@ -86,9 +88,9 @@ function ChallengeDialog({ url, onDone }: { url: string; onDone: () => void }) {
       }}
     >
       <h2 id="authentication-title" tabIndex={-1} ref={heading}>
-        Confirm the payment with your bank
+        {t("payments.challenge.title")}
       </h2>
-      <iframe src={url} title="Bank authentication" onLoad={onLoad} className="authentication-dialog__frame" />
+      <iframe src={url} title={t("payments.challenge.frameTitle")} onLoad={onLoad} className="authentication-dialog__frame" />
       <button
         type="button"
         className="button button--link"
@@ -97,7 +99,7 @@ function ChallengeDialog({ url, onDone }: { url: string; onDone: () => void }) {
           onDone();
         }}
       >
-        Cancel
+        {t("payments.challenge.cancel")}
       </button>
     </dialog>
   );

@@ -1,8 +1,9 @@
 import { useActionData, useNavigation } from "@remix-run/react";
 import { type ComponentType, type FormEvent, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { Spinner } from "~/components/spinner";
 import { type CardFormProps, useLastPaymentMethod, usePayWithPaymentMethod, usePaying } from "./card-payment";
-import type { CardErrors } from "./card-messages";
+import { CARD_MESSAGES, type CardErrors } from "./card-messages";
 import { SandboxCardFields, readSandboxCard, tokenizeSandboxCard } from "./sandbox-card";
 
 // The card entry of the checkout, loaded only once JavaScript runs (the page works without it
@@ -30,6 +31,7 @@ export function CardForm(props: CardFormProps) {
 
 /** The sandbox's stand-in for Stripe Elements (sandbox-card.tsx), paying the checkout's plan. */
 function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
+  const { t } = useTranslation("payments");
   const [errors, setErrors] = useState<CardErrors>({});
   const { busy, setTokenizing } = usePaying();
   const pay = usePayWithPaymentMethod(idempotencyKey);
@@ -62,7 +64,7 @@ function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
     setTokenizing(false);
     if ("error" in tokenized) {
       sent.current = false;
-      setErrors(tokenized.error === "Network error" ? { form: tokenized.error } : { card: tokenized.error });
+      setErrors(tokenized.error === CARD_MESSAGES.network ? { form: tokenized.error } : { card: tokenized.error });
       return;
     }
     lastCard.remember(details, tokenized.id);
@@ -70,7 +72,7 @@ function SandboxCardForm({ gateway, idempotencyKey, payLabel }: CardFormProps) {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="card-form" aria-label="Card details">
+    <form onSubmit={onSubmit} noValidate className="card-form" aria-label={t("payments.card.formLabel")}>
       <SandboxCardFields prefix="card" errors={errors} />
       <button type="submit" className="button button--primary button--block" disabled={busy} aria-busy={busy || undefined}>
         {busy ? <Spinner /> : null}

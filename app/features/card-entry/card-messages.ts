@@ -1,11 +1,14 @@
 // The card entry's messages (commerce §5) and the expiry parser, shared by the sandbox's card fields and
 // Stripe's Payment Element forms (checkout and 'Add card'): the live forms need them without the sandbox's code.
 
+// Catalogue keys (app/locales/<language>/payments.json): whoever shows one translates it with `t`.
 export const CARD_MESSAGES = {
-  name: "Please enter the cardholder name",
-  postal: "Please enter the postal code",
-  card: "Please complete your card details",
-  notLoaded: "Stripe is not loaded. Please refresh and try again.",
+  name: "payments.card.error.name",
+  postal: "payments.card.error.postal",
+  card: "payments.card.error.card",
+  notLoaded: "payments.card.error.notLoaded",
+  /** The sandbox tokenizer could not be reached. */
+  network: "payments.error.network",
 } as const;
 
 export type CardErrors = Partial<Record<"name" | "postal" | "card" | "form", string>>;

@@ -3,6 +3,7 @@
 // 'Postal code' (no `name` attributes: they are never posted to the portal), their §5 checks, and the
 // sandbox's tokenizer, which turns the card into a payment method in the browser.
 
+import { useTranslation } from "react-i18next";
 import { CARD_MESSAGES, type CardErrors, parseExpiry } from "./card-messages";
 
 export type SandboxCard = { number: string; month: number; year: number; cvc: string; name: string; postal: string };
@@ -21,7 +22,7 @@ export function readSandboxCard(form: HTMLFormElement, prefix: string): { card: 
   return { card: { number, month: expiry.month, year: expiry.year, cvc, name: value("name"), postal: value("postal") }, errors };
 }
 
-/** The sandbox's tokenizer: the payment method's id, or the gateway's message. */
+/** The sandbox's tokenizer: the payment method's id, or the gateway's message (a catalogue key when the portal words it). */
 export async function tokenizeSandboxCard(publishableKey: string, card: SandboxCard): Promise<{ id: string } | { error: string }> {
   try {
     const response = await fetch("/dev/stripe/v1/payment_methods", {
@@ -40,50 +41,53 @@ export async function tokenizeSandboxCard(publishableKey: string, card: SandboxC
     const answer = (await response.json().catch(() => null)) as { id?: string; error?: { message?: string } } | null;
     return response.ok && answer?.id ? { id: answer.id } : { error: answer?.error?.message ?? CARD_MESSAGES.card };
   } catch {
-    return { error: "Network error" };
+    return { error: CARD_MESSAGES.network };
   }
 }
 
 /** The sandbox card fields, with their errors next to them. */
 export function SandboxCardFields({ prefix, errors }: { prefix: string; errors: CardErrors }) {
+  const { t } = useTranslation("payments");
   const id = (field: string) => `${prefix}-${field}`;
+  // The errors are catalogue keys, or the gateway's own message (which passes through `t` as it is).
+  const shown = (message: string | undefined) => (message ? t(message) : "");
   return (
     <>
-      <p className="muted">Sandbox: use 4242 4242 4242 4242, any future expiry and any CVC.</p>
+      <p className="muted">{t("payments.card.sandboxHint")}</p>
       <div className="field">
-        <label htmlFor={id("number")}>Card number</label>
+        <label htmlFor={id("number")}>{t("payments.card.number")}</label>
         <input id={id("number")} inputMode="numeric" autoComplete="cc-number" aria-describedby={id("error")} aria-invalid={errors.card ? true : undefined} />
       </div>
       <div className="field-row">
         <div className="field">
-          <label htmlFor={id("expiry")}>Expiry (MM / YY)</label>
-          <input id={id("expiry")} inputMode="numeric" autoComplete="cc-exp" placeholder="MM / YY" aria-describedby={id("error")} />
+          <label htmlFor={id("expiry")}>{t("payments.card.expiry")}</label>
+          <input id={id("expiry")} inputMode="numeric" autoComplete="cc-exp" placeholder={t("payments.card.expiryPlaceholder")} aria-describedby={id("error")} />
         </div>
         <div className="field">
-          <label htmlFor={id("cvc")}>CVC</label>
+          <label htmlFor={id("cvc")}>{t("payments.card.cvc")}</label>
           <input id={id("cvc")} inputMode="numeric" autoComplete="cc-csc" aria-describedby={id("error")} />
         </div>
       </div>
       <p className="field-error" id={id("error")} role={errors.card ? "alert" : undefined}>
-        {errors.card ?? ""}
+        {shown(errors.card)}
       </p>
       <div className="field">
-        <label htmlFor={id("name")}>Cardholder name</label>
+        <label htmlFor={id("name")}>{t("payments.card.holderName")}</label>
         <input id={id("name")} autoComplete="cc-name" aria-describedby={id("name-error")} aria-invalid={errors.name ? true : undefined} />
         <p className="field-error" id={id("name-error")}>
-          {errors.name ?? ""}
+          {shown(errors.name)}
         </p>
       </div>
       <div className="field">
-        <label htmlFor={id("postal")}>Postal code</label>
+        <label htmlFor={id("postal")}>{t("payments.card.postalCode")}</label>
         <input id={id("postal")} autoComplete="postal-code" aria-describedby={id("postal-error")} aria-invalid={errors.postal ? true : undefined} />
         <p className="field-error" id={id("postal-error")}>
-          {errors.postal ?? ""}
+          {shown(errors.postal)}
         </p>
       </div>
       {errors.form ? (
         <p className="form-error" role="alert">
-          {errors.form}
+          {t(errors.form)}
         </p>
       ) : null}
     </>

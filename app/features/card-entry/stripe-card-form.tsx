@@ -1,6 +1,8 @@
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { type Stripe, loadStripe } from "@stripe/stripe-js";
 import { type FormEvent, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { usePageLanguage } from "~/i18n/page-language";
 import { Spinner } from "~/components/spinner";
 import { CARD_MESSAGES } from "./card-messages";
 import { type CardFormProps, usePayWithPaymentMethod, usePaying } from "./card-payment";
@@ -14,15 +16,18 @@ let stripePromise: Promise<Stripe | null> | null = null;
 
 export function StripeCardForm(props: CardFormProps) {
   stripePromise ??= loadStripe(props.gateway.publishable_key);
+  const { language } = usePageLanguage();
   const options = useMemo(
     () => ({
+      // Stripe's Payment Element in the page's language (its own labels and messages).
+      locale: language,
       mode: props.billingType === "recurring" ? ("subscription" as const) : ("payment" as const),
       amount: props.totalCents,
       currency: "usd",
       paymentMethodCreation: "manual" as const,
       paymentMethodTypes: ["card"],
     }),
-    [props.billingType, props.totalCents],
+    [props.billingType, props.totalCents, language],
   );
   return (
     <Elements stripe={stripePromise} options={options}>
@@ -32,6 +37,7 @@ export function StripeCardForm(props: CardFormProps) {
 }
 
 function PaymentForm({ idempotencyKey, payLabel }: CardFormProps) {
+  const { t } = useTranslation("payments");
   const stripe = useStripe();
   const elements = useElements();
   const [errors, setErrors] = useState<{ name?: string; postal?: string; card?: string }>({});
@@ -75,20 +81,20 @@ function PaymentForm({ idempotencyKey, payLabel }: CardFormProps) {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="card-form" aria-label="Card details">
+    <form onSubmit={onSubmit} noValidate className="card-form" aria-label={t("payments.card.formLabel")}>
       <PaymentElement onReady={() => setReady(true)} onChange={() => setErrors((e) => ({ ...e, card: undefined }))} />
       <p className="field-error" role={errors.card ? "alert" : undefined}>
-        {errors.card ?? ""}
+        {errors.card ? t(errors.card) : ""}
       </p>
       <div className="field">
-        <label htmlFor="card-name">Cardholder name</label>
+        <label htmlFor="card-name">{t("payments.card.holderName")}</label>
         <input id="card-name" autoComplete="cc-name" />
-        <p className="field-error">{errors.name ?? ""}</p>
+        <p className="field-error">{errors.name ? t(errors.name) : ""}</p>
       </div>
       <div className="field">
-        <label htmlFor="card-postal">Postal code</label>
+        <label htmlFor="card-postal">{t("payments.card.postalCode")}</label>
         <input id="card-postal" autoComplete="postal-code" />
-        <p className="field-error">{errors.postal ?? ""}</p>
+        <p className="field-error">{errors.postal ? t(errors.postal) : ""}</p>
       </div>
       <button type="submit" className="button button--primary button--block" disabled={busy || !ready} aria-busy={busy || undefined}>
         {busy ? <Spinner /> : null}

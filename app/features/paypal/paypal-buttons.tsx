@@ -1,5 +1,7 @@
 import { PayPalButtons, PayPalScriptProvider, usePayPalScriptReducer } from "@paypal/react-paypal-js";
 import { type ReactNode, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { usePageLanguage } from "~/i18n/page-language";
 
 // PayPal's own buttons (live gateway, JavaScript on), loaded by the checkout's PayPal panel with a
 // dynamic import only when the API gives a client id: in sandbox mode PayPal's script cannot load
@@ -21,14 +23,20 @@ export type PayPalButtonsProps = {
   fallback: ReactNode;
 };
 
-const FAILED = "Failed to create PayPal payment";
+/** A catalogue key (the portal's /payments/paypal answers its message in the page's language). */
+const FAILED = "payments.paypal.failed";
+
+/** PayPal's buttons in the page's language (its script takes a locale such as de_DE). */
+const PAYPAL_LOCALES = { en: "en_US", de: "de_DE", fr: "fr_FR", es: "es_ES" } as const;
 
 export function PayPalCheckoutButtons(props: PayPalButtonsProps) {
   const { clientId, recurring } = props;
+  const { language } = usePageLanguage();
   return (
     <PayPalScriptProvider
       options={{
         clientId,
+        locale: PAYPAL_LOCALES[language],
         currency: "USD",
         components: "buttons",
         ...(recurring ? { intent: "subscription", vault: true } : { intent: "capture" }),
@@ -47,6 +55,7 @@ function returnHref(path: string, outcome: "return" | "cancel", ids: { token?: s
 }
 
 function Buttons({ planId, recurring, idempotencyKey, returnPath, fallback }: PayPalButtonsProps) {
+  const { t } = useTranslation("payments");
   const [{ isRejected }] = usePayPalScriptReducer();
   const [error, setError] = useState<string | null>(null);
   if (isRejected) return <>{fallback}</>;
@@ -86,7 +95,7 @@ function Buttons({ planId, recurring, idempotencyKey, returnPath, fallback }: Pa
         onError={() => setError((current) => current ?? FAILED)}
       />
       <p className="form-error" role={error ? "alert" : undefined}>
-        {error ?? ""}
+        {error ? t(error) : ""}
       </p>
     </>
   );

@@ -8,7 +8,10 @@ import {
   loadStripe,
 } from "@stripe/stripe-js";
 import { useCallback, useMemo, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { Spinner } from "~/components/spinner";
+import { usePageLanguage } from "~/i18n/page-language";
+import { useFormatters } from "~/i18n/use-formatters";
 import {
   type Wallet,
   type WalletCause,
@@ -67,8 +70,10 @@ function appleLoadProblem(): string {
   return appleLoadMessage(appleLoadFailure({ applePaySession: Boolean(session), canMakePayments }));
 }
 
-function elementsOptions(order: WalletOrder) {
+function elementsOptions(order: WalletOrder, language: ReturnType<typeof usePageLanguage>["language"]) {
   return {
+    // Stripe's Express Checkout Element (and the wallet sheet it opens) in the page's language.
+    locale: language,
     mode: order.interval ? ("subscription" as const) : ("payment" as const),
     amount: order.cents,
     currency: "usd",
@@ -85,7 +90,8 @@ function useFeedback() {
 
 /** The checkout panel's body with live Stripe. */
 export function LiveWalletPanel(props: WalletBodyProps) {
-  const options = useMemo(() => elementsOptions(props.order), [props.order]);
+  const { language } = usePageLanguage();
+  const options = useMemo(() => elementsOptions(props.order, language), [props.order, language]);
   return (
     <Elements stripe={stripeFor(props.gateway.publishable_key)} options={options}>
       <ExpressWallet {...props} />
@@ -94,6 +100,7 @@ export function LiveWalletPanel(props: WalletBodyProps) {
 }
 
 function ExpressWallet({ wallet, planId, order, gateway }: WalletBodyProps) {
+  const { t } = useTranslation("payments");
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
@@ -127,7 +134,7 @@ function ExpressWallet({ wallet, planId, order, gateway }: WalletBodyProps) {
     }
     busy.current = true;
     clear();
-    const recurring = wallet === "applepay" ? appleRecurringRequest(order, `${window.location.origin}/billing`) : null;
+    const recurring = wallet === "applepay" ? appleRecurringRequest(order, `${window.location.origin}/billing`, t) : null;
     event.resolve(recurring ? { applePay: { recurringPaymentRequest: recurring } } : undefined);
   }
 
@@ -196,7 +203,7 @@ function ExpressWallet({ wallet, planId, order, gateway }: WalletBodyProps) {
   if (notice) {
     return (
       <p className="notice wallet-notice" role="status">
-        {notice}
+        {t(notice)}
       </p>
     );
   }
@@ -204,7 +211,7 @@ function ExpressWallet({ wallet, planId, order, gateway }: WalletBodyProps) {
     <div className="wallet-panel">
       {ready ? null : <Spinner />}
       <ExpressCheckoutElement options={options} onReady={onReady} onLoadError={onLoadError} onClick={onClick} onConfirm={onConfirm} onCancel={onCancel} />
-      <p className="muted">{WALLET_NAMES[wallet]} opens its own payment sheet.</p>
+      <p className="muted">{t("payments.wallet.opensOwnSheet", { wallet: WALLET_NAMES[wallet] })}</p>
       <WalletFeedback feedback={feedback} />
     </div>
   );
@@ -212,7 +219,8 @@ function ExpressWallet({ wallet, planId, order, gateway }: WalletBodyProps) {
 
 /** /demo with live Stripe: the Express Checkout Element for 5.99 USD monthly; a payment method is made, nothing is charged. */
 export function LiveDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }) {
-  const options = useMemo(() => elementsOptions(DEMO_ORDER), []);
+  const { language } = usePageLanguage();
+  const options = useMemo(() => elementsOptions(DEMO_ORDER, language), [language]);
   return (
     <Elements stripe={stripeFor(gateway.publishable_key)} options={options}>
       <DemoExpress deviceOs={gateway.device.os} />
@@ -221,6 +229,8 @@ export function LiveDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }) {
 }
 
 function DemoExpress({ deviceOs }: { deviceOs: string | null }) {
+  const { t } = useTranslation("payments");
+  const { money } = useFormatters();
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
@@ -261,7 +271,8 @@ function DemoExpress({ deviceOs }: { deviceOs: string | null }) {
         return;
       }
       // A test page: the payment method is made, no PaymentIntent is confirmed, nothing is charged.
-      show(`${wallet ? WALLET_NAMES[wallet] : "The wallet"} approved the test payment of $5.99 (payment method ${created.paymentMethod.id}). No charge was made.`, "success");
+      const values = { amount: money(DEMO_ORDER.cents), paymentMethod: created.paymentMethod.id };
+      show(wallet ? t("payments.demo.approved", { ...values, wallet: WALLET_NAMES[wallet] }) : t("payments.demo.approvedByWallet", values), "success");
     } catch {
       event.paymentFailed({ reason: "fail" });
       show(expressCheckoutMessage("other"), "error");
@@ -271,7 +282,7 @@ function DemoExpress({ deviceOs }: { deviceOs: string | null }) {
   if (failed) {
     return (
       <p className="form-error" role="alert">
-        {expressCheckoutMessage("other")}
+        {t(expressCheckoutMessage("other"))}
       </p>
     );
   }
@@ -280,7 +291,7 @@ function DemoExpress({ deviceOs }: { deviceOs: string | null }) {
       {ready ? null : <Spinner />}
       {notices.map((notice) => (
         <p key={notice} className="notice wallet-notice" role="status">
-          {notice}
+          {t(notice)}
         </p>
       ))}
       <ExpressCheckoutElement
@@ -290,7 +301,7 @@ function DemoExpress({ deviceOs }: { deviceOs: string | null }) {
         onClick={(event) => {
           clear();
           clicked.current = walletOf(event);
-          const recurring = appleRecurringRequest(DEMO_ORDER, `${window.location.origin}/billing`);
+          const recurring = appleRecurringRequest(DEMO_ORDER, `${window.location.origin}/billing`, t);
           event.resolve(clicked.current === "applepay" && recurring ? { applePay: { recurringPaymentRequest: recurring } } : undefined);
         }}
         onConfirm={onConfirm}

@@ -1,8 +1,9 @@
 import { Link } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { Spinner } from "~/components/spinner";
-import { formatCents } from "~/utils/plans";
-import { type WalletBodyProps, type WalletOrder, intervalLabel, walletOrder } from "./wallet-request";
+import { useFormatters } from "~/i18n/use-formatters";
+import { type Translate, type WalletBodyProps, type WalletOrder, intervalLabel, walletOrder } from "./wallet-request";
 
 /** The API's quote of a payment (POST /api/checkout/quote), as far as a wallet needs it. */
 type Quote = { amount_cents: number; renewal: { amount_cents: number; interval_months: number } | null };
@@ -42,12 +43,19 @@ export function WalletPanels(props: WalletPanelsProps) {
 }
 
 /** The plan's terms as this wallet pays them (renewal, or a one-time payment), from the quote. */
-function walletTerms(name: string, order: WalletOrder): string {
-  if (!order.interval || order.renewalCents === null) return `With ${name} you pay ${formatCents(order.cents)} once; this plan never renews.`;
-  return `With ${name} you pay ${formatCents(order.cents)} today; the plan then renews ${intervalLabel(order.interval)} at ${formatCents(order.renewalCents)} by auto-renewal, which you can turn off at least 24 hours before a billing cycle ends.`;
+function walletTerms(name: string, order: WalletOrder, t: Translate, money: (cents: number) => string): string {
+  if (!order.interval || order.renewalCents === null) return t("payments.wallet.terms.once", { wallet: name, amount: money(order.cents) });
+  return t("payments.wallet.terms.renews", {
+    wallet: name,
+    amount: money(order.cents),
+    interval: intervalLabel(order.interval, t),
+    renewal: money(order.renewalCents),
+  });
 }
 
 function WalletPanel({ wallet, name, plan, quote, gateway, signedIn }: WalletPanelsProps & { wallet: Wallet; name: string }) {
+  const { t } = useTranslation("payments");
+  const { money } = useFormatters();
   const [opened, setOpened] = useState(false);
   const [Body, setBody] = useState<ComponentType<WalletBodyProps> | null>(null);
   const order = walletOrder(plan, quote);
@@ -76,13 +84,12 @@ function WalletPanel({ wallet, name, plan, quote, gateway, signedIn }: WalletPan
       }}
     >
       <summary>{name}</summary>
-      <p>{walletTerms(name, order)}</p>
+      <p>{walletTerms(name, order, t, money)}</p>
       <p className="muted">
-        30-Day Money-Back Guarantee. Payments are processed in USD; provider fees may apply. By paying you agree to the{" "}
-        <Link to="/terms">Terms of Service</Link> and <Link to="/privacy">Privacy Policy</Link>.
+        <Trans t={t} i18nKey="payments.wallet.legal" components={{ terms: <Link to="/terms" />, privacy: <Link to="/privacy" /> }} />
       </p>
       {!signedIn ? (
-        <p className="muted">Enter and verify your email above to pay with {name}.</p>
+        <p className="muted">{t("payments.wallet.verifyEmailFirst", { wallet: name })}</p>
       ) : Body ? (
         <Body wallet={wallet} planId={plan.id} order={order} gateway={gateway} />
       ) : opened ? (

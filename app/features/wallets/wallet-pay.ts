@@ -102,9 +102,10 @@ export async function completeWalletPayment(planId: number, challenge: WalletCha
     });
     const answer = (await response.json().catch(() => null)) as { ok?: boolean; message?: string } | null;
     if (response.ok && answer?.ok) return { ok: true };
-    return { ok: false, message: answer?.message || "The payment was not completed." };
+    // Catalogue keys when the portal words it; the server's message is in the page's language already.
+    return { ok: false, message: answer?.message || "payments.wallet.notCompleted" };
   } catch {
-    return { ok: false, message: "Network error" };
+    return { ok: false, message: "payments.error.network" };
   }
 }
 

@@ -3,6 +3,9 @@
 
 export type IntervalUnit = "month" | "year";
 
+/** `t` of the page's language (react-i18next's in a component, translatorOf on the server). */
+export type Translate = (key: string, values?: Record<string, unknown>) => string;
+
 /** 'month' or 'year' from the slug, the count from the number in it; default 1 month (commerce §9). */
 export function recurringInterval(slug: string | null | undefined): { unit: IntervalUnit; count: number } {
   const text = slug ?? "";
@@ -12,9 +15,9 @@ export function recurringInterval(slug: string | null | undefined): { unit: Inte
   return { unit, count: Number.isSafeInteger(count) && count >= 1 ? count : 1 };
 }
 
-/** "every month", "every 3 months", "every 2 years". */
-export function intervalLabel({ unit, count }: { unit: IntervalUnit; count: number }): string {
-  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+/** "every month", "every 3 months", "every 2 years" (in English; the catalogue's plural forms). */
+export function intervalLabel({ unit, count }: { unit: IntervalUnit; count: number }, t: Translate): string {
+  return unit === "year" ? t("payments.wallet.interval.year", { count }) : t("payments.wallet.interval.month", { count });
 }
 
 /** A renewal every `months` as a wallet counts it: whole years in years. */
@@ -23,10 +26,11 @@ export function intervalOfMonths(months: number): { unit: IntervalUnit; count: n
 }
 
 /** The express-checkout test page: 5.99 USD, 599 cents, monthly (commerce §9). */
-const DEMO_PAYMENT = { amount: 5.99, cents: 599, currency: "usd", slug: "1-month", label: "Express checkout test" } as const;
+const DEMO_PAYMENT = { amount: 5.99, cents: 599, currency: "usd", slug: "1-month", label: "payments.demo.orderLabel" } as const;
 
 /** What the sheet shows and Apple Pay's recurring request needs. */
 export type WalletOrder = {
+  /** What is bought: 'VPN 1 Month', or a catalogue key (the demo's): shown through `t`. */
   label: string;
   /** What is charged now, in cents. */
   cents: number;
@@ -48,19 +52,20 @@ export function walletOrder(
   };
 }
 
-/** Apple Pay's recurring payment request (Stripe's ApplePayRecurringPaymentRequest shape). */
-export function appleRecurringRequest(order: WalletOrder, managementURL: string) {
+/** Apple Pay's recurring payment request (Stripe's ApplePayRecurringPaymentRequest shape), in the page's language. */
+export function appleRecurringRequest(order: WalletOrder, managementURL: string, t: Translate) {
   if (!order.interval || order.renewalCents === null) return null;
+  const label = t(order.label);
   return {
-    paymentDescription: `${order.label} subscription`,
+    paymentDescription: t("payments.wallet.apple.subscriptionDescription", { label }),
     managementURL,
     regularBilling: {
-      label: order.label,
+      label,
       amount: order.renewalCents,
       recurringPaymentIntervalUnit: order.interval.unit,
       recurringPaymentIntervalCount: order.interval.count,
     },
-    billingAgreement: `Renews automatically ${intervalLabel(order.interval)} until you turn auto-renewal off in your account, at least 24 hours before the end of the billing cycle.`,
+    billingAgreement: t("payments.wallet.apple.billingAgreement", { interval: intervalLabel(order.interval, t) }),
   };
 }
 

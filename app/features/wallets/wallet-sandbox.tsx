@@ -1,4 +1,6 @@
 import { useCallback, useMemo, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useFormatters } from "~/i18n/use-formatters";
 import {
   type Wallet,
   type WalletCause,
@@ -29,12 +31,12 @@ const AUTHENTICATION_CARD = "4000 0025 0000 3155";
 const UNUSABLE_CARD = "4000 0000 0000 0000";
 
 const CHECKOUT_OUTCOMES: SheetOutcome[] = [
-  { id: "approve", label: "Approve", primary: true },
-  { id: "cancel", label: "Cancel" },
-  { id: "decline", label: "Decline" },
-  { id: "not_authorized", label: "Card not authorized" },
-  { id: "authenticate", label: "Authenticate (3-D Secure)" },
-  { id: "network", label: "Network error" },
+  { id: "approve", label: "payments.sheet.approve", primary: true },
+  { id: "cancel", label: "payments.sheet.cancel" },
+  { id: "decline", label: "payments.sheet.decline" },
+  { id: "not_authorized", label: "payments.sheet.notAuthorized" },
+  { id: "authenticate", label: "payments.sheet.authenticate" },
+  { id: "network", label: "payments.sheet.network" },
 ];
 
 /**
@@ -74,6 +76,7 @@ function useFeedback() {
 
 /** The checkout panel's body: 'Pay with Google Pay' / 'Pay with Apple Pay' and the stand-in sheet. */
 export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBodyProps) {
+  const { t } = useTranslation("payments");
   const name = WALLET_NAMES[wallet];
   const unavailable = useMemo(
     () => sandboxUnavailable(wallet, new URLSearchParams(window.location.search).get("wallet"), gateway.device.os),
@@ -152,7 +155,7 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
   if (unavailable) {
     return (
       <p className="notice wallet-notice" role="status">
-        {unavailable}
+        {t(unavailable)}
       </p>
     );
   }
@@ -168,7 +171,7 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
           setSheetKey(newIdempotencyKey());
         }}
       >
-        Pay with {name}
+        {t("payments.wallet.payWith", { wallet: name })}
       </button>
       {sheetKey ? (
         <WalletSheet
@@ -176,7 +179,7 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
           order={order}
           outcomes={CHECKOUT_OUTCOMES}
           busy={busy}
-          note={`Sandbox: no wallet is involved. Approve pays with the test card ${GOOD_CARD}; Decline uses ${DECLINED_CARD}, which the bank declines.`}
+          note={t("payments.sheet.checkoutNote", { goodCard: GOOD_CARD, declinedCard: DECLINED_CARD })}
           onChoose={choose}
           onCancel={cancel}
         />
@@ -190,15 +193,17 @@ export function SandboxWalletPanel({ wallet, planId, order, gateway }: WalletBod
 }
 
 const DEMO_OUTCOMES: SheetOutcome[] = [
-  { id: "approve", label: "Approve", primary: true },
-  { id: "cancel", label: "Cancel" },
-  { id: "decline", label: "Decline" },
-  { id: "payment_method", label: "Payment method error" },
-  { id: "network", label: "Network error" },
+  { id: "approve", label: "payments.sheet.approve", primary: true },
+  { id: "cancel", label: "payments.sheet.cancel" },
+  { id: "decline", label: "payments.sheet.decline" },
+  { id: "payment_method", label: "payments.sheet.paymentMethodError" },
+  { id: "network", label: "payments.sheet.network" },
 ];
 
 /** /demo in sandbox mode: both wallets, 5.99 USD monthly, no payment taken. */
 export function SandboxDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }) {
+  const { t } = useTranslation("payments");
+  const { money } = useFormatters();
   const [open, setOpen] = useState<Wallet | null>(null);
   const [busy, setBusy] = useState(false);
   const { feedback, show, clear } = useFeedback();
@@ -224,7 +229,7 @@ export function SandboxDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }
         show(expressCheckoutMessage("payment_method"), "error");
         return;
       }
-      show(`${WALLET_NAMES[wallet]} approved the test payment of $5.99 (payment method ${made.id}). No charge was made.`, "success");
+      show(t("payments.demo.approved", { wallet: WALLET_NAMES[wallet], amount: money(DEMO_ORDER.cents), paymentMethod: made.id }), "success");
     } catch {
       show(expressCheckoutMessage("other"), "error");
     } finally {
@@ -247,7 +252,7 @@ export function SandboxDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }
               setOpen(wallet);
             }}
           >
-            Pay with {WALLET_NAMES[wallet]}
+            {t("payments.wallet.payWith", { wallet: WALLET_NAMES[wallet] })}
           </button>
         ))}
       </div>
@@ -257,7 +262,7 @@ export function SandboxDemo({ gateway }: { gateway: WalletBodyProps["gateway"] }
           order={DEMO_ORDER}
           outcomes={DEMO_OUTCOMES}
           busy={busy}
-          note="Sandbox test page: Approve makes a payment method from the test card 4242 4242 4242 4242 and charges nothing."
+          note={t("payments.sheet.demoNote", { goodCard: GOOD_CARD })}
           onChoose={choose}
           onCancel={cancel}
         />
