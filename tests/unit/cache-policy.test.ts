@@ -46,13 +46,18 @@ async function headersOf(path: string, headers: Record<string, string> = {}) {
 }
 
 describe("cache policy", () => {
-  it("keeps a public answer public for an anonymous visitor, varying on Cookie", async () => {
-    expect(await headersOf("/public")).toEqual({ cacheControl: "public, max-age=60", vary: "Accept-Encoding, Cookie" });
+  it("keeps a public answer public for an anonymous visitor, varying on Cookie and the language (Accept-Language)", async () => {
+    expect(await headersOf("/public")).toEqual({ cacheControl: "public, max-age=60", vary: "Accept-Encoding, Cookie, Accept-Language" });
+  });
+
+  it("keeps a visitor whose only cookie is the language anonymous (issue 36)", async () => {
+    expect(await headersOf("/public", { Cookie: "lang=de" })).toEqual({ cacheControl: "public, max-age=60", vary: "Accept-Encoding, Cookie, Accept-Language" });
+    expect((await headersOf("/public", { Cookie: "lang=de; __session=x" })).cacheControl).toBe("private, no-store");
   });
 
   it("makes the same answer private, no-store for a request with a cookie or a bearer token", async () => {
     for (const headers of [{ Cookie: "__session=x" }, { Authorization: "Bearer x" }] as Array<Record<string, string>>) {
-      expect(await headersOf("/public", headers)).toEqual({ cacheControl: "private, no-store", vary: "Accept-Encoding, Cookie" });
+      expect(await headersOf("/public", headers)).toEqual({ cacheControl: "private, no-store", vary: "Accept-Encoding, Cookie, Accept-Language" });
     }
   });
 
@@ -65,7 +70,7 @@ describe("cache policy", () => {
       for (const headers of [{}, { Cookie: "__session=x" }] as Array<Record<string, string>>) {
         const seen = await headersOf(path, headers);
         expect(seen.cacheControl, path).toBe("private, no-store");
-        expect(seen.vary, path).toMatch(/(^|, )Cookie$/);
+        expect(seen.vary, path).toMatch(/(^|, )Cookie, Accept-Language$/);
       }
     }
   });

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setPortalConfigForTests } from "./portal-config";
+import { translatorFor } from "~/i18n/i18n.server";
 
 // The portal's loaders against a stand-in for the product API over real HTTP: the portal must be
 // deployable against any API that speaks the contract, including one that fails.
@@ -177,6 +178,7 @@ describe("account home loader", () => {
     const thrown = await layout.loader({ request, context: context(), params: {} }).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(Response);
     expect((thrown as Response).status).toBe(503);
-    expect(await (thrown as Response).text()).toMatch(/can't reach our servers/);
+    // The root error page shows it in the page's language (a catalogue key: app/root.tsx).
+    expect(translatorFor("en")(await (thrown as Response).text())).toMatch(/can't reach our servers/);
   });
 });
