@@ -9,7 +9,7 @@ import { validateForm } from "~/utils/client-validation";
 
 /** A form's errors as an English reader sees them: the schemas' messages are catalogue keys (issue 36). */
 const en = translatorFor("en");
-function english(errors: Record<string, string[] | null | undefined> | false | undefined) {
+function english(errors: Record<string, string[] | null | undefined> | false | null | undefined) {
   return errors && Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, messages?.map((message) => en(message))]));
 }
 
