@@ -1,5 +1,6 @@
 import { useActionData, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 import { CancelFooter } from "./cancel-footer";
 import { Logo } from "./logo";
 import { Toasts } from "./toasts";
@@ -9,6 +10,7 @@ import { Toasts } from "./toasts";
  * (an action's `serverError`), shown until the next navigation; its form shows it too (issue 21).
  */
 export function AuthPage({ title, children, className = "auth-card" }: { title?: ReactNode; children: ReactNode; className?: string }) {
+  const { t } = useTranslation("auth");
   const actionData = useActionData<{ serverError?: string | null; serverErrorInPage?: boolean } | undefined>();
   const navigation = useNavigation();
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
@@ -19,7 +21,8 @@ export function AuthPage({ title, children, className = "auth-card" }: { title?:
         <Logo />
       </header>
       <main className={className}>
-        {title ? <h1 className="auth-title">{title}</h1> : null}
+        {/* A title given as a string may be a catalogue key; a translated one passes through t as it is. */}
+        {title ? <h1 className="auth-title">{typeof title === "string" ? t(title) : title}</h1> : null}
         {children}
       </main>
       <CancelFooter />

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import type { EmailStepFields, NewPasswordFields, OtpFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
 import { CodeInput } from "./code-input";
@@ -11,13 +12,15 @@ import { PasswordRules } from "./password-rules";
 import { ResendForm } from "./resend-form";
 import { SubmitButton } from "./submit-button";
 
-// The steps shared by sign-in by code, password reset and the change-password dialog.
+// The steps shared by sign-in by code, password reset and the change-password dialog. A `button` is a
+// catalogue key (or a text already translated, which t passes through as it is).
 
 const loadIdentitySchemas = () => import("~/schemas/identity");
 
 export type CodeStepState = { email: string; sentAt: number; resendIn: number; expiresIn: number };
 
-export function EmailStepForm({ intent = "send", button = "Continue" }: { intent?: string; button?: string }) {
+export function EmailStepForm({ intent = "send", button = "auth.button.continue" }: { intent?: string; button?: string }) {
+  const { t } = useTranslation("auth");
   const [form, fields] = useForm<EmailStepFields>(
     useFormOptions<EmailStepFields>(intent, () => loadIdentitySchemas().then((m) => m.EmailStepSchema)),
   );
@@ -25,10 +28,10 @@ export function EmailStepForm({ intent = "send", button = "Continue" }: { intent
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value={intent} />
       <FormAlert id={form.errorId} errors={form.errors} />
-      <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+      <Field label={<label htmlFor={fields.email.id}>{t("auth.field.email")}</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
         <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
       </Field>
-      <SubmitButton intent={intent}>{button}</SubmitButton>
+      <SubmitButton intent={intent}>{t(button)}</SubmitButton>
     </Form>
   );
 }
@@ -36,7 +39,7 @@ export function EmailStepForm({ intent = "send", button = "Continue" }: { intent
 export function OtpStepForm({
   state,
   intent = "verify",
-  button = "Continue",
+  button = "auth.button.continue",
   resendIntent = "resend",
   children,
 }: {
@@ -49,11 +52,12 @@ export function OtpStepForm({
   const [form, fields] = useForm<OtpFields>(
     useFormOptions<OtpFields>(intent, () => loadIdentitySchemas().then((m) => m.OtpSchema)),
   );
+  const { t } = useTranslation("auth");
   const expiresIn = useCountdown(state.expiresIn, state.sentAt);
   return (
     <>
       <p className="muted">
-        Enter the code we&apos;ve sent to <strong>{state.email}</strong>
+        <Trans t={t} i18nKey="auth.code.enter" values={{ email: state.email }} components={{ strong: <strong /> }} />
       </p>
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value={intent} />
@@ -61,14 +65,17 @@ export function OtpStepForm({
         <CodeInput id={fields.code.id} name={fields.code.name} errorId={fields.code.errorId} errors={fields.code.errors} />
         <p className="expiry" aria-live="off">
           {expiresIn > 0 ? (
-            <>
-              Code expires in <span className="countdown">{formatMinutesSeconds(expiresIn)}</span>
-            </>
+            <Trans
+              t={t}
+              i18nKey="auth.code.expiresIn"
+              values={{ time: formatMinutesSeconds(expiresIn) }}
+              components={{ countdown: <span className="countdown" /> }}
+            />
           ) : (
-            "The code has expired. Resend a new one."
+            t("auth.code.expired")
           )}
         </p>
-        <SubmitButton intent={intent}>{button}</SubmitButton>
+        <SubmitButton intent={intent}>{t(button)}</SubmitButton>
       </Form>
       <div className="code-actions">
         <ResendForm secondsLeft={state.resendIn} sentAt={state.sentAt} intent={resendIntent} />
@@ -80,7 +87,7 @@ export function OtpStepForm({
 
 export function NewPasswordForm({
   intent = "reset",
-  button = "Continue",
+  button = "auth.button.continue",
   email,
   autoFocus = true,
 }: {
@@ -89,6 +96,7 @@ export function NewPasswordForm({
   email?: string;
   autoFocus?: boolean;
 }) {
+  const { t } = useTranslation("auth");
   const [form, fields] = useForm<NewPasswordFields>(
     useFormOptions<NewPasswordFields>(intent, () => loadIdentitySchemas().then((m) => m.NewPasswordSchema)),
   );
@@ -97,7 +105,7 @@ export function NewPasswordForm({
       <input type="hidden" name="intent" value={intent} />
       {email ? <input type="text" name="username" value={email} autoComplete="username" readOnly hidden /> : null}
       <FormAlert id={form.errorId} errors={form.errors} />
-      <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+      <Field label={<label htmlFor={fields.password.id}>{t("auth.field.password")}</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
         <input
           {...getInputProps(fields.password, { type: "password", ariaDescribedBy: `${form.id}-rules` })}
           autoComplete="new-password"
@@ -106,13 +114,13 @@ export function NewPasswordForm({
       </Field>
       <PasswordRules id={`${form.id}-rules`} />
       <Field
-        label={<label htmlFor={fields.password_confirmation.id}>Confirm Password</label>}
+        label={<label htmlFor={fields.password_confirmation.id}>{t("auth.field.confirmPassword")}</label>}
         errorId={fields.password_confirmation.errorId}
         errors={fields.password_confirmation.errors}
       >
         <input {...getInputProps(fields.password_confirmation, { type: "password" })} autoComplete="new-password" />
       </Field>
-      <SubmitButton intent={intent}>{button}</SubmitButton>
+      <SubmitButton intent={intent}>{t(button)}</SubmitButton>
     </Form>
   );
 }

@@ -1,5 +1,6 @@
 import { useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, type ComponentType } from "react";
+import { useTranslation } from "react-i18next";
 
 const LENGTH = 6;
 
@@ -17,14 +18,16 @@ export function CodeInput({
   name,
   errorId,
   errors,
-  label = "Verification code",
+  label = "auth.code.label",
 }: {
   id: string;
   name: string;
   errorId: string;
   errors?: string[];
+  /** A catalogue key (or a text already translated). */
   label?: string;
 }) {
+  const { t } = useTranslation("auth");
   const single = useRef<HTMLInputElement>(null);
   const typed = useRef("");
   const hadFocus = useRef(false);
@@ -53,7 +56,7 @@ export function CodeInput({
   return (
     <div className="field">
       <label id={`${id}-label`} htmlFor={boxes ? `${id}-1` : id}>
-        {label}
+        {t(label)}
       </label>
       {boxes ? (
         // A refused code starts over in empty boxes, focus on the first: typing the right code over the
@@ -82,7 +85,7 @@ export function CodeInput({
         />
       )}
       <p className="field-error" id={errorId}>
-        {errors?.[0] ?? ""}
+        {errors?.[0] ? t(errors[0]) : ""}
       </p>
     </div>
   );

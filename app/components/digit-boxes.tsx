@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import { useTranslation } from "react-i18next";
 
 const LENGTH = 6;
 
@@ -19,6 +20,7 @@ export function DigitBoxes({
   /** Take focus when they appear, in the first empty box (the single input had it, or a code was refused). */
   focusOnMount: boolean;
 }) {
+  const { t } = useTranslation("auth");
   const [digits, setDigits] = useState<string[]>(() =>
     Array.from({ length: LENGTH }, (_, i) => initial.replace(/\D/g, "")[i] ?? ""),
   );
@@ -82,7 +84,7 @@ export function DigitBoxes({
             boxes.current[index] = element;
           }}
           id={`${id}-${index + 1}`}
-          aria-label={index === 0 ? undefined : `Digit ${index + 1}`}
+          aria-label={index === 0 ? undefined : t("auth.code.digit", { number: index + 1 })}
           aria-labelledby={index === 0 ? `${id}-label ${id}-digit-1` : undefined}
           type="text"
           inputMode="numeric"
@@ -98,7 +100,7 @@ export function DigitBoxes({
       ))}
       <input type="hidden" name={name} value={digits.join("")} />
       <span id={`${id}-digit-1`} hidden>
-        Digit 1
+        {t("auth.code.digit", { number: 1 })}
       </span>
     </div>
   );

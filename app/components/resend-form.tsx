@@ -1,4 +1,5 @@
 import { Form } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { useCountdown } from "./countdown";
 
 /**
@@ -7,17 +8,18 @@ import { useCountdown } from "./countdown";
  * whatever the page shows.
  */
 export function ResendForm({ secondsLeft, sentAt, intent = "resend" }: { secondsLeft: number; sentAt: number; intent?: string }) {
+  const { t } = useTranslation("auth");
   const left = useCountdown(secondsLeft, sentAt);
   return (
     <Form method="post" className="resend-form">
       <input type="hidden" name="intent" value={intent} />
       <button type="submit" className="button button--link" disabled={left > 0}>
-        Resend Code
+        {t("auth.code.resend")}
         {left > 0 ? <span aria-hidden="true"> ({left}s)</span> : null}
       </button>
       {left > 0 ? (
         <noscript>
-          <span className="muted"> Reload this page after {left} seconds to resend.</span>
+          <span className="muted"> {t("auth.code.reloadToResend", { count: left })}</span>
         </noscript>
       ) : null}
     </Form>

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, AppLoadContext, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { translatorOf } from "~/i18n/i18n.server";
 import { createApiClient } from "~/utils/api.server";
 import {
   clearFlowCookies,
@@ -32,7 +33,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (provider === "apple") {
     const { outcome, clear } = await takeFlowOutcome(request);
     headers.append("Set-Cookie", clear);
-    return complete(request, context, provider, outcome ?? { error: "Your sign-in took too long. Please try again.", intent: null }, headers);
+    return complete(request, context, provider, outcome ?? { error: "auth.social.tooLong", intent: null }, headers);
   }
   for (const cookie of await clearFlowCookies(request)) headers.append("Set-Cookie", cookie);
   return complete(request, context, provider, await verify(provider, request), headers);
@@ -51,12 +52,15 @@ async function verify(provider: ProviderName, request: Request): Promise<FlowOut
   try {
     return await finishProviderFlow(provider, request);
   } catch (error) {
-    return { error: error instanceof IdentityError ? error.message : "Login failed", intent: await readIntent(request) };
+    return { error: error instanceof IdentityError ? error.message : "auth.error.loginFailed", intent: await readIntent(request) };
   }
 }
 
 async function complete(request: Request, context: AppLoadContext, provider: ProviderName, outcome: FlowOutcome, headers: Headers) {
   const label = PROVIDER_LABELS[provider];
+  const t = translatorOf(request);
+  // Made here, with the provider's name in it, in the page's language: the toast shows it as it is.
+  const signedIn = t("auth.social.signedInWith", { provider: label });
   if ("error" in outcome) {
     const back =
       outcome.intent?.kind === "desktop"
@@ -71,11 +75,11 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
 
   if (intent.kind === "connect") {
     const token = await getSessionToken(request);
-    if (!token) return redirectWithFormError("/login", "Please sign in again to connect your account.", errorTarget("/login"), { headers });
+    if (!token) return redirectWithFormError("/login", "auth.social.signInToConnect", errorTarget("/login"), { headers });
     const linked = await createApiClient(request, context, token).post("/api/account/connect", { body: { ...social, link_type: profile.authMethod } });
     return linked.ok
-      ? redirectWithSuccess("/", `${label} account connected.`, { headers })
-      : redirectWithFormError("/", linked.message || "Failed to connect account", errorTarget("/"), { headers });
+      ? redirectWithSuccess("/", t("auth.social.connected", { provider: label }), { headers })
+      : redirectWithFormError("/", linked.message || "auth.social.connectFailed", errorTarget("/"), { headers });
   }
 
   if (intent.kind === "desktop") {
@@ -83,11 +87,11 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
     const login = await api.post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Desktop", ...intent.device } });
     if (!login.ok) {
       const retry = desktopRetryUrl(provider, intent.device);
-      return redirectWithFormError(retry, login.message || "Login failed", errorTarget(retry), { headers });
+      return redirectWithFormError(retry, login.message || "auth.error.loginFailed", errorTarget(retry), { headers });
     }
     // The provider did not say it asked for a second factor: ours is asked before the hand-off.
     if (needsSecondFactor(login.data)) {
-      return redirectToSecondFactor(request, login.data.challenge, { desktop: { provider }, success: `Signed in with ${label}.` }, headers);
+      return redirectToSecondFactor(request, login.data.challenge, { desktop: { provider }, success: signedIn }, headers);
     }
     const code = await createApiClient(request, context, login.data.token).post("/api/auth/desktop-code/issue");
     headers.append(
@@ -95,17 +99,17 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
       await desktopHandoffCookie().serialize({ token: login.data.token, code: code.ok ? code.data.code : null, provider }),
     );
     appendDeviceCookie(headers, request);
-    return redirectWithSuccess("/desktop-app/handoff", `Signed in with ${label}.`, { headers });
+    return redirectWithSuccess("/desktop-app/handoff", signedIn, { headers });
   }
 
   const login = await createApiClient(request, context).post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Web Browser" } });
-  if (!login.ok) return redirectWithFormError("/login", login.message || "Login failed", errorTarget("/login"), { headers });
+  if (!login.ok) return redirectWithFormError("/login", login.message || "auth.error.loginFailed", errorTarget("/login"), { headers });
   if (needsSecondFactor(login.data)) {
-    return redirectToSecondFactor(request, login.data.challenge, { oldurl: intent.oldurl, success: `Signed in with ${label}.` }, headers);
+    return redirectToSecondFactor(request, login.data.challenge, { oldurl: intent.oldurl, success: signedIn }, headers);
   }
   headers.append("Set-Cookie", await commitTokenSession(request, login.data.token));
   appendDeviceCookie(headers, request);
-  return redirectWithSuccess(safeRedirect(intent.oldurl), `Signed in with ${label}.`, { headers });
+  return redirectWithSuccess(safeRedirect(intent.oldurl), signedIn, { headers });
 }
 
 /**

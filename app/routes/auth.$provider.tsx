@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { translatorOf } from "~/i18n/i18n.server";
 import { startProviderFlow } from "~/utils/identity/authenticator.server";
 import { PROVIDER_LABELS, providerParam } from "~/utils/identity/routes.server";
 import { getSessionToken } from "~/utils/session.server";
@@ -29,7 +30,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     // The message stays on the page too (issue 21): in the 'Connected accounts' card, or /login's sign-in form.
     return redirectWithFormError(
       connecting ? "/" : "/login",
-      `${PROVIDER_LABELS[provider]} sign-in is unavailable right now. Please try another way.`,
+      translatorOf(request)("auth.social.unavailable", { provider: PROVIDER_LABELS[provider] }),
       { form: connecting ? "home-accounts" : "sign-in" },
     );
   }

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { AuthPage } from "~/components/auth-page";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { startProviderFlow } from "~/utils/identity/authenticator.server";
@@ -10,7 +11,7 @@ import { pageMeta } from "~/utils/meta";
 // the device fields of its query (device_os, device_brand, device_model, device_os_version). After a
 // failed attempt (?failed=1) it shows a way to try again instead of starting over in a loop.
 
-export const meta: MetaFunction = () => pageMeta("Sign in to the app | VPN Account", "Sign in to the VPN desktop app with your account.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.desktopLogin.title", "auth.meta.desktopLogin.description");
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const provider = providerParam(params.provider);
@@ -28,15 +29,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export default function DesktopLoginPage() {
+  const { t } = useTranslation("auth");
   const { label, retryHref } = useLoaderData<typeof loader>();
   // Why the sign-in failed, when the provider's answer said (auth.$provider.callback.tsx).
   const flash = useFlashFormError("desktop-login");
   return (
-    <AuthPage title="Sign in to the app">
+    <AuthPage title={t("auth.desktop.title")}>
       <FormAlert errors={flash ? [flash.message] : null} />
-      <p className="muted">We couldn&apos;t finish signing you in with {label}.</p>
+      <p className="muted">{t("auth.desktop.failedWith", { provider: label })}</p>
       <a href={retryHref} className="button button--primary button--block">
-        Try again
+        {t("auth.desktop.tryAgain")}
       </a>
     </AuthPage>
   );

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useEffect } from "react";
+import { useTranslation } from "react-i18next";
 import { AuthPage } from "~/components/auth-page";
 import { appSchemeUrl, desktopHandoffCookie, type DesktopHandoff } from "~/utils/identity/desktop.server";
 import { pageMeta } from "~/utils/meta";
@@ -10,10 +11,10 @@ import { pageMeta } from "~/utils/meta";
 // session token. Where the scheme does not open (a known failure on some Linux desktops), the page
 // keeps an 'Open the app' link and a short one-time code to type into the app.
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  ...pageMeta("Return to the app | VPN Account", "You are signed in: return to the VPN app."),
+export const meta: MetaFunction<typeof loader> = (args) => [
+  ...pageMeta(args, "auth.meta.desktopHandoff.title", "auth.meta.desktopHandoff.description"),
   // Without JavaScript the browser still goes to the app: a refresh to the scheme URL.
-  ...(data ? [{ httpEquiv: "refresh", content: `0; url=${data.appUrl}` } as const] : []),
+  ...(args.data ? [{ httpEquiv: "refresh", content: `0; url=${args.data.appUrl}` } as const] : []),
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -23,19 +24,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export default function DesktopHandoffPage() {
+  const { t } = useTranslation("auth");
   const { appUrl, code } = useLoaderData<typeof loader>();
   useEffect(() => {
     window.location.href = appUrl;
   }, [appUrl]);
   return (
-    <AuthPage title="You're signed in" className="auth-card centered">
-      <p className="muted">Your browser should now open the app. If it doesn&apos;t, use the button below.</p>
+    <AuthPage title={t("auth.handoff.title")} className="auth-card centered">
+      <p className="muted">{t("auth.handoff.text")}</p>
       <a href={appUrl} className="button button--primary button--block">
-        Open the app
+        {t("auth.handoff.open")}
       </a>
       {code ? (
         <div className="handoff-code">
-          <p className="muted">Or type this code in the app (valid for 5 minutes):</p>
+          <p className="muted">{t("auth.handoff.code")}</p>
           <p className="code-display">{code}</p>
         </div>
       ) : null}

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, HeadersFunction, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { FormAlert } from "~/components/form-alert";
 import { Logo } from "~/components/logo";
 import { SubmitButton } from "~/components/submit-button";
@@ -14,7 +15,7 @@ import { destroySessionCookie } from "~/utils/session.server";
 // back and signs out everywhere (the API), then this browser's session is cleared too and the page
 // says it is done, pointing to sign in.
 
-export const meta: MetaFunction = () => pageMeta("Restore your email address | VPN Account", "Put your previous email address back and sign out everywhere.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.emailRevert.title", "auth.meta.emailRevert.description");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
@@ -28,13 +29,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const token = params.token ?? "";
   const result = await createApiClient(request, context).post("/api/account/email/revert", { body: { token } });
   if (!result.ok) {
-    const error = result.message || "This link is invalid, has expired or was already used.";
+    const error = result.message || "auth.emailRevert.invalid";
     return data({ error }, { status: result.status >= 400 && result.status < 500 ? result.status : 503, headers: NO_STORE });
   }
   return redirect("/email-revert/done", { headers: { "Set-Cookie": await destroySessionCookie(request) } });
 }
 
 export default function EmailRevertPage() {
+  const { t } = useTranslation("auth");
   const actionData = useActionData<typeof action>();
   return (
     <div className="auth-page">
@@ -42,16 +44,13 @@ export default function EmailRevertPage() {
         <Logo />
       </header>
       <main className="auth-card">
-        <h1 className="auth-title">Restore your email address</h1>
-        <p className="muted">
-          Your account&apos;s email address was changed. If that was not you, restore it: your previous address becomes the account&apos;s
-          email again and every device, this one included, is signed out.
-        </p>
+        <h1 className="auth-title">{t("auth.emailRevert.title")}</h1>
+        <p className="muted">{t("auth.emailRevert.text")}</p>
         <Form method="post" id="email-revert">
           <input type="hidden" name="intent" value="revert" />
           <FormAlert errors={actionData?.error ? [actionData.error] : null} />
           <SubmitButton intent="revert" className="button button--primary">
-            Restore my email address
+            {t("auth.emailRevert.button")}
           </SubmitButton>
         </Form>
       </main>

@@ -1,24 +1,26 @@
 import type { MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { Logo } from "~/components/logo";
 import { pageMeta } from "~/utils/meta";
 
 // After the link in 'Your email address was changed' did its work (app/routes/email-revert.$token.tsx).
 
-export const meta: MetaFunction = () => pageMeta("Email address restored | VPN Account", "Your previous email address is back.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.emailRevertDone.title", "auth.meta.emailRevertDone.description");
 
 export default function EmailRevertDonePage() {
+  const { t } = useTranslation("auth");
   return (
     <div className="auth-page">
       <header className="auth-header">
         <Logo />
       </header>
       <main className="auth-card">
-        <h1 className="auth-title">Your email address is back</h1>
-        <p role="status">Your previous email address is back, and every device has been signed out. Please sign in again.</p>
-        <p className="muted">If someone else changed it, also change your password after you sign in.</p>
+        <h1 className="auth-title">{t("auth.emailRevertDone.title")}</h1>
+        <p role="status">{t("auth.emailRevertDone.status")}</p>
+        <p className="muted">{t("auth.emailRevertDone.advice")}</p>
         <Link to="/login" className="button button--primary">
-          Sign in
+          {t("auth.emailRevertDone.signIn")}
         </Link>
       </main>
     </div>

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { EmailStepForm, NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { type PasskeyListItem, PasskeyList } from "~/features/passkeys/passkey-list";
@@ -22,11 +23,10 @@ import { pageMeta } from "~/utils/meta";
 // stop a passkey, so when the account has passkeys the reset ends on a fourth page (issue 30): the
 // passkeys, each with 'Remove' (plain forms; the API's review token stays in the flow cookie).
 
-export const meta: MetaFunction = () =>
-  pageMeta("Reset your password | VPN Account", "Reset the password of your VPN account with a code sent to your email.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.resetPassword.title", "auth.meta.resetPassword.description");
 
 const PAGE = "/forget-password";
-const REVIEW_ENDED = "This page has expired. Sign in to manage your passkeys.";
+const REVIEW_ENDED = "auth.reset.reviewEnded";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const flow = await readFlow(request, "reset");
@@ -55,8 +55,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     flowKey: "reset",
     pagePath: "/forget-password",
     send: (email) => api.post("/api/auth/forgot-password", { body: { email } }),
-    failure: "Failed to send reset password email",
-    sentMessage: "We have sent you a reset code.",
+    failure: "auth.reset.sendFailed",
+    sentMessage: "auth.reset.codeSent",
   });
   if (handled) return handled;
 
@@ -67,7 +67,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
     const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code } });
-    if (!checked.ok) return formFailure("verify", submission, checked.message || "Failed to reset password!", checked.status, {
+    if (!checked.ok) return formFailure("verify", submission, checked.message || "auth.reset.failed", checked.status, {
         errorAt: codeErrorAt(checked, "code"),
       });
     const cookie = await writeFlow(request, "reset", { ...flow, resetToken: checked.data.reset_token });
@@ -86,8 +86,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
         password_confirmation: submission.value.password_confirmation,
       },
     });
-    if (!reset.ok) return formFailure("reset", submission, reset.message || "Failed to reset password!", reset.status, { errorAt: "" });
-    const message = reset.message || "Your password has been reset.";
+    if (!reset.ok) return formFailure("reset", submission, reset.message || "auth.reset.failed", reset.status, { errorAt: "" });
+    const message = reset.message || "auth.reset.done";
     const review = reset.data.passkey_review;
     if (review) {
       // The account's passkeys still sign in: they are listed next, to remove the unknown ones.
@@ -102,13 +102,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "passkey-remove") {
     if (!flow.passkeyReview) return redirect(PAGE);
     const id = String(formData.get("passkey_id") ?? "");
-    if (!/^\d{1,15}$/.test(id)) return redirectWithFormError(PAGE, "This passkey was not found.", { form: RESET_PASSKEYS_FORM });
+    if (!/^\d{1,15}$/.test(id)) return redirectWithFormError(PAGE, "auth.reset.passkeyNotFound", { form: RESET_PASSKEYS_FORM });
     const removed = await api.post("/api/auth/reset-password/passkeys/remove", { body: { token: flow.passkeyReview, id: Number(id) } });
-    if (removed.ok) return redirectWithSuccess(PAGE, removed.message || "Passkey removed.");
+    if (removed.ok) return redirectWithSuccess(PAGE, removed.message || "auth.reset.passkeyRemoved");
     if (removed.code === "link_invalid") {
       return redirectWithError("/login", removed.message || REVIEW_ENDED, { headers: { "Set-Cookie": await writeFlow(request, "reset", undefined) } });
     }
-    return redirectWithFormError(PAGE, removed.message || "The passkey could not be removed.", { form: RESET_PASSKEYS_FORM });
+    return redirectWithFormError(PAGE, removed.message || "auth.reset.passkeyRemoveFailed", { form: RESET_PASSKEYS_FORM });
   }
 
   if (intent === "passkeys-done") {
@@ -120,13 +120,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function ForgetPasswordPage() {
+  const { t } = useTranslation("auth");
   const state = useLoaderData<typeof loader>();
   if (state.step === "passkeys") return <ResetPasskeys email={state.email} passkeys={state.passkeys} />;
   return (
-    <AuthPage title="Reset your password">
+    <AuthPage title={t("auth.reset.title")}>
       {state.step === "email" ? (
         <>
-          <p className="muted">Enter the email of your account and we will send you a code.</p>
+          <p className="muted">{t("auth.reset.intro")}</p>
           <EmailStepForm />
         </>
       ) : null}
@@ -138,16 +139,16 @@ export default function ForgetPasswordPage() {
       {state.step === "password" ? (
         <>
           <p className="muted">
-            Choose a new password for <strong>{state.email}</strong>.
+            <Trans t={t} i18nKey="auth.reset.chooseNew" values={{ email: state.email }} components={{ strong: <strong /> }} />
           </p>
           <NewPasswordForm email={state.email} />
           <div className="code-actions">
-            <RestartForm label="Start again" />
+            <RestartForm label={t("auth.reset.startAgain")} />
           </div>
         </>
       ) : null}
       <p className="auth-footer">
-        <Link to="/login">Back to sign in</Link>
+        <Link to="/login">{t("auth.reset.backToSignIn")}</Link>
       </p>
     </AuthPage>
   );
@@ -155,23 +156,23 @@ export default function ForgetPasswordPage() {
 
 /** After the reset: the account's passkeys, which a new password does not stop, with 'Remove' each. */
 function ResetPasskeys({ email, passkeys }: { email: string; passkeys: PasskeyListItem[] }) {
+  const { t } = useTranslation("auth");
   const flash = useFlashFormError(RESET_PASSKEYS_FORM);
   return (
-    <AuthPage title="Check your passkeys">
+    <AuthPage title={t("auth.reset.passkeys.title")}>
       <p>
-        The password of <strong>{email}</strong> has been reset. Passkeys sign in without the password, so the new one does not stop them.
-        Remove any passkey you do not recognise.
+        <Trans t={t} i18nKey="auth.reset.passkeys.text" values={{ email }} components={{ strong: <strong /> }} />
       </p>
       <FormAlert errors={flash ? [flash.message] : null} />
       {passkeys.length === 0 ? (
-        <p className="muted">Your account has no passkeys left.</p>
+        <p className="muted">{t("auth.reset.passkeys.none")}</p>
       ) : (
         <PasskeyList passkeys={passkeys} action={PAGE} fields={{ intent: "passkey-remove" }} />
       )}
       <Form method="post" action={PAGE}>
         <input type="hidden" name="intent" value="passkeys-done" />
         <button type="submit" className="button button--primary button--block">
-          Done
+          {t("auth.reset.passkeys.done")}
         </button>
       </Form>
     </AuthPage>

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { NewPasswordForm } from "~/components/code-flow";
 import { Logo } from "~/components/logo";
 import { NewPasswordSchema } from "~/schemas/index.server";
@@ -12,7 +13,7 @@ import { pageMeta } from "~/utils/meta";
 // First password for an account created without one (Google/Apple, or a checkout left early); the
 // token comes from the "set your password" email.
 
-export const meta: MetaFunction = () => pageMeta("Set your password | VPN Account", "Set the password of your VPN account.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.setPassword.title", "auth.meta.setPassword.description");
 
 export async function loader({ params }: LoaderFunctionArgs) {
   return { hasToken: Boolean(params.token) };
@@ -32,11 +33,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     },
   });
   // identity §8: shown inline, the server's message first.
-  if (!result.ok) return formFailure("reset", submission, result.message || "Failed to generate new password!", result.status, { errorAt: "" });
-  return redirectWithSuccess(signedIn ? "/" : "/login", result.message || "Password generated successfully!");
+  if (!result.ok) return formFailure("reset", submission, result.message || "auth.setPassword.failed", result.status, { errorAt: "" });
+  return redirectWithSuccess(signedIn ? "/" : "/login", result.message || "auth.setPassword.done");
 }
 
 export default function GeneratePasswordPage() {
+  const { t } = useTranslation("auth");
   const { hasToken } = useLoaderData<typeof loader>();
   return (
     <div className="auth-page">
@@ -44,14 +46,14 @@ export default function GeneratePasswordPage() {
         <Logo />
       </header>
       <main className="auth-card">
-        <h1 className="auth-title">Please set your account password</h1>
+        <h1 className="auth-title">{t("auth.setPassword.title")}</h1>
         {hasToken ? (
           <>
             {/* identity §8: its error is inline (the form's alert), with no toast. */}
             <NewPasswordForm />
           </>
         ) : (
-          <p className="muted">This link is missing its token. Open the link from your email again.</p>
+          <p className="muted">{t("auth.setPassword.noToken")}</p>
         )}
       </main>
     </div>

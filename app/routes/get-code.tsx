@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { EmailStepForm, OtpStepForm } from "~/components/code-flow";
 import { RestartForm } from "~/components/restart-form";
 import { AuthPage } from "~/components/auth-page";
@@ -17,8 +18,7 @@ import { pageMeta } from "~/utils/meta";
 
 // Sign in by emailed code (identity §2 'Get code'): email, then the 6-digit code, with resend.
 
-export const meta: MetaFunction = () =>
-  pageMeta("Get Sign In Code | VPN Account", "Sign in to your VPN account with a one-time code sent to your email.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.getCode.title", "auth.meta.getCode.description");
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAnonymous(request);
@@ -38,8 +38,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     flowKey: "loginCode",
     pagePath: "/get-code",
     send: (email) => api.post("/api/auth/get-login-code", { body: { email } }),
-    failure: "Failed to get login code!",
-    sentMessage: "We have sent you a sign-in code.",
+    failure: "auth.getCode.sendFailed",
+    sentMessage: "auth.getCode.sent",
   });
   if (handled) return handled;
 
@@ -50,7 +50,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("verify", submission);
     const result = await api.post("/api/auth/code-login", { body: { email: flow.email, code: submission.value.code } });
-    if (!result.ok) return formFailure("verify", submission, result.message || "Login failed", result.status, { errorAt: codeErrorAt(result, "code") });
+    if (!result.ok) return formFailure("verify", submission, result.message || "auth.error.loginFailed", result.status, { errorAt: codeErrorAt(result, "code") });
     if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, {}, new Headers(), ["loginCode"]);
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
@@ -63,21 +63,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function GetCodePage() {
+  const { t } = useTranslation("auth");
   const { code } = useLoaderData<typeof loader>();
   return (
-    <AuthPage title="Get Sign In Code">
+    <AuthPage title={t("auth.getCode.title")}>
       {code ? (
         <OtpStepForm state={code}>
           <RestartForm />
         </OtpStepForm>
       ) : (
         <>
-          <p className="muted">We will email you a 6-digit code to sign in with.</p>
+          <p className="muted">{t("auth.getCode.intro")}</p>
           <EmailStepForm />
         </>
       )}
       <p className="auth-footer">
-        <Link to="/">Log in with password</Link>
+        <Link to="/">{t("auth.getCode.withPassword")}</Link>
       </p>
     </AuthPage>
   );

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { AuthPage } from "~/components/auth-page";
 import { FormAlert } from "~/components/form-alert";
 import { Spinner } from "~/components/spinner";
@@ -17,10 +18,10 @@ import { pageMeta } from "~/utils/meta";
 // or without JavaScript. Showing the email does not use the token up, so mail scanners and link
 // previews that follow the link change nothing.
 
-const BROKEN_LINK = "Looks like the link is broken, plesae try again!";
-const SSO_FAILED = "SSO login failed";
+const BROKEN_LINK = "auth.sso.brokenLink";
+const SSO_FAILED = "auth.sso.failed";
 
-export const meta: MetaFunction = () => pageMeta("Signing you in | VPN Account", "Signing you in to your VPN account.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.sso.title", "auth.meta.sso.description");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -52,6 +53,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function SsoLoginPage() {
+  const { t } = useTranslation("auth");
   const { token, redirectTo, email, invalid } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
@@ -59,9 +61,9 @@ export default function SsoLoginPage() {
   if (!token) {
     return (
       <AuthPage className="auth-card centered">
-        <h1 className="auth-title">{BROKEN_LINK}</h1>
+        <h1 className="auth-title">{t(BROKEN_LINK)}</h1>
         <Link to="/login" className="button">
-          Go to sign in
+          {t("auth.sso.goToSignIn")}
         </Link>
       </AuthPage>
     );
@@ -70,12 +72,12 @@ export default function SsoLoginPage() {
   if (invalid || actionData?.serverError) {
     return (
       <AuthPage className="auth-card centered">
-        <h1 className="auth-title">We couldn&apos;t sign you in</h1>
+        <h1 className="auth-title">{t("auth.sso.couldNotSignIn")}</h1>
         {/* A refused post's message is also the page's toast; a link refused on arrival shows it only here. */}
         <FormAlert errors={[actionData?.serverError ?? invalid ?? SSO_FAILED]} />
-        <p className="muted">The link may have been used already or expired. Please sign in.</p>
+        <p className="muted">{t("auth.sso.usedOrExpired")}</p>
         <Link to="/login" className="button">
-          Go to sign in
+          {t("auth.sso.goToSignIn")}
         </Link>
       </AuthPage>
     );
@@ -86,14 +88,14 @@ export default function SsoLoginPage() {
     <AuthPage className="auth-card centered">
       {submitting ? (
         <>
-          <h1 className="auth-title">Please wait, while we redirect...</h1>
+          <h1 className="auth-title">{t("auth.sso.redirecting")}</h1>
           <Spinner />
         </>
       ) : (
         <>
-          <h1 className="auth-title">Sign in with this link</h1>
+          <h1 className="auth-title">{t("auth.sso.title")}</h1>
           <p className="muted">
-            This link signs you in to the account <strong>{email}</strong>. Continue only if it is yours.
+            <Trans t={t} i18nKey="auth.sso.whose" values={{ email }} components={{ strong: <strong /> }} />
           </p>
         </>
       )}
@@ -101,11 +103,11 @@ export default function SsoLoginPage() {
         <input type="hidden" name="token" value={token} />
         <input type="hidden" name="redirect" value={redirectTo} />
         <button type="submit" className="button button--primary button--block" disabled={submitting}>
-          Continue as {email}
+          {t("auth.sso.continueAs", { email })}
         </button>
       </Form>
       <p className="auth-footer">
-        <Link to="/login">Not you? Sign in to your own account</Link>
+        <Link to="/login">{t("auth.sso.notYou")}</Link>
       </p>
     </AuthPage>
   );

@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { AuthPage } from "~/components/auth-page";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
@@ -21,8 +22,7 @@ import { completeSignIn } from "~/utils/two-factor.server";
 // step waits in the signed flow cookie; this page asks for the authenticator app's code, or with
 // ?recovery=1 (a plain link, so it works without JavaScript) for a recovery code.
 
-export const meta: MetaFunction = () =>
-  pageMeta("Two-factor authentication | VPN Account", "Enter the code from your authenticator app to finish signing in.");
+export const meta: MetaFunction = (args) => pageMeta(args, "auth.meta.twoFactor.title", "auth.meta.twoFactor.description");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
@@ -33,7 +33,7 @@ const CHALLENGE_SECONDS = 600;
 const TWO_FACTOR_PATH = "/login/two-factor";
 const CODE_FORM = "two-factor-code";
 const RECOVERY_FORM = "two-factor-recovery";
-const START_AGAIN = "Your sign-in has expired. Please sign in again.";
+const START_AGAIN = "auth.twoFactor.expired";
 /** Where an ended sign-in's message stays: the alert of /login's sign-in form (issue 21). */
 const SIGN_IN_FORM = { form: "sign-in" };
 
@@ -81,7 +81,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const field = recovery ? "recovery_code" : "code";
   const fieldMessages = result.fieldErrors[field];
   if (result.code && FIELD_REFUSED.has(result.code) && fieldMessages?.length) return failure(form, submission, { [field]: fieldMessages }, null, 422);
-  return failure(form, submission, {}, result.message || "Failed to verify the code. Please try again.", result.status);
+  return failure(form, submission, {}, result.message || "auth.twoFactor.verifyFailed", result.status);
 }
 
 type Submission = { reply(options?: { hideFields?: string[]; fieldErrors?: Record<string, string[]> }): unknown };
@@ -92,15 +92,16 @@ function failure(form: string, submission: Submission, fieldErrors: Record<strin
 }
 
 export default function TwoFactorSignInPage() {
+  const { t } = useTranslation("auth");
   const { recovery } = useLoaderData<typeof loader>();
   return (
-    <AuthPage title="Two-factor authentication">
+    <AuthPage title={t("auth.twoFactor.title")}>
       {recovery ? <RecoveryCodeForm /> : <AuthenticationCodeForm />}
       <div className="code-actions">
         <Form method="post">
           <input type="hidden" name="intent" value="restart" />
           <button type="submit" className="button button--link">
-            Cancel and sign in again
+            {t("auth.twoFactor.cancel")}
           </button>
         </Form>
       </div>
@@ -109,23 +110,24 @@ export default function TwoFactorSignInPage() {
 }
 
 function AuthenticationCodeForm() {
+  const { t } = useTranslation("auth");
   const [form, fields] = useForm<TwoFactorCodeFields>(
     useFormOptions<TwoFactorCodeFields>(CODE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorCodeSchema)),
   );
   return (
     <>
-      <p className="muted">Enter the 6-digit code from your authenticator app.</p>
+      <p className="muted">{t("auth.twoFactor.enterCode")}</p>
       <Form method="post" action={TWO_FACTOR_PATH} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="verify" />
         <FormAlert id={form.errorId} errors={form.errors} />
-        <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+        <Field label={<label htmlFor={fields.code.id}>{t("auth.twoFactor.codeLabel")}</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} autoFocus />
         </Field>
-        <SubmitButton intent="verify">Verify</SubmitButton>
+        <SubmitButton intent="verify">{t("auth.button.verify")}</SubmitButton>
       </Form>
       <p className="auth-links">
         <Link to={`${TWO_FACTOR_PATH}?recovery=1`} replace>
-          Use a recovery code
+          {t("auth.twoFactor.useRecovery")}
         </Link>
       </p>
     </>
@@ -133,27 +135,28 @@ function AuthenticationCodeForm() {
 }
 
 function RecoveryCodeForm() {
+  const { t } = useTranslation("auth");
   const [form, fields] = useForm<RecoveryCodeFields>(
     useFormOptions<RecoveryCodeFields>(RECOVERY_FORM, () => import("~/schemas/two-factor").then((module) => module.RecoveryCodeSchema)),
   );
   return (
     <>
-      <p className="muted">Enter one of the recovery codes you saved when you turned on two-factor authentication. Each code works once.</p>
+      <p className="muted">{t("auth.twoFactor.enterRecovery")}</p>
       <Form method="post" action={`${TWO_FACTOR_PATH}?recovery=1`} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="recovery" />
         <FormAlert id={form.errorId} errors={form.errors} />
         <Field
-          label={<label htmlFor={fields.recovery_code.id}>Recovery code</label>}
+          label={<label htmlFor={fields.recovery_code.id}>{t("auth.twoFactor.recoveryLabel")}</label>}
           errorId={fields.recovery_code.errorId}
           errors={fields.recovery_code.errors}
         >
           <input {...getInputProps(fields.recovery_code, { type: "text" })} autoComplete="off" autoCapitalize="none" spellCheck={false} maxLength={40} autoFocus />
         </Field>
-        <SubmitButton intent="recovery">Verify</SubmitButton>
+        <SubmitButton intent="recovery">{t("auth.button.verify")}</SubmitButton>
       </Form>
       <p className="auth-links">
         <Link to={TWO_FACTOR_PATH} replace>
-          Use an authentication code
+          {t("auth.twoFactor.useCode")}
         </Link>
       </p>
     </>

@@ -8,6 +8,6 @@ import { createApiClient } from "~/utils/api.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const result = await createApiClient(request, context).post("/api/auth/passkey/options");
-  if (!result.ok) return jsonError(result.status, result.message || "Passkeys are unavailable right now.");
+  if (!result.ok) return jsonError(result.status, result.message || "auth.passkey.unavailable");
   return jsonAnswer({ challengeId: result.data.challenge_id, options: result.data.options });
 }

@@ -2,15 +2,16 @@ import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
 import { choiceField, codeField, emailField, passwordField } from "./fields";
 
-// One schema per form of the identity flows, with identity §5's messages. Strings only (see
+// One schema per form of the identity flows, with identity §5's messages as catalogue keys (app/locales/*/auth.json;
+// Field translates them). Strings only (see
 // docs/decisions/002): the browser and the action get identical results.
 
 const trimmed = (value: string | undefined) => value?.trim() ?? "";
 
 function emailIssues(value: string | undefined, ctx: z.core.$RefinementCtx, path = "email") {
   const email = trimmed(value);
-  if (!email) ctx.addIssue({ code: "custom", message: "Email is required", path: [path] });
-  else if (!EMAIL_PATTERN.test(email)) ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: [path] });
+  if (!email) ctx.addIssue({ code: "custom", message: "auth.validation.emailRequired", path: [path] });
+  else if (!EMAIL_PATTERN.test(email)) ctx.addIssue({ code: "custom", message: "auth.validation.emailInvalid", path: [path] });
 }
 
 /**
@@ -22,8 +23,8 @@ export const SignupEmailSchema = z
   .check(
     z.superRefine((value, ctx) => {
       if (!EMAIL_PATTERN.test(trimmed(value.email)))
-        ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: ["email"] });
-      if (!value.agree_terms) ctx.addIssue({ code: "custom", message: "You must agree to terms and conditions", path: ["agree_terms"] });
+        ctx.addIssue({ code: "custom", message: "auth.validation.emailInvalid", path: ["email"] });
+      if (!value.agree_terms) ctx.addIssue({ code: "custom", message: "auth.validation.agreeTerms", path: ["agree_terms"] });
     }),
   );
 
@@ -31,7 +32,7 @@ export const SignupEmailSchema = z
 export const SignupCodeSchema = z.object({ verification_code: codeField }).check(
   z.superRefine((value, ctx) => {
     if (trimmed(value.verification_code).length !== 6)
-      ctx.addIssue({ code: "custom", message: "Please enter the 6-digit verification code", path: ["verification_code"] });
+      ctx.addIssue({ code: "custom", message: "auth.validation.verificationCode", path: ["verification_code"] });
   }),
 );
 
@@ -39,13 +40,13 @@ export const SignupCodeSchema = z.object({ verification_code: codeField }).check
 export const SignupPasswordSchema = z.object({ password: passwordField, confirmPassword: passwordField }).check(
   z.superRefine((value, ctx) => {
     if (!value.password || !value.confirmPassword) {
-      ctx.addIssue({ code: "custom", message: "Please fill in all fields", path: [value.password ? "confirmPassword" : "password"] });
+      ctx.addIssue({ code: "custom", message: "auth.validation.fillAll", path: [value.password ? "confirmPassword" : "password"] });
       return;
     }
     if (value.password !== value.confirmPassword)
-      ctx.addIssue({ code: "custom", message: "Passwords do not match", path: ["confirmPassword"] });
+      ctx.addIssue({ code: "custom", message: "auth.validation.passwordsDoNotMatch", path: ["confirmPassword"] });
     else if (value.password.length < 8)
-      ctx.addIssue({ code: "custom", message: "Password must be at least 8 characters", path: ["password"] });
+      ctx.addIssue({ code: "custom", message: "auth.validation.passwordLength", path: ["password"] });
   }),
 );
 
@@ -55,7 +56,7 @@ export const EmailStepSchema = z.object({ email: emailField }).check(z.superRefi
 /** The code step of code sign-in, password reset and the change-password dialog. */
 export const OtpSchema = z.object({ code: codeField }).check(
   z.superRefine((value, ctx) => {
-    if (trimmed(value.code).length !== 6) ctx.addIssue({ code: "custom", message: "Please Enter Confirm OTP", path: ["code"] });
+    if (trimmed(value.code).length !== 6) ctx.addIssue({ code: "custom", message: "auth.validation.otp", path: ["code"] });
   }),
 );
 
@@ -64,14 +65,14 @@ export const NewPasswordSchema = z
   .object({ password: passwordField, password_confirmation: passwordField })
   .check(
     z.superRefine((value, ctx) => {
-      if (!value.password) ctx.addIssue({ code: "custom", message: "Please enter password", path: ["password"] });
+      if (!value.password) ctx.addIssue({ code: "custom", message: "auth.validation.enterPassword", path: ["password"] });
       if (!value.password_confirmation)
-        ctx.addIssue({ code: "custom", message: "Please enter password", path: ["password_confirmation"] });
+        ctx.addIssue({ code: "custom", message: "auth.validation.enterPassword", path: ["password_confirmation"] });
       if (!value.password || !value.password_confirmation) return;
       if (value.password !== value.password_confirmation)
-        ctx.addIssue({ code: "custom", message: "Passwords don't match", path: ["password_confirmation"] });
+        ctx.addIssue({ code: "custom", message: "auth.validation.passwordsDontMatch", path: ["password_confirmation"] });
       else if (value.password.length < 8)
-        ctx.addIssue({ code: "custom", message: "Password must be at least 8 characters", path: ["password"] });
+        ctx.addIssue({ code: "custom", message: "auth.validation.passwordLength", path: ["password"] });
     }),
   );
 

@@ -21,9 +21,16 @@ export function hasControlCharacters(text: string, kind: TextKind = {}): boolean
   return (kind.multiline ? MULTI_LINE : SINGLE_LINE).test(text);
 }
 
-/** The message of a refusal: 'Remove the control characters from the {label}.' */
-export function controlCharactersMessage(label: string): string {
-  return `Remove the control characters from the ${label}.`;
+/** The fields whose refusal names them, and the catalogue key of each one's whole sentence (a language words it by its field). */
+const CONTROL_CHARACTERS_KEYS = {
+  "coupon code": "auth.text.controlCharacters.couponCode",
+  name: "auth.text.controlCharacters.name",
+  "passkey name": "auth.text.controlCharacters.passkeyName",
+} as const;
+
+/** The message of a refusal, 'Remove the control characters from the {label}.' in English: a catalogue key, translated where it is shown. */
+export function controlCharactersMessage(label: keyof typeof CONTROL_CHARACTERS_KEYS): string {
+  return CONTROL_CHARACTERS_KEYS[label];
 }
 
 /** The text without what the rule refuses (a run of line breaks and tabs becomes one space), trimmed: for text from a link. */

@@ -2,9 +2,9 @@ import * as z from "zod/mini";
 import { choiceField, codeField, passwordField } from "./fields";
 
 // Two-factor authentication (docs/decisions/017): the 6-digit code of an authenticator app, or one
-// of the recovery codes. Strings only, as every form schema here (docs/decisions/002).
-const AUTHENTICATION_CODE_FORMAT = "Please enter the 6-digit authentication code";
-const RECOVERY_CODE_REQUIRED = "Please enter a recovery code";
+// of the recovery codes. Strings only, as every form schema here (docs/decisions/002). Messages are catalogue keys.
+const AUTHENTICATION_CODE_FORMAT = "auth.validation.authenticationCode";
+const RECOVERY_CODE_REQUIRED = "auth.validation.recoveryCode";
 
 /** 'Authentication code' (sign-in step, 'Turn on', 'Turn off'). */
 export const TwoFactorCodeSchema = z.object({ code: codeField }).check(
@@ -26,8 +26,8 @@ export const RecoveryCodeSchema = z.object({ recovery_code: codeField }).check(
  * without one (`method` "code", a hidden field the page renders from the account; the server
  * decides by the account), the emailed 'Verification code'.
  */
-const CURRENT_PASSWORD_REQUIRED = "Please enter your password.";
-const VERIFICATION_CODE_FORMAT = "Please enter the 6-digit verification code";
+const CURRENT_PASSWORD_REQUIRED = "auth.validation.currentPassword";
+const VERIFICATION_CODE_FORMAT = "auth.validation.verificationCode";
 
 export const TwoFactorEnableSchema = z
   .object({

@@ -278,7 +278,8 @@ function parseAnswer(answer: ApiAnswer): unknown {
   }
 }
 
-export const SESSION_ENDED_MESSAGE = "Your session has ended. Please sign in again.";
+/** A catalogue key (app/locales/<language>/auth.json): whatever shows it translates it (FormAlert, Toasts, or t where a script shows it). */
+export const SESSION_ENDED_MESSAGE = "auth.session.ended";
 
 /** Clears the session and sends the visitor to sign in, coming back to where they were. */
 async function signOutRedirect(request: Request): Promise<Response> {

@@ -44,7 +44,7 @@ export async function handleCodeRequest<K extends CodeRequestFlow, Schema extend
     flowKey: K;
     pagePath: string;
     send: (email: string) => Promise<ApiResult<null>>;
-    /** Shown when the API refused to send without saying why. */
+    /** Shown when the API refused to send without saying why (a catalogue key, as sentMessage). */
     failure: string;
     /** Shown when the code was sent and the API said nothing. */
     sentMessage: string;
@@ -79,7 +79,7 @@ export async function handleCodeRequest<K extends CodeRequestFlow, Schema extend
     // reset token) is dropped; the rest of the flow (a sign-up's agreements) is kept.
     const resent = { ...flow, code: undefined, resetToken: undefined, proof: undefined, done: undefined, sentAt: Date.now() };
     const cookie = await writeFlow(request, flowKey, resent as Flows[K]);
-    return redirectWithSuccess(pagePath, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
+    return redirectWithSuccess(pagePath, "auth.code.resent", { headers: { "Set-Cookie": cookie } });
   }
   return null;
 }

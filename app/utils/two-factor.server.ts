@@ -53,7 +53,7 @@ export async function completeSignIn(
       await desktopHandoffCookie().serialize({ token, code: code.ok ? code.data.code : null, provider: flow.desktop.provider }),
     );
     appendDeviceCookie(headers, request);
-    return redirectWithSuccess("/desktop-app/handoff", flow.success ?? "Signed in.", { headers });
+    return redirectWithSuccess("/desktop-app/handoff", flow.success ?? "auth.signedIn", { headers });
   }
   headers.append("Set-Cookie", await commitTokenSession(request, token));
   appendDeviceCookie(headers, request);

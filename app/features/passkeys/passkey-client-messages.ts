@@ -1,9 +1,11 @@
 // Apart from passkey-messages.ts: in the browser these go with the passkey client only, not in a chunk of their
-// own with the form names that other pages use (/login's JS budget).
+// own with the form names that other pages use (/login's JS budget). Catalogue keys (app/locales/*/auth.json):
+// whatever shows one translates it with t (a text the API gave passes through t as it is).
 export const PASSKEY_CLIENT_MESSAGES = {
-  nameRequired: "Please enter a passkey name",
-  cancelled: "The passkey prompt was closed or timed out. Please try again.",
-  unsupported: "This browser cannot use passkeys.",
-  failed: "Something went wrong with the passkey. Please try again.",
-  confirmAgain: "Please confirm it is you again before adding a passkey.",
+  nameRequired: "auth.passkey.nameRequired",
+  cancelled: "auth.passkey.cancelled",
+  unsupported: "auth.passkey.unsupported",
+  failed: "auth.passkey.failed",
+  confirmAgain: "auth.passkey.confirmAgain",
+  alreadyRegistered: "auth.passkey.alreadyRegistered",
 } as const;

@@ -73,12 +73,12 @@ export async function postJson(url: string, body?: unknown, method: "GET" | "POS
   }
 }
 
-/** What to tell the person when the browser's ceremony failed (null: it was aborted on purpose). */
+/** What to tell the person when the browser's ceremony failed, a catalogue key (null: it was aborted on purpose). */
 export function ceremonyError(error: unknown): string | null {
   const name = error instanceof Error ? error.name : "";
   const code = (error as { code?: string } | null)?.code;
   if (name === "AbortError" || code === "ERROR_CEREMONY_ABORTED") return null;
   if (name === "NotAllowedError") return PASSKEY_CLIENT_MESSAGES.cancelled;
-  if (name === "InvalidStateError") return "This passkey is already registered.";
+  if (name === "InvalidStateError") return PASSKEY_CLIENT_MESSAGES.alreadyRegistered;
   return PASSKEY_CLIENT_MESSAGES.failed;
 }

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { browserHasWebAuthn, cancelPasskeyRequest, ceremonyError, conditionalMediationAvailable, passkeyAssertion, postJson } from "./passkey-client";
 
 /**
@@ -8,6 +9,7 @@ import { browserHasWebAuthn, cancelPasskeyRequest, ceremonyError, conditionalMed
  * A verified passkey signs in without the two-factor step.
  */
 export function PasskeySignIn({ oldurl }: { oldurl: string }) {
+  const { t } = useTranslation("auth");
   const [available, setAvailable] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
@@ -86,10 +88,11 @@ export function PasskeySignIn({ oldurl }: { oldurl: string }) {
           }
         }}
       >
-        Sign in with a passkey
+        {t("auth.passkey.signIn")}
       </button>
       <p className="form-error" role="alert">
-        {error}
+        {/* A catalogue key (the portal's own messages) or a text the API gave in the page's language. */}
+        {error ? t(error) : ""}
       </p>
     </div>
   );

@@ -34,7 +34,7 @@ async function signIn(request: Request, context: ActionFunctionArgs["context"], 
   if (submission.status !== "success") return formFailure("sign-in", submission);
   const { email, password } = submission.value;
   const result = await createApiClient(request, context).post("/api/user/login", { body: { email, password } });
-  if (!result.ok) return formFailure("sign-in", submission, result.message || "Login failed", result.status, { errorAt: "" });
+  if (!result.ok) return formFailure("sign-in", submission, result.message || "auth.error.loginFailed", result.status, { errorAt: "" });
   if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, { oldurl });
   const headers = new Headers();
   headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));

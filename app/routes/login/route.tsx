@@ -1,15 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { lazy, Suspense } from "react";
+import { useTranslation } from "react-i18next";
 import { AuthPage } from "~/components/auth-page";
 import { pageMeta } from "~/utils/meta";
 import { loginAction, loginLoader } from "./login.server";
 import { SignInForm } from "./sign-in-form";
 
-export const meta: MetaFunction = ({ location }) =>
-  new URLSearchParams(location.search).get("tab") === "signup"
-    ? pageMeta("Sign Up | VPN Account", "Create your VPN account with your email, Google or Apple.")
-    : pageMeta("Sign In | VPN Account", "Sign in to your VPN account to manage your plan, billing and connected devices.");
+export const meta: MetaFunction = (args) =>
+  new URLSearchParams(args.location.search).get("tab") === "signup"
+    ? pageMeta(args, "auth.meta.signUp.title", "auth.meta.signUp.description")
+    : pageMeta(args, "auth.meta.signIn.title", "auth.meta.signIn.description");
 
 // The loader and action live in login.server.ts: one server module per route keeps the client build
 // to one empty stand-in for it, instead of one shared chunk per server module (/login's JS budget).
@@ -24,6 +25,7 @@ const loadSignUp = () => import("./sign-up");
 const SignUp = lazy(() => loadSignUp().then((module) => ({ default: module.SignUp })));
 
 export default function LoginPage() {
+  const { t } = useTranslation("auth");
   const { signup } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const tab = signup ? "signup" : "signin";
@@ -37,10 +39,10 @@ export default function LoginPage() {
   };
 
   return (
-    <AuthPage title={tab === "signin" ? "Welcome back" : "Create your account"}>
-      <div role="tablist" aria-label="Sign in or sign up" className="tabs">
+    <AuthPage title={tab === "signin" ? t("auth.login.welcomeBack") : t("auth.login.createAccount")}>
+      <div role="tablist" aria-label={t("auth.login.tabs")} className="tabs">
         <Link role="tab" id="login-tab-signin" aria-selected={tab === "signin"} to={tabHref("signin")} className="tab" replace>
-          Sign In
+          {t("auth.login.tab.signIn")}
         </Link>
         <Link
           role="tab"
@@ -52,7 +54,7 @@ export default function LoginPage() {
           onPointerEnter={loadSignUp}
           onFocus={loadSignUp}
         >
-          Sign Up
+          {t("auth.login.tab.signUp")}
         </Link>
       </div>
       {/* Named by the active tab, which is how a checker (and assistive technology) pairs them; a div, not a
@@ -63,7 +65,7 @@ export default function LoginPage() {
       </div>
       {/* '/' sends a visitor here: the way to the plans (issue 21). */}
       <p className="auth-footer">
-        Looking for a VPN plan? <Link to="/pricing">See plans</Link>
+        {t("auth.login.lookingForPlan")} <Link to="/pricing">{t("auth.login.seePlans")}</Link>
       </p>
     </AuthPage>
   );

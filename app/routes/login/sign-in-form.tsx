@@ -1,5 +1,6 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SocialSignIn } from "~/components/social-sign-in";
@@ -9,6 +10,7 @@ import type { LoginFields } from "~/schemas/login";
 import { useFormOptions } from "~/utils/client-validation";
 
 export function SignInForm({ oldurl }: { oldurl: string }) {
+  const { t } = useTranslation("auth");
   const [form, fields] = useForm<LoginFields>(
     useFormOptions<LoginFields>("sign-in", () =>
       import("~/schemas/login").then((module) => module.LoginSchema),
@@ -21,24 +23,24 @@ export function SignInForm({ oldurl }: { oldurl: string }) {
         <input type="hidden" name="intent" value="signin" />
         <input type="hidden" name="oldurl" value={oldurl} />
         <FormAlert id={form.errorId} errors={form.errors} />
-        <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+        <Field label={<label htmlFor={fields.email.id}>{t("auth.field.email")}</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
           <input {...getInputProps(fields.email, { type: "email" })} autoComplete="username webauthn" autoFocus />
         </Field>
         <Field
-          label={<label htmlFor={fields.password.id}>Password</label>}
+          label={<label htmlFor={fields.password.id}>{t("auth.field.password")}</label>}
           errorId={fields.password.errorId}
           errors={fields.password.errors}
         >
           <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
         </Field>
         <div className="auth-links">
-          <Link to="/forget-password">Forgot your password?</Link>
-          <Link to="/get-code">Get Sign In Code</Link>
+          <Link to="/forget-password">{t("auth.signIn.forgotPassword")}</Link>
+          <Link to="/get-code">{t("auth.signIn.getCode")}</Link>
         </div>
-        <SubmitButton intent="signin">Continue</SubmitButton>
+        <SubmitButton intent="signin">{t("auth.button.continue")}</SubmitButton>
       </Form>
       <PasskeySignIn oldurl={oldurl} />
-      <SocialSignIn oldurl={oldurl} divider="or" />
+      <SocialSignIn oldurl={oldurl} divider={t("auth.social.or")} />
     </>
   );
 }

@@ -40,8 +40,8 @@ export async function signupAction(intent: string, { request, context, formData,
     flowKey: "signup",
     pagePath: here,
     send: (email) => api.post("/api/user/temp-signup", { body: { email, isCheckout: false } }),
-    failure: "Failed to send signup token!",
-    sentMessage: "Verification code sent to your email!",
+    failure: "auth.signUp.sendFailed",
+    sentMessage: "auth.signUp.codeSentToast",
     names: { restart: "signup-restart", send: "signup-email", resend: "resend", codeForm: "signup-code" },
     codeSchema: SignupCodeSchema,
     emailStep: {
@@ -61,7 +61,7 @@ export async function signupAction(intent: string, { request, context, formData,
     const code = submission.value.verification_code;
     const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
     if (!verified.ok) {
-      const message = verified.status >= 500 ? "Failed to verify code. Please try again." : verified.message || "Invalid verification code";
+      const message = verified.status >= 500 ? "auth.signUp.verifyFailed" : verified.message || "auth.error.invalidCode";
       return formFailure("signup-code", submission, message, verified.status, { errorAt: codeErrorAt(verified, "verification_code") });
     }
     return redirect(here, { headers: { "Set-Cookie": await writeFlow(request, "signup", { ...flow, code }) } });
@@ -87,21 +87,21 @@ export async function signupAction(intent: string, { request, context, formData,
       const cookie = await writeFlow(request, "signup", { ...flow, code: undefined });
       return redirectWithFormError(
         here,
-        registered.message || "Invalid verification code",
+        registered.message || "auth.error.invalidCode",
         { form: "signup-code", field: "verification_code" },
         { headers: { "Set-Cookie": cookie } },
       );
     }
     if (!registered.ok) {
       // identity §8: a rejected registration shows the response message; a failed call a generic one.
-      const message = registered.status >= 500 ? "Registration failed. Please try again." : registered.message || "Registration failed";
+      const message = registered.status >= 500 ? "auth.signUp.registrationFailedRetry" : registered.message || "auth.signUp.registrationFailed";
       return formFailure("signup-password", submission, message, registered.status, { errorAt: "" });
     }
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
     appendDeviceCookie(headers, request);
     headers.append("Set-Cookie", await writeFlow(request, "signup", undefined));
-    return redirectWithSuccess(safeRedirect(oldurl), "Verification successful!", { headers });
+    return redirectWithSuccess(safeRedirect(oldurl), "auth.signUp.success", { headers });
   }
 
   throw new Response("Unknown form", { status: 400 });

@@ -102,11 +102,11 @@ export class AppleStrategy<User> extends Strategy<User, AppleVerifyParams> {
     const expectedState = (await this.stateCookie.parse(request.headers.get("Cookie"))) as string | null;
     const state = field("state");
     if (!expectedState || !state || expectedState !== state) {
-      throw new IdentityError("Your sign-in took too long or was started in another browser. Please try again.");
+      throw new IdentityError("auth.social.stateMismatch");
     }
     if (field("error")) throw IdentityError.fromProvider(field("error"));
     const code = field("code");
-    if (!code) throw new IdentityError("Apple did not complete the sign-in. Please try again.");
+    if (!code) throw new IdentityError("auth.social.appleIncomplete");
 
     const { settings, discovery, redirectURI } = this.options;
     const response = await fetch(discovery.token_endpoint, {

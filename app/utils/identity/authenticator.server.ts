@@ -155,7 +155,7 @@ export async function startProviderFlow(provider: ProviderName, request: Request
     }
     throw thrown;
   }
-  throw new IdentityError("Login failed");
+  throw new IdentityError("auth.error.loginFailed");
 }
 
 async function readStoredIntent(request: Request): Promise<StoredIntent | null> {
@@ -181,7 +181,7 @@ async function answeredState(request: Request) {
 export async function finishProviderFlow(provider: ProviderName, request: Request) {
   const stored = await readStoredIntent(request);
   if (!stored?.state || stored.state !== (await answeredState(request.clone()))) {
-    throw new IdentityError("Your sign-in took too long or was started in another browser. Please try again.");
+    throw new IdentityError("auth.social.stateMismatch");
   }
   const intent = stored.intent;
   try {
@@ -192,10 +192,10 @@ export async function finishProviderFlow(provider: ProviderName, request: Reques
     if (error instanceof IdTokenError) throw new IdentityError(error.message);
     if (error instanceof OAuth2RequestError) throw IdentityError.fromProvider(error.code);
     if (error instanceof ReferenceError || error instanceof RangeError) {
-      throw new IdentityError("Your sign-in took too long or was started in another browser. Please try again.");
+      throw new IdentityError("auth.social.stateMismatch");
     }
     console.error(`${provider} sign-in failed:`, error instanceof Error ? error.message : error);
-    throw new IdentityError("Login failed");
+    throw new IdentityError("auth.error.loginFailed");
   }
 }
 

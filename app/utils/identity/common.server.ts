@@ -13,17 +13,17 @@ export function displayName(name: string | null | undefined, email: string) {
   return name?.trim() || email.split("@")[0] || email;
 }
 
-/** A sign-in failure with a message fit for the person (identity §8's provider error mapping). */
+/** A sign-in failure with a message fit for the person (identity §8's provider error mapping): a catalogue key, translated where it is shown. */
 export class IdentityError extends Error {
   static fromProvider(code: string) {
     const messages: Record<string, string> = {
-      access_denied: "Sign-in was cancelled.",
-      user_cancelled_authorize: "Sign-in was cancelled.",
-      login_required: "Please sign in with the provider to continue.",
-      consent_required: "Please allow access to continue.",
-      invalid_client: "Sign-in with this provider is misconfigured. Please use another way to sign in.",
-      temporarily_unavailable: "The provider is busy. Please try again in a moment.",
+      access_denied: "auth.social.cancelled",
+      user_cancelled_authorize: "auth.social.cancelled",
+      login_required: "auth.social.loginRequired",
+      consent_required: "auth.social.consentRequired",
+      invalid_client: "auth.social.misconfigured",
+      temporarily_unavailable: "auth.social.busy",
     };
-    return new IdentityError(messages[code] ?? "Login failed");
+    return new IdentityError(messages[code] ?? "auth.error.loginFailed");
   }
 }

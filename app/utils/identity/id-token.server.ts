@@ -41,19 +41,19 @@ export async function verifyIdToken(
     }));
   } catch (error) {
     const code = (error as { code?: string }).code ?? "";
-    if (code === "ERR_JWT_EXPIRED") throw new IdTokenError("The sign-in expired. Please try again.", "expired");
+    if (code === "ERR_JWT_EXPIRED") throw new IdTokenError("auth.idToken.expired", "expired");
     if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED") {
       const claim = (error as { claim?: string }).claim;
-      throw new IdTokenError("The identity provider's answer was not meant for us.", claim === "iss" ? "issuer" : "audience");
+      throw new IdTokenError("auth.idToken.notForUs", claim === "iss" ? "issuer" : "audience");
     }
     if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED" || code === "ERR_JWKS_NO_MATCHING_KEY")
-      throw new IdTokenError("The identity provider's answer could not be verified.", "signature");
-    throw new IdTokenError("The identity provider's answer could not be read.", "invalid");
+      throw new IdTokenError("auth.idToken.unverified", "signature");
+    throw new IdTokenError("auth.idToken.unreadable", "invalid");
   }
-  if (payload.nonce !== expected.nonce) throw new IdTokenError("The sign-in could not be matched to this browser.", "nonce");
+  if (payload.nonce !== expected.nonce) throw new IdTokenError("auth.idToken.nonce", "nonce");
   const email = typeof payload.email === "string" ? payload.email.toLowerCase() : "";
   // Apple sends email_verified as the string "true".
   const verified = payload.email_verified === true || payload.email_verified === "true";
-  if (!email || !verified) throw new IdTokenError("Your email address is not verified by the provider.", "email");
+  if (!email || !verified) throw new IdTokenError("auth.idToken.emailUnverified", "email");
   return { email, name: typeof payload.name === "string" && payload.name.trim() ? payload.name.trim() : null, subject: String(payload.sub ?? "") };
 }
