@@ -1,11 +1,13 @@
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 
 /**
  * 'Copy' for a value on the page (the two-factor setup key: a phone cannot scan its own screen, so the key
  * is pasted into the authenticator app). It needs the Clipboard API, so it appears only once JavaScript
  * runs and the browser has one; without it the value stays selectable text. Says 'Copied' for a moment.
  */
-export function CopyButton({ value, label = "Copy" }: { value: string; label?: string }) {
+export function CopyButton({ value, label }: { value: string; label?: string }) {
+  const { t } = useTranslation("account");
   const [available, setAvailable] = useState(false);
   const [copied, setCopied] = useState(false);
   useEffect(() => {
@@ -29,10 +31,10 @@ export function CopyButton({ value, label = "Copy" }: { value: string; label?: s
           );
         }}
       >
-        {label}
+        {label ?? t("account.copy.button")}
       </button>
       <span role="status" className="copy-status">
-        {copied ? "Copied" : ""}
+        {copied ? t("account.copy.copied") : ""}
       </span>
     </>
   );

@@ -1,16 +1,17 @@
 import { Form, NavLink, useLocation, useNavigation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { Logo } from "./logo";
 import { Spinner } from "./spinner";
 
 const NAV_ITEMS = [
-  { to: "/", label: "My Account", end: true },
-  { to: "/pricing", label: "Pricing", end: false },
-  { to: "/billing", label: "Billing", end: false },
-  { to: "/connected-devices", label: "Connected Devices", end: false },
-  { to: "/manual-setup", label: "Manual setup", end: false },
-  { to: "/account/security", label: "Security", end: false },
-  { to: "/help", label: "Help", end: false },
+  { to: "/", label: "account.nav.myAccount", end: true },
+  { to: "/pricing", label: "account.nav.pricing", end: false },
+  { to: "/billing", label: "account.nav.billing", end: false },
+  { to: "/connected-devices", label: "account.nav.connectedDevices", end: false },
+  { to: "/manual-setup", label: "account.nav.manualSetup", end: false },
+  { to: "/account/security", label: "account.nav.security", end: false },
+  { to: "/help", label: "account.nav.help", end: false },
 ];
 
 const DRAWER_ID = "menu-drawer";
@@ -26,6 +27,7 @@ const DRAWER_ID = "menu-drawer";
  * drawer closes after each navigation. On wide screens CSS shows the same element as the sidebar.
  */
 export function MenuShell({ email, children }: { email: string; children: ReactNode }) {
+  const { t } = useTranslation("account");
   const navigation = useNavigation();
   const location = useLocation();
   const drawer = useRef<HTMLElement>(null);
@@ -62,7 +64,7 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
             <span />
             <span />
           </span>
-          <span className="visually-hidden">Menu</span>
+          <span className="visually-hidden">{t("account.nav.menu")}</span>
         </button>
         <Logo />
         {navigation.state === "loading" ? <Spinner /> : null}
@@ -72,15 +74,15 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           <Logo />
           <button type="button" className="drawer-close" {...{ popovertarget: DRAWER_ID, popovertargetaction: "hide" }}>
             <span aria-hidden="true">×</span>
-            <span className="visually-hidden">Close navigation</span>
+            <span className="visually-hidden">{t("account.nav.close")}</span>
           </button>
         </div>
-        <nav aria-label="Main">
+        <nav aria-label={t("account.nav.main")}>
           <ul>
             {NAV_ITEMS.map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} end={item.end} prefetch="intent">
-                  {item.label}
+                  {t(item.label)}
                 </NavLink>
               </li>
             ))}
@@ -90,7 +92,7 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           <p className="sidebar-email">{email}</p>
           <Form method="post" action="/logout">
             <button type="submit" className="button button--ghost">
-              Log Out
+              {t("account.nav.logOut")}
             </button>
           </Form>
         </div>

@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
@@ -12,7 +13,8 @@ import { DeleteAccountSchema } from "~/schemas/index.server";
 import { FIELD_REFUSED, serviceUnavailable } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { useFormOptions } from "~/utils/client-validation";
-import { formatLongDate } from "~/utils/dates";
+import { languageOf } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
 import { type FormFailure, formFailure, parseSubmission, readFormData } from "~/utils/forms.server";
 import { pageMeta } from "~/utils/meta";
 import { destroySessionCookie } from "~/utils/session.server";
@@ -25,31 +27,32 @@ import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server
 // are lost and, while the money-back guarantee covers a payment, offers that refund first (the API
 // counts both: GET /api/account/delete/preview; this page words them).
 
-export const meta: MetaFunction = () => pageMeta("Delete account | VPN Account", "Delete your VPN account and its personal data.");
+export const meta: MetaFunction = (args) => pageMeta(args, "account.meta.delete.title", "account.meta.delete.description");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
 
 const PAGE = "/account/delete";
 const FORM_ID = "delete-account";
-const DELETE_FAILED = "Failed to delete your account. Please try again.";
+const DELETE_FAILED = "account.delete.failed";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { user, api } = await requireUser(request, context);
   const preview = await api.get("/api/account/delete/preview");
   if (!preview.ok) throw serviceUnavailable();
   const { paid_plan: plan, refund } = preview.data;
+  const { longDate } = formattersFor(languageOf(request));
   return data(
     {
       email: user.email,
       hasPassword: preview.data.confirm_with === "password",
       twoFactor: preview.data.two_factor,
-      loss: plan ? { days: plan.days_left, title: plan.title, paidUntil: formatLongDate(plan.paid_until), autoRenews: plan.auto_renews } : null,
+      loss: plan ? { days: plan.days_left, title: plan.title, paidUntil: longDate(plan.paid_until), autoRenews: plan.auto_renews } : null,
       refund: refund
         ? {
             daysAgo: refund.days_since_payment,
             amount: refund.amount,
-            until: formatLongDate(refund.refundable_until),
+            until: longDate(refund.refundable_until),
             href: refundHref(refund.history_page, refund.transaction_id),
           }
         : null,
@@ -66,8 +69,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "send-code") {
     const sent = await api.post("/api/account/delete/send-code");
     return sent.ok
-      ? redirectWithSuccess(PAGE, sent.message || "We have emailed you a code to confirm.")
-      : redirectWithFormError(PAGE, sent.message || "Failed to send the code. Please try again.", { form: FORM_ID });
+      ? redirectWithSuccess(PAGE, sent.message || "account.confirm.codeEmailed")
+      : redirectWithFormError(PAGE, sent.message || "account.confirm.codeSendFailed", { form: FORM_ID });
   }
 
   if (intent !== "delete") throw new Response("Unknown form", { status: 400 });
@@ -84,7 +87,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   };
   const result = await api.post("/api/account/delete", { body });
   if (result.ok) {
-    return redirectWithSuccess("/login", result.message || "Your account has been deleted.", {
+    return redirectWithSuccess("/login", result.message || "account.delete.done", {
       headers: { "Set-Cookie": await destroySessionCookie(request) },
     });
   }
@@ -112,66 +115,78 @@ export default function DeleteAccountPage() {
     useFormOptions<DeleteAccountFields>(FORM_ID, () => import("~/schemas/account-deletion").then((module) => module.DeleteAccountSchema)),
   );
   const authenticationHintId = `${fields.authentication_code.id}-hint`;
+  const { t } = useTranslation("account");
 
   return (
     <section className="page delete-account">
       <Toasts toasts={serverError ? [{ type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : []} />
       <header className="page-header">
-        <h1>Delete account</h1>
-        <p className="tagline">This cannot be undone.</p>
+        <h1>{t("account.delete.heading")}</h1>
+        <p className="tagline">{t("account.delete.tagline")}</p>
       </header>
       <div className="cards">
         {refund ? (
           <article className="card" aria-labelledby="refund-heading">
-            <h2 id="refund-heading">Get your money back first</h2>
-            <p>You paid {paidAgo(refund.daysAgo)}: you can get your money back first.</p>
-            <p className="muted">
-              The 30-day money-back guarantee refunds your payment of {refund.amount} until {refund.until}. Ask for it before you delete your account: a
-              deleted account cannot be refunded.
+            <h2 id="refund-heading">{t("account.delete.refund.heading")}</h2>
+            <p>
+              {refund.daysAgo === 0
+                ? t("account.delete.refund.paidToday")
+                : t("account.delete.refund.paidDaysAgo", { count: refund.daysAgo })}
             </p>
+            <p className="muted">{t("account.delete.refund.text", { amount: refund.amount, date: refund.until })}</p>
             <p>
               <Link to={refund.href} className="button button--primary">
-                {REFUND_FORM.link}
+                {t(REFUND_FORM.link)}
               </Link>
             </p>
           </article>
         ) : null}
 
         <article className="card" aria-labelledby="consequences-heading">
-          <h2 id="consequences-heading">What happens when you delete your account</h2>
+          <h2 id="consequences-heading">{t("account.delete.consequences.heading")}</h2>
           {loss ? (
             <p className="delete-account__loss">
-              <strong>
-                You will lose {loss.days} paid {loss.days === 1 ? "day" : "days"} of your {loss.title} plan (paid until {loss.paidUntil}).
-              </strong>
-              {loss.autoRenews ? " Its auto-renewal stops, so you will not be charged again." : null}
+              <strong>{t("account.delete.consequences.loss", { count: loss.days, plan: loss.title, date: loss.paidUntil })}</strong>
+              {loss.autoRenews ? (
+                <>
+                  {" "}
+                  {t("account.delete.consequences.autoRenewalStops")}
+                </>
+              ) : null}
             </p>
           ) : null}
           <ul>
-            <li>Auto-renewal of your subscription is cancelled at the payment provider.</li>
-            <li>Your saved cards are removed from the payment provider.</li>
-            <li>Every device signed in to your account is signed out.</li>
-            <li>Your personal data (email, name, password, sign-in connections) is erased.</li>
-            <li>Your payment records (amounts and dates) are kept without personal data, as the law requires.</li>
+            <li>{t("account.delete.consequences.autoRenewal")}</li>
+            <li>{t("account.delete.consequences.cards")}</li>
+            <li>{t("account.delete.consequences.devices")}</li>
+            <li>{t("account.delete.consequences.personalData")}</li>
+            <li>{t("account.delete.consequences.paymentRecords")}</li>
           </ul>
           <p className="muted">
-            Afterwards you can create a new account with <strong className="email-address">{email}</strong>; it will start with no plan and no history.
+            <Trans
+              t={t}
+              i18nKey="account.delete.consequences.afterwards"
+              values={{ email }}
+              tOptions={{ interpolation: { escapeValue: true } }}
+              shouldUnescape
+              components={{ strong: <strong className="email-address" /> }}
+            />
           </p>
         </article>
 
         <article className="card" aria-labelledby="confirm-heading">
-          <h2 id="confirm-heading">Confirm</h2>
+          <h2 id="confirm-heading">{t("account.delete.confirm.heading")}</h2>
           {hasPassword ? (
-            <p className="muted">{twoFactor ? "Enter your password and an authentication code to confirm." : "Enter your password to confirm."}</p>
+            <p className="muted">{twoFactor ? t("account.delete.confirm.passwordAndCode") : t("account.delete.confirm.password")}</p>
           ) : (
             <>
               <p className="muted email-address">
-                Your account has no password. We will email a code to {email} to confirm{twoFactor ? "; enter it with an authentication code" : ""}.
+                {twoFactor ? t("account.delete.confirm.emailedCodeAndCode", { email }) : t("account.delete.confirm.emailedCode", { email })}
               </p>
               <Form method="post">
                 <input type="hidden" name="intent" value="send-code" />
                 <SubmitButton intent="send-code" className="button">
-                  Email me a code
+                  {t("account.delete.confirm.sendCode")}
                 </SubmitButton>
               </Form>
             </>
@@ -182,11 +197,11 @@ export default function DeleteAccountPage() {
             <input type="hidden" name="two_factor" value={twoFactor ? "1" : ""} />
             <FormAlert id={form.errorId} errors={form.errors} />
             {hasPassword ? (
-              <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+              <Field label={<label htmlFor={fields.password.id}>{t("account.delete.confirm.passwordLabel")}</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
                 <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
               </Field>
             ) : (
-              <Field label={<label htmlFor={fields.code.id}>Verification code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+              <Field label={<label htmlFor={fields.code.id}>{t("account.delete.confirm.codeLabel")}</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
                 <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
               </Field>
             )}
@@ -194,9 +209,9 @@ export default function DeleteAccountPage() {
               <Field
                 label={
                   <>
-                    <label htmlFor={fields.authentication_code.id}>Authentication code</label>
+                    <label htmlFor={fields.authentication_code.id}>{t("account.delete.confirm.authenticationCodeLabel")}</label>
                     <p className="muted field-hint" id={authenticationHintId}>
-                      The 6-digit code from your authenticator app, or one of your recovery codes.
+                      {t("account.delete.confirm.authenticationCodeHint")}
                     </p>
                   </>
                 }
@@ -215,10 +230,10 @@ export default function DeleteAccountPage() {
             ) : null}
             <div className="form-actions">
               <Link to="/" className="button">
-                Keep my account
+                {t("account.delete.keep")}
               </Link>
               <SubmitButton intent="delete" className="button button--danger">
-                Delete my account
+                {t("account.delete.submit")}
               </SubmitButton>
             </div>
           </Form>
@@ -226,10 +241,4 @@ export default function DeleteAccountPage() {
       </div>
     </section>
   );
-}
-
-/** 'today', '1 day ago', '12 days ago'. */
-function paidAgo(days: number): string {
-  if (days === 0) return "today";
-  return days === 1 ? "1 day ago" : `${days} days ago`;
 }

@@ -2,6 +2,7 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { CopyButton } from "~/components/copy-button";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
@@ -24,8 +25,7 @@ import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server
 // 'Turn on' asks again who is there (issue 17): the 'Current password', or for an account without
 // one a 'Verification code' emailed by 'Send code', so a stolen session cannot enrol its own app.
 
-export const meta: MetaFunction = () =>
-  pageMeta("Two-factor authentication | VPN Account", "Protect your VPN account with a code from an authenticator app.");
+export const meta: MetaFunction = (args) => pageMeta(args, "account.meta.twoFactor.title", "account.meta.twoFactor.description");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
@@ -72,8 +72,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "send-code") {
     const sent = await api.post("/api/account/two-factor/send-code");
     return sent.ok
-      ? redirectWithSuccess(PAGE, sent.message || "We have emailed you a code to confirm.")
-      : redirectWithFormError(PAGE, sent.message || "Failed to send the code. Please try again.", { form: ENABLE_FORM });
+      ? redirectWithSuccess(PAGE, sent.message || "account.confirm.codeEmailed")
+      : redirectWithFormError(PAGE, sent.message || "account.confirm.codeSendFailed", { form: ENABLE_FORM });
   }
 
   if (intent === "enable") {
@@ -85,14 +85,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const confirmation = user.has_password ? { password } : { verification_code };
     const enabled = await api.post("/api/account/two-factor/enable", { body: { code: code.replace(/\s/g, ""), ...confirmation } });
     if (enabled.ok) {
-      return redirectWithSuccess(PAGE, enabled.message || "Two-factor authentication is on.", {
+      return redirectWithSuccess(PAGE, enabled.message || "account.twoFactor.turnedOn", {
         headers: { "Set-Cookie": await writeFlow(request, "recoveryCodes", enabled.data.recovery_codes) },
       });
     }
     if (enabled.code === "two_factor_already_on" || enabled.code === "two_factor_not_set_up") {
       // Already on: the page now shows 'Turn off'; not set up: a new setup. The message stays by that form.
       const target = { form: enabled.code === "two_factor_already_on" ? DISABLE_CODE_FORM : ENABLE_FORM };
-      return redirectWithFormError(PAGE, enabled.message || "Please set up two-factor authentication again.", target);
+      return redirectWithFormError(PAGE, enabled.message || "account.twoFactor.setUpAgain", target);
     }
     return apiFailure(ENABLE_FORM, submission, enabled, ["code", user.has_password ? "password" : "verification_code"]);
   }
@@ -106,7 +106,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const body = "recovery_code" in value ? { recovery_code: value.recovery_code } : { code: value.code.replace(/\s/g, "") };
     const disabled = await api.post("/api/account/two-factor/disable", { body });
     if (disabled.ok || disabled.code === "two_factor_off") {
-      return redirectWithSuccess("/", disabled.ok ? disabled.message || "Two-factor authentication is off." : "Two-factor authentication is off.");
+      return redirectWithSuccess("/", disabled.ok ? disabled.message || "account.twoFactor.turnedOff" : "account.twoFactor.turnedOff");
     }
     return apiFailure(form, submission, disabled, [recovery ? "recovery_code" : "code"]);
   }
@@ -129,7 +129,7 @@ function apiFailure(
 ) {
   const fieldErrors = Object.fromEntries(fields.flatMap((field) => (result.fieldErrors[field]?.length ? [[field, result.fieldErrors[field]!]] : [])));
   if (result.code && FIELD_REFUSED.has(result.code) && Object.keys(fieldErrors).length) return failure(form, submission, fieldErrors, null, 422);
-  return failure(form, submission, {}, result.message || "Something went wrong. Please try again.", result.status);
+  return failure(form, submission, {}, result.message || "account.somethingWentWrong", result.status);
 }
 
 export default function TwoFactorPage() {
@@ -137,12 +137,13 @@ export default function TwoFactorPage() {
   const actionData = useActionData<FormFailure>();
   const idle = useNavigation().state === "idle";
   const serverError = idle ? actionData?.serverError : null;
+  const { t } = useTranslation("account");
   return (
     <section className="page two-factor">
       <Toasts toasts={serverError ? [{ type: "error", message: serverError, echo: actionData?.serverErrorInPage }] : []} />
       <header className="page-header">
-        <h1>Two-factor authentication</h1>
-        <p className="tagline">A code from an authenticator app on your phone, on top of your password.</p>
+        <h1>{t("account.twoFactor.heading")}</h1>
+        <p className="tagline">{t("account.twoFactor.tagline")}</p>
       </header>
       <div className="cards">
         {state.state === "setup" ? <SetupCard secret={state.secret} qrSvg={state.qrSvg} hasPassword={state.hasPassword} email={state.email} /> : null}
@@ -157,19 +158,20 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
   const [form, fields] = useForm<TwoFactorEnableFields>(
     useFormOptions<TwoFactorEnableFields>(ENABLE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorEnableSchema)),
   );
+  const { t } = useTranslation("account");
   return (
     <article className="card" aria-labelledby="setup-heading">
-      <h2 id="setup-heading">Set up</h2>
+      <h2 id="setup-heading">{t("account.twoFactor.setup.heading")}</h2>
       <ol className="setup-steps">
-        <li>Scan this QR code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …).</li>
-        <li>Or type the setup key into the app.</li>
-        <li>Enter the 6-digit code the app shows.</li>
-        <li>{hasPassword ? "Confirm with your current password." : `Confirm with a code we email to ${email}.`}</li>
+        <li>{t("account.twoFactor.setup.scan")}</li>
+        <li>{t("account.twoFactor.setup.typeKey")}</li>
+        <li>{t("account.twoFactor.setup.enterCode")}</li>
+        <li>{hasPassword ? t("account.twoFactor.setup.confirmPassword") : t("account.twoFactor.setup.confirmCode", { email })}</li>
       </ol>
       {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the QR code is our own server's SVG (qrcode), not user input */}
-      <div className="qr-code" role="img" aria-label="QR code for your authenticator app" dangerouslySetInnerHTML={{ __html: qrSvg }} />
+      <div className="qr-code" role="img" aria-label={t("account.twoFactor.setup.qrLabel")} dangerouslySetInnerHTML={{ __html: qrSvg }} />
       <div className="field">
-        <label htmlFor="setup-key">Setup key</label>
+        <label htmlFor="setup-key">{t("account.twoFactor.setup.key")}</label>
         {/* A text area, so that the key wraps on a narrow phone instead of being cut. */}
         <div className="setup-key-row">
           <textarea id="setup-key" className="setup-key" readOnly value={secret} spellCheck={false} rows={2} autoCapitalize="none" autoComplete="off" />
@@ -181,7 +183,7 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
         <Form method="post" action={PAGE}>
           <input type="hidden" name="intent" value="send-code" />
           <SubmitButton intent="send-code" className="button">
-            Send code
+            {t("account.twoFactor.setup.sendCode")}
           </SubmitButton>
         </Form>
       )}
@@ -189,16 +191,16 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
         <input type="hidden" name="intent" value="enable" />
         <input type="hidden" name="method" value={hasPassword ? "password" : "code"} />
         <FormAlert id={form.errorId} errors={form.errors} />
-        <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+        <Field label={<label htmlFor={fields.code.id}>{t("account.twoFactor.authenticationCode")}</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
         </Field>
         {hasPassword ? (
-          <Field label={<label htmlFor={fields.password.id}>Current password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+          <Field label={<label htmlFor={fields.password.id}>{t("account.twoFactor.setup.currentPassword")}</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
             <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
           </Field>
         ) : (
           <Field
-            label={<label htmlFor={fields.verification_code.id}>Verification code</label>}
+            label={<label htmlFor={fields.verification_code.id}>{t("account.twoFactor.setup.verificationCode")}</label>}
             errorId={fields.verification_code.errorId}
             errors={fields.verification_code.errors}
           >
@@ -207,10 +209,10 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
         )}
         <div className="form-actions">
           <Link to="/" className="button">
-            Cancel
+            {t("account.twoFactor.setup.cancel")}
           </Link>
           <SubmitButton intent="enable" className="button button--primary">
-            Turn on
+            {t("account.twoFactor.setup.turnOn")}
           </SubmitButton>
         </div>
       </Form>
@@ -219,14 +221,14 @@ function SetupCard({ secret, qrSvg, hasPassword, email }: { secret: string; qrSv
 }
 
 function RecoveryCodesCard({ codes }: { codes: string[] }) {
+  const { t } = useTranslation("account");
   return (
     <article className="card" aria-labelledby="recovery-heading">
-      <h2 id="recovery-heading">Recovery codes</h2>
+      <h2 id="recovery-heading">{t("account.twoFactor.codes.heading")}</h2>
       <p>
-        Two-factor authentication is on. Save these recovery codes somewhere safe: each one signs you in once if you lose your
-        phone. <strong>They are shown only now.</strong>
+        <Trans t={t} i18nKey="account.twoFactor.codes.text" components={{ strong: <strong /> }} />
       </p>
-      <ul className="recovery-codes" aria-label="Recovery codes">
+      <ul className="recovery-codes" aria-label={t("account.twoFactor.codes.heading")}>
         {codes.map((code) => (
           <li key={code}>
             <code>{code}</code>
@@ -240,11 +242,11 @@ function RecoveryCodesCard({ codes }: { codes: string[] }) {
             <input key={code} type="hidden" name="codes" value={code} />
           ))}
           <button type="submit" className="button">
-            Download recovery codes
+            {t("account.twoFactor.codes.download")}
           </button>
         </form>
         <Link to="/" className="button button--primary">
-          Done
+          {t("account.twoFactor.codes.done")}
         </Link>
       </div>
     </article>
@@ -254,12 +256,11 @@ function RecoveryCodesCard({ codes }: { codes: string[] }) {
 function TurnOffCard({ recoveryCodesLeft }: { recoveryCodesLeft: number }) {
   const [searchParams] = useSearchParams();
   const recovery = searchParams.get("recovery") === "1";
+  const { t } = useTranslation("account");
   return (
     <article className="card" aria-labelledby="turn-off-heading">
-      <h2 id="turn-off-heading">Turn off</h2>
-      <p className="muted">
-        Two-factor authentication is on. You have {recoveryCodesLeft} unused recovery {recoveryCodesLeft === 1 ? "code" : "codes"}.
-      </p>
+      <h2 id="turn-off-heading">{t("account.twoFactor.off.heading")}</h2>
+      <p className="muted">{t("account.twoFactor.off.codesLeft", { count: recoveryCodesLeft })}</p>
       {recovery ? <TurnOffWithRecoveryCode /> : <TurnOffWithCode />}
     </article>
   );
@@ -269,24 +270,25 @@ function TurnOffWithCode() {
   const [form, fields] = useForm<TwoFactorCodeFields>(
     useFormOptions<TwoFactorCodeFields>(DISABLE_CODE_FORM, () => import("~/schemas/two-factor").then((module) => module.TwoFactorCodeSchema)),
   );
+  const { t } = useTranslation("account");
   return (
     <>
-      <p>To turn it off, enter a current code from your authenticator app.</p>
+      <p>{t("account.twoFactor.off.withCode")}</p>
       <Form method="post" action={PAGE} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="disable" />
         <FormAlert id={form.errorId} errors={form.errors} />
-        <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+        <Field label={<label htmlFor={fields.code.id}>{t("account.twoFactor.authenticationCode")}</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
           <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
         </Field>
         <div className="form-actions">
           <SubmitButton intent="disable" className="button button--danger">
-            Turn off
+            {t("account.twoFactor.off.button")}
           </SubmitButton>
         </div>
       </Form>
       <p>
         <Link to={`${PAGE}?recovery=1`} replace>
-          Use a recovery code
+          {t("account.twoFactor.off.useRecoveryCode")}
         </Link>
       </p>
     </>
@@ -297,14 +299,15 @@ function TurnOffWithRecoveryCode() {
   const [form, fields] = useForm<RecoveryCodeFields>(
     useFormOptions<RecoveryCodeFields>(DISABLE_RECOVERY_FORM, () => import("~/schemas/two-factor").then((module) => module.RecoveryCodeSchema)),
   );
+  const { t } = useTranslation("account");
   return (
     <>
-      <p>To turn it off, enter one of your recovery codes.</p>
+      <p>{t("account.twoFactor.off.withRecoveryCode")}</p>
       <Form method="post" action={`${PAGE}?recovery=1`} {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="disable-recovery" />
         <FormAlert id={form.errorId} errors={form.errors} />
         <Field
-          label={<label htmlFor={fields.recovery_code.id}>Recovery code</label>}
+          label={<label htmlFor={fields.recovery_code.id}>{t("account.twoFactor.off.recoveryCode")}</label>}
           errorId={fields.recovery_code.errorId}
           errors={fields.recovery_code.errors}
         >
@@ -312,13 +315,13 @@ function TurnOffWithRecoveryCode() {
         </Field>
         <div className="form-actions">
           <SubmitButton intent="disable-recovery" className="button button--danger">
-            Turn off
+            {t("account.twoFactor.off.button")}
           </SubmitButton>
         </div>
       </Form>
       <p>
         <Link to={PAGE} replace>
-          Use an authentication code
+          {t("account.twoFactor.off.useAuthenticationCode")}
         </Link>
       </p>
     </>

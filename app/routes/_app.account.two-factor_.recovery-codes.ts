@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { translatorOf } from "~/i18n/i18n.server";
 import { requireToken } from "~/utils/auth.server";
 import { readFormData } from "~/utils/forms.server";
 
@@ -17,11 +18,15 @@ export async function action({ request }: ActionFunctionArgs) {
   await requireToken(request);
   const formData = await readFormData(request);
   const codes = formData.getAll("codes").filter((value): value is string => typeof value === "string" && RECOVERY_CODE.test(value));
-  if (codes.length === 0 || codes.length > MAX_CODES) return new Response("No recovery codes to download.", { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  // The file is in the page's language, as the page that offered it.
+  const t = translatorOf(request);
+  if (codes.length === 0 || codes.length > MAX_CODES) {
+    return new Response(t("account.twoFactor.file.none"), { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
   const text = [
-    "VPN account: two-factor authentication recovery codes",
+    t("account.twoFactor.file.title"),
     "",
-    "Each code signs you in once when you cannot use your authenticator app.",
+    t("account.twoFactor.file.text"),
     "",
     ...codes,
     "",

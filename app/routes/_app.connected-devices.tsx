@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
@@ -19,24 +20,26 @@ import { pageMeta } from "~/utils/meta";
 // everything works without JavaScript. Each device's name ('Firefox 133 on Windows 11') and icon are
 // the API's (issue 33).
 
-export const meta: MetaFunction = () => pageMeta("Connected Devices | VPN Account", "The devices signed in to your VPN account, and signing them out.");
+export const meta: MetaFunction = (args) => pageMeta(args, "account.meta.devices.title", "account.meta.devices.description");
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
 
 const PAGE = "/connected-devices";
-const FETCH_FAILED = "Failed to fetch connected devices";
-const TERMINATE_FAILED = "Failed to terminate device";
+// Catalogue keys: the page's alert and the toasts show them in the page's language.
+const FETCH_FAILED = "account.devices.fetchFailed";
+const TERMINATE_FAILED = "account.devices.terminateFailed";
 
 type Device = ApiSchemas["Device"];
 
+/** Names, the same in every language, or catalogue keys. */
 const ICON_LABELS: Record<Device["device_icon"], string> = {
   windows: "Windows",
   apple: "Apple",
   android: "Android",
   linux: "Linux",
-  desktop: "Desktop",
-  browser: "Web browser",
+  desktop: "account.devices.icon.desktop",
+  browser: "account.devices.icon.browser",
 };
 
 
@@ -88,11 +91,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     if (result.data.current) {
       // This browser's own token is gone: end the session here too.
-      return redirectWithSuccess("/login", result.message || "Device terminated successfully", {
+      return redirectWithSuccess("/login", result.message || "account.devices.terminated", {
         headers: { "Set-Cookie": await destroySessionCookie(request) },
       });
     }
-    return redirectWithSuccess(PAGE, result.message || "Device terminated successfully");
+    return redirectWithSuccess(PAGE, result.message || "account.devices.terminated");
   }
 
   if (intent === "terminate-others") {
@@ -101,7 +104,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return data({ error: TERMINATE_FAILED, detail: result.message || null }, { status: result.status >= 400 ? result.status : 502, headers: NO_STORE });
     }
     // This browser's session is kept: it stays here, signed in.
-    return redirectWithSuccess(PAGE, result.message || "Other devices signed out");
+    return redirectWithSuccess(PAGE, result.message || "account.devices.othersSignedOut");
   }
 
   if (intent === "terminate-all") {
@@ -110,7 +113,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return data({ error: TERMINATE_FAILED, detail: result.message || null }, { status: result.status >= 400 ? result.status : 502, headers: NO_STORE });
     }
     // Commerce §4: after terminating all devices the user goes to /login (every token is revoked).
-    return redirectWithSuccess("/login", result.message || "All devices terminated successfully", {
+    return redirectWithSuccess("/login", result.message || "account.devices.allTerminated", {
       headers: { "Set-Cookie": await destroySessionCookie(request) },
     });
   }
@@ -137,7 +140,8 @@ function LastLogin({ iso, utc }: { iso: string; utc: string }) {
 }
 
 function DeviceIcon({ icon }: { icon: Device["device_icon"] }) {
-  const label = ICON_LABELS[icon] ?? "Device";
+  const { t } = useTranslation("account");
+  const label = t(ICON_LABELS[icon] ?? "account.devices.icon.device");
   return (
     <span className={`device-icon device-icon--${icon}`} role="img" aria-label={label}>
       <svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false">
@@ -171,47 +175,45 @@ function DeviceIcon({ icon }: { icon: Device["device_icon"] }) {
   );
 }
 
-/** What kind of sign-in a device is: a browser, or an app (its platform as it signed in). */
+/** What kind of sign-in a device is: a browser, or an app (its platform as it signed in): a catalogue key, or the platform's name. */
 function platformLabel(device: Device): string {
-  if (device.platform === "Web Browser") return "Web browser";
-  return device.platform === "Desktop" ? "Desktop app" : device.platform;
+  if (device.platform === "Web Browser") return "account.devices.platform.browser";
+  return device.platform === "Desktop" ? "account.devices.platform.desktop" : device.platform;
 }
 
 type Confirm = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["confirm"]>;
 
 const CONFIRM_ACTIONS = {
-  all: { title: "Terminate all devices?", intent: "terminate-all", button: "Clear All" },
-  others: { title: "Sign out other devices?", intent: "terminate-others", button: "Sign out other devices" },
-  device: { title: "Terminate this device?", intent: "terminate", button: "Terminate" },
+  all: { title: "account.devices.confirm.allTitle", intent: "terminate-all", button: "account.devices.clearAll" },
+  others: { title: "account.devices.confirm.othersTitle", intent: "terminate-others", button: "account.devices.signOutOthers" },
+  device: { title: "account.devices.confirm.deviceTitle", intent: "terminate", button: "account.devices.terminate" },
 } as const;
 
 function ConfirmDialog({ confirm }: { confirm: Confirm }) {
+  const { t } = useTranslation("account");
   const { title, intent, button } = CONFIRM_ACTIONS[confirm.kind];
   return (
     <ModalDialog labelledBy="device-confirm-title" cancelTo={PAGE}>
         <header className="dialog-header">
-          <h2 id="device-confirm-title">{title}</h2>
+          <h2 id="device-confirm-title">{t(title)}</h2>
         </header>
         {confirm.kind === "all" ? (
-          <p>Every device, this one included, will be signed out. You will need to sign in again.</p>
+          <p>{t("account.devices.confirm.allText")}</p>
         ) : confirm.kind === "others" ? (
-          <p>
-            {confirm.count === 1 ? "The other device" : `The ${confirm.count} other devices`} will be signed out at once. You stay signed
-            in here.
-          </p>
+          <p>{t("account.devices.confirm.othersText", { count: confirm.count })}</p>
         ) : confirm.device.current ? (
-          <p>This is the device you are using ({confirm.device.name}). Terminating it signs you out here.</p>
+          <p>{t("account.devices.confirm.currentText", { name: confirm.device.name })}</p>
         ) : (
-          <p>{confirm.device.name} will be signed out at once.</p>
+          <p>{t("account.devices.confirm.deviceText", { name: confirm.device.name })}</p>
         )}
         <Form method="post" action={PAGE} className="device-dialog__actions">
           <input type="hidden" name="intent" value={intent} />
           {confirm.kind === "device" ? <input type="hidden" name="device_id" value={confirm.device.id} /> : null}
           <Link to={PAGE} className="button" replace>
-            Cancel
+            {t("account.devices.confirm.cancel")}
           </Link>
           <SubmitButton intent={intent} className="button button--danger">
-            {button}
+            {t(button)}
           </SubmitButton>
         </Form>
     </ModalDialog>
@@ -222,6 +224,7 @@ export default function ConnectedDevicesPage() {
   const { devices, notices, confirm, others, fetchFailed } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const failure = actionData && "error" in actionData ? actionData : null;
+  const { t } = useTranslation("account");
   // The failure stays in the page's alert below (issue 21); the toast only echoes it.
   const toasts: ToastView[] = failure ? [...notices, { type: "error", message: failure.detail || failure.error, echo: true }] : notices;
 
@@ -230,9 +233,9 @@ export default function ConnectedDevicesPage() {
       <Toasts toasts={toasts} />
       <header className="page-header devices-header">
         <div>
-          <h1>Connected Devices</h1>
-          <h2 className="devices-heading">Stay Safe, Stay Connected</h2>
-          <p className="tagline">The devices signed in to your account. Terminate any you do not recognise.</p>
+          <h1>{t("account.devices.heading")}</h1>
+          <h2 className="devices-heading">{t("account.devices.subheading")}</h2>
+          <p className="tagline">{t("account.devices.tagline")}</p>
         </div>
         {devices.length > 0 ? (
           <div className="devices-header__actions">
@@ -240,14 +243,14 @@ export default function ConnectedDevicesPage() {
               <Form method="get" action={PAGE}>
                 <input type="hidden" name="confirm" value="others" />
                 <button type="submit" className="button">
-                  Sign out other devices
+                  {t("account.devices.signOutOthers")}
                 </button>
               </Form>
             ) : null}
             <Form method="get" action={PAGE}>
               <input type="hidden" name="confirm" value="all" />
               <button type="submit" className="button button--danger">
-                Clear All
+                {t("account.devices.clearAll")}
               </button>
             </Form>
           </div>
@@ -256,43 +259,44 @@ export default function ConnectedDevicesPage() {
 
       {failure ? (
         <p className="form-error" role="alert">
-          {failure.error}
-          {failure.detail && failure.detail !== failure.error ? `: ${failure.detail}` : ""}
+          {failure.detail && failure.detail !== failure.error
+            ? t("account.devices.failureDetail", { error: t(failure.error), detail: failure.detail })
+            : t(failure.error)}
         </p>
       ) : null}
 
       {fetchFailed ? (
         <p className="form-error" role="alert">
-          {FETCH_FAILED}
+          {t(FETCH_FAILED)}
         </p>
       ) : devices.length === 0 ? (
-        <p className="devices-empty">No Connected Devices found!</p>
+        <p className="devices-empty">{t("account.devices.none")}</p>
       ) : (
-        <ul className="devices-grid" aria-label="Connected devices">
+        <ul className="devices-grid" aria-label={t("account.devices.list")}>
           {devices.map((device) => (
             <li key={device.id} className={`card device-card${device.current ? " device-card--current" : ""}`}>
               <div className="device-card__top">
                 <DeviceIcon icon={device.device_icon} />
                 <div>
                   <h2 className="device-card__os">{device.name}</h2>
-                  <p className="device-card__model muted">{platformLabel(device)}</p>
+                  <p className="device-card__model muted">{t(platformLabel(device))}</p>
                 </div>
-                {device.current ? <span className="badge badge--on">This device</span> : null}
+                {device.current ? <span className="badge badge--on">{t("account.devices.thisDevice")}</span> : null}
               </div>
               <p className="device-card__login">
-                <span className="muted">Last login</span> <LastLogin iso={device.last_login_at} utc={device.lastLoginUtc} />
+                <span className="muted">{t("account.devices.lastLogin")}</span> <LastLogin iso={device.last_login_at} utc={device.lastLoginUtc} />
               </p>
               <p className="device-card__login device-card__active">
-                <span className="muted">Last active</span> <LastLogin iso={device.last_active_at} utc={device.lastActiveUtc} />
+                <span className="muted">{t("account.devices.lastActive")}</span> <LastLogin iso={device.last_active_at} utc={device.lastActiveUtc} />
               </p>
               <Form method="get" action={PAGE}>
                 <input type="hidden" name="confirm" value={`device-${device.id}`} />
                 <button
                   type="submit"
                   className="button button--block"
-                  aria-label={device.current ? "Terminate (this device)" : `Terminate ${device.name}`}
+                  aria-label={device.current ? t("account.devices.terminateCurrentLabel") : t("account.devices.terminateLabel", { name: device.name })}
                 >
-                  Terminate
+                  {t("account.devices.terminate")}
                 </button>
               </Form>
             </li>

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { MenuShell } from "~/components/menu-shell";
@@ -20,24 +21,27 @@ import { loadAccountHome } from "~/utils/account-home.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import { requireUser } from "~/utils/auth.server";
 import { codeStepState } from "~/utils/code-flow.server";
-import { daysLeft, formatLongDate } from "~/utils/dates";
+import { daysLeft } from "~/utils/dates";
+import { languageOf, translatorOf } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
 import { portalConfig } from "~/config.server";
 import { CODE_TTL_SECONDS, readFlow, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission, readFormData, type FormFailure } from "~/utils/forms.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { pageMeta } from "~/utils/meta";
 
-export const meta: MetaFunction = () => pageMeta("My Account | VPN Account", "Your VPN subscription, the apps to download and how you sign in.");
+export const meta: MetaFunction = (args) => pageMeta(args, "account.meta.home.title", "account.meta.home.description");
 
 // The account home renders the menu layout itself instead of sitting under routes/_app: its one API
 // call (/api/account/home) checks the token and reads the user with everything else, where the
 // layout's loader would have added a second (docs/decisions/013-performance-budgets.md).
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const home = await loadAccountHome(request, context);
+  const { longDate } = formattersFor(languageOf(request));
   // Free: `endedOn` when the account had a plan that ended ('Your plan ended on …', docs/decisions/050), else null.
   let subscription: { plan: "Free"; endedOn: string | null } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
     plan: "Free",
-    endedOn: home.ended_plan ? formatLongDate(home.ended_plan.ended_on) : null,
+    endedOn: home.ended_plan ? longDate(home.ended_plan.ended_on) : null,
   };
   // The API owns the product's time (its test clock can move it), so days are counted from its "now".
   // A renewal that failed keeps the plan until the end of its grace period (docs/decisions/027).
@@ -47,8 +51,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     subscription = {
       plan: "Premium",
       daysLeft: left,
-      activatedOn: formatLongDate(home.subscription.sub_start_date),
-      expiresOn: formatLongDate(paidUntil),
+      activatedOn: longDate(home.subscription.sub_start_date),
+      expiresOn: longDate(paidUntil),
     };
   }
 
@@ -101,6 +105,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { user, api } = await requireUser(request, context);
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
+  const t = translatorOf(request);
 
   // 'Change email' (issue 22): its dialog's intents all start with 'email-'.
   if (intent.startsWith("email-")) {
@@ -112,20 +117,20 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const linkId = Number(formData.get("link_id"));
     const linkType = formData.get("link_type");
     if (!Number.isInteger(linkId) || linkId <= 0 || (linkType !== "GOOGLE" && linkType !== "APPLE")) {
-      return redirectWithFormError("/", "Failed to disconnect account", ACCOUNTS_CARD);
+      return redirectWithFormError("/", "account.home.disconnectFailed", ACCOUNTS_CARD);
     }
     const result = await api.post("/api/account/disconnect", { body: { link_id: linkId, link_type: linkType } });
     const label = linkType === "GOOGLE" ? "Google" : "Apple";
     return result.ok
-      ? redirectWithSuccess("/", `${label} account disconnected.`)
-      : redirectWithFormError("/", result.message || "Failed to disconnect account", ACCOUNTS_CARD);
+      ? redirectWithSuccess("/", t("account.home.disconnected", { provider: label }))
+      : redirectWithFormError("/", result.message || "account.home.disconnectFailed", ACCOUNTS_CARD);
   }
 
   if (intent === "set-password-email") {
     const sent = await api.post("/api/user/set-password-email");
     return sent.ok
-      ? redirectWithSuccess("/", sent.message || "We have emailed you a link to set your password.")
-      : redirectWithFormError("/", sent.message || "An error occurred", PASSWORD_CARD);
+      ? redirectWithSuccess("/", sent.message || "account.home.setPasswordEmailed")
+      : redirectWithFormError("/", sent.message || "account.home.setPasswordFailed", PASSWORD_CARD);
   }
 
   if (intent === "change-password-start") {
@@ -133,7 +138,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // one is 'Resend Code' in the dialog, after its wait; asking here would only answer the wait (issue 33).
     const open = await readFlow(request, "change");
     if (open && open.email === user.email && !open.resetToken && secondsLeft(open.sentAt, CODE_TTL_SECONDS) > 0) {
-      return redirectWithSuccess(DIALOG_URL, `Enter the code we sent to ${user.email}.`);
+      return redirectWithSuccess(DIALOG_URL, t("account.changePassword.enterCode", { email: user.email }));
     }
   }
 
@@ -141,14 +146,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // The dialog opens once a reset code has been requested for the user's own email.
     const sent = await api.post("/api/auth/forgot-password", { body: { email: user.email } });
     if (!sent.ok) {
-      const message = sent.message || "Failed to send reset password email";
+      const message = sent.message || "account.changePassword.sendFailed";
       // A failed resend is the dialog's code step's; a failed start, the Password card's.
       return intent === "change-resend"
         ? redirectWithFormError(DIALOG_URL, message, { form: "change-verify" })
         : redirectWithFormError("/", message, PASSWORD_CARD);
     }
     const cookie = await writeFlow(request, "change", { email: user.email, sentAt: Date.now() });
-    const message = intent === "change-resend" ? "Verification code resent to your email!" : `We sent a code to ${user.email}.`;
+    const message = intent === "change-resend" ? "account.codeResent" : t("account.codeSent", { email: user.email });
     return redirectWithSuccess(DIALOG_URL, message, { headers: { "Set-Cookie": cookie } });
   }
 
@@ -166,7 +171,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const submission = parseSubmission(formData, OtpSchema);
     if (submission.status !== "success") return formFailure("change-verify", submission);
     const checked = await api.post("/api/auth/reset-password-by-code", { body: { email: flow.email, code: submission.value.code } });
-    if (!checked.ok) return formFailure("change-verify", submission, checked.message || "Failed to reset password!", checked.status, {
+    if (!checked.ok) return formFailure("change-verify", submission, checked.message || "account.changePassword.failed", checked.status, {
         errorAt: codeErrorAt(checked, "code"),
       });
     const cookie = await writeFlow(request, "change", { ...flow, resetToken: checked.data.reset_token });
@@ -186,9 +191,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
         password_confirmation: submission.value.password_confirmation,
       },
     });
-    if (!reset.ok) return formFailure("change-reset", submission, reset.message || "Failed to reset password!", reset.status, { errorAt: "" });
+    if (!reset.ok) return formFailure("change-reset", submission, reset.message || "account.changePassword.failed", reset.status, { errorAt: "" });
     const cookie = await writeFlow(request, "change", undefined);
-    return redirectWithSuccess("/", reset.message || "Your password has been reset.", { headers: { "Set-Cookie": cookie } });
+    return redirectWithSuccess("/", reset.message || "account.changePassword.done", { headers: { "Set-Cookie": cookie } });
   }
 
   throw new Response("Unknown form", { status: 400 });
@@ -199,6 +204,7 @@ export default function AccountHome() {
     useLoaderData<typeof loader>();
   const actionData = useActionData<FormFailure>();
   const navigation = useNavigation();
+  const { t } = useTranslation("account");
   const serverError = navigation.state === "idle" ? actionData?.serverError : null;
   return (
     <MenuShell email={email}>
@@ -206,25 +212,25 @@ export default function AccountHome() {
       {dialog ? <ChangePasswordDialog state={dialog} /> : emailDialog ? <EmailChangeDialog state={emailDialog} /> : null}
       <section className="page home">
         <header className="page-header">
-          <h1>Welcome to the product!</h1>
-          <p className="tagline">Your Passport to Online Freedom!</p>
+          <h1>{t("account.home.title")}</h1>
+          <p className="tagline">{t("account.home.tagline")}</p>
         </header>
         {paymentFailed ? <PaymentFailedBanner failed={paymentFailed} /> : null}
 
         <div className="cards">
           <article className="card status-card" aria-labelledby="status-heading">
-            <h2 id="status-heading">Subscription</h2>
+            <h2 id="status-heading">{t("account.home.subscription.heading")}</h2>
             {subscription.plan === "Premium" ? (
               <>
-                <p className="plan plan--premium">Premium</p>
-                <p className="days-left">{subscription.daysLeft} Days Left</p>
+                <p className="plan plan--premium">{t("account.home.subscription.premium")}</p>
+                <p className="days-left">{t("account.home.subscription.daysLeft", { count: subscription.daysLeft })}</p>
                 <dl className="dates">
                   <div>
-                    <dt>Activated on</dt>
+                    <dt>{t("account.home.subscription.activatedOn")}</dt>
                     <dd>{subscription.activatedOn}</dd>
                   </div>
                   <div>
-                    <dt>Expire date</dt>
+                    <dt>{t("account.home.subscription.expiresOn")}</dt>
                     <dd>{subscription.expiresOn}</dd>
                   </div>
                 </dl>
@@ -232,10 +238,15 @@ export default function AccountHome() {
               </>
             ) : (
               <>
-                <p className="plan plan--free">Free</p>
+                <p className="plan plan--free">{t("account.home.subscription.free")}</p>
                 {subscription.endedOn ? (
                   <p className="plan-ended">
-                    Your plan ended on {subscription.endedOn}. <Link to="/pricing">See plans</Link>
+                    <Trans
+                      t={t}
+                      i18nKey="account.home.subscription.ended"
+                      values={{ date: subscription.endedOn }}
+                      components={{ link: <Link to="/pricing" /> }}
+                    />
                   </p>
                 ) : null}
               </>
@@ -243,33 +254,33 @@ export default function AccountHome() {
           </article>
 
           <article className="card banner" aria-labelledby="guarantee-heading">
-            <h2 id="guarantee-heading">Exclusive 30-day Money-Back Guarantee</h2>
-            <p>If you are unsatisfied with our service, contact us within 30 days.</p>
+            <h2 id="guarantee-heading">{t("account.home.guarantee.heading")}</h2>
+            <p>{t("account.home.guarantee.text")}</p>
             <Link to="/pricing" className="button button--primary">
-              Get the product
+              {t("account.home.guarantee.button")}
             </Link>
           </article>
 
           <article className="card" aria-labelledby="password-heading">
-            <h2 id="password-heading">Password</h2>
+            <h2 id="password-heading">{t("account.home.password.heading")}</h2>
             <CardAlert form={PASSWORD_CARD.form} />
             {hasPassword === false ? (
               <>
-                <p className="muted">Your account has no password yet. We will email you a link to set one.</p>
+                <p className="muted">{t("account.home.password.none")}</p>
                 <Form method="post">
                   <input type="hidden" name="intent" value="set-password-email" />
                   <SubmitButton intent="set-password-email" className="button">
-                    Set password
+                    {t("account.home.password.set")}
                   </SubmitButton>
                 </Form>
               </>
             ) : (
               <>
-                <p className="muted">Keep your account safe with a strong password.</p>
+                <p className="muted">{t("account.home.password.text")}</p>
                 <Form method="post" id="change-password-start">
                   <input type="hidden" name="intent" value="change-password-start" />
                   <SubmitButton intent="change-password-start" className="button">
-                    Change Password
+                    {t("account.home.password.change")}
                   </SubmitButton>
                 </Form>
               </>
@@ -277,56 +288,52 @@ export default function AccountHome() {
           </article>
 
           <article className="card" aria-labelledby="email-heading">
-            <h2 id="email-heading">Email</h2>
+            <h2 id="email-heading">{t("account.home.email.heading")}</h2>
             <CardAlert form={EMAIL_CARD.form} />
-            <p className="muted">
-              Change the address you sign in with and receive our emails at.
-            </p>
+            <p className="muted">{t("account.home.email.text")}</p>
             <Form method="post" id="change-email-open">
               <input type="hidden" name="intent" value="email-open" />
               <SubmitButton intent="email-open" className="button">
-                Change email
+                {t("account.home.email.change")}
               </SubmitButton>
             </Form>
           </article>
 
           {twoFactor ? (
             <article className="card" aria-labelledby="two-factor-heading">
-              <h2 id="two-factor-heading">Two-factor authentication</h2>
+              <h2 id="two-factor-heading">{t("account.home.twoFactor.heading")}</h2>
               <p className="muted">
-                <span className={twoFactor.enabled ? "badge badge--on" : "badge"}>{twoFactor.enabled ? "On" : "Off"}</span>{" "}
-                {twoFactor.enabled
-                  ? "Signing in asks for a code from your authenticator app."
-                  : "Ask for a code from an authenticator app when you sign in."}
+                <span className={twoFactor.enabled ? "badge badge--on" : "badge"}>{twoFactor.enabled ? t("account.home.twoFactor.on") : t("account.home.twoFactor.off")}</span>{" "}
+                {twoFactor.enabled ? t("account.home.twoFactor.onText") : t("account.home.twoFactor.offText")}
               </p>
               <Link to="/account/two-factor" className="button">
-                {twoFactor.enabled ? "Turn off" : "Set up"}
+                {twoFactor.enabled ? t("account.home.twoFactor.turnOff") : t("account.home.twoFactor.setUp")}
               </Link>
             </article>
           ) : null}
 
           {accounts.length > 0 ? (
           <article className="card" aria-labelledby="accounts-heading">
-            <h2 id="accounts-heading">Connected accounts</h2>
+            <h2 id="accounts-heading">{t("account.home.accounts.heading")}</h2>
             <CardAlert form={ACCOUNTS_CARD.form} />
             <ul className="account-rows">
               {accounts.map((account) => (
                 <li key={account.type}>
                   <span className="account-name">{account.name}</span>
-                  <span className={account.linkId ? "badge badge--on" : "badge"}>{account.linkId ? "Connected" : "Not Connected"}</span>
+                  <span className={account.linkId ? "badge badge--on" : "badge"}>{account.linkId ? t("account.home.accounts.connected") : t("account.home.accounts.notConnected")}</span>
                   {account.linkId ? (
                     <Form method="post">
                       <input type="hidden" name="intent" value="disconnect" />
                       <input type="hidden" name="link_id" value={account.linkId} />
                       <input type="hidden" name="link_type" value={account.type} />
-                      <button type="submit" className="button button--link" aria-label={`Disconnect ${account.name}`}>
-                        Disconnect
+                      <button type="submit" className="button button--link" aria-label={t("account.home.accounts.disconnectLabel", { provider: account.name })}>
+                        {t("account.home.accounts.disconnect")}
                       </button>
                     </Form>
                   ) : (
                     <Form method="post" reloadDocument action={`/auth/${account.name.toLowerCase()}?intent=connect`}>
-                      <button type="submit" className="button button--link" aria-label={`Connect ${account.name}`}>
-                        Connect
+                      <button type="submit" className="button button--link" aria-label={t("account.home.accounts.connectLabel", { provider: account.name })}>
+                        {t("account.home.accounts.connect")}
                       </button>
                     </Form>
                   )}
@@ -337,21 +344,21 @@ export default function AccountHome() {
           ) : null}
 
           <article className="card" aria-labelledby="account-data-heading">
-            <h2 id="account-data-heading">Your data</h2>
+            <h2 id="account-data-heading">{t("account.home.data.heading")}</h2>
             <CardAlert form={DATA_CARD.form} />
-            <p className="muted">Download a copy of your account, subscriptions, payments, devices and security activity as a JSON file.</p>
+            <p className="muted">{t("account.home.data.exportText")}</p>
             {/* A plain link: the file comes as an attachment (a client-side navigation would not download it). */}
             <a href="/account/data-export" className="button">
-              Download my data
+              {t("account.home.data.export")}
             </a>
-            <p className="muted">Close your account and erase your personal data. Payment records are kept without it.</p>
+            <p className="muted">{t("account.home.data.deleteText")}</p>
             <Link to="/account/delete" className="button button--link">
-              Delete account
+              {t("account.home.data.delete")}
             </Link>
           </article>
 
           <article className="card downloads" aria-labelledby="downloads-heading">
-            <h2 id="downloads-heading">Downloads</h2>
+            <h2 id="downloads-heading">{t("account.home.downloads.heading")}</h2>
             <ul className="download-grid">
               {downloads.map((item) => (
                 <li key={item.name}>
@@ -381,14 +388,20 @@ function CardAlert({ form }: { form: string }) {
 }
 
 function ChangePasswordDialog({ state }: { state: DialogState }) {
+  const { t } = useTranslation("account");
   return (
-    <FlowDialog id="change-password" title="Change Password" closeIntent="change-close" returnFocusTo="#change-password-start button">
+    <FlowDialog
+      id="change-password"
+      title={t("account.changePassword.title")}
+      closeIntent="change-close"
+      returnFocusTo="#change-password-start button"
+    >
       {state.step === "code" ? (
-        <OtpStepForm state={state.code} intent="change-verify" resendIntent="change-resend" button="Next" />
+        <OtpStepForm state={state.code} intent="change-verify" resendIntent="change-resend" button={t("account.changePassword.next")} />
       ) : (
         <>
-          <p className="muted">Choose a new password. Your other devices will be signed out.</p>
-          <NewPasswordForm intent="change-reset" button="Submit" email={state.email} />
+          <p className="muted">{t("account.changePassword.newPasswordText")}</p>
+          <NewPasswordForm intent="change-reset" button={t("account.changePassword.submit")} email={state.email} />
         </>
       )}
     </FlowDialog>

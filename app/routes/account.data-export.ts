@@ -7,7 +7,7 @@ import { redirectWithFormError } from "~/utils/toast.server";
 // hour) or on any failure, back to the home page with the message in the 'Your data' card.
 
 const DATA_CARD = { form: "home-data" };
-const FAILED = "We could not prepare your data. Please try again.";
+const FAILED = "account.dataExport.failed";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { api } = await requireUser(request, context);

@@ -30,5 +30,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return jsonError(result.status, message || PASSKEY_CLIENT_MESSAGES.failed);
   }
   // Added: the form is the next thing the page shows.
-  return jsonAnswer({ message: result.message || "Passkey added." }, { headers: { "Set-Cookie": await writeFlow(request, "passkeyAdd", undefined) } });
+  return jsonAnswer({ message: result.message || "account.passkeys.added" }, { headers: { "Set-Cookie": await writeFlow(request, "passkeyAdd", undefined) } });
 }

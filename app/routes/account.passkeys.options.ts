@@ -13,6 +13,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = await requireToken(request);
   const result = await createApiClient(request, context, token).post("/api/account/passkeys/options");
   if (!result.ok && result.code === "confirmation_required") return restartAnswer(request, result.message || PASSKEY_CLIENT_MESSAGES.confirmAgain);
-  if (!result.ok) return jsonError(result.status, result.message || "Passkeys are unavailable right now.", "name");
+  if (!result.ok) return jsonError(result.status, result.message || "account.passkeys.unavailable", "name");
   return jsonAnswer({ challengeId: result.data.challenge_id, options: result.data.options });
 }

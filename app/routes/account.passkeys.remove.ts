@@ -17,8 +17,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = await requireToken(request);
   const formData = await readFormData(request);
   const id = String(formData.get("passkey_id") ?? "");
-  if (!/^\d{1,15}$/.test(id)) return redirectWithFormError(SECURITY_PAGE, "This passkey was not found.", { form: PASSKEYS_FORM });
+  if (!/^\d{1,15}$/.test(id)) return redirectWithFormError(SECURITY_PAGE, "account.passkeys.notFound", { form: PASSKEYS_FORM });
   const result = await createApiClient(request, context, token).delete("/api/account/passkeys/{id}", { params: { path: { id } } });
-  if (!result.ok) return redirectWithFormError(SECURITY_PAGE, result.message || "The passkey could not be removed.", { form: PASSKEYS_FORM });
-  return redirectWithSuccess(SECURITY_PAGE, result.message || "Passkey removed.");
+  if (!result.ok) return redirectWithFormError(SECURITY_PAGE, result.message || "account.passkeys.removeFailed", { form: PASSKEYS_FORM });
+  return redirectWithSuccess(SECURITY_PAGE, result.message || "account.passkeys.removed");
 }

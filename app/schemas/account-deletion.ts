@@ -4,9 +4,10 @@ import { choiceField, codeField, passwordField } from "./fields";
 // 'Delete my account': the password, or for an account without one the emailed code, and with
 // two-factor on the 'Authentication code' (an app code or a recovery code). `method` and `two_factor`
 // are hidden fields the page renders from the API's answer (the API decides by the account, not by them).
-const DELETE_PASSWORD_REQUIRED = "Please enter your password.";
-const DELETE_CODE_FORMAT = "Please enter the 6-digit verification code";
-export const AUTHENTICATION_CODE_REQUIRED = "Please enter the 6-digit authentication code or a recovery code";
+// The messages are catalogue keys (app/locales/*/account.json): Field shows them in the page's language.
+const DELETE_PASSWORD_REQUIRED = "account.delete.errors.passwordRequired";
+const DELETE_CODE_FORMAT = "account.delete.errors.codeFormat";
+export const AUTHENTICATION_CODE_REQUIRED = "account.delete.errors.authenticationCodeRequired";
 
 export const DeleteAccountSchema = z
   .object({ method: choiceField, two_factor: choiceField, password: passwordField, code: codeField, authentication_code: codeField })

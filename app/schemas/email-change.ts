@@ -5,11 +5,12 @@ import { choiceField, codeField, emailField, passwordField } from "./fields";
 // 'Change email' (issue 22): 'New email' and 'Current password', or for an account without a password
 // the code emailed to its current address. `method` is a hidden field the page renders from the
 // account (the server decides by the account, not by it).
+// The messages are catalogue keys (app/locales/*/account.json): Field shows them in the page's language.
 export const EMAIL_CHANGE_FORM_MESSAGES = {
-  emailRequired: "Email is required",
-  emailInvalid: "Please enter a valid email address",
-  passwordRequired: "Please enter your current password.",
-  codeFormat: "Please enter the 6-digit verification code",
+  emailRequired: "account.emailChange.errors.emailRequired",
+  emailInvalid: "account.emailChange.errors.emailInvalid",
+  passwordRequired: "account.emailChange.errors.passwordRequired",
+  codeFormat: "account.emailChange.errors.codeFormat",
 } as const;
 
 export const EmailChangeStartSchema = z

@@ -31,9 +31,9 @@ export async function loadAccountHome(request: Request, context: AppLoadContext)
   ]);
   if (!me.ok) throw serviceUnavailable();
   const notices: ToastView[] = [];
-  if (!subscriptionResult.ok) notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
-  if (!linksResult.ok) notices.push({ type: "error", message: "Failed to fetch account link list" });
-  if (!downloadsResult.ok) notices.push({ type: "error", message: "Failed to fetch links" });
+  if (!subscriptionResult.ok) notices.push({ type: "error", message: "account.home.fetchSubscriptionsFailed" });
+  if (!linksResult.ok) notices.push({ type: "error", message: "account.home.fetchLinksFailed" });
+  if (!downloadsResult.ok) notices.push({ type: "error", message: "account.home.fetchDownloadsFailed" });
   return {
     user: me.data,
     subscription: subscriptionResult.ok ? subscriptionResult.data.subscription : null,

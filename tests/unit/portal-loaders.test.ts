@@ -1,8 +1,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setPortalConfigForTests } from "./portal-config";
 import { translatorFor } from "~/i18n/i18n.server";
+import { setPortalConfigForTests } from "./portal-config";
+
+// The toasts' messages are catalogue keys; the customer reads them in the page's language (English here).
+const english = translatorFor("en");
 
 // The portal's loaders against a stand-in for the product API over real HTTP: the portal must be
 // deployable against any API that speaks the contract, including one that fails.
@@ -138,7 +141,7 @@ describe("account home loader", () => {
     failing.add("/api/download-links");
     try {
       const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
-      expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
+      expect(data.notices.map((n) => english(n.message))).toEqual(["Failed to fetch active subscriptions", "Failed to fetch links"]);
       expect(data.subscription).toEqual({ plan: "Free", endedOn: null });
       expect(data.accounts[0]?.linkId).toBe(3);
       expect(data.downloads.find((d) => d.name === "Windows")?.href).toBeNull();
@@ -149,7 +152,7 @@ describe("account home loader", () => {
     failing.add("/api/account/link-list");
     try {
       const data = (await home.loader({ request: await signedInRequest("/"), context: context(), params: {} })) as Awaited<ReturnType<typeof home.loader>>;
-      expect(data.notices.map((n) => n.message)).toEqual(["Failed to fetch account link list"]);
+      expect(data.notices.map((n) => english(n.message))).toEqual(["Failed to fetch account link list"]);
     } finally {
       failing.clear();
     }
@@ -178,7 +181,6 @@ describe("account home loader", () => {
     const thrown = await layout.loader({ request, context: context(), params: {} }).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(Response);
     expect((thrown as Response).status).toBe(503);
-    // The root error page shows it in the page's language (a catalogue key: app/root.tsx).
-    expect(translatorFor("en")(await (thrown as Response).text())).toMatch(/can't reach our servers/);
+    expect(english(await (thrown as Response).text())).toMatch(/can't reach our servers/);
   });
 });

@@ -1,5 +1,6 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { OtpStepForm } from "~/components/code-flow";
 import { CodeInput } from "~/components/code-input";
 import { Field } from "~/components/field";
@@ -16,10 +17,11 @@ import { EMAIL_START_FORM } from "./forms";
 // a password, the code sent to its current address) and 'Send code'; then 'Verification code' and 'Verify'.
 
 export function EmailChangeDialog({ state }: { state: EmailChangeDialogState }) {
+  const { t } = useTranslation("account");
   return (
-    <FlowDialog id="change-email" title="Change email" closeIntent="email-close" returnFocusTo="#change-email-open button">
+    <FlowDialog id="change-email" title={t("account.emailChange.title")} closeIntent="email-close" returnFocusTo="#change-email-open button">
       {state.step === "code" ? (
-        <OtpStepForm state={state.code} intent="email-verify" resendIntent="email-resend" button="Verify" />
+        <OtpStepForm state={state.code} intent="email-verify" resendIntent="email-resend" button={t("account.emailChange.verify")} />
       ) : (
         <StartForm state={state} />
       )}
@@ -31,28 +33,33 @@ function StartForm({ state }: { state: Extract<EmailChangeDialogState, { step: "
   const [form, fields] = useForm<EmailChangeStartFields>(
     useFormOptions<EmailChangeStartFields>(EMAIL_START_FORM, () => import("~/schemas/email-change").then((m) => m.EmailChangeStartSchema)),
   );
+  const { t } = useTranslation("account");
   return (
     <>
       <p className="muted">
         {state.method === "password" ? (
-          "We will email a code to the new address. You sign in with it once it is confirmed."
+          t("account.emailChange.passwordIntro")
         ) : (
-          <>
-            Your account has no password: enter the code we&apos;ve sent to <strong>{state.currentEmail}</strong>. Then we will email a
-            code to the new address.
-          </>
+          <Trans
+            t={t}
+            i18nKey="account.emailChange.codeIntro"
+            values={{ email: state.currentEmail }}
+            tOptions={{ interpolation: { escapeValue: true } }}
+            shouldUnescape
+            components={{ strong: <strong /> }}
+          />
         )}
       </p>
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="email-start" />
         <input type="hidden" name="method" value={state.method} />
         <FormAlert id={form.errorId} errors={form.errors} />
-        <Field label={<label htmlFor={fields.email.id}>New email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+        <Field label={<label htmlFor={fields.email.id}>{t("account.emailChange.newEmail")}</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
           <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus />
         </Field>
         {state.method === "password" ? (
           <Field
-            label={<label htmlFor={fields.password.id}>Current password</label>}
+            label={<label htmlFor={fields.password.id}>{t("account.emailChange.currentPassword")}</label>}
             errorId={fields.password.errorId}
             errors={fields.password.errors}
           >
@@ -61,7 +68,7 @@ function StartForm({ state }: { state: Extract<EmailChangeDialogState, { step: "
         ) : (
           <CodeInput id={fields.code.id} name={fields.code.name} errorId={fields.code.errorId} errors={fields.code.errors} />
         )}
-        <SubmitButton intent="email-start">Send code</SubmitButton>
+        <SubmitButton intent="email-start">{t("account.emailChange.sendCode")}</SubmitButton>
       </Form>
       {state.auth ? (
         <div className="code-actions">

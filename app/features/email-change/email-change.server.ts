@@ -5,6 +5,7 @@ import { codeStepState } from "~/utils/code-flow.server";
 import { RESEND_SECONDS, readFlow, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { codeErrorAt, formFailure, parseSubmission } from "~/utils/forms.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
+import { translatorOf } from "~/i18n/i18n.server";
 import { EMAIL_CARD, EMAIL_START_FORM, EMAIL_VERIFY_FORM } from "./forms";
 
 // 'Change email' on the account home (issue 22, docs/decisions/036): a server-rendered state of the
@@ -12,8 +13,9 @@ import { EMAIL_CARD, EMAIL_START_FORM, EMAIL_VERIFY_FORM } from "./forms";
 
 export const EMAIL_DIALOG_URL = "/?dialog=change-email";
 
-const START_FAILED = "Failed to send the code. Please try again.";
-const VERIFY_FAILED = "Failed to change your email address.";
+// Catalogue keys: the toasts and the forms' alerts show them in the page's language.
+const START_FAILED = "account.confirm.codeSendFailed";
+const VERIFY_FAILED = "account.emailChange.failed";
 
 type Api = ReturnType<typeof createApiClient>;
 /** What the dialog reads of the signed-in account (the API's User, as /api/me and the account home answer it). */
@@ -38,6 +40,7 @@ export type EmailChangeDialogState = NonNullable<Awaited<ReturnType<typeof email
 /** The dialog's intents (all start with 'email-'); null for any other intent. */
 export async function emailChangeAction(intent: string, args: { request: Request; formData: FormData; api: Api; user: User }) {
   const { request, formData, api, user } = args;
+  const t = translatorOf(request);
   switch (intent) {
     case "email-open":
     case "email-auth-resend": {
@@ -53,7 +56,7 @@ export async function emailChangeAction(intent: string, args: { request: Request
           : redirectWithFormError(EMAIL_DIALOG_URL, message, { form: EMAIL_START_FORM });
       }
       const cookie = await writeFlow(request, "emailChange", { step: "start", authSentAt: Date.now() });
-      return redirectWithSuccess(EMAIL_DIALOG_URL, sent.message || `We sent a code to ${user.email}.`, { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(EMAIL_DIALOG_URL, sent.message || t("account.codeSent", { email: user.email }), { headers: { "Set-Cookie": cookie } });
     }
 
     case "email-start": {
@@ -78,7 +81,7 @@ export async function emailChangeAction(intent: string, args: { request: Request
         return formFailure(EMAIL_START_FORM, submission, started.message || START_FAILED, started.status, { errorAt: "" });
       }
       const cookie = await writeFlow(request, "emailChange", { step: "code", email, sentAt: Date.now() });
-      return redirectWithSuccess(EMAIL_DIALOG_URL, started.message || `We sent a code to ${email}.`, { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(EMAIL_DIALOG_URL, started.message || t("account.codeSent", { email }), { headers: { "Set-Cookie": cookie } });
     }
 
     case "email-resend": {
@@ -89,7 +92,7 @@ export async function emailChangeAction(intent: string, args: { request: Request
         return formFailure(EMAIL_VERIFY_FORM, parseSubmission(formData, OtpSchema), sent.message || START_FAILED, sent.status, { errorAt: "" });
       }
       const cookie = await writeFlow(request, "emailChange", { ...flow, sentAt: Date.now() });
-      return redirectWithSuccess(EMAIL_DIALOG_URL, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(EMAIL_DIALOG_URL, "account.codeResent", { headers: { "Set-Cookie": cookie } });
     }
 
     case "email-verify": {
@@ -104,7 +107,7 @@ export async function emailChangeAction(intent: string, args: { request: Request
         });
       }
       const cookie = await writeFlow(request, "emailChange", undefined);
-      return redirectWithSuccess("/", verified.message || "Your email address has been changed.", { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess("/", verified.message || "account.emailChange.done", { headers: { "Set-Cookie": cookie } });
     }
 
     case "email-close":

@@ -53,8 +53,8 @@ export async function passkeyAction(intent: string, args: { request: Request; fo
     case "passkey-send-code": {
       const sent = await api.post("/api/account/passkeys/send-code");
       return sent.ok
-        ? redirectWithSuccess(PAGE, sent.message || "We have emailed you a code to confirm.")
-        : redirectWithFormError(PAGE, sent.message || "Failed to send the code. Please try again.", { form: PASSKEY_CONFIRM_FORM });
+        ? redirectWithSuccess(PAGE, sent.message || "account.confirm.codeEmailed")
+        : redirectWithFormError(PAGE, sent.message || "account.confirm.codeSendFailed", { form: PASSKEY_CONFIRM_FORM });
     }
 
     case "passkey-confirm": {
@@ -81,12 +81,12 @@ export async function passkeyAction(intent: string, args: { request: Request; fo
           }
         }
         if (Object.keys(fieldErrors).length > 0) return formFailure(PASSKEY_CONFIRM_FORM, submission, null, 422, { fieldErrors });
-        return formFailure(PASSKEY_CONFIRM_FORM, submission, confirmed.message || "Something went wrong. Please try again.", confirmed.status, {
+        return formFailure(PASSKEY_CONFIRM_FORM, submission, confirmed.message || "account.somethingWentWrong", confirmed.status, {
           errorAt: "",
         });
       }
       const cookie = await writeFlow(request, "passkeyAdd", { name, confirmedAt: Date.now() });
-      return redirectWithSuccess(PAGE, "Confirmed. Now create the passkey.", { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(PAGE, "account.passkeys.confirmed", { headers: { "Set-Cookie": cookie } });
     }
 
     case "passkey-cancel":

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, useRevalidator } from "@remix-run/react";
 import { useEffect, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { Field } from "~/components/field";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
@@ -24,18 +25,18 @@ export function PasskeysSection({ passkeys, add }: { passkeys: PasskeyListItem[]
   const flash = useFlashFormError(PASSKEYS_FORM);
   // Kept here, above the step: 'Passkey added.' outlives the step it came from.
   const [status, setStatus] = useState("");
+  const { t } = useTranslation("account");
   return (
     <section aria-labelledby="passkeys-heading" id="passkeys" className="billing-card security-section">
-      <h2 id="passkeys-heading">Passkeys</h2>
-      <p className="muted">
-        Sign in with your fingerprint, face or screen lock instead of your password. A passkey sign-in needs no two-factor code.
-      </p>
+      <h2 id="passkeys-heading">{t("account.passkeys.heading")}</h2>
+      <p className="muted">{t("account.passkeys.text")}</p>
       <FormAlert errors={flash ? [flash.message] : null} />
       <p className="muted" role="status">
-        {status}
+        {/* A catalogue key, or the API's message in the page's language. */}
+        {status ? t(status) : ""}
       </p>
-      {passkeys.length === 0 ? <p className="muted">No passkeys yet.</p> : <PasskeyList passkeys={passkeys} action="/account/passkeys/remove" />}
-      <h3 id="add-passkey-heading">Add a passkey</h3>
+      {passkeys.length === 0 ? <p className="muted">{t("account.passkeys.none")}</p> : <PasskeyList passkeys={passkeys} action="/account/passkeys/remove" />}
+      <h3 id="add-passkey-heading">{t("account.passkeys.add.heading")}</h3>
       {add.step === "create" ? <CreatePasskey name={add.name} onAdded={setStatus} /> : <ConfirmForm state={add} />}
     </section>
   );
@@ -46,20 +47,24 @@ function ConfirmForm({ state }: { state: Extract<PasskeyAddState, { step: "confi
   const [form, fields] = useForm<PasskeyConfirmFields>(
     useFormOptions<PasskeyConfirmFields>(PASSKEY_CONFIRM_FORM, () => import("~/schemas/passkeys").then((m) => m.PasskeyConfirmSchema)),
   );
-  const proof = state.method === "password" ? "your current password" : `a code we email to ${state.email}`;
+  const { t } = useTranslation("account");
+  const intro =
+    state.method === "password"
+      ? state.twoFactor
+        ? "account.passkeys.add.introPasswordTwoFactor"
+        : "account.passkeys.add.introPassword"
+      : state.twoFactor
+        ? "account.passkeys.add.introCodeTwoFactor"
+        : "account.passkeys.add.introCode";
   return (
     <>
-      <p className="muted">
-        A passkey signs in without your password{state.twoFactor ? " and without a two-factor code" : ""}, so first confirm it is you with {proof}
-        {state.twoFactor ? " and a code from your authenticator app" : ""}. Then your browser asks you to create the passkey (this step needs
-        JavaScript).
-      </p>
+      <p className="muted">{t(intro, { email: state.email })}</p>
       {state.method === "code" ? (
         // Its own form: sending the code must not submit (or lose) what is typed below.
         <Form method="post" action={PAGE}>
           <input type="hidden" name="intent" value="passkey-send-code" />
           <SubmitButton intent="passkey-send-code" className="button">
-            Send code
+            {t("account.passkeys.add.sendCode")}
           </SubmitButton>
         </Form>
       ) : null}
@@ -68,16 +73,16 @@ function ConfirmForm({ state }: { state: Extract<PasskeyAddState, { step: "confi
         <input type="hidden" name="method" value={state.method} />
         <input type="hidden" name="two_factor" value={state.twoFactor ? "1" : ""} />
         <FormAlert id={form.errorId} errors={form.errors} />
-        <Field label={<label htmlFor={fields.name.id}>Passkey name</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
-          <input {...getInputProps(fields.name, { type: "text" })} maxLength={PASSKEY_NAME_MAX} autoComplete="off" placeholder="For example: Laptop" />
+        <Field label={<label htmlFor={fields.name.id}>{t("account.passkeys.add.nameLabel")}</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
+          <input {...getInputProps(fields.name, { type: "text" })} maxLength={PASSKEY_NAME_MAX} autoComplete="off" placeholder={t("account.passkeys.add.namePlaceholder")} />
         </Field>
         {state.method === "password" ? (
-          <Field label={<label htmlFor={fields.password.id}>Current password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+          <Field label={<label htmlFor={fields.password.id}>{t("account.passkeys.add.passwordLabel")}</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
             <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
           </Field>
         ) : (
           <Field
-            label={<label htmlFor={fields.verification_code.id}>Verification code</label>}
+            label={<label htmlFor={fields.verification_code.id}>{t("account.passkeys.add.verificationCodeLabel")}</label>}
             errorId={fields.verification_code.errorId}
             errors={fields.verification_code.errors}
           >
@@ -85,12 +90,12 @@ function ConfirmForm({ state }: { state: Extract<PasskeyAddState, { step: "confi
           </Field>
         )}
         {state.twoFactor ? (
-          <Field label={<label htmlFor={fields.code.id}>Authentication code</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
+          <Field label={<label htmlFor={fields.code.id}>{t("account.passkeys.add.authenticationCodeLabel")}</label>} errorId={fields.code.errorId} errors={fields.code.errors}>
             <input {...getInputProps(fields.code, { type: "text" })} inputMode="numeric" autoComplete="one-time-code" maxLength={7} />
           </Field>
         ) : null}
         <SubmitButton intent="passkey-confirm" className="button button--primary">
-          Continue
+          {t("account.passkeys.add.continue")}
         </SubmitButton>
       </Form>
     </>
@@ -104,6 +109,7 @@ function CreatePasskey({ name, onAdded }: { name: string; onAdded: (message: str
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const revalidator = useRevalidator();
+  const { t } = useTranslation("account");
 
   useEffect(() => {
     setHydrated(true);
@@ -130,7 +136,7 @@ function CreatePasskey({ name, onAdded }: { name: string; onAdded: (message: str
       const answer = await postJson("/account/passkeys/add", { challengeId: options.data.challengeId, response });
       if (answer.data.restart) return revalidator.revalidate();
       if (!answer.ok) return setError(String(answer.data.error ?? PASSKEY_CLIENT_MESSAGES.failed));
-      onAdded(String(answer.data.message ?? "Passkey added."));
+      onAdded(String(answer.data.message ?? "account.passkeys.added"));
       revalidator.revalidate();
     } finally {
       setBusy(false);
@@ -140,22 +146,30 @@ function CreatePasskey({ name, onAdded }: { name: string; onAdded: (message: str
   return (
     <>
       <p>
-        Confirmed. Create the passkey <strong>{name}</strong> with your browser&apos;s prompt in the next few minutes.
+        {/* The name is the customer's text: escaped before the string's tags are read, unescaped when shown. */}
+        <Trans
+          t={t}
+          i18nKey="account.passkeys.create.text"
+          values={{ name }}
+          tOptions={{ interpolation: { escapeValue: true } }}
+          shouldUnescape
+          components={{ strong: <strong /> }}
+        />
       </p>
       <FormAlert id="create-passkey-error" errors={error ? [error] : null} />
       {!hydrated ? (
-        <p className="muted">Creating a passkey needs JavaScript. Turn it on in your browser, then open this page again.</p>
+        <p className="muted">{t("account.passkeys.create.needsJavaScript")}</p>
       ) : supported ? (
         <button type="button" className="button button--primary" onClick={create} disabled={busy} aria-busy={busy || undefined}>
-          Create passkey
+          {t("account.passkeys.create.button")}
         </button>
       ) : (
-        <p className="muted">{PASSKEY_CLIENT_MESSAGES.unsupported}</p>
+        <p className="muted">{t(PASSKEY_CLIENT_MESSAGES.unsupported)}</p>
       )}
       <Form method="post" action={PAGE}>
         <input type="hidden" name="intent" value="passkey-cancel" />
         <button type="submit" className="button">
-          Cancel
+          {t("account.passkeys.create.cancel")}
         </button>
       </Form>
     </>
