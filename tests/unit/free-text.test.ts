@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as portal from "~/schemas/text";
 import { CouponSchema } from "~/schemas/checkout";
 import { SupportMessageSchema } from "~/schemas/support";
+import { translatorFor } from "~/i18n/i18n.server";
 import * as api from "../../api/platform/text";
 
 // The one rule for free text (review issue 30, docs/decisions/043): what it refuses, what it keeps, how it
@@ -81,7 +82,8 @@ describe("the portal's forms apply it", () => {
 
   it("the contact form refuses a direction override in the message and keeps its lines", () => {
     const refused = parseWithZod(form({ email: "a@example.com", message: "Invoice \u202efdp.exe" }), { schema: SupportMessageSchema });
-    expect(refused.status === "error" && refused.error?.message).toEqual(["Remove the control characters from your message."]);
+    // The schema's message is a catalogue key: the customer reads its English.
+    expect(refused.status === "error" && refused.error?.message?.map((message) => translatorFor("en")(message))).toEqual(["Remove the control characters from your message."]);
     const kept = parseWithZod(form({ email: "a@example.com", message: "Line one\r\nLine two\n\tthree" }), { schema: SupportMessageSchema });
     expect(kept.status).toBe("success");
   });
