@@ -1,18 +1,20 @@
 import { Link, NavLink } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 import { cancelPath } from "./cancel-footer";
 import { Logo } from "./logo";
 
+// `label`: a catalogue key.
 const NAV_ITEMS = [
-  { to: "/pricing", label: "Pricing" },
-  { to: "/help", label: "Help" },
+  { to: "/pricing", label: "common.publicShell.pricing" },
+  { to: "/help", label: "common.publicShell.help" },
 ];
 
 const FOOTER_ITEMS = [
-  { to: "/pricing", label: "Pricing" },
-  { to: "/help", label: "Help" },
-  { to: "/terms", label: "Terms" },
-  { to: "/privacy", label: "Privacy" },
+  { to: "/pricing", label: "common.publicShell.pricing" },
+  { to: "/help", label: "common.publicShell.help" },
+  { to: "/terms", label: "common.publicShell.terms" },
+  { to: "/privacy", label: "common.publicShell.privacy" },
 ];
 
 type PublicShellProps = {
@@ -32,17 +34,18 @@ type PublicShellProps = {
  * Each page brings its own <main>.
  */
 export function PublicShell({ children, account, signedIn = false }: PublicShellProps) {
-  const home = signedIn ? { to: "/", label: "My Account" } : { to: "/login", label: "Sign in" };
+  const { t } = useTranslation();
+  const home = signedIn ? { to: "/", label: "common.publicShell.myAccount" } : { to: "/login", label: "common.publicShell.signIn" };
   return (
     <div className="public-page">
       <header className="public-header">
         <Logo />
-        <nav aria-label="Main" className="public-nav">
+        <nav aria-label={t("common.publicShell.main")} className="public-nav">
           <ul>
             {NAV_ITEMS.map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} prefetch="intent">
-                  {item.label}
+                  {t(item.label)}
                 </NavLink>
               </li>
             ))}
@@ -51,19 +54,19 @@ export function PublicShell({ children, account, signedIn = false }: PublicShell
         <div className="public-header__account">
           {account ?? (
             <Link to={home.to} className="button">
-              {home.label}
+              {t(home.label)}
             </Link>
           )}
         </div>
       </header>
       {children}
       <footer className="public-footer">
-        <nav aria-label="Footer">
+        <nav aria-label={t("common.publicShell.footer")}>
           <ul>
             {/* Ending a renewal (issue 22, §312k BGB): without signing in, or Billing's control when signed in. */}
-            {[...FOOTER_ITEMS, { to: cancelPath(signedIn), label: "Cancel subscription" }, home].map((item) => (
+            {[...FOOTER_ITEMS, { to: cancelPath(signedIn), label: "common.publicShell.cancelSubscription" }, home].map((item) => (
               <li key={item.label}>
-                <Link to={item.to}>{item.label}</Link>
+                <Link to={item.to}>{t(item.label)}</Link>
               </li>
             ))}
           </ul>

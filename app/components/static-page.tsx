@@ -1,5 +1,6 @@
 import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 import { publicCache } from "~/utils/cache-headers";
 import { PublicShell } from "./public-shell";
 
@@ -7,16 +8,17 @@ import { PublicShell } from "./public-shell";
 export const staticPageHeaders = publicCache("public, max-age=300, s-maxage=3600");
 
 /**
- * A page of text (terms, privacy, help) in the public frame. `signedIn` only on a page that knows it and is not
+ * A page of text (terms, privacy, help; `title` in the page's language) in the public frame. `signedIn` only on a page that knows it and is not
  * cached publicly (see PublicShell).
  */
 export function StaticPage({ title, children, signedIn = false }: { title: string; children: ReactNode; signedIn?: boolean }) {
+  const { t } = useTranslation();
   return (
     <PublicShell signedIn={signedIn}>
       <main className="page prose">
         <h1>{title}</h1>
         {children}
-        <Link to="/login?tab=signup">Back to sign up</Link>
+        <Link to="/login?tab=signup">{t("common.staticPage.backToSignUp")}</Link>
       </main>
     </PublicShell>
   );

@@ -1,19 +1,14 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { CopyButton } from "~/components/copy-button";
 import { PageAlert } from "~/components/form-alert";
 import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts, type ToastView } from "~/components/toasts";
 import { ConfigurationList, CreateConfigurationForm, CreatedConfigurationView, useBrowserKeys } from "~/features/vpn/wireguard-section";
-import {
-  type CreatedConfiguration,
-  CREDENTIALS_FORM,
-  MANUAL_SETUP_PAGE,
-  type NewCredentials,
-  PASSWORD_SHOWN_ONCE,
-} from "~/features/vpn/manual-setup";
+import { type CreatedConfiguration, CREDENTIALS_FORM, MANUAL_SETUP_PAGE, type NewCredentials } from "~/features/vpn/manual-setup";
 import { createConfiguration, loadManualSetup, makeCredentials, NO_STORE, revokeConfiguration } from "~/features/vpn/manual-setup.server";
 import { createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
@@ -27,8 +22,7 @@ import { pageMeta } from "~/utils/meta";
 // no cookie, no toast). 'Revoke' has a server-rendered confirm step (?confirm=revoke-<id>), as Connected
 // Devices has.
 
-export const meta: MetaFunction = () =>
-  pageMeta("Manual setup | VPN Account", "WireGuard configurations and OpenVPN and IKEv2 credentials for routers and other devices.");
+export const meta: MetaFunction = (args) => pageMeta(args, "vpn.meta.title", "vpn.meta.description");
 
 export const headers: HeadersFunction = () => NO_STORE;
 
@@ -44,8 +38,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   const intent = String(formData.get("intent") ?? "");
   if (intent === "create-configuration") return createConfiguration(api, formData);
-  if (intent === "revoke") return revokeConfiguration(api, formData);
-  if (intent === "credentials") return makeCredentials(api);
+  if (intent === "revoke") return revokeConfiguration(api, request, formData);
+  if (intent === "credentials") return makeCredentials(api, request);
   throw new Response("Unknown form", { status: 400 });
 }
 
@@ -60,6 +54,7 @@ type ActionData = {
 };
 
 export default function ManualSetupPage() {
+  const { t } = useTranslation("vpn");
   const setup = useLoaderData<typeof loader>();
   const actionData = useActionData<ActionData>();
   const idle = useNavigation().state === "idle";
@@ -72,31 +67,30 @@ export default function ManualSetupPage() {
     <section className="page manual-setup">
       <Toasts toasts={toasts} />
       <header className="page-header">
-        <h1>Manual setup</h1>
-        <p className="tagline">Connect a router, a Linux machine or any device our apps don't cover, with WireGuard or with OpenVPN and IKEv2.</p>
+        <h1>{t("vpn.page.title")}</h1>
+        <p className="tagline">{t("vpn.page.tagline")}</p>
       </header>
       <PageAlert />
       {!setup.available ? (
-        <p className="notice">Manual setup is not available right now. Use our apps to connect, or ask us through Help.</p>
+        <p className="notice">{t("vpn.page.unavailable")}</p>
       ) : (
         <div className="manual-setup__sections">
           <section className="card" aria-labelledby="wireguard-heading">
             <h2 id="wireguard-heading">WireGuard</h2>
             <p className="muted">
-              A configuration file for the WireGuard app or for <code>wg-quick</code>: one per device, up to {setup.limit}. Its key pair is
-              made for you, and only the public key is kept here.
+              <Trans t={t} i18nKey="vpn.wireguard.intro" values={{ limit: setup.limit }} components={{ code: <code /> }} />
             </p>
             {answer?.created ? <CreatedConfigurationView created={answer.created} keys={keys} /> : null}
             {!setup.hasPlan ? (
               <div className="manual-setup__plan">
-                <p>Manual setup comes with a plan. Choose one to create configurations.</p>
+                <p>{t("vpn.wireguard.needsPlan")}</p>
                 <Link to="/pricing" className="button button--primary">
-                  See plans
+                  {t("vpn.wireguard.seePlans")}
                 </Link>
               </div>
             ) : setup.atLimit ? (
               <p className="notice" role="status">
-                You have {setup.limit} configurations. Revoke one to create another.
+                {t("vpn.wireguard.atLimit", { limit: setup.limit })}
               </p>
             ) : (
               <CreateConfigurationForm servers={setup.servers} keys={keys} />
@@ -127,28 +121,26 @@ function CredentialsSection({
   made: NewCredentials | null;
   error: string | null;
 }) {
-  const button = credentials ? "Reset credentials" : "Create credentials";
+  const { t } = useTranslation("vpn");
+  const button = credentials ? t("vpn.credentials.reset") : t("vpn.credentials.create");
   return (
     <section className="card" aria-labelledby="credentials-heading">
-      <h2 id="credentials-heading">Service credentials</h2>
-      <p className="muted">
-        For OpenVPN and IKEv2 apps that ask for a username and a password. They are not your account's: they only connect, and a reset
-        makes the old password stop working at once.
-      </p>
+      <h2 id="credentials-heading">{t("vpn.credentials.title")}</h2>
+      <p className="muted">{t("vpn.credentials.intro")}</p>
       {made ? (
         <div className="credentials-made">
           <p className="notice">
-            <strong>{PASSWORD_SHOWN_ONCE}</strong>
+            <strong>{t("vpn.credentials.passwordShownOnce")}</strong>
           </p>
           <div className="field">
-            <label htmlFor="service-username">Username</label>
+            <label htmlFor="service-username">{t("vpn.credentials.username")}</label>
             <div className="setup-key-row">
               <input id="service-username" className="setup-key" readOnly value={made.username} spellCheck={false} autoComplete="off" />
               <CopyButton value={made.username} />
             </div>
           </div>
           <div className="field">
-            <label htmlFor="service-password">Password</label>
+            <label htmlFor="service-password">{t("vpn.credentials.password")}</label>
             <div className="setup-key-row">
               {/* A text area, so that the password wraps on a narrow phone instead of being cut (as the two-factor setup key). */}
               <textarea id="service-password" className="setup-key" readOnly value={made.password} spellCheck={false} autoComplete="off" rows={2} />
@@ -158,11 +150,11 @@ function CredentialsSection({
         </div>
       ) : credentials ? (
         <dl className="dates">
-          <dt>Username</dt>
+          <dt>{t("vpn.credentials.username")}</dt>
           <dd>
             <code>{credentials.username}</code>
           </dd>
-          <dt>Created</dt>
+          <dt>{t("vpn.credentials.created")}</dt>
           <dd>{credentials.created}</dd>
         </dl>
       ) : null}
@@ -170,38 +162,38 @@ function CredentialsSection({
         <Form method="post" action={MANUAL_SETUP_PAGE} id={CREDENTIALS_FORM}>
           <input type="hidden" name="intent" value="credentials" />
           <p className="form-error form-alert" role="alert">
-            {error ?? ""}
+            {/* A catalogue key, or the API's message in the page's language. */}
+            {error ? t(error) : ""}
           </p>
-          {credentials && !made ? <p className="field-hint muted">Resetting gives a new password; the one your apps have stops working.</p> : null}
+          {credentials && !made ? <p className="field-hint muted">{t("vpn.credentials.resetHint")}</p> : null}
           <SubmitButton intent="credentials" className="button">
             {button}
           </SubmitButton>
         </Form>
       ) : (
-        <p>Service credentials come with a plan, as WireGuard configurations do.</p>
+        <p>{t("vpn.credentials.needsPlan")}</p>
       )}
     </section>
   );
 }
 
 function RevokeDialog({ confirm }: { confirm: { id: number; name: string } }) {
+  const { t } = useTranslation("vpn");
   return (
     <ModalDialog labelledBy="revoke-title" cancelTo={MANUAL_SETUP_PAGE}>
       <header className="dialog-header">
-        <h2 id="revoke-title">Revoke this configuration?</h2>
+        <h2 id="revoke-title">{t("vpn.revoke.title")}</h2>
       </header>
-      <p>
-        '{confirm.name}' stops connecting at once, on every device that has it. This cannot be undone: a new configuration gets a new key.
-      </p>
+      <p>{t("vpn.revoke.text", { name: confirm.name })}</p>
       <Form method="post" action={MANUAL_SETUP_PAGE} className="device-dialog__actions">
         <input type="hidden" name="intent" value="revoke" />
         <input type="hidden" name="configuration_id" value={confirm.id} />
         <input type="hidden" name="name" value={confirm.name} />
         <Link to={MANUAL_SETUP_PAGE} className="button" replace>
-          Cancel
+          {t("vpn.revoke.cancel")}
         </Link>
         <SubmitButton intent="revoke" className="button button--danger">
-          Revoke
+          {t("vpn.revoke.confirm")}
         </SubmitButton>
       </Form>
     </ModalDialog>

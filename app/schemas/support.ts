@@ -11,16 +11,25 @@ export const SUPPORT_MESSAGE_MAX = 5000;
 /** A message: as typed, trimmed only at its ends (its lines are the customer's). */
 const messageField = z.pipe(z.optional(z.string()), z.transform((value) => value?.trim() ?? ""));
 
+/** Catalogue keys (app/locales/<language>/pages.json): Field translates them. The catalogue says the 5000 of messageTooLong. */
+export const SUPPORT_FORM_MESSAGES = {
+  emailRequired: "pages.help.contact.emailRequired",
+  emailInvalid: "pages.help.contact.emailInvalid",
+  messageRequired: "pages.help.contact.messageRequired",
+  messageTooLong: "pages.help.contact.messageTooLong",
+  messageControlCharacters: "pages.help.contact.messageControlCharacters",
+} as const;
+
 export const SupportMessageSchema = z.object({ email: emailField, message: messageField, topic: choiceField }).check(
   z.superRefine((value, ctx) => {
-    if (!value.email) ctx.addIssue({ code: "custom", message: "Please enter your email address.", path: ["email"] });
-    else if (!EMAIL_PATTERN.test(value.email)) ctx.addIssue({ code: "custom", message: "Please enter a valid email address", path: ["email"] });
-    if (!value.message) ctx.addIssue({ code: "custom", message: "Please write your message.", path: ["message"] });
+    if (!value.email) ctx.addIssue({ code: "custom", message: SUPPORT_FORM_MESSAGES.emailRequired, path: ["email"] });
+    else if (!EMAIL_PATTERN.test(value.email)) ctx.addIssue({ code: "custom", message: SUPPORT_FORM_MESSAGES.emailInvalid, path: ["email"] });
+    if (!value.message) ctx.addIssue({ code: "custom", message: SUPPORT_FORM_MESSAGES.messageRequired, path: ["message"] });
     else if (value.message.length > SUPPORT_MESSAGE_MAX)
-      ctx.addIssue({ code: "custom", message: `Your message is too long: at most ${SUPPORT_MESSAGE_MAX} characters.`, path: ["message"] });
+      ctx.addIssue({ code: "custom", message: SUPPORT_FORM_MESSAGES.messageTooLong, path: ["message"] });
     // Its lines and tabs are the customer's; any other control or direction character is refused.
     else if (hasControlCharacters(value.message, { multiline: true }))
-      ctx.addIssue({ code: "custom", message: "Remove the control characters from your message.", path: ["message"] });
+      ctx.addIssue({ code: "custom", message: SUPPORT_FORM_MESSAGES.messageControlCharacters, path: ["message"] });
   }),
 );
 

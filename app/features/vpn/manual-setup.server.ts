@@ -1,7 +1,10 @@
 import { data } from "@remix-run/node";
+import type { TFunction } from "i18next";
+import { languageOf, translatorOf } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
 import { WireGuardConfigSchema } from "~/schemas/index.server";
 import { type createApiClient, serviceUnavailable } from "~/utils/api.server";
-import { formatLongDate, formatUtcDateTime } from "~/utils/dates";
+import { formatUtcDateTime } from "~/utils/dates";
 import { formFailure, parseSubmission } from "~/utils/forms.server";
 import { qrCodeSvg } from "~/utils/qr-code.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
@@ -25,15 +28,19 @@ type Api = ReturnType<typeof createApiClient>;
 /** Every answer of this page can hold a private key or a password: never kept by a browser or a cache. */
 export const NO_STORE = { "Cache-Control": "private, no-store" };
 
-const CREATE_FAILED = "The configuration could not be created. Please try again.";
-const REVOKE_FAILED = "The configuration could not be revoked. Please try again.";
-const CREDENTIALS_FAILED = "The service credentials could not be made. Please try again.";
+// Catalogue keys: the page's FormAlert, PageAlert and Toasts translate them.
+const CREATE_FAILED = "vpn.wireguard.create.failed";
+const REVOKE_FAILED = "vpn.revoke.failed";
+const CREDENTIALS_FAILED = "vpn.credentials.failed";
 
 
 type Place = { hostname: string; country: string; city: string };
 
-/** The 'Server' select's groups: one per country (in the API's order of first appearance), each city once, named by its host when a city has several. */
-export function serverGroups(servers: Array<Place & { online: boolean }>): ServerGroup[] {
+/**
+ * The 'Server' select's groups: one per country (in the API's order of first appearance), each city once, named by its host when a city has
+ * several; `t` marks an offline server in the page's language.
+ */
+export function serverGroups(servers: Array<Place & { online: boolean }>, t: TFunction): ServerGroup[] {
   const groups = new Map<string, ServerGroup>();
   const perCity = new Map<string, number>();
   for (const server of servers) perCity.set(`${server.country}\u0000${server.city}`, (perCity.get(`${server.country}\u0000${server.city}`) ?? 0) + 1);
@@ -41,7 +48,8 @@ export function serverGroups(servers: Array<Place & { online: boolean }>): Serve
     let group = groups.get(server.country);
     if (!group) groups.set(server.country, (group = { country: server.country, options: [] }));
     const shared = (perCity.get(`${server.country}\u0000${server.city}`) ?? 0) > 1;
-    const label = `${server.city}${shared ? ` (${server.hostname})` : ""}${server.online ? "" : " (offline)"}`;
+    const place = `${server.city}${shared ? ` (${server.hostname})` : ""}`;
+    const label = server.online ? place : t("vpn.wireguard.create.serverOffline", { server: place });
     group.options.push({ value: server.hostname, label, disabled: !server.online });
   }
   return [...groups.values()];
@@ -57,12 +65,13 @@ export async function loadManualSetup(api: Api, request: Request) {
   if (!result.ok) throw serviceUnavailable();
   const setup = result.data;
   if (!setup.available) return { available: false as const };
+  const { longDate } = formattersFor(languageOf(request));
   const configurations: ConfigurationView[] = setup.configurations.map((configuration) => ({
     id: configuration.id,
     name: configuration.name,
     server: placeName(configuration.server),
     createdAt: configuration.created_at,
-    created: formatLongDate(configuration.created_at),
+    created: longDate(configuration.created_at),
     lastHandshakeAt: configuration.last_handshake_at ?? null,
     lastHandshake: configuration.last_handshake_at ? formatUtcDateTime(configuration.last_handshake_at) : null,
     paused: configuration.status === "paused",
@@ -75,10 +84,10 @@ export async function loadManualSetup(api: Api, request: Request) {
     hasPlan: setup.has_plan,
     limit: setup.limit,
     atLimit: setup.configurations.length >= setup.limit,
-    servers: serverGroups(setup.servers),
+    servers: serverGroups(setup.servers, translatorOf(request)),
     configurations,
     confirm: confirming ? { id: confirming.id, name: confirming.name } : null,
-    credentials: setup.credentials ? { username: setup.credentials.username, created: formatLongDate(setup.credentials.created_at) } : null,
+    credentials: setup.credentials ? { username: setup.credentials.username, created: longDate(setup.credentials.created_at) } : null,
   };
 }
 
@@ -116,21 +125,23 @@ export async function createConfiguration(api: Api, formData: FormData) {
   return data({ form: CREATE_FORM, result: submission.reply({ resetForm: true }), created }, { headers: NO_STORE });
 }
 
-export async function revokeConfiguration(api: Api, formData: FormData) {
+export async function revokeConfiguration(api: Api, request: Request, formData: FormData) {
   const id = Number(formData.get("configuration_id"));
   if (!Number.isSafeInteger(id) || id <= 0) return redirectWithPageError(MANUAL_SETUP_PAGE, REVOKE_FAILED);
   const result = await api.post("/api/vpn/configurations/{id}/revoke", { params: { path: { id } } });
   if (!result.ok) return redirectWithPageError(MANUAL_SETUP_PAGE, result.message || REVOKE_FAILED);
   const name = String(formData.get("name") ?? "").slice(0, 80);
-  return redirectWithSuccess(MANUAL_SETUP_PAGE, name ? `'${name}' is revoked: it no longer connects.` : "The configuration is revoked: it no longer connects.");
+  const t = translatorOf(request);
+  return redirectWithSuccess(MANUAL_SETUP_PAGE, name ? t("vpn.revoke.done", { name }) : t("vpn.revoke.doneUnnamed"));
 }
 
 /** 'Create credentials' and 'Reset credentials' (one call: a reset makes the old password stop working). The password is in this answer only. */
-export async function makeCredentials(api: Api) {
+export async function makeCredentials(api: Api, request: Request) {
   const result = await api.post("/api/vpn/credentials");
   if (!result.ok) {
     return data({ form: CREDENTIALS_FORM, credentialsError: result.message || CREDENTIALS_FAILED }, { status: result.status >= 400 && result.status < 500 ? result.status : 503, headers: NO_STORE });
   }
   const { username, password, created_at } = result.data;
-  return data({ form: CREDENTIALS_FORM, credentials: { username, password, created: formatLongDate(created_at) } }, { headers: NO_STORE });
+  const created = formattersFor(languageOf(request)).longDate(created_at);
+  return data({ form: CREDENTIALS_FORM, credentials: { username, password, created } }, { headers: NO_STORE });
 }

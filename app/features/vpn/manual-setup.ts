@@ -10,11 +10,6 @@ export const CREDENTIALS_FORM = "service-credentials";
 /** The 'Server' select's first option: the API picks the server. */
 export const FASTEST = "fastest";
 
-export const SHOWN_ONCE = "This private key is shown once. Download or scan it now.";
-export const PASSWORD_SHOWN_ONCE = "This password is shown once. Copy it into your app now: we keep only a hash of it.";
-export const PAUSED = "Paused: your plan has ended";
-export const QR_ALT = "QR code for the WireGuard app";
-
 export type ServerOption = { value: string; label: string; disabled: boolean };
 export type ServerGroup = { country: string; options: ServerOption[] };
 

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
 import { Form, useNavigation, useSubmit } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { CopyButton } from "~/components/copy-button";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
@@ -14,10 +15,7 @@ import {
   type CreatedConfiguration,
   FASTEST,
   MANUAL_SETUP_PAGE,
-  PAUSED,
-  QR_ALT,
   type ServerGroup,
-  SHOWN_ONCE,
 } from "./manual-setup";
 import { qrCodeDataUrl } from "./qr-code-browser";
 import { buildWireGuardConfig, configDataUrl } from "./wireguard-config";
@@ -27,7 +25,8 @@ import { buildWireGuardConfig, configDataUrl } from "./wireguard-config";
 // the form posts only its public key, and the file is written here from the API's answer and the private
 // key this page kept. Without JavaScript the form posts no key, and the action answers the whole file.
 
-const KEY_PAIR_FAILED = "This browser could not make a key pair. Please try another browser, or try again without JavaScript.";
+/** A catalogue key: FormAlert translates it. */
+const KEY_PAIR_FAILED = "vpn.wireguard.create.keyPairFailed";
 
 /** The configuration made in this page: the file, its download link and its QR code (drawn when its module has loaded). */
 type BuiltInBrowser = { publicKey: string; text: string; href: string; qrCode: string | null };
@@ -85,6 +84,7 @@ export function useBrowserKeys(created: CreatedConfiguration | undefined): Brows
 }
 
 export function CreateConfigurationForm({ servers, keys }: { servers: ServerGroup[]; keys: BrowserKeys }) {
+  const { t } = useTranslation("vpn");
   const submit = useSubmit();
   const navigation = useNavigation();
   const [making, setMaking] = useState(false);
@@ -117,21 +117,21 @@ export function CreateConfigurationForm({ servers, keys }: { servers: ServerGrou
 
   return (
     <Form method="post" action={MANUAL_SETUP_PAGE} {...getFormProps(form)} noValidate className="wireguard-form">
-      <h3>Create configuration</h3>
+      <h3>{t("vpn.wireguard.create.title")}</h3>
       <input type="hidden" name="intent" value="create-configuration" />
       <FormAlert id={form.errorId} errors={formErrors} />
       <div className="wireguard-form__fields">
-        <Field label={<label htmlFor={fields.name.id}>Name</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
+        <Field label={<label htmlFor={fields.name.id}>{t("vpn.wireguard.create.name")}</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
           <input
             {...getInputProps(fields.name, { type: "text" })}
             autoComplete="off"
-            placeholder="Home router"
+            placeholder={t("vpn.wireguard.create.namePlaceholder")}
             autoFocus={refused === "name"}
           />
         </Field>
-        <Field label={<label htmlFor={fields.server.id}>Server</label>} errorId={fields.server.errorId} errors={fields.server.errors}>
+        <Field label={<label htmlFor={fields.server.id}>{t("vpn.wireguard.create.server")}</label>} errorId={fields.server.errorId} errors={fields.server.errors}>
           <select {...getSelectProps(fields.server)} autoFocus={refused === "server"}>
-            <option value={FASTEST}>Fastest</option>
+            <option value={FASTEST}>{t("vpn.wireguard.create.fastest")}</option>
             {servers.map((group) => (
               <optgroup key={group.country} label={group.country}>
                 {group.options.map((option) => (
@@ -147,7 +147,7 @@ export function CreateConfigurationForm({ servers, keys }: { servers: ServerGrou
       <div className="form-actions">
         <button type="submit" className="button button--primary" disabled={sending} aria-busy={sending || undefined}>
           {sending ? <Spinner /> : null}
-          Create configuration
+          {t("vpn.wireguard.create.button")}
         </button>
       </div>
     </Form>
@@ -156,45 +156,46 @@ export function CreateConfigurationForm({ servers, keys }: { servers: ServerGrou
 
 /** The configuration just made: its file, 'Download configuration' and the QR code, shown once. */
 export function CreatedConfigurationView({ created, keys }: { created: CreatedConfiguration; keys: BrowserKeys }) {
+  const { t } = useTranslation("vpn");
   let file: { text: string; href: string; qrCode: string | null } | null = null;
   if (created.by === "server") file = { text: created.text, href: created.downloadHref, qrCode: created.qrCode };
   else if (keys.built?.publicKey === created.publicKey) file = keys.built;
 
   return (
     <section className="wireguard-result" aria-labelledby="wireguard-result-heading">
-      <h3 id="wireguard-result-heading">'{created.name}' is ready</h3>
+      <h3 id="wireguard-result-heading">{t("vpn.wireguard.created.title", { name: created.name })}</h3>
       {file ? (
         <>
           <p className="notice">
-            <strong>{SHOWN_ONCE}</strong>
+            <strong>{t("vpn.wireguard.created.shownOnce")}</strong>
           </p>
           <div className="wireguard-result__body">
             {file.qrCode ? (
-              <img className="qr-code" src={file.qrCode} alt={QR_ALT} width={192} height={192} />
+              <img className="qr-code" src={file.qrCode} alt={t("vpn.wireguard.created.qrAlt")} width={192} height={192} />
             ) : (
               <p className="muted" role="status">
-                Drawing the QR code…
+                {t("vpn.wireguard.created.drawingQrCode")}
               </p>
             )}
             <div className="field wireguard-result__text">
-              <label htmlFor="wireguard-config">Configuration</label>
+              <label htmlFor="wireguard-config">{t("vpn.wireguard.created.configuration")}</label>
               <textarea id="wireguard-config" className="setup-key wireguard-config" readOnly rows={10} value={file.text} spellCheck={false} />
             </div>
           </div>
           <div className="form-actions">
             <a className="button button--primary" href={file.href} download={created.fileName}>
-              Download configuration
+              {t("vpn.wireguard.created.download")}
             </a>
-            <CopyButton value={file.text} label="Copy configuration" />
+            <CopyButton value={file.text} label={t("vpn.wireguard.created.copy")} />
           </div>
         </>
       ) : keys.lost ? (
         <p className="form-error" role="alert">
-          This page no longer holds the private key of '{created.name}'. Revoke it and create another.
+          {t("vpn.wireguard.created.keyLost", { name: created.name })}
         </p>
       ) : (
         <p className="muted" role="status">
-          Writing the configuration…
+          {t("vpn.wireguard.created.writing")}
         </p>
       )}
     </section>
@@ -202,11 +203,12 @@ export function CreatedConfigurationView({ created, keys }: { created: CreatedCo
 }
 
 export function ConfigurationList({ configurations }: { configurations: ConfigurationView[] }) {
+  const { t } = useTranslation("vpn");
   return (
     <>
-      <h3 id="configurations-heading">Your configurations</h3>
+      <h3 id="configurations-heading">{t("vpn.wireguard.list.title")}</h3>
       {configurations.length === 0 ? (
-        <p className="muted">No configurations yet.</p>
+        <p className="muted">{t("vpn.wireguard.list.empty")}</p>
       ) : (
         <ul className="configuration-list" aria-labelledby="configurations-heading">
           {configurations.map((configuration) => (
@@ -214,23 +216,26 @@ export function ConfigurationList({ configurations }: { configurations: Configur
               <div className="configuration-item__text">
                 <p className="configuration-item__name">{configuration.name}</p>
                 <p className="muted">
-                  {configuration.server} · Created {configuration.created}
+                  {t("vpn.wireguard.list.serverAndCreated", { server: configuration.server, created: configuration.created })}
                 </p>
                 <p className="muted">
                   {configuration.lastHandshakeAt && configuration.lastHandshake ? (
-                    <>
-                      Last handshake <time dateTime={configuration.lastHandshakeAt}>{configuration.lastHandshake}</time>
-                    </>
+                    <Trans
+                      t={t}
+                      i18nKey="vpn.wireguard.list.lastHandshake"
+                      values={{ when: configuration.lastHandshake }}
+                      components={{ time: <time dateTime={configuration.lastHandshakeAt} /> }}
+                    />
                   ) : (
-                    "No handshake yet"
+                    t("vpn.wireguard.list.noHandshake")
                   )}
                 </p>
-                {configuration.paused ? <p className="badge badge--paused">{PAUSED}</p> : null}
+                {configuration.paused ? <p className="badge badge--paused">{t("vpn.wireguard.list.paused")}</p> : null}
               </div>
               <Form method="get" action={MANUAL_SETUP_PAGE}>
                 <input type="hidden" name="confirm" value={`revoke-${configuration.id}`} />
-                <button type="submit" className="button" aria-label={`Revoke ${configuration.name}`}>
-                  Revoke
+                <button type="submit" className="button" aria-label={t("vpn.wireguard.list.revokeLabel", { name: configuration.name })}>
+                  {t("vpn.wireguard.list.revoke")}
                 </button>
               </Form>
             </li>

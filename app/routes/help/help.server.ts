@@ -1,5 +1,7 @@
 import { type AppLoadContext, data } from "@remix-run/node";
+import type { TFunction } from "i18next";
 import { portalConfig } from "~/config.server";
+import { translatorOf } from "~/i18n/i18n.server";
 import { SupportMessageSchema } from "~/schemas/index.server";
 import { createApiClient, FIELD_REFUSED } from "~/utils/api.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
@@ -12,20 +14,21 @@ import { CONTACT_FORM_ID, PRIVATE_CACHE, PUBLIC_CACHE, SENT_MESSAGE, SENT_WITHOU
 // email; a refund request's message from /help?topic=refund&invoice=…) and sending it through the API.
 
 const HELP_PATH = "/help";
-const SEND_FAILED = "Your message could not be sent. Please try again in a moment.";
+/** A catalogue key: the page's alert and toast translate it. */
+const SEND_FAILED = "pages.help.contact.sendFailed";
 
 /** Our crypto invoice ids are uuids; anything else in the link is dropped rather than put in the message. */
 const INVOICE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type HelpTopic = "question" | "refund";
 
-/** What a link to /help may fill in: ?topic=refund (with &invoice=<id> from an underpaid crypto payment). */
-export function prefillFor(url: URL): { topic: HelpTopic; message: string } {
+/** What a link to /help may fill in: ?topic=refund (with &invoice=<id> from an underpaid crypto payment), in the page's language (`t`). */
+export function prefillFor(url: URL, t: TFunction): { topic: HelpTopic; message: string } {
   if (url.searchParams.get("topic") !== "refund") return { topic: "question", message: "" };
   const invoice = url.searchParams.get("invoice") ?? "";
   const message = INVOICE_ID.test(invoice)
-    ? `Please refund my underpaid crypto payment (invoice ${invoice.toLowerCase()}). My refund address is: `
-    : "I would like my money back for: ";
+    ? t("pages.help.contact.prefill.cryptoRefund", { invoice: invoice.toLowerCase() })
+    : t("pages.help.contact.prefill.refund");
   return { topic: "refund", message };
 }
 
@@ -40,12 +43,13 @@ export async function loadHelp(request: Request, context: AppLoadContext) {
       signedIn: Boolean(token),
       formOn: portalConfig().supportForm,
       sent: url.searchParams.get("sent") === "1" ? (url.searchParams.get("copy") === "1" ? "copied" : "sent") : null,
-      prefill: { email: me?.ok ? me.data.email : "", ...prefillFor(url) },
+      prefill: { email: me?.ok ? me.data.email : "", ...prefillFor(url, translatorOf(request)) },
+      // `name`: a catalogue key (the page translates it).
       downloads: [
-        { name: "iPhone and iPad (App Store)", href: IOS_APP_URL },
-        { name: "Android (Google Play)", href: ANDROID_APP_URL },
-        { name: "Windows", href: desktop?.windows ?? null },
-        { name: "macOS", href: desktop?.mac ?? null },
+        { name: "pages.help.apps.download.ios", href: IOS_APP_URL },
+        { name: "pages.help.apps.download.android", href: ANDROID_APP_URL },
+        { name: "pages.help.apps.download.windows", href: desktop?.windows ?? null },
+        { name: "pages.help.apps.download.mac", href: desktop?.mac ?? null },
       ],
     },
     // Anonymous: the same page for everyone (a CDN may keep it a little); signed in, the account's email is in it.

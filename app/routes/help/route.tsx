@@ -1,6 +1,8 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { Field } from "~/components/field";
 import { StaticPage } from "~/components/static-page";
 import { SubmitButton } from "~/components/submit-button";
@@ -16,8 +18,7 @@ import { loadHelp, sendHelpMessage } from "./help.server";
 // contact form that works without JavaScript. Public, signed in or out; signed in, the form has the
 // account's email, so the page is then private (never kept by a shared cache).
 
-export const meta: MetaFunction = () =>
-  pageMeta("Help | VPN Account", "Get the VPN apps running, the renewal and refund rules, and how to write to support.");
+export const meta: MetaFunction = (args) => pageMeta(args, "pages.meta.help.title", "pages.meta.help.description");
 
 export const headers: HeadersFunction = ({ loaderHeaders, actionHeaders }) => {
   // Public only as the loader said (anonymous), and never when this answer sets a cookie or follows a post.
@@ -36,90 +37,92 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function HelpPage() {
   const { signedIn, downloads } = useLoaderData<typeof loader>();
+  const { t } = useTranslation("pages");
+  const strong = <strong />;
   return (
-    <StaticPage title="Help">
-      <nav aria-label="On this page">
+    <StaticPage title={t("pages.help.title")}>
+      <nav aria-label={t("pages.help.toc.label")}>
         <ul>
           <li>
-            <a href="#apps">Get the apps running</a>
+            <a href="#apps">{t("pages.help.apps.title")}</a>
           </li>
           <li>
-            <a href="#renewals-and-refunds">Renewals and refunds</a>
+            <a href="#renewals-and-refunds">{t("pages.help.renewals.title")}</a>
           </li>
           <li>
-            <a href="#contact">Contact us</a>
+            <a href="#contact">{t("pages.help.contact.title")}</a>
           </li>
         </ul>
       </nav>
 
       <section aria-labelledby="apps">
-        <h2 id="apps">Get the apps running</h2>
+        <h2 id="apps">{t("pages.help.apps.title")}</h2>
         <ol>
           <li>
-            <strong>Get a plan.</strong> Choose one on the <Link to="/pricing">plans page</Link>; you create your account at
-            the checkout. {signedIn ? null : <Link to="/login">Already have an account? Sign in.</Link>}
+            <Trans t={t} i18nKey="pages.help.apps.plan" components={{ strong, link: <Link to="/pricing" /> }} />{" "}
+            {signedIn ? null : <Link to="/login">{t("pages.help.apps.signIn")}</Link>}
           </li>
           <li>
-            <strong>Download the app</strong> for each of your devices (one plan covers them all):
+            <Trans t={t} i18nKey="pages.help.apps.download" components={{ strong }} />
             <ul>
               {downloads.map((item) => (
-                <li key={item.name}>{item.href ? <a href={item.href}>{item.name}</a> : `${item.name} (the link is unavailable right now)`}</li>
+                <li key={item.name}>
+                  {item.href ? <a href={item.href}>{t(item.name)}</a> : t("pages.help.apps.download.unavailable", { name: t(item.name) })}
+                </li>
               ))}
             </ul>
           </li>
           <li>
-            <strong>Sign in to the app</strong> with your account's email and password. Signed up with Google or Apple? Press
-            'Continue with Google' or 'Continue with Apple' in the app: it opens this site in your browser, you sign in there,
-            and the browser hands you back to the app, signed in. No password, or forgot it? <Link to="/get-code">Get a sign-in code</Link>{" "}
-            by email or <Link to="/forget-password">reset your password</Link>.
+            <Trans
+              t={t}
+              i18nKey="pages.help.apps.signInToApp"
+              components={{ strong, codelink: <Link to="/get-code" />, resetlink: <Link to="/forget-password" /> }}
+            />
           </li>
           <li>
-            <strong>Connect</strong> in the app. Every device you sign in to is listed under Connected devices in your
-            account, where you can sign any of them out.
+            <Trans t={t} i18nKey="pages.help.apps.connect" components={{ strong }} />
           </li>
         </ol>
       </section>
 
       <section aria-labelledby="renewals-and-refunds">
-        <h2 id="renewals-and-refunds">Renewals and refunds</h2>
+        <h2 id="renewals-and-refunds">{t("pages.help.renewals.title")}</h2>
         <ul>
           <li>
-            <strong>Plans renew by themselves.</strong> The 1-, 3- and 6-month, 1-year and 2-year plans paid by card, Apple Pay
-            or Google Pay renew automatically at the end of each billing cycle, for the same period.
+            <Trans t={t} i18nKey="pages.help.renewals.automatic" components={{ strong }} />
           </li>
           <li>
-            <strong>To stop a renewal</strong>, switch auto-renewal off in Billing at least 24 hours before the end of the
-            billing cycle. You keep the plan until the end of the time you paid for.
+            <Trans t={t} i18nKey="pages.help.renewals.stop" components={{ strong }} />
           </li>
           <li>
-            <strong>The 5-year plan</strong> is a one-time payment: it never renews.
+            <Trans t={t} i18nKey="pages.help.renewals.fiveYear" components={{ strong }} />
           </li>
           <li>
-            <strong>Crypto plans do not renew by themselves.</strong> We email you a renewal invoice 3 days before the plan
-            ends. A crypto payment takes 1 to 3 hours to confirm; your plan starts then.
+            <Trans t={t} i18nKey="pages.help.renewals.crypto" components={{ strong }} />
           </li>
           <li>
-            <strong>30-day money-back guarantee.</strong> The payment for your first plan can be refunded in full within 30
-            days: 'Request refund' in your Billing history. The plan ends when it is refunded. It is once per customer.
+            <Trans t={t} i18nKey="pages.help.renewals.guarantee" components={{ strong }} />
           </li>
           <li>
-            <strong>Crypto paid short?</strong> When less than the invoice's amount arrives, your plan does not start. Your
-            Billing history says what was paid and what is missing: pay the rest on the BitPay invoice while it is still
-            open, or <a href="/help?topic=refund#contact">ask us for the money back</a>.
+            <Trans t={t} i18nKey="pages.help.renewals.cryptoShort" components={{ strong, link: <RefundRequestLink /> }} />
           </li>
           <li>
-            <strong>A renewal payment failed?</strong> Your plan stays on while we try the card again; pay it from Billing
-            with another card at any time.
+            <Trans t={t} i18nKey="pages.help.renewals.failed" components={{ strong }} />
           </li>
         </ul>
         <p>
-          The full rules are in the <Link to="/terms">Terms of Service</Link>.
+          <Trans t={t} i18nKey="pages.help.renewals.terms" components={{ link: <Link to="/terms" /> }} />
         </p>
       </section>
 
       <ContactSection />
     </StaticPage>
   );
+}
+
+/** A plain link (Trans gives its words): it loads /help again with the refund topic's prefill, also with JavaScript. */
+function RefundRequestLink({ children }: { children?: ReactNode }) {
+  return <a href="/help?topic=refund#contact">{children}</a>;
 }
 
 function ContactSection() {
@@ -132,40 +135,43 @@ function ContactSection() {
     defaultValue: { email: prefill.email, message: prefill.message, topic: prefill.topic },
   });
   const refused = useFirstRefusedField(CONTACT_FORM_ID);
+  const { t } = useTranslation("pages");
+  const formError = serverError ?? form.errors?.[0];
 
   return (
     <section aria-labelledby="contact">
-      <h2 id="contact">Contact us</h2>
+      <h2 id="contact">{t("pages.help.contact.title")}</h2>
       {!formOn ? (
-        <p className="notice">The contact form is unavailable.</p>
+        <p className="notice">{t("pages.help.contact.unavailable")}</p>
       ) : sent ? (
         <>
           <p className="notice" role="status">
-            {sent === "copied" ? SENT_MESSAGE : SENT_WITHOUT_COPY}
+            {t(sent === "copied" ? SENT_MESSAGE : SENT_WITHOUT_COPY)}
           </p>
           <p>
-            <Link to="/help#contact">Send another message</Link>
+            <Link to="/help#contact">{t("pages.help.contact.another")}</Link>
           </p>
         </>
       ) : (
         <>
           <Toasts toasts={serverError ? [{ type: "error", message: serverError }] : []} />
-          <p>Write to us about anything: the apps, your plan, a payment or a refund. We answer by email.</p>
+          <p>{t("pages.help.contact.intro")}</p>
           <Form method="post" {...getFormProps(form)} noValidate className="help-contact">
             <p className="form-error" id={form.errorId} role="alert">
-              {serverError ?? form.errors?.[0] ?? ""}
+              {/* A catalogue key, or the API's message in the page's language. */}
+              {formError ? t(formError) : ""}
             </p>
             <input type="hidden" name="intent" value="send-message" />
             <input type="hidden" name="topic" value={prefill.topic} />
-            <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+            <Field label={<label htmlFor={fields.email.id}>{t("pages.help.contact.email")}</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
               <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" autoFocus={refused === fields.email.name} />
             </Field>
-            <Field label={<label htmlFor={fields.message.id}>Message</label>} errorId={fields.message.errorId} errors={fields.message.errors}>
+            <Field label={<label htmlFor={fields.message.id}>{t("pages.help.contact.message")}</label>} errorId={fields.message.errorId} errors={fields.message.errors}>
               <textarea {...getTextareaProps(fields.message)} rows={8} maxLength={5000} autoFocus={refused === fields.message.name} />
             </Field>
             <div className="form-actions">
               <SubmitButton intent="send-message" className="button button--primary">
-                Send message
+                {t("pages.help.contact.send")}
               </SubmitButton>
             </div>
           </Form>
