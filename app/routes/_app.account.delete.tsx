@@ -7,6 +7,7 @@ import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
 import { Toasts } from "~/components/toasts";
 import { REFUND_FORM, refundHref } from "~/features/refunds/refund-form";
+import { Trans } from "react-i18next";
 import type { DeleteAccountFields } from "~/schemas/account-deletion";
 import { DeleteAccountSchema } from "~/schemas/index.server";
 import { FIELD_REFUSED, serviceUnavailable } from "~/utils/api.server";
@@ -131,7 +132,7 @@ export default function DeleteAccountPage() {
             </p>
             <p>
               <Link to={refund.href} className="button button--primary">
-                {REFUND_FORM.link}
+                <Trans i18nKey={REFUND_FORM.link} />
               </Link>
             </p>
           </article>
