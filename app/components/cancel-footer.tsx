@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 
 /** Billing's auto-renewal control: where a signed-in customer ends a renewal (issue 33). */
 export const BILLING_AUTO_RENEWAL = "/billing#auto-renewal";
@@ -14,12 +15,13 @@ export function cancelPath(signedIn: boolean): string {
  * this small footer with just that link. Signed in, it goes to Billing's auto-renewal control.
  */
 export function CancelFooter({ className = "page-footer", signedIn = false }: { className?: string; signedIn?: boolean }) {
+  const { t } = useTranslation("billing");
   return (
     <footer className={className}>
-      <nav aria-label="Footer">
+      <nav aria-label={t("billing.footer.label")}>
         <ul>
           <li>
-            <Link to={cancelPath(signedIn)}>Cancel subscription</Link>
+            <Link to={cancelPath(signedIn)}>{t("billing.footer.cancelSubscription")}</Link>
           </li>
         </ul>
       </nav>

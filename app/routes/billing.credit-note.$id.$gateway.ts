@@ -7,7 +7,8 @@ import { redirectWithPageError } from "~/utils/toast.server";
 // A refunded payment's credit note (issue 35): /billing/credit-note/{id}/{gateway} passes on the API's
 // PDF as credit_note_{id}.pdf. Failures go back to /billing with 'Failed to fetch credit note'.
 
-const FAILED = "Failed to fetch credit note";
+/** A catalogue key: Billing shows it translated. */
+const FAILED = "billing.creditNote.failed";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const token = await requireToken(request);

@@ -10,7 +10,8 @@ import { redirectWithPageError } from "~/utils/toast.server";
 // /billing/invoice/{id}/{gateway}/{wallet} still resolves a card payment's hosted invoice url at the
 // gateway and redirects to it. Failures go back to /billing with 'Failed to fetch invoice'.
 
-const FAILED = "Failed to fetch invoice";
+/** A catalogue key: Billing shows it translated. */
+const FAILED = "billing.invoice.failed";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const token = await requireToken(request);

@@ -10,13 +10,14 @@ export const BILLING_NAME_MAX = 200;
 export const BILLING_ADDRESS_MAX = 500;
 export const VAT_NUMBER_MAX = 32;
 
+/** Catalogue keys (app/locales/<language>/billing.json): Field shows them translated. The limits above are written out in their texts. */
 export const BILLING_DETAILS_MESSAGES = {
-  country: "Please choose your country.",
-  name: "Please enter the name for your invoices.",
-  nameLong: `The name is too long: at most ${BILLING_NAME_MAX} characters.`,
-  addressLong: `The address is too long: at most ${BILLING_ADDRESS_MAX} characters.`,
-  vatLong: `A VAT number has at most ${VAT_NUMBER_MAX} characters.`,
-  controls: "Remove the control characters.",
+  country: "billing.details.error.country",
+  name: "billing.details.error.name",
+  nameLong: "billing.details.error.nameLong",
+  addressLong: "billing.details.error.addressLong",
+  vatLong: "billing.details.error.vatLong",
+  controls: "billing.details.error.controls",
 } as const;
 
 export const BillingDetailsSchema = z

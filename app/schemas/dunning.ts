@@ -2,7 +2,8 @@ import * as z from "zod/mini";
 import { choiceField } from "./fields";
 
 // 'Pay now' on the pay page (/billing/pay): which saved card pays the unpaid renewal.
-export const PAY_CARD_REQUIRED = "Please choose a card.";
+// A catalogue key (app/locales/<language>/billing.json): the pay page shows it translated.
+export const PAY_CARD_REQUIRED = "billing.pay.cardRequired";
 
 export const PayOpenInvoiceSchema = z.object({ payment_method_id: choiceField, idempotency_key: choiceField }).check(
   z.superRefine((value, ctx) => {

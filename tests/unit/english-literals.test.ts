@@ -25,23 +25,12 @@ const PROSE_ATTRIBUTES = new Set([
 const PENDING = new Set<string>(
   // PENDING-START
   [
-    "app/components/cancel-footer.tsx",
     "app/components/pricing/billing-period-tabs.tsx",
     "app/components/pricing/buy-bar.tsx",
     "app/components/pricing/compare-plans.tsx",
     "app/components/pricing/plan-card.tsx",
     "app/components/pricing/pricing-header.tsx",
-    "app/features/billing-details/billing-details-tab.tsx",
-    "app/features/dunning/payment-failed-banner.tsx",
-    "app/features/next-charge/next-charge.tsx",
-    "app/features/payment-methods/add-card-form.tsx",
-    "app/features/payment-methods/add-card-live.tsx",
-    "app/features/payment-methods/payment-methods-tab.tsx",
     "app/features/tax/country-form.tsx",
-    "app/routes/_app.billing/history.tsx",
-    "app/routes/_app.billing/route.tsx",
-    "app/routes/_app.billing_.pay.tsx",
-    "app/routes/cancel/route.tsx",
     "app/routes/pricing.tsx",
     "app/routes/subscription.payment.$planId/coupon-form.tsx",
     "app/routes/subscription.payment.$planId/plan-change.tsx",

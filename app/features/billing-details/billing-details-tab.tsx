@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
@@ -15,6 +16,7 @@ import { BILLING_DETAILS_FORM, BILLING_DETAILS_TEXT, billingDetailsHref } from "
 // country. The action answers the form with every field as typed and its errors next to the fields.
 
 export function BillingDetailsTab({ state }: { state: BillingDetailsState }) {
+  const { t } = useTranslation("billing");
   const saved = state.saved;
   const [form, fields] = useForm<BillingDetailsFields>({
     ...useFormOptions<BillingDetailsFields>(BILLING_DETAILS_FORM, () =>
@@ -29,27 +31,27 @@ export function BillingDetailsTab({ state }: { state: BillingDetailsState }) {
   const eu = new Set(state.countries.filter((c) => c.eu).map((c) => c.code));
   const showVat = !hydrated || eu.has(country.toUpperCase());
 
-  if (state.failed) return <p className="notice">{BILLING_DETAILS_TEXT.fetchFailed}</p>;
+  if (state.failed) return <p className="notice">{t(BILLING_DETAILS_TEXT.fetchFailed)}</p>;
 
   return (
     <Form method="post" action={billingDetailsHref(state.returnTo)} {...getFormProps(form)} noValidate className="billing-details-form">
-      <p>{BILLING_DETAILS_TEXT.intro}</p>
+      <p>{t(BILLING_DETAILS_TEXT.intro)}</p>
       {state.returnTo ? (
         <p>
-          {BILLING_DETAILS_TEXT.backToCheckout} <Link to={state.returnTo}>Back to checkout</Link>
+          {t(BILLING_DETAILS_TEXT.backToCheckout)} <Link to={state.returnTo}>{t("billing.details.backToCheckoutLink")}</Link>
         </p>
       ) : null}
       <input type="hidden" name="intent" value="save-billing-details" />
       {state.returnTo ? <input type="hidden" name="return_to" value={state.returnTo} /> : null}
       <FormAlert id={form.errorId} errors={form.errors} />
-      <Field label={<label htmlFor={fields.country.id}>Country</label>} errorId={fields.country.errorId} errors={fields.country.errors}>
+      <Field label={<label htmlFor={fields.country.id}>{t("billing.details.country")}</label>} errorId={fields.country.errorId} errors={fields.country.errors}>
         <select
           {...getSelectProps(fields.country)}
           autoComplete="country"
           autoFocus={refused === "country"}
           onChange={(event) => setCountry(event.currentTarget.value)}
         >
-          <option value="">{BILLING_DETAILS_TEXT.chooseCountry}</option>
+          <option value="">{t(BILLING_DETAILS_TEXT.chooseCountry)}</option>
           {state.countries.map((c) => (
             <option key={c.code} value={c.code}>
               {c.name}
@@ -57,13 +59,13 @@ export function BillingDetailsTab({ state }: { state: BillingDetailsState }) {
           ))}
         </select>
       </Field>
-      <Field label={<label htmlFor={fields.name.id}>Name</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
+      <Field label={<label htmlFor={fields.name.id}>{t("billing.details.name")}</label>} errorId={fields.name.errorId} errors={fields.name.errors}>
         <input {...getInputProps(fields.name, { type: "text" })} autoComplete="name" maxLength={BILLING_NAME_MAX} autoFocus={refused === "name"} />
       </Field>
       <Field
         label={
           <label htmlFor={fields.address.id}>
-            Address <span className="muted">(optional)</span>
+            {t("billing.details.address")} <span className="muted">{t("billing.details.optional")}</span>
           </label>
         }
         errorId={fields.address.errorId}
@@ -75,7 +77,7 @@ export function BillingDetailsTab({ state }: { state: BillingDetailsState }) {
         <Field
           label={
             <label htmlFor={fields.vat_number.id}>
-              VAT number <span className="muted">(optional)</span>
+              {t("billing.details.vatNumber")} <span className="muted">{t("billing.details.optional")}</span>
             </label>
           }
           errorId={fields.vat_number.errorId}
@@ -90,15 +92,15 @@ export function BillingDetailsTab({ state }: { state: BillingDetailsState }) {
             autoFocus={refused === "vat_number"}
           />
           <small className="field-hint" id={`${fields.vat_number.id}-hint`}>
-            {BILLING_DETAILS_TEXT.vatHint}
-            {saved?.vat_number && saved.vat_number_status === "valid" ? ` ${BILLING_DETAILS_TEXT.checked}` : null}
-            {saved?.vat_number && saved.vat_number_status === "unchecked" ? ` ${BILLING_DETAILS_TEXT.unchecked}` : null}
+            {t(BILLING_DETAILS_TEXT.vatHint)}
+            {saved?.vat_number && saved.vat_number_status === "valid" ? ` ${t(BILLING_DETAILS_TEXT.checked)}` : null}
+            {saved?.vat_number && saved.vat_number_status === "unchecked" ? ` ${t(BILLING_DETAILS_TEXT.unchecked)}` : null}
           </small>
         </Field>
       ) : null}
       <div className="form-actions">
         <SubmitButton intent="save-billing-details" className="button button--primary">
-          Save billing details
+          {t("billing.details.save")}
         </SubmitButton>
       </div>
     </Form>

@@ -1,4 +1,4 @@
-// The 'Billing details' tab's words and ids (issue 35).
+// The 'Billing details' tab's words (catalogue keys) and ids (issue 35).
 
 export const BILLING_DETAILS_FORM = "billing-details";
 export const BILLING_DETAILS_HREF = "/billing?tab=billing-details";
@@ -16,14 +16,15 @@ export function billingDetailsHref(returnTo: string | null = null): string {
   return returnTo ? `${BILLING_DETAILS_HREF}&return_to=${encodeURIComponent(returnTo)}` : BILLING_DETAILS_HREF;
 }
 
+/** The tab's words: catalogue keys (app/locales/<language>/billing.json), shown with `t`. */
 export const BILLING_DETAILS_TEXT = {
-  intro: "Your invoices are made out to these details. An invoice keeps the details it was made with.",
-  saved: "Billing details saved.",
-  saveFailed: "Your billing details could not be saved. Please try again in a moment.",
-  fetchFailed: "Failed to fetch billing details",
-  vatHint: "EU businesses only. Leave it empty otherwise.",
-  chooseCountry: "Choose your country",
-  checked: "Checked: registered in the EU's VAT register.",
-  unchecked: "Saved; not checked against the EU's VAT register.",
-  backToCheckout: "Saving takes you back to your checkout, with the tax for these details.",
+  intro: "billing.details.intro",
+  saved: "billing.details.saved",
+  saveFailed: "billing.details.saveFailed",
+  fetchFailed: "billing.details.fetchFailed",
+  vatHint: "billing.details.vatHint",
+  chooseCountry: "billing.details.chooseCountry",
+  checked: "billing.details.vatChecked",
+  unchecked: "billing.details.vatUnchecked",
+  backToCheckout: "billing.details.backToCheckout",
 } as const;

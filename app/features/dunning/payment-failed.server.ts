@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { ApiSchemas, createApiClient } from "~/utils/api.server";
-import { cardName } from "~/utils/cards";
-import { formatLongDate } from "~/utils/dates";
+import { cardNameIn } from "~/features/next-charge/next-charge.server";
+import { DEFAULT_LANGUAGE, type Language } from "~/i18n/languages";
+import { formattersFor } from "~/i18n/use-formatters";
 
-// The unpaid renewal as the banner and the pay page show it (docs/decisions/027).
+// The unpaid renewal as the banner and the pay page show it (docs/decisions/027), in the page's language
+// (`language`; English when a caller does not say). The reason and the card come worded by the API.
 
 export type PaymentFailedView = {
   /** paypal: PayPal retries the payment itself; there is nothing to pay here. */
@@ -19,14 +21,14 @@ export type PaymentFailedView = {
   paypalFundingUrl: string | null;
 };
 
-export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | undefined): PaymentFailedView | null {
+export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | undefined, language: Language = DEFAULT_LANGUAGE): PaymentFailedView | null {
   if (!failed) return null;
   return {
     gateway: failed.gateway,
     reason: failed.reason,
     amount: failed.amount,
     card: failed.card,
-    graceUntil: formatLongDate(failed.grace_until),
+    graceUntil: formattersFor(language).longDate(failed.grace_until),
     hostedInvoiceUrl: failed.hosted_invoice_url,
     requiresAction: failed.requires_action,
     paypalFundingUrl: failed.gateway === "paypal" ? failed.pay_url : null,
@@ -34,15 +36,15 @@ export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | u
 }
 
 /** GET /api/billing/past-due; null when nothing is unpaid (or the API cannot say: the page renders without the banner). */
-export async function loadPaymentFailed(api: ReturnType<typeof createApiClient>): Promise<PaymentFailedView | null> {
+export async function loadPaymentFailed(api: ReturnType<typeof createApiClient>, language: Language = DEFAULT_LANGUAGE): Promise<PaymentFailedView | null> {
   const result = await api.get("/api/billing/past-due");
-  return result.ok ? paymentFailedView(result.data.payment_failed) : null;
+  return result.ok ? paymentFailedView(result.data.payment_failed, language) : null;
 }
 
 /** The pay page: the unpaid renewal, the saved cards to pay it with, and the form's idempotency key. */
-export async function payPageState(api: ReturnType<typeof createApiClient>) {
+export async function payPageState(api: ReturnType<typeof createApiClient>, language: Language) {
   const [failed, cards] = await Promise.all([
-    loadPaymentFailed(api),
+    loadPaymentFailed(api, language),
     api.get("/api/getCurrentcards", { params: { query: { page: 1, per_page: 100 } } }),
   ]);
   return {
@@ -50,7 +52,7 @@ export async function payPageState(api: ReturnType<typeof createApiClient>) {
     cards: cards.ok
       ? cards.data.data.map((card) => ({
           paymentMethodId: card.payment_method_id,
-          label: cardName(card.card_brand, card.card_number.slice(-4)),
+          label: cardNameIn(card.card_brand, card.card_number.slice(-4), language),
           expires: card.card_exp,
         }))
       : [],

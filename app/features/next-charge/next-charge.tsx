@@ -1,19 +1,29 @@
+import { Trans, useTranslation } from "react-i18next";
 import type { NextChargeView } from "./next-charge.server";
 
 /** 'Next charge: $9.99 on 26 December, 2026, Visa ending in 4242', or when the plan ends without renewing. */
 export function NextCharge({ view }: { view: NextChargeView }) {
+  const { t } = useTranslation("billing");
   if (!view) return null;
-  if (view.kind === "ends") return <p className="next-charge">Auto-renewal is off: your plan ends on {view.date}.</p>;
+  if (view.kind === "ends") return <p className="next-charge">{t("billing.nextCharge.ends", { date: view.date })}</p>;
+  const components = {
+    strong: <strong />,
+    amount: <span className="next-charge-amount" />,
+    tax: <span className="next-charge-tax" />,
+    date: <span className="next-charge-date" />,
+    card: <span className="next-charge-card" />,
+  };
+  const values = { amount: view.amount, tax: view.tax, date: view.date, card: view.card };
+  const key = view.tax
+    ? view.card
+      ? "billing.nextCharge.chargeTaxCard"
+      : "billing.nextCharge.chargeTax"
+    : view.card
+      ? "billing.nextCharge.chargeCard"
+      : "billing.nextCharge.charge";
   return (
     <p className="next-charge">
-      <strong>Next charge:</strong> <span className="next-charge-amount">{view.amount}</span>
-      {view.tax ? <span className="next-charge-tax"> ({view.tax})</span> : null} on{" "}
-      <span className="next-charge-date">{view.date}</span>
-      {view.card ? (
-        <>
-          , <span className="next-charge-card">{view.card}</span>
-        </>
-      ) : null}
+      <Trans t={t} i18nKey={key} values={values} components={components} />
     </p>
   );
 }

@@ -1,6 +1,7 @@
 import { Form, useActionData, useNavigation, useSubmit } from "@remix-run/react";
 import { AuthenticationChallenge, type Challenge } from "~/features/card-entry/authentication-dialog";
 import { type ComponentType, type FormEvent, useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { Spinner } from "~/components/spinner";
 import type { CardErrors } from "~/features/card-entry/card-messages";
 import { SandboxCardFields, readSandboxCard, tokenizeSandboxCard } from "~/features/card-entry/sandbox-card";
@@ -59,25 +60,31 @@ function AddCardChallenge({ gateway }: { gateway: { mode: "live" | "sandbox"; pu
 }
 
 function HostedSetupForm() {
+  const { t } = useTranslation("billing");
   return (
     <Form method="post" action={TAB_PATH} reloadDocument className="payment-methods__hosted">
       <input type="hidden" name="intent" value="hosted-setup" />
-      <p className="muted">You will enter the card on our payment provider's secure page.</p>
+      <p className="muted">{t("billing.paymentMethods.hostedSetup")}</p>
       <button type="submit" className="button button--primary">
-        Add card
+        {t("billing.paymentMethods.addCard")}
       </button>
     </Form>
   );
 }
 
 function SandboxAddCardForm({ publishableKey }: { publishableKey: string }) {
+  const { t } = useTranslation("billing");
   const submit = useSubmit();
   const navigation = useNavigation();
   const actionData = useActionData<{ paymentMethodsForm?: string; errors?: CardErrors }>();
   const [errors, setErrors] = useState<CardErrors>({});
   const [tokenizing, setTokenizing] = useState(false);
   const busy = tokenizing || (navigation.state !== "idle" && navigation.formData?.get("intent") === "add-card");
-  const shown: CardErrors = { ...(actionData?.paymentMethodsForm === "add-card" ? actionData.errors : {}), ...errors };
+  // The card fields show what they are given: catalogue keys (ours, the card entry's) are translated here,
+  // and a text that is no key (the API's, the tokenizer's) passes through `t` as it is.
+  const shown = Object.fromEntries(
+    Object.entries({ ...(actionData?.paymentMethodsForm === "add-card" ? actionData.errors : {}), ...errors }).map(([field, message]) => [field, message ? t(message) : message]),
+  ) as CardErrors;
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -107,14 +114,14 @@ function SandboxAddCardForm({ publishableKey }: { publishableKey: string }) {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="card-form payment-methods__add" aria-label="Add card">
+    <form onSubmit={onSubmit} noValidate className="card-form payment-methods__add" aria-label={t("billing.paymentMethods.addCard")}>
       <SandboxCardFields prefix="add-card" errors={shown} />
       <label className="checkbox">
-        <input type="checkbox" id="add-card-default" /> Make this my default card
+        <input type="checkbox" id="add-card-default" /> {t("billing.paymentMethods.makeDefault")}
       </label>
       <button type="submit" className="button button--primary" disabled={busy} aria-busy={busy || undefined}>
         {busy ? <Spinner /> : null}
-        Add card
+        {t("billing.paymentMethods.addCard")}
       </button>
     </form>
   );

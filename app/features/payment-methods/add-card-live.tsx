@@ -2,8 +2,10 @@ import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-
 import { type Stripe, loadStripe } from "@stripe/stripe-js";
 import { useNavigation, useSubmit } from "@remix-run/react";
 import { type FormEvent, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { Spinner } from "~/components/spinner";
 import { CARD_MESSAGES } from "~/features/card-entry/card-messages";
+import { usePageLanguage } from "~/i18n/page-language";
 import { TAB_PATH } from "./messages";
 
 // Live 'Add card': Stripe's Payment Element in setup mode (Stripe.js, loaded on this tab only). The
@@ -13,10 +15,12 @@ let stripePromise: Promise<Stripe | null> | null = null;
 
 export function LiveAddCardForm({ publishableKey }: { publishableKey: string }) {
   stripePromise ??= loadStripe(publishableKey);
+  // Stripe's fields and their messages in the page's language.
+  const { language } = usePageLanguage();
   return (
     <Elements
       stripe={stripePromise}
-      options={{ mode: "setup", currency: "usd", paymentMethodCreation: "manual" }}
+      options={{ mode: "setup", currency: "usd", paymentMethodCreation: "manual", locale: language }}
     >
       <Form />
     </Elements>
@@ -26,6 +30,7 @@ export function LiveAddCardForm({ publishableKey }: { publishableKey: string }) 
 type Errors = Partial<Record<"name" | "postal" | "card", string>>;
 
 function Form() {
+  const { t } = useTranslation("billing");
   const stripe = useStripe();
   const elements = useElements();
   const submit = useSubmit();
@@ -66,28 +71,29 @@ function Form() {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate className="card-form payment-methods__add" aria-label="Add card">
+    <form onSubmit={onSubmit} noValidate className="card-form payment-methods__add" aria-label={t("billing.paymentMethods.addCard")}>
       <PaymentElement onReady={() => setReady(true)} onChange={() => setErrors((e) => ({ ...e, card: undefined }))} />
       <p className="field-error" role={errors.card ? "alert" : undefined}>
-        {errors.card ?? ""}
+        {/* The card entry's messages are catalogue keys; Stripe's come in the page's language. */}
+        {errors.card ? t(errors.card) : ""}
       </p>
       <div className="field">
-        <label htmlFor="add-card-name">Cardholder name</label>
+        <label htmlFor="add-card-name">{t("billing.paymentMethods.cardholderName")}</label>
         <input id="add-card-name" autoComplete="cc-name" value={name} onChange={(e) => setName(e.target.value)} />
-        <p className="field-error">{errors.name ?? ""}</p>
+        <p className="field-error">{errors.name ? t(errors.name) : ""}</p>
       </div>
       <div className="field">
-        <label htmlFor="add-card-postal">Postal code</label>
+        <label htmlFor="add-card-postal">{t("billing.paymentMethods.postalCode")}</label>
         <input id="add-card-postal" autoComplete="postal-code" value={postal} onChange={(e) => setPostal(e.target.value)} />
-        <p className="field-error">{errors.postal ?? ""}</p>
+        <p className="field-error">{errors.postal ? t(errors.postal) : ""}</p>
       </div>
       <label className="checkbox">
-        <input type="checkbox" id="add-card-default" /> Make this my default card
+        <input type="checkbox" id="add-card-default" /> {t("billing.paymentMethods.makeDefault")}
       </label>
       {/* commerce §5: not before the provider is ready. */}
       <button type="submit" className="button button--primary" disabled={busy || !ready} aria-busy={busy || undefined}>
         {busy ? <Spinner /> : null}
-        Add card
+        {t("billing.paymentMethods.addCard")}
       </button>
     </form>
   );

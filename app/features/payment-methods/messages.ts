@@ -5,24 +5,25 @@ export const TAB_PATH = "/billing?tab=payment-method";
 /** Commerce §9: payment methods page size. */
 export const PER_PAGE = 6;
 
+/** Catalogue keys (app/locales/<language>/billing.json): the toasts, alerts and the tab show them with `t`. */
 export const PAYMENT_METHOD_MESSAGES = {
-  added: "New Payment Method Added Successfully.",
-  updated: "Payment Method Updated Successfully.",
-  deleted: "Payment Method Deleted Successfully.",
-  // Sic: the spec's wording (commerce §8).
-  defaultSet: "Payment Method Set as Defaut Successfully.",
-  addFailed: "Failed to add New Payment Method",
-  updateFailed: "Failed to update Payment Method",
-  deleteFailed: "Failed to delete Payment Method",
-  defaultFailed: "Failed to mark Payment Method as Default",
-  fetchFailed: "Failed to fetch Payment Methods",
-  idRequired: "Payment method ID is required",
-  name: "Please enter the cardholder name",
-  nameControls: "Remove the control characters from the cardholder name.",
-  postal: "Please enter the postal code",
-  card: "Please complete your card details",
-  expiry: "Please enter the expiry as MM / YY",
-  empty: "No payment methods yet",
+  added: "billing.paymentMethods.added",
+  updated: "billing.paymentMethods.updated",
+  deleted: "billing.paymentMethods.deleted",
+  // Its English is the spec's wording, typo included (commerce §8).
+  defaultSet: "billing.paymentMethods.defaultSet",
+  addFailed: "billing.paymentMethods.addFailed",
+  updateFailed: "billing.paymentMethods.updateFailed",
+  deleteFailed: "billing.paymentMethods.deleteFailed",
+  defaultFailed: "billing.paymentMethods.defaultFailed",
+  fetchFailed: "billing.paymentMethods.fetchFailed",
+  idRequired: "billing.paymentMethods.idRequired",
+  name: "billing.paymentMethods.error.name",
+  nameControls: "billing.paymentMethods.error.nameControls",
+  postal: "billing.paymentMethods.error.postal",
+  card: "billing.paymentMethods.error.card",
+  expiry: "billing.paymentMethods.error.expiry",
+  empty: "billing.paymentMethods.empty",
 } as const;
 
 /** The tab's address with its view state (page, the card being deleted or edited). */

@@ -2,7 +2,8 @@ import type { AppLoadContext } from "@remix-run/node";
 import { data, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { formatShortDate } from "~/utils/dates";
+import { languageOf } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
 import { hasControlCharacters } from "~/schemas/text";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { PAYMENT_METHOD_MESSAGES, PER_PAGE, TAB_PATH, tabHref } from "./messages";
@@ -56,6 +57,7 @@ export async function paymentMethodsState(request: Request, context: AppLoadCont
   }
 
   const page = positiveInt(url.searchParams.get("page")) ?? 1;
+  const { shortDate } = formattersFor(languageOf(request));
   const [list, active, config] = await Promise.all([
     api.get("/api/getCurrentcards", { params: { query: { page, per_page: PER_PAGE } } }),
     api.post("/api/subscription/active"),
@@ -63,7 +65,7 @@ export async function paymentMethodsState(request: Request, context: AppLoadCont
   ]);
   const subscription = active.ok ? active.data.subscription : null;
   const paysByCard = subscription?.subscription_by === "stripe";
-  const cards = list.ok ? list.data.data.map((card) => ({ ...card, added: formatShortDate(card.created_at) })) : [];
+  const cards = list.ok ? list.data.data.map((card) => ({ ...card, added: shortDate(card.created_at) })) : [];
   const ids = new Set(cards.map((card) => card.id));
   const pick = (name: string) => {
     const id = positiveInt(url.searchParams.get(name));

@@ -1,18 +1,19 @@
 // The refund form of the billing history (the 30-day money-back guarantee, docs/decisions/016): its
-// texts and the refund address rule, shared by the server's schema and the form's HTML attributes.
+// texts (catalogue keys, app/locales/<language>/billing.json) and the refund address rule, shared by the
+// server's schema and the form's HTML attributes. Whoever shows one of these texts shows it with `t`.
 
 export const REFUND_FORM = {
   intent: "refund",
-  link: "Request refund",
-  title: "Request a refund",
-  submit: "Refund my payment",
-  addressLabel: "Refund address",
-  refunded: "Refunded",
-  requested: "Refund requested",
-  failed: "Failed to refund the payment",
-  notOffered: "This payment cannot be refunded.",
-  addressRequired: "Please enter the address to send your crypto refund to.",
-  addressInvalid: "Please enter a valid crypto address (letters and digits, 20 to 120 characters).",
+  link: "billing.refund.link",
+  title: "billing.refund.title",
+  submit: "billing.refund.submit",
+  addressLabel: "billing.refund.addressLabel",
+  refunded: "billing.refund.refunded",
+  requested: "billing.refund.requested",
+  failed: "billing.refund.failed",
+  notOffered: "billing.refund.notOffered",
+  addressRequired: "billing.refund.addressRequired",
+  addressInvalid: "billing.refund.addressInvalid",
 } as const;
 
 /** A crypto address or payment URI as wallets show them (the API applies the same rule). */

@@ -3,28 +3,33 @@ import type { ToastView } from "~/components/toasts";
 import { REFUND_FORM } from "~/features/refunds/refund-form";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { requireToken } from "~/utils/auth.server";
-import { formatLongDate } from "~/utils/dates";
-import { formatCents } from "~/utils/plans";
-import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
+import type { TFunction } from "i18next";
+import { languageOf, translatorFor } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
+import { type NextChargeView, nextChargeView, taxIncludedIn } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { refundAction } from "./refund.server";
-import { taxIncluded } from "~/features/tax/tax";
 
 // The 'Payment History' tab of /billing (commerce §2, §4, §7, §8, §9): the transactions 5 a page, an
 // invoice download per transaction, and the subscription's auto-renewal row with a server-rendered
-// confirm step (?confirm=auto-renewal) that works without JavaScript.
+// confirm step (?confirm=auto-renewal) that works without JavaScript. Its words are catalogue keys
+// (app/locales/<language>/billing.json); what has variables is worded here, in the request's language.
 
 export const HISTORY_PAGE_SIZE = 5;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const BILLING_MESSAGES = {
-  fetchFailed: "Failed to fetch user transactions",
-  renewalUpdated: "Auto-renewal updated successfully",
-  renewalFailed: "Failed to update auto-renewal",
-  keepFailed: "Failed to change the plan",
-  invoiceFailed: "Failed to fetch invoice",
-  empty: "No payment history available",
+  fetchFailed: "billing.history.fetchFailed",
+  subscriptionFetchFailed: "billing.history.subscriptionFetchFailed",
+  renewalUpdated: "billing.renewal.updated",
+  renewalFailed: "billing.renewal.failed",
+  keepFailed: "billing.pendingChange.keepFailed",
+  invoiceFailed: "billing.invoice.failed",
+  empty: "billing.history.empty",
 } as const;
+
+/** A transaction's status: the page words it ('Paid', 'Payment failed', 'Refunded', 'Refund requested') and colours it. */
+export type TransactionStatus = "paid" | "failed" | "refunded" | "requested";
 
 export type TransactionRow = {
   id: number;
@@ -34,7 +39,7 @@ export type TransactionRow = {
   amount: string;
   /** What the amount includes of tax ('including VAT 19 % (Germany): $13.66', 'VAT reverse charged'); null without (issue 35). */
   tax: string | null;
-  status: "Paid" | "Payment failed" | typeof REFUND_FORM.refunded | typeof REFUND_FORM.requested;
+  status: TransactionStatus;
   /**
    * The payment was tried more than once (a renewal and its automatic retries are one row, docs/decisions/050):
    * '— retried 4 times, last on 08 December, 2026' after 'Payment failed', ' on 04 December, 2026 — retried 2 times'
@@ -82,20 +87,28 @@ export type HistoryState = {
   notices: ToastView[];
 };
 
-function statusOf(t: ApiSchemas["Transaction"]): TransactionRow["status"] {
-  if (t.status === "Payment failed") return "Payment failed";
-  if (t.status === "refunded" || t.refund_status === "refunded") return REFUND_FORM.refunded;
-  if (t.refund_status === "requested") return REFUND_FORM.requested;
-  return "Paid";
+function statusOf(t: ApiSchemas["Transaction"]): TransactionStatus {
+  if (t.status === "Payment failed") return "failed";
+  if (t.status === "refunded" || t.refund_status === "refunded") return "refunded";
+  if (t.refund_status === "requested") return "requested";
+  return "paid";
+}
+
+/** The request's language: its `t` and its money and date formats. */
+type Words = { t: TFunction; f: ReturnType<typeof formattersFor> };
+
+function wordsOf(request: Request): Words {
+  const language = languageOf(request);
+  return { t: translatorFor(language), f: formattersFor(language) };
 }
 
 /** What a payment tried more than once adds to its status (docs/decisions/050). */
-function attemptsNote(t: ApiSchemas["Transaction"]): string | null {
+function attemptsNote(t: ApiSchemas["Transaction"], { t: tr, f }: Words): string | null {
   if (t.retries < 1) return null;
-  const retried = `retried ${t.retries} ${t.retries === 1 ? "time" : "times"}`;
-  if (t.status === "Payment failed") return `— ${retried}, last on ${formatLongDate(t.last_attempt_at)}`;
-  return `on ${formatLongDate(t.last_attempt_at)} — ${retried}`;
+  const values = { count: t.retries, date: f.longDate(t.last_attempt_at) };
+  return t.status === "Payment failed" ? tr("billing.history.attempts.failed", values) : tr("billing.history.attempts.paid", values);
 }
+
 
 function positiveInt(value: string | null): number | null {
   if (!value || !/^\d{1,6}$/.test(value)) return null;
@@ -111,12 +124,19 @@ export function historyHref(page?: number, extra?: Record<string, string>): stri
   return query ? `/billing?${query}` : "/billing";
 }
 
-const METHOD_LABELS: Record<string, string> = { card: "Card", applepay: "Apple Pay", googlepay: "Google Pay", crypto: "Crypto", paypal: "PayPal" };
+/** How a payment was made: names stay as they are, 'Card' and 'Crypto' are catalogue keys. */
+const METHOD_LABELS: Record<string, string> = {
+  card: "billing.history.method.card",
+  applepay: "Apple Pay",
+  googlepay: "Google Pay",
+  crypto: "billing.history.method.crypto",
+  paypal: "PayPal",
+};
 
 function methodLabel(t: ApiSchemas["Transaction"]): string {
-  if (t.payment_gateway === "bitpay") return "Crypto";
-  if (t.payment_gateway === "paypal") return "PayPal";
-  return METHOD_LABELS[t.wallet_payment_type ?? "card"] ?? "Card";
+  if (t.payment_gateway === "bitpay") return METHOD_LABELS.crypto!;
+  if (t.payment_gateway === "paypal") return METHOD_LABELS.paypal!;
+  return METHOD_LABELS[t.wallet_payment_type ?? "card"] ?? METHOD_LABELS.card!;
 }
 
 function invoiceLink(t: ApiSchemas["Transaction"]): TransactionRow["invoice"] {
@@ -129,17 +149,17 @@ function creditNoteLink(t: ApiSchemas["Transaction"]): TransactionRow["creditNot
   return { href: `/billing/credit-note/${t.id}/${encodeURIComponent(t.payment_gateway)}`, number: t.credit_note_number };
 }
 
-function underpaidView(short: ApiSchemas["Transaction"]["underpayment"]): TransactionRow["underpaid"] {
+function underpaidView(short: ApiSchemas["Transaction"]["underpayment"], { t, f }: Words): TransactionRow["underpaid"] {
   if (!short) return null;
   return {
-    text: `${formatCents(short.paid_cents)} of ${formatCents(short.due_cents)} arrived; ${formatCents(short.missing_cents)} is missing.`,
+    text: t("billing.history.underpaid", { paid: f.money(short.paid_cents), due: f.money(short.due_cents), missing: f.money(short.missing_cents) }),
     payUrl: short.pay_url,
     refundHref: `/help?${new URLSearchParams({ topic: "refund", invoice: short.invoice_id })}#contact`,
   };
 }
 
-function renewalRow(subscription: ApiSchemas["Subscription"] | null, ended: ApiSchemas["EndedPlan"] | undefined, now: Date): RenewalRow {
-  if (!subscription) return { kind: "none", endedOn: ended ? formatLongDate(ended.ended_on) : null };
+function renewalRow(subscription: ApiSchemas["Subscription"] | null, ended: ApiSchemas["EndedPlan"] | undefined, now: Date, { f }: Words): RenewalRow {
+  if (!subscription) return { kind: "none", endedOn: ended ? f.longDate(ended.ended_on) : null };
   const { title } = subscription;
   if (subscription.billing_type === "single") return { kind: "one-time", title };
   if (subscription.subscription_by === "bitpay") return { kind: "crypto", title };
@@ -153,13 +173,15 @@ function renewalRow(subscription: ApiSchemas["Subscription"] | null, ended: ApiS
     subscriptionId: subscription.id,
     on: subscription.subs_status === "subscription_started",
     lastDay: new Date(subscription.sub_exp_date).getTime() - now.getTime() < DAY_MS,
-    renewsOn: formatLongDate(subscription.sub_exp_date),
+    renewsOn: f.longDate(subscription.sub_exp_date),
   };
 }
 
 export async function historyState(request: Request, context: AppLoadContext, url: URL): Promise<HistoryState> {
   const token = await requireToken(request);
   const api = createApiClient(request, context, token);
+  const words = wordsOf(request);
+  const { t: tr, f } = words;
   const page = positiveInt(url.searchParams.get("page")) ?? 1;
   const [list, active] = await Promise.all([
     api.post("/api/billing/transactions", { body: { page, per_page: HISTORY_PAGE_SIZE } }),
@@ -167,25 +189,25 @@ export async function historyState(request: Request, context: AppLoadContext, ur
   ]);
   const notices: ToastView[] = [];
   if (!list.ok) notices.push({ type: "error", message: BILLING_MESSAGES.fetchFailed });
-  if (!active.ok) notices.push({ type: "error", message: "Failed to fetch active subscriptions" });
+  if (!active.ok) notices.push({ type: "error", message: BILLING_MESSAGES.subscriptionFetchFailed });
   const now = active.ok ? new Date(active.data.now) : new Date();
-  const renewal: RenewalRow = active.ok ? renewalRow(active.data.subscription, active.data.ended_plan, now) : { kind: "none", endedOn: null };
+  const renewal: RenewalRow = active.ok ? renewalRow(active.data.subscription, active.data.ended_plan, now, words) : { kind: "none", endedOn: null };
   const transactions: TransactionRow[] = list.ok
       ? list.data.transactions.map((t) => ({
           id: t.id,
-          date: formatLongDate(t.created_at),
+          date: f.longDate(t.created_at),
           title: t.product.title,
-          method: methodLabel(t),
-          amount: formatCents(t.amount_cents),
-          tax: taxIncluded(t.tax),
+          method: tr(methodLabel(t)),
+          amount: f.money(t.amount_cents),
+          tax: taxIncludedIn(t.tax, f.language),
           status: statusOf(t),
-          attempts: attemptsNote(t),
+          attempts: attemptsNote(t, words),
           refundable: t.refundable,
           crypto: t.payment_gateway === "bitpay",
           paypal: t.payment_gateway === "paypal",
           invoice: invoiceLink(t),
           creditNote: creditNoteLink(t),
-          underpaid: underpaidView(t.underpayment),
+          underpaid: underpaidView(t.underpayment, words),
         }))
       : [];
   const refundId = positiveInt(url.searchParams.get("refund"));
@@ -196,9 +218,9 @@ export async function historyState(request: Request, context: AppLoadContext, ur
     // The same words as the checkout's (plan-change.server.ts).
     pendingChange:
       active.ok && active.data.pending_change
-        ? `Your plan changes to ${active.data.pending_change.plan.title} on ${formatLongDate(active.data.pending_change.effective_at)}.`
+        ? tr("billing.pendingChange.sentence", { plan: active.data.pending_change.plan.title, date: f.longDate(active.data.pending_change.effective_at) })
         : null,
-    nextCharge: active.ok ? nextChargeView(active.data) : null,
+    nextCharge: active.ok ? nextChargeView(active.data, words.f.language) : null,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",
     refund: refundId === null ? null : (transactions.find((t) => t.id === refundId && t.refundable) ?? null),
     notices: refundId !== null && !transactions.some((t) => t.id === refundId && t.refundable)

@@ -1,14 +1,23 @@
 import { Form, Link, useActionData } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { NextCharge } from "~/features/next-charge/next-charge";
 import { REFUND_ADDRESS_PATTERN, REFUND_FORM, refundHref } from "~/features/refunds/refund-form";
-import type { HistoryState, RenewalRow, TransactionRow } from "./history.server";
+import type { HistoryState, RenewalRow, TransactionRow, TransactionStatus } from "./history.server";
 import type { RefundActionData } from "./refund.server";
 
 // The 'Payment History' tab: the transactions, pagination links (?page=N), and the subscription's
 // auto-renewal row, and the money-back guarantee's 'Request refund' link with its server-rendered step
 // (?refund={id}). Everything is links and plain forms, so it works without JavaScript.
+
+/** A transaction's status as the table words it. */
+const STATUS_KEYS: Record<TransactionStatus, string> = {
+  paid: "billing.history.status.paid",
+  failed: "billing.history.status.failed",
+  refunded: REFUND_FORM.refunded,
+  requested: REFUND_FORM.requested,
+};
 
 function pageHref(page: number): string {
   return page > 1 ? `/billing?page=${page}` : "/billing";
@@ -19,13 +28,14 @@ function pageHref(page: number): string {
  * day (the grace end). Auto-renewal can still be turned off (Stripe's retries stop, the plan ends then) or on.
  */
 export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: HistoryState; pastDueUntil?: string | null }) {
+  const { t } = useTranslation("billing");
   const pastDue = pastDueUntil !== null;
   const { transactions, pagination, renewal, pendingChange, confirm, refund, nextCharge } = state;
   return (
     <div className="billing-history">
       {/* id: where 'Cancel subscription' takes a signed-in customer (components/cancel-footer.tsx). */}
       <section className="billing-card" aria-labelledby="billing-subscription-title" id="auto-renewal">
-        <h2 id="billing-subscription-title">Subscription</h2>
+        <h2 id="billing-subscription-title">{t("billing.subscription.title")}</h2>
         <RenewalSection renewal={renewal} page={pagination.current_page} />
         {pendingChange ? <PendingChange sentence={pendingChange} page={pagination.current_page} /> : null}
         {/* While a renewal is unpaid, the banner says what is due instead. */}
@@ -33,62 +43,62 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
       </section>
 
       <section className="billing-card" aria-labelledby="billing-history-title">
-        <h2 id="billing-history-title">Payment History</h2>
+        <h2 id="billing-history-title">{t("billing.history.title")}</h2>
         {transactions.length === 0 ? (
-          <p className="billing-empty">No payment history available</p>
+          <p className="billing-empty">{t("billing.history.empty")}</p>
         ) : (
           // On a narrow screen the table scrolls sideways in its own box: the keyboard must be able to reach it too.
           // biome-ignore lint/a11y/useSemanticElements: a scroll box around a table, not a section of the page's outline
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable to scroll by keyboard
-          <div className="billing-table-wrap" role="region" aria-label="Payment history table" tabIndex={0}>
+          <div className="billing-table-wrap" role="region" aria-label={t("billing.history.tableLabel")} tabIndex={0}>
             <table className="billing-table">
               <thead>
                 <tr>
-                  <th scope="col">Date</th>
-                  <th scope="col">Plan</th>
-                  <th scope="col">Payment method</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Invoice</th>
-                  <th scope="col">Refund</th>
+                  <th scope="col">{t("billing.history.column.date")}</th>
+                  <th scope="col">{t("billing.history.column.plan")}</th>
+                  <th scope="col">{t("billing.history.column.method")}</th>
+                  <th scope="col">{t("billing.history.column.amount")}</th>
+                  <th scope="col">{t("billing.history.column.status")}</th>
+                  <th scope="col">{t("billing.history.column.invoice")}</th>
+                  <th scope="col">{t("billing.history.column.refund")}</th>
                 </tr>
               </thead>
               <tbody>
-                {transactions.map((t) => (
-                  <tr key={t.id}>
-                    <td data-label="Date">{t.date}</td>
-                    <td data-label="Plan">{t.title}</td>
-                    <td data-label="Payment method">{t.method}</td>
-                    <td data-label="Amount">
-                      {t.amount}
-                      {t.tax ? <span className="billing-tax"> {t.tax}</span> : null}
+                {transactions.map((row) => (
+                  <tr key={row.id}>
+                    <td data-label={t("billing.history.column.date")}>{row.date}</td>
+                    <td data-label={t("billing.history.column.plan")}>{row.title}</td>
+                    <td data-label={t("billing.history.column.method")}>{row.method}</td>
+                    <td data-label={t("billing.history.column.amount")}>
+                      {row.amount}
+                      {row.tax ? <span className="billing-tax"> {row.tax}</span> : null}
                     </td>
-                    <td data-label="Status">
-                      <span className={`billing-status ${statusClass(t.status)}`}>{t.status}</span>
-                      {t.attempts ? <span className="billing-attempts"> {t.attempts}</span> : null}
-                      {t.underpaid ? <Underpaid {...t.underpaid} /> : null}
+                    <td data-label={t("billing.history.column.status")}>
+                      <span className={`billing-status ${statusClass(row.status)}`}>{t(STATUS_KEYS[row.status])}</span>
+                      {row.attempts ? <span className="billing-attempts"> {row.attempts}</span> : null}
+                      {row.underpaid ? <Underpaid {...row.underpaid} /> : null}
                     </td>
-                    <td data-label="Invoice">
-                      {t.invoice === null ? (
+                    <td data-label={t("billing.history.column.invoice")}>
+                      {row.invoice === null ? (
                         <span className="muted">—</span>
                       ) : (
-                        <a href={t.invoice.href} download={`invoice_${t.id}.pdf`} className="billing-invoice-link">
-                          Download invoice
+                        <a href={row.invoice.href} download={`invoice_${row.id}.pdf`} className="billing-invoice-link">
+                          {t("billing.history.downloadInvoice")}
                         </a>
                       )}
-                      {t.creditNote ? (
+                      {row.creditNote ? (
                         <>
                           <br />
-                          <a href={t.creditNote.href} download={`credit_note_${t.id}.pdf`} className="billing-invoice-link">
-                            Download credit note
+                          <a href={row.creditNote.href} download={`credit_note_${row.id}.pdf`} className="billing-invoice-link">
+                            {t("billing.history.downloadCreditNote")}
                           </a>
                         </>
                       ) : null}
                     </td>
-                    <td data-label="Refund">
-                      {t.refundable ? (
-                        <Link to={refundHref(pagination.current_page, t.id)} className="billing-refund-link">
-                          {REFUND_FORM.link}
+                    <td data-label={t("billing.history.column.refund")}>
+                      {row.refundable ? (
+                        <Link to={refundHref(pagination.current_page, row.id)} className="billing-refund-link">
+                          {t(REFUND_FORM.link)}
                         </Link>
                       ) : (
                         <span className="muted">—</span>
@@ -101,10 +111,10 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
           </div>
         )}
         {pagination.last_page > 1 ? (
-          <nav className="billing-pagination" aria-label="Payment history pages">
+          <nav className="billing-pagination" aria-label={t("billing.history.pagesLabel")}>
             {pagination.current_page > 1 ? (
               <Link to={pageHref(pagination.current_page - 1)} rel="prev">
-                Previous
+                {t("billing.pagination.previous")}
               </Link>
             ) : null}
             {Array.from({ length: pagination.last_page }, (_, i) => i + 1).map((n) =>
@@ -113,14 +123,14 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
                   {n}
                 </span>
               ) : (
-                <Link key={n} to={pageHref(n)} className="billing-page" aria-label={`Page ${n}`}>
+                <Link key={n} to={pageHref(n)} className="billing-page" aria-label={t("billing.pagination.page", { page: n })}>
                   {n}
                 </Link>
               ),
             )}
             {pagination.current_page < pagination.last_page ? (
               <Link to={pageHref(pagination.current_page + 1)} rel="next">
-                Next
+                {t("billing.pagination.next")}
               </Link>
             ) : null}
           </nav>
@@ -135,61 +145,63 @@ export function PaymentHistoryTab({ state, pastDueUntil = null }: { state: Histo
 
 /** A short crypto payment: what arrived and what is missing, then paying the rest (while its invoice is open) or a refund. */
 function Underpaid({ text, payUrl, refundHref }: NonNullable<TransactionRow["underpaid"]>) {
+  const { t } = useTranslation("billing");
+  // Trans puts the catalogue's words inside the links.
+  // biome-ignore lint/a11y/useAnchorContent: Trans fills the link with its text
+  const refund = <a href={refundHref} />;
+  // biome-ignore lint/a11y/useAnchorContent: Trans fills the link with its text
+  const pay = payUrl ? <a href={payUrl} /> : null;
   return (
     <p className="billing-underpaid">
       {text}{" "}
-      {payUrl ? (
-        <>
-          <a href={payUrl}>Pay the rest</a> or{" "}
-        </>
+      {pay ? (
+        <Trans t={t} i18nKey="billing.history.underpaidPayOrRefund" components={{ pay, refund }} />
       ) : (
-        "Its invoice has closed. "
+        <Trans t={t} i18nKey="billing.history.underpaidClosed" components={{ refund }} />
       )}
-      <a href={refundHref}>Ask for your money back</a>
     </p>
   );
 }
 
-function statusClass(status: TransactionRow["status"]): string {
-  if (status === "Paid") return "billing-status--paid";
-  if (status === "Payment failed") return "billing-status--failed";
+function statusClass(status: TransactionStatus): string {
+  if (status === "paid") return "billing-status--paid";
+  if (status === "failed") return "billing-status--failed";
   return "billing-status--refunded";
 }
 
 /** The refund step: what happens, then 'Refund my payment' (crypto: with the address to send it to). */
 function RefundDialog({ transaction, page }: { transaction: TransactionRow; page: number }) {
+  const { t } = useTranslation("billing");
   const actionData = useActionData<RefundActionData>();
   const addressError = actionData?.refundForm === transaction.id ? actionData.errors.refund_address : undefined;
   return (
     <ModalDialog labelledBy="refund-title" cancelTo={pageHref(page)}>
         <header className="dialog-header">
-          <h2 id="refund-title">{REFUND_FORM.title}</h2>
-          <Link to={pageHref(page)} className="button button--link" aria-label="Close" replace>
+          <h2 id="refund-title">{t(REFUND_FORM.title)}</h2>
+          <Link to={pageHref(page)} className="button button--link" aria-label={t("billing.dialog.close")} replace>
             ×
           </Link>
         </header>
-        <p>
-          Under our 30-day money-back guarantee, your payment of {transaction.amount} for {transaction.title} on {transaction.date} is
-          returned in full.
-        </p>
+        <p>{t("billing.refund.intro", { amount: transaction.amount, plan: transaction.title, date: transaction.date })}</p>
         <ul>
           <li>
-            The payment is returned in full
-            {transaction.crypto ? " to the crypto address you enter below" : transaction.paypal ? " to the PayPal account that paid" : " to the card or wallet that paid"}.
+            {transaction.crypto
+              ? t("billing.refund.returnedToCrypto")
+              : transaction.paypal
+                ? t("billing.refund.returnedToPayPal")
+                : t("billing.refund.returnedToCard")}
           </li>
-          <li>Your subscription ends now.</li>
-          <li>Your account goes Free.</li>
+          <li>{t("billing.refund.subscriptionEnds")}</li>
+          <li>{t("billing.refund.accountFree")}</li>
         </ul>
-        <p>The guarantee can be used once per account.</p>
-        {transaction.crypto ? (
-          <p>Crypto payments cannot be returned automatically: we record your request and send the refund to your address ourselves.</p>
-        ) : null}
+        <p>{t("billing.refund.oncePerAccount")}</p>
+        {transaction.crypto ? <p>{t("billing.refund.cryptoManual")}</p> : null}
         <Form method="post" action={refundHref(page, transaction.id)} className="billing-dialog-form">
           <input type="hidden" name="intent" value={REFUND_FORM.intent} />
           <input type="hidden" name="transactionId" value={transaction.id} />
           {transaction.crypto ? (
             <div className="field">
-              <label htmlFor="refund-address">{REFUND_FORM.addressLabel}</label>
+              <label htmlFor="refund-address">{t(REFUND_FORM.addressLabel)}</label>
               <input
                 id="refund-address"
                 name="refund_address"
@@ -201,16 +213,17 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
                 aria-describedby="refund-address-error"
               />
               <p id="refund-address-error" className="field-error" aria-live="polite">
-                {addressError ?? ""}
+                {/* A schema's message is a key; the API's comes in the page's language already. */}
+                {addressError ? t(addressError) : ""}
               </p>
             </div>
           ) : null}
           <div className="billing-dialog-actions">
             <Link to={pageHref(page)} className="button" replace>
-              Go back
+              {t("billing.dialog.goBack")}
             </Link>
             <button type="submit" className="button button--primary">
-              {REFUND_FORM.submit}
+              {t(REFUND_FORM.submit)}
             </button>
           </div>
         </Form>
@@ -219,37 +232,38 @@ function RefundDialog({ transaction, page }: { transaction: TransactionRow; page
 }
 
 function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }) {
+  const { t } = useTranslation("billing");
   if (renewal.kind === "none") {
-    if (renewal.endedOn === null) return <p className="muted">You have no active subscription.</p>;
+    if (renewal.endedOn === null) return <p className="muted">{t("billing.subscription.none")}</p>;
     // A plan that ended says when, and the way back (docs/decisions/050).
     return (
       <p className="billing-ended">
-        Your plan ended on {renewal.endedOn}. <Link to="/pricing">See plans</Link>
+        {t("billing.subscription.ended", { date: renewal.endedOn })} <Link to="/pricing">{t("billing.subscription.seePlans")}</Link>
       </p>
     );
   }
   return (
     <dl className="billing-subscription">
       <div className="billing-subscription-row">
-        <dt>Plan</dt>
+        <dt>{t("billing.subscription.plan")}</dt>
         <dd>{renewal.title}</dd>
       </div>
       <div className="billing-subscription-row">
-        <dt>Auto-renewal</dt>
+        <dt>{t("billing.subscription.autoRenewal")}</dt>
         <dd>
           {renewal.kind === "one-time" ? (
-            "One-time Payment"
+            t("billing.subscription.oneTime")
           ) : renewal.kind === "crypto" ? (
-            <span>Crypto plans do not renew automatically: we email you a renewal invoice 3 days before your plan ends, and paying it renews the plan.</span>
+            <span>{t("billing.subscription.cryptoNoRenewal")}</span>
           ) : (
             // A div: the form inside is flow content, which a span may not hold.
             <div className="billing-renewal">
-              <strong className={renewal.on ? "billing-on" : "billing-off"}>{renewal.on ? "ON" : "OFF"}</strong>
+              <strong className={renewal.on ? "billing-on" : "billing-off"}>{renewal.on ? t("billing.renewal.on") : t("billing.renewal.off")}</strong>
               <Form method="get" action="/billing" className="billing-inline-form">
                 {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
                 <input type="hidden" name="confirm" value="auto-renewal" />
                 <button type="submit" className="button">
-                  {renewal.on ? "Cancel auto-renewal" : "Active auto-renewal"}
+                  {renewal.on ? t("billing.renewal.cancel") : t("billing.renewal.activate")}
                 </button>
               </Form>
             </div>
@@ -262,6 +276,7 @@ function RenewalSection({ renewal, page }: { renewal: RenewalRow; page: number }
 
 /** A change to a shorter plan waiting for the renewal, and 'Keep current plan' (a plain form). */
 function PendingChange({ sentence, page }: { sentence: string; page: number }) {
+  const { t } = useTranslation("billing");
   return (
     <div className="billing-pending-change">
       <p>{sentence}</p>
@@ -269,7 +284,7 @@ function PendingChange({ sentence, page }: { sentence: string; page: number }) {
         <input type="hidden" name="intent" value="keep-plan" />
         {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
         <SubmitButton intent="keep-plan" className="button">
-          Keep current plan
+          {t("billing.pendingChange.keep")}
         </SubmitButton>
       </Form>
     </div>
@@ -285,12 +300,14 @@ function RenewalDialog({
   page: number;
   pastDueUntil: string | null;
 }) {
-  const title = renewal.on ? "Cancel auto-renewal?" : "Turn on auto-renewal?";
+  const { t } = useTranslation("billing");
+  const title = renewal.on ? t("billing.renewal.dialog.cancelTitle") : t("billing.renewal.dialog.enableTitle");
+  const values = { plan: renewal.title, date: pastDueUntil ?? renewal.renewsOn };
   return (
     <ModalDialog labelledBy="auto-renewal-title" cancelTo={pageHref(page)}>
         <header className="dialog-header">
           <h2 id="auto-renewal-title">{title}</h2>
-          <Link to={pageHref(page)} className="button button--link" aria-label="Close" replace>
+          <Link to={pageHref(page)} className="button button--link" aria-label={t("billing.dialog.close")} replace>
             ×
           </Link>
         </header>
@@ -298,15 +315,15 @@ function RenewalDialog({
           {/* Past due, the renewal date has passed: off, the plan ends at the grace end; on, the failed payment is retried. */}
           {pastDueUntil !== null
             ? renewal.on
-              ? `Your ${renewal.title} plan will not renew and ends on ${pastDueUntil}.`
-              : `Your ${renewal.title} plan will renew automatically when the failed payment is retried.`
+              ? t("billing.renewal.dialog.pastDueOff", values)
+              : t("billing.renewal.dialog.pastDueOn", values)
             : renewal.on
-              ? `Your ${renewal.title} plan will not renew and ends on ${renewal.renewsOn}. Auto-renewal must be turned off at least 24 hours before the end of the billing cycle.`
-              : `Your ${renewal.title} plan will renew automatically on ${renewal.renewsOn}.`}
+              ? t("billing.renewal.dialog.off", values)
+              : t("billing.renewal.dialog.on", values)}
         </p>
         {!renewal.on && renewal.lastDay && pastDueUntil === null ? (
           <p className="billing-warning">
-            Your billing cycle ends in less than 24 hours: once turned on, auto-renewal cannot be turned off again before this renewal.
+            {t("billing.renewal.dialog.lastDay")}
           </p>
         ) : null}
         <Form method="post" action="/billing" className="billing-dialog-actions">
@@ -315,10 +332,10 @@ function RenewalDialog({
           <input type="hidden" name="subscriptionId" value={renewal.subscriptionId} />
           {page > 1 ? <input type="hidden" name="page" value={page} /> : null}
           <Link to={pageHref(page)} className="button" replace>
-            Go back
+            {t("billing.dialog.goBack")}
           </Link>
           <button type="submit" className="button button--primary">
-            Confirm
+            {t("billing.dialog.confirm")}
           </button>
         </Form>
     </ModalDialog>

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { PageAlert } from "~/components/form-alert";
 import { Toasts } from "~/components/toasts";
 import { createApiClient } from "~/utils/api.server";
@@ -13,6 +14,7 @@ import { PaymentMethodsTab } from "~/features/payment-methods/payment-methods-ta
 import { PaymentHistoryTab } from "./history";
 import { historyAction, historyState } from "./history.server";
 import { pageMeta } from "~/utils/meta";
+import { languageOf } from "~/i18n/i18n.server";
 import { billingDetailsAction, billingDetailsState } from "~/features/billing-details/billing-details.server";
 import { BillingDetailsTab } from "~/features/billing-details/billing-details-tab";
 
@@ -21,7 +23,7 @@ import { BillingDetailsTab } from "~/features/billing-details/billing-details-ta
 // to). Only the open tab's data is loaded. The action offers each intent to the Payment Method tab
 // first, then to the history tab (auto-renewal), then to the billing details.
 
-export const meta: MetaFunction = () => pageMeta("Billing | VPN Account", "Your VPN payment history, saved cards and auto-renewal.");
+export const meta: MetaFunction = (args) => pageMeta(args, "billing.meta.title", "billing.meta.description");
 
 export const headers = () => ({ "Cache-Control": "private, no-store" });
 
@@ -33,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const asked = url.searchParams.get("tab");
   const tab: Tab = asked === "payment-method" || asked === "billing-details" ? asked : "history";
   // Either tab shows 'Your last payment failed.' while a renewal is unpaid.
-  const paymentFailed = loadPaymentFailed(createApiClient(request, context, token));
+  const paymentFailed = loadPaymentFailed(createApiClient(request, context, token), languageOf(request));
   if (tab === "payment-method") {
     const [paymentMethods, failed] = await Promise.all([paymentMethodsState(request, context, url), paymentFailed]);
     return { tab, paymentMethods, history: null, billingDetails: null, paymentFailed: failed };
@@ -59,26 +61,28 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/billing");
 }
 
+/** `name`: the tab's catalogue key. */
 const TABS: { id: Tab; name: string; href: string }[] = [
-  { id: "history", name: "Payment History", href: "/billing" },
-  { id: "payment-method", name: "Payment Method", href: "/billing?tab=payment-method" },
-  { id: "billing-details", name: "Billing details", href: "/billing?tab=billing-details" },
+  { id: "history", name: "billing.tabs.history", href: "/billing" },
+  { id: "payment-method", name: "billing.tabs.paymentMethod", href: "/billing?tab=payment-method" },
+  { id: "billing-details", name: "billing.tabs.billingDetails", href: "/billing?tab=billing-details" },
 ];
 
 export default function BillingPage() {
   const { tab, history, paymentMethods, billingDetails, paymentFailed } = useLoaderData<typeof loader>();
-  const current = TABS.find((t) => t.id === tab)!;
+  const { t } = useTranslation("billing");
+  const current = TABS.find((item) => item.id === tab)!;
   return (
     <section className="page">
       <Toasts toasts={history?.notices ?? []} />
-      <h1>Billing</h1>
+      <h1>{t("billing.title")}</h1>
       {/* A refused refund, auto-renewal or card change stays here after its toast has closed (issue 21). */}
       <PageAlert />
       {paymentFailed ? <PaymentFailedBanner failed={paymentFailed} /> : null}
-      <div role="tablist" aria-label="Billing" className="tabs billing-tabs">
-        {TABS.map((t) => (
-          <Link key={t.id} role="tab" aria-selected={t.id === tab} to={t.href} className="tab" id={`billing-tab-${t.id}`}>
-            {t.name}
+      <div role="tablist" aria-label={t("billing.title")} className="tabs billing-tabs">
+        {TABS.map((item) => (
+          <Link key={item.id} role="tab" aria-selected={item.id === tab} to={item.href} className="tab" id={`billing-tab-${item.id}`}>
+            {t(item.name)}
           </Link>
         ))}
       </div>

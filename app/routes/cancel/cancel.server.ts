@@ -2,7 +2,9 @@ import { redirect } from "@remix-run/node";
 import type { AppLoadContext } from "@remix-run/node";
 import { createApiClient } from "~/utils/api.server";
 import { codeStepState } from "~/utils/code-flow.server";
-import { formatLongDate } from "~/utils/dates";
+import { languageOf, translatorFor } from "~/i18n/i18n.server";
+import type { Language } from "~/i18n/languages";
+import { formattersFor } from "~/i18n/use-formatters";
 import { type CancelFlow, readFlow, writeFlow } from "~/utils/flow.server";
 import { redirectWithFormError } from "~/utils/toast.server";
 
@@ -10,11 +12,14 @@ import { redirectWithFormError } from "~/utils/toast.server";
 // API with the proof, so a proof that expired (15 minutes) or was used sends the visitor back to the start.
 
 export const CANCEL_PATH = "/cancel";
-export const PROOF_EXPIRED = "This page has expired. Please start again.";
+/** Catalogue keys: the page's alert and the error page show them translated. */
+export const PROOF_EXPIRED = "billing.cancel.proofExpired";
+const UNREACHABLE = "billing.cancel.unreachable";
 
-/** 'March 5, 2027 at 14:05 UTC' in the portal's words: '05 March, 2027 at 14:05 UTC'. */
-export function formatDateTimeUtc(value: string): string {
-  return `${formatLongDate(value)} at ${new Date(value).toISOString().slice(11, 16)} UTC`;
+/** 'March 5, 2027 at 14:05 UTC' in the portal's words: '05 March, 2027 at 14:05 UTC' (in `language`). */
+export function formatDateTimeUtc(value: string, language: Language): string {
+  const date = formattersFor(language).longDate(value);
+  return translatorFor(language)("billing.cancel.dateTimeUtc", { date, time: new Date(value).toISOString().slice(11, 16) });
 }
 
 /** Back to the email step with the message in its form (the flow is forgotten). */
@@ -42,13 +47,15 @@ export type CancelStep =
 export async function loadCancelStep(request: Request, context: AppLoadContext): Promise<CancelStep> {
   const flow: CancelFlow | undefined = await readFlow(request, "cancel");
   if (!flow) return { step: "email" };
+  const language = languageOf(request);
+  const { longDate } = formattersFor(language);
   if (flow.done) {
     return {
       step: "done",
       email: flow.email,
       title: flow.done.title,
-      endsOn: formatLongDate(flow.done.endsOn),
-      turnedOffAt: formatDateTimeUtc(flow.done.turnedOffAt),
+      endsOn: longDate(flow.done.endsOn),
+      turnedOffAt: formatDateTimeUtc(flow.done.turnedOffAt, language),
     };
   }
   if (!flow.proof) return { step: "code", code: codeStepState(flow) };
@@ -57,7 +64,7 @@ export async function loadCancelStep(request: Request, context: AppLoadContext):
   const shown = await api.post("/api/anonymous/cancel/subscription", { body: { proof: flow.proof } });
   if (!shown.ok) {
     if (shown.code === "link_invalid") throw await restartWithError(request, shown.message || PROOF_EXPIRED);
-    throw new Response(shown.message || "We can't reach our servers right now.", { status: shown.status >= 500 ? 503 : shown.status });
+    throw new Response(shown.message || UNREACHABLE, { status: shown.status >= 500 ? 503 : shown.status });
   }
   const s = shown.data.subscription;
   return {
@@ -66,8 +73,8 @@ export async function loadCancelStep(request: Request, context: AppLoadContext):
     subscription: s
       ? {
           title: s.title,
-          renewsOn: s.renews_on ? formatLongDate(s.renews_on) : null,
-          endsOn: s.ends_on ? formatLongDate(s.ends_on) : null,
+          renewsOn: s.renews_on ? longDate(s.renews_on) : null,
+          endsOn: s.ends_on ? longDate(s.ends_on) : null,
           canTurnOff: s.can_turn_off,
           note: s.note,
         }

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { AuthPage } from "~/components/auth-page";
 import { BILLING_AUTO_RENEWAL } from "~/components/cancel-footer";
 import { EmailStepForm, OtpStepForm } from "~/components/code-flow";
@@ -24,8 +25,7 @@ import { CANCEL_PATH, PROOF_EXPIRED, loadCancelStep, requireProof, restartWithEr
 
 const TURN_OFF = "turn-off";
 
-export const meta: MetaFunction = () =>
-  pageMeta("Cancel your subscription | VPN Account", "Turn off the auto-renewal of your VPN subscription without signing in: we email you a code.");
+export const meta: MetaFunction = (args) => pageMeta(args, "billing.meta.cancel.title", "billing.meta.cancel.description");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   if (await getSessionToken(request)) throw redirect(BILLING_AUTO_RENEWAL);
@@ -43,8 +43,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     flowKey: "cancel",
     pagePath: CANCEL_PATH,
     send: (email) => api.post("/api/anonymous/cancel/send-code", { body: { email } }),
-    failure: "Failed to send the verification code.",
-    sentMessage: "We have sent you a verification code.",
+    failure: "billing.cancel.sendFailed",
+    sentMessage: "billing.cancel.codeSent",
   });
   if (handled) return handled;
 
@@ -55,7 +55,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (submission.status !== "success") return formFailure("verify", submission);
     const verified = await api.post("/api/anonymous/cancel/verify", { body: { email: flow.email, code: submission.value.code } });
     if (!verified.ok) {
-      return formFailure("verify", submission, verified.message || "Invalid verification code", verified.status, { errorAt: codeErrorAt(verified, "code") });
+      return formFailure("verify", submission, verified.message || "billing.cancel.invalidCode", verified.status, { errorAt: codeErrorAt(verified, "code") });
     }
     const cookie = await writeFlow(request, "cancel", { ...flow, proof: verified.data.proof });
     return redirect(CANCEL_PATH, { headers: { "Set-Cookie": cookie } });
@@ -66,20 +66,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const done = await api.post("/api/anonymous/cancel/turn-off-auto-renewal", { body: { proof } });
     if (!done.ok) {
       if (done.code === "link_invalid") return restartWithError(request, done.message || PROOF_EXPIRED);
-      return formFailure(TURN_OFF, null, done.message || "Auto-renewal could not be turned off. Please try again.", done.status);
+      return formFailure(TURN_OFF, null, done.message || "billing.cancel.turnOffFailed", done.status);
     }
     const cookie = await writeFlow(request, "cancel", {
       email: flow.email,
       sentAt: flow.sentAt,
       done: { title: done.data.title, endsOn: done.data.ends_on, turnedOffAt: done.data.turned_off_at },
     });
-    return redirectWithSuccess(CANCEL_PATH, done.message || "Auto-renewal is off", { headers: { "Set-Cookie": cookie } });
+    return redirectWithSuccess(CANCEL_PATH, done.message || "billing.cancel.done.title", { headers: { "Set-Cookie": cookie } });
   }
 
   throw new Response("Unknown form", { status: 400 });
 }
 
 function TurnOffForm() {
+  const { t } = useTranslation("billing");
   const actionData = useActionData<FormFailure | undefined>();
   const idle = useNavigation().state === "idle";
   const error = idle && actionData?.form === TURN_OFF ? actionData.serverError : null;
@@ -87,22 +88,21 @@ function TurnOffForm() {
     <Form method="post">
       <input type="hidden" name="intent" value={TURN_OFF} />
       <FormAlert id="turn-off-error" errors={error ? [error] : null} />
-      <SubmitButton intent={TURN_OFF}>Cancel auto-renewal</SubmitButton>
+      <SubmitButton intent={TURN_OFF}>{t("billing.renewal.cancel")}</SubmitButton>
     </Form>
   );
 }
 
 export default function CancelPage() {
+  const { t } = useTranslation("billing");
   const state = useLoaderData<typeof loader>();
+  const strong = { strong: <strong /> };
   return (
-    <AuthPage title="Cancel your subscription">
+    <AuthPage title={t("billing.cancel.title")}>
       {state.step === "email" ? (
         <>
-          <p className="muted">
-            Turn off the auto-renewal of your subscription without signing in. Enter the email of your account and we will
-            send you a code.
-          </p>
-          <EmailStepForm button="Send code" />
+          <p className="muted">{t("billing.cancel.intro")}</p>
+          <EmailStepForm button={t("billing.cancel.sendCode")} />
         </>
       ) : null}
       {state.step === "code" ? (
@@ -112,29 +112,29 @@ export default function CancelPage() {
       ) : null}
       {state.step === "subscription" ? (
         <section aria-labelledby="cancel-subscription-heading" className="cancel-step">
-          <h2 id="cancel-subscription-heading">Your subscription</h2>
+          <h2 id="cancel-subscription-heading">{t("billing.cancel.subscription.title")}</h2>
           <p className="muted">
-            Account: <strong>{state.email}</strong>
+            <Trans t={t} i18nKey="billing.cancel.subscription.account" values={{ email: state.email }} components={strong} />
           </p>
           {state.subscription ? (
             <>
               <p>
-                Plan: <strong>{state.subscription.title}</strong>
+                <Trans t={t} i18nKey="billing.cancel.subscription.plan" values={{ plan: state.subscription.title }} components={strong} />
               </p>
               {state.subscription.renewsOn ? (
                 <p>
-                  Renews on <strong>{state.subscription.renewsOn}</strong>
+                  <Trans t={t} i18nKey="billing.cancel.subscription.renewsOn" values={{ date: state.subscription.renewsOn }} components={strong} />
                 </p>
               ) : (
                 <p>
-                  Does not renew. Active until <strong>{state.subscription.endsOn}</strong>
+                  <Trans t={t} i18nKey="billing.cancel.subscription.activeUntil" values={{ date: state.subscription.endsOn }} components={strong} />
                 </p>
               )}
               {state.subscription.note ? <p className="muted">{state.subscription.note}</p> : null}
               {state.subscription.canTurnOff ? <TurnOffForm /> : null}
             </>
           ) : (
-            <p>There is no active subscription on this account, so there is nothing to cancel.</p>
+            <p>{t("billing.cancel.subscription.none")}</p>
           )}
           <div className="code-actions">
             <RestartForm />
@@ -143,20 +143,20 @@ export default function CancelPage() {
       ) : null}
       {state.step === "done" ? (
         <section aria-labelledby="cancel-done-heading" className="cancel-step">
-          <h2 id="cancel-done-heading">Auto-renewal is off</h2>
+          <h2 id="cancel-done-heading">{t("billing.cancel.done.title")}</h2>
           <p>
-            Your {state.title} plan will not renew and will not be charged again. It stays active until <strong>{state.endsOn}</strong>.
+            <Trans t={t} i18nKey="billing.cancel.done.text" values={{ plan: state.title, date: state.endsOn }} components={strong} />
           </p>
           <p className="muted">
-            Turned off on {state.turnedOffAt}. We have emailed a confirmation to <strong>{state.email}</strong>.
+            <Trans t={t} i18nKey="billing.cancel.done.emailed" values={{ date: state.turnedOffAt, email: state.email }} components={strong} />
           </p>
           <p className="code-actions">
-            <Link to="/">Back to the home page</Link>
+            <Link to="/">{t("billing.cancel.backHome")}</Link>
           </p>
         </section>
       ) : null}
       <p className="auth-footer">
-        <Link to="/login">Sign in</Link>
+        <Link to="/login">{t("billing.cancel.signIn")}</Link>
       </p>
     </AuthPage>
   );
