@@ -37,7 +37,8 @@ export const meta: MetaFunction = (args) => pageMeta(args, "account.meta.home.ti
 // layout's loader would have added a second (docs/decisions/013-performance-budgets.md).
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const home = await loadAccountHome(request, context);
-  const { longDate } = formattersFor(languageOf(request));
+  const language = languageOf(request);
+  const { longDate } = formattersFor(language);
   // Free: `endedOn` when the account had a plan that ended ('Your plan ended on …', docs/decisions/050), else null.
   let subscription: { plan: "Free"; endedOn: string | null } | { plan: "Premium"; daysLeft: number; activatedOn: string; expiresOn: string } = {
     plan: "Free",
@@ -63,7 +64,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     emailDialog: await emailChangeDialogState(request, home.user),
     // Not `status`: a loader's top-level key of that name was read as the HTTP status by Remix's ?_data path.
     subscription,
-    paymentFailed: paymentFailedView(home.payment_failed),
+    paymentFailed: paymentFailedView(home.payment_failed, language),
     // A provider that is off (docs/decisions/019) can't be connected; an existing link can still be removed.
     accounts: (["GOOGLE", "APPLE"] as const)
       .map((type) => ({
@@ -80,7 +81,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ],
     // null from an API without two-factor authentication: no card then.
     twoFactor: home.two_factor ? { enabled: home.two_factor.enabled } : null,
-    nextCharge: subscription.plan === "Premium" ? nextChargeView(home) : null,
+    nextCharge: subscription.plan === "Premium" ? nextChargeView(home, language) : null,
     notices: home.notices,
   };
 }

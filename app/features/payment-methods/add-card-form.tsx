@@ -1,3 +1,4 @@
+import { CARD_MESSAGES } from "~/features/card-entry/card-messages";
 import { Form, useActionData, useNavigation, useSubmit } from "@remix-run/react";
 import { AuthenticationChallenge, type Challenge } from "~/features/card-entry/authentication-dialog";
 import { type ComponentType, type FormEvent, useEffect, useState } from "react";
@@ -97,7 +98,7 @@ function SandboxAddCardForm({ publishableKey }: { publishableKey: string }) {
     const tokenized = await tokenizeSandboxCard(publishableKey, card);
     setTokenizing(false);
     if ("error" in tokenized) {
-      setErrors(tokenized.error === "Network error" ? { form: tokenized.error } : { card: tokenized.error });
+      setErrors(tokenized.error === CARD_MESSAGES.network ? { form: tokenized.error } : { card: tokenized.error });
       return;
     }
     const isDefault = (form.elements.namedItem("add-card-default") as HTMLInputElement | null)?.checked;
