@@ -2,6 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, it } from "vitest";
 import * as portal from "~/schemas/text";
 import { CouponSchema } from "~/schemas/checkout";
+import { translatorFor } from "~/i18n/i18n.server";
 import { SupportMessageSchema } from "~/schemas/support";
 import * as api from "../../api/platform/text";
 
@@ -88,6 +89,8 @@ describe("the portal's forms apply it", () => {
 
   it("the coupon form refuses a control character in the code", () => {
     const refused = parseWithZod(form({ code: "WELCOME\u000010" }), { schema: CouponSchema });
-    expect(refused.status === "error" && refused.error?.code).toEqual(["Remove the control characters from the coupon code."]);
+    // The schema's message is a catalogue key: the customer reads its English.
+    const en = translatorFor("en");
+    expect(refused.status === "error" && refused.error?.code?.map((message) => en(message))).toEqual(["Remove the control characters from the coupon code."]);
   });
 });
