@@ -1,18 +1,21 @@
-import { createElement, type ReactElement } from "react";
+import { createElement, type ReactElement, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { describe, expect, it } from "vitest";
 import { i18nFor, translatorFor } from "~/i18n/i18n.server";
 import type { Language } from "~/i18n/languages";
-import { PageLanguageProvider } from "~/i18n/page-language";
+import { type PageLanguage, PageLanguageProvider } from "~/i18n/page-language";
 import { formattersFor } from "~/i18n/use-formatters";
 import { type Tax, taxIncluded, taxOf } from "~/features/tax/tax";
 import { TaxLines } from "~/features/tax/tax-lines";
 
+/** The provider with its children given as createElement's argument. */
+const LanguageProvider = PageLanguageProvider as (props: { value: PageLanguage; children?: ReactNode }) => ReactElement;
+
 /** Rendered as a page in `language` renders it (entry.server's providers). */
 function render(element: ReactElement, language: Language = "en"): string {
   return renderToStaticMarkup(
-    createElement(I18nextProvider, { i18n: i18nFor(language) }, createElement(PageLanguageProvider, { value: { language, catalogueUrl: "" }, children: element })),
+    createElement(I18nextProvider, { i18n: i18nFor(language) }, createElement(LanguageProvider, { value: { language, catalogueUrl: "" } }, element)),
   );
 }
 

@@ -121,7 +121,7 @@ export function CountryForm({
       </button>
       {offerVatNumber && IN_THE_EU.has(country) ? (
         <p className="muted country-form__vat">
-          <Trans t={t} i18nKey="checkout.country.vatNumber" components={{ link: <Link to={billingDetailsHref(here)} /> }} />
+          <Trans t={t} i18nKey="checkout.country.vatNumber" components={{ billing: <Link to={billingDetailsHref(here)} /> }} />
         </p>
       ) : null}
     </fetcher.Form>

@@ -69,7 +69,7 @@ export function ReceiptPage({ receipt }: { receipt: Receipt }) {
         </dl>
         <p className="receipt-links">
           {receipt.invoice === null ? (
-            <Trans t={t} i18nKey="checkout.receipt.invoiceLater" components={{ link: <Link to="/billing" /> }} />
+            <Trans t={t} i18nKey="checkout.receipt.invoiceLater" components={{ billing: <Link to="/billing" /> }} />
           ) : (
             <a href={receipt.invoice.href} download className="button">
               {t("checkout.receipt.downloadInvoice")}
