@@ -246,7 +246,7 @@ export default function AccountHome() {
                       t={t}
                       i18nKey="account.home.subscription.ended"
                       values={{ date: subscription.endedOn }}
-                      components={{ link: <Link to="/pricing" /> }}
+                      components={{ pagelink: <Link to="/pricing" /> }}
                     />
                   </p>
                 ) : null}

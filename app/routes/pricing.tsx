@@ -2,6 +2,7 @@ import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-r
 import { data, redirect } from "@remix-run/node";
 import { useLoaderData, useNavigate, useSearchParams, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
 import { BillingPeriodTabs } from "~/components/pricing/billing-period-tabs";
 import { BuyBar } from "~/components/pricing/buy-bar";
 import { ComparePlans } from "~/components/pricing/compare-plans";
@@ -14,12 +15,9 @@ import { publicCache } from "~/utils/cache-headers";
 import { hasRecurringPlan, isCurrentPlan, parsePricingTab, pendingChangeNote, paymentPath, plansForTab, type Plan } from "~/utils/plans";
 import { getSessionToken } from "~/utils/session.server";
 import { pageMeta } from "~/utils/meta";
+import { useFormatters } from "~/i18n/use-formatters";
 
-export const meta: MetaFunction = () =>
-  pageMeta(
-    "Pricing | VPN Account",
-    "VPN plans from 1 month to 5 years with a 30-day money-back guarantee. Pay by card, Apple Pay, Google Pay or crypto.",
-  );
+export const meta: MetaFunction = (args) => pageMeta(args, "pricing.meta.title", "pricing.meta.description");
 
 // An anonymous visitor's page is the same for everyone: a CDN may keep it (DESIGN §5). Anything that
 // depends on the session ('My Account', 'Current Plan') is private, and every answer varies on Cookie.
@@ -60,7 +58,8 @@ async function loadPlans(
   const anonymous = await createApiClient(request, context).get("/api/plans");
   if (anonymous.ok) return { plans: anonymous.data, failure: null };
   if (anonymous.status === 503) throw serviceUnavailable();
-  return { plans: [], failure: token ? "Failed to fetch subscription plans" : "Failed to fetch product list" };
+  // Catalogue keys: the toast translates them.
+  return { plans: [], failure: token ? "pricing.failure.subscriptionPlans" : "pricing.failure.productList" };
 }
 
 export const headers: HeadersFunction = (args) => {
@@ -88,10 +87,12 @@ export default function PricingPage() {
   const { signedIn, plans, failure, missingChoice } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
+  const { t } = useTranslation("pricing");
+  const { longDate } = useFormatters();
   const tab = parsePricingTab(searchParams.get("tab"));
   const shownPlans = plansForTab(plans, tab);
   const subscriber = hasRecurringPlan(plans);
-  const pendingNote = pendingChangeNote(plans);
+  const pendingNote = pendingChangeNote(plans, t, longDate);
   const [chosenId, setChosenId] = useState<number | null>(null);
   // Set when the button is pressed with nothing chosen; the no-JavaScript submission says it through the loader.
   const [pressedWithoutChoice, setPressedWithoutChoice] = useState(false);
@@ -112,20 +113,18 @@ export default function PricingPage() {
       <PublicShell signedIn={signedIn} account={<PricingAccount signedIn={signedIn} />}>
         <main className="pricing">
           <div className="pricing__intro">
-            <h1>Buy VPN Plan that fits you</h1>
-            <p className="pricing__subtitle">
-              Pay the way you like: credit card, PayPal, Google Pay, Apple Pay, crypto and more.
-            </p>
+            <h1>{t("pricing.title")}</h1>
+            <p className="pricing__subtitle">{t("pricing.subtitle")}</p>
           </div>
 
           <BillingPeriodTabs active={tab} />
 
           <section id="plans" className="plans" aria-labelledby="plans-heading">
             <h2 id="plans-heading" className="visually-hidden">
-              {tab === "yearly" ? "Yearly plans" : "Monthly plans"}
+              {tab === "yearly" ? t("pricing.plans.yearly") : t("pricing.plans.monthly")}
             </h2>
-            {failure ? <p className="plans__empty">Plans are unavailable right now. Please try again in a moment.</p> : null}
-            <form method="get" action="/pricing" aria-label="Choose a plan" onSubmit={buyChosenPlan}>
+            {failure ? <p className="plans__empty">{t("pricing.plans.unavailable")}</p> : null}
+            <form method="get" action="/pricing" aria-label={t("pricing.plans.choose")} onSubmit={buyChosenPlan}>
               <input type="hidden" name="tab" value={tab} />
               <ul className="plan-grid">
                 {shownPlans.map((plan) => (

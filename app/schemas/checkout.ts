@@ -1,10 +1,13 @@
 import * as z from "zod/mini";
 import { EMAIL_PATTERN } from "./email";
-import { BILLING_DETAILS_MESSAGES } from "./billing-details";
 import { codeField, emailField, textField } from "./fields";
-import { controlCharactersMessage, hasControlCharacters } from "./text";
+import { hasControlCharacters } from "./text";
 
-// The checkout's forms (commerce §5), with the spec's messages. Strings only, like identity.ts.
+// The checkout's forms (commerce §5), with the spec's messages: catalogue keys (app/locales/<language>/checkout.json),
+// which the fields translate when they show them. Strings only, like identity.ts.
+
+/** The order summary's country refused: 'Please choose your country.' (checkout.ts's own key; the action's refusal uses it too). */
+export const CHECKOUT_COUNTRY_MESSAGE = "checkout.country.required";
 
 const trimmed = (value: string | undefined) => value?.trim() ?? "";
 
@@ -12,8 +15,8 @@ const trimmed = (value: string | undefined) => value?.trim() ?? "";
 export const CheckoutEmailSchema = z.object({ email: emailField }).check(
   z.superRefine((value, ctx) => {
     const email = trimmed(value.email);
-    if (!email) ctx.addIssue({ code: "custom", message: "Valid email is required for checkout", path: ["email"] });
-    else if (!EMAIL_PATTERN.test(email)) ctx.addIssue({ code: "custom", message: "Please enter a valid email address.", path: ["email"] });
+    if (!email) ctx.addIssue({ code: "custom", message: "checkout.email.required", path: ["email"] });
+    else if (!EMAIL_PATTERN.test(email)) ctx.addIssue({ code: "custom", message: "checkout.email.invalid", path: ["email"] });
   }),
 );
 
@@ -21,19 +24,22 @@ export const CheckoutEmailSchema = z.object({ email: emailField }).check(
 export const CheckoutCodeSchema = z.object({ verification_code: codeField }).check(
   z.superRefine((value, ctx) => {
     const code = trimmed(value.verification_code);
-    if (!code) ctx.addIssue({ code: "custom", message: "Please enter the verification code", path: ["verification_code"] });
+    if (!code) ctx.addIssue({ code: "custom", message: "checkout.verify.codeRequired", path: ["verification_code"] });
     else if (!/^\d{6}$/.test(code))
-      ctx.addIssue({ code: "custom", message: "Please enter the 6-digit verification code", path: ["verification_code"] });
+      ctx.addIssue({ code: "custom", message: "checkout.verify.codeFormat", path: ["verification_code"] });
   }),
 );
+
+/** 'This coupon code is not valid.' */
+export const COUPON_INVALID = "checkout.coupon.invalid";
 
 /** 'Got a coupon?': the code. */
 export const CouponSchema = z.object({ code: codeField }).check(
   z.superRefine((value, ctx) => {
     const code = trimmed(value.code);
-    if (!code) ctx.addIssue({ code: "custom", message: "Please enter a coupon code.", path: ["code"] });
-    else if (code.length > 64) ctx.addIssue({ code: "custom", message: "This coupon code is not valid.", path: ["code"] });
-    else if (hasControlCharacters(code)) ctx.addIssue({ code: "custom", message: controlCharactersMessage("coupon code"), path: ["code"] });
+    if (!code) ctx.addIssue({ code: "custom", message: "checkout.coupon.required", path: ["code"] });
+    else if (code.length > 64) ctx.addIssue({ code: "custom", message: COUPON_INVALID, path: ["code"] });
+    else if (hasControlCharacters(code)) ctx.addIssue({ code: "custom", message: "checkout.coupon.controls", path: ["code"] });
   }),
 );
 
@@ -43,7 +49,7 @@ export const CouponSchema = z.object({ code: codeField }).check(
  */
 export const CheckoutCountrySchema = z.object({ country: textField }).check(
   z.superRefine((value, ctx) => {
-    if (!/^[A-Za-z]{2}$/.test(value.country)) ctx.addIssue({ code: "custom", message: BILLING_DETAILS_MESSAGES.country, path: ["country"] });
+    if (!/^[A-Za-z]{2}$/.test(value.country)) ctx.addIssue({ code: "custom", message: CHECKOUT_COUNTRY_MESSAGE, path: ["country"] });
   }),
 );
 

@@ -9,10 +9,19 @@ export type Plan = components["schemas"]["Plan"];
 
 export type PricingTab = "yearly" | "monthly";
 
-/** The toggle's order on the page; Yearly is the default (commerce §2). */
+/**
+ * `t` as these pure functions need it: a component's (react-i18next) or a loader's (translatorOf). Keys
+ * are the catalogue's (app/locales/<language>/pricing.json and checkout.json).
+ */
+export type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/** What a sentence with an amount is made with: the page's `t` and its money format (useFormatters, formattersFor). */
+export type Words = { t: Translate; money: (cents: number) => string };
+
+/** The toggle's order on the page; Yearly is the default (commerce §2). `label` is a catalogue key. */
 export const PRICING_TABS: ReadonlyArray<{ tab: PricingTab; label: string }> = [
-  { tab: "yearly", label: "Yearly" },
-  { tab: "monthly", label: "Monthly" },
+  { tab: "yearly", label: "pricing.tabs.yearly" },
+  { tab: "monthly", label: "pricing.tabs.monthly" },
 ];
 
 /** The struck-through regular price per month that every card shows (commerce §2), in cents. */
@@ -79,10 +88,13 @@ export function extraMonths(desktopLabel: string | null | undefined): string | n
   return extra === "+" ? null : extra;
 }
 
-/** The extra-months note of a card and of the compare tables. */
+/** The extra-months note of a card and of the compare tables: the API's words, else the catalogue's key for 'No Extra Months' (shown through `t`). */
 export function extraMonthsNote(desktopLabel: string | null | undefined): string {
-  return extraMonths(desktopLabel) ?? "No Extra Months";
+  return extraMonths(desktopLabel) ?? NO_EXTRA_MONTHS;
 }
+
+/** The catalogue's key for 'No Extra Months'. */
+export const NO_EXTRA_MONTHS = "pricing.plan.noExtraMonths";
 
 /** "Save 63%" -> "+63%" (commerce §5). */
 export function plusLabel(discountTagLabel: string): string {
@@ -90,15 +102,15 @@ export function plusLabel(discountTagLabel: string): string {
 }
 
 /** The card's savings badge: the discount label, else "Save {save}"; null when the plan has neither. */
-export function savingsBadge(plan: Pick<Plan, "discount_tag_label" | "save">): string | null {
+export function savingsBadge(plan: Pick<Plan, "discount_tag_label" | "save">, t: Translate): string | null {
   if (plan.discount_tag_label.trim()) return plan.discount_tag_label.trim();
-  return plan.save.trim() ? `Save ${plan.save.trim()}` : null;
+  return plan.save.trim() ? t("pricing.plan.save", { save: plan.save.trim() }) : null;
 }
 
 /** The compare tables' 'Saving' cell: the savings badge with 'Save ' turned into '+'. */
 export function savingLabel(plan: Pick<Plan, "discount_tag_label" | "save">): string {
-  const badge = savingsBadge(plan);
-  return badge ? plusLabel(badge) : "—";
+  if (plan.discount_tag_label.trim()) return plusLabel(plan.discount_tag_label.trim());
+  return plan.save.trim() ? `+${plan.save.trim()}` : "—";
 }
 
 /** Cents as dollars to two decimals ("107.76"), by digits: no floating point; a missing number counts as 0. */
@@ -131,8 +143,8 @@ export function totalPrice(plan: Pick<Plan, "discounted_price_cents">): string {
 }
 
 /** The card's per-month price, as the API works it out (the description's '$4.49/month'). */
-export function perMonthPrice(plan: Pick<Plan, "per_month_price_cents">): string {
-  return formatCents(plan.per_month_price_cents);
+export function perMonthPrice(plan: Pick<Plan, "per_month_price_cents">, money: (cents: number) => string = formatCents): string {
+  return money(plan.per_month_price_cents);
 }
 
 /**
@@ -148,9 +160,9 @@ export function isCurrentPlan(plan: Pick<Plan, "stripe_subscription">): boolean 
   return plan.stripe_subscription != null;
 }
 
-/** The card button's words (commerce §4). */
-export function planStatus(plan: Pick<Plan, "stripe_subscription">): "Current Plan" | "Select Plan" {
-  return isCurrentPlan(plan) ? "Current Plan" : "Select Plan";
+/** The card button's words (commerce §4), as the catalogue's keys ('Current Plan', 'Select Plan'). */
+export function planStatus(plan: Pick<Plan, "stripe_subscription">): "pricing.plan.current" | "pricing.plan.select" {
+  return isCurrentPlan(plan) ? "pricing.plan.current" : "pricing.plan.select";
 }
 
 /**
@@ -170,18 +182,22 @@ export function hasRecurringPlan(plans: Pick<Plan, "stripe_subscription" | "bill
  * The change waiting for the next renewal, said on the current plan's card: 'Changes to 1 Month on 21 November, 2026'
  * (decision 028). The date is UTC, so the server's HTML and the browser's agree.
  */
-export function pendingChangeNote(plans: Pick<Plan, "id" | "title" | "stripe_subscription">[]): string | null {
+export function pendingChangeNote(
+  plans: Pick<Plan, "id" | "title" | "stripe_subscription">[],
+  t: Translate,
+  longDate: (value: string | Date) => string = formatLongDate,
+): string | null {
   const current = plans.find((plan) => isCurrentPlan(plan))?.stripe_subscription;
   if (!current?.pending_plan_id || !current.pending_change_at) return null;
   const next = plans.find((plan) => plan.id === current.pending_plan_id);
   if (!next) return null;
-  return `Changes to ${next.title} on ${formatLongDate(current.pending_change_at)}`;
+  return t("pricing.plan.pendingChange", { plan: next.title, date: longDate(current.pending_change_at) });
 }
 
-/** A card button's words for a subscriber: the current plan, a change, or (the one-time plan) a purchase. */
+/** A card button's words for a subscriber (a catalogue key): the current plan, a change, or (the one-time plan) a purchase. */
 export function planButtonLabel(plan: Pick<Plan, "stripe_subscription" | "billing_type">, subscriber: boolean): string {
-  if (isCurrentPlan(plan)) return "Current Plan";
-  return subscriber && plan.billing_type === "recurring" ? "Change to this plan" : planStatus(plan);
+  if (isCurrentPlan(plan)) return "pricing.plan.current";
+  return subscriber && plan.billing_type === "recurring" ? "pricing.plan.changeTo" : planStatus(plan);
 }
 
 /** A one-time plan (billing_type single) is paid once and never renews. */

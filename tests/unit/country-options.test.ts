@@ -21,6 +21,21 @@ describe("the checkout's country options (one HTML string, issue 31)", () => {
   });
 });
 
+describe("the country options in the page's language (issue 36)", () => {
+  it("names every country of the list once with Intl, sorted in the language, English unchanged", () => {
+    const english = [...countryOptionsHtml("DE").matchAll(/<option value=([A-Z]{2})( selected)?>([^<]*)/g)];
+    expect(english.find((o) => o[1] === "DE")?.[3]).toBe("Germany");
+    const german = [...countryOptionsHtml("DE", "de").matchAll(/<option value=([A-Z]{2})( selected)?>([^<]*)/g)];
+    expect(german.map((o) => o[1]).sort()).toEqual(COUNTRIES.map((c) => c.code).sort());
+    expect(german.filter((o) => o[2]).map((o) => o[1])).toEqual(["DE"]);
+    expect(german.find((o) => o[1] === "DE")?.[3]).toBe("Deutschland");
+    const names = german.map((o) => o[3]!);
+    expect(names).toEqual([...names].sort(new Intl.Collator("de-DE").compare));
+    expect(countryOptionsHtml("ES", "es")).toContain("<option value=ES selected>España");
+    expect(countryOptionsHtml("FR", "fr")).toContain("<option value=DE>Allemagne");
+  });
+});
+
 describe("the country chosen on a checkout", () => {
   it("is the flow's when the list has it, and passed over when it does not (an old cookie, a list that changed)", () => {
     expect(chosenCountry({ country: "FR" })).toBe("FR");

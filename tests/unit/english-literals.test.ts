@@ -25,18 +25,6 @@ const PROSE_ATTRIBUTES = new Set([
 const PENDING = new Set<string>(
   // PENDING-START
   [
-    "app/components/pricing/billing-period-tabs.tsx",
-    "app/components/pricing/buy-bar.tsx",
-    "app/components/pricing/compare-plans.tsx",
-    "app/components/pricing/plan-card.tsx",
-    "app/components/pricing/pricing-header.tsx",
-    "app/features/tax/country-form.tsx",
-    "app/routes/pricing.tsx",
-    "app/routes/subscription.payment.$planId/coupon-form.tsx",
-    "app/routes/subscription.payment.$planId/plan-change.tsx",
-    "app/routes/subscription.payment.$planId/purchase-terms.tsx",
-    "app/routes/subscription.payment.$planId/receipt.tsx",
-    "app/routes/subscription.payment.$planId/route.tsx",
   ],
   // PENDING-END
 );

@@ -84,6 +84,13 @@ describe.each(TREES)("%s", (tree) => {
     }
   });
 
+  it("names no Trans tag after an HTML void element (react-i18next would leave its words outside: '<link>' came out empty)", () => {
+    const VOID = /<\/?(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)>/;
+    for (const language of LANGUAGES)
+      for (const [namespace, entries] of Object.entries(catalogue[language]!))
+        for (const [key, text] of Object.entries(entries)) expect(VOID.test(text), `${language}/${namespace}: ${key}`).toBe(false);
+  });
+
   it("names every key once across its namespaces", () => {
     const seen = new Map<string, string>();
     for (const [namespace, entries] of Object.entries(english))

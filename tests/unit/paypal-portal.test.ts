@@ -154,9 +154,13 @@ describe("the PayPal panel's terms", () => {
   });
   it("a PayPal subscription that renews, or one payment that does not, as the quote says", async () => {
     const { paypalTerms } = await import("~/routes/subscription.payment.$planId/summary");
-    expect(paypalTerms(quote(1, 899, { amount_cents: 999, interval_months: 1 }))).toBe(
+    const { translatorFor } = await import("~/i18n/i18n.server");
+    const { formattersFor } = await import("~/i18n/use-formatters");
+    // The English the customer reads, in the page's words.
+    const en = { t: translatorFor("en"), money: formattersFor("en").money };
+    expect(paypalTerms(quote(1, 899, { amount_cents: 999, interval_months: 1 }), en)).toBe(
       "With PayPal you pay $8.99 now. PayPal then collects $9.99 every 1 month until you turn auto-renewal off, at least 24 hours before the end of the billing cycle.",
     );
-    expect(paypalTerms(quote(24, 10776, null))).toBe("With PayPal you pay $107.76 once for 2 years. It does not renew: nothing more is charged.");
+    expect(paypalTerms(quote(24, 10776, null), en)).toBe("With PayPal you pay $107.76 once for 2 years. It does not renew: nothing more is charged.");
   });
 });

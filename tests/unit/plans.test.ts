@@ -26,7 +26,11 @@ import {
   totalPrice,
   type Plan,
 } from "~/utils/plans";
+import { translatorFor } from "~/i18n/i18n.server";
 import { setPortalConfigForTests } from "./portal-config";
+
+/** The English the customer reads: the display rules give catalogue keys (and sentences made with `t`). */
+const en = translatorFor("en");
 
 const NO_RENEWAL = { renews: false, renewal_price_cents: null, renewal_price: null, interval_months: null };
 const TERMS: Plan["payment_terms"] = { card: NO_RENEWAL, saved_card: NO_RENEWAL, wallet: NO_RENEWAL, paypal: NO_RENEWAL, crypto: NO_RENEWAL };
@@ -195,7 +199,7 @@ describe("the display rules", () => {
     expect(extraMonths("")).toBeNull();
     expect(extraMonths(undefined)).toBeNull();
     expect(extraMonthsNote("2 Years (+3 Months Free)")).toBe("+3 Months");
-    expect(extraMonthsNote("6 Months")).toBe("No Extra Months");
+    expect(en(extraMonthsNote("6 Months"))).toBe("No Extra Months");
   });
 
   it("'Save ' in the discount label becomes '+'", () => {
@@ -207,9 +211,9 @@ describe("the display rules", () => {
   });
 
   it("the savings badge is the discount label, else 'Save {save}'", () => {
-    expect(savingsBadge({ discount_tag_label: "Save 63%", save: "63%" })).toBe("Save 63%");
-    expect(savingsBadge({ discount_tag_label: " ", save: "20%" })).toBe("Save 20%");
-    expect(savingsBadge({ discount_tag_label: "", save: "" })).toBeNull();
+    expect(savingsBadge({ discount_tag_label: "Save 63%", save: "63%" }, en)).toBe("Save 63%");
+    expect(savingsBadge({ discount_tag_label: " ", save: "20%" }, en)).toBe("Save 20%");
+    expect(savingsBadge({ discount_tag_label: "", save: "" }, en)).toBeNull();
   });
 
   it("the per-month price is the API's per_month_price_cents, formatted (no price parsed from the description)", () => {
@@ -245,12 +249,12 @@ describe("the display rules", () => {
     const current = { ...PLANS[3]!, stripe_subscription: { ...mark, pending_plan_id: PLANS[0]!.id, pending_change_at: "2027-01-01T00:00:00.000Z" } };
     const plans = [PLANS[0]!, current, ...PLANS.filter((p) => p.id !== current.id && p.id !== PLANS[0]!.id)];
     expect(hasRecurringPlan(plans)).toBe(current.billing_type === "recurring");
-    expect(planButtonLabel(current, true)).toBe("Current Plan");
-    expect(planButtonLabel(PLANS[0]!, true)).toBe("Change to this plan");
-    expect(planButtonLabel(PLANS[0]!, false)).toBe("Select Plan");
-    expect(planButtonLabel({ billing_type: "single" }, true)).toBe("Select Plan");
-    expect(pendingChangeNote(plans)).toBe(`Changes to ${PLANS[0]!.title} on 01 January, 2027`);
-    expect(pendingChangeNote(PLANS)).toBeNull();
+    expect(en(planButtonLabel(current, true))).toBe("Current Plan");
+    expect(en(planButtonLabel(PLANS[0]!, true))).toBe("Change to this plan");
+    expect(en(planButtonLabel(PLANS[0]!, false))).toBe("Select Plan");
+    expect(en(planButtonLabel({ billing_type: "single" }, true))).toBe("Select Plan");
+    expect(pendingChangeNote(plans, en)).toBe(`Changes to ${PLANS[0]!.title} on 01 January, 2027`);
+    expect(pendingChangeNote(PLANS, en)).toBeNull();
     // A renewing PayPal subscription changes plan too (decision 051); a plan paid once with PayPal, or by crypto, does not.
     const by = (subscription_by: "paypal" | "bitpay", subs_status: string) => [{ ...PLANS[1]!, stripe_subscription: { ...mark, subscription_by, subs_status, pending_plan_id: null, pending_change_at: null } }];
     expect(hasRecurringPlan(by("paypal", "subscription_started"))).toBe(true);
@@ -261,9 +265,9 @@ describe("the display rules", () => {
   it("the current plan (stripe_subscription present) reads 'Current Plan', the others 'Select Plan'", () => {
     const current = { ...PLANS[3]!, stripe_subscription: { id: 1, subscription_by: "stripe" as const, subs_status: "subscription_started", sub_exp_date: "2027-01-01T00:00:00.000Z", pending_plan_id: null, pending_change_at: null } };
     expect(isCurrentPlan(current)).toBe(true);
-    expect(planStatus(current)).toBe("Current Plan");
+    expect(en(planStatus(current))).toBe("Current Plan");
     expect(isCurrentPlan(PLANS[3]!)).toBe(false);
-    expect(planStatus(PLANS[3]!)).toBe("Select Plan");
+    expect(en(planStatus(PLANS[3]!))).toBe("Select Plan");
   });
 
   it("the 5-year plan is one-time; buy buttons go to /subscription/payment/{id}", () => {
@@ -353,7 +357,7 @@ describe("pricing loader", () => {
     expect(data?.signedIn).toBe(true);
     const current = data!.plans.filter(isCurrentPlan);
     expect(current.map((p) => p.id)).toEqual([5]);
-    expect(planStatus(current[0]!)).toBe("Current Plan");
+    expect(en(planStatus(current[0]!))).toBe("Current Plan");
     expect(documentHeaders(headers)).toEqual({ "Cache-Control": "private, no-store", Vary: "Cookie" });
   });
 
@@ -372,7 +376,7 @@ describe("pricing loader", () => {
     const { data, headers } = await load("/pricing");
     anonymousAnswer = "ok";
     expect(data?.plans).toEqual([]);
-    expect(data?.failure).toBe("Failed to fetch product list");
+    expect(en(data?.failure ?? "")).toBe("Failed to fetch product list");
     expect(documentHeaders(headers)["Cache-Control"]).toBe("private, no-store");
   });
 

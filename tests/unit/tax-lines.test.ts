@@ -1,8 +1,25 @@
-import { createElement } from "react";
+import { createElement, type ReactElement, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+import { I18nextProvider } from "react-i18next";
 import { describe, expect, it } from "vitest";
+import { i18nFor, translatorFor } from "~/i18n/i18n.server";
+import type { Language } from "~/i18n/languages";
+import { type PageLanguage, PageLanguageProvider } from "~/i18n/page-language";
+import { formattersFor } from "~/i18n/use-formatters";
 import { type Tax, taxIncluded, taxOf } from "~/features/tax/tax";
 import { TaxLines } from "~/features/tax/tax-lines";
+
+/** The provider with its children given as createElement's argument. */
+const LanguageProvider = PageLanguageProvider as (props: { value: PageLanguage; children?: ReactNode }) => ReactElement;
+
+/** Rendered as a page in `language` renders it (entry.server's providers). */
+function render(element: ReactElement, language: Language = "en"): string {
+  return renderToStaticMarkup(
+    createElement(I18nextProvider, { i18n: i18nFor(language) }, createElement(LanguageProvider, { value: { language, catalogueUrl: "" } }, element)),
+  );
+}
+
+const words = (language: Language) => ({ t: translatorFor(language), money: formattersFor(language).money });
 
 // The portal's words for the API's tax (issue 35): the API's label and amounts as they are, nothing
 // when there is no tax (a US buyer's page as before), and no arithmetic of its own.
@@ -27,17 +44,23 @@ describe("the tax of an amount", () => {
   });
 
   it("says what an amount includes, in the API's words", () => {
+    expect(taxIncluded(germany, words("en"))).toBe("including VAT 19 % (Germany): $13.66");
     expect(taxIncluded(germany)).toBe("including VAT 19 % (Germany): $13.66");
-    expect(taxIncluded(reverse)).toBe("VAT reverse charged");
-    expect(taxIncluded(null)).toBeNull();
+    expect(taxIncluded(reverse, words("en"))).toBe("VAT reverse charged");
+    expect(taxIncluded(null, words("en"))).toBeNull();
+    expect(taxIncluded(germany, words("de"))).toBe("inkl. VAT 19 % (Germany): 13,66 $");
   });
 
   it("adds 'Net price' and the tax line to a summary, and nothing without tax", () => {
-    const lines = renderToStaticMarkup(createElement("dl", null, createElement(TaxLines, { taxed: { net_cents: 7188, tax: germany, amount_cents: 8554 } })));
+    const lines = render(createElement("dl", null, createElement(TaxLines, { taxed: { net_cents: 7188, tax: germany, amount_cents: 8554 } })));
     expect(lines).toContain("<dt>Net price</dt><dd>$71.88</dd>");
     expect(lines).toContain("<dt>VAT 19 % (Germany)</dt><dd>$13.66</dd>");
-    expect(renderToStaticMarkup(createElement(TaxLines, { taxed: { net_cents: 7188, tax: null, amount_cents: 7188 } }))).toBe("");
-    const reversed = renderToStaticMarkup(createElement(TaxLines, { taxed: { net_cents: 7188, tax: reverse, amount_cents: 7188 } }));
+    expect(render(createElement(TaxLines, { taxed: { net_cents: 7188, tax: null, amount_cents: 7188 } }))).toBe("");
+    const reversed = render(createElement(TaxLines, { taxed: { net_cents: 7188, tax: reverse, amount_cents: 7188 } }));
     expect(reversed).toContain("<dt>VAT reverse charged</dt><dd>$0.00</dd>");
+    // In German: the catalogue's term and Intl's money.
+    expect(render(createElement("dl", null, createElement(TaxLines, { taxed: { net_cents: 7188, tax: germany, amount_cents: 8554 } })), "de")).toContain(
+      "<dt>Nettopreis</dt><dd>71,88 $</dd>",
+    );
   });
 });

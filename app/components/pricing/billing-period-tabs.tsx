@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { PRICING_TABS, type PricingTab } from "~/utils/plans";
 
 /**
@@ -7,8 +8,9 @@ import { PRICING_TABS, type PricingTab } from "~/utils/plans";
  * (shouldRevalidate), so switching costs no server round trip.
  */
 export function BillingPeriodTabs({ active }: { active: PricingTab }) {
+  const { t } = useTranslation("pricing");
   return (
-    <nav aria-label="Billing period" className="period-toggle">
+    <nav aria-label={t("pricing.tabs.label")} className="period-toggle">
       {PRICING_TABS.map(({ tab, label }) => (
         <Link
           key={tab}
@@ -18,7 +20,7 @@ export function BillingPeriodTabs({ active }: { active: PricingTab }) {
           aria-current={tab === active ? "page" : undefined}
           className="period-toggle__link"
         >
-          {label}
+          {t(label)}
         </Link>
       ))}
     </nav>

@@ -1,3 +1,5 @@
+import { useTranslation } from "react-i18next";
+import { useFormatters } from "~/i18n/use-formatters";
 import {
   compareTablePlans,
   extraMonthsNote,
@@ -8,17 +10,18 @@ import {
   type PricingTab,
 } from "~/utils/plans";
 
+/** The features every plan has (catalogue keys). */
 const FEATURES = [
-  "High-Speed Worldwide Servers",
-  "Industry-Leading Protection",
-  "Unlimited Device Protection",
-  "Complete Online Privacy",
-  "Customer Support",
+  "pricing.compare.feature.servers",
+  "pricing.compare.feature.protection",
+  "pricing.compare.feature.devices",
+  "pricing.compare.feature.privacy",
+  "pricing.compare.feature.support",
 ];
 
 const TABLES: ReadonlyArray<{ tab: PricingTab; caption: string }> = [
-  { tab: "monthly", caption: "Monthly plans compared" },
-  { tab: "yearly", caption: "Yearly plans compared" },
+  { tab: "monthly", caption: "pricing.compare.caption.monthly" },
+  { tab: "yearly", caption: "pricing.compare.caption.yearly" },
 ];
 
 /**
@@ -26,9 +29,10 @@ const TABLES: ReadonlyArray<{ tab: PricingTab; caption: string }> = [
  * auto-renewal small print (commerce §1).
  */
 export function ComparePlans({ plans, active }: { plans: readonly Plan[]; active: PricingTab }) {
+  const { t } = useTranslation("pricing");
   return (
     <section className="compare" aria-labelledby="compare-heading">
-      <h2 id="compare-heading">Compare plans</h2>
+      <h2 id="compare-heading">{t("pricing.compare.title")}</h2>
       {TABLES.map(({ tab, caption }) => (
         <div key={tab} className="compare__panel" hidden={tab !== active}>
           {/* On a narrow screen the table scrolls sideways: the keyboard must be able to reach it too. */}
@@ -37,27 +41,19 @@ export function ComparePlans({ plans, active }: { plans: readonly Plan[]; active
           <div className="compare__scroll" role="region" aria-labelledby={`compare-${tab}-caption`} tabIndex={0}>
             <CompareTable
               plans={compareTablePlans(plans, tab)}
-              caption={caption}
+              caption={t(caption)}
               captionId={`compare-${tab}-caption`}
               flagMostPopular={tab === "yearly"}
             />
           </div>
           <a href="#plans" className="compare__back">
-            Back to plans
+            {t("pricing.compare.back")}
           </a>
         </div>
       ))}
       <div className="small-print">
-        <p>
-          Plans renew automatically unless auto-renewal is switched off at least 24 hours before the end of the billing
-          cycle. We offer 1-month, 3-month, 6-month, 1-year and 2-year recurring plans, plus a 5-year one-time plan that
-          does not renew.
-        </p>
-        <p>
-          Plans paid with cryptocurrency do not renew automatically: we send a crypto renewal invoice 3 days before your
-          plan expires, and a crypto payment takes 1 to 3 hours to confirm. Payments are processed in USD and provider
-          fees may apply.
-        </p>
+        <p>{t("pricing.compare.smallPrint.renewal")}</p>
+        <p>{t("pricing.compare.smallPrint.crypto")}</p>
       </div>
     </section>
   );
@@ -66,6 +62,8 @@ export function ComparePlans({ plans, active }: { plans: readonly Plan[]; active
 type CompareTableProps = { plans: Plan[]; caption: string; captionId: string; flagMostPopular: boolean };
 
 function CompareTable({ plans, caption, captionId, flagMostPopular }: CompareTableProps) {
+  const { t } = useTranslation("pricing");
+  const { number } = useFormatters();
   const cells = (render: (plan: Plan) => string) => plans.map((plan) => <td key={plan.id}>{render(plan)}</td>);
   return (
     <table className="compare__table">
@@ -73,13 +71,13 @@ function CompareTable({ plans, caption, captionId, flagMostPopular }: CompareTab
       <thead>
         <tr>
           <th scope="col">
-            <span className="visually-hidden">Plan</span>
+            <span className="visually-hidden">{t("pricing.compare.plan")}</span>
           </th>
           {plans.map((plan) => (
             <th key={plan.id} scope="col">
               {plan.title}{" "}
               {flagMostPopular && plan.id === MOST_POPULAR_TABLE_PLAN_ID ? (
-                <span className="compare__popular">Most popular</span>
+                <span className="compare__popular">{t("pricing.mostPopular")}</span>
               ) : null}
             </th>
           ))}
@@ -87,30 +85,30 @@ function CompareTable({ plans, caption, captionId, flagMostPopular }: CompareTab
       </thead>
       <tbody>
         <tr>
-          <th scope="row">Money-back Guarantee</th>
-          {cells(() => `${MONEY_BACK_DAYS}-day`)}
+          <th scope="row">{t("pricing.compare.moneyBack")}</th>
+          {cells(() => t("pricing.compare.moneyBackDays", { count: MONEY_BACK_DAYS }))}
         </tr>
         <tr>
-          <th scope="row">Extra Months</th>
-          {cells((plan) => extraMonthsNote(plan.desktop_label))}
+          <th scope="row">{t("pricing.compare.extraMonths")}</th>
+          {cells((plan) => t(extraMonthsNote(plan.desktop_label)))}
         </tr>
         <tr>
-          <th scope="row">Saving</th>
+          <th scope="row">{t("pricing.compare.saving")}</th>
           {cells(savingLabel)}
         </tr>
         <tr>
-          <th scope="row">Total Discount</th>
-          {cells((plan) => `${plan.discount_percent}%`)}
+          <th scope="row">{t("pricing.compare.totalDiscount")}</th>
+          {cells((plan) => t("pricing.compare.percent", { percent: number(plan.discount_percent) }))}
         </tr>
         {FEATURES.map((feature) => (
           <tr key={feature}>
-            <th scope="row">{feature}</th>
+            <th scope="row">{t(feature)}</th>
             {plans.map((plan) => (
               <td key={plan.id}>
                 <span aria-hidden="true" className="compare__check">
                   ✓
                 </span>
-                <span className="visually-hidden">Included</span>
+                <span className="visually-hidden">{t("pricing.compare.included")}</span>
               </td>
             ))}
           </tr>

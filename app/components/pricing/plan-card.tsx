@@ -1,7 +1,8 @@
 import { Link } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
+import { useFormatters } from "~/i18n/use-formatters";
 import {
   extraMonths,
-  formatCents,
   isCurrentPlan,
   isMostPopular,
   isOneTimePlan,
@@ -11,7 +12,6 @@ import {
   planButtonLabel,
   REGULAR_MONTHLY_PRICE_CENTS,
   savingsBadge,
-  totalPrice,
   type Plan,
 } from "~/utils/plans";
 
@@ -32,11 +32,13 @@ type PlanCardProps = {
  * both the plan's title.
  */
 export function PlanCard({ plan, selected, onSelect, subscriber = false, pendingNote = null }: PlanCardProps) {
+  const { t } = useTranslation("pricing");
+  const { money } = useFormatters();
   const radioId = `plan-${plan.id}`;
   const titleId = `plan-${plan.id}-title`;
   const current = isCurrentPlan(plan);
   const popular = isMostPopular(plan);
-  const badge = savingsBadge(plan);
+  const badge = savingsBadge(plan, t);
   const extra = extraMonths(plan.desktop_label);
 
   return (
@@ -44,7 +46,7 @@ export function PlanCard({ plan, selected, onSelect, subscriber = false, pending
       className={`plan-card${popular ? " plan-card--popular" : ""}${current ? " plan-card--current" : ""}`}
       aria-labelledby={titleId}
     >
-      {popular ? <p className="plan-card__ribbon">Most popular</p> : null}
+      {popular ? <p className="plan-card__ribbon">{t("pricing.mostPopular")}</p> : null}
       <div className="plan-card__head">
         <input
           type="radio"
@@ -63,41 +65,46 @@ export function PlanCard({ plan, selected, onSelect, subscriber = false, pending
       </div>
 
       <p className="plan-card__price">
-        <strong className="plan-card__amount">{perMonthPrice(plan)}</strong>
-        <span>/month</span>{" "}
+        <strong className="plan-card__amount">{perMonthPrice(plan, money)}</strong>
+        <span>{t("pricing.plan.perMonth")}</span>{" "}
         <s className="plan-card__regular">
-          <span className="visually-hidden">Regular price </span>
-          {formatCents(REGULAR_MONTHLY_PRICE_CENTS)}
+          <span className="visually-hidden">{t("pricing.plan.regularPrice")} </span>
+          {money(REGULAR_MONTHLY_PRICE_CENTS)}
         </s>
       </p>
 
-      <p className={extra ? "plan-card__extra" : "plan-card__extra plan-card__extra--none"}>{extra ?? "No Extra Months"}</p>
+      <p className={extra ? "plan-card__extra" : "plan-card__extra plan-card__extra--none"}>{extra ?? t("pricing.plan.noExtraMonths")}</p>
 
       <p className="plan-card__total">
         <s>
-          <span className="visually-hidden">Regular price </span>
-          {formatCents(plan.regular_price_cents)}
+          <span className="visually-hidden">{t("pricing.plan.regularPrice")} </span>
+          {money(plan.regular_price_cents)}
         </s>{" "}
-        <strong>${totalPrice(plan)}</strong> for {plan.title}
+        <Trans
+          t={t}
+          i18nKey="pricing.plan.totalFor"
+          values={{ price: money(plan.discounted_price_cents), plan: plan.title }}
+          components={{ strong: <strong /> }}
+        />
       </p>
 
       {isOneTimePlan(plan) ? (
-        <p className="plan-card__one-time">One-time payment: this plan does not renew.</p>
+        <p className="plan-card__one-time">{t("pricing.plan.oneTime")}</p>
       ) : null}
 
       {current && pendingNote ? <p className="plan-card__pending">{pendingNote}</p> : null}
 
       {current ? (
         <button type="button" className="button button--block" disabled aria-describedby={titleId}>
-          {planButtonLabel(plan, subscriber)}
+          {t(planButtonLabel(plan, subscriber))}
         </button>
       ) : (
         <Link to={paymentPath(plan)} className="button button--primary button--block" aria-describedby={titleId}>
-          {planButtonLabel(plan, subscriber)}
+          {t(planButtonLabel(plan, subscriber))}
         </Link>
       )}
 
-      <p className="plan-card__guarantee">{MONEY_BACK_DAYS}-Day Money-Back Guarantee</p>
+      <p className="plan-card__guarantee">{t("pricing.plan.guarantee", { count: MONEY_BACK_DAYS })}</p>
     </article>
   );
 }

@@ -1,4 +1,5 @@
 import { Link, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { loginUrlFor } from "~/utils/safe-redirect";
 
 // Query parameters of the no-JavaScript plan chooser: coming back after sign-in should not resubmit it.
@@ -9,6 +10,7 @@ const CHOOSER_PARAMS = ["plan", "buy"];
  * 'My Account' when signed in, 'Log in' with oldurl otherwise.
  */
 export function PricingAccount({ signedIn }: { signedIn: boolean }) {
+  const { t } = useTranslation("pricing");
   const location = useLocation();
   const search = new URLSearchParams(location.search);
   for (const name of CHOOSER_PARAMS) search.delete(name);
@@ -17,13 +19,13 @@ export function PricingAccount({ signedIn }: { signedIn: boolean }) {
 
   return signedIn ? (
     <Link to="/" className="button">
-      My Account
+      {t("pricing.header.myAccount")}
     </Link>
   ) : (
     <p className="pricing-header__login">
-      <span>Already have an account?</span>{" "}
+      <span>{t("pricing.header.haveAccount")}</span>{" "}
       <Link to={loginHref} className="button">
-        Log in
+        {t("pricing.header.logIn")}
       </Link>
     </p>
   );

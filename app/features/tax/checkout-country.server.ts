@@ -1,4 +1,5 @@
 import type { createApiClient } from "~/utils/api.server";
+import { translatorOf } from "~/i18n/i18n.server";
 import type { CheckoutFlow } from "~/utils/flow.server";
 import { countryOfBrowser } from "./browser-country";
 import { COUNTRIES } from "~/utils/countries.generated";
@@ -38,7 +39,8 @@ export function chosenCountry(flow: Pick<CheckoutFlow, "country"> | null): strin
   return flow?.country && isKnownCountry(flow.country) ? flow.country : null;
 }
 
-export const COUNTRY_NOT_SAVED = "Your country could not be saved, so the tax of this payment is not certain. Please try again.";
+/** 'Your country could not be saved, …' (a catalogue key; saveCheckoutCountry answers it translated). */
+export const COUNTRY_NOT_SAVED = "checkout.country.notSaved";
 
 /**
  * Before a payment, with the account's token: the checkout's country becomes the account's billing
@@ -52,10 +54,10 @@ export async function saveCheckoutCountry(api: Api, request: Request, flow: Pick
   let country = chosenCountry(flow);
   if (!country) {
     const details = await api.get("/api/account/billing-details");
-    if (!details.ok) return COUNTRY_NOT_SAVED;
+    if (!details.ok) return translatorOf(request)(COUNTRY_NOT_SAVED);
     if (details.data.billing_details?.country) return null;
     country = browserCountry(request);
   }
   const saved = await api.put("/api/account/billing-country", { body: { country } });
-  return saved.ok ? null : saved.message || COUNTRY_NOT_SAVED;
+  return saved.ok ? null : saved.message || translatorOf(request)(COUNTRY_NOT_SAVED);
 }

@@ -1,23 +1,27 @@
-import { formatCents } from "~/utils/plans";
+import { useTranslation } from "react-i18next";
+import { useFormatters } from "~/i18n/use-formatters";
 import { type Taxed, taxOf } from "./tax";
 
 // The net and the tax line of an amount (issue 35), for a <dl> that then states the total: the order
 // summary, the receipt. Nothing when the API answers no tax: the page is as it was without tax.
 
-export const NET_TERM = "Net price";
+/** 'Net price' (a catalogue key: shown through `t`). */
+export const NET_TERM = "checkout.tax.net";
 
 export function TaxLines({ taxed }: { taxed: Taxed | null | undefined }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
   const taxLine = taxOf(taxed);
   if (!taxLine) return null;
   return (
     <>
       <div className="tax-net">
-        <dt>{NET_TERM}</dt>
-        <dd>{formatCents(taxLine.net_cents)}</dd>
+        <dt>{t(NET_TERM)}</dt>
+        <dd>{money(taxLine.net_cents)}</dd>
       </div>
       <div className="tax-line">
         <dt>{taxLine.tax.label}</dt>
-        <dd>{formatCents(taxLine.tax.amount_cents)}</dd>
+        <dd>{money(taxLine.tax.amount_cents)}</dd>
       </div>
     </>
   );

@@ -1,5 +1,5 @@
 import type { ApiSchemas } from "~/utils/api.server";
-import { formatCents } from "~/utils/plans";
+import { formatCents, type Words } from "~/utils/plans";
 
 // The tax of a price as the API answers it (issue 35): the portal words it and never works it out.
 // A quote, a receipt or a renewal with `tax: null` (no country yet, or a country where none is charged)
@@ -20,7 +20,10 @@ export function taxOf(taxed: Taxed | null | undefined): { tax: Tax; net_cents: n
  * What an amount that includes tax says of it, after the amount: 'including VAT 19 % (Germany): $13.66', or
  * 'VAT reverse charged'; null without tax (the amount alone, as before).
  */
-export function taxIncluded(tax: Tax | null | undefined): string | null {
+export function taxIncluded(tax: Tax | null | undefined, words?: Words): string | null {
   if (!tax) return null;
-  return tax.reverse_charge ? tax.label : `including ${tax.label}: ${formatCents(tax.amount_cents)}`;
+  if (tax.reverse_charge) return tax.label;
+  // The page's words; English for a caller that has not passed its words yet (the label is the API's, in the page's language).
+  if (words) return words.t("checkout.tax.including", { label: tax.label, amount: words.money(tax.amount_cents) });
+  return `including ${tax.label}: ${formatCents(tax.amount_cents)}`;
 }

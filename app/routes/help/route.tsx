@@ -59,7 +59,7 @@ export default function HelpPage() {
         <h2 id="apps">{t("pages.help.apps.title")}</h2>
         <ol>
           <li>
-            <Trans t={t} i18nKey="pages.help.apps.plan" components={{ strong, link: <Link to="/pricing" /> }} />{" "}
+            <Trans t={t} i18nKey="pages.help.apps.plan" components={{ strong, pagelink: <Link to="/pricing" /> }} />{" "}
             {signedIn ? null : <Link to="/login">{t("pages.help.apps.signIn")}</Link>}
           </li>
           <li>
@@ -104,14 +104,14 @@ export default function HelpPage() {
             <Trans t={t} i18nKey="pages.help.renewals.guarantee" components={{ strong }} />
           </li>
           <li>
-            <Trans t={t} i18nKey="pages.help.renewals.cryptoShort" components={{ strong, link: <RefundRequestLink /> }} />
+            <Trans t={t} i18nKey="pages.help.renewals.cryptoShort" components={{ strong, pagelink: <RefundRequestLink /> }} />
           </li>
           <li>
             <Trans t={t} i18nKey="pages.help.renewals.failed" components={{ strong }} />
           </li>
         </ul>
         <p>
-          <Trans t={t} i18nKey="pages.help.renewals.terms" components={{ link: <Link to="/terms" /> }} />
+          <Trans t={t} i18nKey="pages.help.renewals.terms" components={{ pagelink: <Link to="/terms" /> }} />
         </p>
       </section>
 

@@ -3,15 +3,15 @@ import type { AppLoadContext } from "@remix-run/node";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { z } from "zod";
 import { CheckoutCodeSchema, CheckoutCountrySchema, CheckoutEmailSchema, CouponSchema, SignupPasswordSchema } from "~/schemas/index.server";
-import { BILLING_DETAILS_MESSAGES } from "~/schemas/billing-details";
+import { CHECKOUT_COUNTRY_MESSAGE, COUPON_INVALID } from "~/schemas/checkout";
+import { languageOf, translatorOf } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
 import { type ApiErrorCode, type ApiResult, type ApiSchemas, CODE_REFUSED, createApiClient, serviceUnavailable } from "~/utils/api.server";
 import { type CheckoutFlow, CODE_TTL_SECONDS, readFlow, RESEND_SECONDS, secondsLeft, writeFlow } from "~/utils/flow.server";
 import { failureStatus, formFailure, parseSubmission } from "~/utils/forms.server";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
-import { formatLongDate } from "~/utils/dates.server";
-import { formatCents } from "~/utils/plans";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
@@ -30,9 +30,14 @@ export const SUCCESS_REDIRECT_SECONDS = 300;
 /** The page stays the receipt this long after paying (the checkout flow's own hour). */
 const RECEIPT_SECONDS = 60 * 60;
 
-const PAYMENT_NOT_COMPLETED = "The payment was not completed.";
-export const PAYPAL_CANCELLED = "The PayPal payment was cancelled.";
-const PAYPAL_FAILED = "Failed to create PayPal payment";
+// The checkout's own messages are catalogue keys (app/locales/<language>/checkout.json): the toast, the form's
+// error and the notice translate them when they show them; the API's messages come in the page's language.
+const PAYMENT_NOT_COMPLETED = "checkout.payment.notCompleted";
+export const PAYPAL_CANCELLED = "checkout.paypal.cancelled";
+const PAYPAL_FAILED = "checkout.paypal.failed";
+const STRIPE_FAILED = "checkout.card.failed";
+const REQUEST_FAILED = "checkout.requestFailed";
+const INVALID_CODE = "checkout.verify.invalid";
 
 /**
  * What PayPal adds to our return_url / cancel_url (?paypal=return|cancel, set by the API): `token` (the
@@ -160,7 +165,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
       throw redirect(url.pathname, { headers: { "Set-Cookie": await writeFlow(request, "checkout", { ...flow, coupon: undefined, paidAt: Date.now() }) } });
     }
     if (finished.ok) throw await redirectWithError(url.pathname, PAYMENT_NOT_COMPLETED);
-    if (finished.status >= 500) throw await redirectWithError(url.pathname, finished.message || "Failed to create Stripe payment");
+    if (finished.status >= 500) throw await redirectWithError(url.pathname, finished.message || STRIPE_FAILED);
     authenticationFailure = { form: authenticated, message: finished.message || PAYMENT_NOT_COMPLETED };
   }
 
@@ -187,7 +192,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   if (cryptoId && token) {
     const invoice = await api.get("/api/payments/crypto/invoices/{id}", { params: { path: { id: cryptoId } } });
     const here = url.pathname;
-    if (!invoice.ok) throw await redirectWithError(here, invoice.code === "not_found" || invoice.code === "provider_off" ? "No invoice data found" : "Failed to Fetch BitPay invoice");
+    if (!invoice.ok) throw await redirectWithError(here, invoice.code === "not_found" || invoice.code === "provider_off" ? "checkout.crypto.noInvoice" : "checkout.crypto.fetchFailed");
     const details = invoice.data.invoice_details;
     if (details.paid) {
       const flow = await flowFor(request, planId);
@@ -195,27 +200,25 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     }
     if (details.not_applied) {
       // Paid after another recurring plan was bought (one recurring subscription per account): kept on record, not applied.
-      throw await redirectWithError(
-        here,
-        "You already have a subscription, so this crypto payment did not start a second one. Ask for your money back on the help page.",
-      );
+      throw await redirectWithError(here, "checkout.crypto.notApplied");
     }
     if (details.exception_status === "paidPartial") {
       // What arrived, what is missing, and the two ways on; Billing's history has the links (pay the rest, ask for a refund).
-      const paid = formatCents(details.amount_paid_cents ?? 0);
-      const missing = formatCents(details.amount_missing_cents ?? details.discounted_price_cents);
-      const ways =
-        details.status === "new"
-          ? "pay the rest on the BitPay invoice while it is open, or ask for your money back"
-          : "ask for your money back (the invoice has closed)";
+      // Made here, with its amounts: in the page's language.
+      const t = translatorOf(request);
+      const { money } = formattersFor(languageOf(request));
       throw await redirectWithError(
         here,
-        `Your crypto payment was short: ${paid} of ${formatCents(details.discounted_price_cents)} arrived and ${missing} is missing, so your plan has not started. In Billing you can ${ways}.`,
+        t(details.status === "new" ? "checkout.crypto.short.open" : "checkout.crypto.short.closed", {
+          paid: money(details.amount_paid_cents ?? 0),
+          total: money(details.discounted_price_cents),
+          missing: money(details.amount_missing_cents ?? details.discounted_price_cents),
+        }),
       );
     }
     // Expired unpaid: the page stays the checkout, the crypto panel open with the message, as PayPal's cancel.
-    if (details.status === "expired" || details.status === "invalid") cryptoFailure = "The crypto invoice expired before it was paid.";
-    else throw await redirectWithSuccess(here, "Payment received. Crypto payments take 1 to 3 hours to confirm; your plan starts then.");
+    if (details.status === "expired" || details.status === "invalid") cryptoFailure = "checkout.crypto.expired";
+    else throw await redirectWithSuccess(here, "checkout.crypto.received");
   }
 
   const flow = await flowFor(request, planId);
@@ -241,11 +244,12 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   if (paidWithinTheHour && me && !me.ok) throw serviceUnavailable();
 
   // The API's clock, not ours: in sandbox mode the test clock may have moved it.
-  const termEndsOn = formatLongDate(detail.data.term_ends_on);
+  const formats = formattersFor(languageOf(request));
+  const termEndsOn = formats.longDate(detail.data.term_ends_on);
   const quotes = detail.data.quotes;
   const receipt =
     paidWithinTheHour && me?.ok
-      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, quotes, device: gateway.data.device.app })
+      ? await loadReceipt(api, { plan: detail.data.plan_data, account: me.data, quotes, device: gateway.data.device.app }, { ...formats, t: translatorOf(request) })
       : null;
   // The coupon as the quotes applied it (one that can no longer be used is not in them).
   const applied = quotes[0]?.coupon_code ? { code: quotes[0].coupon_code, discount_amount_cents: quotes[0].discount_amount_cents } : null;
@@ -267,7 +271,7 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
     notice: confirming
       ? HOSTED_CONFIRMING
       : url.searchParams.get("checkout") === "cancelled"
-        ? "The payment was cancelled. You have not been charged."
+        ? "checkout.payment.cancelled"
         : null,
     confirming,
     authenticationFailure,
@@ -346,7 +350,7 @@ async function taxedFor<D extends { quotes: Quote[] }>(
 }
 
 /** Said while a hosted payment's outcome cannot be read yet (the API or the gateway not answering). */
-const HOSTED_CONFIRMING = "We are confirming your payment. Reload this page in a moment to see your receipt.";
+const HOSTED_CONFIRMING = "checkout.payment.confirming";
 
 /**
  * How a hosted payment (Checkout Session `sessionId`) ended, as the API says, as the redirect that
@@ -375,7 +379,7 @@ async function hostedOutcome(
   }
   const forgotten = { headers: { "Set-Cookie": await save({ ...flow, hostedSession: undefined }) } };
   if (opts.quiet && completed.ok) return redirect(here, forgotten);
-  return redirectWithError(here, completed.ok ? "The payment was not completed." : completed.message || "Failed to create Stripe payment", forgotten);
+  return redirectWithError(here, completed.ok ? PAYMENT_NOT_COMPLETED : completed.message || STRIPE_FAILED, forgotten);
 }
 
 function visitorStep(flow: CheckoutFlow): VisitorStep {
@@ -393,7 +397,7 @@ function visitorStep(flow: CheckoutFlow): VisitorStep {
   };
 }
 
-const PAYPAL_PENDING = "PayPal has not confirmed the payment yet. Your plan starts as soon as it does.";
+const PAYPAL_PENDING = "checkout.paypal.pending";
 
 type PayPalOutcome =
   | { paid: true; pending?: false; unavailable?: false; message: string }
@@ -487,24 +491,24 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const lastSent = flow.lastSent;
       if (lastSent?.email === email && secondsLeft(lastSent.sentAt, CODE_TTL_SECONDS) > 0) {
         const cookie = await save({ planId, coupon: flow.coupon, country: flow.country, email, sentAt: lastSent.sentAt });
-        return redirectWithSuccess(here, "Enter the code we sent to this email.", { headers: { "Set-Cookie": cookie } });
+        return redirectWithSuccess(here, "checkout.email.enterCode", { headers: { "Set-Cookie": cookie } });
       }
       const usable = await api.post("/api/anonymous/subscription/email-is-exists", { body: { email } });
       if (!usable.ok) {
-        return formFailure("email", submission, usable.status >= 500 ? "Unable to verify email." : usable.message || "Email is not valid for subscription.", usable.status);
+        return formFailure("email", submission, usable.status >= 500 ? "checkout.email.unableToVerify" : usable.message || "checkout.email.notValid", usable.status);
       }
       const sent = await api.post("/api/user/temp-signup", { body: { email, isCheckout: true, plan_id: String(planId) } });
-      if (!sent.ok) return formFailure("email", submission, sent.message || "Request failed. Please try again.", sent.status);
+      if (!sent.ok) return formFailure("email", submission, sent.message || REQUEST_FAILED, sent.status);
       const cookie = await save({ planId, coupon: flow.coupon, country: flow.country, email, sentAt: Date.now() });
-      return redirectWithSuccess(here, sent.message || "Verification code sent to your email!", { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(here, sent.message || "checkout.verify.sent", { headers: { "Set-Cookie": cookie } });
     }
 
     case "resend": {
       if (!flow.email) return redirect(here);
       const sent = await api.post("/api/user/temp-signup", { body: { email: flow.email, isCheckout: true, plan_id: String(planId) } });
-      if (!sent.ok) return formFailure("code", parseSubmission(formData, CheckoutCodeSchema), sent.message || "Request failed. Please try again.", sent.status);
+      if (!sent.ok) return formFailure("code", parseSubmission(formData, CheckoutCodeSchema), sent.message || REQUEST_FAILED, sent.status);
       const cookie = await save({ ...flow, code: undefined, sentAt: Date.now() });
-      return redirectWithSuccess(here, "Verification code resent to your email!", { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(here, "checkout.verify.resent", { headers: { "Set-Cookie": cookie } });
     }
 
     case "code": {
@@ -514,7 +518,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const code = submission.value.verification_code;
       const verified = await api.post("/api/user/verify-temp-code", { body: { email: flow.email, verification_code: code } });
       if (!verified.ok) {
-        return formFailure("code", submission, verified.status >= 500 ? "Unexpected error. Please try again." : verified.message || "Invalid verification code", verified.status);
+        return formFailure("code", submission, verified.status >= 500 ? "checkout.unexpectedError" : verified.message || INVALID_CODE, verified.status);
       }
       return redirect(here, { headers: { "Set-Cookie": await save({ ...flow, code }) } });
     }
@@ -535,10 +539,10 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!registered.ok && registered.code && CODE_REFUSED.has(registered.code)) {
         // The code expired or was used meanwhile: back to the code step, where it can be resent.
         const cookie = await save({ ...flow, code: undefined });
-        return redirectWithError(here, registered.message || "Invalid verification code", { headers: { "Set-Cookie": cookie } });
+        return redirectWithError(here, registered.message || INVALID_CODE, { headers: { "Set-Cookie": cookie } });
       }
       if (!registered.ok) {
-        return formFailure("password", submission, registered.status >= 500 ? "Something went wrong." : registered.message || "Request failed. Please try again.", registered.status);
+        return formFailure("password", submission, registered.status >= 500 ? "checkout.somethingWrong" : registered.message || REQUEST_FAILED, registered.status);
       }
       // The new account's billing country is the checkout's (chosen, else the browser's): its quotes
       // are taxed as the visitor's were. Should it not be saved now, the payment saves it.
@@ -547,7 +551,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
       appendDeviceCookie(headers, request);
       headers.append("Set-Cookie", await save({ planId, coupon: flow.coupon, country: flow.country }));
-      return redirectWithSuccess(here, "Verification successful!", { headers });
+      return redirectWithSuccess(here, "checkout.verify.success", { headers });
     }
 
     case "coupon": {
@@ -556,12 +560,12 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const code = submission.value.code;
       const quote = await api.post("/api/coupons/apply", { body: { code, planId } });
       if (!quote.ok) {
-        const message = quote.fieldErrors.code?.[0] ?? quote.message ?? "This coupon code is not valid.";
+        const message = quote.fieldErrors.code?.[0] ?? quote.message ?? COUPON_INVALID;
         // The coupon is no secret: the refused code stays in its field.
         return formFailure("coupon", submission, null, quote.status, { fieldErrors: { code: [message] }, hideFields: [] });
       }
       const cookie = await save({ ...flow, coupon: quote.data.code });
-      return redirectWithSuccess(here, quote.message || "Coupon applied.", { headers: { "Set-Cookie": cookie } });
+      return redirectWithSuccess(here, quote.message || "checkout.coupon.applied", { headers: { "Set-Cookie": cookie } });
     }
 
     // The order summary's 'Country' (issue 35): the quotes follow it. Kept in the flow until the payment
@@ -570,7 +574,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
     case "country": {
       const submission = parseSubmission(formData, CheckoutCountrySchema);
       const refused = (status: number) =>
-        formFailure("country", submission, null, status, { fieldErrors: { country: [BILLING_DETAILS_MESSAGES.country] }, hideFields: [] });
+        formFailure("country", submission, null, status, { fieldErrors: { country: [CHECKOUT_COUNTRY_MESSAGE] }, hideFields: [] });
       if (submission.status !== "success") return refused(400);
       const country = submission.value.country.toUpperCase();
       if (!isKnownCountry(country)) return refused(422);
@@ -590,7 +594,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       if (!token) return redirect(here);
       const paymentMethodId = String(formData.get("paymentMethodId") ?? "").trim();
       const key = attemptKey(String(formData.get("idempotency_key") ?? ""), paymentMethodId);
-      if (!paymentMethodId) return paymentFailure(intent, "Please complete your card details", 400);
+      if (!paymentMethodId) return paymentFailure(intent, "checkout.card.incomplete", 400);
       const [me, unsaved] = await Promise.all([api.get("/api/me"), saveCheckoutCountry(api, request, flow)]);
       if (!me.ok) throw serviceUnavailable();
       if (unsaved) return paymentFailure(intent, unsaved, 503);
@@ -610,7 +614,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
         },
       });
       if (!paid.ok) {
-        const message = paid.message || "Failed to create Stripe payment";
+        const message = paid.message || STRIPE_FAILED;
         // A decline ends the attempt having charged nothing: the next press, even with the same card
         // (the bank may say yes this time), is a new attempt that reaches the gateway (issue 33). Any
         // other failure (a lost answer, the gateway down) keeps the key: a retry then charges at most once.
@@ -648,7 +652,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const shownOn = CARD_FORMS.has(form) ? form : "pay-card";
       // The attempt is over and charged nothing (its stored answer is the challenge just failed).
       const failed = (message: string, status: number) => endedAttemptFailure(shownOn, message, status);
-      if (!finished.ok) return failed(finished.message || "Failed to create Stripe payment", finished.status);
+      if (!finished.ok) return failed(finished.message || STRIPE_FAILED, finished.status);
       if (finished.data.status !== "paid") return failed(PAYMENT_NOT_COMPLETED, 409);
       return redirect(here, { headers: { "Set-Cookie": await save({ planId, paidAt: Date.now() }) } });
     }
@@ -667,7 +671,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
           ...(flow.coupon ? { coupon: flow.coupon } : {}),
         },
       });
-      if (!invoice.ok) return paymentFailure("crypto", invoice.message || "Failed to create crypto payment", invoice.status);
+      if (!invoice.ok) return paymentFailure("crypto", invoice.message || "checkout.crypto.failed", invoice.status);
       // BitPay's page is not one of the portal's routes: the browser loads it as a document.
       return redirectDocument(invoice.data.invoiceUrl);
     }
@@ -693,7 +697,7 @@ export async function checkoutAction(intent: string, { request, context, formDat
       const session = await api.post("/api/payments/checkout-session", {
         body: { planId, return_path: here, idempotency_key: key, ...(flow.coupon ? { coupon: flow.coupon } : {}) },
       });
-      if (!session.ok) return paymentFailure("hosted", session.message || "Failed to create Stripe payment", session.status);
+      if (!session.ok) return paymentFailure("hosted", session.message || STRIPE_FAILED, session.status);
       // The session is remembered: if its return never reaches this page, the next load asks how it ended.
       return redirectDocument(session.data.url, { headers: { "Set-Cookie": await save({ ...flow, planId, hostedSession: session.data.id }) } });
     }

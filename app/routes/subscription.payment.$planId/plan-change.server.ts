@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import type { AppLoadContext } from "@remix-run/node";
 import { redirect, redirectDocument } from "@remix-run/node";
 import { type ApiSchemas, createApiClient } from "~/utils/api.server";
-import { formatLongDate } from "~/utils/dates";
-import { formatCents } from "~/utils/plans";
+import { languageOf, translatorOf } from "~/i18n/i18n.server";
+import { formattersFor } from "~/i18n/use-formatters";
+import type { Translate } from "~/utils/plans";
 import { type Taxed, taxIncluded } from "~/features/tax/tax";
 import { formFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
@@ -28,19 +29,27 @@ export interface ChangeFigures {
   nextRenewal: string;
 }
 
-function figuresOf(plan: string, summary: ApiSchemas["PlanChangeSummary"]): ChangeFigures {
+/** The page's words: its `t`, money and dates (the request's language). */
+type PageWords = ReturnType<typeof formattersFor> & { t: Translate };
+
+function wordsOf(request: Request): PageWords {
+  return { ...formattersFor(languageOf(request)), t: translatorOf(request) };
+}
+
+function figuresOf(plan: string, summary: ApiSchemas["PlanChangeSummary"], w: PageWords): ChangeFigures {
+  const renewal = w.t("checkout.change.amountOn", { amount: w.money(summary.next_renewal.amount_cents), date: w.longDate(summary.next_renewal.date) });
   return {
     plan,
-    chargedNow: formatCents(summary.charged_now_cents),
+    chargedNow: w.money(summary.charged_now_cents),
     chargedNowTaxed: { net_cents: summary.charged_now_net_cents, tax: summary.charged_now_tax, amount_cents: summary.charged_now_cents },
-    newEndDate: formatLongDate(summary.new_end_date),
-    nextRenewal: withTax(`${formatCents(summary.next_renewal.amount_cents)} on ${formatLongDate(summary.next_renewal.date)}`, summary.next_renewal.tax),
+    newEndDate: w.longDate(summary.new_end_date),
+    nextRenewal: withTax(renewal, summary.next_renewal.tax, w),
   };
 }
 
 /** An amount's words with what it includes of tax after them, in brackets; unchanged without tax. */
-function withTax(words: string, tax: Taxed["tax"] | undefined): string {
-  const included = taxIncluded(tax);
+function withTax(words: string, tax: Taxed["tax"] | undefined, w: PageWords): string {
+  const included = taxIncluded(tax, w);
   return included ? `${words} (${included})` : words;
 }
 
@@ -64,8 +73,8 @@ export type PlanChangeState =
 export const PLAN_CHANGE_FORMS = new Set(["change-plan", "keep-plan"]);
 
 /** The 5-year plan's notice (decision 028): its term starts today, the recurring plan stops renewing. */
-export function replacesNotice(currentTitle: string): string {
-  return `Buying this plan turns off the auto-renewal of your ${currentTitle} plan, which stays active until its paid period ends. Your 5-year access starts today.`;
+export function replacesNotice(currentTitle: string, t: Translate): string {
+  return t("checkout.change.replaces", { plan: currentTitle });
 }
 
 /**
@@ -77,8 +86,9 @@ export async function planChangeState(
   request: Request,
   context: AppLoadContext,
   planId: number,
-  known: { token?: string | null; subscription?: ApiSchemas["Subscription"] | null } = {},
+  known: { token?: string | null; subscription?: ApiSchemas["Subscription"] | null; oneTime?: boolean } = {},
 ): Promise<PlanChangeState | null> {
+  const w = wordsOf(request);
   const token = known.token === undefined ? await getSessionToken(request) : known.token;
   if (!token) return null;
   const api = createApiClient(request, context, token);
@@ -95,7 +105,7 @@ export async function planChangeState(
         kind: "done",
         message: result.message,
         pendingTitle: r.pending?.plan.title ?? null,
-        figures: figuresOf(title, r.summary),
+        figures: figuresOf(title, r.summary, w),
         keepable: Boolean(r.pending) && r.subscription.subscription_by === "stripe",
       };
     }
@@ -113,11 +123,11 @@ export async function planChangeState(
   const paypalKey = query.get("plan_change");
   if (paypalKey && current.subscription_by === "paypal") {
     if (query.get("paypal") === "cancel") {
-      notice = "The plan change was cancelled at PayPal. Your plan stays as it was.";
+      notice = "checkout.change.paypalCancelled";
     } else {
       const confirmed = await api.post("/api/subscription/change/paypal/confirm", { body: { plan_id: planId, idempotency_key: paypalKey } });
       if (confirmed.ok) throw redirect(`${new URL(request.url).pathname}?changed=${encodeURIComponent(paypalKey)}`);
-      notice = confirmed.message || "The plan change could not be confirmed.";
+      notice = confirmed.message || "checkout.change.notConfirmed";
     }
   }
 
@@ -129,38 +139,42 @@ export async function planChangeState(
     if (pending && pending.plan.id === planId) {
       return {
         kind: "done",
-        message: `Your plan changes to ${pending.plan.title} on ${formatLongDate(pending.effective_at)}.`,
+        message: w.t("checkout.change.pendingAlready", { plan: pending.plan.title, date: w.longDate(pending.effective_at) }),
         pendingTitle: pending.plan.title,
-        figures: figuresOf(pending.plan.title, p.summary),
+        figures: figuresOf(pending.plan.title, p.summary, w),
         keepable: p.paid_with === "card",
       };
     }
     return {
       kind: "change",
       preview: p,
-      figures: figuresOf(p.plan.title, p.summary),
-      effectiveDate: formatLongDate(p.effective_at),
-      pendingDate: pending ? formatLongDate(pending.effective_at) : null,
+      figures: figuresOf(p.plan.title, p.summary, w),
+      effectiveDate: w.longDate(p.effective_at),
+      pendingDate: pending ? w.longDate(pending.effective_at) : null,
       idempotencyKey: randomBytes(18).toString("base64url"),
       notice,
     };
   }
   if (preview.code === "plan_already_current") {
-    return { kind: "done", message: "This is already your current plan.", pendingTitle: null, figures: null, keepable: false };
+    return { kind: "done", message: w.t("checkout.change.alreadyCurrent"), pendingTitle: null, figures: null, keepable: false };
   }
   // A renewal is unpaid: it is paid first (the home's and billing's banner lead to /billing/pay).
   if (preview.code === "payment_past_due") return { kind: "done", message: preview.message, pendingTitle: null, figures: null, keepable: false };
   // The 5-year plan is bought, not changed to: the purchase goes ahead, with its notice.
   if (preview.code === "plan_change_invalid" && planId !== current.plan_id) {
-    if (preview.message === ONE_TIME_MESSAGE) return { kind: "replaces", notice: replacesNotice(current.title) };
+    // The one-time plan, known from the checkout's plan (the API's message is in the page's language); else by that message.
+    if (known.oneTime ?? preview.message === ONE_TIME_MESSAGE) return { kind: "replaces", notice: replacesNotice(current.title, w.t) };
     // A change PayPal cannot make (to the 2-year plan, or from a plan paid once): said, nothing to buy twice.
     return { kind: "done", message: preview.message, pendingTitle: null, figures: null, keepable: false };
   }
   return null;
 }
 
-/** The API's refusal of a change to the 5-year plan, which is bought instead (api/payments/plan-changes.ts). */
+/** The API's refusal of a change to the 5-year plan, which is bought instead (api/payments/plan-changes.ts), in English. */
 const ONE_TIME_MESSAGE = "The 5-year plan is bought, not changed to: choose it on the checkout.";
+
+/** 'Failed to change the plan' (a catalogue key: the form's error translates it). */
+const CHANGE_FAILED = "checkout.change.failed";
 
 type ActionArgs = { request: Request; context: AppLoadContext; formData: FormData; planId: number };
 
@@ -172,14 +186,14 @@ export async function planChangeAction(intent: string, { request, context, formD
   const api = createApiClient(request, context, token);
   if (intent === "keep-plan") {
     const kept = await api.post("/api/subscription/change/cancel");
-    if (!kept.ok) return formFailure(intent, null, kept.message || "Failed to change the plan", kept.status);
+    if (!kept.ok) return formFailure(intent, null, kept.message || CHANGE_FAILED, kept.status);
     return redirect(here);
   }
   const key = String(formData.get("idempotency_key") ?? "");
   if (formData.get("paid_with") === "paypal") {
     // To PayPal's approval of the change; it sends the browser back here with plan_change=<key>.
     const started = await api.post("/api/subscription/change/paypal", { body: { plan_id: planId, return_path: here, idempotency_key: key } });
-    if (!started.ok) return formFailure(intent, null, started.message || "Failed to change the plan", started.status);
+    if (!started.ok) return formFailure(intent, null, started.message || CHANGE_FAILED, started.status);
     // A whole-page load: PayPal (or the sandbox's page) is not a route of the portal.
     return redirectDocument(started.data.approve_url);
   }
@@ -191,7 +205,7 @@ export async function planChangeAction(intent: string, { request, context, formD
       ...(/^\d{1,12}$/.test(prorationDate) ? { proration_date: Number(prorationDate) } : {}),
     },
   });
-  if (!changed.ok) return formFailure(intent, null, changed.message || "Failed to change the plan", changed.status);
+  if (!changed.ok) return formFailure(intent, null, changed.message || CHANGE_FAILED, changed.status);
   return redirect(`${here}?changed=${encodeURIComponent(key)}`);
 }
 

@@ -1,6 +1,7 @@
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
 import { SubmitButton } from "~/components/submit-button";
-import { formatCents } from "~/utils/plans";
+import { useFormatters } from "~/i18n/use-formatters";
 import { taxIncluded } from "~/features/tax/tax";
 import { TaxLines } from "~/features/tax/tax-lines";
 import type { ChangeFigures, PlanChangeState } from "./plan-change.server";
@@ -12,24 +13,26 @@ import type { ChangeFigures, PlanChangeState } from "./plan-change.server";
 type ActionData = { form?: string; serverError?: string | null } | undefined;
 
 function FormError({ form }: { form: string }) {
+  const { t } = useTranslation("checkout");
   const actionData = useActionData<ActionData>();
   const idle = useNavigation().state === "idle";
   const message = idle && actionData?.form === form ? actionData.serverError : null;
   return (
     <p className="form-error" role={message ? "alert" : undefined}>
-      {message ?? ""}
+      {message ? t(message) : ""}
     </p>
   );
 }
 
 /** 'Keep current plan': drops the change waiting for the renewal. */
 function KeepCurrentPlan() {
+  const { t } = useTranslation("checkout");
   return (
     <Form method="post" className="plan-change__keep">
       <input type="hidden" name="intent" value="keep-plan" />
       <FormError form="keep-plan" />
       <SubmitButton intent="keep-plan" className="button button--block">
-        Keep current plan
+        {t("checkout.change.keep")}
       </SubmitButton>
     </Form>
   );
@@ -37,20 +40,21 @@ function KeepCurrentPlan() {
 
 /** The page instead of the purchase, laid out as the checkout: breadcrumb, heading, the change beside its summary. */
 export function PlanChangePage({ state }: { state: Exclude<PlanChangeState, { kind: "replaces" }> }) {
+  const { t } = useTranslation("checkout");
   return (
     <div className="checkout">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
+      <nav aria-label={t("checkout.breadcrumb.label")} className="breadcrumb">
         <ol>
           <li>
-            <Link to="/pricing">Select Plan</Link>
+            <Link to="/pricing">{t("checkout.breadcrumb.selectPlan")}</Link>
           </li>
-          <li aria-current="page">Change plan</li>
+          <li aria-current="page">{t("checkout.breadcrumb.changePlan")}</li>
         </ol>
       </nav>
-      <h1>Change your plan</h1>
+      <h1>{t("checkout.change.title")}</h1>
       {state.kind === "change" && state.notice ? (
         <p className="notice" role="alert">
-          {state.notice}
+          {t(state.notice)}
         </p>
       ) : null}
       <div className="checkout-grid">
@@ -65,25 +69,26 @@ export function PlanChangePage({ state }: { state: Exclude<PlanChangeState, { ki
 
 /** The three figures of the change (the API's, for the preview and the result alike), where the checkout has its order summary. */
 function ChangeSummary({ figures }: { figures: ChangeFigures }) {
+  const { t } = useTranslation("checkout");
   return (
     <aside aria-labelledby="change-summary-title" className="card order-summary">
-      <h2 id="change-summary-title">Plan change summary</h2>
+      <h2 id="change-summary-title">{t("checkout.change.summary")}</h2>
       <dl>
         <div>
-          <dt>New plan</dt>
+          <dt>{t("checkout.change.newPlan")}</dt>
           <dd>{figures.plan}</dd>
         </div>
         <TaxLines taxed={figures.chargedNowTaxed} />
         <div className="total">
-          <dt>Charged now</dt>
+          <dt>{t("checkout.change.chargedNow")}</dt>
           <dd>{figures.chargedNow}</dd>
         </div>
         <div>
-          <dt>New end date</dt>
+          <dt>{t("checkout.change.newEndDate")}</dt>
           <dd>{figures.newEndDate}</dd>
         </div>
         <div>
-          <dt>Next renewal</dt>
+          <dt>{t("checkout.change.nextRenewal")}</dt>
           <dd>{figures.nextRenewal}</dd>
         </div>
       </dl>
@@ -92,16 +97,18 @@ function ChangeSummary({ figures }: { figures: ChangeFigures }) {
 }
 
 function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replaces" }> }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
   if (state.kind === "done") {
     return (
       <section className="card plan-change" aria-labelledby="plan-change-title">
-        <h2 id="plan-change-title">Your plan</h2>
+        <h2 id="plan-change-title">{t("checkout.change.yourPlan")}</h2>
         <p className="notice" role="status">
-          {state.message}
+          {t(state.message)}
         </p>
         {state.pendingTitle && state.keepable ? <KeepCurrentPlan /> : null}
         <Link to="/" className="button button--primary">
-          Go to my account
+          {t("checkout.goToAccount")}
         </Link>
       </section>
     );
@@ -111,33 +118,32 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
   const paypal = preview.paid_with === "paypal";
   return (
     <section className="card plan-change" aria-labelledby="plan-change-title">
-      <h2 id="plan-change-title">
-        Change from {preview.current_plan.title} to {preview.plan.title}
-      </h2>
+      <h2 id="plan-change-title">{t("checkout.change.fromTo", { from: preview.current_plan.title, to: preview.plan.title })}</h2>
       <dl className="plan-change__summary">
-        <dt>Current plan</dt>
+        <dt>{t("checkout.change.currentPlan")}</dt>
         <dd>{preview.current_plan.title}</dd>
-        <dt>New plan</dt>
-        <dd>
-          {preview.plan.title} ({formatCents(preview.plan.discounted_price_cents)} for {preview.plan.title})
-        </dd>
-        <dt>{now ? "You pay now" : "Takes effect"}</dt>
+        <dt>{t("checkout.change.newPlan")}</dt>
+        <dd>{t("checkout.change.newPlanPrice", { plan: preview.plan.title, price: money(preview.plan.discounted_price_cents) })}</dd>
+        <dt>{now ? t("checkout.change.youPayNow") : t("checkout.change.takesEffect")}</dt>
         <dd className="plan-change__amount">
-          {now ? formatCents(preview.amount_due_cents) : `${state.effectiveDate}, at your next renewal`}
-          {now && preview.tax ? <span className="plan-change__tax"> ({taxIncluded(preview.tax)})</span> : null}
+          {now ? money(preview.amount_due_cents) : t("checkout.change.atRenewal", { date: state.effectiveDate })}
+          {now && preview.tax ? <span className="plan-change__tax"> ({taxIncluded(preview.tax, { t, money })})</span> : null}
         </dd>
       </dl>
       <p>
         {now
-          ? `The new plan starts today. You pay ${formatCents(preview.amount_due_cents)} now: the ${preview.plan.title} plan less the unused part of your ${preview.current_plan.title} plan, charged to the card that pays your subscription. Your plan then runs to ${state.figures.newEndDate}.`
+          ? t("checkout.change.now", {
+              amount: money(preview.amount_due_cents),
+              plan: preview.plan.title,
+              current: preview.current_plan.title,
+              date: state.figures.newEndDate,
+            })
           : paypal
-            ? `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal: PayPal applies a new plan from the next payment. Nothing is charged now; PayPal collects the ${preview.plan.title} price at that renewal. You approve the change at PayPal.`
-            : `Your plan changes to ${preview.plan.title} on ${state.effectiveDate}, at your next renewal. Nothing is charged now; the ${preview.plan.title} price is charged at that renewal.`}
+            ? t("checkout.change.laterPayPal", { plan: preview.plan.title, date: state.effectiveDate })
+            : t("checkout.change.later", { plan: preview.plan.title, date: state.effectiveDate })}
       </p>
       {preview.pending && state.pendingDate ? (
-        <p className="notice">
-          Changes to {preview.pending.plan.title} on {state.pendingDate}. Changing plan now replaces that change.
-        </p>
+        <p className="notice">{t("checkout.change.replacesPending", { plan: preview.pending.plan.title, date: state.pendingDate })}</p>
       ) : null}
       <Form method="post">
         <input type="hidden" name="intent" value="change-plan" />
@@ -145,7 +151,7 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
         {paypal ? <input type="hidden" name="paid_with" value="paypal" /> : null}
         {preview.proration_date !== null ? <input type="hidden" name="proration_date" value={preview.proration_date} /> : null}
         <FormError form="change-plan" />
-        <SubmitButton intent="change-plan">{paypal ? "Continue to PayPal" : "Change plan"}</SubmitButton>
+        <SubmitButton intent="change-plan">{paypal ? t("checkout.paypal.continue") : t("checkout.change.submit")}</SubmitButton>
       </Form>
       {preview.pending && !paypal ? <KeepCurrentPlan /> : null}
     </section>
@@ -154,9 +160,10 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
 
 /** Said before the pay buttons of the 5-year plan while a recurring plan runs. */
 export function ReplacesNotice({ text }: { text: string }) {
+  const { t } = useTranslation("checkout");
   return (
     <p className="notice" role="note">
-      {text}
+      {t(text)}
     </p>
   );
 }

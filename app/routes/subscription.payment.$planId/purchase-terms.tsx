@@ -1,3 +1,5 @@
+import { Trans, useTranslation } from "react-i18next";
+import { useFormatters } from "~/i18n/use-formatters";
 import { buysLabel, type Quote, renewalSentences } from "./summary";
 import type { Receipt } from "./receipt.server";
 
@@ -5,15 +7,19 @@ import type { Receipt } from "./receipt.server";
 // in 'Payment Successful!' with the amount actually charged (a coupon included). Both say the API's
 // answer (the quotes, the recorded payment: issue 32), formatted.
 
+const strong = { strong: <strong /> };
+
 export function PurchaseTerms({ quotes, termEndsOn }: { quotes: Quote[]; termEndsOn: string }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
   const first = quotes[0];
   if (!first) return null;
   return (
     <div className="purchase-terms">
       <p>
-        This payment buys <strong>{buysLabel(first)}</strong>. Your first term ends on <strong>{termEndsOn}</strong>.
+        <Trans t={t} i18nKey="checkout.terms.buys" values={{ buys: buysLabel(first, t), date: termEndsOn }} components={strong} />
       </p>
-      {renewalSentences(quotes).map((sentence) => (
+      {renewalSentences(quotes, { t, money }).map((sentence) => (
         <p key={sentence}>{sentence}</p>
       ))}
     </div>
@@ -21,13 +27,19 @@ export function PurchaseTerms({ quotes, termEndsOn }: { quotes: Quote[]; termEnd
 }
 
 export function PaidConfirmationDetails({ confirmation }: { confirmation: Receipt }) {
+  const { t } = useTranslation("checkout");
   return (
     <div className="purchase-terms">
       <p>
-        You paid <strong>{confirmation.charged}</strong> for the {confirmation.plan} plan: <strong>{confirmation.buys}</strong>.
+        <Trans
+          t={t}
+          i18nKey="checkout.paid.youPaid"
+          values={{ charged: confirmation.charged, plan: confirmation.plan, buys: confirmation.buys }}
+          components={strong}
+        />
       </p>
       <p>
-        Your first term ends on <strong>{confirmation.termEndsOn}</strong>. {confirmation.terms}
+        <Trans t={t} i18nKey="checkout.paid.termEnds" values={{ date: confirmation.termEndsOn, terms: confirmation.terms }} components={strong} />
       </p>
     </div>
   );

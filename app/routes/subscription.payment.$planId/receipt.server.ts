@@ -1,8 +1,8 @@
 import { nextChargeView } from "~/features/next-charge/next-charge.server";
 import type { ApiSchemas, createApiClient } from "~/utils/api.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
-import { formatLongDate } from "~/utils/dates.server";
-import { formatCents } from "~/utils/plans";
+import type { formattersFor } from "~/i18n/use-formatters";
+import type { Translate } from "~/utils/plans";
 import { taxOf } from "~/features/tax/tax";
 import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./summary";
 
@@ -13,8 +13,11 @@ import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./sum
 
 export type Platform = NonNullable<ApiSchemas["PaymentConfig"]["device"]["app"]>;
 
-/** Where each app comes from: the fixed store links (identity §2), the desktop links from the API. */
+/** Where each app comes from: the fixed store links (identity §2), the desktop links from the API. `from` is a catalogue key. */
 export type AppDownload = { platform: Platform; href: string | null; from: string };
+
+/** The page's words, in the request's language: `t`, money and dates. */
+export type ReceiptWords = ReturnType<typeof formattersFor> & { t: Translate };
 
 export type Receipt = {
   plan: string;
@@ -46,10 +49,10 @@ const PLATFORMS: Platform[] = ["Windows", "macOS", "Android", "iOS"];
 
 function appsFor(device: Platform | null, links: ApiSchemas["DownloadLinks"] | null): AppDownload[] {
   const apps: AppDownload[] = [
-    { platform: "Windows", href: links?.windows ?? null, from: "Download for Windows" },
-    { platform: "macOS", href: links?.mac ?? null, from: "Download for macOS" },
-    { platform: "Android", href: ANDROID_APP_URL, from: "Get it on Google Play" },
-    { platform: "iOS", href: IOS_APP_URL, from: "Download on the App Store" },
+    { platform: "Windows", href: links?.windows ?? null, from: "checkout.receipt.app.windows" },
+    { platform: "macOS", href: links?.mac ?? null, from: "checkout.receipt.app.macos" },
+    { platform: "Android", href: ANDROID_APP_URL, from: "checkout.receipt.app.android" },
+    { platform: "iOS", href: IOS_APP_URL, from: "checkout.receipt.app.ios" },
   ];
   const index = device ? PLATFORMS.indexOf(device) : -1;
   return index > 0 ? [apps[index]!, ...apps.filter((_, i) => i !== index)] : apps;
@@ -70,20 +73,22 @@ function payerOf(active: { subscription: ApiSchemas["Subscription"] | null; next
 }
 
 /** The receipt's 'Renewal' line, from the API's answer (renewal, or why none). */
-function renewalLine(paid: ApiSchemas["PaymentReceipt"], payer: string | null): string {
+function renewalLine(paid: ApiSchemas["PaymentReceipt"], payer: string | null, w: ReceiptWords): string {
+  const { t } = w;
   const { renewal } = paid;
   if (renewal) {
-    return `Renews automatically on ${formatLongDate(renewal.renews_on)} at ${formatCents(renewal.amount_cents)} every ${everyLabel(renewal.interval_months)}${payer ? `, charged to ${payer}` : ""}. To stop it, turn auto-renewal off in Billing at least 24 hours before.`;
+    const values = { date: w.longDate(renewal.renews_on), amount: w.money(renewal.amount_cents), every: everyLabel(renewal.interval_months, t) };
+    return payer ? t("checkout.receipt.renewsCharged", { ...values, payer }) : t("checkout.receipt.renews", values);
   }
   switch (paid.does_not_renew_because) {
     case "crypto":
-      return "Does not renew: crypto plans do not renew automatically. We email you a renewal invoice 3 days before your plan ends.";
+      return t("checkout.receipt.noRenewal.crypto");
     case "one_time":
-      return "Does not renew: this was a one-time payment, nothing more is charged.";
+      return t("checkout.receipt.noRenewal.oneTime");
     case "paypal_term":
-      return `Does not renew: PayPal bills at most yearly, so this was one payment for ${termLabel(paid.paid_months)}; nothing more is charged.`;
+      return t("checkout.receipt.noRenewal.paypal", { term: termLabel(paid.paid_months, t) });
     default:
-      return `Does not renew: auto-renewal is off, so your plan ends on ${formatLongDate(paid.first_term_ends_on)}.`;
+      return t("checkout.receipt.noRenewal.off", { date: w.longDate(paid.first_term_ends_on) });
   }
 }
 
@@ -97,7 +102,9 @@ function renewalLine(paid: ApiSchemas["PaymentReceipt"], payer: string | null): 
 export async function loadReceipt(
   api: ReturnType<typeof createApiClient>,
   { plan, account, quotes, device }: { plan: ApiSchemas["Plan"]; account: ApiSchemas["User"]; quotes: ApiSchemas["CheckoutQuote"][]; device: Platform | null },
+  w: ReceiptWords,
 ): Promise<Receipt | null> {
+  const { t, money } = w;
   const [recorded, active, links] = await Promise.all([
     api.get("/api/account/receipt", { params: { query: { plan_id: plan.id } } }),
     api.post("/api/subscription/active"),
@@ -110,15 +117,14 @@ export async function loadReceipt(
   const taxLine = taxOf(terms);
   return {
     plan: plan.title,
-    buys: terms ? buysLabel(terms) : "",
-    charged: formatCents(terms?.amount_cents ?? plan.discounted_price_cents),
-    discount:
-      paid && paid.discount_amount_cents > 0 ? { price: formatCents(paid.price_cents), amount: `−${formatCents(paid.discount_amount_cents)}` } : null,
-    tax: taxLine ? { net: formatCents(taxLine.net_cents), label: taxLine.tax.label, amount: formatCents(taxLine.tax.amount_cents) } : null,
-    paidOn: paid ? formatLongDate(paid.created_at) : null,
-    termEndsOn: formatLongDate(terms?.first_term_ends_on ?? new Date()),
-    renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null)) : renewsSentence(quote?.renewal ?? null),
-    terms: renewsSentence(terms?.renewal ?? null),
+    buys: terms ? buysLabel(terms, t) : "",
+    charged: money(terms?.amount_cents ?? plan.discounted_price_cents),
+    discount: paid && paid.discount_amount_cents > 0 ? { price: money(paid.price_cents), amount: `−${money(paid.discount_amount_cents)}` } : null,
+    tax: taxLine ? { net: money(taxLine.net_cents), label: taxLine.tax.label, amount: money(taxLine.tax.amount_cents) } : null,
+    paidOn: paid ? w.longDate(paid.created_at) : null,
+    termEndsOn: w.longDate(terms?.first_term_ends_on ?? new Date()),
+    renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null), w) : renewsSentence(quote?.renewal ?? null, w),
+    terms: renewsSentence(terms?.renewal ?? null, w),
     invoice: paid ? invoiceLink(paid) : null,
     email: account.email,
     hasPassword: account.has_password,

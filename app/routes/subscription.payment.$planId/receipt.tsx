@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { Trans, useTranslation } from "react-i18next";
 import { NET_TERM } from "~/features/tax/tax-lines";
 import type { AppDownload, Receipt } from "./receipt.server";
 
@@ -9,27 +10,28 @@ import type { AppDownload, Receipt } from "./receipt.server";
 export const RECEIPT_PARAM = "receipt";
 
 export function ReceiptPage({ receipt }: { receipt: Receipt }) {
+  const { t } = useTranslation("checkout");
   return (
     <div className="receipt-grid">
       <section aria-labelledby="receipt-heading" className="card receipt">
-        <h2 id="receipt-heading">Receipt</h2>
+        <h2 id="receipt-heading">{t("checkout.receipt.title")}</h2>
         <dl className="receipt-lines">
           <div>
-            <dt>Plan</dt>
+            <dt>{t("checkout.receipt.plan")}</dt>
             <dd>{receipt.plan}</dd>
           </div>
           <div>
-            <dt>Length</dt>
+            <dt>{t("checkout.receipt.length")}</dt>
             <dd>{receipt.buys}</dd>
           </div>
           {receipt.discount ? (
             <>
               <div>
-                <dt>Price</dt>
+                <dt>{t("checkout.receipt.price")}</dt>
                 <dd>{receipt.discount.price}</dd>
               </div>
               <div>
-                <dt>Coupon</dt>
+                <dt>{t("checkout.receipt.coupon")}</dt>
                 <dd>{receipt.discount.amount}</dd>
               </div>
             </>
@@ -37,7 +39,7 @@ export function ReceiptPage({ receipt }: { receipt: Receipt }) {
           {receipt.tax ? (
             <>
               <div>
-                <dt>{NET_TERM}</dt>
+                <dt>{t(NET_TERM)}</dt>
                 <dd>{receipt.tax.net}</dd>
               </div>
               <div>
@@ -47,35 +49,33 @@ export function ReceiptPage({ receipt }: { receipt: Receipt }) {
             </>
           ) : null}
           <div className="receipt-total">
-            <dt>Amount charged</dt>
+            <dt>{t("checkout.receipt.charged")}</dt>
             <dd>{receipt.charged}</dd>
           </div>
           {receipt.paidOn ? (
             <div>
-              <dt>Paid on</dt>
+              <dt>{t("checkout.receipt.paidOn")}</dt>
               <dd>{receipt.paidOn}</dd>
             </div>
           ) : null}
           <div>
-            <dt>First term ends</dt>
+            <dt>{t("checkout.receipt.termEnds")}</dt>
             <dd>{receipt.termEndsOn}</dd>
           </div>
           <div>
-            <dt>Renewal</dt>
+            <dt>{t("checkout.receipt.renewal")}</dt>
             <dd>{receipt.renewal}</dd>
           </div>
         </dl>
         <p className="receipt-links">
           {receipt.invoice === null ? (
-            <>
-              Your invoice will be in <Link to="/billing">Billing</Link>.
-            </>
+            <Trans t={t} i18nKey="checkout.receipt.invoiceLater" components={{ billing: <Link to="/billing" /> }} />
           ) : (
             <a href={receipt.invoice.href} download className="button">
-              Download invoice
+              {t("checkout.receipt.downloadInvoice")}
             </a>
           )}{" "}
-          <Link to="/billing">All payments in Billing</Link>
+          <Link to="/billing">{t("checkout.receipt.allPayments")}</Link>
         </p>
       </section>
       <NextStep receipt={receipt} />
@@ -89,18 +89,21 @@ function NextStep({ receipt }: { receipt: Receipt }) {
   const here = device ? apps.find((app) => app.platform === device) : undefined;
   const others = here ? apps.filter((app) => app !== here) : apps;
   const desktop = device === "Windows" || device === "macOS";
+  const { t } = useTranslation("checkout");
+  const email = { email: receipt.email };
+  const strong = { strong: <strong className="email-address" /> };
   return (
     <section aria-labelledby="apps-heading" className="card receipt-apps">
-      <h2 id="apps-heading">Next: get the app</h2>
+      <h2 id="apps-heading">{t("checkout.receipt.nextApp")}</h2>
       {here ? (
         <div className="receipt-this-device">
-          <p>For this device ({here.platform}):</p>
+          <p>{t("checkout.receipt.thisDevice", { platform: here.platform })}</p>
           <AppLink app={here} primary />
         </div>
       ) : device === "Linux" ? (
-        <p>There is no app for Linux yet: install the app on your other devices.</p>
+        <p>{t("checkout.receipt.noLinuxApp")}</p>
       ) : null}
-      <p>{here ? "For your other devices:" : "Choose your device:"}</p>
+      <p>{here ? t("checkout.receipt.otherDevices") : t("checkout.receipt.chooseDevice")}</p>
       <ul className="download-grid receipt-downloads">
         {others.map((app) => (
           <li key={app.platform}>
@@ -108,47 +111,34 @@ function NextStep({ receipt }: { receipt: Receipt }) {
           </li>
         ))}
       </ul>
-      <h3>Sign in to the app</h3>
+      <h3>{t("checkout.receipt.signInTitle")}</h3>
       <ol className="receipt-steps">
-        <li>Install the app and open it.</li>
+        <li>{t("checkout.receipt.install")}</li>
         <li>
           {receipt.hasPassword ? (
-            <>
-              Sign in with <strong className="email-address">{receipt.email}</strong> and the password you chose. If you use Google or Apple to sign in here, choose the
-              same in the app.
-            </>
+            <Trans t={t} i18nKey="checkout.receipt.signInPassword" values={email} components={strong} />
           ) : (
-            <>
-              Your account <strong className="email-address">{receipt.email}</strong> signs in with Google or Apple: choose the same in the app.
-            </>
+            <Trans t={t} i18nKey="checkout.receipt.signInSocial" values={email} components={strong} />
           )}
         </li>
         {desktop || !device ? (
-          <li>
-            On a computer, signing in with Google or Apple opens this site in your browser; once you are signed in, the browser takes you
-            back to the app (if it does not, type the code the page shows into the app).
-          </li>
+          <li>{t("checkout.receipt.onComputer")}</li>
         ) : null}
-        <li>Connect: your plan is already on your account.</li>
+        <li>{t("checkout.receipt.connect")}</li>
       </ol>
       <Link to="/" className="button button--primary">
-        Go to my account
+        {t("checkout.goToAccount")}
       </Link>
     </section>
   );
 }
 
 function AppLink({ app, primary = false }: { app: AppDownload; primary?: boolean }) {
-  if (!app.href) {
-    return (
-      <span aria-disabled="true">
-        {app.platform}: the download link could not be loaded; it is on My Account
-      </span>
-    );
-  }
+  const { t } = useTranslation("checkout");
+  if (!app.href) return <span aria-disabled="true">{t("checkout.receipt.linkMissing", { platform: app.platform })}</span>;
   return (
     <a href={app.href} rel="noopener noreferrer" target="_blank" className={primary ? "button button--primary" : undefined}>
-      {primary ? app.from : `${app.platform}: ${app.from}`}
+      {primary ? t(app.from) : t("checkout.receipt.appFrom", { platform: app.platform, from: t(app.from) })}
     </a>
   );
 }

@@ -2,6 +2,8 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
 import { type ComponentType, useEffect, useRef, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
+import { useFormatters } from "~/i18n/use-formatters";
 import { CodeInput } from "~/components/code-input";
 import { formatMinutesSeconds, useCountdown } from "~/components/countdown";
 import { Field } from "~/components/field";
@@ -31,21 +33,24 @@ import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { COUNTRY_FETCHER, COUNTRY_FORM, COUNTRY_UPDATE, CountryForm } from "~/features/tax/country-form";
 import { TaxLines } from "~/features/tax/tax-lines";
 import { pageMeta } from "~/utils/meta";
-import { formatCents, twoDecimals } from "~/utils/plans";
+import { twoDecimals } from "~/utils/plans";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  ...(data?.receipt
-    ? pageMeta(`${data.plan.title} — Receipt | VPN Account`, `Your receipt for the ${data.plan.title} VPN plan, and the apps to download.`)
-    : pageMeta(
-        `${data?.plan.title ?? "Plan"} — Payment | VPN Account`,
-        `Buy ${data ? `the ${data.plan.title}` : "a"} VPN plan by card, Apple Pay, Google Pay${data?.gateway.paypal ? ", PayPal" : ""} or crypto, with a 30-day money-back guarantee.`,
-      )),
+export const meta: MetaFunction<typeof loader> = (args) => {
+  const { data } = args;
+  const plan = data?.plan.title;
+  return [
+    ...(data?.receipt
+      ? pageMeta(args, "checkout.meta.receipt.title", "checkout.meta.receipt.description", { plan: data.plan.title })
+      : plan
+        ? pageMeta(args, "checkout.meta.payment.title", data.gateway.paypal ? "checkout.meta.payment.descriptionPayPal" : "checkout.meta.payment.description", { plan })
+        : pageMeta(args, "checkout.meta.payment.titleNoPlan", "checkout.meta.payment.descriptionNoPlan")),
   // No meta refresh for 'Payment Successful!': a timed refresh cannot be stopped (WCAG 2.2.1); its countdown is
   // the page's script, which 'Stay on this page' stops (PaymentSuccessful below).
-];
+  ];
+};
 
 // Personal (the account, its cards, a fresh idempotency key): never stored by a shared cache.
 export const headers = () => ({ "Cache-Control": "private, no-store" });
@@ -56,7 +61,10 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // Just paid for this plan (or its hosted payment still being confirmed): the receipt is this page's answer, not "this is your plan".
   if (state.receipt || state.confirming) return { ...state, planChange: null };
   // A subscriber's other recurring plan is a change of plan, not a second purchase (plan-change.tsx).
-  return { ...state, planChange: await planChangeState(request, context, planId, { token, subscription }) };
+  return {
+    ...state,
+    planChange: await planChangeState(request, context, planId, { token, subscription, oneTime: state.plan.billing_type === "single" }),
+  };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -102,18 +110,19 @@ function Checkout({ state, replacesNotice }: { state: CheckoutState; replacesNot
 
 /** After paying: the receipt, with 'Payment Successful!' over it until it is closed or counts down. */
 function Paid({ receipt, redirectIn }: { receipt: Receipt; redirectIn: number | null }) {
+  const { t } = useTranslation("checkout");
   return (
     <div className="checkout">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
+      <nav aria-label={t("checkout.breadcrumb.label")} className="breadcrumb">
         <ol>
           <li>
-            <Link to="/pricing">Select Plan</Link>
+            <Link to="/pricing">{t("checkout.breadcrumb.selectPlan")}</Link>
           </li>
-          <li aria-current="page">Receipt</li>
+          <li aria-current="page">{t("checkout.breadcrumb.receipt")}</li>
         </ol>
       </nav>
       <h1 id="receipt-title" tabIndex={-1}>
-        Thank you for your purchase
+        {t("checkout.paid.thanks")}
       </h1>
       {redirectIn !== null ? <PaymentSuccessful seconds={redirectIn} receipt={receipt} /> : null}
       <ReceiptPage receipt={receipt} />
@@ -122,6 +131,9 @@ function Paid({ receipt, redirectIn }: { receipt: Receipt; redirectIn: number | 
 }
 
 function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNotice: string | null }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
+  const words = { t, money };
   const { plan } = state;
   const card = quoteOf(state.quotes, "card");
   const wallet = quoteOf(state.quotes, "wallet");
@@ -147,23 +159,23 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
     <div className="checkout">
       {failed ? <Toasts toasts={[{ message: failed, type: "error" }]} /> : null}
       {idle && actionData?.authentication ? <Challenge state={state} form={actionData.form ?? "pay-card"} authentication={actionData.authentication} /> : null}
-      <nav aria-label="Breadcrumb" className="breadcrumb">
+      <nav aria-label={t("checkout.breadcrumb.label")} className="breadcrumb">
         <ol>
           <li>
-            <Link to="/pricing">Select Plan</Link>
+            <Link to="/pricing">{t("checkout.breadcrumb.selectPlan")}</Link>
           </li>
-          <li aria-current="page">Payment</li>
+          <li aria-current="page">{t("checkout.breadcrumb.payment")}</li>
         </ol>
       </nav>
-      <h1>Secure Checkout</h1>
+      <h1>{t("checkout.title")}</h1>
       {state.notice ? (
         <p className="notice" role="status">
-          {state.notice}
+          {t(state.notice)}
         </p>
       ) : null}
       {state.cardsFailed ? (
         <p className="notice" role="alert">
-          Failed to fetch payment method list
+          {t("checkout.cardsFailed")}
         </p>
       ) : null}
       <div className="checkout-grid">
@@ -176,40 +188,40 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
         <OrderSummary state={state} />
         <div className="checkout-methods">
           <section aria-labelledby="methods-title">
-            <h2 id="methods-title">Choose a payment method</h2>
+            <h2 id="methods-title">{t("checkout.methods.title")}</h2>
             {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
             <div className="accordion">
               <details name="payment-method" open={!paypalOpen && !cryptoOpen} className="accordion-item">
-                <summary>Card</summary>
+                <summary>{t("checkout.methods.card")}</summary>
                 {card ? <PanelTerms quote={card} /> : null}
                 {state.accountEmail && card ? (
                   <CardPanel state={state} quote={card} />
                 ) : (
-                  <p className="muted">Enter and verify your email above to pay by card.</p>
+                  <p className="muted">{t("checkout.methods.verifyForCard")}</p>
                 )}
               </details>
               {wallet ? <WalletPanels plan={plan} quote={wallet} gateway={state.gateway} signedIn={Boolean(state.accountEmail)} /> : null}
               {state.gateway.paypal && paypal ? (
                 <details name="payment-method" open={paypalOpen} className="accordion-item">
                   <summary>PayPal</summary>
-                  <p>{paypalTerms(paypal)}</p>
+                  <p>{paypalTerms(paypal, words)}</p>
                   <Guarantee />
                   {state.accountEmail ? (
                     <PayPalPanel state={state} renews={paypal.renewal !== null} />
                   ) : (
-                    <p className="muted">Enter and verify your email above to pay with PayPal.</p>
+                    <p className="muted">{t("checkout.methods.verifyForPayPal")}</p>
                   )}
                 </details>
               ) : null}
               {state.gateway.crypto && crypto ? (
               <details name="payment-method" open={cryptoOpen} className="accordion-item">
-                <summary>Crypto Currencies</summary>
-                <p>{cryptoTerms(crypto)}</p>
+                <summary>{t("checkout.methods.crypto")}</summary>
+                <p>{cryptoTerms(crypto, words)}</p>
                 <Guarantee />
                 {state.accountEmail ? (
                   <CryptoPanel quote={crypto} />
                 ) : (
-                  <p className="muted">Enter and verify your email above to pay with crypto.</p>
+                  <p className="muted">{t("checkout.methods.verifyForCrypto")}</p>
                 )}
               </details>
               ) : null}
@@ -254,6 +266,7 @@ function Challenge({
  * or Escape) leaves the customer on the receipt, with no countdown either.
  */
 function PaymentSuccessful({ seconds, receipt }: { seconds: number; receipt: Receipt }) {
+  const { t } = useTranslation("checkout");
   // The server's HTML, and the first render in the browser, show no countdown: it is shown once React runs.
   const [hydrated, setHydrated] = useState(false);
   const [stopped, setStopped] = useState(false);
@@ -273,13 +286,13 @@ function PaymentSuccessful({ seconds, receipt }: { seconds: number; receipt: Rec
       returnFocusTo="#receipt-title"
       onCancel={() => navigate(receiptHref, { replace: true, preventScrollReset: true })}
     >
-      <h2 id="paid-title">Payment Successful!</h2>
+      <h2 id="paid-title">{t("checkout.paid.title")}</h2>
       <p>
-        Your plan is active.
+        {t("checkout.paid.active")}
         {counting ? (
           <>
             {" "}
-            This page will redirect to your account in <span className="countdown">{left}</span> seconds.
+            <Trans t={t} i18nKey="checkout.paid.redirectIn" count={left} components={{ countdown: <span className="countdown" /> }} />
           </>
         ) : null}
       </p>
@@ -293,16 +306,16 @@ function PaymentSuccessful({ seconds, receipt }: { seconds: number; receipt: Rec
             goHome.current?.focus();
           }}
         >
-          Stay on this page
+          {t("checkout.paid.stay")}
         </button>
       ) : null}
       <PaidConfirmationDetails confirmation={receipt} />
       <div className="paid-dialog__actions">
         <Link to="/" className="button button--primary" ref={goHome}>
-          Go to my account
+          {t("checkout.goToAccount")}
         </Link>
         <Link to={receiptHref} className="button" replace preventScrollReset>
-          View receipt
+          {t("checkout.paid.viewReceipt")}
         </Link>
       </div>
     </ModalDialog>
@@ -310,14 +323,15 @@ function PaymentSuccessful({ seconds, receipt }: { seconds: number; receipt: Rec
 }
 
 function EmailSection({ state }: { state: CheckoutState }) {
+  const { t } = useTranslation("checkout");
   const here = useLocation().pathname;
   if (state.accountEmail) {
     return (
       // No aria-labelledby here: a region named "... email" would also answer to the label 'Email'.
       <section className="card">
-        <h2>Confirm your email</h2>
+        <h2>{t("checkout.email.confirm")}</h2>
         <div className="field">
-          <label htmlFor="account-email">Email</label>
+          <label htmlFor="account-email">{t("checkout.email.label")}</label>
           <input id="account-email" type="email" value={state.accountEmail} disabled readOnly />
         </div>
       </section>
@@ -327,6 +341,7 @@ function EmailSection({ state }: { state: CheckoutState }) {
 }
 
 function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["visitor"]>; here: string }) {
+  const { t } = useTranslation("checkout");
   // Back from 'Verify Your Email' ('Use another email', or Escape): focus goes to the email field.
   const lastStep = useRef(visitor.step);
   const backFromDialog = lastStep.current !== "email" && visitor.step === "email";
@@ -335,10 +350,10 @@ function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["v
   });
   return (
     <section className="card">
-      <h2>Enter the email for your account</h2>
+      <h2>{t("checkout.email.enter")}</h2>
       {visitor.step === "email" ? <EmailForm focusOnMount={backFromDialog} email={visitor.email} /> : <p className="email-address">{visitor.email}</p>}
       {visitor.step !== "email" ? <VerifyDialog visitor={visitor} /> : null}
-      <SocialSignIn oldurl={here} divider="Or continue with" />
+      <SocialSignIn oldurl={here} divider={t("checkout.email.orContinueWith")} />
     </section>
   );
 }
@@ -347,6 +362,7 @@ function VisitorEmail({ visitor, here }: { visitor: NonNullable<CheckoutState["v
 const EMAIL_FORM = "email";
 
 function EmailForm({ focusOnMount, email }: { focusOnMount: boolean; email?: string }) {
+  const { t } = useTranslation("checkout");
   const [form, fields] = useForm<CheckoutEmailFields>({
     ...useFormOptions<CheckoutEmailFields>(EMAIL_FORM, () => loadCheckoutSchemas().then((m) => m.CheckoutEmailSchema)),
     // Back from 'Verify Your Email': the address the code went to.
@@ -359,11 +375,11 @@ function EmailForm({ focusOnMount, email }: { focusOnMount: boolean; email?: str
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="email" />
-      <Field label={<label htmlFor={fields.email.id}>Email</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
+      <Field label={<label htmlFor={fields.email.id}>{t("checkout.email.label")}</label>} errorId={fields.email.errorId} errors={fields.email.errors}>
         <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" />
       </Field>
       <FormError form="email" />
-      <SubmitButton intent="email">Continue</SubmitButton>
+      <SubmitButton intent="email">{t("checkout.email.continue")}</SubmitButton>
     </Form>
   );
 }
@@ -373,15 +389,16 @@ function EmailForm({ focusOnMount, email }: { focusOnMount: boolean; email?: str
  * JavaScript; Escape does what 'Use another email' does (the only way out without JavaScript too).
  */
 function VerifyDialog({ visitor }: { visitor: Exclude<CheckoutState["visitor"], null | { step: "email" }> }) {
+  const { t } = useTranslation("checkout");
   const submit = useSubmit();
   return (
     <ModalDialog labelledBy="verify-title" onCancel={() => submit({ intent: "restart" }, { method: "post" })}>
-      <h2 id="verify-title">Verify Your Email</h2>
+      <h2 id="verify-title">{t("checkout.verify.title")}</h2>
       {visitor.step === "code" ? <CodeStep visitor={visitor} /> : <PasswordStep email={visitor.email} />}
       <Form method="post" className="restart-form">
         <input type="hidden" name="intent" value="restart" />
         <button type="submit" className="button button--link">
-          Use another email
+          {t("checkout.verify.anotherEmail")}
         </button>
       </Form>
     </ModalDialog>
@@ -389,6 +406,7 @@ function VerifyDialog({ visitor }: { visitor: Exclude<CheckoutState["visitor"], 
 }
 
 function CodeStep({ visitor }: { visitor: Extract<CheckoutState["visitor"], { step: "code" }> }) {
+  const { t } = useTranslation("checkout");
   const [form, fields] = useForm<CheckoutCodeFields>(
     useFormOptions<CheckoutCodeFields>("code", () => loadCheckoutSchemas().then((m) => m.CheckoutCodeSchema)),
   );
@@ -396,7 +414,7 @@ function CodeStep({ visitor }: { visitor: Extract<CheckoutState["visitor"], { st
   return (
     <>
       <p className="muted">
-        We sent a 6-digit code to <strong className="email-address">{visitor.email}</strong>.
+        <Trans t={t} i18nKey="checkout.verify.codeSent" values={{ email: visitor.email }} components={{ strong: <strong className="email-address" /> }} />
       </p>
       <Form method="post" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="code" />
@@ -406,9 +424,11 @@ function CodeStep({ visitor }: { visitor: Extract<CheckoutState["visitor"], { st
           errorId={fields.verification_code.errorId}
           errors={fields.verification_code.errors}
         />
-        <p className="expiry">{expiresIn > 0 ? <>The code expires in {formatMinutesSeconds(expiresIn)}</> : "The code has expired."}</p>
+        <p className="expiry">
+          {expiresIn > 0 ? t("checkout.verify.expiresIn", { time: formatMinutesSeconds(expiresIn) }) : t("checkout.verify.expired")}
+        </p>
         <FormError form="code" />
-        <SubmitButton intent="code">Next</SubmitButton>
+        <SubmitButton intent="code">{t("checkout.verify.next")}</SubmitButton>
       </Form>
       <ResendForm secondsLeft={visitor.resendIn} sentAt={visitor.sentAt} />
     </>
@@ -416,6 +436,7 @@ function CodeStep({ visitor }: { visitor: Extract<CheckoutState["visitor"], { st
 }
 
 function PasswordStep({ email }: { email: string }) {
+  const { t } = useTranslation("checkout");
   const [form, fields] = useForm<SignupPasswordFields>(
     useFormOptions<SignupPasswordFields>("password", () => loadIdentitySchemas().then((m) => m.SignupPasswordSchema)),
   );
@@ -429,19 +450,19 @@ function PasswordStep({ email }: { email: string }) {
     <Form method="post" {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="password" />
       <input type="text" name="username" value={email} autoComplete="username" readOnly hidden />
-      <Field label={<label htmlFor={fields.password.id}>Password</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
+      <Field label={<label htmlFor={fields.password.id}>{t("checkout.verify.password")}</label>} errorId={fields.password.errorId} errors={fields.password.errors}>
         <input {...getInputProps(fields.password, { type: "password", ariaDescribedBy: "password-rules" })} autoComplete="new-password" />
       </Field>
       <PasswordRules id="password-rules" />
       <Field
-        label={<label htmlFor={fields.confirmPassword.id}>Confirm Password</label>}
+        label={<label htmlFor={fields.confirmPassword.id}>{t("checkout.verify.confirmPassword")}</label>}
         errorId={fields.confirmPassword.errorId}
         errors={fields.confirmPassword.errors}
       >
         <input {...getInputProps(fields.confirmPassword, { type: "password" })} autoComplete="new-password" />
       </Field>
       <FormError form="password" />
-      <SubmitButton intent="password">Submit</SubmitButton>
+      <SubmitButton intent="password">{t("checkout.verify.submit")}</SubmitButton>
     </Form>
   );
 }
@@ -455,6 +476,7 @@ function countryErrorOf(answer: unknown): string | null {
 
 /** The server's refusal of one of the page's forms, in the HTML (and announced). */
 function FormError({ form }: { form: string }) {
+  const { t } = useTranslation("checkout");
   const actionData = useActionData<PaymentActionData>();
   const state = useLoaderData<typeof loader>();
   const idle = useNavigation().state === "idle";
@@ -471,7 +493,8 @@ function FormError({ form }: { form: string }) {
   const message = idle && actionData?.form === form ? actionData.serverError : returned;
   return (
     <p className="form-error" role={message ? "alert" : undefined}>
-      {message ?? ""}
+      {/* A catalogue key, or the API's message in the page's language. */}
+      {message ? t(message) : ""}
     </p>
   );
 }
@@ -489,6 +512,8 @@ function usePaymentKey(loaderKey: string): string {
 }
 
 function SavedCards({ state, quote }: { state: CheckoutState; quote: Quote | null }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
   const paymentKey = usePaymentKey(state.idempotencyKey);
   // With JavaScript the action answers the 3-D Secure challenge for the page to show (no redirect).
   const [scripted, setScripted] = useState(false);
@@ -497,26 +522,26 @@ function SavedCards({ state, quote }: { state: CheckoutState; quote: Quote | nul
     <section aria-labelledby="saved-title" className="card">
       <details open>
         <summary>
-          <h2 id="saved-title">Pay again with</h2>
+          <h2 id="saved-title">{t("checkout.saved.title")}</h2>
         </summary>
         <ul className="saved-cards">
           {state.savedCards.map((card) => (
             <li key={card.id}>
               <span className={`card-brand card-brand--${card.card_brand}`}>{card.card_brand}</span>{" "}
-              <span>{card.card_number}</span> <span className="muted">expires {card.card_exp}</span>
+              <span>{card.card_number}</span> <span className="muted">{t("checkout.saved.expires", { date: card.card_exp })}</span>
               <Form method="post">
                 <input type="hidden" name="intent" value="pay-saved" />
                 <input type="hidden" name="paymentMethodId" value={card.payment_method_id} />
                 <input type="hidden" name="idempotency_key" value={paymentKey} />
                 {scripted ? <input type="hidden" name="js" value="1" /> : null}
                 <SubmitButton intent="pay-saved" className="button button--primary">
-                  Pay Now
+                  {t("checkout.saved.payNow")}
                 </SubmitButton>
               </Form>
             </li>
           ))}
         </ul>
-        {quote ? <p className="muted">Pay Now charges {formatCents(quote.amount_cents)} to the card.</p> : null}
+        {quote ? <p className="muted">{t("checkout.saved.charges", { amount: money(quote.amount_cents) })}</p> : null}
         <FormError form="pay-saved" />
       </details>
     </section>
@@ -524,19 +549,21 @@ function SavedCards({ state, quote }: { state: CheckoutState; quote: Quote | nul
 }
 
 function PanelTerms({ quote }: { quote: Quote }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
   return (
     <>
-      <p>{cardTerms(quote)}</p>
+      <p>{cardTerms(quote, { t, money })}</p>
       <Guarantee />
     </>
   );
 }
 
 function Guarantee() {
+  const { t } = useTranslation("checkout");
   return (
     <p className="muted">
-      30-Day Money-Back Guarantee. Payments are processed in USD; provider fees may apply. By paying you agree to the{" "}
-      <Link to="/terms">Terms of Service</Link> and <Link to="/privacy">Privacy Policy</Link>.
+      <Trans t={t} i18nKey="checkout.guarantee" components={{ terms: <Link to="/terms" />, privacy: <Link to="/privacy" /> }} />
     </p>
   );
 }
@@ -547,6 +574,8 @@ function Guarantee() {
  * fields) is loaded and takes its place.
  */
 function CardPanel({ state, quote }: { state: CheckoutState; quote: Quote }) {
+  const { t } = useTranslation("checkout");
+  const { money } = useFormatters();
   const paymentKey = usePaymentKey(state.idempotencyKey);
   const [CardForm, setCardForm] = useState<ComponentType<CardFormProps> | null>(null);
   useEffect(() => {
@@ -569,7 +598,7 @@ function CardPanel({ state, quote }: { state: CheckoutState; quote: Quote }) {
             idempotencyKey={paymentKey}
             totalCents={quote.amount_cents}
             billingType={state.plan.billing_type}
-            payLabel={`Pay ${formatCents(quote.amount_cents)}`}
+            payLabel={t("checkout.card.pay", { amount: money(quote.amount_cents) })}
           />
           <FormError form="pay-card" />
         </>
@@ -578,7 +607,7 @@ function CardPanel({ state, quote }: { state: CheckoutState; quote: Quote }) {
           <input type="hidden" name="intent" value="hosted" />
           <input type="hidden" name="idempotency_key" value={state.idempotencyKey} />
           <FormError form="hosted" />
-          <SubmitButton intent="hosted">Continue to secure payment page</SubmitButton>
+          <SubmitButton intent="hosted">{t("checkout.card.hosted")}</SubmitButton>
         </Form>
       )}
     </div>
@@ -592,6 +621,7 @@ function CardPanel({ state, quote }: { state: CheckoutState; quote: Quote }) {
  * as their fallback when PayPal's script does not load.
  */
 function PayPalPanel({ state, renews }: { state: CheckoutState; renews: boolean }) {
+  const { t } = useTranslation("checkout");
   const paymentKey = usePaymentKey(state.idempotencyKey);
   const here = useLocation().pathname;
   const clientId = state.gateway.mode === "live" ? state.gateway.paypal_client_id : null;
@@ -610,7 +640,7 @@ function PayPalPanel({ state, renews }: { state: CheckoutState; renews: boolean 
     <Form method="post" reloadDocument>
       <input type="hidden" name="intent" value="paypal" />
       <input type="hidden" name="idempotency_key" value={paymentKey} />
-      <SubmitButton intent="paypal">Continue to PayPal</SubmitButton>
+      <SubmitButton intent="paypal">{t("checkout.paypal.continue")}</SubmitButton>
     </Form>
   );
   return (
@@ -634,17 +664,20 @@ function PayPalPanel({ state, renews }: { state: CheckoutState; renews: boolean 
 
 /** Crypto: a plain form; the action opens a BitPay invoice and sends the browser to it. */
 function CryptoPanel({ quote }: { quote: Quote }) {
+  const { t } = useTranslation("checkout");
   return (
     <Form method="post">
       <input type="hidden" name="intent" value="crypto" />
       <input type="hidden" name="amount" value={twoDecimals(quote.amount_cents)} />
       <FormError form="crypto" />
-      <SubmitButton intent="crypto">Pay with Crypto</SubmitButton>
+      <SubmitButton intent="crypto">{t("checkout.crypto.pay")}</SubmitButton>
     </Form>
   );
 }
 
 function OrderSummary({ state }: { state: CheckoutState }) {
+  const { t } = useTranslation("checkout");
+  const { money, number } = useFormatters();
   const { plan } = state;
   // What is charged now is the same whichever way is chosen (the quotes differ only in their renewal).
   const total = state.quotes[0];
@@ -656,7 +689,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
   const countryError = countryErrorOf(actionData) ?? countryErrorOf(countryFetcher.data);
   return (
     <aside aria-labelledby="summary-title" className="card order-summary">
-      <h2 id="summary-title">Order summary</h2>
+      <h2 id="summary-title">{t("checkout.summary.title")}</h2>
       {state.country ? (
         <CountryForm
           country={state.country.code}
@@ -668,33 +701,33 @@ function OrderSummary({ state }: { state: CheckoutState }) {
       ) : null}
       <dl aria-busy={requoting || undefined}>
         <div>
-          <dt>Plan</dt>
+          <dt>{t("checkout.summary.plan")}</dt>
           <dd>{state.plan.title}</dd>
         </div>
         <div>
-          <dt>Regular price</dt>
-          <dd>{formatCents(plan.regular_price_cents)}</dd>
+          <dt>{t("checkout.summary.regularPrice")}</dt>
+          <dd>{money(plan.regular_price_cents)}</dd>
         </div>
         {plan.discount_percent > 0 ? (
           <div>
             <dt>
-              <span className="badge">Save {plan.discount_percent}%</span>
+              <span className="badge">{t("checkout.summary.save", { percent: number(plan.discount_percent) })}</span>
             </dt>
             <dd>
-              <s>{formatCents(plan.savings_cents)}</s>
+              <s>{money(plan.savings_cents)}</s>
             </dd>
           </div>
         ) : null}
         {state.coupon ? (
           <div>
-            <dt>Coupon {state.coupon.code}</dt>
-            <dd>−{formatCents(state.coupon.discount_amount_cents)}</dd>
+            <dt>{t("checkout.summary.coupon", { code: state.coupon.code })}</dt>
+            <dd>−{money(state.coupon.discount_amount_cents)}</dd>
           </div>
         ) : null}
         <TaxLines taxed={total} />
         <div className="total">
-          <dt>Total</dt>
-          <dd>{total ? formatCents(total.amount_cents) : null}</dd>
+          <dt>{t("checkout.summary.total")}</dt>
+          <dd>{total ? money(total.amount_cents) : null}</dd>
         </div>
       </dl>
       <PurchaseTerms quotes={state.quotes} termEndsOn={state.termEndsOn} />
@@ -702,12 +735,12 @@ function OrderSummary({ state }: { state: CheckoutState }) {
         <Form method="post">
           <input type="hidden" name="intent" value="coupon-clear" />
           <button type="submit" className="button button--link">
-            Remove coupon
+            {t("checkout.coupon.remove")}
           </button>
         </Form>
       ) : (
         <details open={couponOpen || undefined}>
-          <summary>Got a coupon?</summary>
+          <summary>{t("checkout.coupon.open")}</summary>
           <CouponForm />
         </details>
       )}
