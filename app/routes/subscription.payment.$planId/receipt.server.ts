@@ -66,9 +66,12 @@ function invoiceLink(t: ApiSchemas["PaymentReceipt"]): Receipt["invoice"] {
 }
 
 /** Who collects the renewals: the card that pays (the API's next charge), or PayPal. */
-function payerOf(active: { subscription: ApiSchemas["Subscription"] | null; next_charge: ApiSchemas["NextCharge"]; ends_on: string | null } | null): string | null {
+function payerOf(
+  active: { subscription: ApiSchemas["Subscription"] | null; next_charge: ApiSchemas["NextCharge"]; ends_on: string | null } | null,
+  words: ReceiptWords,
+): string | null {
   if (!active?.subscription) return null;
-  const next = nextChargeView(active);
+  const next = nextChargeView(active, words.language);
   return next?.kind === "charge" ? next.card : null;
 }
 
@@ -123,7 +126,7 @@ export async function loadReceipt(
     tax: taxLine ? { net: money(taxLine.net_cents), label: taxLine.tax.label, amount: money(taxLine.tax.amount_cents) } : null,
     paidOn: paid ? w.longDate(paid.created_at) : null,
     termEndsOn: w.longDate(terms?.first_term_ends_on ?? new Date()),
-    renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null), w) : renewsSentence(quote?.renewal ?? null, w),
+    renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null, w), w) : renewsSentence(quote?.renewal ?? null, w),
     terms: renewsSentence(terms?.renewal ?? null, w),
     invoice: paid ? invoiceLink(paid) : null,
     email: account.email,
