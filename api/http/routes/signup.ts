@@ -20,8 +20,10 @@ import {
   acceptedFlag,
   flagField,
   newPasswordFields,
+  optionalLanguageField,
   passwordsMatch,
 } from "../validation";
+import { DEFAULT_LANGUAGE } from "../../platform/i18n";
 import { codeSendDescription } from "./auth";
 
 export const SIGNUP_MESSAGES = {
@@ -64,6 +66,7 @@ const registerSchema = body({
   verification_code: codeField(),
   ...newPasswordFields({ required: SIGNUP_MESSAGES.fillAllFields, mismatch: SIGNUP_MESSAGES.passwordsDiffer }),
   newsletter: flagField("newsletter"),
+  language: optionalLanguageField(),
   ...deviceFields(),
 })
   .superRefine(passwordsMatch(SIGNUP_MESSAGES.passwordsDiffer))
@@ -99,6 +102,7 @@ async function register(
         agreement_at: now,
         newsletter: "newsletter" in input ? input.newsletter : 0,
         newsletter_at: "newsletter" in input && input.newsletter === 1 ? now : null,
+        language: input.language ?? DEFAULT_LANGUAGE,
         created_at: now,
         updated_at: now,
       })
@@ -124,6 +128,7 @@ const checkoutRegisterSchema = body({
   email: emailField({ required: EMAIL_REQUIRED }),
   verification_code: codeField(),
   ...newPasswordFields({ required: SIGNUP_MESSAGES.fillAllFields, mismatch: SIGNUP_MESSAGES.passwordsDiffer }),
+  language: optionalLanguageField(),
   ...deviceFields(),
 })
   .superRefine(passwordsMatch(SIGNUP_MESSAGES.passwordsDiffer))
