@@ -1,4 +1,5 @@
 import i18next, { type i18n } from "i18next";
+import { formatDate, formatDateTime } from "./dates";
 import deEmails from "../locales/de/emails.json";
 import deInvoice from "../locales/de/invoice.json";
 import deMessages from "../locales/de/messages.json";
@@ -231,4 +232,50 @@ export function localize(english: string, lng: Language, given?: Text): string {
   if (lng === DEFAULT_LANGUAGE) return english;
   const t = given ?? BY_ENGLISH.get(english);
   return t ? render(lng, t) : english;
+}
+
+/*
+ * Money and dates for people, in a language: English exactly as the product always wrote them ('$107.76',
+ * '05 March, 2027', '05 March, 2027 at 14:05 UTC'; DESIGN §2), the other languages by Intl ('107,76 $',
+ * '5. März 2027', '5. März 2027 um 14:05 UTC'). Dates in UTC, whatever the server's zone.
+ */
+
+const MONEY = new Map<Language, Intl.NumberFormat>();
+const DATES = new Map<Language, Intl.DateTimeFormat>();
+const MOMENTS = new Map<Language, Intl.DateTimeFormat>();
+const MONTHS = new Map<Language, Intl.DateTimeFormat>();
+const NUMBERS = new Map<Language, Intl.NumberFormat>();
+
+function cached<T>(map: Map<Language, T>, lng: Language, make: () => T): T {
+  let value = map.get(lng);
+  if (!value) map.set(lng, (value = make()));
+  return value;
+}
+
+/** Cents as US dollars: '$9.99' in English, '9,99 $' in German. */
+export function formatMoney(lng: Language, cents: number): string {
+  if (lng === DEFAULT_LANGUAGE) return `$${(Math.round(cents) / 100).toFixed(2)}`;
+  return cached(MONEY, lng, () => new Intl.NumberFormat(lng, { style: "currency", currency: "USD" })).format(Math.round(cents) / 100);
+}
+
+/** A day: '05 March, 2027' in English, '5. März 2027' in German. */
+export function formatDateIn(lng: Language, at: string | Date): string {
+  if (lng === DEFAULT_LANGUAGE) return formatDate(at);
+  return cached(DATES, lng, () => new Intl.DateTimeFormat(lng, { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })).format(new Date(at));
+}
+
+/** A moment: '05 March, 2027 at 14:05 UTC' in English, '5. März 2027 um 14:05 UTC' in German. */
+export function formatDateTimeIn(lng: Language, at: string | Date): string {
+  if (lng === DEFAULT_LANGUAGE) return formatDateTime(at);
+  return `${cached(MOMENTS, lng, () => new Intl.DateTimeFormat(lng, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" })).format(new Date(at))} UTC`;
+}
+
+/** A month and year ('March 2027', 'März 2027'), of a month counted from 1. */
+export function formatMonthIn(lng: Language, year: number, month: number): string {
+  return cached(MONTHS, lng, () => new Intl.DateTimeFormat(lng, { month: "long", year: "numeric", timeZone: "UTC" })).format(new Date(Date.UTC(year, month - 1, 1)));
+}
+
+/** A number as the language writes it ('5.5' in English, '5,5' in German). */
+export function formatNumberIn(lng: Language, value: number): string {
+  return cached(NUMBERS, lng, () => new Intl.NumberFormat(lng, { maximumFractionDigits: 2 })).format(value);
 }

@@ -39,7 +39,7 @@ import {
 } from "../../identity/two-factor";
 import { UserSchema, publicUser, setLanguage } from "../../identity/users";
 import { CODE_FORMAT, body, cleanedText, idField, languageField, linkTypeField } from "../validation";
-import { LANGUAGES } from "../../platform/i18n";
+import { LANGUAGES, asLanguage } from "../../platform/i18n";
 import { activeSubscription } from "../../payments/plans";
 import { paymentFailedOf } from "../../billing/dunning";
 import { PaymentFailedSchema } from "./dunning";
@@ -373,6 +373,7 @@ export const accountRoutes = [
 
       // Captured before the erasure replaces it with the tombstone.
       const address = user.email;
+      const lng = asLanguage(user.language);
       try {
         // A parallel request may have used the emailed code meanwhile.
         if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("code");
@@ -387,7 +388,7 @@ export const accountRoutes = [
         throw error;
       }
       // After the commit, and best effort: a lost email neither fails nor undoes the deletion.
-      await deliverSecurityEmail(ctx, accountDeletedEmail(address, emailOrigin(eventSource(req), clock.now()), ctx.config.publicUrl));
+      await deliverSecurityEmail(ctx, accountDeletedEmail(address, emailOrigin(eventSource(req), clock.now()), ctx.config.publicUrl, lng));
       return { data: null, message: DELETION_MESSAGES.deleted };
     },
   }),
