@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { databases, useApi } from "./harness";
 import { uniqueEmail } from "../support/emails";
+import { pdfText } from "../support/pdf-text";
+import { GOOD, newKey, paymentMethod } from "./payment-support";
 
 // The account's language and the answers' language (issue 36, docs/decisions/064).
 
@@ -156,5 +158,65 @@ describe.each(databases())("answers in the request's language ($name)", (kind) =
     expect(coupon.body.errors.message).toBe("Este código de cupón no es válido.");
     const success = await t.post("/api/user/temp-signup", { json: { email: uniqueEmail("lang-ok") }, headers: { "accept-language": "es" } });
     expect(success.body.message).toBe("¡Te hemos enviado el código de verificación por correo electrónico!");
+  });
+});
+
+describe.each(databases())("a German account's receipt and invoice ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("gets its receipt email in German, with German money, dates and tax sentence, and a German invoice PDF", async () => {
+    const email = uniqueEmail("kunde");
+    const userId = await t.createUser({ email, password: "pay-password", language: "de" });
+    const token = await t.login(email, "pay-password");
+    const details = await t.request("PUT", "/api/account/billing-details", {
+      token,
+      json: { country: "DE", name: "Jana Schmidt", address: "Hauptstraße 5\n10115 Berlin" },
+    });
+    expect(details.status, details.text).toBe(200);
+    const paid = await t.post("/api/payments/card", {
+      token,
+      json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email, idempotency_key: newKey() },
+    });
+    expect(paid.status, paid.text).toBe(200);
+
+    const receipt = (await t.mailbox(email)).find((m) => m.subject === "Ihre VPN-Zahlungsbestätigung");
+    expect(receipt, JSON.stringify((await t.mailbox(email)).map((m) => m.subject))).toBeDefined();
+    expect(receipt!.text).toMatch(/^Vielen Dank für Ihre Zahlung von \d+,\d\d\s\$ für den Tarif 1 Month\.$/m);
+    expect(receipt!.text).toMatch(/^Netto \d+,\d\d\s\$, USt\. 19 % \(Deutschland\) \d+,\d\d\s\$, gesamt \d+,\d\d\s\$\.$/m);
+    expect(receipt!.text).toMatch(/^Sie gilt für den Zeitraum vom \d{1,2}\. \p{L}+ \d{4} bis zum \d{1,2}\. \p{L}+ \d{4}\.$/mu);
+    expect(receipt!.text).toContain("Der Tarif verlängert sich automatisch am ");
+    expect(receipt!.text).toContain("jeden Monat, bis Sie die automatische Verlängerung ausschalten.");
+    expect(receipt!.text).toMatch(/^Bezahlt mit: Visa mit Endziffern 4242\.$/m);
+    expect(receipt!.text).toMatch(/— Ihr VPN-Team\n$/);
+    expect(receipt!.text).not.toMatch(/Thank you|renews|Paid with/);
+
+    const [transaction] = (await t.post("/api/billing/transactions", { token, json: { per_page: 5 } })).body.data.transactions;
+    const res = await fetch(`${t.baseUrl}/api/invoice/${transaction.id}/stripe`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const text = pdfText(Buffer.from(await res.arrayBuffer()));
+    for (const words of [
+      "Rechnung",
+      "Rechnungsnummer",
+      "Rechnungsdatum",
+      "Leistungsdatum",
+      "Zahlungsmethode",
+      "Bezahlt",
+      "VERKÄUFER",
+      "RECHNUNGSEMPFÄNGER",
+      "Beschreibung",
+      "USt.-Satz",
+      "VPN-Tarif: 1 Month",
+      "Zeitraum: ",
+      "Deutschland",
+      "USt. 19 % (Deutschland)",
+      "Gesamt (USD)",
+      "Alle Beträge in US-Dollar (USD).",
+      "Jana Schmidt",
+    ]) {
+      expect(text, words).toContain(words);
+    }
+    expect(text).toMatch(/\d+,\d\d\s\$/);
+    expect(text).not.toMatch(/Invoice number|Bill to|All amounts in US dollars/i);
+    expect(userId).toBeGreaterThan(0);
   });
 });
