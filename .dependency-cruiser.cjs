@@ -43,10 +43,12 @@ module.exports = {
     },
     {
       name: "api-platform-is-the-floor",
-      comment: "api/platform (config, logger, clock, errors, db, mail, rate limits) imports nothing else of the API.",
+      comment:
+        "api/platform (config, logger, clock, errors, db, mail, rate limits, i18n) imports nothing else of the API " +
+        "but the texts of its languages, api/locales (data, no code; docs/decisions/064).",
       severity: "error",
       from: { path: "^api/platform/" },
-      to: { path: "^api/", pathNot: "^api/platform/" },
+      to: { path: "^api/", pathNot: "^api/(platform|locales)/" },
     },
     {
       name: "api-identity-stands-on-platform",

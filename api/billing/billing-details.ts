@@ -1,4 +1,5 @@
 import type { Database } from "../platform/db";
+import { text } from "../platform/i18n";
 import type { VatNumberStatus } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
 import type { Logger } from "../platform/logger";
@@ -122,7 +123,14 @@ export async function saveBillingDetails(
   if (input.vat_number && isEuCountry(input.country)) {
     vatNumber = normaliseVatNumber(input.country, input.vat_number);
     if (!vatNumber) {
-      throw new DomainError("validation_failed", BILLING_DETAILS_MESSAGES.vatFormat(input.country), { field: "vat_number" });
+      throw new DomainError("validation_failed", BILLING_DETAILS_MESSAGES.vatFormat(input.country), {
+        field: "vat_number",
+        text: text("messages:billingDetails.vatFormat", {
+          country: { country: input.country },
+          prefix: EU_VAT_FORMATS[input.country]!.prefix,
+          example: example(input.country),
+        }),
+      });
     }
     const registered = deps.vat ? await deps.vat.check(input.country, vatNumber) : null;
     if (registered === false) throw new DomainError("validation_failed", BILLING_DETAILS_MESSAGES.vatInvalid, { field: "vat_number" });

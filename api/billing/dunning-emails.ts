@@ -1,8 +1,10 @@
 import { renderEmail } from "../platform/email-template";
+import { type Language, type MessageKey, type TextVars, translatorFor } from "../platform/i18n";
 import type { Mail } from "../platform/mailer";
 
 // The emails of a failed renewal (api/billing/dunning.ts): at the first failure, before the grace
-// period ends, and when the plan ends unpaid. Each is claimed once (notices) before it is sent.
+// period ends, and when the plan ends unpaid. Each is claimed once (notices) before it is sent. Written in
+// `lng`, the account's language (docs/decisions/064); amounts, dates and the card's name come written in it.
 
 interface UnpaidRenewal {
   /** '$11.89', VAT included. */
@@ -17,44 +19,52 @@ interface UnpaidRenewal {
   link: string;
 }
 
+function dunningTexts(lng: Language) {
+  const translate = translatorFor(lng);
+  return (key: string, vars?: TextVars) => translate(`emails:billing.${key}` as MessageKey, vars);
+}
+
 function taxOf(renewal: { taxSentence?: string | null }): { text: string }[] {
   return renewal.taxSentence ? [{ text: renewal.taxSentence }] : [];
 }
 
-function charged(renewal: UnpaidRenewal): string {
-  return renewal.card ? `${renewal.amount} to your ${renewal.card}` : renewal.amount;
+function charged(renewal: UnpaidRenewal, lng: Language): string {
+  return renewal.card ? dunningTexts(lng)("dunning.toCard", { amount: renewal.amount, card: renewal.card }) : renewal.amount;
 }
 
 /** The first failure of a renewal invoice. */
-export function paymentFailedEmail(to: string, renewal: UnpaidRenewal & { reason: string }): Mail {
-  return renderEmail(to, "Your VPN payment failed", {
+export function paymentFailedEmail(to: string, renewal: UnpaidRenewal & { reason: string }, lng: Language): Mail {
+  const t = dunningTexts(lng);
+  return renderEmail(to, t("subjects.paymentFailed"), {
+    lng,
     paragraphs: [
-      { text: `We could not charge your subscription renewal of ${charged(renewal)}: ${renewal.reason}` },
+      { text: t("dunning.failed", { charged: charged(renewal, lng), reason: renewal.reason }) },
       ...taxOf(renewal),
-      { text: `Your plan stays active until ${renewal.graceUntil} while we retry the payment. Pay now to keep it:`, link: renewal.link },
-      { text: "You can also pay with another card or update your payment method there." },
+      { text: t("dunning.staysActive", { date: renewal.graceUntil }), link: renewal.link },
+      { text: t("dunning.otherCard") },
     ],
   });
 }
 
 /** A few days before the grace period ends, still unpaid. */
-export function gracePeriodEndingEmail(to: string, renewal: UnpaidRenewal): Mail {
-  return renderEmail(to, "Your VPN plan ends soon: payment needed", {
+export function gracePeriodEndingEmail(to: string, renewal: UnpaidRenewal, lng: Language): Mail {
+  const t = dunningTexts(lng);
+  return renderEmail(to, t("subjects.graceEnding"), {
+    lng,
     paragraphs: [
-      { text: `Your subscription renewal of ${charged(renewal)} is still unpaid.` },
+      { text: t("dunning.unpaid", { charged: charged(renewal, lng) }) },
       ...taxOf(renewal),
-      { text: `Your plan ends on ${renewal.graceUntil} unless it is paid. Pay now:`, link: renewal.link },
+      { text: t("dunning.endsUnlessPaid", { date: renewal.graceUntil }), link: renewal.link },
     ],
   });
 }
 
 /** The grace period ended unpaid: the subscription is cancelled. */
-export function subscriptionEndedUnpaidEmail(to: string, ended: { plan: string; link: string }): Mail {
-  return renderEmail(to, "Your VPN plan has ended", {
-    paragraphs: [
-      { text: `Your ${ended.plan} plan has ended because its renewal was not paid.` },
-      { text: "Your account is now on the Free plan. You can subscribe again at any time:", link: ended.link },
-    ],
+export function subscriptionEndedUnpaidEmail(to: string, ended: { plan: string; link: string }, lng: Language): Mail {
+  const t = dunningTexts(lng);
+  return renderEmail(to, t("subjects.planEnded"), {
+    lng,
+    paragraphs: [{ text: t("dunning.endedUnpaid", { plan: ended.plan }) }, { text: t("dunning.subscribeAgain"), link: ended.link }],
   });
 }
 
@@ -62,23 +72,31 @@ export function subscriptionEndedUnpaidEmail(to: string, ended: { plan: string; 
 export const PAYPAL_AUTOPAY = "https://www.paypal.com/myaccount/autopay/";
 
 /** The first failure of a PayPal renewal: PayPal retries it itself, so the customer fixes their PayPal funding. */
-export function paypalPaymentFailedEmail(to: string, renewal: { amount: string; taxSentence?: string | null; reason: string; graceUntil: string }): Mail {
-  return renderEmail(to, "Your VPN payment failed", {
+export function paypalPaymentFailedEmail(
+  to: string,
+  renewal: { amount: string; taxSentence?: string | null; reason: string; graceUntil: string },
+  lng: Language,
+): Mail {
+  const t = dunningTexts(lng);
+  return renderEmail(to, t("subjects.paymentFailed"), {
+    lng,
     paragraphs: [
-      { text: `PayPal could not collect your subscription renewal of ${renewal.amount}: ${renewal.reason}` },
+      { text: t("dunning.paypalFailed", { amount: renewal.amount, reason: renewal.reason }) },
       ...taxOf(renewal),
-      { text: `Your plan stays active until ${renewal.graceUntil} while PayPal retries the payment. Please check how PayPal pays for it (your PayPal balance, bank account or card) in your PayPal account:`, link: PAYPAL_AUTOPAY },
+      { text: t("dunning.paypalStaysActive", { date: renewal.graceUntil }), link: PAYPAL_AUTOPAY },
     ],
   });
 }
 
 /** A few days before the grace period of a PayPal renewal ends, still unpaid. */
-export function paypalGraceEndingEmail(to: string, renewal: { amount: string; taxSentence?: string | null; graceUntil: string }): Mail {
-  return renderEmail(to, "Your VPN plan ends soon: payment needed", {
+export function paypalGraceEndingEmail(to: string, renewal: { amount: string; taxSentence?: string | null; graceUntil: string }, lng: Language): Mail {
+  const t = dunningTexts(lng);
+  return renderEmail(to, t("subjects.graceEnding"), {
+    lng,
     paragraphs: [
-      { text: `Your subscription renewal of ${renewal.amount} is still unpaid at PayPal.` },
+      { text: t("dunning.paypalUnpaid", { amount: renewal.amount }) },
       ...taxOf(renewal),
-      { text: `Your plan ends on ${renewal.graceUntil} unless PayPal can collect it. Check your PayPal funding:`, link: PAYPAL_AUTOPAY },
+      { text: t("dunning.paypalEndsUnless", { date: renewal.graceUntil }), link: PAYPAL_AUTOPAY },
     ],
   });
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { DEFAULT_LANGUAGE, type Language, asLanguage, formatDateIn, formatMoney, localize } from "../platform/i18n";
 import { PAYMENT_MESSAGES } from "../payments/card-payments";
 import { formatUsd } from "../payments/money";
 import { taxSentenceOf, unpaidRenewalTax } from "../payments/tax";
 import { AUTHENTICATION_NEEDED, type RenewalEvents } from "../payments/renewal-events";
 import { SubscriptionEndedAtGateway, type Gateways, gatewayFor, recordedRenewal } from "../payments/gateway";
 import type { Clock } from "../platform/clock";
-import { formatDate } from "../platform/dates";
 import type { Database } from "../platform/db";
 import { type Param, prepare } from "../platform/db/prepared";
 import { DomainError } from "../platform/errors";
@@ -89,24 +89,24 @@ export function renewalEvents(deps: RenewalRuleDeps): RenewalEvents {
         })
         .where("id", "=", row.id)
         .execute();
-      const to = await recipient(deps, row.user_id);
-      if (!to) return;
+      const account = await recipient(deps, row.user_id);
+      if (!account) return;
+      const { to, lng } = account;
       if (!(await claimNotice(db, { key: `payment_failed:${event.key}`, kind: "payment_failed", userId: row.user_id, now: clock.now() }))) return;
       const taxed = await unpaidRenewalTax(db, Number(row.id), event.amountCents, event.taxCents);
-      const amount = formatUsd(taxed.totalCents);
-      const taxSentence = taxSentenceOf(taxed);
-      const until = formatDate(sameRenewal && row.grace_until ? row.grace_until : graceUntil);
+      const amount = formatMoney(lng, taxed.totalCents);
+      const taxSentence = taxSentenceOf(taxed, lng);
+      const until = formatDateIn(lng, sameRenewal && row.grace_until ? row.grace_until : graceUntil);
+      // The gateway's reason ('Your card was declined.') in the language where the resources have it.
+      const reason = localize(event.message, lng);
       await deps.mail.deliver(
         event.payableHere
-          ? paymentFailedEmail(to, {
-              amount,
-              taxSentence,
-              card: await cardLabel(deps, row.user_id, event.paymentMethodId),
-              reason: event.message,
-              graceUntil: until,
-              link: payUrl(deps),
-            })
-          : paypalPaymentFailedEmail(to, { amount, taxSentence, reason: event.message, graceUntil: until }),
+          ? paymentFailedEmail(
+              to,
+              { amount, taxSentence, card: await cardLabel(deps, row.user_id, event.paymentMethodId, lng), reason, graceUntil: until, link: payUrl(deps) },
+              lng,
+            )
+          : paypalPaymentFailedEmail(to, { amount, taxSentence, reason, graceUntil: until }, lng),
       );
     },
     async paid(event) {
@@ -145,10 +145,10 @@ async function endedUnpaid(deps: RenewalRuleDeps, subscriptionId: number, endedA
     })
     .where("id", "=", row.id)
     .execute();
-  const to = await recipient(deps, row.user_id);
-  if (!to) return;
+  const account = await recipient(deps, row.user_id);
+  if (!account) return;
   if (!(await claimNotice(db, { key: `ended_unpaid:${row.id}`, kind: "ended_unpaid", userId: row.user_id, now: clock.now() }))) return;
-  await deps.mail.deliver(subscriptionEndedUnpaidEmail(to, { plan: row.title, link: `${deps.publicUrl}/pricing` }));
+  await deps.mail.deliver(subscriptionEndedUnpaidEmail(account.to, { plan: row.title, link: `${deps.publicUrl}/pricing` }, account.lng));
 }
 
 /** Where the customer pays the open invoice (the portal's pay page). */
@@ -157,7 +157,7 @@ function payUrl(deps: Pick<RenewalRuleDeps, "publicUrl">): string {
 }
 
 /** 'Visa ending in 4242', from the saved card, or null when it is not (or no longer) saved. */
-async function cardLabel(deps: Pick<RenewalRuleDeps, "db">, userId: number, paymentMethodId: string | null): Promise<string | null> {
+async function cardLabel(deps: Pick<RenewalRuleDeps, "db">, userId: number, paymentMethodId: string | null, lng: Language): Promise<string | null> {
   if (!paymentMethodId) return null;
   const card = await deps.db
     .selectFrom("payment_methods")
@@ -165,13 +165,14 @@ async function cardLabel(deps: Pick<RenewalRuleDeps, "db">, userId: number, paym
     .where("user_id", "=", userId)
     .where("payment_method_id", "=", paymentMethodId)
     .executeTakeFirst();
-  return card ? cardName({ brand: card.card_brand, last4: card.card_last4 }) : null;
+  return card ? cardName({ brand: card.card_brand, last4: card.card_last4 }, lng) : null;
 }
 
 /** The account to email, unless it was deleted (docs/decisions/015): a deleted account gets no mail. */
-async function recipient(deps: Pick<RenewalRuleDeps, "db">, userId: number): Promise<string | null> {
-  const user = await deps.db.selectFrom("users").select(["email", "deleted_at"]).where("id", "=", userId).executeTakeFirst();
-  return user && user.deleted_at === null ? user.email : null;
+/** The account's address and language, unless it was deleted. */
+async function recipient(deps: Pick<RenewalRuleDeps, "db">, userId: number): Promise<{ to: string; lng: Language } | null> {
+  const user = await deps.db.selectFrom("users").select(["email", "deleted_at", "language"]).where("id", "=", userId).executeTakeFirst();
+  return user && user.deleted_at === null ? { to: user.email, lng: asLanguage(user.language) } : null;
 }
 
 
@@ -199,24 +200,24 @@ export async function runDunningJobs(deps: DunningDeps): Promise<{ reminded: num
       ended++;
       continue;
     }
-    const to = await recipient(deps, row.user_id);
-    if (!to) continue;
+    const account = await recipient(deps, row.user_id);
+    if (!account) continue;
+    const { to, lng } = account;
     const key = `grace_ending:${row.id}:${row.past_due_invoice_id}`;
     if (!(await claimNotice(db, { key, kind: "grace_ending", userId: row.user_id, now }))) continue;
     const renewal = await openRenewalOf(deps, row);
     const taxed = await unpaidRenewalTax(db, Number(row.id), renewal.amountCents, renewal.taxCents);
-    const amount = formatUsd(taxed.totalCents);
-    const taxSentence = taxSentenceOf(taxed);
+    const amount = formatMoney(lng, taxed.totalCents);
+    const taxSentence = taxSentenceOf(taxed, lng);
+    const graceUntil = formatDateIn(lng, row.grace_until!);
     await deps.mail.deliver(
       renewal.payableHere
-        ? gracePeriodEndingEmail(to, {
-            amount,
-            taxSentence,
-            card: await cardLabel(deps, row.user_id, row.past_due_payment_method),
-            graceUntil: formatDate(row.grace_until!),
-            link: payUrl(deps),
-          })
-        : paypalGraceEndingEmail(to, { amount, taxSentence, graceUntil: formatDate(row.grace_until!) }),
+        ? gracePeriodEndingEmail(
+            to,
+            { amount, taxSentence, card: await cardLabel(deps, row.user_id, row.past_due_payment_method, lng), graceUntil, link: payUrl(deps) },
+            lng,
+          )
+        : paypalGraceEndingEmail(to, { amount, taxSentence, graceUntil }, lng),
     );
     reminded++;
   }
@@ -300,7 +301,8 @@ export async function paymentFailedOf(deps: DunningDeps, userId: number): Promis
     gateway: "stripe",
     reason,
     amount: formatUsd(charged),
-    card: await cardLabel(deps, userId, row.past_due_payment_method),
+    // The API's answer (the portal words its own page): English.
+    card: await cardLabel(deps, userId, row.past_due_payment_method, DEFAULT_LANGUAGE),
     invoice_id: row.past_due_invoice_id!,
     grace_until: row.grace_until!,
     pay_url: payUrl(deps),

@@ -1,30 +1,49 @@
 import { renderEmail } from "../platform/email-template";
-import { formatDate, formatDateTime } from "../platform/dates";
+import { type Language, type MessageKey, type TextVars, formatDateIn, formatDateTimeIn, translatorFor } from "../platform/i18n";
 import type { Mail } from "../platform/mailer";
+
+/*
+ * Billing's emails, in `lng`: the recipient account's language (users.language, docs/decisions/064). The texts
+ * are api/locales/<lng>/emails.json's `billing`; amounts come in already written for the language (formatMoney),
+ * dates as ISO 8601, written here (formatDateIn: English exactly as the portal shows them).
+ */
+
+/** The billing texts of a language: `t("receipt.thanks")` is emails:billing.receipt.thanks. */
+function billingTexts(lng: Language) {
+  const translate = translatorFor(lng);
+  return (key: string, vars?: TextVars) => translate(`emails:billing.${key}` as MessageKey, vars);
+}
 
 /** The money-back guarantee: a card or wallet payment returned in full (docs/decisions/016). */
 export function refundConfirmationEmail(
   to: string,
   refund: { amount: string; /** A crypto refund: where staff sent it, and its credit note's number. */ crypto?: { address: string; creditNote: string | null } },
+  lng: Language,
 ): Mail {
-  return renderEmail(to, "Your VPN payment was refunded", {
+  const t = billingTexts(lng);
+  return renderEmail(to, t("subjects.refundConfirmation"), {
+    lng,
     paragraphs: [
-      { text: `We have refunded your payment of ${refund.amount} in full, under our 30-day money-back guarantee.` },
-      { text: "Your subscription has ended and your account is now on the Free plan." },
+      { text: t("refund.full", { amount: refund.amount }) },
+      { text: t("refund.free") },
       refund.crypto
-        ? { text: `We sent the refund to ${refund.crypto.address}.${refund.crypto.creditNote ? ` Its credit note is ${refund.crypto.creditNote}, in your billing history.` : ""}` }
-        : { text: "Your bank usually shows the refund within 5 to 10 business days." },
+        ? {
+            text: `${t("refund.cryptoSent", { address: refund.crypto.address })}${refund.crypto.creditNote ? ` ${t("refund.creditNote", { creditNote: refund.crypto.creditNote })}` : ""}`,
+          }
+        : { text: t("refund.bank") },
     ],
   });
 }
 
 /** The money-back guarantee for a crypto payment: the request is recorded, staff send the refund. */
-export function refundRequestEmail(to: string, request: { amount: string; address: string }): Mail {
-  return renderEmail(to, "We received your VPN refund request", {
+export function refundRequestEmail(to: string, request: { amount: string; address: string }, lng: Language): Mail {
+  const t = billingTexts(lng);
+  return renderEmail(to, t("subjects.refundRequest"), {
+    lng,
     paragraphs: [
-      { text: `We received your request to refund your crypto payment of ${request.amount} under our 30-day money-back guarantee.` },
-      { text: `We will send the refund to this address: ${request.address}` },
-      { text: "Your subscription has ended and your account is now on the Free plan." },
+      { text: t("refund.requested", { amount: request.amount }) },
+      { text: t("refund.willSend", { address: request.address }) },
+      { text: t("refund.free") },
     ],
   });
 }
@@ -39,31 +58,38 @@ export interface CardLabel {
   last4: string;
 }
 
-/** 'Visa ending in 4242'. */
-export function cardName(card: CardLabel): string {
-  const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : "Card";
-  return `${brand} ending in ${card.last4}`;
+/** 'Visa ending in 4242' ('Visa mit Endziffern 4242'). */
+export function cardName(card: CardLabel, lng: Language): string {
+  const t = billingTexts(lng);
+  const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : t("cards.card");
+  return t("cards.name", { brand, last4: card.last4 });
 }
 
 /** The card's name, or 'your saved card' when it is not known. */
-export function cardLabel(card: CardLabel | null): string {
-  return card ? cardName(card) : "your saved card";
+export function cardLabel(card: CardLabel | null, lng: Language): string {
+  return card ? cardName(card, lng) : billingTexts(lng)("cards.saved");
 }
 
 /** '1 month', '27 months'. */
-export function monthsText(count: number): string {
-  return `${count} month${count === 1 ? "" : "s"}`;
+export function monthsText(count: number, lng: Language): string {
+  return billingTexts(lng)("months", { count });
 }
 
 /** What a first payment buys: '27 months (24 months + 3 months free)', or '1 month'. */
-export function buysText(paidMonths: number, extraMonths: number): string {
-  return extraMonths > 0 ? `${monthsText(paidMonths + extraMonths)} (${monthsText(paidMonths)} + ${monthsText(extraMonths)} free)` : monthsText(paidMonths);
+export function buysText(paidMonths: number, extraMonths: number, lng: Language): string {
+  if (extraMonths <= 0) return monthsText(paidMonths, lng);
+  return billingTexts(lng)("buys", {
+    total: monthsText(paidMonths + extraMonths, lng),
+    paid: monthsText(paidMonths, lng),
+    free: monthsText(extraMonths, lng),
+  });
 }
 
-/** 'month', '3 months', 'year', '2 years': the interval between renewals. */
-export function everyText(months: number): string {
-  if (months % 12 === 0) return months === 12 ? "year" : `${months / 12} years`;
-  return months === 1 ? "month" : `${months} months`;
+/** 'every month', 'every 3 months', 'every year', 'every 2 years': the interval between renewals. */
+export function everyText(months: number, lng: Language): string {
+  const t = billingTexts(lng);
+  if (months % 12 === 0) return months === 12 ? t("every.year") : t("every.years", { count: months / 12 });
+  return months === 1 ? t("every.month") : t("every.months", { count: months });
 }
 
 /** A receipt for a paid charge (first purchase, renewal, retry, plan change, wallet, crypto). */
@@ -86,22 +112,33 @@ export function receiptEmail(
     /** The invoice's net, VAT line and total, as tax.ts's taxSentenceOf words them; null: no VAT applied. */
     taxSentence?: string | null;
   },
+  lng: Language,
 ): Mail {
+  const t = billingTexts(lng);
   const renewal =
     receipt.renewal === undefined
       ? []
       : receipt.renewal
-        ? [{ text: `It renews automatically on ${formatDate(receipt.renewal.on)} at ${receipt.renewal.amount} every ${everyText(receipt.renewal.everyMonths)}, until you turn auto-renewal off.` }]
-        : [{ text: receipt.crypto ? "It does not renew by itself: we email you a renewal invoice 3 days before your plan ends." : "It does not renew: nothing more is charged." }];
-  return renderEmail(to, "Your VPN receipt", {
+        ? [
+            {
+              text: t("receipt.renews", {
+                date: formatDateIn(lng, receipt.renewal.on),
+                amount: receipt.renewal.amount,
+                every: everyText(receipt.renewal.everyMonths, lng),
+              }),
+            },
+          ]
+        : [{ text: t(receipt.crypto ? "receipt.cryptoNoRenew" : "receipt.noRenew") }];
+  return renderEmail(to, t("subjects.receipt"), {
+    lng,
     paragraphs: [
-      { text: `Thank you for your payment of ${receipt.amount} for the ${receipt.plan} plan.` },
+      { text: t("receipt.thanks", { amount: receipt.amount, plan: receipt.plan }) },
       ...(receipt.taxSentence ? [{ text: receipt.taxSentence }] : []),
-      ...(receipt.buys ? [{ text: `This payment buys ${receipt.buys}.` }] : []),
-      { text: `It pays for ${formatDate(receipt.periodStart)} to ${formatDate(receipt.periodEnd)}.` },
+      ...(receipt.buys ? [{ text: t("receipt.buys", { buys: receipt.buys }) }] : []),
+      { text: t("receipt.period", { start: formatDateIn(lng, receipt.periodStart), end: formatDateIn(lng, receipt.periodEnd) }) },
       ...renewal,
-      { text: `Paid with: ${receipt.paidWith}.` },
-      { text: `Invoice ${receipt.number}:`, link: receipt.invoiceUrl },
+      { text: t("receipt.paidWith", { paidWith: receipt.paidWith }) },
+      { text: t("receipt.invoice", { number: receipt.number }), link: receipt.invoiceUrl },
     ],
   });
 }
@@ -121,14 +158,25 @@ export function renewalReminderEmail(
     settingsUrl: string;
     paypal?: boolean;
   },
+  lng: Language,
 ): Mail {
-  const as = reminder.changesTo ? `, as the ${reminder.changesTo} plan you changed to` : "";
-  return renderEmail(to, "Your VPN plan renews soon", {
+  const t = billingTexts(lng);
+  const date = formatDateIn(lng, reminder.date);
+  return renderEmail(to, t("subjects.renewalReminder"), {
+    lng,
     paragraphs: [
-      { text: `Your ${reminder.plan} plan renews automatically on ${formatDate(reminder.date)}${as}.` },
-      { text: reminder.paypal ? `PayPal will collect ${reminder.amount} from your PayPal account.` : `We will charge ${reminder.amount} to ${cardLabel(reminder.card)}.` },
+      {
+        text: reminder.changesTo
+          ? t("reminder.renewsAs", { plan: reminder.plan, date, changesTo: reminder.changesTo })
+          : t("reminder.renews", { plan: reminder.plan, date }),
+      },
+      {
+        text: reminder.paypal
+          ? t("reminder.paypal", { amount: reminder.amount })
+          : t("reminder.card", { amount: reminder.amount, card: cardLabel(reminder.card, lng) }),
+      },
       ...(reminder.taxSentence ? [{ text: reminder.taxSentence }] : []),
-      { text: "You can turn auto-renewal off in your billing settings:", link: reminder.settingsUrl },
+      { text: t("reminder.turnOff"), link: reminder.settingsUrl },
     ],
   });
 }
@@ -137,39 +185,45 @@ export function renewalReminderEmail(
 export function autoRenewalEmail(
   to: string,
   change: { enabled: boolean; plan: string; at: string; endsOn: string; amount: string; taxSentence?: string | null; settingsUrl: string },
+  lng: Language,
 ): Mail {
+  const t = billingTexts(lng);
+  const at = formatDateTimeIn(lng, change.at);
+  const date = formatDateIn(lng, change.endsOn);
   const paragraphs = change.enabled
     ? [
         // The time after a colon: 'turned on on November 28' read as a typo (issue 33).
-        { text: `You turned on auto-renewal of your ${change.plan} plan: ${formatDateTime(change.at)}.` },
-        { text: `Your plan renews on ${formatDate(change.endsOn)} for ${change.amount}.` },
+        { text: t("autoRenewal.on", { plan: change.plan, at }) },
+        { text: t("autoRenewal.renewsOn", { date, amount: change.amount }) },
         ...(change.taxSentence ? [{ text: change.taxSentence }] : []),
       ]
-    : [
-        { text: `You turned off auto-renewal of your ${change.plan} plan: ${formatDateTime(change.at)}.` },
-        { text: `Your plan ends on ${formatDate(change.endsOn)} and will not be charged again.` },
-      ];
-  return renderEmail(to, change.enabled ? "Auto-renewal is on" : "Auto-renewal is off", {
-    paragraphs: [...paragraphs, { text: "You can change this setting at any time in your billing settings:", link: change.settingsUrl }],
+    : [{ text: t("autoRenewal.off", { plan: change.plan, at }) }, { text: t("autoRenewal.endsOn", { date }) }];
+  return renderEmail(to, t(change.enabled ? "subjects.autoRenewalOn" : "subjects.autoRenewalOff"), {
+    lng,
+    paragraphs: [...paragraphs, { text: t("autoRenewal.change"), link: change.settingsUrl }],
   });
 }
 
-/** A month before the card that pays an active subscription expires. */
-export function cardExpiryEmail(to: string, notice: { card: CardLabel; expires: string; updateUrl: string }): Mail {
-  return renderEmail(to, "Your card expires soon", {
+/** A month before the card that pays an active subscription expires; `expires` is its month ('March 2027'). */
+export function cardExpiryEmail(to: string, notice: { card: CardLabel; expires: string; updateUrl: string }, lng: Language): Mail {
+  const t = billingTexts(lng);
+  return renderEmail(to, t("subjects.cardExpiry"), {
+    lng,
     paragraphs: [
-      { text: `${cardLabel(notice.card)}, which pays your VPN plan, expires at the end of ${notice.expires}.` },
-      { text: "Please add a new card so that your plan continues without interruption:", link: notice.updateUrl },
+      { text: t("cardExpiry.body", { card: cardLabel(notice.card, lng), expires: notice.expires }) },
+      { text: t("cardExpiry.addCard"), link: notice.updateUrl },
     ],
   });
 }
 
 /** A plan ended because auto-renewal was off or a one-time (or crypto) plan ran out. */
-export function planEndedEmail(to: string, ended: { plan: string; endedOn: string; pricingUrl: string }): Mail {
-  return renderEmail(to, "Your VPN plan has ended", {
+export function planEndedEmail(to: string, ended: { plan: string; endedOn: string; pricingUrl: string }, lng: Language): Mail {
+  const t = billingTexts(lng);
+  return renderEmail(to, t("subjects.planEnded"), {
+    lng,
     paragraphs: [
-      { text: `Your ${ended.plan} plan ended on ${formatDate(ended.endedOn)}.` },
-      { text: "Your account is now on the Free plan. You can choose a new plan at any time:", link: ended.pricingUrl },
+      { text: t("planEnded.body", { plan: ended.plan, date: formatDateIn(lng, ended.endedOn) }) },
+      { text: t("planEnded.free"), link: ended.pricingUrl },
     ],
   });
 }

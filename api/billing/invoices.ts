@@ -1,8 +1,18 @@
 import type { SellerConfig } from "../platform/config";
 import type { Database } from "../platform/db";
-import { formatDate } from "../platform/dates";
 import { DomainError } from "../platform/errors";
-import { formatUsd } from "../payments/money";
+import {
+  DEFAULT_LANGUAGE,
+  type Language,
+  type MessageKey,
+  type TextVars,
+  asLanguage,
+  countryNameIn,
+  formatDateIn,
+  formatMoney,
+  formatNumberIn,
+  translatorFor,
+} from "../platform/i18n";
 import { REVERSE_CHARGE_LABEL, REVERSE_CHARGE_NOTE } from "../payments/tax";
 import { countryName } from "./countries";
 import { type BillingPdf, type PdfParty, renderBillingPdf } from "./pdf";
@@ -38,6 +48,7 @@ async function ownInvoice(db: Database, userId: number, transactionId: number, g
       "transactions.status as transaction_status",
       "plans.title as current_plan_title",
       "users.email as account_email",
+      "users.language as account_language",
     ])
     .where("transactions.id", "=", transactionId)
     .where("transactions.user_id", "=", userId)
@@ -48,27 +59,46 @@ async function ownInvoice(db: Database, userId: number, transactionId: number, g
 
 type InvoiceRow = Awaited<ReturnType<typeof ownInvoice>>;
 
-/** Cents as the PDF prints an amount: '$107.76'. */
-function money(cents: number): string {
-  return cents < 0 ? `-${formatUsd(-cents)}` : formatUsd(cents);
+/*
+ * The PDF's words and figures in the account's language (docs/decisions/064): api/locales/<lng>/invoice.json,
+ * money and dates by Intl (English exactly as before: '$107.76', '05 March, 2027'). What the invoice recorded
+ * as text (the buyer, the payment method's name, the plan's title) prints as recorded.
+ */
+function invoiceTexts(lng: Language) {
+  const translate = translatorFor(lng);
+  const t = (key: string, vars?: TextVars) => translate(`invoice:${key}` as MessageKey, vars);
+  return {
+    t,
+    lng,
+    date: (at: string) => formatDateIn(lng, at),
+    /** Cents as the PDF prints an amount: '$107.76', '-$9.99'. */
+    money: (cents: number) => (cents < 0 ? `-${formatMoney(lng, -cents)}` : formatMoney(lng, cents)),
+    /** A recorded rate ('19', '5.5') as the language writes it. */
+    rate: (rate: string) => (lng === DEFAULT_LANGUAGE ? rate : formatNumberIn(lng, Number(rate))),
+  };
 }
+type InvoiceTexts = ReturnType<typeof invoiceTexts>;
 
 /** 'VAT rate' of a line: the recorded rate, or '–' where none was charged. */
-function rateText(rate: string | null): string {
-  return rate === null ? "–" : `${rate} %`;
+function rateText(w: InvoiceTexts, rate: string | null): string {
+  return rate === null ? "–" : `${w.rate(rate)} %`;
 }
 
-export function sellerParty(seller: SellerConfig): PdfParty {
-  return { name: seller.name, lines: [...seller.addressLines, `VAT number: ${seller.vatId}`] };
+export function sellerParty(seller: SellerConfig, w: InvoiceTexts): PdfParty {
+  return { name: seller.name, lines: [...seller.addressLines, w.t("vatNumber", { number: seller.vatId })] };
 }
 
 /** The buyer as the invoice recorded them; invoices made before 0025 name the account's email. */
-export function buyerParty(row: Pick<InvoiceRow, "buyer_name" | "buyer_address" | "buyer_country" | "buyer_vat_number" | "buyer_email">, accountEmail: string): PdfParty {
+export function buyerParty(
+  row: Pick<InvoiceRow, "buyer_name" | "buyer_address" | "buyer_country" | "buyer_vat_number" | "buyer_email">,
+  accountEmail: string,
+  w: InvoiceTexts,
+): PdfParty {
   const email = row.buyer_email ?? accountEmail;
   if (!row.buyer_name) return { name: email, lines: [] };
   const lines = (row.buyer_address ?? "").split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
-  if (row.buyer_country) lines.push(countryName(row.buyer_country));
-  if (row.buyer_vat_number) lines.push(`VAT number: ${row.buyer_vat_number}`);
+  if (row.buyer_country) lines.push(w.lng === DEFAULT_LANGUAGE ? countryName(row.buyer_country) : countryNameIn(w.lng, row.buyer_country));
+  if (row.buyer_vat_number) lines.push(w.t("vatNumber", { number: row.buyer_vat_number }));
   lines.push(email);
   return { name: row.buyer_name, lines };
 }
@@ -82,54 +112,71 @@ export function invoiceAmounts(row: Pick<InvoiceRow, "amount_cents" | "net_cents
 }
 
 /** The VAT line's words, as the quote says them: 'VAT 19 % (Germany)', 'VAT reverse charged', or 'VAT' where none applied. */
-function vatLabel(rate: string | null, country: string | null, reverseCharge: boolean): string {
-  if (reverseCharge) return REVERSE_CHARGE_LABEL;
-  if (rate === null) return "VAT";
-  return country ? `VAT ${rate} % (${countryName(country)})` : `VAT ${rate} %`;
+function vatLabel(w: InvoiceTexts, rate: string | null, country: string | null, reverseCharge: boolean): string {
+  if (reverseCharge) return w.lng === DEFAULT_LANGUAGE ? REVERSE_CHARGE_LABEL : w.t("reverseCharged");
+  if (rate === null) return w.t("vat");
+  if (!country) return w.t("vatWithRate", { rate: w.rate(rate) });
+  return w.t("vatWithRateCountry", { rate: w.rate(rate), country: w.lng === DEFAULT_LANGUAGE ? countryName(country) : countryNameIn(w.lng, country) });
 }
 
-function periodText(row: Pick<InvoiceRow, "period_start" | "period_end">): string | undefined {
+function periodText(w: InvoiceTexts, row: Pick<InvoiceRow, "period_start" | "period_end">): string | undefined {
   if (!row.period_start || !row.period_end) return undefined;
-  return `Period: ${formatDate(row.period_start)} – ${formatDate(row.period_end)}`;
+  return w.t("period", { start: w.date(row.period_start), end: w.date(row.period_end) });
 }
 
-function vatNote(rate: string | null, vat: number, reverseCharge: boolean, country: string | null): string {
-  if (reverseCharge) return REVERSE_CHARGE_NOTE;
-  if (rate === null && vat === 0) return NO_VAT_NOTE;
-  return `${vatLabel(rate, country, false)} charged on the net amount (prices exclude VAT).`;
+function vatNote(w: InvoiceTexts, rate: string | null, vat: number, reverseCharge: boolean, country: string | null): string {
+  if (reverseCharge) return w.lng === DEFAULT_LANGUAGE ? REVERSE_CHARGE_NOTE : w.t("reverseChargeNote");
+  if (rate === null && vat === 0) return w.lng === DEFAULT_LANGUAGE ? NO_VAT_NOTE : w.t("noVat");
+  return w.t("vatCharged", { label: vatLabel(w, rate, country, false) });
 }
 
-export function invoicePdfContent(row: InvoiceRow, seller: SellerConfig): BillingPdf {
-  const { net, vat, total, rate, country, reverseCharge } = invoiceAmounts(row);
-  const title = row.plan_title ?? row.current_plan_title;
-  const date = formatDate(row.created_at);
+function pdfLabels(w: InvoiceTexts): BillingPdf["labels"] {
   return {
-    title: "Invoice",
-    infoTitle: `Invoice ${row.number}`,
-    date: new Date(row.created_at),
-    facts: [
-      ["Invoice number", row.number],
-      ["Invoice date", date],
-      ["Date of supply", row.period_start ? formatDate(row.period_start) : date],
-      ["Payment method", row.payment_method ?? paymentMethodOf(row.payment_gateway, row.wallet_payment_type)],
-      ["Status", row.transaction_status === "refunded" ? "Paid, refunded" : "Paid"],
-    ],
-    seller: sellerParty(seller),
-    buyer: buyerParty(row, row.account_email),
-    items: [{ description: `VPN plan: ${title}`, detail: periodText(row), net: money(net), vatRate: rateText(rate), vat: money(vat), total: money(total) }],
-    totals: [
-      ["Net", money(net)],
-      [vatLabel(rate, country, reverseCharge), money(vat)],
-      ["Total (USD)", money(total)],
-    ],
-    notes: [vatNote(rate, vat, reverseCharge, country), "All amounts in US dollars (USD)."],
+    seller: w.t("seller"),
+    billTo: w.t("billTo"),
+    description: w.t("description"),
+    net: w.t("net"),
+    vatRate: w.t("vatRate"),
+    vat: w.t("vat"),
+    total: w.t("total"),
   };
 }
 
-function paymentMethodOf(gateway: string, wallet: string | null): string {
+export function invoicePdfContent(row: InvoiceRow, seller: SellerConfig): BillingPdf {
+  const w = invoiceTexts(asLanguage(row.account_language));
+  const { t, money } = w;
+  const { net, vat, total, rate, country, reverseCharge } = invoiceAmounts(row);
+  const title = row.plan_title ?? row.current_plan_title;
+  const date = w.date(row.created_at);
+  return {
+    title: t("invoice"),
+    infoTitle: t("invoiceInfo", { number: row.number }),
+    date: new Date(row.created_at),
+    lang: w.lng,
+    labels: pdfLabels(w),
+    facts: [
+      [t("invoiceNumber"), row.number],
+      [t("invoiceDate"), date],
+      [t("supplyDate"), row.period_start ? w.date(row.period_start) : date],
+      [t("paymentMethod"), row.payment_method ?? paymentMethodOf(w, row.payment_gateway, row.wallet_payment_type)],
+      [t("status"), row.transaction_status === "refunded" ? t("paidRefunded") : t("paid")],
+    ],
+    seller: sellerParty(seller, w),
+    buyer: buyerParty(row, row.account_email, w),
+    items: [{ description: t("planLine", { plan: title }), detail: periodText(w, row), net: money(net), vatRate: rateText(w, rate), vat: money(vat), total: money(total) }],
+    totals: [
+      [t("net"), money(net)],
+      [vatLabel(w, rate, country, reverseCharge), money(vat)],
+      [t("totalUsd"), money(total)],
+    ],
+    notes: [vatNote(w, rate, vat, reverseCharge, country), t("currency")],
+  };
+}
+
+function paymentMethodOf(w: InvoiceTexts, gateway: string, wallet: string | null): string {
   if (gateway === "paypal") return "PayPal";
-  if (gateway === "bitpay") return "Crypto (BitPay)";
-  return wallet === "applepay" ? "Apple Pay" : wallet === "googlepay" ? "Google Pay" : "Card";
+  if (gateway === "bitpay") return w.t("crypto");
+  return wallet === "applepay" ? "Apple Pay" : wallet === "googlepay" ? "Google Pay" : w.t("card");
 }
 
 /** The PDF of a payment's invoice (every gateway). */
@@ -145,6 +192,8 @@ export async function creditNotePdf(db: Database, seller: SellerConfig, userId: 
   });
   const note = await db.selectFrom("credit_notes").selectAll().where("invoice_id", "=", row.id).executeTakeFirst();
   if (!note) throw new DomainError("not_found", INVOICE_MESSAGES.creditNoteNotFound);
+  const w = invoiceTexts(asLanguage(row.account_language));
+  const { t, money } = w;
   const { net, vat, total, rate, country, reverseCharge } = invoiceAmounts(row);
   const refunded = Number(note.amount_cents);
   // The credit note takes back what it recorded (0027: the VAT share of the amount refunded); older ones the
@@ -156,34 +205,36 @@ export async function creditNotePdf(db: Database, seller: SellerConfig, userId: 
   return {
     number: note.number,
     pdf: await renderBillingPdf({
-      title: "Credit note",
-      infoTitle: `Credit note ${note.number}`,
+      title: t("creditNote"),
+      infoTitle: t("creditNoteInfo", { number: note.number }),
       date: new Date(note.created_at),
+      lang: w.lng,
+      labels: pdfLabels(w),
       facts: [
-        ["Credit note", note.number],
-        ["Date", formatDate(note.created_at)],
-        ["For invoice", row.number],
-        ["Invoice date", formatDate(row.created_at)],
-        ["Refunded to", row.payment_method ?? paymentMethodOf(row.payment_gateway, row.wallet_payment_type)],
+        [t("creditNoteNumber"), note.number],
+        [t("date"), w.date(note.created_at)],
+        [t("forInvoice"), row.number],
+        [t("invoiceDate"), w.date(row.created_at)],
+        [t("refundedTo"), row.payment_method ?? paymentMethodOf(w, row.payment_gateway, row.wallet_payment_type)],
       ],
-      seller: sellerParty(seller),
-      buyer: buyerParty(row, row.account_email),
+      seller: sellerParty(seller, w),
+      buyer: buyerParty(row, row.account_email, w),
       items: [
         {
-          description: `Refund: VPN plan ${title}`,
-          detail: periodText(row),
+          description: t("refundLine", { plan: title }),
+          detail: periodText(w, row),
           net: money(creditNet),
-          vatRate: rateText(rate),
+          vatRate: rateText(w, rate),
           vat: money(creditVat),
           total: money(-refunded),
         },
       ],
       totals: [
-        ["Net", money(creditNet)],
-        [vatLabel(rate, country, reverseCharge), money(creditVat)],
-        ["Total credited (USD)", money(-refunded)],
+        [t("net"), money(creditNet)],
+        [vatLabel(w, rate, country, reverseCharge), money(creditVat)],
+        [t("totalCredited"), money(-refunded)],
       ],
-      notes: [`This credit note cancels invoice ${row.number} for the amount refunded.`, vatNote(rate, vat, reverseCharge, country), "All amounts in US dollars (USD)."],
+      notes: [t("cancels", { number: row.number }), vatNote(w, rate, vat, reverseCharge, country), t("currency")],
     }),
   };
 }

@@ -1,4 +1,5 @@
 import type { RecordedPayment } from "../payments/paid";
+import { type Language, asLanguage, formatMoney, formatMonthIn, translatorFor } from "../platform/i18n";
 import { type TaxLine, type TaxedAmount, recordedTaxOfRow, renewalTaxTreatment, taxLineOfRecorded, taxSentenceOf, taxedAmount, treatmentOfRecorded } from "../payments/tax";
 import { type Gateways, type PayingCard, gatewayFor, renewsAutomatically } from "../payments/gateway";
 import { formatUsd } from "../payments/money";
@@ -134,13 +135,14 @@ export async function nextChargeOf(
 }
 
 async function liveUser(deps: Pick<NoticeDeps, "db">, userId: number) {
-  return deps.db.selectFrom("users").select(["id", "email"]).where("id", "=", userId).where("deleted_at", "is", null).executeTakeFirst();
+  return deps.db.selectFrom("users").select(["id", "email", "language"]).where("id", "=", userId).where("deleted_at", "is", null).executeTakeFirst();
 }
 
-function paidWith(gateway: string, wallet: string | null, card: CardLabel | null): string {
-  if (gateway === "bitpay") return "Crypto (BitPay)";
+function paidWith(gateway: string, wallet: string | null, card: CardLabel | null, lng: Language): string {
+  const t = translatorFor(lng);
+  if (gateway === "bitpay") return t("emails:billing.paidWith.crypto");
   if (gateway === "paypal") return "PayPal";
-  const label = card ? cardName(card) : "Card";
+  const label = card ? cardName(card, lng) : t("emails:billing.cards.card");
   if (wallet === "applepay") return `Apple Pay (${label})`;
   if (wallet === "googlepay") return `Google Pay (${label})`;
   return label;
@@ -198,20 +200,25 @@ export async function sendReceipt(deps: ReceiptDeps, payment: RecordedPayment): 
   const recorded = recordedTaxOfRow({ ...row, vat_cents: row.vat_cents ?? 0 });
   const treatment = treatmentOfRecorded(recorded);
   const line = taxLineOfRecorded(recorded);
+  const lng = asLanguage(user.language);
   await deps.mail.deliver(
-    receiptEmail(user.email, {
-      amount: formatUsd(row.amount_cents),
-      taxSentence: taxSentenceOf({ netCents: recorded.netCents, tax: line, totalCents: row.amount_cents }),
+    receiptEmail(
+      user.email,
+      {
+      amount: formatMoney(lng, row.amount_cents),
+      taxSentence: taxSentenceOf({ netCents: recorded.netCents, tax: line, totalCents: row.amount_cents }, lng),
       plan: row.title,
-      buys: earlier ? null : buysText(row.duration_months, row.extra_months),
-      renewal: renewal.renews ? { amount: formatUsd(taxedAmount(treatment, renewal.priceCents).totalCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
+      buys: earlier ? null : buysText(row.duration_months, row.extra_months, lng),
+      renewal: renewal.renews ? { amount: formatMoney(lng, taxedAmount(treatment, renewal.priceCents).totalCents), everyMonths: renewal.intervalMonths, on: payment.periodEnd.toISOString() } : null,
       crypto: method === "crypto",
       periodStart: payment.periodStart.toISOString(),
       periodEnd: payment.periodEnd.toISOString(),
-      paidWith: paidWith(row.payment_gateway, row.wallet_payment_type, card),
+      paidWith: paidWith(row.payment_gateway, row.wallet_payment_type, card, lng),
       invoiceUrl: links(deps).invoice(Number(row.id), row.payment_gateway, row.wallet_payment_type),
       number: row.number,
-    }),
+      },
+      lng,
+    ),
   );
 }
 
@@ -222,16 +229,21 @@ export async function sendAutoRenewalConfirmation(deps: ReceiptDeps, subscriptio
   const key = `auto_renewal:${subscription.id}:${enabled ? "enable" : "disable"}:${at.toISOString()}`;
   if (!(await claimNotice(deps.db, { key, kind: "auto_renewal", userId: user.id, now: at }))) return;
   const next = await nextRenewalOf(deps, subscription);
+  const lng = asLanguage(user.language);
   await deps.mail.deliver(
-    autoRenewalEmail(user.email, {
-      enabled,
-      plan: subscription.title,
-      at: at.toISOString(),
-      endsOn: subscription.sub_exp_date,
-      amount: formatUsd(next.cents),
-      taxSentence: taxSentenceOf(next.taxed),
-      settingsUrl: links(deps).settings,
-    }),
+    autoRenewalEmail(
+      user.email,
+      {
+        enabled,
+        plan: subscription.title,
+        at: at.toISOString(),
+        endsOn: subscription.sub_exp_date,
+        amount: formatMoney(lng, next.cents),
+        taxSentence: taxSentenceOf(next.taxed, lng),
+        settingsUrl: links(deps).settings,
+      },
+      lng,
+    ),
   );
 }
 
@@ -244,7 +256,7 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     .innerJoin("users", "users.id", "subscriptions.user_id")
     .innerJoin("plans", "plans.id", "subscriptions.plan_id")
     .selectAll("subscriptions")
-    .select(["users.email", "plans.duration_months"])
+    .select(["users.email", "users.language", "plans.duration_months"])
     // PayPal subscriptions too (those with a PayPal subscription: a 2-year PayPal order never renews).
     .where((eb) => eb.or([eb("subscriptions.subscription_by", "=", "stripe"), eb("subscriptions.paypal_sub_id", "is not", null)]))
     .where("subscriptions.billing_type", "=", "recurring")
@@ -261,17 +273,22 @@ export async function sendRenewalReminders(deps: NoticeDeps): Promise<number> {
     if (!(await claimNotice(deps.db, { key, kind: "renewal_reminder", userId: row.user_id, now }))) continue;
     const paypal = row.subscription_by === "paypal";
     const [{ cents, taxed, changesTo }, card] = await Promise.all([nextRenewalOf(deps, row), cardThatPays(deps, row)]);
+    const lng = asLanguage(row.language);
     await deps.mail.deliver(
-      renewalReminderEmail(row.email, {
-        plan: row.title,
-        changesTo,
-        date: row.sub_exp_date,
-        amount: formatUsd(cents),
-        taxSentence: taxSentenceOf(taxed),
-        card,
-        settingsUrl: links(deps).settings,
-        paypal,
-      }),
+      renewalReminderEmail(
+        row.email,
+        {
+          plan: row.title,
+          changesTo,
+          date: row.sub_exp_date,
+          amount: formatMoney(lng, cents),
+          taxSentence: taxSentenceOf(taxed, lng),
+          card,
+          settingsUrl: links(deps).settings,
+          paypal,
+        },
+        lng,
+      ),
     );
     sent++;
   }
@@ -291,7 +308,7 @@ export async function sendCardExpiryWarnings(deps: NoticeDeps): Promise<number> 
   const cards = await deps.db
     .selectFrom("payment_methods")
     .innerJoin("users", "users.id", "payment_methods.user_id")
-    .select(["payment_methods.user_id", "payment_methods.payment_method_id", "payment_methods.card_brand", "payment_methods.card_last4", "payment_methods.card_exp_month", "payment_methods.card_exp_year", "users.email"])
+    .select(["payment_methods.user_id", "payment_methods.payment_method_id", "payment_methods.card_brand", "payment_methods.card_last4", "payment_methods.card_exp_month", "payment_methods.card_exp_year", "users.email", "users.language"])
     .where("users.deleted_at", "is", null)
     // Months counted as year * 12 + month: from this month (still valid) to the month 31 days ahead.
     .where(sql<number>`payment_methods.card_exp_year * 12 + payment_methods.card_exp_month`, ">=", now.getUTCFullYear() * 12 + now.getUTCMonth() + 1)
@@ -318,13 +335,10 @@ export async function sendCardExpiryWarnings(deps: NoticeDeps): Promise<number> 
     if (!pays) continue;
     const key = `card_expiry:${card.payment_method_id}:${card.card_exp_month}/${card.card_exp_year}`;
     if (!(await claimNotice(deps.db, { key, kind: "card_expiry", userId: card.user_id, now }))) continue;
-    const expires = new Date(Date.UTC(card.card_exp_year, card.card_exp_month - 1, 1)).toLocaleDateString("en-US", {
-      timeZone: "UTC",
-      month: "long",
-      year: "numeric",
-    });
+    const lng = asLanguage(card.language);
+    const expires = formatMonthIn(lng, card.card_exp_year, card.card_exp_month);
     await deps.mail.deliver(
-      cardExpiryEmail(card.email, { card: { brand: card.card_brand, last4: card.card_last4 }, expires, updateUrl: links(deps).cards }),
+      cardExpiryEmail(card.email, { card: { brand: card.card_brand, last4: card.card_last4 }, expires, updateUrl: links(deps).cards }, lng),
     );
     sent++;
   }
@@ -344,7 +358,7 @@ export async function sendPlanEndedEmails(deps: NoticeDeps): Promise<number> {
     .selectFrom("subscriptions")
     .innerJoin("users", "users.id", "subscriptions.user_id")
     .selectAll("subscriptions")
-    .select("users.email")
+    .select(["users.email", "users.language"])
     .where("subscriptions.sub_exp_date", "<=", now.toISOString())
     .where("subscriptions.sub_exp_date", ">", since)
     // Past due when it ended: it ended unpaid (decision 027's email says so).
@@ -391,7 +405,7 @@ export async function sendPlanEndedEmails(deps: NoticeDeps): Promise<number> {
     if (last?.status === FAILED_STATUS) continue;
     const key = `plan_ended:${row.id}:${row.sub_exp_date}`;
     if (!(await claimNotice(deps.db, { key, kind: "plan_ended", userId: row.user_id, now }))) continue;
-    await deps.mail.deliver(planEndedEmail(row.email, { plan: row.title, endedOn: row.sub_exp_date, pricingUrl: links(deps).pricing }));
+    await deps.mail.deliver(planEndedEmail(row.email, { plan: row.title, endedOn: row.sub_exp_date, pricingUrl: links(deps).pricing }, asLanguage(row.language)));
     sent++;
   }
   return sent;

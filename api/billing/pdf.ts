@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { Language } from "../platform/i18n";
 import PDFDocument from "pdfkit";
 
 /*
@@ -47,6 +48,10 @@ export interface BillingPdf {
   notes: readonly string[];
   /** The document's date: its info's creation date, so that the file does not depend on the clock. */
   date: Date;
+  /** The document's language (the account's, docs/decisions/064): its labels below are in it. */
+  lang: Language;
+  /** The headings and column labels, in `lang`. */
+  labels: { seller: string; billTo: string; description: string; net: string; vatRate: string; vat: string; total: string };
 }
 
 const MARGIN = 56;
@@ -61,7 +66,7 @@ export function renderBillingPdf(content: BillingPdf): Promise<Buffer> {
     size: "A4",
     margin: MARGIN,
     info: { Title: content.infoTitle, Producer: "VPN Account", Creator: "VPN Account", CreationDate: content.date, ModDate: content.date },
-    lang: "en",
+    lang: content.lang,
     displayTitle: true,
     pdfVersion: "1.7",
   });
@@ -88,19 +93,20 @@ export function renderBillingPdf(content: BillingPdf): Promise<Buffer> {
   }
   const factsBottom = doc.y;
   doc.y = top;
-  party(doc, "Seller", content.seller, MARGIN + half + 10, half - 10);
+  party(doc, content.labels.seller, content.seller, MARGIN + half + 10, half - 10);
   doc.y = Math.max(doc.y, factsBottom) + 18;
 
-  party(doc, "Bill to", content.buyer, MARGIN, CONTENT_WIDTH);
+  party(doc, content.labels.billTo, content.buyer, MARGIN, CONTENT_WIDTH);
   doc.moveDown(1.2);
 
   // The lines: description, net, VAT rate, VAT, total.
+  const { labels } = content;
   const columns = [
-    { key: "description", label: "Description", width: CONTENT_WIDTH - 4 * 72, align: "left" },
-    { key: "net", label: "Net", width: 72, align: "right" },
-    { key: "vatRate", label: "VAT rate", width: 72, align: "right" },
-    { key: "vat", label: "VAT", width: 72, align: "right" },
-    { key: "total", label: "Total", width: 72, align: "right" },
+    { key: "description", label: labels.description, width: CONTENT_WIDTH - 4 * 72, align: "left" },
+    { key: "net", label: labels.net, width: 72, align: "right" },
+    { key: "vatRate", label: labels.vatRate, width: 72, align: "right" },
+    { key: "vat", label: labels.vat, width: 72, align: "right" },
+    { key: "total", label: labels.total, width: 72, align: "right" },
   ] as const;
   let x = MARGIN;
   const headerY = doc.y;

@@ -1,4 +1,5 @@
 import { timingSafeEqual, createHash } from "node:crypto";
+import { asLanguage, formatMoney } from "../platform/i18n";
 import { issueCreditNote } from "./credit-notes";
 import { z } from "zod";
 import type { Logger } from "../platform/logger";
@@ -12,8 +13,7 @@ import type { MailService } from "../platform/mailer";
 import { NOT_RENEWING } from "../payments/records";
 import { type Gateways, GatewayUnavailable, gatewayFor, refundKindOf } from "../payments/gateway";
 import { dollars } from "../payments/plans";
-import { formatUsd } from "../payments/money";
-import { findUserById } from "../identity/users";
+import { findUserById, languageOfUser } from "../identity/users";
 
 /*
  * The 30-day money-back guarantee (docs/decisions/016): once per account, for the account's first
@@ -235,8 +235,9 @@ export async function requestRefund(
   if (kind === "crypto") {
     // Crypto: the request is the commitment; the plan ends now and staff send the money.
     await endSubscription(db, transaction, now);
+    const lng = await languageOfUser(db, input.userId);
     await deps.mail.deliver(
-      refundRequestEmail(input.email, { amount: formatUsd(transaction.amount_cents), address: input.refundAddress! }),
+      refundRequestEmail(input.email, { amount: formatMoney(lng, transaction.amount_cents), address: input.refundAddress! }, lng),
     );
     return { status: "requested", message: REFUND_MESSAGES.requested };
   }
@@ -268,7 +269,8 @@ async function continueRefund(deps: RefundDeps, input: { userId: number; email: 
     return true;
   });
   if (won) {
-    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: formatUsd(transaction.amount_cents) }));
+    const lng = await languageOfUser(db, input.userId);
+    await deps.mail.deliver(refundConfirmationEmail(input.email, { amount: formatMoney(lng, transaction.amount_cents) }, lng));
   }
   return { status: "refunded", message: REFUND_MESSAGES.refunded };
 }
@@ -366,13 +368,15 @@ export async function completeCryptoRefund(deps: RefundDeps, refundId: number, r
     .where("refunds.id", "=", refund.id)
     .executeTakeFirstOrThrow();
   if (won) {
-    const user = await db.selectFrom("users").select(["email", "deleted_at"]).where("id", "=", done.user_id).executeTakeFirst();
+    const user = await db.selectFrom("users").select(["email", "deleted_at", "language"]).where("id", "=", done.user_id).executeTakeFirst();
     if (user && user.deleted_at === null) {
+      const lng = asLanguage(user.language);
       await deps.mail.deliver(
-        refundConfirmationEmail(user.email, {
-          amount: formatUsd(done.amount_cents),
-          crypto: { address: done.refund_address ?? "", creditNote: done.number ?? null },
-        }),
+        refundConfirmationEmail(
+          user.email,
+          { amount: formatMoney(lng, done.amount_cents), crypto: { address: done.refund_address ?? "", creditNote: done.number ?? null } },
+          lng,
+        ),
       );
     }
   }

@@ -320,7 +320,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (err instanceof DomainError) {
       for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
-      sendError(res, err.code, err.message, err.fields);
+      sendError(res, err.code, err.message, err.fields, undefined, err.text);
       return;
     }
     const e = (err ?? {}) as HttpishError;

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import { DomainError, type ErrorCode, type FieldErrors } from "../platform/errors";
+import { type Language, type Text, languageOf, localize, render } from "../platform/i18n";
 import { statusOf } from "./error-status";
 
 /*
@@ -9,6 +10,9 @@ import { statusOf } from "./error-status";
  *   error:   4xx/5xx {"status": false, "success": false, "message": "Human text",
  *                     "errors": {"message": "Human text", "code": "email_taken", "fields"?: {"email": ["..."]}}}
  *   The code says what happened (api/platform/errors.ts); its status comes from api/http/error-status.ts.
+ *   The messages are written in the request's language (Accept-Language: en, de, fr, es; docs/decisions/064)
+ *   here, at the very end: English is what every layer wrote, exactly; another language renders the
+ *   message's Text (its key and variables), and a message without one stays English.
  */
 
 export interface SuccessBody<T> {
@@ -26,12 +30,19 @@ export interface ErrorBody {
 }
 
 
+/** The language of the request an answer goes to (its Accept-Language). */
+export function requestLanguage(req: Pick<Request, "headers"> | undefined): Language {
+  return languageOf(req?.headers["accept-language"]);
+}
+
 /**
  * 200 with the success envelope. `extra` adds top-level fields after `data` where a client reads
- * them there (registration's `token`).
+ * them there (registration's `token`). The message in the request's language.
  */
-export function sendOk<T>(res: Response, data: T, message = "OK", extra?: Record<string, unknown>): void {
-  const body: SuccessBody<T> = { status: true, success: true, message, data };
+export function sendOk<T>(res: Response, data: T, message: string | Text = "OK", extra?: Record<string, unknown>): void {
+  const lng = requestLanguage(res.req);
+  const written = typeof message === "string" ? localize(message, lng) : render(lng, message);
+  const body: SuccessBody<T> = { status: true, success: true, message: written, data };
   res.status(200).json(extra ? { ...extra, ...body } : body);
 }
 
@@ -44,9 +55,24 @@ export function errorBody(code: ErrorCode, message: string, fields?: FieldErrors
   };
 }
 
-/** The error envelope with the code's status (`status` only where another library chose it). */
-export function sendError(res: Response, code: ErrorCode, message: string, fields?: FieldErrors, status = statusOf(code)): void {
-  res.status(status).json(errorBody(code, message, fields));
+/**
+ * The error envelope with the code's status (`status` only where another library chose it), its messages
+ * in the request's language: `text` is the message's own Text (a field message equal to the message uses it too).
+ */
+export function sendError(
+  res: Response,
+  code: ErrorCode,
+  message: string,
+  fields?: FieldErrors,
+  status = statusOf(code),
+  text?: Text,
+): void {
+  const lng = requestLanguage(res.req);
+  const say = (english: string) => localize(english, lng, english === message ? text : undefined);
+  const written = fields
+    ? Object.fromEntries(Object.entries(fields).map(([name, list]) => [name, list.map(say)]))
+    : undefined;
+  res.status(status).json(errorBody(code, say(message), written));
 }
 
 /** Express 4 does not catch rejected promises; this forwards them to the error handler. */

@@ -1,6 +1,7 @@
 import { regexes, z } from "zod";
 import { controlCharactersMessage, hasControlCharacters, stripControlCharacters } from "../platform/text";
 import { isCountryCode } from "../platform/countries";
+import { LANGUAGES, type MessageKey, labelText, validationText } from "../platform/i18n";
 
 /*
  * Building blocks for request schemas. Strings are trimmed (passwords excepted: they are compared
@@ -11,6 +12,16 @@ import { isCountryCode } from "../platform/countries";
  */
 
 const isMissing = (input: unknown) => input === undefined || input === null;
+
+/**
+ * A message about a field, in English as always, remembered with its key and the label's Text so that the
+ * error envelope can write it in the request's language (docs/decisions/064). A label the resources do not
+ * have keeps the message English.
+ */
+function labelled(english: string, key: MessageKey, label: string, vars: Record<string, string | number> = {}): string {
+  const labelT = labelText(label);
+  return labelT ? validationText(english, key, { label: labelT, ...vars }) : english;
+}
 
 /** A message quoted for a description: 'text', or "text" when it holds an apostrophe. */
 const quote = (message: string) => (message.includes("'") ? `"${message}"` : `'${message}'`);
@@ -31,7 +42,7 @@ const FLAG_SCHEMA = {
 export function withoutControlCharacters(label: string, opts: { multiline?: boolean; message?: string } = {}) {
   return [
     (value: string) => !hasControlCharacters(value, { multiline: opts.multiline }),
-    { error: opts.message ?? controlCharactersMessage(label) },
+    { error: opts.message ?? labelled(controlCharactersMessage(label), "validation:controlCharacters", label) },
   ] as const;
 }
 
@@ -41,13 +52,14 @@ export function withoutControlCharacters(label: string, opts: { multiline?: bool
  */
 export function requiredText(label: string, opts: { max?: number; trim?: boolean; required?: string; controls?: "refuse" | "allow" } = {}) {
   const { max = 255, trim = true } = opts;
-  const required = opts.required ?? `The ${label} field is required.`;
+  const required = opts.required ?? labelled(`The ${label} field is required.`, "validation:required", label);
+  const mustBeText = labelled(`The ${label} field must be text.`, "validation:mustBeText", label);
   const base = z.string({
-    error: (issue) => (isMissing(issue.input) ? required : `The ${label} field must be text.`),
+    error: (issue) => (isMissing(issue.input) ? required : mustBeText),
   });
   const text = (trim ? base.trim() : base)
     .min(1, { error: required, abort: true })
-    .max(max, { error: `The ${label} field must not be longer than ${max} characters.`, abort: true });
+    .max(max, { error: labelled(`The ${label} field must not be longer than ${max} characters.`, "validation:tooLong", label, { max }), abort: true });
   return opts.controls === "allow" ? text : text.refine(...withoutControlCharacters(label));
 }
 
@@ -112,13 +124,14 @@ export function parseFlag(value: unknown): 0 | 1 | undefined | null {
 
 /** An optional 1/0 flag (see parseFlag); missing is 0. */
 export function flagField(label: string) {
+  const invalid = labelled(`The ${label} field must be 1 or 0.`, "validation:mustBeFlag", label);
   return z
     .unknown()
     .optional()
     .transform((value, ctx) => {
       const flag = parseFlag(value);
       if (flag === null) {
-        ctx.addIssue({ code: "custom", message: `The ${label} field must be 1 or 0.` });
+        ctx.addIssue({ code: "custom", message: invalid });
         return z.NEVER;
       }
       return flag ?? 0;
@@ -145,9 +158,9 @@ export function passwordField(label = "password") {
 /** Optional text: trimmed, control characters refused; blank, null or missing become undefined. */
 export function optionalText(label: string, max = 255) {
   return z
-    .string({ error: `The ${label} field must be text.` })
+    .string({ error: labelled(`The ${label} field must be text.`, "validation:mustBeText", label) })
     .trim()
-    .max(max, { error: `The ${label} field must not be longer than ${max} characters.`, abort: true })
+    .max(max, { error: labelled(`The ${label} field must not be longer than ${max} characters.`, "validation:tooLong", label, { max }), abort: true })
     .refine(...withoutControlCharacters(label))
     .nullish()
     .transform((v) => (v ? v : undefined))
@@ -161,9 +174,9 @@ export function optionalText(label: string, max = 255) {
  */
 export function cleanedText(label: string, max = 255) {
   return z
-    .string({ error: `The ${label} field must be text.` })
+    .string({ error: labelled(`The ${label} field must be text.`, "validation:mustBeText", label) })
     .overwrite((value) => stripControlCharacters(value))
-    .max(max, { error: `The ${label} field must not be longer than ${max} characters.` })
+    .max(max, { error: labelled(`The ${label} field must not be longer than ${max} characters.`, "validation:tooLong", label, { max }) })
     .nullish()
     .transform((v) => (v ? v : undefined))
     .meta({ override: { anyOf: undefined, type: ["string", "null"], maxLength: max } });
@@ -239,8 +252,8 @@ export function passwordsMatch(mismatch: string) {
 
 /** GOOGLE or APPLE (any case): `The {label} must be GOOGLE or APPLE.` otherwise. */
 export function linkTypeField(label: string) {
-  const required = `The ${label} field is required.`;
-  const invalid = `The ${label} must be GOOGLE or APPLE.`;
+  const required = labelled(`The ${label} field is required.`, "validation:required", label);
+  const invalid = labelled(`The ${label} must be GOOGLE or APPLE.`, "validation:linkType", label);
   return z
     .string({ error: (issue) => (isMissing(issue.input) ? required : invalid) })
     .trim()
@@ -271,8 +284,8 @@ export const ID_SCHEMA = integerOrDigits({ min: 1, maxDigits: 15 });
 
 /** A positive integer id, as a JSON number or a string of digits (form data). */
 export function idField(label: string) {
-  const required = `The ${label} field is required.`;
-  const invalid = `The ${label} must be a number.`;
+  const required = labelled(`The ${label} field is required.`, "validation:required", label);
+  const invalid = labelled(`The ${label} must be a number.`, "validation:mustBeNumber", label);
   return z.unknown().transform((value, ctx) => {
     if (isMissing(value) || value === "") {
       ctx.addIssue({ code: "custom", message: required });
@@ -286,4 +299,28 @@ export function idField(label: string) {
     }
     return n;
   }).meta({ override: ID_SCHEMA });
+}
+
+export const LANGUAGE_REQUIRED = "The language field is required.";
+export const LANGUAGE_INVALID = "The language must be one of en, de, fr, es.";
+
+/** The account's language: exactly en, de, fr or es; 'The language must be one of en, de, fr, es.' otherwise. */
+export function languageField() {
+  return z
+    .enum(LANGUAGES, { error: (issue) => (isMissing(issue.input) ? LANGUAGE_REQUIRED : LANGUAGE_INVALID) })
+    .meta({
+      description: `The account's language: en, de, fr or es. Missing: ${quote(LANGUAGE_REQUIRED)}; another value: ${quote(LANGUAGE_INVALID)}.`,
+      examples: ["de"],
+    });
+}
+
+/** An optional language (sign-up): as languageField; missing or null is undefined (the account gets English). */
+export function optionalLanguageField() {
+  return languageField()
+    .nullish()
+    .transform((v) => v ?? undefined)
+    .meta({
+      description: "The new account's language (en, de, fr, es): its emails and invoices are written in it. Missing: en.",
+      override: { anyOf: undefined, type: ["string", "null"], enum: [...LANGUAGES, null], examples: ["de"] },
+    });
 }

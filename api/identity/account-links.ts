@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Language, type Text, text } from "../platform/i18n";
 import type { ApiConfig } from "../platform/config";
 import { type Database, dialectOf, isUniqueViolation } from "../platform/db";
 import type { AccountLink, LinkType, User } from "../platform/db/schema";
@@ -56,7 +57,10 @@ export const LINK_MESSAGES = {
 export function providerOf(config: ApiConfig, linkType: LinkType): { issuer: string; audience: string } {
   const p = linkType === "GOOGLE" ? config.identity.google : config.identity.apple;
   // Off (no credentials outside sandbox mode): as if the route did not exist for this provider.
-  if (!p) throw new DomainError("provider_off", LINK_MESSAGES.providerOff(providerLabel(linkType)));
+  if (!p) {
+    const provider = providerLabel(linkType);
+    throw new DomainError("provider_off", LINK_MESSAGES.providerOff(provider), { text: text("messages:links.providerOff", { provider }) });
+  }
   return { issuer: p.issuer, audience: p.clientId };
 }
 
@@ -73,20 +77,23 @@ export async function verifyProviderToken(
 ): Promise<IdTokenClaims> {
   const label = providerLabel(opts.linkType);
   const login = opts.purpose === "login";
-  const fail = (message: string) =>
+  const provider = { provider: label };
+  const fail = (message: string, loginText: Text) =>
     login
-      ? new DomainError("provider_sign_in_failed", message)
+      ? new DomainError("provider_sign_in_failed", message, { text: loginText })
       : new DomainError("provider_token_rejected", message, { field: "firebase_id_token" });
   let claims: IdTokenClaims;
   try {
     claims = await verifyIdToken(opts.idToken, providerOf(config, opts.linkType));
   } catch (error) {
     if (!(error instanceof IdTokenError)) throw error;
-    if (error.reason === "unavailable") throw new DomainError("provider_unavailable", LINK_MESSAGES.unavailable(label));
-    throw fail(login ? LINK_MESSAGES.loginNotVerified(label) : LINK_MESSAGES.connectNotVerified(label));
+    if (error.reason === "unavailable") {
+      throw new DomainError("provider_unavailable", LINK_MESSAGES.unavailable(label), { text: text("messages:links.unavailable", provider) });
+    }
+    throw fail(login ? LINK_MESSAGES.loginNotVerified(label) : LINK_MESSAGES.connectNotVerified(label), text("messages:links.loginNotVerified", provider));
   }
   if (!claims.email || claims.email !== opts.email.trim().toLowerCase()) {
-    throw fail(login ? LINK_MESSAGES.loginEmailMismatch(label) : LINK_MESSAGES.connectEmailMismatch(label));
+    throw fail(login ? LINK_MESSAGES.loginEmailMismatch(label) : LINK_MESSAGES.connectEmailMismatch(label), text("messages:links.loginEmailMismatch", provider));
   }
   return claims;
 }
@@ -162,7 +169,7 @@ export function accountName(name: string | undefined, claims: IdTokenClaims, ema
 export async function accountForProviderSignIn(
   db: Database,
   clock: Clock,
-  opts: { linkType: LinkType; claims: IdTokenClaims; name?: string },
+  opts: { linkType: LinkType; claims: IdTokenClaims; name?: string; /** A new account's language (else English). */ language?: Language },
 ): Promise<{ user: User; created: boolean; linked: boolean }> {
   const { linkType, claims } = opts;
   const label = providerLabel(linkType);
@@ -183,8 +190,10 @@ export async function accountForProviderSignIn(
 
     const existing = await trx.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
     if (!claims.emailVerified) {
-      if (existing) throw new DomainError("password_sign_in_required", LINK_MESSAGES.existingAccount(label));
-      throw new DomainError("provider_email_unverified", LINK_MESSAGES.loginEmailUnverified(label));
+      if (existing) {
+        throw new DomainError("password_sign_in_required", LINK_MESSAGES.existingAccount(label), { text: text("messages:links.existingAccount", { provider: label }) });
+      }
+      throw new DomainError("provider_email_unverified", LINK_MESSAGES.loginEmailUnverified(label), { text: text("messages:links.loginEmailUnverified", { provider: label }) });
     }
 
     if (existing) {
@@ -206,7 +215,7 @@ export async function accountForProviderSignIn(
       return { user: existing, created: false, linked: !own };
     }
 
-    const userId = await createUserWithoutPassword(trx, { email, name: accountName(opts.name, claims, email) }, clock);
+    const userId = await createUserWithoutPassword(trx, { email, name: accountName(opts.name, claims, email), language: opts.language }, clock);
     await trx
       .insertInto("account_links")
       .values({ user_id: userId, link_type: linkType, subject: claims.sub, email, created_at: now })

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { text } from "../platform/i18n";
 import type { PlatformServices } from "../platform/services";
 import type { Database } from "../platform/db";
 import type { CodePurpose } from "../platform/db/schema";
@@ -145,7 +146,10 @@ async function recordSend(
       .executeTakeFirst();
     const until = last ? Date.parse(last.sent_at) + RESEND_AFTER_SECONDS * 1000 : now.getTime();
     const wait = Math.min(RESEND_AFTER_SECONDS, secondsUntil(until, now.getTime()));
-    throw new DomainError("rate_limited", resendTooSoonMessage(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", resendTooSoonMessage(wait), {
+      headers: { "Retry-After": String(wait) },
+      text: text("messages:codes.wait", { count: wait }),
+    });
   }
 
   await maybeSweep(db, now);

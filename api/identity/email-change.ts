@@ -1,4 +1,5 @@
 import type { PlatformServices } from "../platform/services";
+import { asLanguage } from "../platform/i18n";
 import type { User } from "../platform/db/schema";
 import { isUniqueViolation } from "../platform/db/dialect";
 import { DomainError } from "../platform/errors";
@@ -76,9 +77,9 @@ async function checkNewAddressCap(ctx: Ctx, newEmail: string): Promise<void> {
 }
 
 /** Emails the code (or the "already has an account" notice) for the pending change to `newEmail`. */
-async function sendChangeCode(ctx: Ctx, user: Pick<User, "id" | "email">, newEmail: string, addressKey: string): Promise<void> {
+async function sendChangeCode(ctx: Ctx, user: Pick<User, "id" | "email" | "language">, newEmail: string, addressKey: string): Promise<void> {
   await checkNewAddressCap(ctx, newEmail);
-  const taken = await ctx.db.selectFrom("users").select("id").where("email", "=", newEmail).executeTakeFirst();
+  const taken = await ctx.db.selectFrom("users").select(["id", "language"]).where("email", "=", newEmail).executeTakeFirst();
   await sendCode(ctx, {
     email: user.email,
     purpose: "email_change",
@@ -92,7 +93,10 @@ async function sendChangeCode(ctx: Ctx, user: Pick<User, "id" | "email">, newEma
         .values({ user_id: user.id, new_email: newEmail, created_at: nowIso })
         .onConflict((oc) => oc.column("user_id").doUpdateSet({ new_email: newEmail, created_at: nowIso }))
         .execute();
-      return taken ? emailChangeTakenEmail(newEmail, ctx.config.publicUrl) : emailChangeCodeEmail(newEmail, code);
+      // The address's own account reads its language; the code, the account that moves.
+      return taken
+        ? emailChangeTakenEmail(newEmail, ctx.config.publicUrl, asLanguage(taken.language))
+        : emailChangeCodeEmail(newEmail, code, asLanguage(user.language));
     },
   });
   await ctx.limiter.hit(codeCapKeys(newEmail, "").email, CODE_CAP_WINDOW_SECONDS);
@@ -191,7 +195,7 @@ export async function verifyEmailChange(ctx: Ctx, opts: { user: User; code: stri
     throw error;
   }
   await recordSecurityEvent(db, { userId: user.id, kind: "email_changed", ...opts.source, at: now });
-  await ctx.mail.deliver(emailChangedEmail(user.email, `${ctx.config.publicUrl}/email-revert/${token}`));
+  await ctx.mail.deliver(emailChangedEmail(user.email, `${ctx.config.publicUrl}/email-revert/${token}`, asLanguage(user.language)));
   return newEmail;
 }
 

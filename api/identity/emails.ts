@@ -1,8 +1,13 @@
 import { type EmailParagraph, renderEmail } from "../platform/email-template";
-import { formatDateTime } from "../platform/dates";
+import { type Language, type MessageKey, type Translate, formatDateTimeIn, translatorFor } from "../platform/i18n";
 import type { Mail } from "../platform/mailer";
 
-/* The identity emails (codes, passwords, sign-in warnings); their layout is the platform's renderEmail. */
+/*
+ * The identity emails (codes, passwords, sign-in warnings); their layout is the platform's renderEmail. Each is
+ * written in `lng`: the recipient account's language (users.language), or for the sign-up code (no account yet)
+ * the request's (docs/decisions/064). The texts are api/locales/<lng>/emails.json's `identity`; SUBJECTS are
+ * the English subjects, as the API always wrote them.
+ */
 
 export const SUBJECTS = {
   signupCode: "Your verification code",
@@ -26,99 +31,83 @@ export const SUBJECTS = {
   cancelCode: "Your code to cancel your subscription",
   welcome: "Welcome to VPN: your account is ready",
   accountDeleted: "Your VPN account was deleted",
+  passkeyCode: "Your code to add a passkey",
+  passkeyAdded: "A passkey was added to your account",
 } as const;
 
+type Subject = keyof typeof SUBJECTS;
+
+/** The identity texts of a language: `t("loginCode.body")` is emails:identity.loginCode.body. */
+function identityTexts(lng: Language) {
+  const translate = translatorFor(lng);
+  return {
+    t: (key: string, vars?: Parameters<Translate>[1]) => translate(`emails:identity.${key}` as MessageKey, vars),
+    subject: (key: Subject) => translate(`emails:identity.subjects.${key}` as MessageKey),
+  };
+}
+
+/** A code email: the code, what it is for, and what to do if it was not asked for. */
+function codeEmail(to: string, code: string, lng: Language, subject: Subject, body: string, ignore: string): Mail {
+  const { t, subject: subjectOf } = identityTexts(lng);
+  return renderEmail(to, subjectOf(subject), { lng, code, paragraphs: [{ text: t(body) }, { text: t(ignore) }] });
+}
+
 /** The sign-up code; `atCheckout` when the visitor verifies the email in the checkout, so the email says where to enter it. */
-export function signupCodeEmail(to: string, code: string, opts: { atCheckout?: boolean } = {}): Mail {
-  const where = opts.atCheckout ? "in the checkout's 'Verify Your Email' window" : "on the sign-up page";
-  return renderEmail(to, SUBJECTS.signupCode, {
+export function signupCodeEmail(to: string, code: string, opts: { atCheckout?: boolean }, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  const where = t(opts.atCheckout ? "signupCode.atCheckout" : "signupCode.onSignUpPage");
+  return renderEmail(to, subject("signupCode"), {
+    lng,
     code,
-    paragraphs: [
-      { text: `This is your verification code. Enter it ${where} to confirm your email address. It expires in five minutes.` },
-      { text: "If you did not try to create an account, you can ignore this email." },
-    ],
+    paragraphs: [{ text: t("signupCode.body", { where }) }, { text: t("signupCode.ignore") }],
   });
 }
 
-export function loginCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.loginCode, {
-    code,
-    paragraphs: [
-      { text: "This is your sign-in code. Enter it on the sign-in page. It expires in five minutes." },
-      { text: "If you did not ask to sign in, you can ignore this email: nobody can sign in without this code." },
-    ],
-  });
+export function loginCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "loginCode", "loginCode.body", "loginCode.ignore");
 }
 
 /** The code that confirms deleting an account without a password. */
-export function deletionCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.deletionCode, {
-    code,
-    paragraphs: [
-      { text: "This is your code to delete your account. Enter it on the Delete account page. It expires in five minutes." },
-      { text: "If you did not ask to delete your account, you can ignore this email: nothing has been deleted." },
-    ],
-  });
+export function deletionCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "deletionCode", "deletionCode.body", "deletionCode.ignore");
 }
 
-export function twoFactorCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.twoFactorCode, {
-    code,
-    paragraphs: [
-      { text: "This is your code to turn on two-factor authentication. Enter it on the Two-factor authentication page. It expires in five minutes." },
-      { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
-    ],
-  });
+export function twoFactorCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "twoFactorCode", "twoFactorCode.body", "common.someoneSignedIn");
 }
 
 /** The code of /cancel: turning auto-renewal off without signing in (docs/decisions/038). */
-export function cancelCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.cancelCode, {
-    code,
-    paragraphs: [
-      { text: "This is your code to cancel your subscription. Enter it on the Cancel your subscription page. It expires in five minutes." },
-      { text: "If you did not ask for it, you can ignore this email: nothing has changed." },
-    ],
-  });
+export function cancelCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "cancelCode", "cancelCode.body", "common.ignoreNothingChanged");
 }
 
-export function resetCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.resetCode, {
-    code,
-    paragraphs: [
-      { text: "This is your password reset code. Enter it to choose a new password. It expires in five minutes." },
-      { text: "If you did not ask to reset your password, you can ignore this email: your password has not changed." },
-    ],
-  });
+export function resetCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "resetCode", "resetCode.body", "resetCode.ignore");
 }
 
 /** Sent instead of a sign-up code when the email already has an account (no code in it). */
-export function alreadyRegisteredEmail(to: string, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.alreadyRegistered, {
+export function alreadyRegisteredEmail(to: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("alreadyRegistered"), {
+    lng,
     paragraphs: [
-      { text: "Someone, probably you, tried to create an account with this email address, but you already have one." },
-      { text: "Sign in here:", link: `${publicUrl}/login` },
-      { text: "Forgot your password? Reset it here:", link: `${publicUrl}/forget-password` },
-      { text: "If this was not you, you can ignore this email." },
+      { text: t("alreadyRegistered.body") },
+      { text: t("common.signInHere"), link: `${publicUrl}/login` },
+      { text: t("common.forgotReset"), link: `${publicUrl}/forget-password` },
+      { text: t("common.notYouIgnore") },
     ],
   });
 }
 
-export function passwordChangedEmail(to: string, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.passwordChanged, {
-    paragraphs: [
-      { text: "The password of your account was just changed, and your other sessions were signed out." },
-      { text: "If you did not do this, reset your password now and check your account:", link: `${publicUrl}/forget-password` },
-    ],
+export function passwordChangedEmail(to: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("passwordChanged"), {
+    lng,
+    paragraphs: [{ text: t("passwordChanged.body") }, { text: t("passwordChanged.notYou"), link: `${publicUrl}/forget-password` }],
   });
 }
 
-const FIRST_FACTORS = {
-  password: "your password",
-  code: "a sign-in code sent to this email address",
-  google: "your Google account",
-  apple: "your Apple account",
-} as const;
+const FIRST_FACTORS = ["password", "code", "google", "apple"] as const;
 
 /**
  * Sent when a sign-in passed the first step (password, emailed code, Google or Apple) and then got
@@ -126,22 +115,23 @@ const FIRST_FACTORS = {
  */
 export function secondFactorFailuresEmail(
   to: string,
-  opts: { failures: number; firstFactor: keyof typeof FIRST_FACTORS; at: Date; publicUrl: string },
+  opts: { failures: number; firstFactor: (typeof FIRST_FACTORS)[number]; at: Date; publicUrl: string },
+  lng: Language,
 ): Mail {
-  const advice = {
-    password: "If this was not you, someone knows your password. Change your password now:",
-    code: "If this was not you, someone can read your email. Secure your email account, then change your password:",
-    google: "If this was not you, someone can sign in to your Google account. Secure it, then change your password here:",
-    apple: "If this was not you, someone can sign in to your Apple account. Secure it, then change your password here:",
-  }[opts.firstFactor];
-  return renderEmail(to, SUBJECTS.secondFactorFailures, {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("secondFactorFailures"), {
+    lng,
     paragraphs: [
       {
-        text: `Someone signed in to your account with ${FIRST_FACTORS[opts.firstFactor]}, then entered a wrong two-factor authentication code ${opts.failures} times in a row, most recently on ${formatDateTime(opts.at)}.`,
+        text: t("secondFactorFailures.body", {
+          firstFactor: t(`secondFactorFailures.firstFactor.${opts.firstFactor}`),
+          count: opts.failures,
+          at: formatDateTimeIn(lng, opts.at),
+        }),
       },
-      { text: "They were not let in: signing in also needs a code from your authenticator app or a recovery code." },
-      { text: advice, link: `${opts.publicUrl}/forget-password` },
-      { text: "If it was you, you can ignore this email." },
+      { text: t("secondFactorFailures.notLetIn") },
+      { text: t(`secondFactorFailures.advice.${opts.firstFactor}`), link: `${opts.publicUrl}/forget-password` },
+      { text: t("common.itWasYouIgnore") },
     ],
   });
 }
@@ -150,80 +140,65 @@ export function secondFactorFailuresEmail(
  * After an account is made in the checkout (issue 33): the visitor never saw the sign-up page, so
  * this says that an account now exists and how to come back to it.
  */
-export function welcomeEmail(to: string, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.welcome, {
+export function welcomeEmail(to: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("welcome"), {
+    lng,
     paragraphs: [
-      { text: `Your VPN account was made with this email address (${to}) when you verified it in the checkout.` },
-      { text: "To sign in, use this email address and the password you chose in the checkout, or ask for a sign-in code by email:", link: `${publicUrl}/login` },
-      { text: "Forgot the password? Set a new one here:", link: `${publicUrl}/forget-password` },
-      { text: "Your plan, payments and devices are on your account page once you are signed in." },
-      { text: "Questions? Our Help page answers the common ones and takes messages:", link: `${publicUrl}/help` },
+      { text: t("welcome.made", { email: to }) },
+      { text: t("welcome.signIn"), link: `${publicUrl}/login` },
+      { text: t("welcome.forgot"), link: `${publicUrl}/forget-password` },
+      { text: t("welcome.account") },
+      { text: t("welcome.help"), link: `${publicUrl}/help` },
     ],
   });
 }
 
-export function passwordSetEmail(to: string, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.passwordSet, {
-    paragraphs: [
-      { text: "A password was just set for your account. You can now sign in with your email and password." },
-      { text: "If you did not do this, reset your password now:", link: `${publicUrl}/forget-password` },
-    ],
+export function passwordSetEmail(to: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("passwordSet"), {
+    lng,
+    paragraphs: [{ text: t("passwordSet.body") }, { text: t("passwordSet.notYou"), link: `${publicUrl}/forget-password` }],
   });
 }
 
-export function setPasswordLinkEmail(to: string, link: string): Mail {
-  return renderEmail(to, SUBJECTS.setPasswordLink, {
-    paragraphs: [
-      { text: "Choose a password for your account with this link. It works once, for 24 hours:", link },
-      { text: "If you did not ask for this, you can ignore this email." },
-    ],
+export function setPasswordLinkEmail(to: string, link: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("setPasswordLink"), {
+    lng,
+    paragraphs: [{ text: t("setPasswordLink.body"), link }, { text: t("common.notAskedIgnore") }],
   });
 }
 
 /** To the current address of an account without a password: the code that lets it start an email change. */
-export function emailChangeAuthCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.emailChangeAuthCode, {
-    code,
-    paragraphs: [
-      { text: "This is your code to change the email address of your account. Enter it in the Change email dialog. It expires in five minutes." },
-      { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
-    ],
-  });
+export function emailChangeAuthCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "emailChangeAuthCode", "emailChangeAuthCode.body", "common.someoneSignedIn");
 }
 
 /** To the new address of an email change: the code that confirms it. */
-export function emailChangeCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, SUBJECTS.emailChangeCode, {
-    code,
-    paragraphs: [
-      { text: "This is your code to make this the email address of your account. Enter it in the Change email dialog. It expires in five minutes." },
-      { text: "If you did not ask for it, you can ignore this email: nothing changes without this code." },
-    ],
-  });
+export function emailChangeCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "emailChangeCode", "emailChangeCode.body", "emailChangeCode.ignore");
 }
 
 /** Sent instead of the code when the new address already has an account (no code in it). */
-export function emailChangeTakenEmail(to: string, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.emailChangeTaken, {
+export function emailChangeTakenEmail(to: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("emailChangeTaken"), {
+    lng,
     paragraphs: [
-      { text: "Someone, probably you, asked to move another account to this email address, but this address already has an account. No code was sent and nothing was changed." },
-      { text: "Sign in to that account here:", link: `${publicUrl}/login` },
-      { text: "If this was not you, you can ignore this email." },
+      { text: t("emailChangeTaken.body") },
+      { text: t("emailChangeTaken.signIn"), link: `${publicUrl}/login` },
+      { text: t("common.notYouIgnore") },
     ],
   });
 }
 
 /** To the previous address after an email change: the 7-day link that puts it back. */
-export function emailChangedEmail(to: string, revertLink: string): Mail {
-  return renderEmail(to, SUBJECTS.emailChanged, {
-    paragraphs: [
-      { text: "The email address of your account was changed. From now on we write to the new address, and you sign in with it." },
-      { text: "If this was you, you can ignore this email." },
-      {
-        text: "If it was not you, open this link within seven days: it puts this address back and signs out every device.",
-        link: revertLink,
-      },
-    ],
+export function emailChangedEmail(to: string, revertLink: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("emailChanged"), {
+    lng,
+    paragraphs: [{ text: t("emailChanged.body") }, { text: t("common.youIgnore") }, { text: t("emailChanged.revert"), link: revertLink }],
   });
 }
 
@@ -236,11 +211,13 @@ export interface EmailOrigin {
   network: string | null;
 }
 
-function originLines(origin: EmailOrigin): EmailParagraph[] {
+function originLines(origin: EmailOrigin, lng: Language): EmailParagraph[] {
+  const t = translatorFor(lng);
+  const unknown = t("emails:layout.unknown");
   return [
-    { text: `Time: ${formatDateTime(origin.at)}` },
-    { text: `Browser and system: ${origin.browser ?? "Unknown"}` },
-    { text: `Network: ${origin.network ?? "Unknown"}` },
+    { text: t("emails:identity.origin.time", { at: formatDateTimeIn(lng, origin.at) }) },
+    { text: t("emails:identity.origin.browser", { browser: origin.browser ?? unknown }) },
+    { text: t("emails:identity.origin.network", { network: origin.network ?? unknown }) },
   ];
 }
 
@@ -248,44 +225,52 @@ function originLines(origin: EmailOrigin): EmailParagraph[] {
  * The new sign-in alert (issue 22, docs/decisions/035): the account signed in from a browser or app it
  * had not used before. `secureLink` sets a new password and signs out every session (a reset token).
  */
-export function newSignInEmail(to: string, origin: EmailOrigin, secureLink: string, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.newSignIn, {
+export function newSignInEmail(to: string, origin: EmailOrigin, secureLink: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("newSignIn"), {
+    lng,
     paragraphs: [
-      { text: "Your account was just signed in to from a browser or app it has not used before." },
-      ...originLines(origin),
-      { text: "If this was you, you can ignore this email." },
-      { text: "If it was not you, set a new password now with this link; it also signs out every session of your account (it works once, for 24 hours):", link: secureLink },
-      { text: "You can turn these emails off on your Security page:", link: `${publicUrl}/account/security` },
+      { text: t("newSignIn.body") },
+      ...originLines(origin, lng),
+      { text: t("common.youIgnore") },
+      { text: t("newSignIn.notYou"), link: secureLink },
+      { text: t("newSignIn.turnOff"), link: `${publicUrl}/account/security` },
     ],
   });
 }
 
-export function twoFactorOnEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.twoFactorOn, {
+export function twoFactorOnEmail(to: string, origin: EmailOrigin, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("twoFactorOn"), {
+    lng,
     paragraphs: [
-      { text: "Two-factor authentication was turned on for your account: signing in now also needs a code from your authenticator app." },
-      ...originLines(origin),
-      { text: "If this was not you, someone is signed in to your account. Reset your password now:", link: `${publicUrl}/forget-password` },
+      { text: t("twoFactorOn.body") },
+      ...originLines(origin, lng),
+      { text: t("twoFactorOn.notYou"), link: `${publicUrl}/forget-password` },
     ],
   });
 }
 
-export function twoFactorOffEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.twoFactorOff, {
+export function twoFactorOffEmail(to: string, origin: EmailOrigin, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("twoFactorOff"), {
+    lng,
     paragraphs: [
-      { text: "Two-factor authentication was turned off for your account: signing in no longer needs a code from your authenticator app." },
-      ...originLines(origin),
-      { text: "If this was not you, reset your password now, then turn two-factor authentication on again:", link: `${publicUrl}/forget-password` },
+      { text: t("twoFactorOff.body") },
+      ...originLines(origin, lng),
+      { text: t("twoFactorOff.notYou"), link: `${publicUrl}/forget-password` },
     ],
   });
 }
 
-export function recoveryCodeUsedEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.recoveryCodeUsed, {
+export function recoveryCodeUsedEmail(to: string, origin: EmailOrigin, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("recoveryCodeUsed"), {
+    lng,
     paragraphs: [
-      { text: "One of your two-factor recovery codes was just used. Each code works once." },
-      ...originLines(origin),
-      { text: "If this was not you, someone has your password and a recovery code. Reset your password now:", link: `${publicUrl}/forget-password` },
+      { text: t("recoveryCodeUsed.body") },
+      ...originLines(origin, lng),
+      { text: t("recoveryCodeUsed.notYou"), link: `${publicUrl}/forget-password` },
     ],
   });
 }
@@ -294,20 +279,31 @@ export function recoveryCodeUsedEmail(to: string, origin: EmailOrigin, publicUrl
  * After an account was deleted (docs/decisions/015), to the address it had: what went, what is kept,
  * and that nothing is charged again. Sent once the deletion has committed.
  */
-export function accountDeletedEmail(to: string, origin: EmailOrigin, publicUrl: string): Mail {
-  return renderEmail(to, SUBJECTS.accountDeleted, {
+export function accountDeletedEmail(to: string, origin: EmailOrigin, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("accountDeleted"), {
+    lng,
     paragraphs: [
-      { text: "Your VPN account with this email address was deleted, as you asked." },
-      ...originLines(origin),
-      {
-        text: "Deleted: your name, email address and password, your two-factor settings, passkeys and Google or Apple connections, your saved cards and your account's activity. Every device was signed out.",
-      },
-      {
-        text: "Kept: the records of your payments (amounts, dates and plans) that the law requires us to keep. They no longer hold your name or email address.",
-      },
-      { text: "Any auto-renewal was cancelled: nothing will be charged again." },
-      { text: "You can create a new account with this email address at any time:", link: `${publicUrl}/login?tab=signup` },
-      { text: "If you did not delete your account, contact us:", link: `${publicUrl}/help#contact` },
+      { text: t("accountDeleted.body") },
+      ...originLines(origin, lng),
+      { text: t("accountDeleted.deleted") },
+      { text: t("accountDeleted.kept") },
+      { text: t("accountDeleted.noCharge") },
+      { text: t("accountDeleted.newAccount"), link: `${publicUrl}/login?tab=signup` },
+      { text: t("accountDeleted.contact"), link: `${publicUrl}/help#contact` },
     ],
+  });
+}
+
+/** The code that confirms adding a passkey (issue 30). */
+export function passkeyCodeEmail(to: string, code: string, lng: Language): Mail {
+  return codeEmail(to, code, lng, "passkeyCode", "passkeyCode.body", "common.someoneSignedIn");
+}
+
+export function passkeyAddedEmail(to: string, name: string, publicUrl: string, lng: Language): Mail {
+  const { t, subject } = identityTexts(lng);
+  return renderEmail(to, subject("passkeyAdded"), {
+    lng,
+    paragraphs: [{ text: t("passkeyAdded.body", { name }) }, { text: t("passkeyAdded.notYou"), link: `${publicUrl}/account/security` }],
   });
 }

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { asLanguage } from "../platform/i18n";
+import { passkeyAddedEmail } from "./emails";
 import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
@@ -10,9 +12,7 @@ import {
 import { z } from "zod";
 import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
-import { renderEmail } from "../platform/email-template";
 import { DomainError } from "../platform/errors";
-import type { Mail } from "../platform/mailer";
 import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import type { PlatformServices } from "../platform/services";
 import { generateToken, hashToken, looksLikeToken } from "../platform/tokens";
@@ -296,15 +296,7 @@ export async function removePasskey(
 // ---------------------------------------------------------------------------------------------
 // Confirming who is there before a passkey is added (issue 30)
 
-export function passkeyCodeEmail(to: string, code: string): Mail {
-  return renderEmail(to, PASSKEY_CODE_SUBJECT, {
-    code,
-    paragraphs: [
-      { text: "This is your code to add a passkey to your account. Enter it on your security page. It expires in five minutes." },
-      { text: "If you did not ask for it, someone may be signed in to your account: sign out all devices from your account page." },
-    ],
-  });
-}
+export { passkeyAddedEmail, passkeyCodeEmail } from "./emails";
 
 function confirmFieldError(code: "validation_failed" | "wrong_password" | "code_invalid", field: string, message: string): DomainError {
   return new DomainError(code, message, { field });
@@ -429,18 +421,10 @@ function parseTransports(stored: string | null): string[] | undefined {
   }
 }
 
-export function passkeyAddedEmail(to: string, name: string, publicUrl: string): Mail {
-  return renderEmail(to, PASSKEY_ADDED_SUBJECT, {
-    paragraphs: [
-      { text: `A passkey named '${name}' was just added to your account. It can now sign in to your account without a password.` },
-      { text: "If you did not add it, remove it on your security page and change your password:", link: `${publicUrl}/account/security` },
-    ],
-  });
-}
 
 export async function addPasskey(
   ctx: Pick<PlatformServices, "db" | "config" | "limiter" | "mail" | "clock" | "logger">,
-  user: Pick<User, "id" | "email">,
+  user: Pick<User, "id" | "email" | "language">,
   input: { challengeId: string; name: string; response: z.output<typeof RegistrationResponseSchema> },
   source: EventSource & { addressKey: string; tokenId: number },
 ): Promise<PasskeyView> {
@@ -487,7 +471,7 @@ export async function addPasskey(
     .executeTakeFirstOrThrow();
   await noteSecurityEvent(ctx, { userId: user.id, kind: "passkey_added", detail: input.name, userAgent: source.userAgent, clientHints: source.clientHints, ip: source.ip });
   // The passkey is added whether or not the mail server takes the notice.
-  await deliverSecurityEmail(ctx, passkeyAddedEmail(user.email, input.name, config.publicUrl));
+  await deliverSecurityEmail(ctx, passkeyAddedEmail(user.email, input.name, config.publicUrl, asLanguage(user.language)));
   return view(row);
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { languageOfUser } from "./users";
 import type { Mail } from "../platform/mailer";
 import type { PlatformServices } from "../platform/services";
 import { shortenAddress } from "../platform/trust-proxy";
@@ -121,7 +122,8 @@ async function sendNewSignInAlert(
   if (Number(opts.user.sign_in_alerts) === 0) return false;
   const token = await createOneTimeToken(db, { purpose: "reset", userId: opts.user.id, ttlSeconds: SECURE_LINK_TTL_SECONDS });
   const link = `${config.publicUrl}/reset-password?${new URLSearchParams({ token, email: opts.user.email })}`;
-  await deliverSecurityEmail(ctx, newSignInEmail(opts.user.email, emailOrigin(opts, at), link, config.publicUrl));
+  const lng = await languageOfUser(db, opts.user.id);
+  await deliverSecurityEmail(ctx, newSignInEmail(opts.user.email, emailOrigin(opts, at), link, config.publicUrl, lng));
   return true;
 }
 

@@ -11,7 +11,7 @@ import { recordSecurityEvent } from "./security-events";
 import { type Reservation, tryAgainIn } from "../platform/rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
 import { generateToken, hashToken } from "../platform/tokens";
-import { LoginResultSchema, findUserById, notDeleted } from "./users";
+import { LoginResultSchema, findUserById, languageOfUser, notDeleted } from "./users";
 
 /*
  * Two-factor authentication with time-based one-time passwords (RFC 6238), docs/decisions/017.
@@ -624,12 +624,11 @@ async function noteSecondFactorFailure(
 ): Promise<void> {
   const streak = await ctx.limiter.hit(secondFactorStreakKey(opts.userId), SECOND_FACTOR_STREAK_WINDOW_SECONDS);
   if (streak.count !== SECOND_FACTOR_ALERT_AFTER) return;
-  const mail = secondFactorFailuresEmail(opts.email, {
-    failures: SECOND_FACTOR_ALERT_AFTER,
-    firstFactor: opts.purpose,
-    at: new Date(),
-    publicUrl: ctx.config.publicUrl,
-  });
+  const mail = secondFactorFailuresEmail(
+    opts.email,
+    { failures: SECOND_FACTOR_ALERT_AFTER, firstFactor: opts.purpose, at: new Date(), publicUrl: ctx.config.publicUrl },
+    await languageOfUser(ctx.db, opts.userId),
+  );
   try {
     await ctx.mail.deliver(mail);
   } catch (error) {

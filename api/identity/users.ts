@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import type { DB, User } from "../platform/db/schema";
 import { type Clock, systemClock } from "../platform/clock";
+import { LANGUAGES, type Language, asLanguage } from "../platform/i18n";
 
 /** The user object every endpoint returns. */
 export const UserSchema = z
@@ -13,6 +14,9 @@ export const UserSchema = z
     has_password: z.boolean(),
     email_verified_at: z.string().nullable().meta({ format: "date-time" }),
     created_at: z.string().meta({ format: "date-time" }),
+    language: z.enum(LANGUAGES).meta({
+      description: "The account's language (en, de, fr, es): its emails and invoices are written in it. PUT /api/account/language sets it.",
+    }),
   })
   .meta({ id: "User" });
 
@@ -27,7 +31,7 @@ export const LoginResultSchema = z
   .meta({ id: "LoginResult" });
 
 export function publicUser(
-  user: Pick<User, "id" | "email" | "name" | "password_hash" | "email_verified_at" | "created_at">,
+  user: Pick<User, "id" | "email" | "name" | "password_hash" | "email_verified_at" | "created_at" | "language">,
 ): PublicUser {
   return {
     id: Number(user.id),
@@ -36,6 +40,7 @@ export function publicUser(
     has_password: Boolean(user.password_hash),
     email_verified_at: user.email_verified_at,
     created_at: user.created_at,
+    language: asLanguage(user.language),
   };
 }
 
@@ -45,7 +50,7 @@ export function publicUser(
  */
 export async function createUserWithoutPassword(
   db: Database,
-  user: { email: string; name?: string | null },
+  user: { email: string; name?: string | null; language?: Language },
   clock: Clock = systemClock,
 ): Promise<number> {
   const now = clock.now().toISOString();
@@ -58,6 +63,7 @@ export async function createUserWithoutPassword(
       email_verified_at: now,
       created_at: now,
       updated_at: now,
+      ...(user.language ? { language: user.language } : {}),
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -80,4 +86,21 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
 /** The account with this id, unless deleted. */
 export async function findUserById(db: Database, id: number): Promise<User | undefined> {
   return db.selectFrom("users").selectAll().where("id", "=", id).where(notDeleted).executeTakeFirst();
+}
+
+/** The account's language (emails, invoices); English for an unknown account. */
+export async function languageOfUser(db: Database, id: number): Promise<Language> {
+  const row = await db.selectFrom("users").select("language").where("id", "=", id).executeTakeFirst();
+  return asLanguage(row?.language);
+}
+
+/** The language of the account with this email (unless deleted), for an email to it; English when there is none. */
+export async function languageOfEmail(db: Database, email: string): Promise<Language> {
+  const row = await db.selectFrom("users").select("language").where("email", "=", email.trim().toLowerCase()).where(notDeleted).executeTakeFirst();
+  return asLanguage(row?.language);
+}
+
+/** Sets the account's language. */
+export async function setLanguage(db: Database, id: number, language: Language, clock: Clock = systemClock): Promise<void> {
+  await db.updateTable("users").set({ language, updated_at: clock.now().toISOString() }).where("id", "=", id).execute();
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Database } from "../platform/db";
 import { isUniqueViolation } from "../platform/db";
 import { asErrorCode, DomainError, type FieldErrors } from "../platform/errors";
+import { DEFAULT_LANGUAGE, type Text, render } from "../platform/i18n";
 
 /*
  * One payment per idempotency key. The page puts a fresh random key in every payment form; a double
@@ -27,10 +28,12 @@ export interface StoredRefusal {
   message: string;
   fields?: FieldErrors;
   headers?: Record<string, string>;
+  /** The message's key and variables (docs/decisions/064), so that the replay is written in its request's language. */
+  text?: Text;
 }
 
 export function refusalAnswer(error: DomainError): StoredAnswer {
-  const body: StoredRefusal = { code: error.code, message: error.message, fields: error.fields, headers: error.headers };
+  const body: StoredRefusal = { code: error.code, message: error.message, fields: error.fields, headers: error.headers, text: error.text };
   return { ok: false, body };
 }
 
@@ -40,7 +43,10 @@ export function refusalAnswer(error: DomainError): StoredAnswer {
  */
 export function replayedRefusal(body: unknown): DomainError {
   const stored = (body ?? {}) as Partial<StoredRefusal>;
-  return new DomainError(asErrorCode(stored.code) ?? "card_declined", stored.message ?? "", { fields: stored.fields, headers: stored.headers });
+  const message = stored.message ?? "";
+  // The stored Text only while it still says the stored English (a text changed since is replayed as stored).
+  const said = stored.text && render(DEFAULT_LANGUAGE, stored.text) === message ? stored.text : message;
+  return new DomainError(asErrorCode(stored.code) ?? "card_declined", said, { fields: stored.fields, headers: stored.headers });
 }
 
 const WAIT_MS = 15_000;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type Language, type MessageKey, type TextVars, asLanguage, formatDateIn, formatMoney, translatorFor } from "../platform/i18n";
 import type { Database } from "../platform/db";
 import { formatDate } from "../platform/dates";
 import type { Plan, Subscription, User } from "../platform/db/schema";
@@ -8,7 +9,6 @@ import { renderEmail } from "../platform/email-template";
 import type { Mail } from "../platform/mailer";
 import { type PaymentsDeps, PAYMENT_MESSAGES, recordStripeInvoice, syncTaxDetails } from "./card-payments";
 import { type TaxTreatment, type TaxedAmount, accountTaxTreatment, taxSentenceOf, taxedAmount, taxedByGateway } from "./tax";
-import { formatUsd } from "./money";
 import { findPlan } from "./plans";
 import { accessEndOf, fromUnix } from "./records";
 import { type Stripe, isCardError, isGatewayFailure } from "./stripe/client";
@@ -216,32 +216,35 @@ export function planOfSubscription(sub: Stripe.Subscription, now: Date) {
 }
 
 /** The net/VAT/total sentence of a taxed amount (tax.ts's), as a paragraph; none without a VAT line. */
-function taxParagraph(taxed: TaxedAmount | null): { text: string }[] {
-  const sentence = taxed ? taxSentenceOf(taxed) : null;
+function taxParagraph(taxed: TaxedAmount | null, lng: Language): { text: string }[] {
+  const sentence = taxed ? taxSentenceOf(taxed, lng) : null;
   return sentence ? [{ text: sentence }] : [];
 }
 
-/** The change's confirmation: what changes and when, then the three figures (the page's and the result's). */
-export function planChangeEmail(to: string, change: { from: string; to: string; when: string; summary: PlanChangeSummary; paidBy: "card" | "paypal" }): Mail {
+/**
+ * The change's confirmation: what changes and when (`at`: today when null, else at the renewal on that day), then
+ * the three figures (the page's and the result's); in the account's language (docs/decisions/064).
+ */
+export function planChangeEmail(
+  to: string,
+  change: { from: string; to: string; at: Date | null; summary: PlanChangeSummary; paidBy: "card" | "paypal" },
+  lng: Language,
+): Mail {
   const { summary } = change;
   const charged = summary.chargedNowCents > 0;
-  return renderEmail(to, "Your VPN plan change", {
+  const t = (key: string, vars?: TextVars) => translatorFor(lng)(`emails:billing.planChange.${key}` as MessageKey, vars);
+  const when = change.at ? t("atRenewal", { date: formatDateIn(lng, change.at) }) : t("today");
+  return renderEmail(to, translatorFor(lng)("emails:billing.subjects.planChange"), {
+    lng,
     paragraphs: [
-      { text: `Your plan changes from ${change.from} to ${change.to} ${change.when}.` },
-      { text: `Charged now: ${formatUsd(summary.chargedNowCents)}` },
-      ...taxParagraph(charged ? summary.chargedNow : null),
-      { text: `New end date: ${formatDate(summary.newEndDate)}` },
-      { text: `Next renewal: ${formatUsd(summary.nextRenewal.amountCents)} on ${formatDate(summary.nextRenewal.date)}` },
-      ...taxParagraph(summary.nextRenewal.taxed),
-      charged
-        ? {
-            text:
-              change.paidBy === "paypal"
-                ? "PayPal collects the charge now: the new plan, less the unused part of your current one."
-                : "The charge is the new plan, less the unused part of your current one, paid with your card. Its receipt is in a separate email.",
-          }
-        : { text: "Nothing is charged now: the new plan's price is charged at that renewal." },
-      { text: "You can see your plan in your account at any time." },
+      { text: t("changes", { from: change.from, to: change.to, when }) },
+      { text: t("chargedNow", { amount: formatMoney(lng, summary.chargedNowCents) }) },
+      ...taxParagraph(charged ? summary.chargedNow : null, lng),
+      { text: t("newEnd", { date: formatDateIn(lng, summary.newEndDate) }) },
+      { text: t("nextRenewal", { amount: formatMoney(lng, summary.nextRenewal.amountCents), date: formatDateIn(lng, summary.nextRenewal.date) }) },
+      ...taxParagraph(summary.nextRenewal.taxed, lng),
+      { text: t(charged ? (change.paidBy === "paypal" ? "paypalCharge" : "cardCharge") : "nothingNow") },
+      { text: t("seePlan") },
     ],
   });
 }
@@ -313,7 +316,9 @@ function changePlanNow(
       await followStripePlan(deps.db, { stripeSubId, planId: plan.id, scheduleId: null, now: deps.clock.now() });
       const amount = invoice?.amount_paid ?? 0;
       const summary = changeSummary({ kind, plan, invoice, currentEnd: periodEndOf(stripeSub), treatment });
-      await deps.mail.deliver(planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: "today", summary, paidBy: "card" }));
+      await deps.mail.deliver(
+        planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, at: null, summary, paidBy: "card" }, asLanguage(user.language)),
+      );
       return {
         kind,
         subscription: await subscriptionRow(deps.db, Number(subscription.id)),
@@ -350,7 +355,7 @@ function changePlanNow(
       .execute();
     const summary = changeSummary({ kind, plan, invoice: null, currentEnd: effectiveAt, treatment });
     await deps.mail.deliver(
-      planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, when: `on ${formatDate(effectiveAt)}, at your next renewal`, summary, paidBy: "card" }),
+      planChangeEmail(user.email, { from: currentPlan.title, to: plan.title, at: effectiveAt, summary, paidBy: "card" }, asLanguage(user.language)),
     );
     return {
       kind,

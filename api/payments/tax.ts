@@ -5,6 +5,7 @@ import type { VatNumberStatus } from "../platform/db/schema";
 import { countryName, isEuCountry } from "../platform/countries";
 import { type TaxRates, basisPointsOf, percentOf, rateOf } from "../platform/tax-rates";
 import { dollars, formatUsd } from "./money";
+import { DEFAULT_LANGUAGE, type Language, countryNameIn, formatMoney, formatNumberIn, translatorFor } from "../platform/i18n";
 
 /*
  * Who is taxed how (issue 35, docs/decisions/061), decided here once for the quote, every payment
@@ -238,10 +239,28 @@ export function taxLinesOf(taxed: Pick<TaxedAmount, "netCents" | "tax" | "totalC
   return taxed.tax ? { net: formatUsd(taxed.netCents), label: taxed.tax.label, amount: formatUsd(taxed.tax.amount_cents) } : null;
 }
 
-/** The sentence every email states a taxed price with: 'Net $9.99, VAT 19 % (Germany) $1.90, total $11.89.'; null without a VAT line. */
-export function taxSentenceOf(taxed: Pick<TaxedAmount, "netCents" | "tax" | "totalCents">): string | null {
-  const lines = taxLinesOf(taxed);
-  return lines ? `Net ${lines.net}, ${lines.label} ${lines.amount}, total ${formatUsd(taxed.totalCents)}.` : null;
+/**
+ * The sentence every email states a taxed price with: 'Net $9.99, VAT 19 % (Germany) $1.90, total $11.89.'; null
+ * without a VAT line. In another language, its words, money, rate and country name ('Netto 9,99 $, USt. 19 %
+ * (Deutschland) 1,90 $, gesamt 11,89 $.'; docs/decisions/064).
+ */
+export function taxSentenceOf(taxed: Pick<TaxedAmount, "netCents" | "tax" | "totalCents">, lng: Language): string | null {
+  if (lng === DEFAULT_LANGUAGE) {
+    const lines = taxLinesOf(taxed);
+    return lines ? `Net ${lines.net}, ${lines.label} ${lines.amount}, total ${formatUsd(taxed.totalCents)}.` : null;
+  }
+  if (!taxed.tax) return null;
+  const t = translatorFor(lng);
+  const { tax } = taxed;
+  const label = tax.reverse_charge
+    ? t("emails:billing.tax.reverseCharged")
+    : t("emails:billing.tax.vat", { percent: formatNumberIn(lng, tax.rate_basis_points / 100), country: countryNameIn(lng, tax.country) });
+  return t("emails:billing.tax.sentence", {
+    net: formatMoney(lng, taxed.netCents),
+    label,
+    vat: formatMoney(lng, tax.amount_cents),
+    total: formatMoney(lng, taxed.totalCents),
+  });
 }
 
 /**

@@ -1,11 +1,13 @@
 import { escapeHtml } from "./html";
+import { type Language, translatorFor } from "./i18n";
 import type { Mail } from "./mailer";
 
 /*
  * The one layout of the product's emails, whichever domain sends them: a text and an HTML body;
  * interpolated values are HTML-escaped. An email that carries a code has no other run of six
  * digits in its text (no links, no address, no numbers but the code), so that clients and tests
- * can take the code with /\b\d{6}\b/.
+ * can take the code with /\b\d{6}\b/. Written in the recipient's language (the account's, docs/decisions/064):
+ * the callers give their texts in it, the layout its sign-off and the HTML's lang.
  */
 
 const PRODUCT = "VPN";
@@ -16,7 +18,8 @@ export interface EmailParagraph {
   link?: string;
 }
 
-export function renderEmail(to: string, subject: string, opts: { code?: string; paragraphs: EmailParagraph[] }): Mail {
+export function renderEmail(to: string, subject: string, opts: { code?: string; paragraphs: EmailParagraph[]; lng: Language }): Mail {
+  const signOff = translatorFor(opts.lng)("emails:layout.signOff", { product: PRODUCT });
   const textParts: string[] = [];
   const htmlParts: string[] = [];
   if (opts.code) {
@@ -32,10 +35,10 @@ export function renderEmail(to: string, subject: string, opts: { code?: string; 
           `<p>${escapeHtml(p.text).replace(/\n/g, "<br>")}</p>`,
     );
   }
-  textParts.push(`— The ${PRODUCT} team`);
-  htmlParts.push(`<p>— The ${escapeHtml(PRODUCT)} team</p>`);
+  textParts.push(signOff);
+  htmlParts.push(`<p>${escapeHtml(signOff)}</p>`);
   const html =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
+    `<!doctype html><html lang="${opts.lng}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
     `<body>${htmlParts.join("")}</body></html>`;
   return { to, subject, text: `${textParts.join("\n\n")}\n`, html };
 }

@@ -1,6 +1,10 @@
 // The error every layer throws for an answer the client must see: a code that says what happened (the
 // client branches on it), the message shown to the person, and the field(s) it belongs to. No status:
 // the HTTP layer maps the code to one (api/http/error-status.ts) and writes the error envelope.
+// The message is English; a message with variables carries its Text (key and variables) too, so that the
+// envelope can write it in the request's language (api/platform/i18n.ts, docs/decisions/064).
+
+import { DEFAULT_LANGUAGE, type Text, render } from "./i18n";
 
 /** What went wrong, one code per failure a client may need to tell apart (docs/decisions/023). */
 export const ERROR_CODES = [
@@ -116,18 +120,27 @@ export interface DomainErrorOptions {
   fields?: FieldErrors;
   /** Headers of the answer, such as Retry-After. */
   headers?: Record<string, string>;
+  /**
+   * The message's key and variables beside its English (given as a string), for the other languages: the
+   * English stays exactly as given (docs/decisions/064).
+   */
+  text?: Text;
 }
 
 export class DomainError extends Error {
   readonly fields: FieldErrors | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** The message's key and variables, when it was given as a Text (its `message` is then the English). */
+  readonly text: Text | undefined;
 
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    messageOrText: string | Text,
     options: DomainErrorOptions = {},
   ) {
+    const message = typeof messageOrText === "string" ? messageOrText : render(DEFAULT_LANGUAGE, messageOrText);
     super(message);
+    this.text = typeof messageOrText === "string" ? options.text : messageOrText;
     this.name = "DomainError";
     this.fields = options.fields ?? (options.field === undefined ? undefined : { [options.field]: [message] });
     this.headers = options.headers;

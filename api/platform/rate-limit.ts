@@ -1,3 +1,4 @@
+import { text } from "./i18n";
 import type { Database } from "./db";
 import { DomainError } from "../platform/errors";
 
@@ -230,6 +231,7 @@ export class LoginThrottle {
     if ("retryAfterSeconds" in result) {
       throw new DomainError("rate_limited", tooManyLoginsMessage(result.retryAfterSeconds), {
         headers: { "Retry-After": String(result.retryAfterSeconds) },
+        text: text("messages:signIn.tooManyFailures", { count: minutesOf(result.retryAfterSeconds) }),
       });
     }
     return result.reservations;
@@ -260,8 +262,13 @@ export class LoginThrottle {
 }
 
 /** 'Please try again in N minutes.' for a wait in seconds (N rounded up, at least 1; '1 minute'): every limit's 429 ends so. */
+/** The whole minutes (at least 1) of a wait in seconds, as tryAgainIn says them. */
+export function minutesOf(retryAfterSeconds: number): number {
+  return Math.max(1, Math.ceil(retryAfterSeconds / 60));
+}
+
 export function tryAgainIn(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  const minutes = minutesOf(retryAfterSeconds);
   return `Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
 }
 

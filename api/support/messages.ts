@@ -1,4 +1,5 @@
 import { renderEmail } from "../platform/email-template";
+import { DEFAULT_LANGUAGE, asLanguage, translatorFor } from "../platform/i18n";
 import { DomainError } from "../platform/errors";
 import { MailUnavailableError } from "../platform/mailer";
 import { tryAgainIn } from "../platform/rate-limit";
@@ -51,7 +52,7 @@ export interface SupportMessage {
   message: string;
   topic: SupportTopic;
   /** The signed-in account that sent it, if any: support sees who it is, and its own address gets a copy. */
-  account: { id: number; email: string } | null;
+  account: { id: number; email: string; /** Its language (users.language): the copy is written in it. */ language?: string } | null;
   /** The client address's rate-limit key (clientAddressKey). */
   addressKey: string;
 }
@@ -102,7 +103,9 @@ export async function sendSupportMessage(
     ? `Signed in as account ${input.account.id} (${input.account.email}).`
     : "Not signed in: the sender's address is not verified.";
   await deps.mail.deliver({
+    // To staff: in English, whatever the sender's language.
     ...renderEmail(supportEmail, subject, {
+      lng: DEFAULT_LANGUAGE,
       paragraphs: [
         { text: `A message from the contact form of the help page. Reply to this email to answer ${input.email}.` },
         { text: `From: ${input.email}\nTopic: ${input.topic}\n${who}` },
@@ -115,13 +118,13 @@ export async function sendSupportMessage(
   // someone's text goes to it, the page says the message was sent. Support's reply goes there all the same.
   const copied = input.account !== null && input.account.email.toLowerCase() === input.email.toLowerCase();
   if (copied) {
+    // In the account's language (docs/decisions/064).
+    const lng = asLanguage(input.account?.language);
+    const t = translatorFor(lng);
     await deps.mail.deliver(
-      renderEmail(input.email, "We have your message", {
-        paragraphs: [
-          { text: "Thank you for writing to us. This is a copy of the message you sent from the help page; we will reply to this address." },
-          { text: message },
-          { text: "If you did not send it, you can ignore this email." },
-        ],
+      renderEmail(input.email, t("emails:support.subject"), {
+        lng,
+        paragraphs: [{ text: t("emails:support.body") }, { text: message }, { text: t("emails:support.ignore") }],
       }),
     );
   }

@@ -1277,6 +1277,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the account's language
+         * @description Sets the language the account's emails and invoice PDFs are written in: en, de, fr or es (any case). The answers' messages follow each request's Accept-Language instead, whatever the account's language.
+         */
+        put: operations["setAccountLanguage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account/home": {
         parameters: {
             query?: never;
@@ -2679,6 +2699,12 @@ export interface components {
              * @example APPLE
              */
             auth_method: string;
+            /**
+             * @description The language of an account this sign-in creates (en, de, fr, es): its emails and invoices are written in it. Missing: en. An existing account keeps its own.
+             * @example de
+             * @enum {string|null}
+             */
+            language?: "en" | "de" | "fr" | "es" | null;
         };
         PlanChangeRequest: {
             /** @description plans.id of the new plan (recurring). */
@@ -3008,6 +3034,14 @@ export interface components {
             /** @description The pay form's key: a double submit is one charge. Omitted (here and in the header): every post is a new attempt. Or send it as the Idempotency-Key header. */
             idempotency_key?: string | null;
         };
+        SetLanguageRequest: {
+            /**
+             * @description The account's language: en, de, fr or es. Missing: 'The language field is required.'; another value: 'The language must be one of en, de, fr, es.'.
+             * @example de
+             * @enum {string}
+             */
+            language: "en" | "de" | "fr" | "es";
+        };
         ConnectRequest: {
             /** @description Accepted for the spec's payload; not used. */
             name?: string | null;
@@ -3124,6 +3158,12 @@ export interface components {
             /** @default 0 */
             newsletter?: (0 | 1) | boolean | ("0" | "1" | "true" | "false" | "on" | "off" | "yes" | "no");
             /**
+             * @description The new account's language (en, de, fr, es): its emails and invoices are written in it. Missing: en.
+             * @example de
+             * @enum {string|null}
+             */
+            language?: "en" | "de" | "fr" | "es" | null;
+            /**
              * @default Web Browser
              * @example Web Browser
              * @example Desktop
@@ -3143,6 +3183,12 @@ export interface components {
             password: string;
             /** @description Must equal password: 'Passwords do not match'. */
             password_confirmation: string;
+            /**
+             * @description The new account's language (en, de, fr, es): its emails and invoices are written in it. Missing: en.
+             * @example de
+             * @enum {string|null}
+             */
+            language?: "en" | "de" | "fr" | "es" | null;
             /**
              * @default Web Browser
              * @example Web Browser
@@ -3494,6 +3540,11 @@ export interface components {
             email_verified_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description The account's language (en, de, fr, es): its emails and invoices are written in it. PUT /api/account/language sets it.
+             * @enum {string}
+             */
+            language: "en" | "de" | "fr" | "es";
         };
         TwoFactorChallenge: {
             /** @constant */
@@ -4329,6 +4380,10 @@ export interface components {
             /** @description True when the bank asks the customer to authenticate the payment. */
             requires_action: boolean;
         };
+        AccountLanguage: {
+            /** @enum {string} */
+            language: "en" | "de" | "fr" | "es";
+        };
         AccountHome: {
             user: components["schemas"]["User"];
             subscription: components["schemas"]["Subscription"] | null;
@@ -4448,6 +4503,11 @@ export interface components {
                 /** @description 'Send me news and offers by email'. */
                 newsletter: boolean;
                 sign_in_alerts: boolean;
+                /**
+                 * @description The account's language: its emails and invoices are written in it.
+                 * @enum {string}
+                 */
+                language: "en" | "de" | "fr" | "es";
             };
             linked_accounts: {
                 /** @enum {string} */
@@ -8434,6 +8494,40 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    setAccountLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetLanguageRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SetLanguageRequest"];
+            };
+        };
+        responses: {
+            /** @description 'Your language was saved.' */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["AccountLanguage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationError"];
             500: components["responses"]["ServerError"];
         };
     };

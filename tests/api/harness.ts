@@ -140,7 +140,7 @@ export interface TestApi {
   /** Signs in and returns the token (fails the test when the sign-in fails). */
   login(email: string, password: string, headers?: Record<string, string>): Promise<string>;
   /** Inserts a verified account (tests/support/accounts.ts); answers its id. */
-  createUser(user: { email: string; password?: string | null; name?: string }): Promise<number>;
+  createUser(user: { email: string; password?: string | null; name?: string; language?: "en" | "de" | "fr" | "es" }): Promise<number>;
   /** GET /dev/mailbox.json (optionally ?to=EMAIL): the sandbox outbox, newest first. */
   mailbox(to?: string): Promise<MailboxEntry[]>;
   /** The code in the newest email to `to` (fails unless its text has exactly one 6-digit run). */

@@ -52,6 +52,8 @@ describe("invoice units", () => {
       items: [{ description: "VPN plan: 1 Year", net: "€1.00", vatRate: "–", vat: "$0.00", total: "$1.00" }],
       totals: [["Total (USD)", "$1.00"]] as [string, string][],
       notes: [],
+      lang: "en" as const,
+      labels: { seller: "Seller", billTo: "Bill to", description: "Description", net: "Net", vatRate: "VAT rate", vat: "VAT", total: "Total" },
     };
     const pdf = await renderBillingPdf(content);
     const text = pdfText(pdf);

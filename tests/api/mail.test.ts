@@ -89,11 +89,11 @@ describe.each(databases())("mail sandbox ($name)", (kind) => {
 
 describe("emails", () => {
   const code = "012345";
-  const withCode = [signupCodeEmail("a@example.com", code), loginCodeEmail("a@example.com", code), resetCodeEmail("a@example.com", code)];
+  const withCode = [signupCodeEmail("a@example.com", code, {}, "en"), loginCodeEmail("a@example.com", code, "en"), resetCodeEmail("a@example.com", code, "en")];
   const withoutCode = [
-    alreadyRegisteredEmail("a@example.com", "https://vpn.example.com"),
-    passwordChangedEmail("a@example.com", "https://vpn.example.com"),
-    passwordSetEmail("a@example.com", "https://vpn.example.com"),
+    alreadyRegisteredEmail("a@example.com", "https://vpn.example.com", "en"),
+    passwordChangedEmail("a@example.com", "https://vpn.example.com", "en"),
+    passwordSetEmail("a@example.com", "https://vpn.example.com", "en"),
   ];
 
   it("carry the code as the only run of six digits in the text, and in the HTML", () => {
@@ -120,7 +120,7 @@ describe("emails", () => {
   });
 
   it("escape interpolated values in the HTML", () => {
-    const mail = setPasswordLinkEmail("a@example.com", 'https://x.example/generate-password/a"b<c>&d');
+    const mail = setPasswordLinkEmail("a@example.com", 'https://x.example/generate-password/a"b<c>&d', "en");
     expect(mail.html).toContain("https://x.example/generate-password/a&quot;b&lt;c&gt;&amp;d");
     expect(mail.html).not.toContain('a"b<c>');
     expect(mail.text).toContain('https://x.example/generate-password/a"b<c>&d');
@@ -205,7 +205,7 @@ describe("SMTP mail (SMTP_URL set)", () => {
     const mailer = new SmtpMailer(`smtp://127.0.0.1:${smtp.port}`, "VPN Test <no-reply@vpn.test>");
     try {
       const before = smtp.received.length;
-      await mailer.send(signupCodeEmail("someone@example.com", "654321"));
+      await mailer.send(signupCodeEmail("someone@example.com", "654321", {}, "en"));
       const [mail] = (await smtp.next(before + 1)).slice(before);
       expect(mail!.from).toBe("no-reply@vpn.test");
       expect(mail!.to).toEqual(["someone@example.com"]);

@@ -179,7 +179,7 @@ describe("the harness's contract check", () => {
     responseText: "",
     ...over,
   });
-  const user = { id: 1, email: "a@b.c", name: null, has_password: true, email_verified_at: null, created_at: "2026-01-01T00:00:00.000Z" };
+  const user = { id: 1, email: "a@b.c", name: null, has_password: true, email_verified_at: null, created_at: "2026-01-01T00:00:00.000Z", language: "en" };
   const error = (code: string, message: string, fields?: Record<string, string[]>) =>
     json({ status: false, success: false, message, errors: { message, code, ...(fields ? { fields } : {}) } });
 

@@ -19,6 +19,8 @@ export type NewTestUser = {
   agreed?: boolean;
   /** The business time of creation (a test clock's); now by default. */
   now?: Date;
+  /** The account's language (users.language); English by default. */
+  language?: "en" | "de" | "fr" | "es";
 };
 
 // argon2 is slow by design: one hash per password per process serves every account made with it (the
@@ -41,6 +43,7 @@ export async function insertUser(db: Database, user: NewTestUser): Promise<numbe
       password_hash: user.password ? await hashOnce(user.password) : null,
       email_verified_at: now,
       ...(user.agreed ? { agreement_at: now, newsletter_at: null } : {}),
+      ...(user.language ? { language: user.language } : {}),
       created_at: now,
       updated_at: now,
     })

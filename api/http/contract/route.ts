@@ -4,6 +4,7 @@ import type { ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from "zod-
 import type { ApiContext } from "../context";
 import { asyncHandler, parseBody, sendError, sendOk, validationError } from "../envelope";
 import type { AuthState } from "../../identity/sessions";
+import type { Text } from "../../platform/i18n";
 import { getAuth, requireAuth } from "../auth";
 
 /*
@@ -38,7 +39,8 @@ export interface HandlerArgs<B, Q, P, A extends boolean> {
 /** What an enveloped route's handler returns: `data` as its schema describes it, and the message. */
 export interface Ok<D extends Schema> {
   data: z.input<D>;
-  message?: string;
+  /** English, or a Text (key and variables): written in the request's language (docs/decisions/064). */
+  message?: string | Text;
   /** Fields repeated at the top level of the envelope where a client reads them there (registration's token). */
   topLevel?: Record<string, unknown>;
 }

@@ -37,8 +37,9 @@ import {
   isTwoFactorEnabled,
   twoFactorStatus,
 } from "../../identity/two-factor";
-import { UserSchema, publicUser } from "../../identity/users";
-import { CODE_FORMAT, body, cleanedText, idField, linkTypeField } from "../validation";
+import { UserSchema, publicUser, setLanguage } from "../../identity/users";
+import { CODE_FORMAT, body, cleanedText, idField, languageField, linkTypeField } from "../validation";
+import { LANGUAGES, asLanguage } from "../../platform/i18n";
 import { activeSubscription } from "../../payments/plans";
 import { paymentFailedOf } from "../../billing/dunning";
 import { PaymentFailedSchema } from "./dunning";
@@ -97,11 +98,36 @@ const deleteAccountSchema = body({
   },
 });
 
+const languageSchema = body({ language: languageField() }).meta({ id: "SetLanguageRequest" });
+
+export const LANGUAGE_SAVED = "Your language was saved.";
+
 function fieldError(code: ErrorCode, field: string, message: string): DomainError {
   return new DomainError(code, message, { field });
 }
 
 export const accountRoutes = [
+  // The account's language (issue 36, docs/decisions/064): its emails and invoices are written in it.
+  route({
+    method: "put",
+    path: "/api/account/language",
+    operationId: "setAccountLanguage",
+    tags: ["Account"],
+    summary: "Set the account's language",
+    description:
+      "Sets the language the account's emails and invoice PDFs are written in: en, de, fr or es (any case). The answers' messages follow each request's Accept-Language instead, whatever the account's language.",
+    auth: true,
+    body: languageSchema,
+    success: {
+      description: `'${LANGUAGE_SAVED}'`,
+      data: z.strictObject({ language: z.enum(LANGUAGES) }).meta({ id: "AccountLanguage" }),
+    },
+    async handler({ ctx, auth, body: input }) {
+      await setLanguage(ctx.db, auth.user.id, input.language, ctx.clock);
+      return { data: { language: input.language }, message: LANGUAGE_SAVED };
+    },
+  }),
+
   // The portal's account home in one round trip instead of four (docs/decisions/013-performance-budgets.md).
   route({
     method: "get",
@@ -347,6 +373,7 @@ export const accountRoutes = [
 
       // Captured before the erasure replaces it with the tombstone.
       const address = user.email;
+      const lng = asLanguage(user.language);
       try {
         // A parallel request may have used the emailed code meanwhile.
         if (emailed && !(await consumeCode(db, emailed))) throw invalidCodeError("code");
@@ -361,7 +388,7 @@ export const accountRoutes = [
         throw error;
       }
       // After the commit, and best effort: a lost email neither fails nor undoes the deletion.
-      await deliverSecurityEmail(ctx, accountDeletedEmail(address, emailOrigin(eventSource(req), clock.now()), ctx.config.publicUrl));
+      await deliverSecurityEmail(ctx, accountDeletedEmail(address, emailOrigin(eventSource(req), clock.now()), ctx.config.publicUrl, lng));
       return { data: null, message: DELETION_MESSAGES.deleted };
     },
   }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asLanguage } from "../../platform/i18n";
 import { rateLimited, responses } from "../contract/responses";
 import { route } from "../contract/route";
 import { invalidCodeError, recordLinkSend, sendCode, useCode } from "../../identity/codes";
@@ -160,7 +161,10 @@ export const authRoutes = [
         purpose: "login",
         addressKey: clientAddressKey(req.ip),
         failureMessage: AUTH_MESSAGES.loginCodeNotSent,
-        compose: async (code) => ((await findUserByEmail(ctx.db, email)) ? loginCodeEmail(email, code) : null),
+        compose: async (code) => {
+          const user = await findUserByEmail(ctx.db, email);
+          return user ? loginCodeEmail(email, code, asLanguage(user.language)) : null;
+        },
       });
       return { data: null, message: AUTH_MESSAGES.loginCodeSent };
     },
@@ -215,7 +219,10 @@ export const authRoutes = [
         purpose: "reset",
         addressKey: clientAddressKey(req.ip),
         failureMessage: AUTH_MESSAGES.resetCodeNotSent,
-        compose: async (code) => ((await findUserByEmail(ctx.db, email)) ? resetCodeEmail(email, code) : null),
+        compose: async (code) => {
+          const user = await findUserByEmail(ctx.db, email);
+          return user ? resetCodeEmail(email, code, asLanguage(user.language)) : null;
+        },
       });
       return { data: null, message: AUTH_MESSAGES.resetCodeSent };
     },
@@ -283,7 +290,7 @@ export const authRoutes = [
       // Whoever holds the mailbox may sign in with the new password at once (other addresses stay locked).
       await loginThrottle.recordPasswordReset(user.email, clientAddressKey(req.ip));
       await noteSecurityEvent(ctx, { userId: user.id, kind: "password_changed", ...eventSource(req) });
-      await mail.deliver(passwordChangedEmail(user.email, config.publicUrl));
+      await mail.deliver(passwordChangedEmail(user.email, config.publicUrl, asLanguage(user.language)));
       return { data: { passkey_review: await startPasskeyReview(db, user.id) }, message: AUTH_MESSAGES.passwordReset };
     },
   }),
@@ -317,14 +324,14 @@ export const authRoutes = [
           .where("id", "=", userId)
           // A deleted account gets no password back.
           .where(notDeleted)
-          .returning("email")
+          .returning(["email", "language"])
           .executeTakeFirst();
         if (!row) throw linkError(AUTH_MESSAGES.setLinkInvalid);
         await retireOneTimeTokens(trx, { purpose: "set_password", userId });
-        return row.email;
+        return row;
       });
       await noteSecurityEvent(ctx, { userId: owner, kind: "password_changed", ...eventSource(req) });
-      await mail.deliver(passwordSetEmail(email, config.publicUrl));
+      await mail.deliver(passwordSetEmail(email.email, config.publicUrl, asLanguage(email.language)));
       return { data: null, message: AUTH_MESSAGES.passwordSet };
     },
   }),
@@ -348,7 +355,7 @@ export const authRoutes = [
       // The newest link replaces older ones.
       await retireOneTimeTokens(db, { purpose: "set_password", userId: user.id });
       const token = await createSetPasswordToken(db, user.id);
-      await mail.deliver(setPasswordLinkEmail(user.email, `${config.publicUrl}/generate-password/${token}`));
+      await mail.deliver(setPasswordLinkEmail(user.email, `${config.publicUrl}/generate-password/${token}`, asLanguage(user.language)));
       return { data: null, message: AUTH_MESSAGES.setLinkSent };
     },
   }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asLanguage } from "../../platform/i18n";
 import { responses } from "../contract/responses";
 import { route } from "../contract/route";
 import { codeSendDescription } from "./auth";
@@ -64,7 +65,10 @@ export const cancelRoutes = [
         purpose: "cancel",
         addressKey: clientAddressKey(req.ip),
         failureMessage: CANCEL_MESSAGES.codeNotSent,
-        compose: async (code) => ((await findUserByEmail(ctx.db, email)) ? cancelCodeEmail(email, code) : null),
+        compose: async (code) => {
+          const user = await findUserByEmail(ctx.db, email);
+          return user ? cancelCodeEmail(email, code, asLanguage(user.language)) : null;
+        },
       });
       return { data: null, message: CANCEL_MESSAGES.codeSent };
     },

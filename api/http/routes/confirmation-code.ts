@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Language, asLanguage } from "../../platform/i18n";
 import { responses } from "../contract/responses";
 import { type AnyRoute, route } from "../contract/route";
 import { type EmailCodePurpose, sendCode } from "../../identity/codes";
@@ -19,7 +20,7 @@ export function confirmationCodeRoute(opts: {
   subject: string;
   purpose: EmailCodePurpose;
   messages: { sent: string; notSent: string; hasPassword: string };
-  compose(to: string, code: string): Mail;
+  compose(to: string, code: string, lng: Language): Mail;
 }): AnyRoute {
   const { messages } = opts;
   return route({
@@ -44,7 +45,7 @@ export function confirmationCodeRoute(opts: {
         purpose: opts.purpose,
         addressKey: clientAddressKey(req.ip),
         failureMessage: messages.notSent,
-        compose: (code) => opts.compose(email, code),
+        compose: (code) => opts.compose(email, code, asLanguage(auth.user.language)),
       });
       return { data: null, message: messages.sent };
     },

@@ -1,4 +1,6 @@
 import type { Request, Response } from "express";
+import { text } from "../../platform/i18n";
+import { minutesOf } from "../../platform/rate-limit";
 import { z } from "zod";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
@@ -55,7 +57,10 @@ async function limitCouponTries({ ctx, req, res }: { ctx: ApiContext; req: Reque
   const reserved = await ctx.limiter.reserveAll(limits, windowSeconds);
   if ("retryAfterSeconds" in reserved) {
     const wait = reserved.retryAfterSeconds;
-    throw new DomainError("rate_limited", tooManyCouponAttempts(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManyCouponAttempts(wait), {
+      headers: { "Retry-After": String(wait) },
+      text: text("messages:coupons.tooManyAttempts", { count: minutesOf(wait) }),
+    });
   }
   res.locals[COUPON_TRIES] = reserved.reservations;
 }

@@ -20,8 +20,11 @@ import {
   acceptedFlag,
   flagField,
   newPasswordFields,
+  optionalLanguageField,
   passwordsMatch,
 } from "../validation";
+import { DEFAULT_LANGUAGE, asLanguage } from "../../platform/i18n";
+import { requestLanguage } from "../envelope";
 import { codeSendDescription } from "./auth";
 
 export const SIGNUP_MESSAGES = {
@@ -64,6 +67,7 @@ const registerSchema = body({
   verification_code: codeField(),
   ...newPasswordFields({ required: SIGNUP_MESSAGES.fillAllFields, mismatch: SIGNUP_MESSAGES.passwordsDiffer }),
   newsletter: flagField("newsletter"),
+  language: optionalLanguageField(),
   ...deviceFields(),
 })
   .superRefine(passwordsMatch(SIGNUP_MESSAGES.passwordsDiffer))
@@ -99,6 +103,7 @@ async function register(
         agreement_at: now,
         newsletter: "newsletter" in input ? input.newsletter : 0,
         newsletter_at: "newsletter" in input && input.newsletter === 1 ? now : null,
+        language: input.language ?? DEFAULT_LANGUAGE,
         created_at: now,
         updated_at: now,
       })
@@ -115,7 +120,7 @@ async function register(
   // The account's first device: remembered, no alert (sign-in-alerts.ts).
   await afterSignIn(ctx, req, user, device);
   // Made in the checkout, the account was never announced as such: say so, and how to come back.
-  if (opts.atCheckout) await deliverSecurityEmail(ctx, welcomeEmail(user.email, config.publicUrl));
+  if (opts.atCheckout) await deliverSecurityEmail(ctx, welcomeEmail(user.email, config.publicUrl, asLanguage(user.language)));
   return { data: { token, user: publicUser(user) }, message: SIGNUP_MESSAGES.registered, topLevel: { token } };
 }
 
@@ -124,6 +129,7 @@ const checkoutRegisterSchema = body({
   email: emailField({ required: EMAIL_REQUIRED }),
   verification_code: codeField(),
   ...newPasswordFields({ required: SIGNUP_MESSAGES.fillAllFields, mismatch: SIGNUP_MESSAGES.passwordsDiffer }),
+  language: optionalLanguageField(),
   ...deviceFields(),
 })
   .superRefine(passwordsMatch(SIGNUP_MESSAGES.passwordsDiffer))
@@ -163,16 +169,20 @@ export const signupRoutes = [
     success: { description: `'${SIGNUP_MESSAGES.codeSent}'`, data: z.null() },
     errors: { 429: responses.CodeRequestLimited, 502: `'${SIGNUP_MESSAGES.codeNotSent}' (the mail server is unavailable; nothing was stored)` },
     async handler({ ctx, req, body: input }) {
+      // No account yet: the code is written in the request's language; an existing account's, in its own.
+      const lng = requestLanguage(req);
       await sendCode(ctx, {
         email: input.email,
         purpose: "signup",
         addressKey: clientAddressKey(req.ip),
         meta: { isCheckout: input.isCheckout === 1, planId: input.plan_id },
         failureMessage: SIGNUP_MESSAGES.codeNotSent,
-        compose: async (code) =>
-          (await findUserByEmail(ctx.db, input.email))
-            ? alreadyRegisteredEmail(input.email, ctx.config.publicUrl)
-            : signupCodeEmail(input.email, code, { atCheckout: input.isCheckout === 1 }),
+        compose: async (code) => {
+          const existing = await findUserByEmail(ctx.db, input.email);
+          return existing
+            ? alreadyRegisteredEmail(input.email, ctx.config.publicUrl, asLanguage(existing.language))
+            : signupCodeEmail(input.email, code, { atCheckout: input.isCheckout === 1 }, lng);
+        },
       });
       return { data: null, message: SIGNUP_MESSAGES.codeSent };
     },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asLanguage } from "../../platform/i18n";
 import { rateLimited } from "../contract/responses";
 import { route } from "../contract/route";
 import { useCode } from "../../identity/codes";
@@ -188,7 +189,7 @@ export const twoFactorRoutes = [
       const codes = await enableTwoFactor(ctx, user.id, input.code, { confirm });
       const source = eventSource(req);
       await noteSecurityEvent(ctx, { userId: user.id, kind: "two_factor_enabled", ...source });
-      await deliverSecurityEmail(ctx, twoFactorOnEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl));
+      await deliverSecurityEmail(ctx, twoFactorOnEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl, asLanguage(user.language)));
       return { data: { recovery_codes: codes }, message: TWO_FACTOR_MESSAGES.turnedOn };
     },
   }),
@@ -225,10 +226,10 @@ export const twoFactorRoutes = [
       const origin = emailOrigin(source, ctx.clock.now());
       if (input.recovery_code !== undefined) {
         await noteSecurityEvent(ctx, { userId, kind: "recovery_code_used", ...source });
-        await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(auth.user.email, origin, ctx.config.publicUrl));
+        await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(auth.user.email, origin, ctx.config.publicUrl, asLanguage(auth.user.language)));
       }
       await noteSecurityEvent(ctx, { userId, kind: "two_factor_disabled", ...source });
-      await deliverSecurityEmail(ctx, twoFactorOffEmail(auth.user.email, origin, ctx.config.publicUrl));
+      await deliverSecurityEmail(ctx, twoFactorOffEmail(auth.user.email, origin, ctx.config.publicUrl, asLanguage(auth.user.language)));
       return { data: null, message: TWO_FACTOR_MESSAGES.turnedOff };
     },
   }),
@@ -259,7 +260,7 @@ export const twoFactorRoutes = [
       if (input.recovery_code !== undefined) {
         const source = eventSource(req);
         await noteSecurityEvent(ctx, { userId: user.id, kind: "recovery_code_used", ...source });
-        await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl));
+        await deliverSecurityEmail(ctx, recoveryCodeUsedEmail(user.email, emailOrigin(source, ctx.clock.now()), ctx.config.publicUrl, asLanguage(user.language)));
       }
       await afterSignIn(ctx, req, user, device);
       return { data: { token, user: publicUser(user) }, message: TWO_FACTOR_MESSAGES.verified };

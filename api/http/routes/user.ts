@@ -4,6 +4,7 @@ import { route } from "../contract/route";
 import { LINK_MESSAGES, accountForProviderSignIn, providerLabel, verifyProviderToken } from "../../identity/account-links";
 import { claimIdTokenUse } from "../../identity/id-tokens";
 import { DomainError } from "../../platform/errors";
+import { text } from "../../platform/i18n";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "../../identity/passwords";
 import { revokeSessions, signInDevice } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -18,6 +19,7 @@ import {
   deviceFields,
   emailField,
   linkTypeField,
+  optionalLanguageField,
   optionalText,
   passwordField,
   requiredText,
@@ -55,6 +57,9 @@ const thirdPartyLoginSchema = body({
   platform: optionalText("platform", 50)
     .pipe(z.enum(["Web Browser", "Desktop"], { error: PLATFORM_INVALID }).default("Web Browser"))
     .meta({ override: { anyOf: undefined, type: "string", enum: ["Web Browser", "Desktop"], default: "Web Browser" } }),
+  language: optionalLanguageField().meta({
+    description: "The language of an account this sign-in creates (en, de, fr, es): its emails and invoices are written in it. Missing: en. An existing account keeps its own.",
+  }),
 }).meta({ id: "ThirdPartyLoginRequest" });
 
 export const userRoutes = [
@@ -140,9 +145,10 @@ export const userRoutes = [
       });
       // An ID token signs in once: a copy (a log, a proxy, a stolen redirect) must not sign in again.
       if (!(await claimIdTokenUse(db, input.firebase_id_token, claims.payload))) {
-        throw new DomainError("id_token_replayed", LINK_MESSAGES.loginReplayed(providerLabel(linkType)));
+        const provider = providerLabel(linkType);
+        throw new DomainError("id_token_replayed", LINK_MESSAGES.loginReplayed(provider), { text: text("messages:links.loginReplayed", { provider }) });
       }
-      const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name });
+      const { user } = await accountForProviderSignIn(db, clock, { linkType, claims, name: input.name, language: input.language });
       const device = signInDevice(input, req.headers["user-agent"], clientHintsOf(req.headers));
       const signedIn = await finishSignIn(ctx, {
         user,

@@ -1,4 +1,6 @@
 import type { TaxRates } from "../../platform/tax-rates";
+import { languageOfUser } from "../../identity/users";
+import { formatDateIn, formatMoney } from "../../platform/i18n";
 import { accountTaxTreatment, recordedTaxOfRow, taxColumnsOf, taxLineOfRecorded, taxSentenceOf, taxedAmount } from "../tax";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { endRecurringRenewal, refuseSecondSubscription } from "../subscription-guard";
@@ -9,14 +11,13 @@ import type { Logger } from "../../platform/logger";
 import type { Database } from "../../platform/db";
 import type { CryptoInvoice, Plan, User } from "../../platform/db/schema";
 import type { Clock } from "../../platform/clock";
-import { formatDate } from "../../platform/dates";
 import { DomainError } from "../../platform/errors";
 import type { MailService } from "../../platform/mailer";
 import { cryptoRenewalEmail } from "../emails";
 import { type BitPayClient, type BitPayInvoice, BitPayError, invoiceIdOfNotification } from "./client";
 import { COUPON_MESSAGES, checkCoupon, releaseCouponHold, reserveCoupon } from "../coupons";
 import { discountPercentOf, dollars } from "../plans";
-import { formatUsd, twoDecimals } from "../money";
+import { twoDecimals } from "../money";
 import { type PaidHook, tellPaid } from "../paid";
 import { accessEndOf, addMonthsUtc, recordFailedPayment, recordPaidInvoice } from "../records";
 import { NOT_APPLIED_PREFIX, SHORT_PAYMENT_PREFIX, underpaidMessage } from "../underpayments";
@@ -432,14 +433,19 @@ export async function createDueRenewalInvoices(deps: CryptoDeps): Promise<number
       .executeTakeFirst();
     if (!inserted) continue;
     created++;
+    const lng = await languageOfUser(deps.db, Number(sub.user_id));
     await deps.mail.deliver(
-      cryptoRenewalEmail(sub.email, {
-        plan: sub.title,
-        amount: formatUsd(taxed.totalCents),
-        taxSentence: taxSentenceOf(taxed),
-        expires: formatDate(sub.sub_exp_date),
-        link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
-      }),
+      cryptoRenewalEmail(
+        sub.email,
+        {
+          plan: sub.title,
+          amount: formatMoney(lng, taxed.totalCents),
+          taxSentence: taxSentenceOf(taxed, lng),
+          expires: formatDateIn(lng, sub.sub_exp_date),
+          link: `${deps.publicUrl}${dueInvoicePath(inserted.uuid)}`,
+        },
+        lng,
+      ),
     );
   }
   return created;

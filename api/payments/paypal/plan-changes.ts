@@ -1,4 +1,5 @@
 import type { Plan, Subscription, User } from "../../platform/db/schema";
+import { asLanguage } from "../../platform/i18n";
 import { DomainError } from "../../platform/errors";
 import type { MailService } from "../../platform/mailer";
 import { currentRecurringSubscription } from "../one-subscription";
@@ -133,13 +134,11 @@ export function confirmPayPalPlanChange(deps: PayPalDeps & { mail: MailService }
     const row = pendingAlready ? subscription : ((await followPayPalPlan(deps, paypalSubId)) ?? subscription);
     const preview = previewOf(row, currentPlan, plan, await payPalSubscriptionTreatment(deps, paypalSubId));
     await deps.mail.deliver(
-      planChangeEmail(user.email, {
-        from: currentPlan.title,
-        to: plan.title,
-        when: `on ${formatDate(preview.effectiveAt)}, at your next renewal`,
-        summary: preview.summary,
-        paidBy: "paypal",
-      }),
+      planChangeEmail(
+        user.email,
+        { from: currentPlan.title, to: plan.title, at: new Date(preview.effectiveAt), summary: preview.summary, paidBy: "paypal" },
+        asLanguage(user.language),
+      ),
     );
     return {
       kind: "at_renewal",

@@ -27,6 +27,8 @@ export interface UsersTable {
   deleted_at: string | null;
   /** 1 (the default): an email on each sign-in from a browser or app not seen before (0015). */
   sign_in_alerts: Generated<number>;
+  /** The account's language, 'en' (the default) | 'de' | 'fr' | 'es': its emails, invoices and answers (0028). */
+  language: Generated<string>;
 }
 
 export interface DevicesTable {

@@ -24,6 +24,7 @@ import * as m0024 from "./0024_vpn_manual_setup";
 import * as m0025 from "./0025_invoices_and_billing_details";
 import * as m0026 from "./0026_tax";
 import * as m0027 from "./0027_credit_note_tax";
+import * as m0028 from "./0028_account_language";
 
 /**
  * Every migration, by name, in order. An explicit object (not a folder scan) because the API is
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   "0025_invoices_and_billing_details": m0025,
   "0026_tax": m0026,
   "0027_credit_note_tax": m0027,
+  "0028_account_language": m0028,
 };

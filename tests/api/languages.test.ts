@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import { databases, useApi } from "./harness";
+import { uniqueEmail } from "../support/emails";
+import { pdfText } from "../support/pdf-text";
+import { GOOD, newKey, paymentMethod } from "./payment-support";
+
+// The account's language and the answers' language (issue 36, docs/decisions/064).
+
+const LOTS = { CODE_MAX_PER_IP_PER_HOUR: "1000", CODE_MAX_PER_EMAIL_PER_HOUR: "1000" };
+const PASSWORD = "correct-horse-battery";
+
+describe.each(databases({ postgres: "users.language: migration 0028's column, its default and its update" }))(
+  "the account's language ($name)",
+  (kind) => {
+    const t = useApi(kind, { env: LOTS });
+
+    it("is English by default, is set by PUT /api/account/language and shows in /api/me and the data export", async () => {
+      const email = uniqueEmail("lang");
+      await t.createUser({ email, password: PASSWORD });
+      const token = await t.login(email, PASSWORD);
+      expect((await t.get("/api/me", { token })).body.data.language).toBe("en");
+
+      const put = await t.request("PUT", "/api/account/language", { token, json: { language: "de" } });
+      expect(put.status).toBe(200);
+      expect(put.body).toEqual({ status: true, success: true, message: "Your language was saved.", data: { language: "de" } });
+      expect((await t.get("/api/me", { token })).body.data.language).toBe("de");
+      const row = await t.db.selectFrom("users").select("language").where("email", "=", email).executeTakeFirstOrThrow();
+      expect(row.language).toBe("de");
+
+      const french = await t.request("PUT", "/api/account/language", { token, json: { language: "fr" } });
+      expect(french.body.data).toEqual({ language: "fr" });
+      // The sign-in answers carry it too.
+      const login = await t.post("/api/user/login", { json: { email, password: PASSWORD } });
+      expect(login.body.data.user.language).toBe("fr");
+
+      const exported = await t.get("/api/account/export", { token });
+      expect(exported.status).toBe(200);
+      expect(exported.body.data.account.language).toBe("fr");
+    });
+
+    it("refuses another language with 422 and a field message, and an unsigned request with 401", async () => {
+      const email = uniqueEmail("lang-bad");
+      await t.createUser({ email, password: PASSWORD });
+      const token = await t.login(email, PASSWORD);
+      for (const language of ["it", "de-DE", "DE", " de", "", 7]) {
+        const res = await t.request("PUT", "/api/account/language", { token, json: { language } });
+        expect(res.status, String(language)).toBe(422);
+        expect(res.body.errors).toEqual({
+          message: "The language must be one of en, de, fr, es.",
+          code: "validation_failed",
+          fields: { language: ["The language must be one of en, de, fr, es."] },
+        });
+      }
+      const missing = await t.request("PUT", "/api/account/language", { token, json: {} });
+      expect(missing.status).toBe(422);
+      expect(missing.body.errors.fields).toEqual({ language: ["The language field is required."] });
+      // In German for a German request.
+      const german = await t.request("PUT", "/api/account/language", { token, json: { language: "it" }, headers: { "accept-language": "de" } });
+      expect(german.body.errors.fields.language).toEqual(["Die Sprache muss en, de, fr oder es sein."]);
+
+      const unsigned = await t.request("PUT", "/api/account/language", { json: { language: "de" } });
+      expect(unsigned.status).toBe(401);
+      expect((await t.get("/api/me", { token })).body.data.language).toBe("en");
+    });
+
+    it("stores the language a visitor signed up in", async () => {
+      const email = uniqueEmail("lang-signup");
+      expect((await t.post("/api/user/temp-signup", { json: { email }, headers: { "accept-language": "de-DE,de;q=0.9" } })).status).toBe(200);
+      const [mail] = await t.mailbox(email);
+      // The sign-up code email (no account yet) is in the request's language.
+      expect(mail!.subject).toBe("Ihr Bestätigungscode");
+      const code = await t.latestCode(email);
+      const res = await t.post("/api/user/register-user", {
+        json: {
+          email,
+          password: "new-password-1",
+          password_confirmation: "new-password-1",
+          verification_code: code,
+          agreement: 1,
+          newsletter: 0,
+          language: "de",
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data.user.language).toBe("de");
+      const row = await t.db.selectFrom("users").select("language").where("email", "=", email).executeTakeFirstOrThrow();
+      expect(row.language).toBe("de");
+    });
+
+    it("gives an account signed up without a language English", async () => {
+      const email = uniqueEmail("lang-signup-en");
+      await t.post("/api/user/temp-signup", { json: { email } });
+      const code = await t.latestCode(email);
+      const res = await t.post("/api/user/signup", {
+        json: { email, password: "new-password-1", password_confirmation: "new-password-1", verification_code: code, agreement: 1, newsletter: 0 },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data.user.language).toBe("en");
+    });
+  },
+);
+
+describe.each(databases())("answers in the request's language ($name)", (kind) => {
+  const t = useApi(kind, { env: LOTS });
+  const EN_WRONG_PASSWORD =
+    '{"status":false,"success":false,"message":"These credentials do not match our records.","errors":{"message":"These credentials do not match our records.","code":"invalid_credentials"}}';
+
+  const wrongPassword = async (headers?: Record<string, string>) => {
+    const email = uniqueEmail("lang-login");
+    await t.createUser({ email, password: PASSWORD, language: "es" });
+    return t.post("/api/user/login", { json: { email, password: "wrong-password" }, headers });
+  };
+
+  it("writes an error in German for Accept-Language: de, whatever the account's language", async () => {
+    const res = await wrongPassword({ "accept-language": "de" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      status: false,
+      success: false,
+      message: "Diese Anmeldedaten stimmen nicht mit unseren Unterlagen überein.",
+      errors: { message: "Diese Anmeldedaten stimmen nicht mit unseren Unterlagen überein.", code: "invalid_credentials" },
+    });
+  });
+
+  it("reads a browser's header: quality values and regions (fr-CH,fr;q=0.9 is French)", async () => {
+    const res = await wrongPassword({ "accept-language": "fr-CH,fr;q=0.9,en;q=0.8" });
+    expect(res.body.errors.message).toBe("Ces identifiants ne correspondent à aucun compte.");
+    const preferred = await wrongPassword({ "accept-language": "it-IT,it;q=0.9,es;q=0.5,de;q=0.4" });
+    expect(preferred.body.message).toBe("Estas credenciales no coinciden con nuestros registros.");
+    const refused = await wrongPassword({ "accept-language": "de;q=0, ja" });
+    expect(refused.body.message).toBe("These credentials do not match our records.");
+  });
+
+  it("answers English byte for byte without the header, and for a language it does not have", async () => {
+    expect((await wrongPassword()).text).toBe(EN_WRONG_PASSWORD);
+    expect((await wrongPassword({ "accept-language": "en" })).text).toBe(EN_WRONG_PASSWORD);
+    expect((await wrongPassword({ "accept-language": "pt-BR,pt;q=0.9" })).text).toBe(EN_WRONG_PASSWORD);
+  });
+
+  it("writes field messages, labels and counted waits in the language", async () => {
+    const fields = await t.post("/api/user/login", { json: { email: "not-an-email" }, headers: { "accept-language": "de-DE" } });
+    expect(fields.status).toBe(422);
+    expect(fields.body.errors.fields).toEqual({
+      email: ["Bitte geben Sie eine gültige E-Mail-Adresse ein"],
+      password: ["Das Feld „Passwort“ ist erforderlich."],
+    });
+    expect(fields.body.message).toBe("Bitte geben Sie eine gültige E-Mail-Adresse ein");
+
+    const email = uniqueEmail("lang-wait");
+    expect((await t.post("/api/user/temp-signup", { json: { email } })).status).toBe(200);
+    const again = await t.post("/api/user/temp-signup", { json: { email }, headers: { "accept-language": "fr" } });
+    expect(again.status).toBe(429);
+    expect(again.body.message).toMatch(/^Veuillez patienter \d+ secondes? avant de demander un nouveau code\.$/);
+    const english = await t.post("/api/user/temp-signup", { json: { email } });
+    expect(english.body.message).toMatch(/^Please wait \d+ seconds before requesting a new code\.$/);
+
+    const coupon = await t.post("/api/coupons/apply", { json: { planId: 5, code: "NOPE" }, headers: { "accept-language": "es" } });
+    expect(coupon.body.errors.message).toBe("Este código de cupón no es válido.");
+    const success = await t.post("/api/user/temp-signup", { json: { email: uniqueEmail("lang-ok") }, headers: { "accept-language": "es" } });
+    expect(success.body.message).toBe("¡Te hemos enviado el código de verificación por correo electrónico!");
+  });
+});
+
+describe.each(databases())("a German account's receipt and invoice ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("gets its receipt email in German, with German money, dates and tax sentence, and a German invoice PDF", async () => {
+    const email = uniqueEmail("kunde");
+    const userId = await t.createUser({ email, password: "pay-password", language: "de" });
+    const token = await t.login(email, "pay-password");
+    const details = await t.request("PUT", "/api/account/billing-details", {
+      token,
+      json: { country: "DE", name: "Jana Schmidt", address: "Hauptstraße 5\n10115 Berlin" },
+    });
+    expect(details.status, details.text).toBe(200);
+    const paid = await t.post("/api/payments/card", {
+      token,
+      json: { type: "new-card", paymentMethodId: await paymentMethod(t, GOOD), planId: 1, email, idempotency_key: newKey() },
+    });
+    expect(paid.status, paid.text).toBe(200);
+
+    const receipt = (await t.mailbox(email)).find((m) => m.subject === "Ihre VPN-Zahlungsbestätigung");
+    expect(receipt, JSON.stringify((await t.mailbox(email)).map((m) => m.subject))).toBeDefined();
+    expect(receipt!.text).toMatch(/^Vielen Dank für Ihre Zahlung von \d+,\d\d\s\$ für den Tarif 1 Month\.$/m);
+    expect(receipt!.text).toMatch(/^Netto \d+,\d\d\s\$, USt\. 19 % \(Deutschland\) \d+,\d\d\s\$, gesamt \d+,\d\d\s\$\.$/m);
+    expect(receipt!.text).toMatch(/^Sie gilt für den Zeitraum vom \d{1,2}\. \p{L}+ \d{4} bis zum \d{1,2}\. \p{L}+ \d{4}\.$/mu);
+    expect(receipt!.text).toContain("Der Tarif verlängert sich automatisch am ");
+    expect(receipt!.text).toContain("jeden Monat, bis Sie die automatische Verlängerung ausschalten.");
+    expect(receipt!.text).toMatch(/^Bezahlt mit: Visa mit Endziffern 4242\.$/m);
+    expect(receipt!.text).toMatch(/— Ihr VPN-Team\n$/);
+    expect(receipt!.text).not.toMatch(/Thank you|renews|Paid with/);
+
+    const [transaction] = (await t.post("/api/billing/transactions", { token, json: { per_page: 5 } })).body.data.transactions;
+    const res = await fetch(`${t.baseUrl}/api/invoice/${transaction.id}/stripe`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const text = pdfText(Buffer.from(await res.arrayBuffer()));
+    for (const words of [
+      "Rechnung",
+      "Rechnungsnummer",
+      "Rechnungsdatum",
+      "Leistungsdatum",
+      "Zahlungsmethode",
+      "Bezahlt",
+      "VERKÄUFER",
+      "RECHNUNGSEMPFÄNGER",
+      "Beschreibung",
+      "USt.-Satz",
+      "VPN-Tarif: 1 Month",
+      "Zeitraum: ",
+      "Deutschland",
+      "USt. 19 % (Deutschland)",
+      "Gesamt (USD)",
+      "Alle Beträge in US-Dollar (USD).",
+      "Jana Schmidt",
+    ]) {
+      expect(text, words).toContain(words);
+    }
+    expect(text).toMatch(/\d+,\d\d\s\$/);
+    expect(text).not.toMatch(/Invoice number|Bill to|All amounts in US dollars/i);
+    expect(userId).toBeGreaterThan(0);
+  });
+});

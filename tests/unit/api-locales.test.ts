@@ -1,0 +1,217 @@
+import { describe, expect, it } from "vitest";
+import notes from "../../api/locales/notes.json";
+import { AUTH_MESSAGES } from "../../api/http/routes/auth";
+import { PLAN_MESSAGES } from "../../api/http/routes/plans";
+import { SIGNUP_MESSAGES } from "../../api/http/routes/signup";
+import { LANGUAGE_INVALID, LANGUAGE_REQUIRED } from "../../api/http/validation";
+import { BILLING_DETAILS_MESSAGES } from "../../api/billing/billing-details";
+import { LINK_MESSAGES } from "../../api/identity/account-links";
+import { CODE_MESSAGES, resendTooSoonMessage } from "../../api/identity/codes";
+import { PAYMENT_MESSAGES } from "../../api/payments/card-payments";
+import { COUPON_MESSAGES, tooManyCouponAttempts } from "../../api/payments/coupons";
+import { IDEMPOTENCY_MESSAGES } from "../../api/payments/idempotency";
+import { SUBSCRIPTION_MESSAGES } from "../../api/payments/one-subscription";
+import { CARD_MESSAGES } from "../../api/sandboxes/stripe/cards";
+import {
+  LANGUAGES,
+  type Language,
+  RESOURCES,
+  languageOf,
+  localize,
+  render,
+  text,
+  textOfEnglish,
+  translatorFor,
+} from "../../api/platform/i18n";
+import { minutesOf, tooManyLoginsMessage } from "../../api/platform/rate-limit";
+
+// The API's texts (issue 36, docs/decisions/064): the same keys and variables in every language, the plural
+// forms each language needs, and English exactly as the API wrote it before it had languages.
+
+const PLURAL = /_(zero|one|two|few|many|other)$/;
+
+/** Every leaf of a resource: dotted key -> text. */
+function leaves(node: unknown, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, child] of Object.entries(node as Record<string, unknown>)) {
+    const key = prefix ? `${prefix}.${name}` : name;
+    if (typeof child === "string") out.set(key, child);
+    else for (const [k, v] of leaves(child, key)) out.set(k, v);
+  }
+  return out;
+}
+
+/** The keys without their plural suffix -> the forms they have (empty for a key without plurals). */
+function byBase(map: Map<string, string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const key of map.keys()) {
+    const match = PLURAL.exec(key);
+    const base = match ? key.slice(0, match.index) : key;
+    const forms = out.get(base) ?? new Set<string>();
+    if (match) forms.add(match[1]!);
+    out.set(base, forms);
+  }
+  return out;
+}
+
+const variables = (value: string) => new Set([...value.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!));
+
+const namespaces = Object.keys(RESOURCES.en) as (keyof (typeof RESOURCES)["en"])[];
+const others = LANGUAGES.filter((l) => l !== "en");
+
+describe("the API's locales", () => {
+  it("have the namespaces of English in every language", () => {
+    for (const lng of LANGUAGES) expect(Object.keys(RESOURCES[lng]).sort()).toEqual([...namespaces].sort());
+  });
+
+  for (const ns of namespaces) {
+    const en = leaves(RESOURCES.en[ns]);
+    const enBase = byBase(en);
+
+    for (const lng of others) {
+      it(`${lng}/${ns}.json has every key of en/${ns}.json and no other`, () => {
+        const mine = byBase(leaves(RESOURCES[lng][ns]));
+        expect([...mine.keys()].sort()).toEqual([...enBase.keys()].sort());
+      });
+
+      it(`${lng}/${ns}.json has the plural forms Intl.PluralRules gives ${lng}, and the variables of English`, () => {
+        const mine = leaves(RESOURCES[lng][ns]);
+        const categories = new Set<string>(new Intl.PluralRules(lng).resolvedOptions().pluralCategories);
+        for (const [base, enForms] of enBase) {
+          const forms = byBase(mine).get(base) ?? new Set<string>();
+          if (enForms.size === 0) {
+            expect(forms.size, `${lng}:${ns}:${base} is not a plural in English`).toBe(0);
+          } else {
+            expect([...forms].sort(), `${lng}:${ns}:${base}'s forms`).toEqual([...categories].sort());
+          }
+          const said = (map: Map<string, string>, forms: Set<string>) => {
+            const all = new Set<string>();
+            for (const value of forms.size ? [...forms].map((f) => map.get(`${base}_${f}`)!) : [map.get(base)!]) {
+              for (const name of variables(value)) all.add(name);
+            }
+            return all;
+          };
+          expect([...said(mine, forms)].sort(), `${lng}:${ns}:${base}'s variables`).toEqual([...said(en, enForms)].sort());
+        }
+      });
+    }
+
+    it(`en/${ns}.json's plurals have the forms English needs`, () => {
+      const categories = new Intl.PluralRules("en").resolvedOptions().pluralCategories;
+      for (const [base, forms] of enBase) if (forms.size) expect([...forms].sort(), base).toEqual([...categories].sort());
+    });
+  }
+
+  it("have no empty text, and a note only for a key that exists", () => {
+    for (const lng of LANGUAGES) {
+      for (const ns of namespaces) for (const [key, value] of leaves(RESOURCES[lng][ns])) expect(value.trim(), `${lng}:${ns}:${key}`).not.toBe("");
+    }
+    const keys = new Set(namespaces.flatMap((ns) => [...byBase(leaves(RESOURCES.en[ns])).keys()].map((k) => `${ns}:${k}`)));
+    for (const key of Object.keys(notes)) expect(keys.has(key), key).toBe(true);
+  });
+
+  it("give every constant English answer one key (found by its text)", () => {
+    const seen = new Map<string, string>();
+    for (const ns of ["messages", "validation"] as const) {
+      for (const [key, value] of leaves(RESOURCES.en[ns])) {
+        if (value.includes("{{") || PLURAL.test(key)) continue;
+        expect(seen.get(value), `'${value}' is both ${seen.get(value)} and ${ns}:${key}`).toBeUndefined();
+        seen.set(value, `${ns}:${key}`);
+      }
+    }
+  });
+});
+
+describe("the answers' messages", () => {
+  const constants = {
+    CODE_MESSAGES,
+    AUTH_MESSAGES,
+    SIGNUP_MESSAGES,
+    PLAN_MESSAGES,
+    COUPON_MESSAGES,
+    PAYMENT_MESSAGES,
+    SUBSCRIPTION_MESSAGES,
+    IDEMPOTENCY_MESSAGES,
+    BILLING_DETAILS_MESSAGES,
+    CARD_MESSAGES,
+  };
+
+  it("of sign-in, sign-up, codes, reset, coupons, checkout, payments and billing details all have a key", () => {
+    const missing: string[] = [];
+    for (const [name, messages] of Object.entries(constants)) {
+      for (const [key, value] of Object.entries(messages)) {
+        // The gateway's 3-D Secure instructions for developers (never shown to a customer) stay English.
+        if (typeof value !== "string" || (name === "CARD_MESSAGES" && key === "invoiceRequiresAction")) continue;
+        if (!textOfEnglish(value)) missing.push(`${name}.${key}: ${value}`);
+      }
+    }
+    for (const value of [LANGUAGE_INVALID, LANGUAGE_REQUIRED, "These credentials do not match our records.", "Unauthenticated."]) {
+      if (!textOfEnglish(value)) missing.push(value);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("with variables say in English exactly what the API said before", () => {
+    for (const seconds of [1, 59, 60, 61, 900]) {
+      expect(render("en", text("messages:signIn.tooManyFailures", { count: minutesOf(seconds) }))).toBe(tooManyLoginsMessage(seconds));
+      expect(render("en", text("messages:coupons.tooManyAttempts", { count: minutesOf(seconds) }))).toBe(tooManyCouponAttempts(seconds));
+    }
+    for (const seconds of [1, 2, 30]) expect(render("en", text("messages:codes.wait", { count: seconds }))).toBe(resendTooSoonMessage(seconds));
+    for (const provider of ["Google", "Apple"]) {
+      expect(render("en", text("messages:links.existingAccount", { provider }))).toBe(LINK_MESSAGES.existingAccount(provider));
+      expect(render("en", text("messages:links.loginNotVerified", { provider }))).toBe(LINK_MESSAGES.loginNotVerified(provider));
+      expect(render("en", text("messages:links.loginEmailMismatch", { provider }))).toBe(LINK_MESSAGES.loginEmailMismatch(provider));
+      expect(render("en", text("messages:links.loginEmailUnverified", { provider }))).toBe(LINK_MESSAGES.loginEmailUnverified(provider));
+      expect(render("en", text("messages:links.loginReplayed", { provider }))).toBe(LINK_MESSAGES.loginReplayed(provider));
+      expect(render("en", text("messages:links.unavailable", { provider }))).toBe(LINK_MESSAGES.unavailable(provider));
+      expect(render("en", text("messages:links.providerOff", { provider }))).toBe(LINK_MESSAGES.providerOff(provider));
+    }
+    expect(render("en", text("messages:billingDetails.vatFormat", { country: { country: "DE" }, prefix: "DE", example: "DE123456789" }))).toBe(
+      BILLING_DETAILS_MESSAGES.vatFormat("DE"),
+    );
+  });
+
+  it("are plural by each language's rules", () => {
+    const wait = (lng: Language, count: number) => translatorFor(lng)("messages:codes.wait", { count });
+    expect(wait("de", 1)).toBe("Bitte warten Sie 1 Sekunde, bevor Sie einen neuen Code anfordern.");
+    expect(wait("de", 2)).toBe("Bitte warten Sie 2 Sekunden, bevor Sie einen neuen Code anfordern.");
+    // French: 0 and 1 are singular.
+    expect(wait("fr", 0)).toBe("Veuillez patienter 0 seconde avant de demander un nouveau code.");
+    expect(wait("fr", 2)).toBe("Veuillez patienter 2 secondes avant de demander un nouveau code.");
+    expect(wait("es", 1)).toBe("Espera 1 segundo antes de solicitar un código nuevo.");
+    expect(translatorFor("fr")("messages:signIn.tooManyFailures", { count: 1_000_000 })).toContain("1000000 minutes");
+  });
+
+  it("write a country's name in the language", () => {
+    const vat = text("messages:billingDetails.vatFormat", { country: { country: "DE" }, prefix: "DE", example: "DE123456789" });
+    expect(render("de", vat)).toBe("Das ist keine USt-IdNr. des gewählten Landes (Deutschland): Sie beginnt dort mit DE, z. B. DE123456789.");
+    expect(render("es", vat)).toContain("de Alemania");
+  });
+
+  it("stay English, byte for byte, in English and without a key", () => {
+    expect(localize("These credentials do not match our records.", "en")).toBe("These credentials do not match our records.");
+    expect(localize("Some message nobody translated.", "de")).toBe("Some message nobody translated.");
+    expect(localize("These credentials do not match our records.", "de")).toBe("Diese Anmeldedaten stimmen nicht mit unseren Unterlagen überein.");
+  });
+});
+
+describe("Accept-Language", () => {
+  it.each([
+    [undefined, "en"],
+    ["", "en"],
+    ["de", "de"],
+    ["de-DE", "de"],
+    ["DE-at", "de"],
+    ["fr-CH,fr;q=0.9,en;q=0.8", "fr"],
+    ["en-US,en;q=0.9,de;q=0.8", "en"],
+    ["it-IT,it;q=0.9,es;q=0.5", "es"],
+    ["es;q=0.5,fr;q=0.8", "fr"],
+    ["de;q=0,fr", "fr"],
+    ["de;q=0", "en"],
+    ["*", "en"],
+    ["pt-BR", "en"],
+    ["x;;q=abc, fr", "fr"],
+  ] as const)("%s -> %s", (header, lng) => {
+    expect(languageOf(header)).toBe(lng);
+  });
+});
