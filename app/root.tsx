@@ -64,6 +64,12 @@ export function Layout({ children }: { children: ReactNode }) {
     // Lets tests (and CSS) know React has taken over the server HTML.
     document.documentElement.dataset.hydrated = "true";
   }, []);
+  // The page's language changed under it (a sign-in brought the account's, after a client-side
+  // navigation): the document and its words are the old language's, so the page is loaded again.
+  const loadedLanguage = rootData?.language;
+  useEffect(() => {
+    if (loadedLanguage && loadedLanguage !== language) window.location.reload();
+  }, [loadedLanguage, language]);
   return (
     <html lang={language} data-catalogue={catalogueUrl}>
       <head>

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
-import { LANGUAGES, asLanguage } from "../platform/i18n";
+import { LANGUAGES, isLanguage } from "../platform/i18n";
 import type { RateLimiter } from "../platform/rate-limit";
 import { providerLabel } from "../identity/account-links";
 import { deviceName } from "../identity/devices";
@@ -36,7 +36,7 @@ export const DataExportSchema = z
       has_password: z.boolean(),
       newsletter: z.boolean().meta({ description: "'Send me news and offers by email'." }),
       sign_in_alerts: z.boolean(),
-      language: z.enum(LANGUAGES).meta({ description: "The account's language: its emails and invoices are written in it." }),
+      language: z.enum(LANGUAGES).nullable().meta({ description: "The account's language: its emails and invoices are written in it (null: none chosen yet, English)." }),
     }),
     linked_accounts: z.array(
       z.strictObject({
@@ -201,7 +201,7 @@ export async function exportAccountData(db: Database, userId: number, now: Date)
       has_password: Boolean(user.password_hash),
       newsletter: flag(user.newsletter),
       sign_in_alerts: flag(user.sign_in_alerts),
-      language: asLanguage(user.language),
+      language: isLanguage(user.language) ? user.language : null,
     },
     linked_accounts: links.map((link) => ({
       provider: providerLabel(link.link_type) as "Google" | "Apple",

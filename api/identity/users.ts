@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import type { DB, User } from "../platform/db/schema";
 import { type Clock, systemClock } from "../platform/clock";
-import { LANGUAGES, type Language, asLanguage } from "../platform/i18n";
+import { LANGUAGES, type Language, asLanguage, isLanguage } from "../platform/i18n";
 
 /** The user object every endpoint returns. */
 export const UserSchema = z
@@ -14,9 +14,13 @@ export const UserSchema = z
     has_password: z.boolean(),
     email_verified_at: z.string().nullable().meta({ format: "date-time" }),
     created_at: z.string().meta({ format: "date-time" }),
-    language: z.enum(LANGUAGES).meta({
-      description: "The account's language (en, de, fr, es): its emails and invoices are written in it. PUT /api/account/language sets it.",
-    }),
+    language: z
+      .enum(LANGUAGES)
+      .nullable()
+      .meta({
+        description:
+          "The account's language (en, de, fr, es): its emails and invoices are written in it (English while null: the customer has chosen none yet). PUT /api/account/language sets it.",
+      }),
   })
   .meta({ id: "User" });
 
@@ -40,7 +44,7 @@ export function publicUser(
     has_password: Boolean(user.password_hash),
     email_verified_at: user.email_verified_at,
     created_at: user.created_at,
-    language: asLanguage(user.language),
+    language: isLanguage(user.language) ? user.language : null,
   };
 }
 

@@ -1,21 +1,21 @@
 import i18next, { type i18n } from "i18next";
 import { formatDate, formatDateTime } from "./dates";
-import deEmails from "../locales/de/emails.json";
-import deInvoice from "../locales/de/invoice.json";
-import deMessages from "../locales/de/messages.json";
-import deValidation from "../locales/de/validation.json";
-import enEmails from "../locales/en/emails.json";
-import enInvoice from "../locales/en/invoice.json";
-import enMessages from "../locales/en/messages.json";
-import enValidation from "../locales/en/validation.json";
-import esEmails from "../locales/es/emails.json";
-import esInvoice from "../locales/es/invoice.json";
-import esMessages from "../locales/es/messages.json";
-import esValidation from "../locales/es/validation.json";
-import frEmails from "../locales/fr/emails.json";
-import frInvoice from "../locales/fr/invoice.json";
-import frMessages from "../locales/fr/messages.json";
-import frValidation from "../locales/fr/validation.json";
+import deEmails from "../locales/de/emails.json" with { type: "json" };
+import deInvoice from "../locales/de/invoice.json" with { type: "json" };
+import deMessages from "../locales/de/messages.json" with { type: "json" };
+import deValidation from "../locales/de/validation.json" with { type: "json" };
+import enEmails from "../locales/en/emails.json" with { type: "json" };
+import enInvoice from "../locales/en/invoice.json" with { type: "json" };
+import enMessages from "../locales/en/messages.json" with { type: "json" };
+import enValidation from "../locales/en/validation.json" with { type: "json" };
+import esEmails from "../locales/es/emails.json" with { type: "json" };
+import esInvoice from "../locales/es/invoice.json" with { type: "json" };
+import esMessages from "../locales/es/messages.json" with { type: "json" };
+import esValidation from "../locales/es/validation.json" with { type: "json" };
+import frEmails from "../locales/fr/emails.json" with { type: "json" };
+import frInvoice from "../locales/fr/invoice.json" with { type: "json" };
+import frMessages from "../locales/fr/messages.json" with { type: "json" };
+import frValidation from "../locales/fr/validation.json" with { type: "json" };
 
 /*
  * The API's languages (issue 36, docs/decisions/064). The texts are resources in api/locales/<lng>/<namespace>.json

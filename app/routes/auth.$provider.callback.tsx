@@ -20,6 +20,8 @@ import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
+import { languageOnSignIn } from "~/i18n/account-language.server";
+import { languageOf } from "~/i18n/i18n.server";
 
 // The provider's answer. Google redirects here (GET). Apple posts here cross-site (form_post; this
 // path is exempt from the same-origin POST check and verifies itself by state, nonce and the ID
@@ -102,12 +104,18 @@ async function complete(request: Request, context: AppLoadContext, provider: Pro
     return redirectWithSuccess("/desktop-app/handoff", signedIn, { headers });
   }
 
-  const login = await createApiClient(request, context).post("/api/user/thirdparty-login", { body: { ...social, auth_method: profile.authMethod, platform: "Web Browser" } });
+  const login = await createApiClient(request, context).post("/api/user/thirdparty-login", {
+    // A new account's language is the page's (issue 36); an existing one keeps its own.
+    body: { ...social, auth_method: profile.authMethod, platform: "Web Browser", language: languageOf(request) },
+  });
   if (!login.ok) return redirectWithFormError("/login", login.message || "auth.error.loginFailed", errorTarget("/login"), { headers });
   if (needsSecondFactor(login.data)) {
     return redirectToSecondFactor(request, login.data.challenge, { oldurl: intent.oldurl, success: signedIn }, headers);
   }
   headers.append("Set-Cookie", await commitTokenSession(request, login.data.token));
+  // The account's language comes with it (or the account takes the page's): issue 36.
+  const languageSet = await languageOnSignIn(request, context, login.data.token, login.data.user);
+  if (languageSet) headers.append("Set-Cookie", languageSet);
   appendDeviceCookie(headers, request);
   return redirectWithSuccess(safeRedirect(intent.oldurl), signedIn, { headers });
 }

@@ -15,6 +15,7 @@ import { commitTokenSession } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { pageMeta } from "~/utils/meta";
+import { languageOnSignIn } from "~/i18n/account-language.server";
 
 // Sign in by emailed code (identity §2 'Get code'): email, then the 6-digit code, with resend.
 
@@ -54,6 +55,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, {}, new Headers(), ["loginCode"]);
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+    // The account's language comes with it (or the account takes the page's): issue 36.
+    const languageSet = await languageOnSignIn(request, context, result.data.token, result.data.user);
+    if (languageSet) headers.append("Set-Cookie", languageSet);
     appendDeviceCookie(headers, request);
     headers.append("Set-Cookie", await writeFlow(request, "loginCode", undefined));
     return redirect("/", { headers });

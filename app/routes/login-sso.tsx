@@ -11,6 +11,7 @@ import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession, getSessionToken } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { pageMeta } from "~/utils/meta";
+import { languageOnSignIn } from "~/i18n/account-language.server";
 
 // Single sign-on by token (identity §2). A link may carry someone else's token (login CSRF: the
 // visitor would then pay or add a card on the attacker's account), so the page first says whose
@@ -48,6 +49,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   const headers = new Headers();
   headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+  // The account's language comes with it (or the account takes the page's): issue 36.
+  const languageSet = await languageOnSignIn(request, context, result.data.token, result.data.user);
+  if (languageSet) headers.append("Set-Cookie", languageSet);
   appendDeviceCookie(headers, request);
   return redirect(redirectTo, { headers });
 }

@@ -5,6 +5,7 @@ import { type ApiSchemas, createApiClient } from "~/utils/api.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
+import { languageOnSignIn } from "~/i18n/account-language.server";
 
 // Finishes a passkey sign-in: the browser script posts { challengeId, response, oldurl } (JSON); the
 // API verifies it and answers a token, kept in the session cookie like every other sign-in. A passkey
@@ -29,6 +30,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const oldurl = typeof body.oldurl === "string" ? body.oldurl : null;
   const headers = new Headers();
   headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+  // The account's language comes with it (or the account takes the page's): issue 36.
+  const languageSet = await languageOnSignIn(request, context, result.data.token, result.data.user);
+  if (languageSet) headers.append("Set-Cookie", languageSet);
   appendDeviceCookie(headers, request);
   return jsonAnswer({ redirectTo: safeRedirect(oldurl) }, { headers });
 }

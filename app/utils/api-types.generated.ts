@@ -3540,11 +3540,8 @@ export interface components {
             email_verified_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /**
-             * @description The account's language (en, de, fr, es): its emails and invoices are written in it. PUT /api/account/language sets it.
-             * @enum {string}
-             */
-            language: "en" | "de" | "fr" | "es";
+            /** @description The account's language (en, de, fr, es): its emails and invoices are written in it (English while null: the customer has chosen none yet). PUT /api/account/language sets it. */
+            language: ("en" | "de" | "fr" | "es") | null;
         };
         TwoFactorChallenge: {
             /** @constant */
@@ -4503,11 +4500,8 @@ export interface components {
                 /** @description 'Send me news and offers by email'. */
                 newsletter: boolean;
                 sign_in_alerts: boolean;
-                /**
-                 * @description The account's language: its emails and invoices are written in it.
-                 * @enum {string}
-                 */
-                language: "en" | "de" | "fr" | "es";
+                /** @description The account's language: its emails and invoices are written in it (null: none chosen yet, English). */
+                language: ("en" | "de" | "fr" | "es") | null;
             };
             linked_accounts: {
                 /** @enum {string} */

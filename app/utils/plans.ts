@@ -18,6 +18,15 @@ export type Translate = (key: string, options?: Record<string, unknown>) => stri
 /** What a sentence with an amount is made with: the page's `t` and its money format (useFormatters, formattersFor). */
 export type Words = { t: Translate; money: (cents: number) => string };
 
+/**
+ * A plan's name in the page's language: the API's catalogue names its plans in English ('1 Year'), and the
+ * catalogue (app/locales/<language>/pricing.json, `pricing.planName.<English name>`) has each in every
+ * language; a name it does not know stays as the API gave it.
+ */
+export function planName(title: string, t: Translate): string {
+  return t(`pricing.planName.${title}`, { defaultValue: title });
+}
+
 /** The toggle's order on the page; Yearly is the default (commerce §2). `label` is a catalogue key. */
 export const PRICING_TABS: ReadonlyArray<{ tab: PricingTab; label: string }> = [
   { tab: "yearly", label: "pricing.tabs.yearly" },

@@ -7,6 +7,7 @@ import { safeRedirect } from "./safe-redirect";
 import { commitTokenSession } from "./session.server";
 import { appendDeviceCookie } from "./device-cookie.server";
 import { redirectWithSuccess } from "./toast.server";
+import { languageOnSignIn } from "../i18n/account-language.server";
 
 const TWO_FACTOR_PATH = "/login/two-factor";
 
@@ -56,6 +57,9 @@ export async function completeSignIn(
     return redirectWithSuccess("/desktop-app/handoff", flow.success ?? "auth.signedIn", { headers });
   }
   headers.append("Set-Cookie", await commitTokenSession(request, token));
+  // The account's language comes with it (or the account takes the page's): issue 36.
+  const languageSet = await languageOnSignIn(request, context, token);
+  if (languageSet) headers.append("Set-Cookie", languageSet);
   appendDeviceCookie(headers, request);
   const target = safeRedirect(flow.oldurl);
   return flow.success ? redirectWithSuccess(target, flow.success, { headers }) : redirect(target, { headers });

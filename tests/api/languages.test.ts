@@ -14,11 +14,11 @@ describe.each(databases({ postgres: "users.language: migration 0028's column, it
   (kind) => {
     const t = useApi(kind, { env: LOTS });
 
-    it("is English by default, is set by PUT /api/account/language and shows in /api/me and the data export", async () => {
+    it("is none (null: emails in English) until chosen, is set by PUT /api/account/language and shows in /api/me and the data export", async () => {
       const email = uniqueEmail("lang");
       await t.createUser({ email, password: PASSWORD });
       const token = await t.login(email, PASSWORD);
-      expect((await t.get("/api/me", { token })).body.data.language).toBe("en");
+      expect((await t.get("/api/me", { token })).body.data.language).toBeNull();
 
       const put = await t.request("PUT", "/api/account/language", { token, json: { language: "de" } });
       expect(put.status).toBe(200);
@@ -60,7 +60,7 @@ describe.each(databases({ postgres: "users.language: migration 0028's column, it
 
       const unsigned = await t.request("PUT", "/api/account/language", { json: { language: "de" } });
       expect(unsigned.status).toBe(401);
-      expect((await t.get("/api/me", { token })).body.data.language).toBe("en");
+      expect((await t.get("/api/me", { token })).body.data.language).toBeNull();
     });
 
     it("stores the language a visitor signed up in", async () => {
@@ -87,7 +87,7 @@ describe.each(databases({ postgres: "users.language: migration 0028's column, it
       expect(row.language).toBe("de");
     });
 
-    it("gives an account signed up without a language English", async () => {
+    it("gives an account signed up without a language none (its emails English)", async () => {
       const email = uniqueEmail("lang-signup-en");
       await t.post("/api/user/temp-signup", { json: { email } });
       const code = await t.latestCode(email);
@@ -95,7 +95,7 @@ describe.each(databases({ postgres: "users.language: migration 0028's column, it
         json: { email, password: "new-password-1", password_confirmation: "new-password-1", verification_code: code, agreement: 1, newsletter: 0 },
       });
       expect(res.status).toBe(200);
-      expect(res.body.data.user.language).toBe("en");
+      expect(res.body.data.user.language).toBeNull();
     });
   },
 );

@@ -20,8 +20,18 @@ function readTree(tree: string): Tree {
     out[language] = {};
     const dir = path.join(tree, language);
     for (const file of readdirSync(dir).filter((name) => name.endsWith(".json"))) {
-      out[language]![file.replace(/\.json$/, "")] = JSON.parse(readFileSync(path.join(dir, file), "utf8"));
+      out[language]![file.replace(/\.json$/, "")] = flatten(JSON.parse(readFileSync(path.join(dir, file), "utf8")));
     }
+  }
+  return out;
+}
+
+/** Nested keys (the API's catalogues nest) as i18next reads them: `a.b.c`; a leaf that is no string stays as it is, for the test to refuse. */
+function flatten(tree: Record<string, unknown>, prefix = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(tree)) {
+    if (value && typeof value === "object" && !Array.isArray(value)) Object.assign(out, flatten(value as Record<string, unknown>, `${prefix}${key}.`));
+    else out[`${prefix}${key}`] = value as string;
   }
   return out;
 }
@@ -91,7 +101,7 @@ describe.each(TREES)("%s", (tree) => {
         for (const [key, text] of Object.entries(entries)) expect(VOID.test(text), `${language}/${namespace}: ${key}`).toBe(false);
   });
 
-  it("names every key once across its namespaces", () => {
+  it.runIf(tree === "app/locales")("names every key once across its namespaces (the portal reaches any key from any namespace)", () => {
     const seen = new Map<string, string>();
     for (const [namespace, entries] of Object.entries(english))
       for (const key of Object.keys(entries)) {

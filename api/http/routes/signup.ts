@@ -23,7 +23,7 @@ import {
   optionalLanguageField,
   passwordsMatch,
 } from "../validation";
-import { DEFAULT_LANGUAGE, asLanguage } from "../../platform/i18n";
+import { asLanguage } from "../../platform/i18n";
 import { requestLanguage } from "../envelope";
 import { codeSendDescription } from "./auth";
 
@@ -103,7 +103,7 @@ async function register(
         agreement_at: now,
         newsletter: "newsletter" in input ? input.newsletter : 0,
         newsletter_at: "newsletter" in input && input.newsletter === 1 ? now : null,
-        language: input.language ?? DEFAULT_LANGUAGE,
+        language: input.language ?? null,
         created_at: now,
         updated_at: now,
       })

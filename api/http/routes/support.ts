@@ -61,7 +61,7 @@ export const supportRoutes = [
         email: input.email,
         message: input.message,
         topic: input.topic,
-        account: auth ? { id: Number(auth.user.id), email: auth.user.email, language: auth.user.language } : null,
+        account: auth ? { id: Number(auth.user.id), email: auth.user.email, language: auth.user.language ?? undefined } : null,
         addressKey: clientAddressKey(req.ip),
       });
       return { data: { sent: true as const, copied }, message: copied ? SUPPORT_MESSAGES.sent : SUPPORT_MESSAGES.sentWithoutCopy };

@@ -28,7 +28,7 @@ export interface UsersTable {
   /** 1 (the default): an email on each sign-in from a browser or app not seen before (0015). */
   sign_in_alerts: Generated<number>;
   /** The account's language, 'en' (the default) | 'de' | 'fr' | 'es': its emails, invoices and answers (0028). */
-  language: Generated<string>;
+  language: string | null;
 }
 
 export interface DevicesTable {

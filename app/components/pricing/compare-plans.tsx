@@ -8,6 +8,7 @@ import {
   savingLabel,
   type Plan,
   type PricingTab,
+  planName,
 } from "~/utils/plans";
 
 /** The features every plan has (catalogue keys). */
@@ -75,7 +76,7 @@ function CompareTable({ plans, caption, captionId, flagMostPopular }: CompareTab
           </th>
           {plans.map((plan) => (
             <th key={plan.id} scope="col">
-              {plan.title}{" "}
+              {planName(plan.title, t)}{" "}
               {flagMostPopular && plan.id === MOST_POPULAR_TABLE_PLAN_ID ? (
                 <span className="compare__popular">{t("pricing.mostPopular")}</span>
               ) : null}

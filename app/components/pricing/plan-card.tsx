@@ -13,6 +13,7 @@ import {
   REGULAR_MONTHLY_PRICE_CENTS,
   savingsBadge,
   type Plan,
+  planName,
 } from "~/utils/plans";
 
 type PlanCardProps = {
@@ -59,7 +60,7 @@ export function PlanCard({ plan, selected, onSelect, subscriber = false, pending
           onChange={() => onSelect(plan.id)}
         />
         <h3 id={titleId} className="plan-card__title">
-          <label htmlFor={radioId}>{plan.title}</label>
+          <label htmlFor={radioId}>{planName(plan.title, t)}</label>
         </h3>
         {badge ? <span className="plan-card__badge">{badge}</span> : null}
       </div>
@@ -83,7 +84,7 @@ export function PlanCard({ plan, selected, onSelect, subscriber = false, pending
         <Trans
           t={t}
           i18nKey="pricing.plan.totalFor"
-          values={{ price: money(plan.discounted_price_cents), plan: plan.title }}
+          values={{ price: money(plan.discounted_price_cents), plan: planName(plan.title, t) }}
           components={{ strong: <strong /> }}
         />
       </p>

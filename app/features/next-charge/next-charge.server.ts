@@ -1,3 +1,4 @@
+import { taxLabel } from "~/features/tax/tax";
 import type { ApiSchemas } from "~/utils/api.server";
 import { brandKey, brandName } from "~/utils/cards";
 import type { Tax } from "~/features/tax/tax";
@@ -28,8 +29,10 @@ export function cardNameIn(brand: string, last4: string, language: Language): st
  */
 export function taxIncludedIn(tax: Tax | null | undefined, language: Language): string | null {
   if (!tax) return null;
-  if (tax.reverse_charge) return tax.label;
-  return translatorFor(language)("billing.tax.including", { label: tax.label, amount: formattersFor(language).money(tax.amount_cents) });
+  const t = translatorFor(language);
+  const label = taxLabel(tax, t, language);
+  if (tax.reverse_charge) return label;
+  return t("billing.tax.including", { label, amount: formattersFor(language).money(tax.amount_cents) });
 }
 
 /** From the API's answer (/api/account/home or /api/subscription/active), in the page's language. */

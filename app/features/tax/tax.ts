@@ -1,5 +1,6 @@
 import type { ApiSchemas } from "~/utils/api.server";
-import { formatCents, type Words } from "~/utils/plans";
+import { DEFAULT_LANGUAGE, INTL_LOCALES, type Language } from "~/i18n/languages";
+import { formatCents, type Translate, type Words } from "~/utils/plans";
 
 // The tax of a price as the API answers it (issue 35): the portal words it and never works it out.
 // A quote, a receipt or a renewal with `tax: null` (no country yet, or a country where none is charged)
@@ -17,13 +18,37 @@ export function taxOf(taxed: Taxed | null | undefined): { tax: Tax; net_cents: n
 }
 
 /**
+ * The tax line's name in a language: the API's own label in English ('VAT 19 % (Germany)', 'VAT reverse
+ * charged'); elsewhere the same facts (rate, country, reverse charge) in the language's words, the rate
+ * with its decimal comma and the country by Intl ('USt. 19 % (Deutschland)', 'TVA 25,5 % (Finlande)').
+ */
+export function taxLabel(tax: Tax, t: Translate, language: Language): string {
+  if (language === DEFAULT_LANGUAGE) return tax.label;
+  if (tax.reverse_charge) return t("checkout.tax.reverseCharged");
+  const percent = Number(tax.rate_percent).toLocaleString(INTL_LOCALES[language], { maximumFractionDigits: 2 });
+  return t("checkout.tax.label", { percent, country: countryNameIn(tax.country, language) ?? tax.country_name });
+}
+
+const countryNames = new Map<Language, Intl.DisplayNames>();
+function countryNameIn(code: string, language: Language): string | undefined {
+  let names = countryNames.get(language);
+  if (!names) countryNames.set(language, (names = new Intl.DisplayNames([INTL_LOCALES[language]], { type: "region" })));
+  try {
+    return names.of(code);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * What an amount that includes tax says of it, after the amount: 'including VAT 19 % (Germany): $13.66', or
  * 'VAT reverse charged'; null without tax (the amount alone, as before).
  */
-export function taxIncluded(tax: Tax | null | undefined, words?: Words): string | null {
+export function taxIncluded(tax: Tax | null | undefined, words?: Words & { language?: Language }): string | null {
   if (!tax) return null;
-  if (tax.reverse_charge) return tax.label;
-  // The page's words; English for a caller that has not passed its words yet (the label is the API's, in the page's language).
-  if (words) return words.t("checkout.tax.including", { label: tax.label, amount: words.money(tax.amount_cents) });
+  const label = words ? taxLabel(tax, words.t, words.language ?? DEFAULT_LANGUAGE) : tax.label;
+  if (tax.reverse_charge) return label;
+  // The page's words; English for a caller that has not passed its words yet.
+  if (words) return words.t("checkout.tax.including", { label, amount: words.money(tax.amount_cents) });
   return `including ${tax.label}: ${formatCents(tax.amount_cents)}`;
 }

@@ -9,6 +9,7 @@ import { formattersFor } from "~/i18n/use-formatters";
 import { type NextChargeView, nextChargeView, taxIncludedIn } from "~/features/next-charge/next-charge.server";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { refundAction } from "./refund.server";
+import { planName } from "~/utils/plans";
 
 // The 'Payment History' tab of /billing (commerce §2, §4, §7, §8, §9): the transactions 5 a page, an
 // invoice download per transaction, and the subscription's auto-renewal row with a server-rendered
@@ -218,7 +219,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
     // The same words as the checkout's (plan-change.server.ts).
     pendingChange:
       active.ok && active.data.pending_change
-        ? tr("billing.pendingChange.sentence", { plan: active.data.pending_change.plan.title, date: f.longDate(active.data.pending_change.effective_at) })
+        ? tr("billing.pendingChange.sentence", { plan: planName(active.data.pending_change.plan.title, tr), date: f.longDate(active.data.pending_change.effective_at) })
         : null,
     nextCharge: active.ok ? nextChargeView(active.data, words.f.language) : null,
     confirm: url.searchParams.get("confirm") === "auto-renewal" && renewal.kind === "toggle",

@@ -9,6 +9,7 @@ import { commitTokenSession } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { needsSecondFactor, redirectToSecondFactor } from "~/utils/two-factor.server";
 import { signupAction, signupState } from "./signup.server";
+import { languageOnSignIn } from "~/i18n/account-language.server";
 
 // /login's loader and action: sign-in by password (then the two-factor step when it is on) and the
 // sign-up steps of the other tab (signup.server.ts).
@@ -38,6 +39,9 @@ async function signIn(request: Request, context: ActionFunctionArgs["context"], 
   if (needsSecondFactor(result.data)) return redirectToSecondFactor(request, result.data.challenge, { oldurl });
   const headers = new Headers();
   headers.append("Set-Cookie", await commitTokenSession(request, result.data.token));
+  // The account's language comes with it (or the account takes the page's): issue 36.
+  const languageSet = await languageOnSignIn(request, context, result.data.token, result.data.user);
+  if (languageSet) headers.append("Set-Cookie", languageSet);
   appendDeviceCookie(headers, request);
   return redirect(safeRedirect(oldurl), { headers });
 }

@@ -9,6 +9,8 @@ import { safeRedirect } from "~/utils/safe-redirect";
 import { commitTokenSession } from "~/utils/session.server";
 import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithFormError, redirectWithSuccess } from "~/utils/toast.server";
+import { languageOnSignIn } from "~/i18n/account-language.server";
+import { languageOf } from "~/i18n/i18n.server";
 
 // The three sign-up steps of identity §2/§4, kept in the __flow cookie between requests.
 
@@ -80,6 +82,8 @@ export async function signupAction(intent: string, { request, context, formData,
         agreement: flow.agreeTerms ? 1 : 0,
         newsletter: flow.agreeMarketing ? 1 : 0,
         platform: "Web Browser",
+        // The language the customer signed up in: the account's emails use it (issue 36).
+        language: languageOf(request),
       },
     });
     if (!registered.ok && registered.code && CODE_REFUSED.has(registered.code)) {
@@ -99,6 +103,9 @@ export async function signupAction(intent: string, { request, context, formData,
     }
     const headers = new Headers();
     headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
+    // The account's language comes with it (or the account takes the page's): issue 36.
+    const languageSet = await languageOnSignIn(request, context, registered.data.token, registered.data.user);
+    if (languageSet) headers.append("Set-Cookie", languageSet);
     appendDeviceCookie(headers, request);
     headers.append("Set-Cookie", await writeFlow(request, "signup", undefined));
     return redirectWithSuccess(safeRedirect(oldurl), "auth.signUp.success", { headers });

@@ -16,6 +16,7 @@ import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
 import { loadReceipt, type Receipt } from "./receipt.server";
 import { browserCountry, chosenCountry, isKnownCountry, mayBeTaxed, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
+import { languageOnSignIn } from "~/i18n/account-language.server";
 
 // The checkout of commerce §2: the visitor's email verification (server-side steps in the __flow
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
@@ -534,6 +535,8 @@ export async function checkoutAction(intent: string, { request, context, formDat
           password_confirmation: submission.value.confirmPassword,
           verification_code: flow.code,
           platform: "Web Browser",
+          // The language the customer paid in: the account's emails (the receipt first) use it (issue 36).
+          language: languageOf(request),
         },
       });
       if (!registered.ok && registered.code && CODE_REFUSED.has(registered.code)) {
@@ -549,6 +552,9 @@ export async function checkoutAction(intent: string, { request, context, formDat
       await saveCheckoutCountry(createApiClient(request, context, registered.data.token), request, flow);
       const headers = new Headers();
       headers.append("Set-Cookie", await commitTokenSession(request, registered.data.token));
+      // The account's language comes with it (or the account takes the page's): issue 36.
+      const languageSet = await languageOnSignIn(request, context, registered.data.token, registered.data.user);
+      if (languageSet) headers.append("Set-Cookie", languageSet);
       appendDeviceCookie(headers, request);
       headers.append("Set-Cookie", await save({ planId, coupon: flow.coupon, country: flow.country }));
       return redirectWithSuccess(here, "checkout.verify.success", { headers });

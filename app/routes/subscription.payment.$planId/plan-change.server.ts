@@ -8,6 +8,7 @@ import type { Translate } from "~/utils/plans";
 import { type Taxed, taxIncluded } from "~/features/tax/tax";
 import { formFailure } from "~/utils/forms.server";
 import { getSessionToken } from "~/utils/session.server";
+import { planName } from "~/utils/plans";
 
 // Changing plan instead of buying twice (issue 20, docs/decisions/028): for a signed-in subscriber
 // with a recurring card plan, this checkout shows the change of plan (what is paid now, or from which
@@ -100,11 +101,11 @@ export async function planChangeState(
     const result = await api.get("/api/subscription/change/result", { params: { query: { key: changedKey } } });
     if (result.ok) {
       const r = result.data;
-      const title = r.pending?.plan.title ?? r.subscription.title;
+      const title = planName(r.pending?.plan.title ?? r.subscription.title, w.t);
       return {
         kind: "done",
         message: result.message,
-        pendingTitle: r.pending?.plan.title ?? null,
+        pendingTitle: r.pending ? planName(r.pending.plan.title, w.t) : null,
         figures: figuresOf(title, r.summary, w),
         keepable: Boolean(r.pending) && r.subscription.subscription_by === "stripe",
       };
@@ -139,16 +140,16 @@ export async function planChangeState(
     if (pending && pending.plan.id === planId) {
       return {
         kind: "done",
-        message: w.t("checkout.change.pendingAlready", { plan: pending.plan.title, date: w.longDate(pending.effective_at) }),
-        pendingTitle: pending.plan.title,
-        figures: figuresOf(pending.plan.title, p.summary, w),
+        message: w.t("checkout.change.pendingAlready", { plan: planName(pending.plan.title, w.t), date: w.longDate(pending.effective_at) }),
+        pendingTitle: planName(pending.plan.title, w.t),
+        figures: figuresOf(planName(pending.plan.title, w.t), p.summary, w),
         keepable: p.paid_with === "card",
       };
     }
     return {
       kind: "change",
       preview: p,
-      figures: figuresOf(p.plan.title, p.summary, w),
+      figures: figuresOf(planName(p.plan.title, w.t), p.summary, w),
       effectiveDate: w.longDate(p.effective_at),
       pendingDate: pending ? w.longDate(pending.effective_at) : null,
       idempotencyKey: randomBytes(18).toString("base64url"),

@@ -5,6 +5,7 @@ import { useFormatters } from "~/i18n/use-formatters";
 import { taxIncluded } from "~/features/tax/tax";
 import { TaxLines } from "~/features/tax/tax-lines";
 import type { ChangeFigures, PlanChangeState } from "./plan-change.server";
+import { planName } from "~/utils/plans";
 
 // The checkout of a subscriber who picked another recurring plan (docs/decisions/028): the change
 // instead of a purchase. Plain forms (JavaScript off works); with JavaScript Remix submits them
@@ -98,7 +99,7 @@ function ChangeSummary({ figures }: { figures: ChangeFigures }) {
 
 function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replaces" }> }) {
   const { t } = useTranslation("checkout");
-  const { money } = useFormatters();
+  const { money, language } = useFormatters();
   if (state.kind === "done") {
     return (
       <section className="card plan-change" aria-labelledby="plan-change-title">
@@ -118,29 +119,29 @@ function PlanChange({ state }: { state: Exclude<PlanChangeState, { kind: "replac
   const paypal = preview.paid_with === "paypal";
   return (
     <section className="card plan-change" aria-labelledby="plan-change-title">
-      <h2 id="plan-change-title">{t("checkout.change.fromTo", { from: preview.current_plan.title, to: preview.plan.title })}</h2>
+      <h2 id="plan-change-title">{t("checkout.change.fromTo", { from: planName(preview.current_plan.title, t), to: planName(preview.plan.title, t) })}</h2>
       <dl className="plan-change__summary">
         <dt>{t("checkout.change.currentPlan")}</dt>
-        <dd>{preview.current_plan.title}</dd>
+        <dd>{planName(preview.current_plan.title, t)}</dd>
         <dt>{t("checkout.change.newPlan")}</dt>
-        <dd>{t("checkout.change.newPlanPrice", { plan: preview.plan.title, price: money(preview.plan.discounted_price_cents) })}</dd>
+        <dd>{t("checkout.change.newPlanPrice", { plan: planName(preview.plan.title, t), price: money(preview.plan.discounted_price_cents) })}</dd>
         <dt>{now ? t("checkout.change.youPayNow") : t("checkout.change.takesEffect")}</dt>
         <dd className="plan-change__amount">
           {now ? money(preview.amount_due_cents) : t("checkout.change.atRenewal", { date: state.effectiveDate })}
-          {now && preview.tax ? <span className="plan-change__tax"> ({taxIncluded(preview.tax, { t, money })})</span> : null}
+          {now && preview.tax ? <span className="plan-change__tax"> ({taxIncluded(preview.tax, { t, money, language })})</span> : null}
         </dd>
       </dl>
       <p>
         {now
           ? t("checkout.change.now", {
               amount: money(preview.amount_due_cents),
-              plan: preview.plan.title,
-              current: preview.current_plan.title,
+              plan: planName(preview.plan.title, t),
+              current: planName(preview.current_plan.title, t),
               date: state.figures.newEndDate,
             })
           : paypal
-            ? t("checkout.change.laterPayPal", { plan: preview.plan.title, date: state.effectiveDate })
-            : t("checkout.change.later", { plan: preview.plan.title, date: state.effectiveDate })}
+            ? t("checkout.change.laterPayPal", { plan: planName(preview.plan.title, t), date: state.effectiveDate })
+            : t("checkout.change.later", { plan: planName(preview.plan.title, t), date: state.effectiveDate })}
       </p>
       {preview.pending && state.pendingDate ? (
         <p className="notice">{t("checkout.change.replacesPending", { plan: preview.pending.plan.title, date: state.pendingDate })}</p>

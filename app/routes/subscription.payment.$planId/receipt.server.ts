@@ -3,8 +3,9 @@ import type { ApiSchemas, createApiClient } from "~/utils/api.server";
 import { ANDROID_APP_URL, IOS_APP_URL } from "~/utils/app-stores";
 import type { formattersFor } from "~/i18n/use-formatters";
 import type { Translate } from "~/utils/plans";
-import { taxOf } from "~/features/tax/tax";
+import { taxLabel, taxOf } from "~/features/tax/tax";
 import { buysLabel, everyLabel, quoteOf, renewsSentence, termLabel } from "./summary";
+import { planName } from "~/utils/plans";
 
 // What the checkout becomes once paid (issue 21): a receipt behind 'Payment Successful!' — what was
 // charged (a coupon included), for which plan and how long, when the first term ends and what renews
@@ -119,11 +120,11 @@ export async function loadReceipt(
   const terms = paid ?? quote;
   const taxLine = taxOf(terms);
   return {
-    plan: plan.title,
+    plan: planName(plan.title, w.t),
     buys: terms ? buysLabel(terms, t) : "",
     charged: money(terms?.amount_cents ?? plan.discounted_price_cents),
     discount: paid && paid.discount_amount_cents > 0 ? { price: money(paid.price_cents), amount: `−${money(paid.discount_amount_cents)}` } : null,
-    tax: taxLine ? { net: money(taxLine.net_cents), label: taxLine.tax.label, amount: money(taxLine.tax.amount_cents) } : null,
+    tax: taxLine ? { net: money(taxLine.net_cents), label: taxLabel(taxLine.tax, w.t, w.language), amount: money(taxLine.tax.amount_cents) } : null,
     paidOn: paid ? w.longDate(paid.created_at) : null,
     termEndsOn: w.longDate(terms?.first_term_ends_on ?? new Date()),
     renewal: paid ? renewalLine(paid, payerOf(active.ok ? active.data : null, w), w) : renewsSentence(quote?.renewal ?? null, w),

@@ -33,7 +33,7 @@ import { WalletPanels } from "~/features/wallets/wallet-panels";
 import { COUNTRY_FETCHER, COUNTRY_FORM, COUNTRY_UPDATE, CountryForm } from "~/features/tax/country-form";
 import { TaxLines } from "~/features/tax/tax-lines";
 import { pageMeta } from "~/utils/meta";
-import { twoDecimals } from "~/utils/plans";
+import { twoDecimals, planName } from "~/utils/plans";
 
 const loadCheckoutSchemas = () => import("~/schemas/checkout");
 const loadIdentitySchemas = () => import("~/schemas/identity");
@@ -702,7 +702,7 @@ function OrderSummary({ state }: { state: CheckoutState }) {
       <dl aria-busy={requoting || undefined}>
         <div>
           <dt>{t("checkout.summary.plan")}</dt>
-          <dd>{state.plan.title}</dd>
+          <dd>{planName(state.plan.title, t)}</dd>
         </div>
         <div>
           <dt>{t("checkout.summary.regularPrice")}</dt>
