@@ -57,7 +57,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
             hasMore: events.data.has_more,
             events: events.data.events.map((event) => ({
               id: event.id,
-              label: event.label,
+              // The API's label is English; the kind names the event in the page's language (the API's label for an unknown kind).
+              label: t(`account.security.event.${event.kind}`, { defaultValue: event.label }),
               detail: event.detail,
               at: event.created_at,
               atUtc: formatUtcDateTime(event.created_at),
