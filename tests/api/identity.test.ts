@@ -234,7 +234,7 @@ describe.each(databases({ postgres: "parallel first sign-ins and disconnects: un
           has_password: false,
           email_verified_at: expect.any(String),
           created_at: expect.any(String),
-          language: "en",
+          language: null,
         },
       },
     });

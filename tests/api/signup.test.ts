@@ -58,7 +58,7 @@ describe.each(databases())("sign-up ($name)", (kind) => {
           has_password: true,
           email_verified_at: expect.stringMatching(ISO),
           created_at: expect.stringMatching(ISO),
-          language: "en",
+          language: null,
         },
       },
     });
