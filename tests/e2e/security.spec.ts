@@ -221,6 +221,7 @@ const ACTION_ROUTES: Record<string, string[]> = {
   "_app.account.two-factor_.recovery-codes.ts": ["/account/two-factor/recovery-codes"],
   "login_.two-factor.tsx": ["/login/two-factor"],
   "help/route.tsx": ["/help"],
+  "language.tsx": ["/language"],
   "cancel/route.tsx": ["/cancel"],
   "email-revert.$token.tsx": ["/email-revert/some-token"],
   "account.passkeys.add.ts": ["/account/passkeys/add"],
@@ -748,7 +749,9 @@ function parseSetCookie(line: string): SeenCookie {
 }
 
 // Every cookie the portal sets (the identity sandbox's own cookies under /dev are not the portal's).
-const PORTAL_COOKIES = ["__session", "__device", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff"];
+// `lang` (issue 36: the footer's language, and the account's at sign-in) keeps its plain name, as the issue names it:
+// it only picks the page's words, and CDNs key their copies of public pages on it.
+const PORTAL_COOKIES = ["__session", "__device", "__flow", "toast-session", "__google_oauth", "__apple_state", "__oauth_intent", "__oauth_outcome", "__desktop_handoff", "lang"];
 // On https these carry the __Host- prefix (Secure, Path=/, no Domain: no subdomain or http page can set them).
 const HOST_PREFIXED: Record<string, string> = {
   __session: "__Host-session",
