@@ -4,7 +4,8 @@ import { LANGUAGE_NAMES, LANGUAGES } from "~/i18n/languages";
 import { usePageLanguage } from "~/i18n/page-language";
 
 /**
- * Every page's footer: the 'Language' select. A plain form (routes/language.tsx) that works without
+ * Every page's foot: the 'Language' select. A labelled region, not a second <footer>: the page shells
+ * have their own footer (the contentinfo landmark), and a page has one. A plain form (routes/language.tsx) that works without
  * JavaScript; with it, choosing a language sends the form at once. Each language is offered in its
  * own name and marked with its `lang`, so that screen readers read it in that language.
  */
@@ -13,7 +14,7 @@ export function SiteFooter() {
   const { language } = usePageLanguage();
   const location = useLocation();
   return (
-    <footer className="site-footer">
+    <section className="site-footer" aria-label={t("footer.language")}>
       <form method="post" action="/language" className="language-form">
         <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
         <label htmlFor="site-language">{t("footer.language")}</label>
@@ -28,6 +29,6 @@ export function SiteFooter() {
           {t("footer.changeLanguage")}
         </button>
       </form>
-    </footer>
+    </section>
   );
 }

@@ -13,7 +13,7 @@ const pageLanguage = (page: Page) => page.locator("html").getAttribute("lang");
 
 /** The footer's Language form: without JavaScript 'Change' sends it; with it, choosing does. */
 async function chooseLanguage(page: Page, testInfo: TestInfo, label: string, language: string, button: string) {
-  const footer = page.getByRole("contentinfo").last();
+  const footer = page.getByRole("region", { name: label });
   await footer.getByLabel(label).selectOption(language);
   if (!hasJavaScript(testInfo)) await footer.getByRole("button", { name: button }).click();
   await expect(page.locator("html")).toHaveAttribute("lang", language);
@@ -69,12 +69,12 @@ test.describe("the footer's Language select", () => {
     expect(await pageLanguage(page)).toBe("en");
     await chooseLanguage(page, testInfo, "Language", "fr", "Change");
     await expect(page).toHaveURL(/\/pricing$/);
-    await expect(page.getByRole("contentinfo").last().getByLabel("Langue")).toHaveValue("fr");
+    await expect(page.getByRole("region", { name: "Langue" }).getByLabel("Langue")).toHaveValue("fr");
 
     const again = await context.newPage();
     await again.goto("/login");
     expect(await pageLanguage(again)).toBe("fr");
-    await expect(again.getByRole("contentinfo").last().getByLabel("Langue")).toHaveValue("fr");
+    await expect(again.getByRole("region", { name: "Langue" }).getByLabel("Langue")).toHaveValue("fr");
     await again.close();
 
     // Back to English the same way.
