@@ -39,7 +39,7 @@ import {
 } from "../../identity/two-factor";
 import { UserSchema, publicUser, setLanguage } from "../../identity/users";
 import { CODE_FORMAT, body, cleanedText, idField, languageField, linkTypeField } from "../validation";
-import { LANGUAGES, asLanguage } from "../../platform/i18n";
+import { LANGUAGES, asLanguage, text } from "../../platform/i18n";
 import { activeSubscription } from "../../payments/plans";
 import { paymentFailedOf } from "../../billing/dunning";
 import { PaymentFailedSchema } from "./dunning";
@@ -356,6 +356,7 @@ export const accountRoutes = [
           const seconds = (await limiter.blockedFor([limit])) ?? 1;
           throw new DomainError("rate_limited", DELETION_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
             headers: { "Retry-After": String(seconds) },
+            text: text("messages:confirm.tooManyPasswords", { count: Math.ceil(seconds / 60) }),
           });
         }
         if (!(await verifyPassword(user.password_hash, input.password ?? ""))) {
