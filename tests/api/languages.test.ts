@@ -3,6 +3,8 @@ import { databases, useApi } from "./harness";
 import { uniqueEmail } from "../support/emails";
 import { pdfText } from "../support/pdf-text";
 import { GOOD, newKey, paymentMethod } from "./payment-support";
+import { insertSubscription } from "../support/accounts";
+import { generateKeyPairSync } from "node:crypto";
 
 // The account's language and the answers' language (issue 36, docs/decisions/064).
 
@@ -158,6 +160,78 @@ describe.each(databases())("answers in the request's language ($name)", (kind) =
     expect(coupon.body.errors.message).toBe("Este código de cupón no es válido.");
     const success = await t.post("/api/user/temp-signup", { json: { email: uniqueEmail("lang-ok") }, headers: { "accept-language": "es" } });
     expect(success.body.message).toBe("¡Te hemos enviado el código de verificación por correo electrónico!");
+  });
+});
+
+describe.each(databases())("the account areas' messages in the request's language ($name)", (kind) => {
+  const t = useApi(kind, { env: LOTS });
+  const DE = { "accept-language": "de-DE,de;q=0.9" };
+
+  /** A new account (with a year's plan unless `plan: false`), signed in. */
+  const signedIn = async (name: string, opts: { plan?: boolean } = {}) => {
+    const email = uniqueEmail(name);
+    const userId = await t.createUser({ email, password: PASSWORD, language: "fr" });
+    if (opts.plan !== false) await insertSubscription(t.db, userId, { now: t.clock.now(), days: 365 });
+    return t.login(email, PASSWORD);
+  };
+  const publicKey = () => {
+    const { publicKey: key } = generateKeyPairSync("x25519");
+    return Buffer.from(key.export({ format: "jwk" }).x!, "base64url").toString("base64");
+  };
+  const configuration = (token: string, headers?: Record<string, string>) =>
+    t.post("/api/vpn/configurations", { token, json: { name: "Router", server: "fastest", public_key: publicKey() }, headers });
+
+  it("refuses a WireGuard configuration beyond the limit, and one without a plan, in German; English as before without the header", async () => {
+    const token = await signedIn("lang-vpn");
+    for (let i = 0; i < 10; i++) expect((await configuration(token)).status).toBe(200);
+    const german = await configuration(token, DE);
+    expect(german.status).toBe(422);
+    expect(german.body.errors).toEqual({ message: "Sie haben 10 Konfigurationen. Widerrufen Sie eine, um eine weitere zu erstellen.", code: "configuration_limit" });
+    const english = await configuration(token);
+    expect(english.text).toBe(
+      '{"status":false,"success":false,"message":"You have 10 configurations. Revoke one to create another.","errors":{"message":"You have 10 configurations. Revoke one to create another.","code":"configuration_limit"}}',
+    );
+    const free = await signedIn("lang-vpn-free", { plan: false });
+    expect((await configuration(free, { "accept-language": "es" })).body.message).toBe("Necesitas un plan para la configuración manual.");
+    expect((await configuration(free)).body.message).toBe("A plan is needed for manual setup.");
+  });
+
+  it("refuses a refund of an unknown transaction in German", async () => {
+    const token = await signedIn("lang-refund");
+    const german = await t.post("/api/billing/transactions/987654321/refund", { token, json: {}, headers: DE });
+    expect(german.status).toBe(404);
+    expect(german.body.errors).toEqual({ message: "Transaktion nicht gefunden.", code: "not_found" });
+    const english = await t.post("/api/billing/transactions/987654321/refund", { token, json: {} });
+    expect(english.body.errors).toEqual({ message: "Transaction not found.", code: "not_found" });
+  });
+
+  it("answers two-factor's refusals and status in German", async () => {
+    const token = await signedIn("lang-2fa", { plan: false });
+    const off = await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" }, headers: DE });
+    expect(off.status).toBe(409);
+    expect(off.body.errors).toEqual({ message: "Die Zwei-Faktor-Authentifizierung ist deaktiviert.", code: "two_factor_off" });
+    expect((await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" } })).body.message).toBe("Two-factor authentication is off.");
+    const setup = await t.post("/api/account/two-factor/setup", { token, headers: DE });
+    expect(setup.status).toBe(200);
+    expect(setup.body.message).toBe("Scannen Sie den QR-Code mit Ihrer Authentifizierungs-App.");
+    expect((await t.get("/api/account/two-factor", { token, headers: { "accept-language": "fr" } })).body.message).toBe(
+      "État de l'authentification à deux facteurs.",
+    );
+  });
+
+  it("refuses a passkey without a fresh confirmation, and an unknown one, in German", async () => {
+    const token = await signedIn("lang-passkey", { plan: false });
+    const unconfirmed = await t.post("/api/account/passkeys/options", { token, headers: DE });
+    expect(unconfirmed.status).toBe(403);
+    expect(unconfirmed.body.errors).toEqual({
+      message: "Bitte bestätigen Sie erneut, dass Sie es sind, bevor Sie einen Passkey hinzufügen.",
+      code: "confirmation_required",
+    });
+    const unknown = await t.request("DELETE", "/api/account/passkeys/987654321", { token, headers: DE });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe("Dieser Passkey wurde nicht gefunden.");
+    expect((await t.request("DELETE", "/api/account/passkeys/987654321", { token })).body.message).toBe("This passkey was not found.");
+    expect((await t.get("/api/account/passkeys", { token, headers: DE })).body.message).toBe("Ihre Passkeys.");
   });
 });
 
