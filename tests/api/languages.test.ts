@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { databases, useApi } from "./harness";
 import { uniqueEmail } from "../support/emails";
 import { pdfText } from "../support/pdf-text";
-import { GOOD, newKey, paymentMethod } from "./payment-support";
+import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 import { insertSubscription } from "../support/accounts";
 import { generateKeyPairSync } from "node:crypto";
 
@@ -232,6 +232,29 @@ describe.each(databases())("the account areas' messages in the request's languag
     expect(unknown.body.message).toBe("Dieser Passkey wurde nicht gefunden.");
     expect((await t.request("DELETE", "/api/account/passkeys/987654321", { token })).body.message).toBe("This passkey was not found.");
     expect((await t.get("/api/account/passkeys", { token, headers: DE })).body.message).toBe("Ihre Passkeys.");
+  });
+});
+
+describe.each(databases())("a plan change's answers in the request's language ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("says when a shorter plan starts in German (a German date), its result again in French, in English without the header", async () => {
+    const who = await customer(t, uniqueEmail("lang-change"));
+    const bought = await t.post("/api/payments/card", {
+      token: who.token,
+      json: { type: "new-card", idempotency_key: newKey(), paymentMethodId: await paymentMethod(t, GOOD), planId: 5, email: who.email },
+    });
+    expect(bought.status, bought.text).toBe(200);
+    const key = newKey();
+    const german = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: key }, headers: { "accept-language": "de" } });
+    expect(german.status, german.text).toBe(200);
+    expect(german.body.message).toMatch(/^Ihr Tarif wechselt am \d{1,2}\. \p{L}+ \d{4} zu 1 Month\.$/u);
+    const french = await t.get(`/api/subscription/change/result?key=${key}`, { token: who.token, headers: { "accept-language": "fr" } });
+    expect(french.body.message).toMatch(/^Votre offre passera à 1 Month le \d{1,2} \p{L}+ \d{4}\.$/u);
+    const english = await t.get(`/api/subscription/change/result?key=${key}`, { token: who.token });
+    expect(english.body.message).toMatch(/^Your plan changes to 1 Month on \d{2} \p{L}+, \d{4}\.$/u);
+    const refused = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 7, idempotency_key: newKey() }, headers: { "accept-language": "es" } });
+    expect(refused.body.message).toBe("El plan de 5 años se compra, no se cambia a él: elígelo al pagar.");
   });
 });
 

@@ -28,6 +28,7 @@ import {
 } from "../../api/platform/i18n";
 import { minutesOf, tooManyLoginsMessage } from "../../api/platform/rate-limit";
 import { EXPORT_MAX_PER_HOUR } from "../../api/billing/data-export";
+import { formatDate } from "../../api/platform/dates";
 
 // The API's texts (issue 36, docs/decisions/064): the same keys and variables in every language, the plural
 // forms each language needs, and English exactly as the API wrote it before it had languages.
@@ -281,10 +282,21 @@ const WITH_VARIABLES: Record<string, ((fn: (...args: never[]) => string) => void
     expect(render("en", text("messages:billingDetails.vatFormat", { country: { country: "DE" }, prefix: "DE", example: "DE123456789" }))).toBe(
       (fn as (c: string) => string)("DE"),
     ),
+  // Answered to the VPN servers, not to a customer.
   "CREDENTIALS_MESSAGES.tooManyFailures": "english",
-  // The plan's title is data (English) and the result goes through the idempotency store as text: English for now.
-  "PLAN_CHANGE_MESSAGES.changed": "english",
-  "PLAN_CHANGE_MESSAGES.scheduled": "english",
+  "PLAN_CHANGE_MESSAGES.changed": (fn) => {
+    for (const title of ["1 Year", "1 Month"]) expect(render("en", text("messages:planChanges.changed", { title }))).toBe((fn as (t: string) => string)(title));
+  },
+  "PLAN_CHANGE_MESSAGES.scheduled": (fn) => {
+    for (const at of ["2027-03-05T14:05:00.000Z", "2026-12-31T23:59:59.000Z"]) {
+      expect(render("en", text("messages:planChanges.scheduled", { title: "1 Month", date: { date: at } }))).toBe(
+        (fn as (t: string, d: string) => string)("1 Month", formatDate(at)),
+      );
+    }
+    expect(render("de", text("messages:planChanges.scheduled", { title: "1 Month", date: { date: "2027-03-05T14:05:00.000Z" } }))).toBe(
+      "Ihr Tarif wechselt am 5. März 2027 zu 1 Month.",
+    );
+  },
   "LINK_MESSAGES.connectedElsewhere": (fn) => sameForProvider(fn, "messages:links.connectedElsewhere"),
   "LINK_MESSAGES.alreadyConnected": (fn) => sameForProvider(fn, "messages:links.alreadyConnected"),
   "LINK_MESSAGES.connectReplayed": (fn) => sameForProvider(fn, "messages:links.connectReplayed"),
