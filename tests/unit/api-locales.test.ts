@@ -250,7 +250,21 @@ const LITERALS_NOT_FOR_CUSTOMERS = new Set([
   "The notification names no invoice.",
   "Peers",
   "The token or subscription id field is required.",
+  // Inputs only the portal's own code or a VPN server sends.
+  "The type must be enable or disable.",
+  "The currency must be USD.",
+  "The handshake time must be an ISO 8601 date and time.",
+  "The handshakes field must be a list.",
+  "At most 500 handshakes per request.",
+  "Handshakes recorded.",
+  "The credential id is required.",
+  "The credential type must be public-key.",
+  // What we tell PayPal when we cancel a checkout's subscription.
+  "Replaced by a newer checkout.",
 ]);
+
+/** Sources whose literals are for operators and developers: the configuration's, the database's, the dev routes'. */
+const OPERATOR_SOURCES = /^(platform\/config\.ts|platform\/vpn-servers-file\.ts|platform\/db\/|http\/routes\/dev\.ts)/;
 
 /** Constants of the API that are data, not messages (a status, a platform's name, a sender, the sandbox's own page). */
 const CONSTANTS_NOT_MESSAGES = new Set(["WEB_PLATFORM", "FAILED_STATUS", "DEFAULT_MAIL_FROM", "SANDBOX_CARD_MESSAGE"]);
@@ -360,6 +374,12 @@ describe("every customer-visible message of the API", () => {
       // new DomainError("code", "literal" …) and fallbacks: DomainError("code", x ?? "literal" …)
       for (const m of source.matchAll(/DomainError\(\s*"[a-z_]+",\s*(?:[\w.?\s[\]]*\?\?\s*|[\w.?\s]*\|\|\s*)?"((?:[^"\\]|\\.)*)"/g)) {
         if (!LITERALS_NOT_FOR_CUSTOMERS.has(m[1]!) && !textOfEnglish(m[1]!)) missing.push(`${where}: ${m[1]}`);
+      }
+      // A validation message, a handler's answer or a stored reason: { error | message | required: "literal" }
+      if (!OPERATOR_SOURCES.test(where)) {
+        for (const m of source.matchAll(/\b(?:message|error|required):\s*"((?:[^"\\]|\\.)*)"/g)) {
+          if (!LITERALS_NOT_FOR_CUSTOMERS.has(m[1]!) && !textOfEnglish(m[1]!)) missing.push(`${where}: ${m[1]}`);
+        }
       }
       // sendOk(res, data, "literal")
       for (const m of source.matchAll(/sendOk\(\s*res,[^;]*?,\s*"((?:[^"\\]|\\.)*)"\s*[,)]/g)) {
