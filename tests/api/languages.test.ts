@@ -5,6 +5,7 @@ import { pdfText } from "../support/pdf-text";
 import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
 import { insertSubscription } from "../support/accounts";
 import { generateKeyPairSync } from "node:crypto";
+import { recordSecurityEvent } from "../../api/identity/security-events";
 
 // The account's language and the answers' language (issue 36, docs/decisions/064).
 
@@ -217,6 +218,30 @@ describe.each(databases())("the account areas' messages in the request's languag
     expect((await t.get("/api/account/two-factor", { token, headers: { "accept-language": "fr" } })).body.message).toBe(
       "État de l'authentification à deux facteurs.",
     );
+  });
+
+  it("writes the security page's event details the API wrote in German, a name a person gave as it is", async () => {
+    const email = uniqueEmail("lang-events");
+    const userId = await t.createUser({ email, password: PASSWORD });
+    const token = await t.login(email, PASSWORD);
+    const at = (minutes: number) => new Date(t.clock.now().getTime() + minutes * 60_000);
+    await recordSecurityEvent(t.db, { userId, kind: "card_added", detail: "Visa ending 4242", at: at(1) });
+    await recordSecurityEvent(t.db, { userId, kind: "sign_in_failed", detail: "Wrong recovery code", at: at(2) });
+    await recordSecurityEvent(t.db, { userId, kind: "auto_renewal_cancelled", detail: "1 Month, without signing in", at: at(3) });
+    await recordSecurityEvent(t.db, { userId, kind: "passkey_added", detail: "Visa ending 4242", at: at(4) });
+    const details = async (headers?: Record<string, string>) => {
+      const res = await t.get("/api/account/security-events", { token, headers });
+      expect(res.status, res.text).toBe(200);
+      return { message: res.body.message, details: res.body.data.events.slice(0, 4).map((e: { detail: string | null }) => e.detail) };
+    };
+    expect(await details(DE)).toEqual({
+      message: "Letzte Aktivitäten",
+      details: ["Visa ending 4242", "1 Month, ohne Anmeldung", "Falscher Wiederherstellungscode", "Visa mit Endziffern 4242"],
+    });
+    expect(await details()).toEqual({
+      message: "Recent activity",
+      details: ["Visa ending 4242", "1 Month, without signing in", "Wrong recovery code", "Visa ending 4242"],
+    });
   });
 
   it("refuses a passkey without a fresh confirmation, and an unknown one, in German", async () => {

@@ -29,6 +29,7 @@ import {
 import { minutesOf, tooManyLoginsMessage } from "../../api/platform/rate-limit";
 import { EXPORT_MAX_PER_HOUR } from "../../api/billing/data-export";
 import { formatDate } from "../../api/platform/dates";
+import { detailIn } from "../../api/identity/security-events";
 
 // The API's texts (issue 36, docs/decisions/064): the same keys and variables in every language, the plural
 // forms each language needs, and English exactly as the API wrote it before it had languages.
@@ -406,6 +407,26 @@ describe("every customer-visible message of the API", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("of the security page's event details: English as recorded, the API's own details in the language", () => {
+    for (const [kind, detail] of [
+      ["card_added", "Visa ending 4242"],
+      ["card_removed", "Card ending 0005"],
+      ["sign_in_failed", "Wrong two-factor code"],
+      ["sign_in_failed", "Wrong recovery code"],
+      ["auto_renewal_cancelled", "1 Month, without signing in"],
+    ] as const) {
+      expect(detailIn("en", kind, detail)).toBe(detail);
+      expect(detailIn("de", kind, detail), detail).not.toBe(detail);
+    }
+    expect(detailIn("de", "card_removed", "Card ending 0005")).toBe("Karte mit Endziffern 0005");
+    expect(detailIn("fr", "card_added", "Visa ending 4242")).toBe("Visa se terminant par 4242");
+    expect(detailIn("es", "sign_in_failed", "Wrong two-factor code")).toBe("Código de autenticación en dos pasos incorrecto");
+    // A name a person gave stays, whatever it says.
+    expect(detailIn("de", "passkey_added", "Visa ending 4242")).toBe("Visa ending 4242");
+    expect(detailIn("de", "wireguard_configuration_created", "Router (de-fra-wg-001.vpn.example)")).toBe("Router (de-fra-wg-001.vpn.example)");
+    expect(detailIn("de", "card_added", null)).toBeNull();
   });
 
   it("in German, French and Spanish: the new areas' keys say it in the language", () => {
