@@ -210,7 +210,7 @@ describe.each(databases())("the account areas' messages in the request's languag
     const token = await signedIn("lang-2fa", { plan: false });
     const off = await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" }, headers: DE });
     expect(off.status).toBe(409);
-    expect(off.body.errors).toEqual({ message: "Die Zwei-Faktor-Authentifizierung ist deaktiviert.", code: "two_factor_off" });
+    expect(off.body.errors).toEqual({ message: "Die Zwei-Faktor-Authentifizierung ist ausgeschaltet.", code: "two_factor_off" });
     expect((await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" } })).body.message).toBe("Two-factor authentication is off.");
     const setup = await t.post("/api/account/two-factor/setup", { token, headers: DE });
     expect(setup.status).toBe(200);

@@ -422,7 +422,7 @@ describe("every customer-visible message of the API", () => {
     }
     expect(detailIn("de", "card_removed", "Card ending 0005")).toBe("Karte mit Endziffern 0005");
     expect(detailIn("fr", "card_added", "Visa ending 4242")).toBe("Visa se terminant par 4242");
-    expect(detailIn("es", "sign_in_failed", "Wrong two-factor code")).toBe("Código de autenticación en dos pasos incorrecto");
+    expect(detailIn("es", "sign_in_failed", "Wrong two-factor code")).toBe("Código de verificación en dos pasos incorrecto");
     // A name a person gave stays, whatever it says.
     expect(detailIn("de", "passkey_added", "Visa ending 4242")).toBe("Visa ending 4242");
     expect(detailIn("de", "wireguard_configuration_created", "Router (de-fra-wg-001.vpn.example)")).toBe("Router (de-fra-wg-001.vpn.example)");
