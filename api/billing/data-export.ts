@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
 import { DomainError } from "../platform/errors";
-import { LANGUAGES, isLanguage } from "../platform/i18n";
+import { LANGUAGES, isLanguage, text } from "../platform/i18n";
 import type { RateLimiter } from "../platform/rate-limit";
 import { providerLabel } from "../identity/account-links";
 import { deviceName } from "../identity/devices";
@@ -151,8 +151,10 @@ export async function reserveExport(limiter: RateLimiter, userId: number): Promi
   const limit: [string, number] = [`data-export:user:${userId}`, EXPORT_MAX_PER_HOUR];
   if (await limiter.reserve(...limit, EXPORT_WINDOW_SECONDS)) return;
   const seconds = (await limiter.blockedFor([limit])) ?? 60;
-  throw new DomainError("rate_limited", EXPORT_MESSAGES.tooMany(Math.max(1, Math.ceil(seconds / 60))), {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  throw new DomainError("rate_limited", EXPORT_MESSAGES.tooMany(minutes), {
     headers: { "Retry-After": String(seconds) },
+    text: text("messages:dataExport.tooMany", { max: EXPORT_MAX_PER_HOUR, count: minutes }),
   });
 }
 

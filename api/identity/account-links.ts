@@ -78,10 +78,10 @@ export async function verifyProviderToken(
   const label = providerLabel(opts.linkType);
   const login = opts.purpose === "login";
   const provider = { provider: label };
-  const fail = (message: string, loginText: Text) =>
+  const fail = (message: string, loginText: Text, connectText: Text) =>
     login
       ? new DomainError("provider_sign_in_failed", message, { text: loginText })
-      : new DomainError("provider_token_rejected", message, { field: "firebase_id_token" });
+      : new DomainError("provider_token_rejected", message, { field: "firebase_id_token", text: connectText });
   let claims: IdTokenClaims;
   try {
     claims = await verifyIdToken(opts.idToken, providerOf(config, opts.linkType));
@@ -90,10 +90,10 @@ export async function verifyProviderToken(
     if (error.reason === "unavailable") {
       throw new DomainError("provider_unavailable", LINK_MESSAGES.unavailable(label), { text: text("messages:links.unavailable", provider) });
     }
-    throw fail(login ? LINK_MESSAGES.loginNotVerified(label) : LINK_MESSAGES.connectNotVerified(label), text("messages:links.loginNotVerified", provider));
+    throw fail(login ? LINK_MESSAGES.loginNotVerified(label) : LINK_MESSAGES.connectNotVerified(label), text("messages:links.loginNotVerified", provider), text("messages:links.connectNotVerified", provider));
   }
   if (!claims.email || claims.email !== opts.email.trim().toLowerCase()) {
-    throw fail(login ? LINK_MESSAGES.loginEmailMismatch(label) : LINK_MESSAGES.connectEmailMismatch(label), text("messages:links.loginEmailMismatch", provider));
+    throw fail(login ? LINK_MESSAGES.loginEmailMismatch(label) : LINK_MESSAGES.connectEmailMismatch(label), text("messages:links.loginEmailMismatch", provider), text("messages:links.connectEmailMismatch", provider));
   }
   return claims;
 }
@@ -236,7 +236,7 @@ export async function connectLink(
   const conflict = async (trx: Database): Promise<DomainError | null> => {
     const bySubject = await findLinkBySubject(trx, linkType, claims.sub);
     if (bySubject && Number(bySubject.user_id) !== userId) {
-      return new DomainError("link_taken", LINK_MESSAGES.connectedElsewhere(label));
+      return new DomainError("link_taken", LINK_MESSAGES.connectedElsewhere(label), { text: text("messages:links.connectedElsewhere", { provider: label }) });
     }
     const own = await trx
       .selectFrom("account_links")
@@ -244,7 +244,7 @@ export async function connectLink(
       .where("user_id", "=", userId)
       .where("link_type", "=", linkType)
       .executeTakeFirst();
-    return bySubject || own ? new DomainError("already_connected", LINK_MESSAGES.alreadyConnected(label)) : null;
+    return bySubject || own ? new DomainError("already_connected", LINK_MESSAGES.alreadyConnected(label), { text: text("messages:links.alreadyConnected", { provider: label }) }) : null;
   };
   try {
     return await db.transaction().execute(async (trx) => {
@@ -266,7 +266,7 @@ export async function connectLink(
   } catch (error) {
     // A parallel connect won: answer as if it had come first.
     if (isUniqueViolation(error)) {
-      throw (await conflict(db)) ?? new DomainError("already_connected", LINK_MESSAGES.alreadyConnected(label));
+      throw (await conflict(db)) ?? new DomainError("already_connected", LINK_MESSAGES.alreadyConnected(label), { text: text("messages:links.alreadyConnected", { provider: label }) });
     }
     throw error;
   }

@@ -1,5 +1,5 @@
 import type { PlatformServices } from "../platform/services";
-import { asLanguage } from "../platform/i18n";
+import { asLanguage, text } from "../platform/i18n";
 import type { User } from "../platform/db/schema";
 import { isUniqueViolation } from "../platform/db/dialect";
 import { DomainError } from "../platform/errors";
@@ -122,6 +122,7 @@ export async function startEmailChange(
       const seconds = (await ctx.limiter.blockedFor([limit])) ?? 1;
       throw new DomainError("rate_limited", EMAIL_CHANGE_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
         headers: { "Retry-After": String(seconds) },
+        text: text("messages:confirm.tooManyPasswords", { count: Math.ceil(seconds / 60) }),
       });
     }
     if (!(await verifyPassword(user.password_hash, opts.password))) {

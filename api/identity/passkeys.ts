@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { asLanguage } from "../platform/i18n";
+import { asLanguage, text } from "../platform/i18n";
 import { passkeyAddedEmail } from "./emails";
 import {
   type AuthenticationResponseJSON,
@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import { DomainError } from "../platform/errors";
-import { type Reservation, tryAgainIn } from "../platform/rate-limit";
+import { type Reservation, minutesOf, tryAgainIn } from "../platform/rate-limit";
 import type { PlatformServices } from "../platform/services";
 import { generateToken, hashToken, looksLikeToken } from "../platform/tokens";
 import { consumeCode, invalidCodeError, verifyCode } from "./codes";
@@ -252,7 +252,10 @@ async function reserveOrRefuse(ctx: Pick<PlatformServices, "limiter" | "config">
   const reservation = await ctx.limiter.reserve(...limit, window);
   if (!reservation) {
     const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
-    throw new DomainError("rate_limited", PASSKEY_MESSAGES.tooManyAttempts(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", PASSKEY_MESSAGES.tooManyAttempts(wait), {
+      headers: { "Retry-After": String(wait) },
+      text: text("messages:passkeys.tooManyAttempts", { count: minutesOf(wait) }),
+    });
   }
   return reservation;
 }
@@ -327,7 +330,10 @@ export async function confirmForPasskey(
   const reservation = await limiter.reserve(...limit, CONFIRM_FAILURE_WINDOW_SECONDS);
   if (!reservation) {
     const wait = (await limiter.blockedFor([limit])) ?? 1;
-    throw new DomainError("rate_limited", PASSKEY_MESSAGES.tooManyConfirmations(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", PASSKEY_MESSAGES.tooManyConfirmations(wait), {
+      headers: { "Retry-After": String(wait) },
+      text: text("messages:passkeys.tooManyConfirmations", { count: minutesOf(wait) }),
+    });
   }
   let emailed: Awaited<ReturnType<typeof verifyCode>> | null = null;
   if (user.password_hash) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
+import { DEFAULT_LANGUAGE, type Language, type Text, render, text } from "../platform/i18n";
 import { shortenAddress } from "../platform/trust-proxy";
 import { stripControlCharacters } from "../platform/text";
 import { type ClientHints, describeUserAgent, readStoredClientHints, storedClientHints } from "./user-agent";
@@ -142,4 +143,36 @@ export async function deleteExpiredSecurityEvents(db: Database, now: Date): Prom
   const cutoff = new Date(now.getTime() - SECURITY_EVENT_RETENTION_DAYS * 86_400_000).toISOString();
   const result = await db.deleteFrom("security_events").where("created_at", "<", cutoff).executeTakeFirst();
   return Number(result.numDeletedRows ?? 0);
+}
+
+/**
+ * An event's detail in a language (the security page's, issue 36). The API writes the prose details in
+ * English when it records them ('Wrong two-factor code', 'Visa ending 4242', '1 Month, without signing in');
+ * they are written in the request's language when they are read. Names a person gave (a passkey's, a
+ * configuration's) stay as they are; English is the stored text, byte for byte.
+ */
+export function detailIn(lng: Language, kind: string, detail: string | null): string | null {
+  if (!detail || lng === DEFAULT_LANGUAGE) return detail;
+  const t = detailText(kind, detail);
+  return t ? render(lng, t) : detail;
+}
+
+function detailText(kind: string, detail: string): Text | null {
+  if (kind === "sign_in_failed") {
+    if (detail === "Wrong two-factor code") return text("messages:security.wrongCode");
+    if (detail === "Wrong recovery code") return text("messages:security.wrongRecoveryCode");
+    return null;
+  }
+  if (kind === "card_added" || kind === "card_removed") {
+    const card = /^(.+) ending (\d{4})$/.exec(detail);
+    if (!card) return null;
+    return card[1] === "Card"
+      ? text("messages:security.unknownCardEnding", { last4: card[2]! })
+      : text("messages:security.cardEnding", { brand: card[1]!, last4: card[2]! });
+  }
+  if (kind === "auto_renewal_cancelled") {
+    const plan = /^(.+), without signing in$/.exec(detail);
+    return plan ? text("messages:security.withoutSignIn", { plan: plan[1]! }) : null;
+  }
+  return null;
 }

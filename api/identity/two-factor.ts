@@ -6,9 +6,10 @@ import type { Database } from "../platform/db";
 import type { User } from "../platform/db/schema";
 import { type Param, prepare } from "../platform/db/prepared";
 import { DomainError } from "../platform/errors";
+import { text } from "../platform/i18n";
 import { secondFactorFailuresEmail } from "./emails";
 import { recordSecurityEvent } from "./security-events";
-import { type Reservation, tryAgainIn } from "../platform/rate-limit";
+import { type Reservation, minutesOf, tryAgainIn } from "../platform/rate-limit";
 import { type describeDevice, issueToken } from "./sessions";
 import { generateToken, hashToken } from "../platform/tokens";
 import { LoginResultSchema, findUserById, languageOfUser, notDeleted } from "./users";
@@ -351,7 +352,7 @@ export async function confirmSecondFactor(
   const reservation = await limiter.reserve(...limit, config.login.failureWindowSeconds);
   if (!reservation) {
     const wait = (await limiter.blockedFor([limit])) ?? 1;
-    throw new DomainError("rate_limited", tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) }, text: tooManySecondFactorsText(wait) });
   }
   if (!(await useSecondFactor(ctx, userId, proof, nowMs))) {
     throw wrongSecondFactor(field, proof.code !== undefined ? TWO_FACTOR_MESSAGES.codeInvalid : TWO_FACTOR_MESSAGES.recoveryInvalid);
@@ -386,8 +387,8 @@ export async function disableTwoFactor(db: Database, userId: number): Promise<vo
  * parallel burst gets no more than a sequence; give it back with releaseSettingTry() when it was right.
  */
 const SETTING_TRIES = {
-  disable: { key: "two-factor-disable", tooMany: TWO_FACTOR_MESSAGES.tooManyDisable },
-  enable: { key: "two-factor-enable-password", tooMany: TWO_FACTOR_MESSAGES.tooManyWrongPasswords },
+  disable: { key: "two-factor-disable", tooMany: TWO_FACTOR_MESSAGES.tooManyDisable, text: "messages:twoFactor.tooManyWrongCodes" },
+  enable: { key: "two-factor-enable-password", tooMany: TWO_FACTOR_MESSAGES.tooManyWrongPasswords, text: "messages:twoFactor.tooManyWrongPasswords" },
 } as const;
 
 export async function reserveSettingTry(
@@ -401,6 +402,7 @@ export async function reserveSettingTry(
     const wait = (await ctx.limiter.blockedFor([limit])) ?? 1;
     throw new DomainError("rate_limited", SETTING_TRIES[what].tooMany(wait), {
       headers: { "Retry-After": String(wait) },
+      text: text(SETTING_TRIES[what].text, { count: minutesOf(wait) }),
     });
   }
   return reservation;
@@ -506,6 +508,11 @@ export function tooManySecondFactorsMessage(retryAfterSeconds: number): string {
   return `Too many wrong authentication codes for this account. ${tryAgainIn(retryAfterSeconds)}`;
 }
 
+/** The Text of tooManySecondFactorsMessage (docs/decisions/064). */
+export function tooManySecondFactorsText(retryAfterSeconds: number) {
+  return text("messages:twoFactor.tooManyForAccount", { count: minutesOf(retryAfterSeconds) });
+}
+
 type VerifyContext = Pick<PlatformServices, "db" | "config" | "clock" | "limiter" | "loginThrottle" | "mail" | "logger">;
 
 /**
@@ -545,7 +552,7 @@ export async function verifyChallenge(
   const account = await limiter.reserve(...accountLimit, config.login.failureWindowSeconds);
   if (!account) {
     const wait = (await limiter.blockedFor([accountLimit])) ?? 1;
-    throw new DomainError("rate_limited", tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManySecondFactorsMessage(wait), { headers: { "Retry-After": String(wait) }, text: tooManySecondFactorsText(wait) });
   }
   const reservations: Reservation[] = [account];
   try {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Language, type MessageKey, type TextVars, asLanguage, formatDateIn, formatMoney, translatorFor } from "../platform/i18n";
+import { type Language, type MessageKey, type Text, type TextVars, asLanguage, formatDateIn, formatMoney, text, translatorFor } from "../platform/i18n";
 import type { Database } from "../platform/db";
 import { formatDate } from "../platform/dates";
 import type { Plan, Subscription, User } from "../platform/db/schema";
@@ -256,6 +256,8 @@ export interface PlanChangeResult {
   effectiveAt: Date;
   summary: PlanChangeSummary;
   message: string;
+  /** The message's Text, for the answer in the request's language (the plan's title stays as recorded). */
+  text: Text;
 }
 
 async function subscriptionRow(db: Database, id: number): Promise<Subscription> {
@@ -326,6 +328,7 @@ function changePlanNow(
         effectiveAt: now,
         summary,
         message: PLAN_CHANGE_MESSAGES.changed(plan.title),
+        text: text("messages:planChanges.changed", { title: plan.title }),
       };
     }
 
@@ -364,6 +367,7 @@ function changePlanNow(
       effectiveAt,
       summary,
       message: PLAN_CHANGE_MESSAGES.scheduled(plan.title, formatDate(effectiveAt)),
+      text: text("messages:planChanges.scheduled", { title: plan.title, date: { date: effectiveAt.toISOString() } }),
     };
   });
 }

@@ -99,11 +99,16 @@ export interface CountryVar {
   readonly country: string;
 }
 
+/** A day, written as the text's language writes it (formatDateIn: '05 March, 2027', '5. März 2027'). */
+export interface DateVar {
+  readonly date: string;
+}
+
 /**
  * A text's variables; a variable that is itself a Text is rendered in the same language first (a field's
- * label), a CountryVar as the country's name in that language.
+ * label), a CountryVar as the country's name in that language, a DateVar as a day in that language.
  */
-export type TextVars = { readonly [name: string]: string | number | Text | CountryVar };
+export type TextVars = { readonly [name: string]: string | number | Text | CountryVar | DateVar };
 
 const COUNTRY_NAMES = new Map<Language, Intl.DisplayNames>();
 
@@ -160,7 +165,14 @@ export function translatorFor(lng: Language): Translate {
     if (!vars) return t(key);
     const plain: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(vars)) {
-      plain[name] = typeof value !== "object" ? value : "country" in value ? countryNameIn(lng, value.country) : translate(value.key, value.vars);
+      plain[name] =
+        typeof value !== "object"
+          ? value
+          : "country" in value
+            ? countryNameIn(lng, value.country)
+            : "date" in value
+              ? formatDateIn(lng, value.date)
+              : translate(value.key, value.vars);
     }
     return t(key, plain);
   };

@@ -1,8 +1,8 @@
 import { renderEmail } from "../platform/email-template";
-import { DEFAULT_LANGUAGE, asLanguage, translatorFor } from "../platform/i18n";
+import { DEFAULT_LANGUAGE, asLanguage, text, translatorFor } from "../platform/i18n";
 import { DomainError } from "../platform/errors";
 import { MailUnavailableError } from "../platform/mailer";
-import { tryAgainIn } from "../platform/rate-limit";
+import { minutesOf, tryAgainIn } from "../platform/rate-limit";
 import type { PlatformServices } from "../platform/services";
 import { stripControlCharacters } from "../platform/text";
 
@@ -83,7 +83,10 @@ export async function sendSupportMessage(
   );
   if ("retryAfterSeconds" in reserved) {
     const wait = reserved.retryAfterSeconds;
-    throw new DomainError("rate_limited", tooManySupportMessages(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManySupportMessages(wait), {
+      headers: { "Retry-After": String(wait) },
+      text: text("messages:support.tooMany", { count: minutesOf(wait) }),
+    });
   }
 
   try {

@@ -98,6 +98,10 @@ describe.each(databases())("billing ($name)", (kind) => {
     const off = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id } });
     expect(off.status, off.text).toBe(200);
     expect(off.body.data.message).toBe("Auto-renewal updated successfully");
+    // In the request's language (issue 36): the envelope's message and the spec's copy in data.
+    const german = await t.post("/api/stripe/auto-renewal", { token: who.token, json: { type: "disable", subscriptionId: sub.id }, headers: { "accept-language": "de" } });
+    expect(german.status, german.text).toBe(200);
+    expect(german.body).toMatchObject({ message: "Die automatische Verlängerung wurde aktualisiert", data: { message: "Die automatische Verlängerung wurde aktualisiert" } });
     expect((await stripe.subscriptions.retrieve(sub.stripe_sub_id)).cancel_at_period_end).toBe(true);
     expect(await row()).toMatchObject({ subs_status: "subscription_cancelled", cancel_at_period_end: 1 });
     // Idempotent.

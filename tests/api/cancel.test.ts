@@ -128,8 +128,12 @@ describe.each(databases())("cancel without signing in ($name)", (kind) => {
 
     // A new code: the page now says it does not renew, without the button.
     t.clock.advanceSeconds(31);
-    const later = await view(await proofFor(who.email));
+    const laterProof = await proofFor(who.email);
+    const later = await view(laterProof);
     expect(later.body.data.subscription).toMatchObject({ renews_on: null, ends_on: sub.sub_exp_date, can_turn_off: false, note: "Auto-renewal is already off." });
+    // The page's note in the page's language (issue 36).
+    const german = await t.post("/api/anonymous/cancel/subscription", { json: { proof: laterProof }, headers: { "accept-language": "de" } });
+    expect(german.body.data.subscription.note).toBe("Die automatische Verlängerung ist bereits ausgeschaltet.");
     t.clock.reset();
   });
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { databases, useApi } from "./harness";
 import { uniqueEmail } from "../support/emails";
 import { pdfText } from "../support/pdf-text";
-import { GOOD, newKey, paymentMethod } from "./payment-support";
+import { GOOD, customer, newKey, paymentMethod } from "./payment-support";
+import { insertSubscription } from "../support/accounts";
+import { generateKeyPairSync } from "node:crypto";
+import { recordSecurityEvent } from "../../api/identity/security-events";
 
 // The account's language and the answers' language (issue 36, docs/decisions/064).
 
@@ -158,6 +161,125 @@ describe.each(databases())("answers in the request's language ($name)", (kind) =
     expect(coupon.body.errors.message).toBe("Este código de cupón no es válido.");
     const success = await t.post("/api/user/temp-signup", { json: { email: uniqueEmail("lang-ok") }, headers: { "accept-language": "es" } });
     expect(success.body.message).toBe("¡Te hemos enviado el código de verificación por correo electrónico!");
+  });
+});
+
+describe.each(databases())("the account areas' messages in the request's language ($name)", (kind) => {
+  const t = useApi(kind, { env: LOTS });
+  const DE = { "accept-language": "de-DE,de;q=0.9" };
+
+  /** A new account (with a year's plan unless `plan: false`), signed in. */
+  const signedIn = async (name: string, opts: { plan?: boolean } = {}) => {
+    const email = uniqueEmail(name);
+    const userId = await t.createUser({ email, password: PASSWORD, language: "fr" });
+    if (opts.plan !== false) await insertSubscription(t.db, userId, { now: t.clock.now(), days: 365 });
+    return t.login(email, PASSWORD);
+  };
+  const publicKey = () => {
+    const { publicKey: key } = generateKeyPairSync("x25519");
+    return Buffer.from(key.export({ format: "jwk" }).x!, "base64url").toString("base64");
+  };
+  const configuration = (token: string, headers?: Record<string, string>) =>
+    t.post("/api/vpn/configurations", { token, json: { name: "Router", server: "fastest", public_key: publicKey() }, headers });
+
+  it("refuses a WireGuard configuration beyond the limit, and one without a plan, in German; English as before without the header", async () => {
+    const token = await signedIn("lang-vpn");
+    for (let i = 0; i < 10; i++) expect((await configuration(token)).status).toBe(200);
+    const german = await configuration(token, DE);
+    expect(german.status).toBe(422);
+    expect(german.body.errors).toEqual({ message: "Sie haben 10 Konfigurationen. Widerrufen Sie eine, um eine weitere zu erstellen.", code: "configuration_limit" });
+    const english = await configuration(token);
+    expect(english.text).toBe(
+      '{"status":false,"success":false,"message":"You have 10 configurations. Revoke one to create another.","errors":{"message":"You have 10 configurations. Revoke one to create another.","code":"configuration_limit"}}',
+    );
+    const free = await signedIn("lang-vpn-free", { plan: false });
+    expect((await configuration(free, { "accept-language": "es" })).body.message).toBe("Necesitas un plan para la configuración manual.");
+    expect((await configuration(free)).body.message).toBe("A plan is needed for manual setup.");
+  });
+
+  it("refuses a refund of an unknown transaction in German", async () => {
+    const token = await signedIn("lang-refund");
+    const german = await t.post("/api/billing/transactions/987654321/refund", { token, json: {}, headers: DE });
+    expect(german.status).toBe(404);
+    expect(german.body.errors).toEqual({ message: "Transaktion nicht gefunden.", code: "not_found" });
+    const english = await t.post("/api/billing/transactions/987654321/refund", { token, json: {} });
+    expect(english.body.errors).toEqual({ message: "Transaction not found.", code: "not_found" });
+  });
+
+  it("answers two-factor's refusals and status in German", async () => {
+    const token = await signedIn("lang-2fa", { plan: false });
+    const off = await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" }, headers: DE });
+    expect(off.status).toBe(409);
+    expect(off.body.errors).toEqual({ message: "Die Zwei-Faktor-Authentifizierung ist ausgeschaltet.", code: "two_factor_off" });
+    expect((await t.post("/api/account/two-factor/disable", { token, json: { code: "123456" } })).body.message).toBe("Two-factor authentication is off.");
+    const setup = await t.post("/api/account/two-factor/setup", { token, headers: DE });
+    expect(setup.status).toBe(200);
+    expect(setup.body.message).toBe("Scannen Sie den QR-Code mit Ihrer Authentifizierungs-App.");
+    expect((await t.get("/api/account/two-factor", { token, headers: { "accept-language": "fr" } })).body.message).toBe(
+      "État de l'authentification à deux facteurs.",
+    );
+  });
+
+  it("writes the security page's event details the API wrote in German, a name a person gave as it is", async () => {
+    const email = uniqueEmail("lang-events");
+    const userId = await t.createUser({ email, password: PASSWORD });
+    const token = await t.login(email, PASSWORD);
+    const at = (minutes: number) => new Date(t.clock.now().getTime() + minutes * 60_000);
+    await recordSecurityEvent(t.db, { userId, kind: "card_added", detail: "Visa ending 4242", at: at(1) });
+    await recordSecurityEvent(t.db, { userId, kind: "sign_in_failed", detail: "Wrong recovery code", at: at(2) });
+    await recordSecurityEvent(t.db, { userId, kind: "auto_renewal_cancelled", detail: "1 Month, without signing in", at: at(3) });
+    await recordSecurityEvent(t.db, { userId, kind: "passkey_added", detail: "Visa ending 4242", at: at(4) });
+    const details = async (headers?: Record<string, string>) => {
+      const res = await t.get("/api/account/security-events", { token, headers });
+      expect(res.status, res.text).toBe(200);
+      return { message: res.body.message, details: res.body.data.events.slice(0, 4).map((e: { detail: string | null }) => e.detail) };
+    };
+    expect(await details(DE)).toEqual({
+      message: "Letzte Aktivitäten",
+      details: ["Visa ending 4242", "1 Month, ohne Anmeldung", "Falscher Wiederherstellungscode", "Visa mit Endziffern 4242"],
+    });
+    expect(await details()).toEqual({
+      message: "Recent activity",
+      details: ["Visa ending 4242", "1 Month, without signing in", "Wrong recovery code", "Visa ending 4242"],
+    });
+  });
+
+  it("refuses a passkey without a fresh confirmation, and an unknown one, in German", async () => {
+    const token = await signedIn("lang-passkey", { plan: false });
+    const unconfirmed = await t.post("/api/account/passkeys/options", { token, headers: DE });
+    expect(unconfirmed.status).toBe(403);
+    expect(unconfirmed.body.errors).toEqual({
+      message: "Bitte bestätigen Sie erneut, dass Sie es sind, bevor Sie einen Passkey hinzufügen.",
+      code: "confirmation_required",
+    });
+    const unknown = await t.request("DELETE", "/api/account/passkeys/987654321", { token, headers: DE });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe("Dieser Passkey wurde nicht gefunden.");
+    expect((await t.request("DELETE", "/api/account/passkeys/987654321", { token })).body.message).toBe("This passkey was not found.");
+    expect((await t.get("/api/account/passkeys", { token, headers: DE })).body.message).toBe("Ihre Passkeys.");
+  });
+});
+
+describe.each(databases())("a plan change's answers in the request's language ($name)", (kind) => {
+  const t = useApi(kind);
+
+  it("says when a shorter plan starts in German (a German date), its result again in French, in English without the header", async () => {
+    const who = await customer(t, uniqueEmail("lang-change"));
+    const bought = await t.post("/api/payments/card", {
+      token: who.token,
+      json: { type: "new-card", idempotency_key: newKey(), paymentMethodId: await paymentMethod(t, GOOD), planId: 5, email: who.email },
+    });
+    expect(bought.status, bought.text).toBe(200);
+    const key = newKey();
+    const german = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 1, idempotency_key: key }, headers: { "accept-language": "de" } });
+    expect(german.status, german.text).toBe(200);
+    expect(german.body.message).toMatch(/^Ihr Tarif wechselt am \d{1,2}\. \p{L}+ \d{4} zu 1 Month\.$/u);
+    const french = await t.get(`/api/subscription/change/result?key=${key}`, { token: who.token, headers: { "accept-language": "fr" } });
+    expect(french.body.message).toMatch(/^Votre offre passera à 1 Month le \d{1,2} \p{L}+ \d{4}\.$/u);
+    const english = await t.get(`/api/subscription/change/result?key=${key}`, { token: who.token });
+    expect(english.body.message).toMatch(/^Your plan changes to 1 Month on \d{2} \p{L}+, \d{4}\.$/u);
+    const refused = await t.post("/api/subscription/change", { token: who.token, json: { plan_id: 7, idempotency_key: newKey() }, headers: { "accept-language": "es" } });
+    expect(refused.body.message).toBe("El plan de 5 años se compra, no se cambia a él: elígelo al pagar.");
   });
 });
 

@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import notes from "../../api/locales/notes.json";
 import { AUTH_MESSAGES } from "../../api/http/routes/auth";
@@ -15,6 +17,7 @@ import { CARD_MESSAGES } from "../../api/sandboxes/stripe/cards";
 import {
   LANGUAGES,
   type Language,
+  type MessageKey,
   RESOURCES,
   languageOf,
   localize,
@@ -24,6 +27,9 @@ import {
   translatorFor,
 } from "../../api/platform/i18n";
 import { minutesOf, tooManyLoginsMessage } from "../../api/platform/rate-limit";
+import { EXPORT_MAX_PER_HOUR } from "../../api/billing/data-export";
+import { formatDate } from "../../api/platform/dates";
+import { detailIn } from "../../api/identity/security-events";
 
 // The API's texts (issue 36, docs/decisions/064): the same keys and variables in every language, the plural
 // forms each language needs, and English exactly as the API wrote it before it had languages.
@@ -192,6 +198,244 @@ describe("the answers' messages", () => {
     expect(localize("These credentials do not match our records.", "en")).toBe("These credentials do not match our records.");
     expect(localize("Some message nobody translated.", "de")).toBe("Some message nobody translated.");
     expect(localize("These credentials do not match our records.", "de")).toBe("Diese Anmeldedaten stimmen nicht mit unseren Unterlagen überein.");
+  });
+});
+
+/*
+ * Every customer-visible message of the API has a key (issue 36): the test reads the API's sources, so a new
+ * message constant, message map or literal thrown in a DomainError fails it until its key is added (or it is
+ * listed below as one no customer sees).
+ */
+const API_DIR = new URL("../../api/", import.meta.url).pathname;
+
+function sourcesOf(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourcesOf(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Messages only developers, webhooks or VPN servers get: they stay English (docs/decisions/064). */
+const NOT_FOR_CUSTOMERS = new Set([
+  // The gateway's 3-D Secure instructions for developers.
+  "CARD_MESSAGES.invoiceRequiresAction",
+  // The VPN servers' check of service credentials (answered to a VPN node, not to a person).
+  "CREDENTIALS_MESSAGES.accepted",
+  "CREDENTIALS_MESSAGES.wrong",
+  "CREDENTIALS_MESSAGES.noPlan",
+  "CREDENTIALS_MESSAGES.tooManyFailures",
+  // Headers and fields the portal's own code sends.
+  "IDEMPOTENCY_KEY_MESSAGES.header",
+  "IDEMPOTENCY_KEY_MESSAGES.conflict",
+  "WALLET_MESSAGES.source",
+  "WALLET_MESSAGES.currency",
+  "WALLET_MESSAGES.amountNotCents",
+  "WALLET_MESSAGES.merchantSession",
+  "WALLET_MESSAGES.merchantValidationLive",
+  "WALLET_MESSAGES.domainNotRegistered",
+  "WALLET_MESSAGES.validationUrl",
+  // Webhooks and notifications from the payment providers.
+  "PAYPAL_MESSAGES.received",
+  "PAYPAL_MESSAGES.badSignature",
+  "CRYPTO_MESSAGES.forged",
+  "CRYPTO_MESSAGES.received",
+  "WEBHOOK_MESSAGES.badSignature",
+  "WEBHOOK_MESSAGES.received",
+]);
+
+/** Literal messages (thrown or answered) no customer sees. */
+const LITERALS_NOT_FOR_CUSTOMERS = new Set([
+  "Database unavailable.",
+  "A VPN server token is required.",
+  "The notification names no invoice.",
+  "Peers",
+  "The token or subscription id field is required.",
+  // Inputs only the portal's own code or a VPN server sends.
+  "The type must be enable or disable.",
+  "The currency must be USD.",
+  "The handshake time must be an ISO 8601 date and time.",
+  "The handshakes field must be a list.",
+  "At most 500 handshakes per request.",
+  "Handshakes recorded.",
+  "The credential id is required.",
+  "The credential type must be public-key.",
+  // What we tell PayPal when we cancel a checkout's subscription.
+  "Replaced by a newer checkout.",
+]);
+
+/** Sources whose literals are for operators and developers: the configuration's, the database's, the dev routes'. */
+const OPERATOR_SOURCES = /^(platform\/config\.ts|platform\/vpn-servers-file\.ts|platform\/db\/|http\/routes\/dev\.ts)/;
+
+/** Constants of the API that are data, not messages (a status, a platform's name, a sender, the sandbox's own page). */
+const CONSTANTS_NOT_MESSAGES = new Set(["WEB_PLATFORM", "FAILED_STATUS", "DEFAULT_MAIL_FROM", "SANDBOX_CARD_MESSAGE"]);
+
+/**
+ * Messages with variables: each carries its Text where it is thrown (or is answered English on purpose),
+ * and the Text says in English exactly what the function says.
+ */
+const WITH_VARIABLES: Record<string, ((fn: (...args: never[]) => string) => void) | "english"> = {
+  "TWO_FACTOR_MESSAGES.tooManyDisable": (fn) => sameForSeconds(fn, "messages:twoFactor.tooManyWrongCodes"),
+  "TWO_FACTOR_MESSAGES.tooManyWrongPasswords": (fn) => sameForSeconds(fn, "messages:twoFactor.tooManyWrongPasswords"),
+  "PASSKEY_MESSAGES.tooManyAttempts": (fn) => sameForSeconds(fn, "messages:passkeys.tooManyAttempts"),
+  "PASSKEY_MESSAGES.tooManyConfirmations": (fn) => sameForSeconds(fn, "messages:passkeys.tooManyConfirmations"),
+  "EMAIL_CHANGE_MESSAGES.tooManyTries": (fn) => sameForMinutes(fn, "messages:confirm.tooManyPasswords"),
+  "DELETION_MESSAGES.tooManyTries": (fn) => sameForMinutes(fn, "messages:confirm.tooManyPasswords"),
+  "EXPORT_MESSAGES.tooMany": (fn) => {
+    for (const minutes of [1, 2, 60]) {
+      expect(render("en", text("messages:dataExport.tooMany", { max: EXPORT_MAX_PER_HOUR, count: minutes }))).toBe((fn as (m: number) => string)(minutes));
+    }
+  },
+  "LINK_MESSAGES.existingAccount": (fn) => sameForProvider(fn, "messages:links.existingAccount"),
+  "LINK_MESSAGES.loginNotVerified": (fn) => sameForProvider(fn, "messages:links.loginNotVerified"),
+  "LINK_MESSAGES.loginEmailMismatch": (fn) => sameForProvider(fn, "messages:links.loginEmailMismatch"),
+  "LINK_MESSAGES.loginEmailUnverified": (fn) => sameForProvider(fn, "messages:links.loginEmailUnverified"),
+  "LINK_MESSAGES.loginReplayed": (fn) => sameForProvider(fn, "messages:links.loginReplayed"),
+  "LINK_MESSAGES.unavailable": (fn) => sameForProvider(fn, "messages:links.unavailable"),
+  "LINK_MESSAGES.providerOff": (fn) => sameForProvider(fn, "messages:links.providerOff"),
+  "BILLING_DETAILS_MESSAGES.vatFormat": (fn) =>
+    expect(render("en", text("messages:billingDetails.vatFormat", { country: { country: "DE" }, prefix: "DE", example: "DE123456789" }))).toBe(
+      (fn as (c: string) => string)("DE"),
+    ),
+  // Answered to the VPN servers, not to a customer.
+  "CREDENTIALS_MESSAGES.tooManyFailures": "english",
+  "PLAN_CHANGE_MESSAGES.changed": (fn) => {
+    for (const title of ["1 Year", "1 Month"]) expect(render("en", text("messages:planChanges.changed", { title }))).toBe((fn as (t: string) => string)(title));
+  },
+  "PLAN_CHANGE_MESSAGES.scheduled": (fn) => {
+    for (const at of ["2027-03-05T14:05:00.000Z", "2026-12-31T23:59:59.000Z"]) {
+      expect(render("en", text("messages:planChanges.scheduled", { title: "1 Month", date: { date: at } }))).toBe(
+        (fn as (t: string, d: string) => string)("1 Month", formatDate(at)),
+      );
+    }
+    expect(render("de", text("messages:planChanges.scheduled", { title: "1 Month", date: { date: "2027-03-05T14:05:00.000Z" } }))).toBe(
+      "Ihr Tarif wechselt am 5. März 2027 zu 1 Month.",
+    );
+  },
+  "LINK_MESSAGES.connectedElsewhere": (fn) => sameForProvider(fn, "messages:links.connectedElsewhere"),
+  "LINK_MESSAGES.alreadyConnected": (fn) => sameForProvider(fn, "messages:links.alreadyConnected"),
+  "LINK_MESSAGES.connectReplayed": (fn) => sameForProvider(fn, "messages:links.connectReplayed"),
+  "LINK_MESSAGES.connectNotVerified": (fn) => sameForProvider(fn, "messages:links.connectNotVerified"),
+  "LINK_MESSAGES.connectEmailMismatch": (fn) => sameForProvider(fn, "messages:links.connectEmailMismatch"),
+  "LINK_MESSAGES.connectEmailUnverified": (fn) => sameForProvider(fn, "messages:links.connectEmailUnverified"),
+};
+
+function sameForSeconds(fn: (...args: never[]) => string, key: MessageKey) {
+  for (const seconds of [1, 59, 60, 61, 900]) expect(render("en", text(key, { count: minutesOf(seconds) }))).toBe((fn as (s: number) => string)(seconds));
+}
+function sameForMinutes(fn: (...args: never[]) => string, key: MessageKey) {
+  for (const minutes of [1, 2, 15]) expect(render("en", text(key, { count: minutes }))).toBe((fn as (m: number) => string)(minutes));
+}
+function sameForProvider(fn: (...args: never[]) => string, key: MessageKey) {
+  for (const provider of ["Google", "Apple"]) expect(render("en", text(key, { provider }))).toBe((fn as (p: string) => string)(provider));
+}
+
+const SOURCES = sourcesOf(API_DIR).filter((path) => !relative(API_DIR, path).startsWith("sandboxes/") || path.endsWith("sandboxes/stripe/cards.ts"));
+
+describe("every customer-visible message of the API", () => {
+  it("of every *_MESSAGES map and message constant has a key, or its Text where it has variables", async () => {
+    const missing: string[] = [];
+    const functions: string[] = [];
+    for (const path of SOURCES) {
+      const source = readFileSync(path, "utf8");
+      const maps = [...source.matchAll(/^export const (\w+_MESSAGES)\b/gm)].map((m) => m[1]!);
+      const constants = [...source.matchAll(/^export const ([A-Z][A-Z_]*) = "([^"]*)";/gm)];
+      if (!maps.length && !constants.length) continue;
+      const module = (await import(path)) as Record<string, unknown>;
+      for (const name of maps) {
+        for (const [key, value] of Object.entries(module[name] as Record<string, unknown>)) {
+          const id = `${name}.${key}`;
+          if (typeof value === "function") {
+            functions.push(id);
+            const check = WITH_VARIABLES[id];
+            if (!check) missing.push(`${id}: a message with variables and no Text`);
+            else if (check !== "english") check(value as (...args: never[]) => string);
+            continue;
+          }
+          if (typeof value !== "string" || NOT_FOR_CUSTOMERS.has(id)) continue;
+          if (!textOfEnglish(value)) missing.push(`${id}: ${value}`);
+        }
+      }
+      // A constant that is a sentence (a capital, a space, a full stop or none): a message.
+      for (const [, name, value] of constants) {
+        if (!/^[A-Z][^/]* [^/]*$/.test(value!) || name!.endsWith("_SUBJECT") || name!.endsWith("_LABEL") || name!.endsWith("_NOTE") || CONSTANTS_NOT_MESSAGES.has(name!)) continue;
+        if (!textOfEnglish(value!)) missing.push(`${name}: ${value}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // Every function listed is still one of the API's (no stale entry).
+    expect(Object.keys(WITH_VARIABLES).filter((id) => !functions.includes(id))).toEqual([]);
+  });
+
+  it("thrown or answered as a literal has a key, and one with variables carries its Text", () => {
+    const missing: string[] = [];
+    for (const path of SOURCES) {
+      const source = readFileSync(path, "utf8");
+      const where = relative(API_DIR, path);
+      // new DomainError("code", "literal" …) and fallbacks: DomainError("code", x ?? "literal" …)
+      for (const m of source.matchAll(/DomainError\(\s*"[a-z_]+",\s*(?:[\w.?\s[\]]*\?\?\s*|[\w.?\s]*\|\|\s*)?"((?:[^"\\]|\\.)*)"/g)) {
+        if (!LITERALS_NOT_FOR_CUSTOMERS.has(m[1]!) && !textOfEnglish(m[1]!)) missing.push(`${where}: ${m[1]}`);
+      }
+      // A validation message, a handler's answer or a stored reason: { error | message | required: "literal" }
+      if (!OPERATOR_SOURCES.test(where)) {
+        for (const m of source.matchAll(/\b(?:message|error|required):\s*"((?:[^"\\]|\\.)*)"/g)) {
+          if (!LITERALS_NOT_FOR_CUSTOMERS.has(m[1]!) && !textOfEnglish(m[1]!)) missing.push(`${where}: ${m[1]}`);
+        }
+      }
+      // sendOk(res, data, "literal")
+      for (const m of source.matchAll(/sendOk\(\s*res,[^;]*?,\s*"((?:[^"\\]|\\.)*)"\s*[,)]/g)) {
+        if (!LITERALS_NOT_FOR_CUSTOMERS.has(m[1]!) && !textOfEnglish(m[1]!)) missing.push(`${where}: ${m[1]}`);
+      }
+      // A message built in place (a template literal) must carry its Text.
+      for (const m of source.matchAll(/new DomainError\(\s*"([a-z_]+)",\s*`[^`]*`([^;]*);/g)) {
+        if (!/\btext:/.test(m[2]!) && !/webhooks/.test(m[0]!)) missing.push(`${where}: DomainError("${m[1]}", \`…\`) without its Text`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("of the rate limits with a count carry their Text where they are thrown", () => {
+    const missing: string[] = [];
+    for (const path of SOURCES) {
+      const source = readFileSync(path, "utf8");
+      for (const m of source.matchAll(/new DomainError\(\s*"rate_limited",([^;]*);/g)) {
+        const call = m[1]!;
+        // A constant message is found by its English; one made by a function needs its Text.
+        if (/\w\(/.test(call.split(",")[0]!) && !/\btext:/.test(call) && !/webhooks|CREDENTIALS_MESSAGES/.test(call)) {
+          missing.push(`${relative(API_DIR, path)}: ${call.trim().slice(0, 80)}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("of the security page's event details: English as recorded, the API's own details in the language", () => {
+    for (const [kind, detail] of [
+      ["card_added", "Visa ending 4242"],
+      ["card_removed", "Card ending 0005"],
+      ["sign_in_failed", "Wrong two-factor code"],
+      ["sign_in_failed", "Wrong recovery code"],
+      ["auto_renewal_cancelled", "1 Month, without signing in"],
+    ] as const) {
+      expect(detailIn("en", kind, detail)).toBe(detail);
+      expect(detailIn("de", kind, detail), detail).not.toBe(detail);
+    }
+    expect(detailIn("de", "card_removed", "Card ending 0005")).toBe("Karte mit Endziffern 0005");
+    expect(detailIn("fr", "card_added", "Visa ending 4242")).toBe("Visa se terminant par 4242");
+    expect(detailIn("es", "sign_in_failed", "Wrong two-factor code")).toBe("Código de verificación en dos pasos incorrecto");
+    // A name a person gave stays, whatever it says.
+    expect(detailIn("de", "passkey_added", "Visa ending 4242")).toBe("Visa ending 4242");
+    expect(detailIn("de", "wireguard_configuration_created", "Router (de-fra-wg-001.vpn.example)")).toBe("Router (de-fra-wg-001.vpn.example)");
+    expect(detailIn("de", "card_added", null)).toBeNull();
+  });
+
+  it("in German, French and Spanish: the new areas' keys say it in the language", () => {
+    const de = translatorFor("de");
+    expect(de("messages:passkeys.nameTooLong")).toBe("Der Name des Passkeys darf höchstens 60 Zeichen lang sein");
+    expect(de("messages:twoFactor.tooManyForAccount", { count: 1 })).toContain("1 Minute erneut");
+    expect(translatorFor("fr")("messages:support.tooMany", { count: 1 })).toContain("1 minute.");
+    expect(translatorFor("es")("messages:confirm.tooManyPasswords", { count: 1 })).toContain("1 minuto.");
+    expect(translatorFor("es")("messages:dataExport.tooMany", { max: 5, count: 3 })).toBe("Puedes descargar tus datos 5 veces por hora. Vuelve a intentarlo dentro de 3 minutos.");
   });
 });
 

@@ -39,7 +39,7 @@ import {
 } from "../../identity/two-factor";
 import { UserSchema, publicUser, setLanguage } from "../../identity/users";
 import { CODE_FORMAT, body, cleanedText, idField, languageField, linkTypeField } from "../validation";
-import { LANGUAGES, asLanguage } from "../../platform/i18n";
+import { LANGUAGES, asLanguage, text } from "../../platform/i18n";
 import { activeSubscription } from "../../payments/plans";
 import { paymentFailedOf } from "../../billing/dunning";
 import { PaymentFailedSchema } from "./dunning";
@@ -231,11 +231,14 @@ export const accountRoutes = [
       });
       if (!claims.emailVerified) {
         const message = LINK_MESSAGES.connectEmailUnverified(providerLabel(input.link_type));
-        throw new DomainError("provider_token_rejected", message, { field: "firebase_id_token" });
+        const provider = { provider: providerLabel(input.link_type) };
+        throw new DomainError("provider_token_rejected", message, { field: "firebase_id_token", text: text("messages:links.connectEmailUnverified", provider) });
       }
       // An ID token is used once, here as at sign-in: a copy must not connect a second time.
       if (!(await claimIdTokenUse(ctx.db, input.firebase_id_token, claims.payload))) {
-        throw new DomainError("id_token_replayed", LINK_MESSAGES.connectReplayed(providerLabel(input.link_type)));
+        throw new DomainError("id_token_replayed", LINK_MESSAGES.connectReplayed(providerLabel(input.link_type)), {
+          text: text("messages:links.connectReplayed", { provider: providerLabel(input.link_type) }),
+        });
       }
       const link = await connectLink(ctx.db, ctx.clock, { userId: auth.user.id, linkType: input.link_type, claims });
       return { data: link, message: LINK_MESSAGES.connected };
@@ -356,6 +359,7 @@ export const accountRoutes = [
           const seconds = (await limiter.blockedFor([limit])) ?? 1;
           throw new DomainError("rate_limited", DELETION_MESSAGES.tooManyTries(Math.ceil(seconds / 60)), {
             headers: { "Retry-After": String(seconds) },
+            text: text("messages:confirm.tooManyPasswords", { count: Math.ceil(seconds / 60) }),
           });
         }
         if (!(await verifyPassword(user.password_hash, input.password ?? ""))) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { asLanguage } from "../../platform/i18n";
+import { asLanguage, text } from "../../platform/i18n";
 import { rateLimited, responses } from "../contract/responses";
 import { route } from "../contract/route";
 import { invalidCodeError, recordLinkSend, sendCode, useCode } from "../../identity/codes";
@@ -21,7 +21,7 @@ import {
 } from "../../identity/one-time-tokens";
 import { hashPassword } from "../../identity/passwords";
 import { PasskeyReviewSchema, startPasskeyReview } from "../../identity/passkeys";
-import { secondsUntil, tryAgainIn } from "../../platform/rate-limit";
+import { minutesOf, secondsUntil, tryAgainIn } from "../../platform/rate-limit";
 import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../../identity/sessions";
 import { bearerToken } from "../../platform/tokens";
 import { clientAddressKey } from "../../platform/trust-proxy";
@@ -472,7 +472,10 @@ export const authRoutes = [
       const attempts = await limiter.hit(`desktop-code:ip:${clientAddressKey(req.ip)}`, config.desktopCodes.windowSeconds);
       if (attempts.count > config.desktopCodes.maxPerIp) {
         const wait = secondsUntil(attempts.resetAt);
-        throw new DomainError("rate_limited", tooManyDesktopCodeAttempts(wait), { headers: { "Retry-After": String(wait) } });
+        throw new DomainError("rate_limited", tooManyDesktopCodeAttempts(wait), {
+          headers: { "Retry-After": String(wait) },
+          text: text("messages:auth.tooManyDesktopCodeAttempts", { count: minutesOf(wait) }),
+        });
       }
     },
     async handler({ ctx, req, body: input }) {

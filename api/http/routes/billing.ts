@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { localize } from "../../platform/i18n";
+import { requestLanguage } from "../envelope";
 import { route } from "../contract/route";
 import { AUTO_RENEWAL_MESSAGES, setAutoRenewal } from "../../billing/auto-renewal";
 import { INVOICE_MESSAGES, creditNotePdf, hostedInvoiceUrl, invoicePdf } from "../../billing/invoices";
@@ -101,9 +103,10 @@ export const billingRoutes = [
       409: `'${AUTO_RENEWAL_MESSAGES.ended}'`,
       422: `Invalid fields, '${AUTO_RENEWAL_MESSAGES.tooLate}', or a subscription without auto-renewal (crypto, one-time, a PayPal order).`,
     },
-    async handler({ ctx, auth, body }) {
+    async handler({ ctx, req, auth, body }) {
       await setAutoRenewal(ctx.notices, auth.user.id, body.subscriptionId, body.type);
-      return { data: { message: AUTO_RENEWAL_MESSAGES.updated }, message: AUTO_RENEWAL_MESSAGES.updated };
+      // The spec's copy of the message in data: in the request's language too, as the envelope's.
+      return { data: { message: localize(AUTO_RENEWAL_MESSAGES.updated, requestLanguage(req)) }, message: AUTO_RENEWAL_MESSAGES.updated };
     },
   }),
 

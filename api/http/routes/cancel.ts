@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { asLanguage } from "../../platform/i18n";
+import { asLanguage, localize } from "../../platform/i18n";
+import { requestLanguage } from "../envelope";
 import { responses } from "../contract/responses";
 import { route } from "../contract/route";
 import { codeSendDescription } from "./auth";
@@ -112,8 +113,12 @@ export const cancelRoutes = [
       data: z.strictObject({ email: z.string(), subscription: CancelSubscriptionSchema }),
     },
     errors: { 422: PROOF_ERRORS },
-    async handler({ ctx, body: input }) {
-      return { data: await cancelView({ db: ctx.db, clock: ctx.clock }, input.proof) };
+    async handler({ ctx, req, body: input }) {
+      const view = await cancelView({ db: ctx.db, clock: ctx.clock }, input.proof);
+      // The note (why auto-renewal cannot be turned off) is shown on the page: in the request's language.
+      const note = view.subscription?.note;
+      if (!note) return { data: view };
+      return { data: { ...view, subscription: { ...view.subscription!, note: localize(note, requestLanguage(req)) } } };
     },
   }),
 

@@ -5,7 +5,8 @@ import { route } from "../contract/route";
 import type { ApiContext } from "../context";
 import { DomainError } from "../../platform/errors";
 import { clientAddressKey } from "../../platform/trust-proxy";
-import { tryAgainIn } from "../../platform/rate-limit";
+import { minutesOf, tryAgainIn } from "../../platform/rate-limit";
+import { text } from "../../platform/i18n";
 import { body, emailField, idField, optionalText, requiredText } from "../validation";
 import {
   CRYPTO_MESSAGES,
@@ -124,7 +125,10 @@ async function limitCryptoInvoices(ctx: ApiContext, req: Request, email: string)
   );
   if ("retryAfterSeconds" in reserved) {
     const wait = reserved.retryAfterSeconds;
-    throw new DomainError("rate_limited", tooManyCryptoInvoices(wait), { headers: { "Retry-After": String(wait) } });
+    throw new DomainError("rate_limited", tooManyCryptoInvoices(wait), {
+      headers: { "Retry-After": String(wait) },
+      text: text("messages:crypto.tooManyInvoices", { count: minutesOf(wait) }),
+    });
   }
 }
 

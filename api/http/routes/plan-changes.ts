@@ -10,6 +10,7 @@ import { dollars } from "../../payments/plans";
 import { SUBSCRIPTION_MESSAGES } from "../../payments/one-subscription";
 import { requiredText } from "../validation";
 import { DomainError } from "../../platform/errors";
+import type { Text } from "../../platform/i18n";
 import type { ApiContext } from "../context";
 import type { User } from "../../platform/db/schema";
 import {
@@ -115,6 +116,14 @@ const ResultSchema = z
 /** The account's subscription is a PayPal one, and PayPal is on: its changes go through PayPal's revise. */
 async function byPayPal(ctx: ApiContext, user: User): Promise<boolean> {
   return Boolean(ctx.paypal) && (await isPayPalSubscriber(ctx.payments, user));
+}
+
+/**
+ * A stored change's message: its Text (written in the request's language, a replay's too), or the English of
+ * an answer stored before it had one.
+ */
+function messageOf(stored: { message: string; text?: Text }): string | Text {
+  return stored.text ?? stored.message;
 }
 
 function paypalOf(ctx: ApiContext) {
@@ -239,6 +248,7 @@ export const planChangeRoutes = [
               ok: true,
               body: {
                 message: result.message,
+                text: result.text,
                 data: await resultData(result, find),
               },
             };
@@ -250,9 +260,9 @@ export const planChangeRoutes = [
         },
         () => ctx.clock.now(),
       );
-      const stored = answer.body as { message: string; data?: never };
+      const stored = answer.body as { message: string; text?: Text; data?: never };
       if (!answer.ok || !stored.data) throw replayedRefusal(answer.body);
-      return { data: stored.data, message: stored.message };
+      return { data: stored.data, message: messageOf(stored) };
     },
   }),
 
@@ -270,9 +280,9 @@ export const planChangeRoutes = [
     errors: { 404: "'This plan change was not found.'" },
     async handler({ ctx, auth, query }) {
       const stored = await storedAnswer(ctx.db, `plan-change:${auth.user.id}:${query.key}`);
-      const body = stored?.ok ? (stored.body as { message: string; data: z.infer<typeof ResultSchema> }) : null;
+      const body = stored?.ok ? (stored.body as { message: string; text?: Text; data: z.infer<typeof ResultSchema> }) : null;
       if (!body?.data) throw new DomainError("not_found", "This plan change was not found.");
-      return { data: body.data, message: body.message };
+      return { data: body.data, message: messageOf(body) };
     },
   }),
 
@@ -333,6 +343,7 @@ export const planChangeRoutes = [
               ok: true,
               body: {
                 message: result.message,
+                text: result.text,
                 data: await resultData(result, find),
               },
             };
@@ -344,9 +355,9 @@ export const planChangeRoutes = [
         },
         () => ctx.clock.now(),
       );
-      const stored = answer.body as { message: string; data?: never };
+      const stored = answer.body as { message: string; text?: Text; data?: never };
       if (!answer.ok || !stored.data) throw replayedRefusal(answer.body);
-      return { data: stored.data, message: stored.message };
+      return { data: stored.data, message: messageOf(stored) };
     },
   }),
 

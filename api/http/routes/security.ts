@@ -4,8 +4,10 @@ import {
   SECURITY_EVENTS_PAGE_SIZE,
   SECURITY_EVENT_RETENTION_DAYS,
   SecurityEventSchema,
+  detailIn,
   listSecurityEvents,
 } from "../../identity/security-events";
+import { requestLanguage } from "../envelope";
 import { setSignInAlerts, signInAlertsOn } from "../../identity/sign-in-alerts";
 import { body, flagField, integerOrDigits } from "../validation";
 
@@ -75,8 +77,11 @@ export const securityRoutes = [
     auth: true,
     query: eventsQuery,
     success: { description: `'${ALERT_MESSAGES.events}'`, data: EventsPageSchema },
-    async handler({ ctx, auth, query }) {
-      const { events, hasMore } = await listSecurityEvents(ctx.db, auth.user.id, query.page);
+    async handler({ ctx, req, auth, query }) {
+      const { events: stored, hasMore } = await listSecurityEvents(ctx.db, auth.user.id, query.page);
+      // The details the API wrote are written in the request's language (a name a person gave stays).
+      const lng = requestLanguage(req);
+      const events = stored.map((event) => ({ ...event, detail: detailIn(lng, event.kind, event.detail) }));
       return {
         data: { events, page: query.page, has_more: hasMore, retention_days: SECURITY_EVENT_RETENTION_DAYS as typeof SECURITY_EVENT_RETENTION_DAYS },
         message: ALERT_MESSAGES.events,

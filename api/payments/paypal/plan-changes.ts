@@ -1,5 +1,5 @@
 import type { Plan, Subscription, User } from "../../platform/db/schema";
-import { asLanguage } from "../../platform/i18n";
+import { asLanguage, text } from "../../platform/i18n";
 import { DomainError } from "../../platform/errors";
 import type { MailService } from "../../platform/mailer";
 import { currentRecurringSubscription } from "../one-subscription";
@@ -147,6 +147,7 @@ export function confirmPayPalPlanChange(deps: PayPalDeps & { mail: MailService }
       effectiveAt: preview.effectiveAt,
       summary: preview.summary,
       message: PLAN_CHANGE_MESSAGES.scheduled(plan.title, formatDate(preview.effectiveAt)),
+      text: text("messages:planChanges.scheduled", { title: plan.title, date: { date: new Date(preview.effectiveAt).toISOString() } }),
     };
   });
 }
