@@ -112,6 +112,11 @@ export type TextVars = { readonly [name: string]: string | number | Text | Count
 
 const COUNTRY_NAMES = new Map<Language, Intl.DisplayNames>();
 
+/** A plan's name in a language: the catalogue names plans in English ('1 Year'); messages:planNames has each in every language. */
+export function planNameIn(lng: Language, title: string): string {
+  return INSTANCES[lng].t(`messages:planNames.${title}`, { lng, defaultValue: title });
+}
+
 /** A country's name in a language ('DE' -> 'Deutschland'); the code when the runtime has no name. */
 export function countryNameIn(lng: Language, code: string): string {
   let names = COUNTRY_NAMES.get(lng);
@@ -166,8 +171,11 @@ export function translatorFor(lng: Language): Translate {
     const plain: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(vars)) {
       plain[name] =
-        typeof value !== "object"
-          ? value
+        // A plan's name (the catalogue's English '1 Year'): in the language's words where the catalogue has them.
+        name === "plan" && typeof value === "string"
+          ? planNameIn(lng, value)
+          : typeof value !== "object"
+            ? value
           : "country" in value
             ? countryNameIn(lng, value.country)
             : "date" in value

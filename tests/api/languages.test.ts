@@ -236,7 +236,7 @@ describe.each(databases())("the account areas' messages in the request's languag
     };
     expect(await details(DE)).toEqual({
       message: "Letzte Aktivitäten",
-      details: ["Visa ending 4242", "1 Month, ohne Anmeldung", "Falscher Wiederherstellungscode", "Visa mit Endziffern 4242"],
+      details: ["Visa ending 4242", "1 Monat, ohne Anmeldung", "Falscher Wiederherstellungscode", "Visa mit Endziffern 4242"],
     });
     expect(await details()).toEqual({
       message: "Recent activity",
@@ -303,7 +303,7 @@ describe.each(databases())("a German account's receipt and invoice ($name)", (ki
 
     const receipt = (await t.mailbox(email)).find((m) => m.subject === "Ihre VPN-Zahlungsbestätigung");
     expect(receipt, JSON.stringify((await t.mailbox(email)).map((m) => m.subject))).toBeDefined();
-    expect(receipt!.text).toMatch(/^Vielen Dank für Ihre Zahlung von \d+,\d\d\s\$ für den Tarif 1 Month\.$/m);
+    expect(receipt!.text).toMatch(/^Vielen Dank für Ihre Zahlung von \d+,\d\d\s\$ für den Tarif 1 Monat\.$/m);
     expect(receipt!.text).toMatch(/^Netto \d+,\d\d\s\$, USt\. 19 % \(Deutschland\) \d+,\d\d\s\$, gesamt \d+,\d\d\s\$\.$/m);
     expect(receipt!.text).toMatch(/^Sie gilt für den Zeitraum vom \d{1,2}\. \p{L}+ \d{4} bis zum \d{1,2}\. \p{L}+ \d{4}\.$/mu);
     expect(receipt!.text).toContain("Der Tarif verlängert sich automatisch am ");
@@ -327,7 +327,7 @@ describe.each(databases())("a German account's receipt and invoice ($name)", (ki
       "RECHNUNGSEMPFÄNGER",
       "Beschreibung",
       "USt.-Satz",
-      "VPN-Tarif: 1 Month",
+      "VPN-Tarif: 1 Monat",
       "Zeitraum: ",
       "Deutschland",
       "USt. 19 % (Deutschland)",
