@@ -56,3 +56,27 @@ describe("formats", () => {
     expect(formatShortDate("2027-03-05T10:00:00Z")).toBe("Mar 05, 2027");
   });
 });
+
+describe("the server's plain lookups (app/i18n/i18n.server.ts)", () => {
+  it("give every key exactly what i18next gives, through t and a fixed namespace alike", async () => {
+    const { createInstance } = await import("i18next");
+    const { CATALOGUES } = await import("~/i18n/catalogues.server");
+    const { i18nOptions } = await import("~/i18n/config");
+    const { i18nFor } = await import("~/i18n/i18n.server");
+    for (const language of ["en", "de", "fr", "es"] as const) {
+      const reference = createInstance();
+      await reference.init(i18nOptions(language, CATALOGUES[language]));
+      const served = i18nFor(language);
+      for (const [namespace, entries] of Object.entries(CATALOGUES[language])) {
+        const fixed = served.getFixedT(language, "common");
+        for (const key of Object.keys(entries)) {
+          expect(served.t(key), `${language} ${key}`).toBe(reference.t(key));
+          expect(fixed(key), `${language} ${namespace} ${key}`).toBe(reference.getFixedT(language, "common")(key));
+        }
+      }
+      // A text that is no key passes through; variables still go to i18next.
+      expect(served.t("Some message the API wrote.")).toBe("Some message the API wrote.");
+      expect(served.t("error.badRequest.text", { status: 405 })).toBe(reference.t("error.badRequest.text", { status: 405 }));
+    }
+  });
+});
