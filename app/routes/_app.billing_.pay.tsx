@@ -48,13 +48,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent === "new-card") {
     // The invoice's hosted page takes a new card (and 3-D Secure) without JavaScript.
-    const failed = await loadPaymentFailed(api);
+    const failed = await loadPaymentFailed(api, languageOf(request));
     if (!failed?.hostedInvoiceUrl) return redirectWithPageError("/billing", NOTHING_TO_PAY);
     return redirectDocument(failed.hostedInvoiceUrl);
   }
   if (intent !== "pay") throw new Response("Unknown form", { status: 400 });
   // Without an unpaid invoice the page has no form to show an error next to: say it on Billing.
-  if (!(await loadPaymentFailed(api))) return redirectWithPageError("/billing", NOTHING_TO_PAY);
+  if (!(await loadPaymentFailed(api, languageOf(request)))) return redirectWithPageError("/billing", NOTHING_TO_PAY);
 
   const submission = parseSubmission(formData, PayOpenInvoiceSchema);
   if (submission.status !== "success") return formFailure(FORM_ID, submission, null, 400, { hideFields: [], headers: NO_STORE });

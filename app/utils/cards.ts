@@ -5,14 +5,6 @@ export type BrandKey = "visa" | "master" | "amex" | "card";
 /** `t` of the page's language (react-i18next's in a component, translatorOf(request) on the server). */
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 
-/** Without a `t`, the catalogue's English (the callers not yet in the customer's language, issue 36). */
-const ENGLISH: Record<string, string> = {
-  "payments.card.brand.card": "Card",
-  "payments.card.endingIn": "{{brand}} ending in {{last4}}",
-};
-const english: Translate = (key, values = {}) =>
-  (ENGLISH[key] ?? key).replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(values[name] ?? ""));
-
 export function brandKey(brand: string): BrandKey {
   const b = brand.toLowerCase();
   if (b === "visa") return "visa";
@@ -22,12 +14,12 @@ export function brandKey(brand: string): BrandKey {
 }
 
 /** 'Visa', 'Mastercard', 'American Express' (names in every language), else 'Card' in the page's language. */
-export function brandName(brand: string, t: Translate = english): string {
+export function brandName(brand: string, t: Translate): string {
   const key = brandKey(brand);
   return key === "card" ? t("payments.card.brand.card") : { visa: "Visa", master: "Mastercard", amex: "American Express" }[key];
 }
 
 /** 'Visa ending in 4242'. */
-export function cardName(brand: string, last4: string, t: Translate = english): string {
+export function cardName(brand: string, last4: string, t: Translate): string {
   return t("payments.card.endingIn", { brand: brandName(brand, t), last4 });
 }

@@ -19,7 +19,7 @@ function render(element: ReactElement, language: Language = "en"): string {
   );
 }
 
-const words = (language: Language) => ({ t: translatorFor(language), money: formattersFor(language).money });
+const words = (language: Language) => ({ t: translatorFor(language), money: formattersFor(language).money, language });
 
 // The portal's words for the API's tax (issue 35): the API's label and amounts as they are, nothing
 // when there is no tax (a US buyer's page as before), and no arithmetic of its own.
@@ -45,10 +45,11 @@ describe("the tax of an amount", () => {
 
   it("says what an amount includes, in the API's words", () => {
     expect(taxIncluded(germany, words("en"))).toBe("including VAT 19 % (Germany): $13.66");
-    expect(taxIncluded(germany)).toBe("including VAT 19 % (Germany): $13.66");
     expect(taxIncluded(reverse, words("en"))).toBe("VAT reverse charged");
     expect(taxIncluded(null, words("en"))).toBeNull();
-    expect(taxIncluded(germany, words("de"))).toBe("inkl. VAT 19 % (Germany): 13,66 $");
+    // Another language words the same facts: its own name for VAT and the country (issue 36).
+    expect(taxIncluded(germany, words("de"))).toBe("inkl. USt. 19 % (Deutschland): 13,66 $");
+    expect(taxIncluded(reverse, words("fr"))).toBe("Autoliquidation de la TVA");
   });
 
   it("adds 'Net price' and the tax line to a summary, and nothing without tax", () => {

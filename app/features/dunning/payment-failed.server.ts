@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { ApiSchemas, createApiClient } from "~/utils/api.server";
-import { cardNameIn } from "~/features/next-charge/next-charge.server";
-import { DEFAULT_LANGUAGE, type Language } from "~/i18n/languages";
+import { translatorFor } from "~/i18n/i18n.server";
+import type { Language } from "~/i18n/languages";
 import { formattersFor } from "~/i18n/use-formatters";
+import { cardName } from "~/utils/cards";
 
 // The unpaid renewal as the banner and the pay page show it (docs/decisions/027), in the page's language
-// (`language`; English when a caller does not say). The reason and the card come worded by the API.
+// The reason and the card come worded by the API.
 
 export type PaymentFailedView = {
   /** paypal: PayPal retries the payment itself; there is nothing to pay here. */
@@ -21,7 +22,7 @@ export type PaymentFailedView = {
   paypalFundingUrl: string | null;
 };
 
-export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | undefined, language: Language = DEFAULT_LANGUAGE): PaymentFailedView | null {
+export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | undefined, language: Language): PaymentFailedView | null {
   if (!failed) return null;
   return {
     gateway: failed.gateway,
@@ -36,7 +37,7 @@ export function paymentFailedView(failed: ApiSchemas["PaymentFailed"] | null | u
 }
 
 /** GET /api/billing/past-due; null when nothing is unpaid (or the API cannot say: the page renders without the banner). */
-export async function loadPaymentFailed(api: ReturnType<typeof createApiClient>, language: Language = DEFAULT_LANGUAGE): Promise<PaymentFailedView | null> {
+export async function loadPaymentFailed(api: ReturnType<typeof createApiClient>, language: Language): Promise<PaymentFailedView | null> {
   const result = await api.get("/api/billing/past-due");
   return result.ok ? paymentFailedView(result.data.payment_failed, language) : null;
 }
@@ -47,12 +48,13 @@ export async function payPageState(api: ReturnType<typeof createApiClient>, lang
     loadPaymentFailed(api, language),
     api.get("/api/getCurrentcards", { params: { query: { page: 1, per_page: 100 } } }),
   ]);
+  const t = translatorFor(language);
   return {
     failed,
     cards: cards.ok
       ? cards.data.data.map((card) => ({
           paymentMethodId: card.payment_method_id,
-          label: cardNameIn(card.card_brand, card.card_number.slice(-4), language),
+          label: cardName(card.card_brand, card.card_number.slice(-4), t),
           expires: card.card_exp,
         }))
       : [],

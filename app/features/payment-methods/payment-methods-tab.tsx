@@ -56,14 +56,9 @@ export function PaymentMethodsTab({ state }: { state: PaymentMethodsState }) {
   );
 }
 
-/** A brand's name; a brand without one of its own is a 'Card'. */
-function brandLabel(brand: string, t: TFunction): string {
-  return brandKey(brand) === "card" ? t("billing.card.genericBrand") : brandName(brand);
-}
-
 /** 'Visa ending 4242'. */
 function cardLabel(card: CardView, t: TFunction): string {
-  return t("billing.paymentMethods.cardLabel", { brand: brandLabel(card.card_brand, t), last4: card.card_number.slice(-4) });
+  return t("billing.paymentMethods.cardLabel", { brand: brandName(card.card_brand, t), last4: card.card_number.slice(-4) });
 }
 
 function CardItem({ card, state, page }: { card: CardView; state: PaymentMethodsState; page: number }) {
@@ -211,7 +206,7 @@ function BrandIcon({ brand }: { brand: string }) {
   const { t } = useTranslation("billing");
   const key = brandKey(brand);
   return (
-    <svg className={`brand-icon brand-icon--${key}`} role="img" aria-label={brandLabel(brand, t)} viewBox="0 0 48 32" width="48" height="32">
+    <svg className={`brand-icon brand-icon--${key}`} role="img" aria-label={brandName(brand, t)} viewBox="0 0 48 32" width="48" height="32">
       <rect width="48" height="32" rx="4" className="brand-icon__bg" />
       {key === "master" ? (
         <>

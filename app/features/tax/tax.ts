@@ -1,6 +1,6 @@
 import type { ApiSchemas } from "~/utils/api.server";
 import { DEFAULT_LANGUAGE, INTL_LOCALES, type Language } from "~/i18n/languages";
-import { formatCents, type Translate, type Words } from "~/utils/plans";
+import type { Translate, Words } from "~/utils/plans";
 
 // The tax of a price as the API answers it (issue 35): the portal words it and never works it out.
 // A quote, a receipt or a renewal with `tax: null` (no country yet, or a country where none is charged)
@@ -44,11 +44,9 @@ function countryNameIn(code: string, language: Language): string | undefined {
  * What an amount that includes tax says of it, after the amount: 'including VAT 19 % (Germany): $13.66', or
  * 'VAT reverse charged'; null without tax (the amount alone, as before).
  */
-export function taxIncluded(tax: Tax | null | undefined, words?: Words & { language?: Language }): string | null {
+export function taxIncluded(tax: Tax | null | undefined, words: Words & { language: Language }): string | null {
   if (!tax) return null;
-  const label = words ? taxLabel(tax, words.t, words.language ?? DEFAULT_LANGUAGE) : tax.label;
+  const label = taxLabel(tax, words.t, words.language);
   if (tax.reverse_charge) return label;
-  // The page's words; English for a caller that has not passed its words yet.
-  if (words) return words.t("checkout.tax.including", { label, amount: words.money(tax.amount_cents) });
-  return `including ${tax.label}: ${formatCents(tax.amount_cents)}`;
+  return words.t("checkout.tax.including", { label, amount: words.money(tax.amount_cents) });
 }

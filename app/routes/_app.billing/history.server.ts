@@ -6,7 +6,8 @@ import { requireToken } from "~/utils/auth.server";
 import type { TFunction } from "i18next";
 import { languageOf, translatorFor } from "~/i18n/i18n.server";
 import { formattersFor } from "~/i18n/use-formatters";
-import { type NextChargeView, nextChargeView, taxIncludedIn } from "~/features/next-charge/next-charge.server";
+import { type NextChargeView, nextChargeView } from "~/features/next-charge/next-charge.server";
+import { taxIncluded } from "~/features/tax/tax";
 import { redirectWithPageError, redirectWithSuccess } from "~/utils/toast.server";
 import { refundAction } from "./refund.server";
 import { planName } from "~/utils/plans";
@@ -200,7 +201,7 @@ export async function historyState(request: Request, context: AppLoadContext, ur
           title: t.product.title,
           method: tr(methodLabel(t)),
           amount: f.money(t.amount_cents),
-          tax: taxIncludedIn(t.tax, f.language),
+          tax: taxIncluded(t.tax, { t: tr, money: f.money, language: f.language }),
           status: statusOf(t),
           attempts: attemptsNote(t, words),
           refundable: t.refundable,
