@@ -165,33 +165,36 @@ export type Translate = (key: MessageKey, vars?: TextVars) => string;
 
 /** The translator of a language: key and variables -> the text in that language (English where a key lacks it). */
 export function translatorFor(lng: Language): Translate {
+  return TRANSLATORS[lng];
+}
+
+function makeTranslator(lng: Language): Translate {
   const t = INSTANCES[lng].getFixedT(lng);
   const translate: Translate = (key, vars) => {
     if (!vars) return t(key);
     const plain: Record<string, string | number> = {};
-    for (const [name, value] of Object.entries(vars)) {
-      plain[name] =
-        // A plan's name (the catalogue's English '1 Year'): in the language's words where the catalogue has them.
-        name === "plan" && typeof value === "string"
-          ? planNameIn(lng, value)
-          : typeof value !== "object"
-            ? value
-          : "country" in value
-            ? countryNameIn(lng, value.country)
-            : "date" in value
-              ? formatDateIn(lng, value.date)
-              : translate(value.key, value.vars);
-    }
+    for (const [name, value] of Object.entries(vars)) plain[name] = plainVariable(lng, name, value, translate);
     return t(key, plain);
   };
   return translate;
 }
 
+/** A variable as text: a plan's name, a country, a date or a nested Text in the language; numbers and other strings as they are. */
+function plainVariable(lng: Language, name: string, value: TextVars[string], translate: Translate): string | number {
+  // A plan's name (the catalogue's English '1 Year'): in the language's words where the catalogue has them.
+  if (name === "plan" && typeof value === "string") return planNameIn(lng, value);
+  if (typeof value !== "object") return value;
+  if ("country" in value) return countryNameIn(lng, value.country);
+  if ("date" in value) return formatDateIn(lng, value.date);
+  return translate(value.key, value.vars);
+}
+
+/** One translator per language, made once (callers ask for it per email, per answer). */
 const TRANSLATORS: Record<Language, Translate> = {
-  en: translatorFor("en"),
-  de: translatorFor("de"),
-  fr: translatorFor("fr"),
-  es: translatorFor("es"),
+  en: makeTranslator("en"),
+  de: makeTranslator("de"),
+  fr: makeTranslator("fr"),
+  es: makeTranslator("es"),
 };
 
 /** A Text in a language. */
