@@ -81,13 +81,13 @@ export function replacesNotice(currentTitle: string, t: Translate): string {
 /**
  * What the checkout shows a subscriber, or null for a purchase as usual (visitors, no recurring plan, crypto).
  * `known`: the session's token and the active subscription when the checkout has read them already
- * (an undefined one is read here).
+ * (an undefined one is read here), and whether the plan is the one-time plan, which is bought, not changed to.
  */
 export async function planChangeState(
   request: Request,
   context: AppLoadContext,
   planId: number,
-  known: { token?: string | null; subscription?: ApiSchemas["Subscription"] | null; oneTime?: boolean } = {},
+  known: { token?: string | null; subscription?: ApiSchemas["Subscription"] | null; oneTime: boolean },
 ): Promise<PlanChangeState | null> {
   const w = wordsOf(request);
   const token = known.token === undefined ? await getSessionToken(request) : known.token;
@@ -163,16 +163,13 @@ export async function planChangeState(
   if (preview.code === "payment_past_due") return { kind: "done", message: preview.message, pendingTitle: null, figures: null, keepable: false };
   // The 5-year plan is bought, not changed to: the purchase goes ahead, with its notice.
   if (preview.code === "plan_change_invalid" && planId !== current.plan_id) {
-    // The one-time plan, known from the checkout's plan (the API's message is in the page's language); else by that message.
-    if (known.oneTime ?? preview.message === ONE_TIME_MESSAGE) return { kind: "replaces", notice: replacesNotice(current.title, w.t) };
+    // The one-time plan, known from the checkout's plan (the API's message is in the page's language, no mark to read).
+    if (known.oneTime) return { kind: "replaces", notice: replacesNotice(planName(current.title, w.t), w.t) };
     // A change PayPal cannot make (to the 2-year plan, or from a plan paid once): said, nothing to buy twice.
     return { kind: "done", message: preview.message, pendingTitle: null, figures: null, keepable: false };
   }
   return null;
 }
-
-/** The API's refusal of a change to the 5-year plan, which is bought instead (api/payments/plan-changes.ts), in English. */
-const ONE_TIME_MESSAGE = "The 5-year plan is bought, not changed to: choose it on the checkout.";
 
 /** 'Failed to change the plan' (a catalogue key: the form's error translates it). */
 const CHANGE_FAILED = "checkout.change.failed";

@@ -117,9 +117,3 @@ export function cryptoTerms(quote: Quote, words: Words): string {
   return words.t("checkout.terms.crypto.oneTime", { amount });
 }
 
-/** A wallet panel's terms (renewal, or a one-time payment). */
-export function walletTerms(name: string, quote: Quote, { t, money }: Words): string {
-  const amount = money(quote.amount_cents);
-  if (!quote.renewal) return t("checkout.terms.wallet.oneTime", { name, amount });
-  return t("checkout.terms.wallet.renews", { name, amount, every: everyLabel(quote.renewal.interval_months, t), renewal: money(quote.renewal.amount_cents) });
-}
