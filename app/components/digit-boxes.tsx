@@ -28,7 +28,7 @@ export function DigitBoxes({
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the boxes appear
   useEffect(() => {
     if (!focusOnMount) return;
-    const firstEmpty = digits.findIndex((digit) => digit === "");
+    const firstEmpty = digits.indexOf("");
     boxes.current[firstEmpty === -1 ? LENGTH - 1 : firstEmpty]?.focus();
   }, []);
 

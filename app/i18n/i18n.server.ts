@@ -12,25 +12,30 @@ const instances = new Map<Language, I18n>();
 for (const language of LANGUAGES) {
   const instance = createInstance();
   void instance.init(i18nOptions(language, CATALOGUES[language]));
-  withPlainLookups(instance, CATALOGUES[language]);
+  withFastLookups(instance, CATALOGUES[language], language);
   instances.set(language, instance);
 }
 
 /**
- * Most of a page's words are a key's plain text: no variable, no plural, no nesting. i18next spends some
- * 5 µs on each (the namespaces in turn, its checks and interpolation pass), about half a millisecond of the
- * checkout's CPU (`npm run bench`, issue 31). Keys are flat and unique across namespaces (tests/unit/
- * locales.test.ts), so such a key is looked up once in one map here and gives exactly what i18next gives;
- * every other call (variables, a count, defaults, a text that is no key) goes to i18next as before.
+ * A page's words are mostly a key's text as it stands, or with a variable or a count. i18next spends some
+ * 5 to 20 µs on each call (the namespaces in turn, its option handling, its interpolation pass): half a
+ * millisecond of the checkout's CPU and more (`npm run bench`, issue 31). Keys are flat and unique across
+ * namespaces (tests/unit/locales.test.ts), so the common calls are answered here from one map, exactly as
+ * i18next answers them (tests/unit/languages.test.ts compares every key, with its variables and counts):
+ * - a key's text without variables, or a text that is no key (a message the API wrote) as it is;
+ * - `{{name}}` variables given as strings or numbers, and `count`'s plural form (Intl.PluralRules, `_zero`
+ *   first for 0, as i18next picks them).
+ * Everything else goes to i18next: nesting (`$t(`), formats (`{{n, number}}`), a context, a key prefix,
+ * objects, an option the text does not use (it may be one of i18next's own), a key that is missing.
  */
-function withPlainLookups(instance: I18n, catalogue: Catalogue) {
-  const plain = new Map<string, string>();
-  for (const entries of Object.values(catalogue))
-    for (const [key, text] of Object.entries(entries)) if (!text.includes("{{") && !text.includes("$t(")) plain.set(key, text);
+function withFastLookups(instance: I18n, catalogue: Catalogue, language: Language) {
+  const texts = new Map<string, string>();
+  for (const entries of Object.values(catalogue)) for (const [key, text] of Object.entries(entries)) texts.set(key, text);
+  const plurals = new Intl.PluralRules(language);
   const translate = instance.t.bind(instance) as (key: unknown, options?: unknown) => string;
   const lookup = (key: unknown, options?: unknown) => {
-    if (typeof key === "string" && (options === undefined || onlyScope(options))) {
-      const text = plain.get(key);
+    if (typeof key === "string") {
+      const text = fastText(texts, plurals, key, options);
       if (text !== undefined) return text;
     }
     return translate(key, options);
@@ -38,15 +43,78 @@ function withPlainLookups(instance: I18n, catalogue: Catalogue) {
   instance.t = lookup as I18n["t"];
 }
 
-/** Options that only say where to look (what getFixedT adds to every call): nothing that changes the text. */
-function onlyScope(options: unknown): boolean {
-  if (typeof options !== "object" || options === null) return false;
-  for (const [name, value] of Object.entries(options)) {
-    if (name === "lng" || name === "lngs" || name === "ns") continue;
-    if (name === "keyPrefix" && !value) continue;
-    return false;
+/** What i18next would answer, or undefined where only i18next can tell (see withFastLookups). */
+function fastText(texts: Map<string, string>, plurals: Intl.PluralRules, key: string, options: unknown): string | undefined {
+  let count: number | undefined;
+  let withDefault = false;
+  let variables: string[] | undefined;
+  if (options !== undefined) {
+    if (typeof options !== "object" || options === null) return undefined;
+    for (const name in options) {
+      const value = (options as Record<string, unknown>)[name];
+      if (name === "lng" || name === "lngs" || name === "ns") continue;
+      if (name === "keyPrefix" || name === "context") {
+        if (!value) continue;
+        return undefined;
+      }
+      if (name === "defaultValue") {
+        withDefault = value !== undefined;
+        continue;
+      }
+      if (name === "count") {
+        if (typeof value !== "number") return undefined;
+        count = value;
+        continue;
+      }
+      if (typeof value !== "string" && typeof value !== "number") return undefined;
+      (variables ??= []).push(name);
+    }
   }
-  return true;
+  const found = count === undefined ? key : pluralKey(texts, plurals, key, count);
+  const text = found === undefined ? undefined : texts.get(found);
+  if (text === undefined) {
+    // No such key: i18next gives the text back as it is (a message the API already worded), unless it
+    // has a default, forms or anything to fill in.
+    const asItIs = count === undefined && !withDefault && !variables && !needsI18next(key) && !hasPluralForms(texts, key);
+    return asItIs ? key : undefined;
+  }
+  if (text.includes("$t(")) return undefined;
+  if (!text.includes("{{")) return variables ? undefined : text;
+  if (options === undefined) return undefined;
+  const values = options as Record<string, unknown>;
+  const used: string[] = [];
+  let unknown = false;
+  const result = text.replace(/\{\{([^{}]*)\}\}/g, (whole, inner: string) => {
+    const name = inner.trim();
+    const value = /^\w+$/.test(name) ? values[name] : undefined;
+    if (typeof value !== "string" && typeof value !== "number") {
+      unknown = true;
+      return whole;
+    }
+    used.push(name);
+    return String(value);
+  });
+  // Every option left is a variable the text uses: one it does not use may be one of i18next's own.
+  if (unknown || variables?.some((name) => !used.includes(name))) return undefined;
+  return result;
+}
+
+/** The key of `count`'s plural form as i18next picks it: `_zero` for 0 when there is one, then Intl's rule, then the key itself. */
+function pluralKey(texts: Map<string, string>, plurals: Intl.PluralRules, key: string, count: number): string | undefined {
+  if (count === 0 && texts.has(`${key}_zero`)) return `${key}_zero`;
+  const form = `${key}_${plurals.select(count)}`;
+  if (texts.has(form)) return form;
+  return texts.has(key) ? key : undefined;
+}
+
+/** A key whose forms exist (`key_one`, ...) but not the key itself: i18next decides what it says without a count. */
+function hasPluralForms(texts: Map<string, string>, key: string): boolean {
+  return texts.has(`${key}_other`) || texts.has(`${key}_one`);
+}
+
+/** A text i18next does more with than return it: variables or nesting. */
+function needsI18next(text: string): boolean {
+  return text.includes("{{") || text.includes("$t(");
 }
 
 /** The i18next instance of a language: what entry.server renders a page with. */

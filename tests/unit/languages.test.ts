@@ -57,26 +57,47 @@ describe("formats", () => {
   });
 });
 
-describe("the server's plain lookups (app/i18n/i18n.server.ts)", () => {
-  it("give every key exactly what i18next gives, through t and a fixed namespace alike", async () => {
+describe("the server's fast lookups (app/i18n/i18n.server.ts)", () => {
+  it("give every key exactly what i18next gives: as it is, with its variables, with every count, through t and a fixed namespace alike", async () => {
     const { createInstance } = await import("i18next");
     const { CATALOGUES } = await import("~/i18n/catalogues.server");
     const { i18nOptions } = await import("~/i18n/config");
     const { i18nFor } = await import("~/i18n/i18n.server");
+    const COUNTS = [0, 1, 2, 3, 5, 11, 21, 22, 101, 1_000_000, 1.5];
     for (const language of ["en", "de", "fr", "es"] as const) {
       const reference = createInstance();
       await reference.init(i18nOptions(language, CATALOGUES[language]));
       const served = i18nFor(language);
+      const fixed = served.getFixedT(language, "common");
+      const fixedReference = reference.getFixedT(language, "common");
+      const same = (label: string, key: string, options?: Record<string, unknown>) => {
+        expect(served.t(key, options as never), `${language} ${label}`).toBe(reference.t(key, options as never));
+        expect(fixed(key, options as never), `${language} ${label} (fixed)`).toBe(fixedReference(key, options as never));
+      };
       for (const [namespace, entries] of Object.entries(CATALOGUES[language])) {
-        const fixed = served.getFixedT(language, "common");
-        for (const key of Object.keys(entries)) {
-          expect(served.t(key), `${language} ${key}`).toBe(reference.t(key));
-          expect(fixed(key), `${language} ${namespace} ${key}`).toBe(reference.getFixedT(language, "common")(key));
+        for (const [key, text] of Object.entries(entries)) {
+          same(`${namespace} ${key}`, key);
+          // Its variables, as strings and as numbers; then one missing, and one more than it uses.
+          const names = [...new Set([...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]!))].filter((name) => name !== "count");
+          const strings = Object.fromEntries(names.map((name) => [name, `<${name} value>`]));
+          same(`${key} with strings`, key, strings);
+          same(`${key} with numbers`, key, Object.fromEntries(names.map((name, i) => [name, 1000 + i])));
+          if (names.length) same(`${key} missing one`, key, Object.fromEntries(names.slice(1).map((name) => [name, "x"])));
+          same(`${key} with an option it does not use`, key, { ...strings, joinArrays: "+" });
+          same(`${key} as Trans asks`, key, { ...strings, context: undefined, defaultValue: "the default", count: undefined });
+          // A plural's base key, with every count.
+          const base = key.replace(/_(zero|one|two|few|many|other)$/, "");
+          for (const count of COUNTS) same(`${base} count ${count}`, base, { ...strings, count });
         }
       }
-      // A text that is no key passes through; variables still go to i18next.
-      expect(served.t("Some message the API wrote.")).toBe("Some message the API wrote.");
-      expect(served.t("error.badRequest.text", { status: 405 })).toBe(reference.t("error.badRequest.text", { status: 405 }));
+      // A text that is no key passes through as it is; with a default or variables i18next decides.
+      same("no key", "Some message the API wrote.");
+      same("no key, scoped", "PayPal", { lng: language, ns: "checkout" });
+      same("no key, default", "No such key", { defaultValue: "A default" });
+      same("no key, variables", "Hello {{name}}", { name: "you" });
+      same("a context", "checkout.guarantee", { context: "male" });
+      same("a boolean option", "checkout.guarantee", { returnObjects: true });
+      same("a format", "error.badRequest.text", { status: 405, interpolation: { escapeValue: true } });
     }
   });
 });
