@@ -117,9 +117,11 @@ app.use(
 
 // Fingerprinted build assets never change; everything else in public/ may.
 app.use("/build", express.static(path.join(ROOT, "public/build"), { immutable: true, maxAge: "1y", index: false }));
-// Other public files (favicon.ico, robots.txt) all have an extension; page paths never stat the disk.
+// Other public files (favicon.ico, robots.txt) all have an extension; page paths never stat the disk, nor
+// do a page's data requests (single fetch's `/page.data`, every client-side navigation): no file is one.
 const publicFiles = express.static(path.join(ROOT, "public"), { maxAge: "1h", index: false });
-app.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()));
+const isPublicFilePath = (pathname: string) => path.extname(pathname) !== "" && !pathname.endsWith(".data");
+app.use((req, res, next) => (isPublicFilePath(req.path) ? publicFiles(req, res, next) : next()));
 // Apple Pay's domain verification file has no extension; served when public/ has it (README, Wallets).
 app.get("/.well-known/apple-developer-merchantid-domain-association", publicFiles);
 // Anonymous /pricing: a few seconds' in-process cache with a hash-based CSP instead of a shared nonce;
