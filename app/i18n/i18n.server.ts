@@ -107,7 +107,7 @@ function pluralKey(texts: Map<string, string>, plurals: Intl.PluralRules, key: s
   return texts.has(key) ? key : undefined;
 }
 
-/** A key whose forms exist (`key_one`, ...) but not the key itself: i18next decides what it says without a count. */
+/** A key with plural forms (`key_one`, `key_other`): asked for without a count, i18next decides what it says. */
 function hasPluralForms(texts: Map<string, string>, key: string): boolean {
   return texts.has(`${key}_other`) || texts.has(`${key}_one`);
 }

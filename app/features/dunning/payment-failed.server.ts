@@ -5,7 +5,7 @@ import type { Language } from "~/i18n/languages";
 import { formattersFor } from "~/i18n/use-formatters";
 import { cardName } from "~/utils/cards";
 
-// The unpaid renewal as the banner and the pay page show it (docs/decisions/027), in the page's language
+// The unpaid renewal as the banner and the pay page show it (docs/decisions/027), in the page's language.
 // The reason and the card come worded by the API.
 
 export type PaymentFailedView = {
