@@ -16,9 +16,10 @@ describe.each(databases({ postgres: "two deliveries of one event at once: the re
 
   it("is handled by the second delivery: the payment is recorded then, and once", async () => {
     const who = await customer(t, "webhook-again@example.com");
-    // The invoice.paid handler's first call back to the gateway hangs: its delivery stays unfinished, as a killed instance's does.
+    // The invoice.paid handler's first call back to the gateway hangs: its delivery stays unfinished, as a killed
+    // instance's does, until the test releases it (longer than the test may take: it must be released).
     const faults = t.api.stripeSandbox!.faults;
-    faults.inject({ method: "GET", path: "/v1/subscriptions/:id", when: "before", kind: "delay", delayMs: 4_000 });
+    faults.inject({ method: "GET", path: "/v1/subscriptions/:id", when: "before", kind: "delay", delayMs: 60_000 });
     const take = vi.spyOn(faults, "take");
     const hung = () => take.mock.results.some((result) => result.value !== undefined);
     const purchase = t.post("/api/payments/card", {
@@ -44,7 +45,9 @@ describe.each(databases({ postgres: "two deliveries of one event at once: the re
     const recorded = await t.db.selectFrom("transactions").select(["status", "amount_cents"]).where("user_id", "=", who.userId).execute();
     expect(recorded).toEqual([{ status: "paid", amount_cents: 999 }]);
 
-    // The first delivery and the purchase finish afterwards: nothing twice.
+    // The first delivery and the purchase finish afterwards: nothing twice. (The hung call answers now, as it
+    // would once its delay was over.)
+    faults.releaseDelays();
     const paid = await purchase;
     expect(paid.status, paid.text).toBe(200);
     expect(await t.db.selectFrom("transactions").select("id").where("user_id", "=", who.userId).execute()).toHaveLength(1);
@@ -52,6 +55,7 @@ describe.each(databases({ postgres: "two deliveries of one event at once: the re
     expect(await t.db.selectFrom("webhook_events").select("id").where("id", "=", event.id).execute()).toHaveLength(1);
     } finally {
       // A failed expectation still lets the hung purchase end before the API closes.
+      faults.releaseDelays();
       await purchase;
       take.mockRestore();
     }

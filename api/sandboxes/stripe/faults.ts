@@ -7,7 +7,8 @@ import { z } from "zod";
  * - `when: "after"`: after doing it — the object is made, its idempotency key keeps the answer and its
  *   webhooks are sent — and then the answer is lost: the case where the gateway charged and we do not know.
  * `kind` is how: `error` (500 api_error, which the SDK retries), `reset` (the connection is destroyed)
- * or `delay` (the answer waits `delayMs`, past the SDK's timeout). `deferWebhooks` holds every
+ * or `delay` (the answer waits `delayMs`, past the SDK's timeout, or until a test calls releaseDelays(): a
+ * hung call the test ends when it has seen what it came for, instead of waiting the delay out). `deferWebhooks` holds every
  * webhook as a failed delivery that the next advance() sends: the webhook that arrives later;
  * `holdWebhooksMs` keeps such a delivery from being retried that long (as Stripe waits before a retry),
  * so that another process's advance() does not send it at once.
@@ -67,6 +68,26 @@ export class SandboxFaults {
     this.armed = [];
     this.deferWebhooks = false;
     this.holdWebhooksMs = 0;
+  }
+
+  private readonly delayed = new Set<() => void>();
+
+  /** A delay fault's wait: `ms`, or less if releaseDelays() is called first. */
+  wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.delayed.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      this.delayed.add(end);
+    });
+  }
+
+  /** Ends every delay under way now: the hung calls answer as they would once their delay was over. */
+  releaseDelays(): void {
+    for (const end of [...this.delayed]) end();
   }
 
   /** The fault that takes this request, if any (counted down). */

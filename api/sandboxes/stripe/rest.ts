@@ -155,8 +155,6 @@ function maskKey(key: string): string {
   return key.length > 12 ? `${key.slice(0, 8)}${"*".repeat(key.length - 12)}${key.slice(-4)}` : "****";
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** An injected failure (faults.ts): a 500 that the SDK retries, or a connection dropped without an answer. */
 function failAnswer(res: Response, kind: "error" | "reset"): void {
   if (kind === "reset") {
@@ -218,7 +216,7 @@ export function createRestApp(deps: RestDeps): Express {
       };
       const fault = deps.faults.take(req.method, req.path);
       if (fault?.when === "before") {
-        if (fault.kind === "delay") await sleep(fault.delayMs);
+        if (fault.kind === "delay") await deps.faults.wait(fault.delayMs);
         else return failAnswer(res, fault.kind);
       }
       const key = req.get("idempotency-key");
@@ -229,7 +227,7 @@ export function createRestApp(deps: RestDeps): Express {
           : { ...(await answer()), replayed: false };
       if (fault?.when === "after") {
         // The work is done (and kept under its key); only the answer is lost.
-        if (fault.kind === "delay") await sleep(fault.delayMs);
+        if (fault.kind === "delay") await deps.faults.wait(fault.delayMs);
         else return failAnswer(res, fault.kind);
       }
       if (res.destroyed || req.socket.destroyed) return;
