@@ -8,8 +8,9 @@ import { z } from "zod";
  *   webhooks are sent — and then the answer is lost: the case where the gateway charged and we do not know.
  * `kind` is how: `error` (500 api_error, which the SDK retries), `reset` (the connection is destroyed)
  * or `delay` (the answer waits `delayMs`, past the SDK's timeout, or until a test calls releaseDelays(): a
- * hung call the test ends when it has seen what it came for, instead of waiting the delay out). `deferWebhooks` holds every
- * webhook as a failed delivery that the next advance() sends: the webhook that arrives later;
+ * hung call the test ends when it has seen what it came for, instead of waiting the delay out).
+ * `deferWebhooks` holds every webhook as a failed delivery that the next advance() sends: the webhook that
+ * arrives later;
  * `holdWebhooksMs` keeps such a delivery from being retried that long (as Stripe waits before a retry),
  * so that another process's advance() does not send it at once.
  * Tests set it through `sandbox.faults`; a spawned process through STRIPE_SANDBOX_FAULTS (JSON of
@@ -43,6 +44,8 @@ function pathPattern(path: string): RegExp {
 
 export class SandboxFaults {
   private armed: ArmedFault[] = [];
+  /** The delay faults' waits under way (wait), each ended by its timer or by releaseDelays(). */
+  private readonly delayed = new Set<() => void>();
   /** While true, webhooks are held as failed deliveries for the next advance(). */
   deferWebhooks = false;
   /** How long a held delivery waits before an advance() may send it. */
@@ -69,8 +72,6 @@ export class SandboxFaults {
     this.deferWebhooks = false;
     this.holdWebhooksMs = 0;
   }
-
-  private readonly delayed = new Set<() => void>();
 
   /** A delay fault's wait: `ms`, or less if releaseDelays() is called first. */
   wait(ms: number): Promise<void> {
