@@ -27,6 +27,7 @@ import { connectPayPal, createBitPayGateway, createPayPalGateway, createStripeGa
 import { type NoticeDeps, runNoticeJobs, sendReceipt } from "../billing/notices";
 import { deleteExpiredSecurityEvents } from "../identity/security-events";
 import { createVpnSetup } from "../vpn/setup";
+import { type PasswordHasher, productPasswords } from "../identity/passwords";
 
 export type { ApiConfig } from "../platform/config";
 export type { Database } from "../platform/db";
@@ -40,6 +41,11 @@ export interface CreateApiOptions {
   clock?: Clock;
   /** Where the API logs (default: JSON lines on stdout at LOG_LEVEL, named "api"). */
   logger?: Logger;
+  /**
+   * How passwords are hashed (default: argon2id at OWASP's minimum, api/identity/passwords.ts). Code only, for
+   * the API's tests: no setting lowers the cost.
+   */
+  passwords?: PasswordHasher;
 }
 
 export interface Api {
@@ -80,6 +86,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
   // (made once the sandboxes' tables exist, below); else the system clock.
   let clock: Clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? consoleStyle(createLogger(config.logLevel).child({ name: "api" }));
+  const passwords = opts.passwords ?? productPasswords;
   const ownsDb = !opts.db;
   const db = opts.db ?? createDatabase(config.databaseUrl, config.postgresUser);
   // The stand-ins, loaded only in sandbox mode (docs/decisions/024): outside it their code is never read.
@@ -96,7 +103,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
         await shared.refresh();
         clock = shared;
       }
-      await sandboxes.seed(db, clock);
+      await sandboxes.seed(db, clock, passwords);
     }
   } catch (error) {
     if (ownsDb) await db.destroy().catch(() => undefined);
@@ -139,6 +146,7 @@ export async function createApi(opts: CreateApiOptions): Promise<Api> {
     limiter,
     loginThrottle: new LoginThrottle(limiter, config.login),
     mail,
+    passwords,
     payments,
     crypto,
     paypal,

@@ -6,6 +6,7 @@ import type { PlatformServices } from "../platform/services";
 import type { NoticeDeps } from "../billing/notices";
 import type { Gateways } from "../payments/gateway";
 import type { VpnSetup } from "../vpn/setup";
+import type { PasswordHasher } from "../identity/passwords";
 
 /** What every route module receives: the platform's services and the payment gateways. */
 export interface ApiContext extends PlatformServices {
@@ -23,6 +24,8 @@ export interface ApiContext extends PlatformServices {
   dunning: DunningDeps;
   /** Manual setup's servers and node tokens; null while it is off (outside sandbox mode without VPN_NODE_TOKENS). */
   vpn: VpnSetup | null;
+  /** Hashes and checks passwords: the product's argon2id cost, or what the code that built the API gave (createApi). */
+  passwords: PasswordHasher;
   /** Runs what has come due by the business clock (renewals, expiries); the test clock calls it. */
   runDueJobs(): Promise<void>;
 }

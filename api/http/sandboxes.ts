@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import type { TaxRates } from "../platform/tax-rates";
 import type { Clock, OffsetStore } from "../platform/clock";
 import type { Database } from "../platform/db";
+import type { PasswordHasher } from "../identity/passwords";
 import type { VpnServerFileEntry } from "../platform/vpn-servers-file";
 // Type-only (erased from the bundle): tests drive the Stripe sandbox's fault switch through Api.stripeSandbox.
 import type { StripeSandbox } from "../sandboxes/stripe";
@@ -37,7 +38,7 @@ export interface SandboxKit {
   /** Creates the sandboxes' tables: their own idempotent migration set, recorded apart from the product's. */
   migrate(db: Database): Promise<void>;
   /** The demo account and the WELCOME10 coupon. */
-  seed(db: Database, clock: Clock): Promise<void>;
+  seed(db: Database, clock: Clock, passwords: PasswordHasher): Promise<void>;
   /** The test clock's offset in the database (sandbox mode's business time, shared by every instance). */
   clockStore(db: Database): OffsetStore;
   stripe: {

@@ -7,7 +7,7 @@ import { secondsUntil } from "../platform/rate-limit";
 import { generateToken, hashToken, looksLikeToken } from "../platform/tokens";
 import { CODE_CAP_WINDOW_SECONDS, CODE_MESSAGES, codeCapKeys, consumeCode, invalidCodeError, sendCode, verifyCode } from "./codes";
 import { emailChangeCodeEmail, emailChangeTakenEmail, emailChangedEmail } from "./emails";
-import { verifyPassword } from "./passwords";
+import type { PasswordHasher } from "./passwords";
 import { type EventSource, recordSecurityEvent } from "./security-events";
 import { revokeSessions } from "./sessions";
 
@@ -59,7 +59,7 @@ export function emailChangeFailureKey(userId: number): string {
   return `email-change-fail:user:${userId}`;
 }
 
-type Ctx = Pick<PlatformServices, "db" | "clock" | "limiter" | "config" | "mail">;
+type Ctx = Pick<PlatformServices, "db" | "clock" | "limiter" | "config" | "mail"> & { passwords: PasswordHasher };
 
 function fieldError(code: "validation_failed" | "wrong_password", field: string, message: string): DomainError {
   return new DomainError(code, message, { field });
@@ -125,7 +125,7 @@ export async function startEmailChange(
         text: text("messages:confirm.tooManyPasswords", { count: Math.ceil(seconds / 60) }),
       });
     }
-    if (!(await verifyPassword(user.password_hash, opts.password))) {
+    if (!(await ctx.passwords.verify(user.password_hash, opts.password))) {
       throw fieldError("wrong_password", "password", EMAIL_CHANGE_MESSAGES.wrongPassword);
     }
     await ctx.limiter.release([reservation]);

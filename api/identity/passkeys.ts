@@ -17,7 +17,7 @@ import { type Reservation, minutesOf, tryAgainIn } from "../platform/rate-limit"
 import type { PlatformServices } from "../platform/services";
 import { generateToken, hashToken, looksLikeToken } from "../platform/tokens";
 import { consumeCode, invalidCodeError, verifyCode } from "./codes";
-import { verifyPassword } from "./passwords";
+import type { PasswordHasher } from "./passwords";
 import type { EventSource } from "./security-events";
 import { deliverSecurityEmail, noteSecurityEvent } from "./sign-in-alerts";
 import { findUserById, notDeleted } from "./users";
@@ -314,7 +314,7 @@ function confirmFieldError(code: "validation_failed" | "wrong_password" | "code_
  * Answers when the confirmation ends; a new one replaces the session's previous one.
  */
 export async function confirmForPasskey(
-  ctx: Pick<PlatformServices, "db" | "clock" | "config" | "limiter">,
+  ctx: Pick<PlatformServices, "db" | "clock" | "config" | "limiter"> & { passwords: PasswordHasher },
   opts: { user: Pick<User, "id" | "email" | "password_hash">; tokenId: number; password?: string; verificationCode?: string; code?: string },
 ): Promise<{ expiresAt: string }> {
   const { db, clock, limiter } = ctx;
@@ -337,7 +337,7 @@ export async function confirmForPasskey(
   }
   let emailed: Awaited<ReturnType<typeof verifyCode>> | null = null;
   if (user.password_hash) {
-    if (!(await verifyPassword(user.password_hash, opts.password ?? ""))) throw confirmFieldError("wrong_password", "password", PASSKEY_MESSAGES.wrongPassword);
+    if (!(await ctx.passwords.verify(user.password_hash, opts.password ?? ""))) throw confirmFieldError("wrong_password", "password", PASSKEY_MESSAGES.wrongPassword);
   } else {
     emailed = await verifyCode(db, clock, { email: user.email, purpose: "passkey", code: opts.verificationCode ?? "", field: "verification_code" });
   }

@@ -1,4 +1,4 @@
-import { hashPassword } from "../identity/passwords";
+import type { PasswordHasher } from "../identity/passwords";
 import { seedWelcomeCoupon } from "../payments/coupons";
 import type { Clock } from "../platform/clock";
 import type { Database } from "../platform/db";
@@ -11,7 +11,7 @@ export const DEMO_PASSWORD = "demo-password";
 export const DEMO_NAME = "Demo User";
 
 /** Idempotent: inserts the demo account when its email is missing (an existing one is never touched). */
-export async function seedSandbox(db: Database, clock: Clock): Promise<void> {
+export async function seedSandbox(db: Database, clock: Clock, passwords: PasswordHasher): Promise<void> {
   await seedWelcomeCoupon(db, clock.now());
   const existing = await db.selectFrom("users").select("id").where("email", "=", DEMO_EMAIL).executeTakeFirst();
   if (existing) return;
@@ -21,7 +21,7 @@ export async function seedSandbox(db: Database, clock: Clock): Promise<void> {
     .values({
       email: DEMO_EMAIL,
       name: DEMO_NAME,
-      password_hash: await hashPassword(DEMO_PASSWORD),
+      password_hash: await passwords.hash(DEMO_PASSWORD),
       email_verified_at: now,
       agreement_at: now,
       newsletter: 0,

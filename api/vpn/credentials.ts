@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
-import { hashPassword, verifyPassword } from "../identity/passwords";
+import type { PasswordHasher } from "../identity/passwords";
 import { type Database, isUniqueViolation } from "../platform/db";
 import { DomainError } from "../platform/errors";
 import { type RateLimiter, tryAgainIn } from "../platform/rate-limit";
@@ -59,12 +59,13 @@ export async function credentialsOf(db: Database, userId: number): Promise<z.inf
  */
 export async function issueCredentials(
   db: Database,
+  passwords: PasswordHasher,
   input: { userId: number; hasPlan: boolean; now: Date },
 ): Promise<{ username: string; password: string; created_at: string; created: boolean }> {
   const existing = await credentialsOf(db, input.userId);
   if (!existing && !input.hasPlan) throw new DomainError("plan_required", "A plan is needed for manual setup.");
   const password = randomText(ALPHABET, PASSWORD_LENGTH);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await passwords.hash(password);
   const createdAt = input.now.toISOString();
   for (let attempt = 0; ; attempt++) {
     const username = `u${randomText(USERNAME_ALPHABET, 11)}`;
@@ -104,6 +105,7 @@ export function authenticateFailureKey(username: string): string {
  */
 export async function authenticateService(
   db: Database,
+  passwords: PasswordHasher,
   limits: AuthenticateLimits,
   input: { username: string; password: string },
   hasPlan: (userId: number) => Promise<boolean>,
@@ -122,7 +124,7 @@ export async function authenticateService(
     .where("c.username", "=", username)
     .where("u.deleted_at", "is", null)
     .executeTakeFirst();
-  if (!(await verifyPassword(row?.password_hash ?? null, input.password)) || !row) {
+  if (!(await passwords.verify(row?.password_hash ?? null, input.password)) || !row) {
     throw new DomainError("invalid_credentials", CREDENTIALS_MESSAGES.wrong);
   }
   await limits.limiter.release([reservation]);

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { createApi } from "../../api/http/app";
 import { PLANS } from "../../api/payments/catalog";
 import { DEMO_EMAIL } from "../../api/sandboxes/seed";
-import { hashPassword } from "../../api/identity/passwords";
 import { LIVE_ESSENTIALS, databases, MemoryLogger, startApi, useApi } from "./harness";
 import { TestClock } from "../support/clock";
 
@@ -78,11 +77,11 @@ describe.each(databases({ postgres: "explicit ids and upserts beside PostgreSQL'
 
     // Someone changed a plan and the demo account's password.
     await t.db.updateTable("plans").set({ title: "Changed", discounted_price_cents: 1 }).where("id", "=", 5).execute();
-    const newHash = await hashPassword("changed-password");
+    const newHash = await t.passwords.hash("changed-password");
     await t.db.updateTable("users").set({ password_hash: newHash }).where("email", "=", DEMO_EMAIL).execute();
 
     for (let i = 0; i < 2; i++) {
-      const again = await createApi({ config: t.config, db: t.db, clock: new TestClock(), logger: new MemoryLogger() });
+      const again = await createApi({ config: t.config, db: t.db, clock: new TestClock(), logger: new MemoryLogger(), passwords: t.passwords });
       await again.close(); // does not close a database it did not open
     }
 

@@ -1,4 +1,4 @@
-import { hashPassword } from "../../api/identity/passwords";
+import { type PasswordHasher, productPasswords } from "../../api/identity/passwords";
 import type { Database } from "../../api/platform/db";
 import type { NewSubscription } from "../../api/platform/db/schema";
 
@@ -23,24 +23,30 @@ export type NewTestUser = {
   language?: "en" | "de" | "fr" | "es";
 };
 
-// argon2 is slow by design: one hash per password per process serves every account made with it (the
-// salt is shared, which no test looks at; sign-ins still verify with the real cost).
-const hashes = new Map<string, Promise<string>>();
-function hashOnce(password: string): Promise<string> {
-  let hash = hashes.get(password);
-  if (!hash) hashes.set(password, (hash = hashPassword(password)));
+// argon2 is slow by design: one hash per password and hasher per process serves every account made with it
+// (the salt is shared, which no test looks at; sign-ins still verify at the hash's cost).
+const hashes = new WeakMap<PasswordHasher, Map<string, Promise<string>>>();
+function hashOnce(passwords: PasswordHasher, password: string): Promise<string> {
+  let byPassword = hashes.get(passwords);
+  if (!byPassword) hashes.set(passwords, (byPassword = new Map()));
+  let hash = byPassword.get(password);
+  if (!hash) byPassword.set(password, (hash = passwords.hash(password)));
   return hash;
 }
 
-/** Inserts a verified account and answers its id. */
-export async function insertUser(db: Database, user: NewTestUser): Promise<number> {
+/**
+ * Inserts a verified account and answers its id. Its password is hashed by `passwords`: give the hasher of
+ * the API that will check it (the API's tests run a cheaper one, tests/api/harness.ts), or the API re-hashes
+ * it at the first sign-in; the product's by default (the browser tests' servers).
+ */
+export async function insertUser(db: Database, user: NewTestUser, passwords: PasswordHasher = productPasswords): Promise<number> {
   const now = (user.now ?? new Date()).toISOString();
   const row = await db
     .insertInto("users")
     .values({
       email: user.email.toLowerCase(),
       name: user.name ?? null,
-      password_hash: user.password ? await hashOnce(user.password) : null,
+      password_hash: user.password ? await hashOnce(passwords, user.password) : null,
       email_verified_at: now,
       ...(user.agreed ? { agreement_at: now, newsletter_at: null } : {}),
       ...(user.language ? { language: user.language } : {}),

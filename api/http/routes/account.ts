@@ -27,7 +27,6 @@ import { eventSource } from "../security";
 import { PaidPlanLossSchema, RefundOfferSchema, paidPlanLossOf, refundOfferOf } from "../../billing/deletion-losses";
 import { confirmationCodeRoute } from "./confirmation-code";
 import { DomainError, type ErrorCode, type FieldErrors } from "../../platform/errors";
-import { verifyPassword } from "../../identity/passwords";
 import {
   AUTHENTICATION_CODE_REQUIRED,
   TWO_FACTOR_MESSAGES,
@@ -362,7 +361,7 @@ export const accountRoutes = [
             text: text("messages:confirm.tooManyPasswords", { count: Math.ceil(seconds / 60) }),
           });
         }
-        if (!(await verifyPassword(user.password_hash, input.password ?? ""))) {
+        if (!(await ctx.passwords.verify(user.password_hash, input.password ?? ""))) {
           throw fieldError("wrong_password", "password", DELETION_MESSAGES.wrongPassword);
         }
         await limiter.release([reservation]);

@@ -19,7 +19,6 @@ import {
   peekOneTimeToken,
   retireOneTimeTokens,
 } from "../../identity/one-time-tokens";
-import { hashPassword } from "../../identity/passwords";
 import { PasskeyReviewSchema, startPasskeyReview } from "../../identity/passkeys";
 import { minutesOf, secondsUntil, tryAgainIn } from "../../platform/rate-limit";
 import { issueToken, liveTokenIdOf, revokeSessions, signInDevice } from "../../identity/sessions";
@@ -273,7 +272,7 @@ export const authRoutes = [
       if (!user || (await peekOneTimeToken(db, { purpose: "reset", token: input.token })) !== user.id) {
         throw linkError(AUTH_MESSAGES.resetLinkInvalid);
       }
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await ctx.passwords.hash(input.password);
       const keepTokenId = await liveTokenIdOf(db, req.headers.authorization, user.id);
       await db.transaction().execute(async (trx) => {
         const used = await consumeOneTimeToken(trx, { purpose: "reset", token: input.token, userId: user.id });
@@ -314,7 +313,7 @@ export const authRoutes = [
       const { db, config, clock, mail } = ctx;
       const owner = await peekOneTimeToken(db, { purpose: "set_password", token: input.token });
       if (owner === null) throw linkError(AUTH_MESSAGES.setLinkInvalid);
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await ctx.passwords.hash(input.password);
       const email = await db.transaction().execute(async (trx) => {
         const userId = await consumeOneTimeToken(trx, { purpose: "set_password", token: input.token, userId: owner });
         if (userId === null) throw linkError(AUTH_MESSAGES.setLinkInvalid);

@@ -4,7 +4,6 @@ import { type HandlerArgs, route } from "../contract/route";
 import { consumeCode, invalidCodeError, sendCode, verifyCode } from "../../identity/codes";
 import { alreadyRegisteredEmail, signupCodeEmail, welcomeEmail } from "../../identity/emails";
 import { DomainError } from "../../platform/errors";
-import { hashPassword } from "../../identity/passwords";
 import { issueToken, signInDevice } from "../../identity/sessions";
 import { afterSignIn } from "../security";
 import { deliverSecurityEmail } from "../../identity/sign-in-alerts";
@@ -89,7 +88,7 @@ async function register(
   });
   if (await findUserByEmail(db, input.email)) throw new DomainError("email_taken", SIGNUP_MESSAGES.accountExists);
 
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await ctx.passwords.hash(input.password);
   const now = clock.now().toISOString();
   const userId = await db.transaction().execute(async (trx) => {
     if (!(await consumeCode(trx, verified))) throw invalidCodeError("verification_code");

@@ -8,7 +8,6 @@ import { deliverSecurityEmail, emailOrigin, noteSecurityEvent } from "../../iden
 import { afterSignIn, eventSource } from "../security";
 import { confirmationCodeRoute } from "./confirmation-code";
 import { DomainError, type ErrorCode } from "../../platform/errors";
-import { verifyPassword } from "../../identity/passwords";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import {
   CHALLENGE_MAX_ATTEMPTS,
@@ -178,7 +177,7 @@ export const twoFactorRoutes = [
       if (user.password_hash) {
         if (!input.password) throw fieldError("validation_failed", "password", TWO_FACTOR_MESSAGES.passwordRequired);
         const reservation = await reserveSettingTry(ctx, "enable", user.id);
-        if (!(await verifyPassword(user.password_hash, input.password))) throw fieldError("wrong_password", "password", TWO_FACTOR_MESSAGES.wrongPassword);
+        if (!(await ctx.passwords.verify(user.password_hash, input.password))) throw fieldError("wrong_password", "password", TWO_FACTOR_MESSAGES.wrongPassword);
         await releaseSettingTry(ctx, reservation);
       } else {
         const code = input.verification_code;

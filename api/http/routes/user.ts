@@ -5,7 +5,6 @@ import { LINK_MESSAGES, accountForProviderSignIn, providerLabel, verifyProviderT
 import { claimIdTokenUse } from "../../identity/id-tokens";
 import { DomainError } from "../../platform/errors";
 import { text } from "../../platform/i18n";
-import { hashPassword, passwordNeedsRehash, verifyPassword } from "../../identity/passwords";
 import { revokeSessions, signInDevice } from "../../identity/sessions";
 import { clientAddressKey } from "../../platform/trust-proxy";
 import { noteSecurityEvent } from "../../identity/sign-in-alerts";
@@ -86,7 +85,7 @@ export const userRoutes = [
       // A deleted account is an unknown email (it has no password either).
       const user = await findUserByEmail(db, input.email);
       // Always one argon2 verify (a dummy one for unknown emails and password-less accounts).
-      const valid = await verifyPassword(user?.password_hash ?? null, input.password);
+      const valid = await ctx.passwords.verify(user?.password_hash ?? null, input.password);
       if (!user?.password_hash || !valid) {
         // An existing account's failure is in its activity; an unknown email leaves no trace (no enumeration).
         // Not awaited: the write would make a known email's refusal measurably slower than an unknown one's.
@@ -96,10 +95,10 @@ export const userRoutes = [
       // The right password is not a failure.
       await loginThrottle.release(reservations);
 
-      if (passwordNeedsRehash(user.password_hash)) {
+      if (ctx.passwords.needsRehash(user.password_hash)) {
         await db
           .updateTable("users")
-          .set({ password_hash: await hashPassword(input.password), updated_at: clock.now().toISOString() })
+          .set({ password_hash: await ctx.passwords.hash(input.password), updated_at: clock.now().toISOString() })
           .where("id", "=", user.id)
           .execute();
       }

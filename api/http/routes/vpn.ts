@@ -231,7 +231,7 @@ export const vpnRoutes = [
     async handler({ ctx, req, auth }) {
       setupOf(ctx);
       const now = ctx.clock.now();
-      const issued = await issueCredentials(ctx.db, { userId: auth.user.id, hasPlan: await hasPlan(ctx.db, auth.user.id, now), now });
+      const issued = await issueCredentials(ctx.db, ctx.passwords, { userId: auth.user.id, hasPlan: await hasPlan(ctx.db, auth.user.id, now), now });
       await noteSecurityEvent(ctx, {
         userId: auth.user.id,
         kind: issued.created ? "service_credentials_created" : "service_credentials_reset",
@@ -347,7 +347,7 @@ export const vpnRoutes = [
     },
     async handler({ ctx, body: input }) {
       const limits = { limiter: ctx.limiter, maxFailures: ctx.config.vpn.authMaxFailuresPerUsername, windowSeconds: ctx.config.vpn.authFailureWindowSeconds };
-      await authenticateService(ctx.db, limits, input, (userId) => hasPlan(ctx.db, userId, ctx.clock.now()));
+      await authenticateService(ctx.db, ctx.passwords, limits, input, (userId) => hasPlan(ctx.db, userId, ctx.clock.now()));
       return { data: { ok: true as const }, message: CREDENTIALS_MESSAGES.accepted };
     },
   }),
