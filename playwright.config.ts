@@ -1,6 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 
-import { chromiumPath } from "./tests/support/chromium";
+import { BROWSER_TEST_ARGS, chromiumPath } from "./tests/support/chromium";
 import { e2eDataDir } from "./tests/support/e2e-servers";
 
 // End-to-end tests drive the built server in sandbox mode (SANDBOX=true) on a fresh SQLite database, with
@@ -53,15 +53,7 @@ export default defineConfig({
     trace: process.env.CI ? "on-first-retry" : "retain-on-failure",
     launchOptions: {
       executablePath: chromiumPath(),
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
+      args: BROWSER_TEST_ARGS,
     },
   },
   // The specs that move the clock run on servers of their own beside the others, listed first so that they

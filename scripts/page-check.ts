@@ -38,7 +38,7 @@ import path from "node:path";
 import { type Browser, type BrowserContext, chromium, devices, type Frame, type Page, type Response } from "@playwright/test";
 import type { AxeResults, RunOptions } from "axe-core";
 import { type Mode, openPage, type PageFlow, pageFlows, type SnapOptions, type Visit } from "../tests/support/page-states";
-import { chromiumPath } from "../tests/support/chromium";
+import { BROWSER_TEST_ARGS, chromiumPath } from "../tests/support/chromium";
 import { LOOPBACK_LIMITS, startQualityServer } from "./quality-server";
 
 const PORT = Number(process.env.PAGE_CHECK_PORT ?? 3450);
@@ -685,7 +685,7 @@ async function main() {
   try {
     browser = await timed("start: browser", () => chromium.launch({
       executablePath: CHROME_PATH,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update"],
+      args: BROWSER_TEST_ARGS,
     }));
     await runFlows(browser, server.base, failures);
   } finally {
