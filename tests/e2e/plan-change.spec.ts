@@ -157,13 +157,15 @@ test("3 Months to 1 Year by card: 14 months, and the page, the result and the em
   expect(mail.text).toContain(`Next renewal: ${before.nextRenewal}`);
 });
 
-// And from the monthly plan to every longer plan that renews, by card, without and with JavaScript: each change
-// buys its card's months, free months included, and states the renewal its plan has.
+// And from the monthly plan to every longer plan that renews, by card: each change buys its card's months, free
+// months included, and states the renewal its plan has. Without JavaScript only (issue 31): with it, the change
+// takes the same path whatever the plan, which the tests above run to a plan with free months and to one without;
+// the figures are the API's, the same in both modes.
 const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 const dollarsToCents = (text: string) => Math.round(Number(text.replace(/[$,]/g, "")) * 100);
 for (const to of PLANS.filter((plan) => plan.billing_type === "recurring" && plan.duration_months! > 1)) {
   const months = to.duration_months! + to.extra_months!;
-  test(`1 Month to ${to.title} by card: ${months} months, and the page, the result and the email agree`, async ({ page, login, request }, testInfo) => {
+  test(`1 Month to ${to.title} by card: ${months} months, and the page, the result and the email agree`, { tag: "@once" }, async ({ page, login, request }, testInfo) => {
     const user = await login();
     await subscribeMonthly(page, testInfo, 1);
 
