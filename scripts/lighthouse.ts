@@ -22,7 +22,7 @@ import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import type { Result } from "lighthouse";
-import { FULL_CHROMIUM } from "../tests/support/chromium";
+import { FULL_CHROMIUM, MACHINE_FLAGS } from "../tests/support/chromium";
 import { signInDemo, waitForHealth } from "./built-server";
 
 const BARS = { performance: 95, accessibility: 100, "best-practices": 100, seo: 100 } as const;
@@ -41,16 +41,7 @@ const PORT = Number(process.env.LIGHTHOUSE_PORT ?? 3402);
 const BASE = `http://127.0.0.1:${PORT}`;
 // The full browser, not the tests' headless shell: Lighthouse judges what a visitor's Chrome does.
 const CHROME_PATH = process.env.CHROMIUM_PATH ?? FULL_CHROMIUM;
-const CHROME_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+const CHROME_FLAGS = ["--headless=new", ...MACHINE_FLAGS];
 
 /** `barred: false` is measured and printed but does not fail the run (see the signed-in checkout). */
 type Target = { name: string; path: string; signedIn: boolean; barred: boolean };
