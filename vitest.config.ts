@@ -21,7 +21,8 @@ class LongestFirst extends BaseSequencer {
       const key = `${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`;
       return this.ctx.cache.getFileTestResults(key)?.duration ?? KNOWN_DURATIONS[key] ?? Number.POSITIVE_INFINITY;
     };
-    return [...files].sort((a, b) => duration(b) - duration(a));
+    // Two files neither knows (Infinity - Infinity) keep their order.
+    return [...files].sort((a, b) => duration(b) - duration(a) || 0);
   }
 }
 

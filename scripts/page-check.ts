@@ -476,7 +476,6 @@ class CheckVisit implements Visit {
   }
 }
 
-/** Every flow in both modes, LANES at a time (the JavaScript-on flows, slower, first). */
 /**
  * The pages once more in a language other than English (issue 36): the visitor's and the Premium account's
  * every-page flows with a German browser, so that vnu.jar and axe judge the German pages too (`lang`, longer
@@ -492,6 +491,7 @@ function inGerman(flows: PageFlow[]): PageFlow[] {
     .map((flow) => ({ ...flow, role: `${flow.role} in German`, locale: "de-DE", only: "no-js" as const }));
 }
 
+/** Every flow in the modes it runs in, LANES at a time (the JavaScript-on flows, slower, first). */
 async function runFlows(browser: Browser, base: string, failures: string[]) {
   const flows = pageFlows(base);
   const tasks = (["js", "no-js"] as const).flatMap((mode) =>

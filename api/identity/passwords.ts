@@ -30,9 +30,10 @@ export class PasswordHasher {
   /** The dummy hash at this cost (verifying takes as long as verifying a real one). */
   private readonly dummyHash: Promise<string>;
 
-  constructor(readonly cost: PasswordCost = PASSWORD_COST) {
+  constructor(cost: PasswordCost = PASSWORD_COST) {
     this.options = { type: argon2id, ...cost };
-    const productCost = Object.entries(PASSWORD_COST).every(([key, value]) => cost[key as keyof PasswordCost] === value);
+    const productCost =
+      cost.memoryCost === PASSWORD_COST.memoryCost && cost.timeCost === PASSWORD_COST.timeCost && cost.parallelism === PASSWORD_COST.parallelism;
     this.dummyHash = productCost ? Promise.resolve(DUMMY_HASH) : hash(randomBytes(32).toString("hex"), this.options);
     // Awaited at each use; an unhandled rejection here would end the process before that.
     this.dummyHash.catch(() => undefined);
