@@ -62,6 +62,8 @@ function fastText(texts: Map<string, string>, plurals: Intl.PluralRules, key: st
         continue;
       }
       if (name === "count") {
+        // Trans always passes a count, undefined when it has none: i18next reads that as no count.
+        if (value === undefined) continue;
         if (typeof value !== "number") return undefined;
         count = value;
         continue;

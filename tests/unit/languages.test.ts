@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { languageOfCookieHeader, languageOfHeader, languageOfHeaders, onlyLanguageCookie } from "~/i18n/languages";
 import { formatCents } from "~/utils/plans";
 import { formatLongDate, formatShortDate } from "~/utils/dates";
@@ -98,6 +98,22 @@ describe("the server's fast lookups (app/i18n/i18n.server.ts)", () => {
       same("a context", "checkout.guarantee", { context: "male" });
       same("a boolean option", "checkout.guarantee", { returnObjects: true });
       same("a format", "error.badRequest.text", { status: 405, interpolation: { escapeValue: true } });
+    }
+  });
+
+  it("answer what <Trans> asks without i18next: its count left undefined, its default, its namespaces", async () => {
+    const { i18nFor } = await import("~/i18n/i18n.server");
+    const served = i18nFor("en") as unknown as { translator: { translate: (...args: unknown[]) => unknown }; t: (key: string, options: object) => string };
+    const translate = vi.spyOn(served.translator, "translate");
+    try {
+      // As react-i18next's Trans calls t for <Trans i18nKey values components /> (TransWithoutContext.js).
+      const asTrans = (key: string, values: Record<string, string>) =>
+        served.t(key, { context: undefined, count: undefined, ...values, defaultValue: key, ns: ["checkout"] });
+      expect(asTrans("checkout.guarantee", {})).toContain("<terms>");
+      expect(asTrans("checkout.terms.buys", { buys: "1 year", date: "March 5, 2027" })).toContain("March 5, 2027");
+      expect(translate).not.toHaveBeenCalled();
+    } finally {
+      translate.mockRestore();
     }
   });
 });
