@@ -53,7 +53,10 @@ export default defineConfig({
     trace: process.env.CI ? "on-first-retry" : "retain-on-failure",
     launchOptions: {
       executablePath: chromiumPath(),
-      args: BROWSER_TEST_ARGS,
+      // One renderer process for all of a worker's pages (each worker has a browser of its own): the page a
+      // worker reuses keeps its process, its memory cache and V8's compiled scripts from test to test, instead
+      // of a new process when a test's first navigation leaves about:blank (docs/decisions/071).
+      args: [...BROWSER_TEST_ARGS, "--renderer-process-limit=1"],
     },
   },
   // The specs that move the clock run on servers of their own beside the others, listed first so that they

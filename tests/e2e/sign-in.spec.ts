@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createUser, DEMO, expectHome, hasJavaScript, open, signIn } from "../support/e2e";
+import { createUser, DEMO, emptyBrowserCache, expectHome, hasJavaScript, open, signIn } from "../support/e2e";
 
 test.describe("password sign-in", () => {
   test("the sign-in page shows what identity §2 lists", { tag: "@once" }, async ({ page }, testInfo) => {
@@ -35,6 +35,7 @@ test.describe("password sign-in", () => {
 
   test("with JavaScript, the checks load when the form is first used and run on leaving a field", async ({ page }, testInfo) => {
     test.skip(!hasJavaScript(testInfo), "checking as you go needs scripts");
+    await emptyBrowserCache(page);
     const scripts: string[] = [];
     const posts: string[] = [];
     page.on("request", (request) => {

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { enterCode, expectHome, hasJavaScript, latestCode, open, withDatabase } from "../support/e2e";
+import { emptyBrowserCache, enterCode, expectHome, hasJavaScript, latestCode, open, withDatabase } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
 
 const continueButton = (page: Page) => page.getByRole("button", { name: "Continue", exact: true });
@@ -152,6 +152,7 @@ test.describe("the sign-up tab's code, loaded when that tab is shown", () => {
 
   test("the sign-in tab does not download it; switching tabs keeps the sign-in form until the sign-up form replaces it", async ({ page }, testInfo) => {
     test.skip(!hasJavaScript(testInfo), "code loading is the js project's");
+    await emptyBrowserCache(page);
     const scripts: string[] = [];
     page.on("request", (request) => {
       if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);

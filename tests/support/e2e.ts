@@ -68,6 +68,20 @@ export async function open(page: Page, path: string, testInfo: TestInfo) {
   return response;
 }
 
+/**
+ * Empties the browser's HTTP and memory caches, as for a first visit. The page a worker reuses keeps its cache
+ * from test to test (docs/decisions/071), where a script already fetched is taken from memory without a request
+ * Playwright sees: a test that watches which scripts a page downloads starts with this.
+ */
+export async function emptyBrowserCache(page: Page) {
+  const session = await page.context().newCDPSession(page);
+  try {
+    await session.send("Network.clearBrowserCache");
+  } finally {
+    await session.detach();
+  }
+}
+
 /** Runs `work` on the e2e server's database, or on another server's (`database`, a path). */
 export async function withDatabase<T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>, database = e2eDatabase()): Promise<T> {
   const db = createDatabase(database, process.env.PGUSER || process.env.USER);
