@@ -91,7 +91,7 @@ const reference = referenceWorkMs();
 const started = Date.now();
 let failed: string | null = null;
 /** A `beside` stage under way while the next one runs. */
-let pending: { stage: Stage; done: Promise<void> } | null = null;
+let pending: Promise<void> | null = null;
 for (const stage of STAGES) {
   if (only && !only.has(stage.name)) continue;
   if (failed) {
@@ -100,16 +100,14 @@ for (const stage of STAGES) {
   }
   const done = runStage(stage);
   if (stage.beside) {
-    pending = { stage, done };
+    pending = done;
     continue;
   }
   await done;
-  if (pending) {
-    await pending.done;
-    pending = null;
-  }
+  await pending;
+  pending = null;
 }
-if (pending) await pending.done;
+await pending;
 
 /** Runs a stage's scripts side by side and records its time and result. */
 async function runStage(stage: Stage): Promise<void> {
