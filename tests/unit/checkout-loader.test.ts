@@ -103,8 +103,11 @@ describe("signed-in checkout loader", () => {
   it("reads the checkout with one call when the API has /api/account/checkout", async () => {
     const data = await load();
     expect(seen).toEqual(["/api/account/checkout?plan_id=6&default_country=US"]);
-    expect(data).toMatchObject({ plan, accountEmail: "buyer@example.com", visitor: null, savedCards: [card], cardsFailed: false, gateway, planChange: null });
+    expect(data).toMatchObject({ plan: { id: 6, title: "1 Year" }, accountEmail: "buyer@example.com", visitor: null, savedCards: [card], cardsFailed: false, gateway, planChange: null });
     expect(data.country).toEqual({ code: "US" });
+    // The page gets the plan's fields it shows, not every field of the API's plan (each is encoded into the page).
+    expect(data.plan).not.toHaveProperty("price");
+    expect(data.plan).not.toHaveProperty("duration_months");
   });
 
   it("taxes for the saved billing country, else the browser's, in the same one call (issue 35)", async () => {
@@ -147,7 +150,7 @@ describe("signed-in checkout loader", () => {
     aggregate = "fails";
     failing.add("/api/payments/payment-methods");
     const data = await load();
-    expect(data).toMatchObject({ plan, accountEmail: "buyer@example.com", savedCards: [], cardsFailed: true });
+    expect(data).toMatchObject({ plan: { id: 6, title: "1 Year" }, accountEmail: "buyer@example.com", savedCards: [], cardsFailed: true });
   });
 
   it("an unknown plan is the 404 page", async () => {

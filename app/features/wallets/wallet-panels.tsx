@@ -1,6 +1,5 @@
-import { Link } from "@remix-run/react";
 import { type ComponentType, useEffect, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
 import { Spinner } from "~/components/spinner";
 import { useFormatters } from "~/i18n/use-formatters";
 import { type Translate, type WalletBodyProps, type WalletOrder, intervalLabel, walletOrder } from "./wallet-request";
@@ -85,9 +84,6 @@ function WalletPanel({ wallet, name, plan, quote, gateway, signedIn }: WalletPan
     >
       <summary>{name}</summary>
       <p>{walletTerms(name, order, t, money)}</p>
-      <p className="muted">
-        <Trans t={t} i18nKey="payments.wallet.legal" components={{ terms: <Link to="/terms" />, privacy: <Link to="/privacy" /> }} />
-      </p>
       {!signedIn ? (
         <p className="muted">{t("payments.wallet.verifyEmailFirst", { wallet: name })}</p>
       ) : Body ? (

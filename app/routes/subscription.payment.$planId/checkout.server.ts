@@ -14,6 +14,7 @@ import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
+import { type Quote as ShownQuote, shownQuote } from "./summary";
 import { loadReceipt, type Receipt } from "./receipt.server";
 import { browserCountry, chosenCountry, isKnownCountry, mayBeTaxed, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 import { languageOnSignIn } from "~/i18n/account-language.server";
@@ -22,7 +23,16 @@ import { languageOnSignIn } from "~/i18n/account-language.server";
 // cookie), the coupon, and the payments. Every step is a plain form post; JavaScript only adds the
 // inline card form (a card becomes a payment method in the browser, never posted here).
 
-export type Plan = ApiSchemas["Plan"];
+/**
+ * The plan as the checkout shows it. The loader sends the page only these of the API's fields: every
+ * value it sends is encoded into the page and the data requests (single fetch's turbo-stream), and the
+ * whole plan (its payment terms, labels, decimal prices) cost more to encode than its render used.
+ */
+export type Plan = Pick<ApiSchemas["Plan"], "id" | "title" | "billing_type" | "regular_price_cents" | "discounted_price_cents" | "savings_cents" | "discount_percent">;
+
+function shownPlan({ id, title, billing_type, regular_price_cents, discounted_price_cents, savings_cents, discount_percent }: ApiSchemas["Plan"]): Plan {
+  return { id, title, billing_type, regular_price_cents, discounted_price_cents, savings_cents, discount_percent };
+}
 export type SavedCard = ApiSchemas["SavedCard"];
 export type Quote = ApiSchemas["CheckoutQuote"];
 
@@ -86,7 +96,7 @@ export type CheckoutState = {
    * The API's quote for each payment method offered (POST /api/checkout/quote's answer): what is paid
    * now, what it buys, the first term's end, what renews. Every sum and term on the page is one of these.
    */
-  quotes: Quote[];
+  quotes: ShownQuote[];
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
   idempotencyKey: string;
   /** Seconds left before 'Payment Successful!' sends the customer home; null without it (before paying, or closed). */
@@ -258,14 +268,14 @@ export async function checkoutState(request: Request, context: AppLoadContext, p
   // 'Payment Successful!' counts down over the receipt until the customer closes it (then it stays).
   const redirectIn = receipt && flow.paidAt && !url.searchParams.has(RECEIPT_PARAM) ? secondsLeft(flow.paidAt, SUCCESS_REDIRECT_SECONDS) : 0;
   const state: CheckoutState = {
-    plan: detail.data.plan_data,
+    plan: shownPlan(detail.data.plan_data),
     accountEmail: me?.ok ? me.data.email : null,
     visitor: me?.ok ? null : visitorStep(flow),
     savedCards: cards?.ok ? cards.data : [],
     cardsFailed: Boolean(me?.ok && cards && !cards.ok),
     gateway: gateway.data,
     coupon: receipt ? null : applied,
-    quotes,
+    quotes: quotes.map(shownQuote),
     idempotencyKey: newIdempotencyKey(),
     paidRedirectIn: redirectIn > 0 ? redirectIn : null,
     receipt,

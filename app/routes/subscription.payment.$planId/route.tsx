@@ -190,6 +190,8 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
           <section aria-labelledby="methods-title">
             <h2 id="methods-title">{t("checkout.methods.title")}</h2>
             {replacesNotice ? <ReplacesNotice text={replacesNotice} /> : null}
+            {/* Once for every method, before them (it was repeated in each panel). */}
+            <Guarantee />
             <div className="accordion">
               <details name="payment-method" open={!paypalOpen && !cryptoOpen} className="accordion-item">
                 <summary>{t("checkout.methods.card")}</summary>
@@ -205,7 +207,6 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
                 <details name="payment-method" open={paypalOpen} className="accordion-item">
                   <summary>PayPal</summary>
                   <p>{paypalTerms(paypal, words)}</p>
-                  <Guarantee />
                   {state.accountEmail ? (
                     <PayPalPanel state={state} renews={paypal.renewal !== null} />
                   ) : (
@@ -217,7 +218,6 @@ function Purchase({ state, replacesNotice }: { state: CheckoutState; replacesNot
               <details name="payment-method" open={cryptoOpen} className="accordion-item">
                 <summary>{t("checkout.methods.crypto")}</summary>
                 <p>{cryptoTerms(crypto, words)}</p>
-                <Guarantee />
                 {state.accountEmail ? (
                   <CryptoPanel quote={crypto} />
                 ) : (
@@ -551,12 +551,7 @@ function SavedCards({ state, quote }: { state: CheckoutState; quote: Quote | nul
 function PanelTerms({ quote }: { quote: Quote }) {
   const { t } = useTranslation("checkout");
   const { money } = useFormatters();
-  return (
-    <>
-      <p>{cardTerms(quote, { t, money })}</p>
-      <Guarantee />
-    </>
-  );
+  return <p>{cardTerms(quote, { t, money })}</p>;
 }
 
 function Guarantee() {

@@ -9,7 +9,32 @@ import type { Translate, Words } from "~/utils/plans";
 
 export type { Words };
 
-export type Quote = ApiSchemas["CheckoutQuote"];
+type ApiQuote = ApiSchemas["CheckoutQuote"];
+/**
+ * A quote as the page's words use it: the API's (POST /api/checkout/quote) without what no word or figure
+ * of the checkout reads (the decimal twins of the cents, the first term's end as a timestamp: the loader
+ * formats it). The checkout's loader sends the page these (shownQuote).
+ */
+export type Quote = Pick<ApiQuote, "method" | "coupon_code" | "discount_amount_cents" | "country" | "net_cents" | "tax" | "amount_cents" | "paid_months" | "extra_months" | "months"> & {
+  renewal: Pick<NonNullable<ApiQuote["renewal"]>, "amount_cents" | "interval_months"> | null;
+};
+
+/** The part of an API quote the page gets (Quote). */
+export function shownQuote({ method, coupon_code, discount_amount_cents, country, net_cents, tax, amount_cents, paid_months, extra_months, months, renewal }: ApiQuote): Quote {
+  return {
+    method,
+    coupon_code,
+    discount_amount_cents,
+    country,
+    net_cents,
+    tax,
+    amount_cents,
+    paid_months,
+    extra_months,
+    months,
+    renewal: renewal ? { amount_cents: renewal.amount_cents, interval_months: renewal.interval_months } : null,
+  };
+}
 export type Method = Quote["method"];
 
 /** The ways to pay as the order summary names them: catalogue keys, or brands (which `t` passes through). */
@@ -28,7 +53,7 @@ function anyOf(names: string[], t: Translate): string {
 }
 
 /** The quote of one method, when the checkout offers it. */
-export function quoteOf(quotes: readonly Quote[], method: Method): Quote | null {
+export function quoteOf<Q extends Pick<Quote, "method">>(quotes: readonly Q[], method: Method): Q | null {
   return quotes.find((quote) => quote.method === method) ?? null;
 }
 
