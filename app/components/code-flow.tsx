@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import type { EmailStepFields, NewPasswordFields, OtpFields } from "~/schemas/identity";
 import { useFormOptions } from "~/utils/client-validation";
 import { CodeInput } from "./code-input";

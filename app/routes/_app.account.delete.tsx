@@ -2,7 +2,8 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { Field } from "~/components/field";
 import { FormAlert } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
@@ -167,8 +168,6 @@ export default function DeleteAccountPage() {
               t={t}
               i18nKey="account.delete.consequences.afterwards"
               values={{ email }}
-              tOptions={{ interpolation: { escapeValue: true } }}
-              shouldUnescape
               components={{ strong: <strong className="email-address" /> }}
             />
           </p>

@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { EmailStepForm, NewPasswordForm, OtpStepForm } from "~/components/code-flow";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { type PasskeyListItem, PasskeyList } from "~/features/passkeys/passkey-list";

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { OtpStepForm } from "~/components/code-flow";
 import { CodeInput } from "~/components/code-input";
 import { Field } from "~/components/field";
@@ -44,8 +45,6 @@ function StartForm({ state }: { state: Extract<EmailChangeDialogState, { step: "
             t={t}
             i18nKey="account.emailChange.codeIntro"
             values={{ email: state.currentEmail }}
-            tOptions={{ interpolation: { escapeValue: true } }}
-            shouldUnescape
             components={{ strong: <strong /> }}
           />
         )}

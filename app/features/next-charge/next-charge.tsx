@@ -1,4 +1,5 @@
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import type { NextChargeView } from "./next-charge.server";
 
 /** 'Next charge: $9.99 on 26 December, 2026, Visa ending in 4242', or when the plan ends without renewing. */

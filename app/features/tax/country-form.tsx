@@ -1,6 +1,7 @@
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { Field } from "~/components/field";
 import { DEFAULT_LANGUAGE, INTL_LOCALES, type Language } from "~/i18n/languages";
 import { usePageLanguage } from "~/i18n/page-language";

@@ -1,7 +1,8 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, useRevalidator } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { Field } from "~/components/field";
 import { FormAlert, useFlashFormError } from "~/components/form-alert";
 import { SubmitButton } from "~/components/submit-button";
@@ -146,13 +147,11 @@ function CreatePasskey({ name, onAdded }: { name: string; onAdded: (message: str
   return (
     <>
       <p>
-        {/* The name is the customer's text: escaped before the string's tags are read, unescaped when shown. */}
+        {/* The name is the customer's text: Trans puts values in after reading the string's tags, so it shows as written. */}
         <Trans
           t={t}
           i18nKey="account.passkeys.create.text"
           values={{ name }}
-          tOptions={{ interpolation: { escapeValue: true } }}
-          shouldUnescape
           components={{ strong: <strong /> }}
         />
       </p>

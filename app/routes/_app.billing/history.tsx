@@ -1,5 +1,6 @@
 import { Form, Link, useActionData } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { ModalDialog } from "~/components/modal-dialog";
 import { SubmitButton } from "~/components/submit-button";
 import { NextCharge } from "~/features/next-charge/next-charge";

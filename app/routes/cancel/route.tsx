@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { AuthPage } from "~/components/auth-page";
 import { BILLING_AUTO_RENEWAL } from "~/components/cancel-footer";
 import { EmailStepForm, OtpStepForm } from "~/components/code-flow";

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { CodeInput } from "~/components/code-input";
 import { RestartForm } from "~/components/restart-form";
 import { Field } from "~/components/field";

@@ -1,4 +1,5 @@
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { useFormatters } from "~/i18n/use-formatters";
 import { buysLabel, type Quote, renewalSentences } from "./summary";
 import type { Receipt } from "./receipt.server";

@@ -1,5 +1,6 @@
 import { Link } from "@remix-run/react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
+import { Trans } from "~/i18n/trans";
 import { NET_TERM } from "~/features/tax/tax-lines";
 import type { AppDownload, Receipt } from "./receipt.server";
 
