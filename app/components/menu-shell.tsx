@@ -1,7 +1,8 @@
-import { Form, NavLink, useLocation, useNavigation } from "@remix-run/react";
+import { Form, useLocation, useNavigation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Logo } from "./logo";
+import { NavItem } from "./nav-item";
 import { Spinner } from "./spinner";
 
 const NAV_ITEMS = [
@@ -81,9 +82,9 @@ export function MenuShell({ email, children }: { email: string; children: ReactN
           <ul>
             {NAV_ITEMS.map((item) => (
               <li key={item.to}>
-                <NavLink to={item.to} end={item.end} prefetch="intent">
+                <NavItem to={item.to} end={item.end}>
                   {t(item.label)}
-                </NavLink>
+                </NavItem>
               </li>
             ))}
           </ul>

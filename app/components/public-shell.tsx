@@ -1,8 +1,9 @@
-import { Link, NavLink } from "@remix-run/react";
+import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { cancelPath } from "./cancel-footer";
 import { Logo } from "./logo";
+import { NavItem } from "./nav-item";
 
 // `label`: a catalogue key.
 const NAV_ITEMS = [
@@ -44,9 +45,7 @@ export function PublicShell({ children, account, signedIn = false }: PublicShell
           <ul>
             {NAV_ITEMS.map((item) => (
               <li key={item.to}>
-                <NavLink to={item.to} prefetch="intent">
-                  {t(item.label)}
-                </NavLink>
+                <NavItem to={item.to}>{t(item.label)}</NavItem>
               </li>
             ))}
           </ul>
