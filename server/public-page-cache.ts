@@ -28,16 +28,25 @@ export function publicPageCache({
   staleMs?: number;
   /** Query strings make new entries; past this many, new ones are rendered but not kept. */
   maxEntries?: number;
-}): RequestHandler {
+}): RequestHandler & { handles(req: Request): boolean } {
   const cached = new Map<string, CachedPage>();
   const cacheable = new Set(paths);
+  /**
+   * The requests this cache answers, its own hits and the renders it keeps: it compresses their bodies itself
+   * (once a page, kept), so server.ts leaves them out of the compression middleware, whose wrapping of every
+   * answer cost more of a cached page's CPU than the page (issue 31).
+   */
+  const handles = (req: Request) => {
+    const cookie = req.headers.cookie;
+    return req.method === "GET" && cacheable.has(req.path) && (!cookie || onlyLanguageCookie(cookie)) && !req.headers.authorization;
+  };
   // Visitors who asked for a page while the only copy was being rendered (none kept, or too old to serve):
   // they get that render's page instead of each rendering it again (a stampede when the page expires).
   const waiting = new Map<string, Array<(page: CachedPage | null) => void>>();
 
-  return (req, res, next) => {
+  const middleware: RequestHandler = (req, res, next) => {
+    if (!handles(req)) return next();
     const cookie = req.headers.cookie;
-    if (req.method !== "GET" || !cacheable.has(req.path) || (cookie && !onlyLanguageCookie(cookie)) || req.headers.authorization) return next();
     // One copy per language: the page's words follow the `lang` cookie, else Accept-Language (issue 36).
     const key = `${languageOfHeaders({ cookie, acceptLanguage: req.headers["accept-language"] })} ${req.originalUrl}`;
     const entry = cached.get(key);
@@ -54,7 +63,7 @@ export function publicPageCache({
       waiting.set(key, []);
     }
 
-    renderWithHashedCsp(res, next, (page) => {
+    renderWithHashedCsp(req, res, next, (page) => {
       if (entry) entry.refreshing = false;
       if (page) {
         if (!cached.has(key) && cached.size >= maxEntries) {
@@ -69,6 +78,7 @@ export function publicPageCache({
       }
     });
   };
+  return Object.assign(middleware, { handles });
 }
 
 type CachedPage = {
@@ -110,18 +120,21 @@ function sendCached(req: Request, res: Response, page: CachedPage) {
   res.status(page.status);
   for (const [name, value] of page.headers) res.setHeader(name, value);
   res.setHeader("X-Micro-Cache", "hit");
+  sendBody(req, res, page, (body) => res.end(body));
+}
+
+/** The page's body as the request accepts it: compressed once per encoding, and kept with the page. */
+function sendBody(req: Request, res: Response, page: CachedPage, end: (body: Buffer) => void) {
   res.vary("Accept-Encoding");
   const encoding = preferredEncoding(req.headers["accept-encoding"]);
-  if (!encoding) return void res.end(page.body);
-  let body = page.encoded.get(encoding);
-  if (!body) {
-    body = compress(page.body, encoding);
+  let body = page.body;
+  if (encoding) {
+    body = page.encoded.get(encoding) ?? compress(page.body, encoding);
     page.encoded.set(encoding, body);
+    res.setHeader("Content-Encoding", encoding);
   }
-  // Already encoded: the compression middleware passes it on as it is.
-  res.setHeader("Content-Encoding", encoding);
   res.setHeader("Content-Length", body.length);
-  res.end(body);
+  end(body);
 }
 
 /**
@@ -129,7 +142,7 @@ function sendCached(req: Request, res: Response, page: CachedPage) {
  * sends it with a CSP that lists its inline scripts' hashes. `done` gets the page when it may be
  * kept for everyone, else null.
  */
-function renderWithHashedCsp(res: Response, next: NextFunction, done: (page: CachedPage | null) => void) {
+function renderWithHashedCsp(req: Request, res: Response, next: NextFunction, done: (page: CachedPage | null) => void) {
   // server.ts's getLoadContext passes this nonce to the render: none, for a page that will be shared.
   res.locals.cspNonce = "";
   const chunks: Buffer[] = [];
@@ -166,22 +179,26 @@ function renderWithHashedCsp(res: Response, next: NextFunction, done: (page: Cac
       res.statusCode === 200 &&
       !res.getHeader("Set-Cookie") &&
       /^public\b/.test(String(res.getHeader("Cache-Control") ?? ""));
-    settle(
-      shareable
-        ? {
-            status: res.statusCode,
-            headers: KEPT_HEADERS.flatMap((name) => {
-              const value = res.getHeader(name);
-              return value === undefined ? [] : [[name, String(value)] as [string, string]];
-            }),
-            body,
-            encoded: new Map(),
-            storedAt: Date.now(),
-            refreshing: false,
-          }
-        : null,
-    );
-    return typeof callback === "function" ? end(body, callback) : end(body);
+    const page: CachedPage | null = shareable
+      ? {
+          status: res.statusCode,
+          headers: KEPT_HEADERS.flatMap((name) => {
+            const value = res.getHeader(name);
+            return value === undefined ? [] : [[name, String(value)] as [string, string]];
+          }),
+          body,
+          encoded: new Map(),
+          storedAt: Date.now(),
+          refreshing: false,
+        }
+      : null;
+    settle(page);
+    const send = (sent: Buffer) => (typeof callback === "function" ? end(sent, callback) : end(sent));
+    // The page as every visitor after will get it (compressed here, as the compression middleware leaves
+    // these requests alone); an answer not kept (an error page, a redirect) goes as the app made it.
+    if (page) sendBody(req, res, page, send);
+    else send(body);
+    return res;
   }) as Response["end"];
   next();
 }
