@@ -62,7 +62,7 @@ function fastText(texts: Map<string, string>, plurals: Intl.PluralRules, key: st
         continue;
       }
       if (name === "count") {
-        // Trans always passes a count, undefined when it has none: i18next reads that as no count.
+        // A count given as undefined (react-i18next's Trans passed one) is no count, as i18next reads it.
         if (value === undefined) continue;
         if (typeof value !== "number") return undefined;
         count = value;

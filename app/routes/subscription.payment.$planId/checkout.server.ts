@@ -14,7 +14,7 @@ import { appendDeviceCookie } from "~/utils/device-cookie.server";
 import { redirectWithError, redirectWithSuccess } from "~/utils/toast.server";
 import { paypalKey } from "~/features/paypal/paypal-key.server";
 import { RECEIPT_PARAM } from "./receipt";
-import { type Quote as ShownQuote, shownQuote } from "./summary";
+import { type Quote, shownQuote } from "./summary";
 import { loadReceipt, type Receipt } from "./receipt.server";
 import { browserCountry, chosenCountry, isKnownCountry, mayBeTaxed, saveCheckoutCountry } from "~/features/tax/checkout-country.server";
 import { languageOnSignIn } from "~/i18n/account-language.server";
@@ -34,7 +34,8 @@ function shownPlan({ id, title, billing_type, regular_price_cents, discounted_pr
   return { id, title, billing_type, regular_price_cents, discounted_price_cents, savings_cents, discount_percent };
 }
 export type SavedCard = ApiSchemas["SavedCard"];
-export type Quote = ApiSchemas["CheckoutQuote"];
+/** The API's whole quote, as the calls answer it (the page gets `Quote`, summary.ts). */
+type ApiQuote = ApiSchemas["CheckoutQuote"];
 
 /** 'Payment Successful!' redirects to the account after this many seconds (commerce §9). */
 export const SUCCESS_REDIRECT_SECONDS = 300;
@@ -96,7 +97,7 @@ export type CheckoutState = {
    * The API's quote for each payment method offered (POST /api/checkout/quote's answer): what is paid
    * now, what it buys, the first term's end, what renews. Every sum and term on the page is one of these.
    */
-  quotes: ShownQuote[];
+  quotes: Quote[];
   /** A fresh key for each rendering of the payment forms: a double submit of one form pays once. */
   idempotencyKey: string;
   /** Seconds left before 'Payment Successful!' sends the customer home; null without it (before paying, or closed). */
@@ -343,7 +344,7 @@ async function checkoutData(
  * The plan's quotes taxed for `country` (POST /api/checkout/quote, one per method offered, in
  * parallel): the plan detail answers them for no country. The coupon is the one the detail applied.
  */
-async function taxedFor<D extends { quotes: Quote[] }>(
+async function taxedFor<D extends { quotes: ApiQuote[] }>(
   api: ReturnType<typeof createApiClient>,
   planId: number,
   detail: ApiResult<D>,
