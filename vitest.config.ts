@@ -42,7 +42,8 @@ export default defineConfig({
     pool: "forks",
     poolOptions: { forks: { isolate: false } },
     projects: [
-      { extends: true, test: { name: "api", include: ["tests/api/**/*.test.ts"] } },
+      // The API files' PostgreSQL template database, migrated once per run (tests/api/global-setup.ts).
+      { extends: true, test: { name: "api", include: ["tests/api/**/*.test.ts"], globalSetup: ["tests/api/global-setup.ts"] } },
       {
         extends: true,
         // The portal's modules keep their configuration (setPortalConfig) and cookies in module state that

@@ -90,7 +90,7 @@ describe.each(databases({ postgres: "notifications at once, two instances: claim
   }
 
   beforeAll(async () => {
-    database = await kind.create();
+    database = await kind.createMigrated();
     db = createDatabase(database.url);
     await migrateToLatest(db);
     const browserApp = express();

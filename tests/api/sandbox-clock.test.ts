@@ -55,7 +55,7 @@ describe.each(databases({ postgres: "the clock shared through the database, due 
   let second: Instance;
 
   beforeAll(async () => {
-    database = await kind.create();
+    database = await kind.createMigrated();
     first = await start(database.url);
     second = await start(database.url);
   });

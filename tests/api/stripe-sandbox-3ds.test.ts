@@ -99,7 +99,7 @@ describe.each(databases({ postgres: "two sandbox instances racing advance()" }))
   }
 
   beforeAll(async () => {
-    database = await kind.create();
+    database = await kind.createMigrated();
     db = createDatabase(database.url);
     await migrateToLatest(db);
     await migrateSandboxes(db);

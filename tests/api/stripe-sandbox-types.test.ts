@@ -89,7 +89,7 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
     });
 
   beforeAll(async () => {
-    database = await sqlite!.create();
+    database = await sqlite!.createMigrated();
     db = createDatabase(database.url);
     await migrateToLatest(db);
     const browserApp = express();

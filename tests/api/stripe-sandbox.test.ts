@@ -137,7 +137,7 @@ describe.each(databases({ postgres: "concurrent idempotency keys, two instances 
   let yearlyPrice: Stripe.Price;
 
   beforeAll(async () => {
-    database = await kind.create();
+    database = await kind.createMigrated();
     db = createDatabase(database.url);
     await migrateToLatest(db);
     const browserApp = express();
