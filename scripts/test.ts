@@ -80,9 +80,10 @@ function referenceWorkMs(): number {
 }
 
 // Node's on-disk cache of compiled modules (NODE_COMPILE_CACHE, Node 22), for every Node process the stages start:
-// the suite starts some hundred of them (npm, tsx, Vitest's workers, Playwright's runner and workers, about 25
-// built servers), and each compiled the same modules again. A built server reached /healthz on 1.9-2.0 s of CPU
-// with the cache against 2.3-2.5 s without (issue 31). The cache is keyed by each file's contents.
+// the suite starts dozens of them (npm, tsx, Vitest's workers, Playwright's runner and workers, the built servers
+// of the browser tests, the page check and the rehearsal), and each compiled the same modules again. A built server
+// reached /healthz on 1.9-2.0 s of CPU with the cache against 2.3-2.5 s without (issue 31). The cache is keyed by
+// each file's contents.
 process.env.NODE_COMPILE_CACHE ??= path.resolve("node_modules/.cache/node-compile-cache");
 
 const onlyArg = process.argv.indexOf("--only");
