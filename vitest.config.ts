@@ -42,7 +42,8 @@ export default defineConfig({
     pool: "forks",
     poolOptions: { forks: { isolate: false } },
     projects: [
-      // The API files' PostgreSQL template database, migrated once per run (tests/api/global-setup.ts).
+      // The API files' template databases (SQLite, and PostgreSQL with TEST_DATABASE_URL), migrated once per run
+      // (tests/api/global-setup.ts).
       { extends: true, test: { name: "api", include: ["tests/api/**/*.test.ts"], globalSetup: ["tests/api/global-setup.ts"] } },
       {
         extends: true,

@@ -9,7 +9,7 @@ import { dropSqliteFile, makePostgresTemplate, migrateSqliteTemplate, sqliteFile
 declare module "vitest" {
   export interface ProvidedContext {
     /** The migrated SQLite template's path. */
-    sqliteTemplate: string | null;
+    sqliteTemplate: string;
     /** The migrated template database's name on TEST_DATABASE_URL's server; null without PostgreSQL. */
     postgresTemplate: string | null;
   }

@@ -29,28 +29,39 @@ export async function migrateSqliteTemplate(file: string): Promise<void> {
   }
 }
 
-/** A PostgreSQL database on `adminUrl`'s server migrated to the latest version, with nobody connected to it (as a template must be). */
-export async function makePostgresTemplate(adminUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
-  const user = process.env.PGUSER || process.env.USER;
-  const name = `api_template_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: withDefaultUser(adminUrl, user) });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
+/** Runs one statement on `adminUrl`'s server on a connection of its own (CREATE and DROP DATABASE). */
+export async function adminQuery(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: withDefaultUser(adminUrl, postgresUser()) });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of database `name` on `adminUrl`'s server, with its user, as the API's configuration would give it. */
+export function postgresDatabaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = createDatabase(url.toString(), user);
+  return withDefaultUser(url.toString(), postgresUser());
+}
+
+/** PGUSER, else USER: the user the API connects as when the URL names none. */
+function postgresUser(): string | undefined {
+  return process.env.PGUSER || process.env.USER;
+}
+
+/** A PostgreSQL database on `adminUrl`'s server migrated to the latest version, with nobody connected to it (as a template must be). */
+export async function makePostgresTemplate(adminUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `api_template_${randomBytes(6).toString("hex")}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  const db = createDatabase(postgresDatabaseUrl(adminUrl, name));
   try {
     await migrateToLatest(db);
   } finally {
     // A template is copied only while nobody is connected to it.
     await db.destroy();
   }
-  return { name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { name, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
