@@ -6,7 +6,7 @@
  */
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
+import { type Database, createDatabase } from "../../api/platform/db";
 import {
   type BitPayClient,
   BitPayError,
@@ -92,7 +92,6 @@ describe.each(databases({ postgres: "notifications at once, two instances: claim
   beforeAll(async () => {
     database = await kind.createMigrated();
     db = createDatabase(database.url);
-    await migrateToLatest(db);
     const browserApp = express();
     browserApp.use((req, res, next) => sandbox.browserRouter(req, res, next));
     browserApp.use((req, res) => void res.status(404).send(`fell through: ${req.path}`));

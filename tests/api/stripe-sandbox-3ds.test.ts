@@ -7,7 +7,7 @@
 import express from "express";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
+import { type Database, createDatabase } from "../../api/platform/db";
 import { migrateSandboxes } from "../../api/sandboxes/migrations";
 import {
   SANDBOX_API_VERSION,
@@ -101,7 +101,6 @@ describe.each(databases({ postgres: "two sandbox instances racing advance()" }))
   beforeAll(async () => {
     database = await kind.createMigrated();
     db = createDatabase(database.url);
-    await migrateToLatest(db);
     await migrateSandboxes(db);
     const browserApp = express();
     browserApp.use((req, res, next) => sandbox.browserRouter(req, res, next));

@@ -8,7 +8,7 @@
 import express from "express";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
+import { type Database, createDatabase } from "../../api/platform/db";
 import {
   SANDBOX_API_VERSION,
   SANDBOX_PUBLISHABLE_KEY,
@@ -91,7 +91,6 @@ describe("Stripe sandbox objects against the stripe package's types", () => {
   beforeAll(async () => {
     database = await sqlite!.createMigrated();
     db = createDatabase(database.url);
-    await migrateToLatest(db);
     const browserApp = express();
     browserApp.use((req, res, next) => sandbox.browserRouter(req, res, next));
     const browser = await listen(browserApp);

@@ -6,7 +6,7 @@
 import express from "express";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, createDatabase, migrateToLatest } from "../../api/platform/db";
+import { type Database, createDatabase } from "../../api/platform/db";
 import {
   SANDBOX_API_VERSION,
   SANDBOX_PUBLISHABLE_KEY,
@@ -139,7 +139,6 @@ describe.each(databases({ postgres: "concurrent idempotency keys, two instances 
   beforeAll(async () => {
     database = await kind.createMigrated();
     db = createDatabase(database.url);
-    await migrateToLatest(db);
     const browserApp = express();
     browserApp.use((req, res, next) => sandbox.browserRouter(req, res, next));
     browserApp.use((req, res) => void res.status(404).send(`fell through: ${req.path}`));
