@@ -39,10 +39,10 @@ export const MACHINE_FLAGS = [
  * saved cards), three alternating runs each: 86 CPU-s against 94 (system time 15 against 19-20), 51 s against
  * 55; on the whole run, within its noise (783 against 792 CPU-s; issue 31, docs/decisions/069). The pages render
  * and behave the same: what isolation changes is which process runs them.
+ *
+ * Not a flag here: Chromium's `RenderDocument` feature is off for every Playwright launch, added to Playwright's
+ * own `--disable-features` list by patches/playwright-core+1.65.1.patch (Chromium honours the last
+ * `--disable-features` only, so a flag of ours would have dropped Playwright's list). A same-site navigation then
+ * keeps its frame and compositor: 127-143 ms of Chromium CPU per navigation against 217-246 ms (docs/decisions/074).
  */
-//
-// Not a flag here: Chromium's `RenderDocument` feature is off for every Playwright launch, added to Playwright's own
-// `--disable-features` list by patches/playwright-core+1.65.1.patch (Chromium honours the last `--disable-features` only,
-// so a flag of ours would have dropped Playwright's list). A same-site navigation then keeps its frame and compositor:
-// 127-147 ms of Chromium CPU per navigation against 217-260 ms (docs/decisions/074).
 export const BROWSER_TEST_ARGS = [...MACHINE_FLAGS, "--disable-site-isolation-trials"];
