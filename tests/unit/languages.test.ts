@@ -66,6 +66,10 @@ describe("the server's fast lookups (app/i18n/i18n.server.ts)", () => {
       const { i18nOptions } = await import("~/i18n/config");
       const { i18nFor } = await import("~/i18n/i18n.server");
       const COUNTS = [0, 1, 2, 3, 5, 11, 21, 22, 101, 1_000_000, 1.5];
+      const categories = new Intl.PluralRules(language);
+      const firstOfCategory = new Map<string, number>();
+      for (const count of COUNTS.filter(Number.isInteger)) if (!firstOfCategory.has(categories.select(count))) firstOfCategory.set(categories.select(count), count);
+      const countsByCategory = [...firstOfCategory.values(), 1.5];
       const reference = createInstance();
       await reference.init(i18nOptions(language, CATALOGUES[language]));
       const served = i18nFor(language);
@@ -95,9 +99,11 @@ describe("the server's fast lookups (app/i18n/i18n.server.ts)", () => {
           if (names.length) same(`${key} missing one`, key, Object.fromEntries(names.slice(1).map((name) => [name, "x"])));
           same(`${key} with an option it does not use`, key, { ...strings, joinArrays: "+" });
           same(`${key} as Trans asks`, key, { ...strings, context: undefined, defaultValue: "the default", count: undefined });
-          // A plural's base key, with every count.
+          // A plural's base key, with every count. A key without plural forms only picks the suffixed keys to
+          // try by the count's plural category, and falls back to itself: one count of each category the
+          // language has (and a fraction) takes every path the others would, at a third of the answers (issue 31).
           const base = key.replace(/_(zero|one|two|few|many|other)$/, "");
-          for (const count of COUNTS) same(`${base} count ${count}`, base, { ...strings, count });
+          for (const count of base === key ? countsByCategory : COUNTS) same(`${base} count ${count}`, base, { ...strings, count });
         }
       }
       // A text that is no key passes through as it is; with a default or variables i18next decides.
@@ -110,7 +116,7 @@ describe("the server's fast lookups (app/i18n/i18n.server.ts)", () => {
       same("a format", "error.badRequest.text", { status: 405, interpolation: { escapeValue: true } });
       expect(differences).toEqual([]);
       // Every key of the catalogue was asked (a catalogue that failed to load would compare nothing).
-      expect(compared).toBeGreaterThan(Object.values(CATALOGUES[language]).reduce((sum, entries) => sum + Object.keys(entries).length, 0) * 10);
+      expect(compared).toBeGreaterThan(Object.values(CATALOGUES[language]).reduce((sum, entries) => sum + Object.keys(entries).length, 0) * 6);
     });
   }
 
