@@ -46,8 +46,8 @@ const OUT_DIR = "data/page-check";
 const CHROME_PATH = chromiumPath();
 /**
  * Flows at work at once (PAGE_CHECK_BROWSERS). A flow waits (page loads, the server's answers) as much as it
- * computes (axe in the browser): three keep CI's 2 cores, which also run the server (and, in `npm test`, the
- * browser tests beside it), busy without a page waiting out the portal's API timeout; four on a machine of its own.
+ * computes (axe in the browser): three keep CI's 2 cores, which also run the server, busy without a page
+ * waiting out the portal's API timeout; four on a machine of its own.
  */
 const LANES = Number(process.env.PAGE_CHECK_BROWSERS ?? (process.env.CI ? 3 : 4));
 const ONLY = process.env.PAGE_CHECK_ONLY;

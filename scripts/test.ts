@@ -1,9 +1,8 @@
 /**
  * `npm test`: every test, stage by stage, stopping at the first stage that fails, and a table of each
  * stage's time at the end (issue 31), so that the next slowdown shows itself. The static checks
- * (typecheck, import rules, lint) read files only and run side by side, beside Vitest; the page check runs beside the
- * browser tests, and the deploy rehearsal beside the quality checks, which mostly wait: each pair fills the cores the
- * other leaves idle.
+ * (typecheck, import rules, lint) read files only and run side by side, beside Vitest; so do the deploy rehearsal and
+ * the quality checks, which mostly wait; every other stage runs alone, since each one loads both cores.
  * `--only NAME[,NAME]` runs just those stages (e.g. `--only static`).
  */
 import { spawn } from "node:child_process";
@@ -26,12 +25,11 @@ const STAGES: Stage[] = [
   { name: "static", scripts: ["typecheck", "check:imports", "lint"], beside: true },
   { name: "vitest", scripts: ["test:unit"] },
   { name: "build", scripts: ["build"] },
-  // The page check beside the browser tests: each alone left a fifth of a core idle (Playwright 1.81 of the 2 cores
-  // over its 366 s, waiting on its servers, on file set-ups that start servers of their own, on the log check at the
-  // end); together they kept 1.90 busy, and took 515 s against 530-545 s one after the other, with 2 % less CPU
-  // (issue 31, docs/decisions/075). Each starts its own server on its own port and database.
-  { name: "pages", scripts: ["test:pages"], beside: true },
+  // The browser tests and the page check one after the other: side by side (five browser flows, two servers and
+  // their Chromiums on two cores) they took 515 s and 981 CPU-s in one run and 580 s and 1109 CPU-s in a clean clone,
+  // against 490 s and 894 CPU-s apart: a test that waits longer polls longer (issue 31, docs/decisions/075).
   { name: "playwright", scripts: ["test:e2e"] },
+  { name: "pages", scripts: ["test:pages"] },
   // The deploy rehearsal runs the @smoke flows on a fresh PostgreSQL database and checks what they wrote there:
   // the PostgreSQL lane's work (`npm run test:e2e:pg`, one instance, still there to run alone).
   // Beside it, `npm run test:quality`'s three: all four mostly wait (the rehearsal's kill and job phases, the load
