@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import zlib from "node:zlib";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { languageOfHeaders, onlyLanguageCookie } from "../app/i18n/languages";
 
@@ -28,7 +29,7 @@ export function publicPageCache({
   staleMs?: number;
   /** Query strings make new entries; past this many, new ones are rendered but not kept. */
   maxEntries?: number;
-}): RequestHandler & { handles(req: Request): boolean } {
+}): RequestHandler & { handles(req: Request): boolean; freshHit(req: IncomingMessage): CachedPage | undefined; sendHit: typeof sendCached } {
   const cached = new Map<string, CachedPage>();
   const cacheable = new Set(paths);
   /**
@@ -36,9 +37,28 @@ export function publicPageCache({
    * (once a page, kept), so server.ts leaves them out of the compression middleware, whose wrapping of every
    * answer cost more of a cached page's CPU than the page (issue 31).
    */
-  const handles = (req: Request) => {
+  const handles = (req: Request) => handlesPath(req, req.path);
+  const handlesPath = (req: IncomingMessage, pathname: string) => {
     const cookie = req.headers.cookie;
-    return req.method === "GET" && cacheable.has(req.path) && (!cookie || onlyLanguageCookie(cookie)) && !req.headers.authorization;
+    return req.method === "GET" && cacheable.has(pathname) && (!cookie || onlyLanguageCookie(cookie)) && !req.headers.authorization;
+  };
+  /** One copy per language: the page's words follow the `lang` cookie, else Accept-Language (issue 36). */
+  const keyOf = (req: IncomingMessage, url: string) =>
+    `${languageOfHeaders({ cookie: req.headers.cookie, acceptLanguage: req.headers["accept-language"] })} ${url}`;
+
+  /**
+   * The kept page this request may have as it is, before Express (server.ts): a fresh copy, or a stale one while
+   * another request renders its replacement. Anything else (no copy, one to refresh, a request this cache does
+   * not answer) is undefined, and the request goes through the app and this middleware as usual.
+   */
+  const freshHit = (req: IncomingMessage): CachedPage | undefined => {
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    if (!handlesPath(req, query < 0 ? url : url.slice(0, query))) return undefined;
+    const entry = cached.get(keyOf(req, url));
+    if (!entry) return undefined;
+    const age = Date.now() - entry.storedAt;
+    return age <= freshMs || (entry.refreshing && age <= freshMs + staleMs) ? entry : undefined;
   };
   // Visitors who asked for a page while the only copy was being rendered (none kept, or too old to serve):
   // they get that render's page instead of each rendering it again (a stampede when the page expires).
@@ -46,9 +66,7 @@ export function publicPageCache({
 
   const middleware: RequestHandler = (req, res, next) => {
     if (!handles(req)) return next();
-    const cookie = req.headers.cookie;
-    // One copy per language: the page's words follow the `lang` cookie, else Accept-Language (issue 36).
-    const key = `${languageOfHeaders({ cookie, acceptLanguage: req.headers["accept-language"] })} ${req.originalUrl}`;
+    const key = keyOf(req, req.originalUrl);
     const entry = cached.get(key);
     const now = Date.now();
     if (entry && now - entry.storedAt > freshMs + staleMs) cached.delete(key);
@@ -78,12 +96,13 @@ export function publicPageCache({
       }
     });
   };
-  return Object.assign(middleware, { handles });
+  return Object.assign(middleware, { handles, freshHit, sendHit: sendCached });
 }
 
-type CachedPage = {
+export type CachedPage = {
   status: number;
-  headers: Array<[string, string]>;
+  /** Every header of the render but the request's own (PER_REQUEST_HEADERS); Vary names Accept-Encoding. */
+  headers: Array<[string, string | string[]]>;
   body: Buffer;
   /** The body compressed, made once per encoding on the first visitor who accepts it. */
   encoded: Map<Encoding, Buffer>;
@@ -113,19 +132,38 @@ function compress(body: Buffer, encoding: Encoding): Buffer {
     : zlib.gzipSync(body, { level: 9 });
 }
 
-/** The response headers a cached page repeats (the security headers are set afresh on every request). */
-const KEPT_HEADERS = ["content-type", "cache-control", "vary", "content-security-policy"];
+/**
+ * Headers of a render that belong to its request, not to the page: every other one (the security headers, the
+ * hashed CSP, Cache-Control, Vary, Accept-CH) is kept and repeated on each hit, which so needs none of the
+ * middleware that set them (server.ts answers hits before Express).
+ */
+const PER_REQUEST_HEADERS = new Set(["x-request-id", "set-cookie", "content-length", "content-encoding", "transfer-encoding", "date", "connection", "keep-alive", "x-micro-cache"]);
 
-function sendCached(req: Request, res: Response, page: CachedPage) {
-  res.status(page.status);
+/** A kept page, as it is, to a request that accepts it: from the middleware, or from server.ts before Express. */
+function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage) {
+  res.statusCode = page.status;
   for (const [name, value] of page.headers) res.setHeader(name, value);
   res.setHeader("X-Micro-Cache", "hit");
   sendBody(req, res, page, (body) => res.end(body));
 }
 
-/** The page's body as the request accepts it: compressed once per encoding, and kept with the page. */
-function sendBody(req: Request, res: Response, page: CachedPage, end: (body: Buffer) => void) {
-  res.vary("Accept-Encoding");
+/** The headers an answer went out with, but the request's own (PER_REQUEST_HEADERS). */
+function keptHeaders(res: ServerResponse): CachedPage["headers"] {
+  return Object.entries(res.getHeaders()).flatMap(([name, value]) => {
+    if (value === undefined || PER_REQUEST_HEADERS.has(name)) return [];
+    return [[name, Array.isArray(value) ? value : String(value)] as [string, string | string[]]];
+  });
+}
+
+/** Vary with Accept-Encoding added (the kept page is sent compressed or not, as each request accepts). */
+function withAcceptEncoding(vary: string | undefined): string {
+  const names = (vary ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  if (names.includes("*") || names.some((name) => name.toLowerCase() === "accept-encoding")) return names.join(", ");
+  return [...names, "Accept-Encoding"].join(", ");
+}
+
+/** The page's body as the request accepts it (its Vary names Accept-Encoding): compressed once per encoding, and kept with the page. */
+function sendBody(req: IncomingMessage, res: ServerResponse, page: CachedPage, end: (body: Buffer) => void) {
   const encoding = preferredEncoding(req.headers["accept-encoding"]);
   let body = page.body;
   if (encoding) {
@@ -179,25 +217,19 @@ function renderWithHashedCsp(req: Request, res: Response, next: NextFunction, do
       res.statusCode === 200 &&
       !res.getHeader("Set-Cookie") &&
       /^public\b/.test(String(res.getHeader("Cache-Control") ?? ""));
+    if (shareable) res.setHeader("Vary", withAcceptEncoding(res.getHeader("Vary")?.toString()));
     const page: CachedPage | null = shareable
-      ? {
-          status: res.statusCode,
-          headers: KEPT_HEADERS.flatMap((name) => {
-            const value = res.getHeader(name);
-            return value === undefined ? [] : [[name, String(value)] as [string, string]];
-          }),
-          body,
-          encoded: new Map(),
-          storedAt: Date.now(),
-          refreshing: false,
-        }
+      ? { status: res.statusCode, headers: [], body, encoded: new Map(), storedAt: Date.now(), refreshing: false }
       : null;
-    settle(page);
     const send = (sent: Buffer) => (typeof callback === "function" ? end(sent, callback) : end(sent));
     // The page as every visitor after will get it (compressed here, as the compression middleware leaves
     // these requests alone); an answer not kept (an error page, a redirect) goes as the app made it.
     if (page) sendBody(req, res, page, send);
     else send(body);
+    // Its headers as they went out: what the middleware after this one set when they were written (the cache
+    // policy's Vary) included.
+    if (page) page.headers = keptHeaders(res);
+    settle(page);
     return res;
   }) as Response["end"];
   next();

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { format } from "node:util";
 import type { Request, RequestHandler } from "express";
 import pino from "pino";
@@ -134,30 +135,42 @@ export interface RequestLogOptions {
  */
 export function requestLogging(opts: RequestLogOptions): RequestHandler {
   return (req, res, next) => {
-    const claimable = req as Request & { [CLAIMED]?: true };
-    if (claimable[CLAIMED] || opts.leave?.(req)) return next();
-    claimable[CLAIMED] = true;
-
-    const incoming = req.get(REQUEST_ID_HEADER);
-    const trusted = incoming !== undefined && VALID_REQUEST_ID.test(incoming) && opts.trustsPeer(req.socket.remoteAddress ?? "");
-    const reqId = trusted ? incoming : randomUUID();
-    res.setHeader(REQUEST_ID_HEADER, reqId);
+    if ((req as ClaimableRequest)[CLAIMED] || opts.leave?.(req)) return next();
+    const reqId = logRequest(req, res, opts);
     res.locals.requestId = reqId;
-
-    const started = process.hrtime.bigint();
-    res.once("close", () => {
-      const path = loggedPath(req);
-      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-      // A request the client gave up on before the answer was sent is logged too, as aborted.
-      const aborted = !res.writableFinished;
-      const fields = { reqId, method: req.method, path, status: res.statusCode, ms, ...(aborted ? { aborted } : {}) };
-      const message = `${req.method} ${path} ${aborted ? "aborted" : res.statusCode} ${ms}ms`;
-      if (opts.quiet?.(path) && !aborted && res.statusCode < 500) opts.logger.debug?.(fields, message);
-      else opts.logger.info(fields, message);
-    });
     requestScope.run({ reqId }, next);
   };
 }
+
+type ClaimableRequest = IncomingMessage & { originalUrl?: string; [CLAIMED]?: true };
+
+/**
+ * The request log's part that needs no Express: claims the request, takes or makes its id, echoes it as
+ * X-Request-Id and logs the line when the answer ends. Returns the id. server.ts calls it directly for the
+ * answers it gives before Express (the micro-cache's hits).
+ */
+export function logRequest(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, opts: Pick<RequestLogOptions, "logger" | "trustsPeer" | "quiet">): string {
+  (req as ClaimableRequest)[CLAIMED] = true;
+  const incoming = req.headers[REQUEST_ID_HEADER_LOWER];
+  const trusted = typeof incoming === "string" && VALID_REQUEST_ID.test(incoming) && opts.trustsPeer(req.socket.remoteAddress ?? "");
+  const reqId = trusted ? incoming : randomUUID();
+  res.setHeader(REQUEST_ID_HEADER, reqId);
+
+  const started = process.hrtime.bigint();
+  res.once("close", () => {
+    const path = loggedPath({ originalUrl: req.originalUrl ?? "", url: req.url ?? "" });
+    const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+    // A request the client gave up on before the answer was sent is logged too, as aborted.
+    const aborted = !res.writableFinished;
+    const fields = { reqId, method: req.method, path, status: res.statusCode, ms, ...(aborted ? { aborted } : {}) };
+    const message = `${req.method} ${path} ${aborted ? "aborted" : res.statusCode} ${ms}ms`;
+    if (opts.quiet?.(path) && !aborted && res.statusCode < 500) opts.logger.debug?.(fields, message);
+    else opts.logger.info(fields, message);
+  });
+  return reqId;
+}
+
+const REQUEST_ID_HEADER_LOWER = REQUEST_ID_HEADER.toLowerCase();
 
 /**
  * Re-enters the request's scope: body parsers call next() from the socket's stream events, outside it.

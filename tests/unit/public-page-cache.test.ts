@@ -12,7 +12,11 @@ import { inlineScriptHashes, preferredEncoding, publicPageCache, withScriptHashe
 let renders = 0;
 let cacheControl = "public, max-age=60, s-maxage=300";
 const app = express();
+/** Requests that went through the app (a hit is answered before it, as server.ts does). */
+let appRequests = 0;
 app.use((_req, res, next) => {
+  appRequests++;
+  res.setHeader("X-Frame-Options", "DENY");
   res.locals.cspNonce = crypto.randomBytes(16).toString("base64");
   res.setHeader("Content-Security-Policy", `default-src 'self';script-src 'self' 'nonce-${res.locals.cspNonce}';object-src 'none'`);
   next();
@@ -31,7 +35,16 @@ app.use((req, _res, next) => {
 });
 // freshMs leaves room for a loaded CI machine: at 200 ms, two fetches in a row on a 2-core machine at load
 // average 13 were once far enough apart that the second one renders the replacement instead of a hit.
-app.get("/page", pageCache, async (req, res) => {
+// As server.ts's cache policy, which the cache comes before: a header set as the answer's head is written.
+const varyOnLanguage: express.RequestHandler = (_req, res, next) => {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: express.Response, ...args: Parameters<express.Response["writeHead"]>) {
+    res.setHeader("Vary", `${String(res.getHeader("Vary") ?? "")}, Accept-Language`.replace(/^, /, ""));
+    return writeHead.apply(this, args);
+  } as express.Response["writeHead"];
+  next();
+};
+app.get("/page", pageCache, varyOnLanguage, async (req, res) => {
   renders++;
   if (req.query.tab === "crowd") await crowdGate;
   const nonce = res.locals.cspNonce as string;
@@ -44,10 +57,15 @@ app.get("/page", pageCache, async (req, res) => {
 });
 
 let base = "";
-let server: ReturnType<typeof app.listen>;
+// As server.ts: a kept page is answered before Express; everything else goes through the app.
+const server = http.createServer((req, res) => {
+  const hit = pageCache.freshHit(req);
+  if (hit) pageCache.sendHit(req, res, hit);
+  else app(req, res);
+});
 beforeAll(async () => {
   await new Promise<void>((resolve) => {
-    server = app.listen(0, "127.0.0.1", resolve);
+    server.listen(0, "127.0.0.1", resolve);
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -64,11 +82,32 @@ describe("public page micro-cache", () => {
     expect(firstHtml).toContain('nonce=""');
     const policy = first.headers.get("content-security-policy")!;
     expect(policy).toBe(`default-src 'self';script-src 'self' ${sha("window.a = 1;")} ${sha('window.b = "";')};object-src 'none'`);
+    const appRequestsBefore = appRequests;
     const second = await fetch(`${base}/page`);
     expect(second.headers.get("x-micro-cache")).toBe("hit");
     expect(await second.text()).toBe(firstHtml);
+    // Answered before the app, with every header the render had (those the app's middleware set included).
+    expect(appRequests).toBe(appRequestsBefore);
     expect(second.headers.get("content-security-policy")).toBe(policy);
     expect(second.headers.get("cache-control")).toBe("public, max-age=60, s-maxage=300");
+    expect(second.headers.get("x-frame-options")).toBe("DENY");
+    expect(second.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    // Kept as the render's head went out: with what was set as it was written.
+    expect(first.headers.get("vary")).toBe("Accept-Encoding, Accept-Language");
+    expect(second.headers.get("vary")).toBe(first.headers.get("vary"));
+  });
+
+  it("answers a kept page before the app only for the requests the middleware would answer from it", async () => {
+    await fetch(`${base}/page?tab=kept`);
+    const before = appRequests;
+    await fetch(`${base}/page?tab=kept`, { headers: { Cookie: "__session=abc" } });
+    await fetch(`${base}/page?tab=kept`, { headers: { Authorization: "Bearer abc" } });
+    await fetch(`${base}/page?tab=kept`, { method: "HEAD" });
+    expect(appRequests).toBe(before + 3);
+    // A `lang` cookie alone is still an anonymous visitor: the kept copy of that language.
+    const withLanguage = await fetch(`${base}/page?tab=kept`, { headers: { Cookie: "lang=en" } });
+    expect(withLanguage.headers.get("x-micro-cache")).toBe("hit");
+    expect(appRequests).toBe(before + 3);
   });
 
   it("keeps a page per query string and never serves it to a visitor with a cookie", async () => {
