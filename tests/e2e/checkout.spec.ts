@@ -289,9 +289,9 @@ test.describe("checkout", () => {
 
   // Review issue 30: back from the hosted page once the webhook had recorded the payment, the checkout said
   // 'Change your plan — This is already your current plan.' instead of the receipt: only the answer of the
-  // return told the page that the plan was just bought, and the account's plan was already this one.
-  test("back from the hosted page after its webhook recorded the payment: the receipt, even when the return's answer is lost", async ({ page, login }, testInfo) => {
-    test.skip(hasJavaScript(testInfo), "With JavaScript the card is paid on the checkout itself: there is no hosted page to come back from.");
+  // return told the page that the plan was just bought, and the account's plan was already this one. Without
+  // JavaScript only (@once): with it the card is paid on the checkout itself, with no hosted page to come back from.
+  test("back from the hosted page after its webhook recorded the payment: the receipt, even when the return's answer is lost", { tag: "@once" }, async ({ page, login }, testInfo) => {
     const user = await login();
     await open(page, "/subscription/payment/1", testInfo);
     await page.getByRole("button", { name: "Continue to secure payment page" }).click();

@@ -157,7 +157,7 @@ test.describe("errors stay in the page", () => {
 });
 
 test.describe("password rules up front", () => {
-  test("the first-password page lists the rules before any typing, tied to Password", async ({ page }, testInfo) => {
+  test("the first-password page lists the rules before any typing, tied to Password", { tag: "@once" }, async ({ page }, testInfo) => {
     const account = await createPasswordlessUser();
     await open(page, `/generate-password/${account.token}`, testInfo);
     await expect(page.getByText(RULE)).toBeVisible();

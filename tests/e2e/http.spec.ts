@@ -32,13 +32,9 @@ function samplePath(routeId: string, routes: ServerBuild["routes"]): string {
 }
 
 // HTTP-level behaviour of the built server. These do not depend on the browser's JavaScript, so they
-// run once (in the no-js project), except the CSP check, which needs scripts to run.
+// run once (tagged @once: the no-js project only), except the CSP checks, which need scripts to run.
 test.describe("the server over HTTP", () => {
-  test.beforeEach(({}, testInfo) => {
-    test.skip(hasJavaScript(testInfo) && !testInfo.title.includes("CSP"), "HTTP checks run once, in the no-js project");
-  });
-
-  test("every page's bytes are well-formed: no U+0000, nothing after </html>", async ({ page, request }, testInfo) => {
+  test("every page's bytes are well-formed: no U+0000, nothing after </html>", { tag: "@once" }, async ({ page, request }, testInfo) => {
     // React 18's Node renderer once wrote NUL bytes where a multibyte character crossed its 2 kB view,
     // and Remix's single-fetch scripts came after </html> (app/entry.server.tsx).
     const check = async (path: string, body: Buffer) => {
@@ -54,7 +50,7 @@ test.describe("the server over HTTP", () => {
     }
   });
 
-  test("healthz checks the database through the API", async ({ request }) => {
+  test("healthz checks the database through the API", { tag: "@once" }, async ({ request }) => {
     const response = await request.get("/healthz");
     expect(response.status()).toBe(200);
     expect(await response.json()).toEqual({ status: "ok" });
@@ -62,7 +58,7 @@ test.describe("the server over HTTP", () => {
     expect(response.headers()["cache-control"]).toBe("no-store");
   });
 
-  test("pages are private, build assets immutable, the pricing page cacheable", async ({ request, page }) => {
+  test("pages are private, build assets immutable, the pricing page cacheable", { tag: "@once" }, async ({ request, page }) => {
     const login = await request.get("/login");
     expect(login.headers()["cache-control"]).toBe("private, no-store");
     expect(login.headers()["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
@@ -112,7 +108,7 @@ test.describe("the server over HTTP", () => {
     }
   });
 
-  test("a post from another site is refused", async ({ request, baseURL }) => {
+  test("a post from another site is refused", { tag: "@once" }, async ({ request, baseURL }) => {
     const crossSite = await request.post("/login", {
       headers: { Origin: "https://evil.example" },
       form: { email: DEMO.email, password: DEMO.password },
@@ -130,7 +126,7 @@ test.describe("the server over HTTP", () => {
     expect(sameSite.headers()["set-cookie"]).toMatch(/__session=.*HttpOnly.*SameSite=Lax/i);
   });
 
-  test("hostile or malformed posts get a clear answer, never a 500", async ({ request, baseURL }) => {
+  test("hostile or malformed posts get a clear answer, never a 500", { tag: "@once" }, async ({ request, baseURL }) => {
     const headers = { Origin: baseURL! };
     const attempts = [
       request.post("/login", { headers: { ...headers, "Content-Type": "multipart/form-data; boundary=x" }, data: "garbage" }),
@@ -153,7 +149,7 @@ test.describe("the server over HTTP", () => {
     expect(await empty.text()).toContain("User and password");
   });
 
-  test("a legacy data request (?_data=<route id>) to any route, signed in or not, never answers 5xx", async ({ page, request }, testInfo) => {
+  test("a legacy data request (?_data=<route id>) to any route, signed in or not, never answers 5xx", { tag: "@once" }, async ({ page, request }, testInfo) => {
     // The portal's own pages fetch data by single fetch (.data); Remix still answers ?_data=<route id>, making a
     // loader's plain object the init of a Response: a top-level `status` key of the account home's loader was
     // read as the HTTP status (RangeError, a 500). Every route of the build, as a visitor and as a customer.
@@ -176,7 +172,7 @@ test.describe("the server over HTTP", () => {
     expect(failures).toEqual([]);
   });
 
-  test("a chunked body is read, then refused (411; 413 past 1 MB), and the connection stays usable", async ({ baseURL }) => {
+  test("a chunked body is read, then refused (411; 413 past 1 MB), and the connection stays usable", { tag: "@once" }, async ({ baseURL }) => {
     // One keep-alive connection for all three requests, as a browser or a proxy would reuse it.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const send = (method: string, path: string, chunks: string[]) =>
@@ -204,7 +200,7 @@ test.describe("the server over HTTP", () => {
     }
   });
 
-  test("every identity route answers hostile posts without a 500", async ({ request, baseURL }) => {
+  test("every identity route answers hostile posts without a 500", { tag: "@once" }, async ({ request, baseURL }) => {
     const headers = { Origin: baseURL! };
     const garbage = { intent: "\u0000", email: ["a", "b"].join("\n"), code: "x".repeat(500), password: "", state: "forged" };
     const targets = [
@@ -240,7 +236,7 @@ test.describe("the server over HTTP", () => {
     expect(desktop.status()).toBe(200);
   });
 
-  test("the API answers bad input with 4xx and a message", async ({ request }) => {
+  test("the API answers bad input with 4xx and a message", { tag: "@once" }, async ({ request }) => {
     const malformed = await request.post("/api/user/login", { headers: { "Content-Type": "application/json" }, data: Buffer.from("{") });
     expect(malformed.status()).toBe(400);
     expect((await malformed.json()).message).toBeTruthy();

@@ -123,8 +123,7 @@ async function turnOnTwoFactorInTheDatabase(email: string) {
   });
 }
 
-test("without JavaScript: no passkey button; adding one confirms the password in a plain form, then says the prompt needs JavaScript", async ({ page }, testInfo) => {
-  test.skip(hasJavaScript(testInfo), "the no-js project's check");
+test("without JavaScript: no passkey button; adding one confirms the password in a plain form, then says the prompt needs JavaScript", { tag: "@once" }, async ({ page }, testInfo) => {
   await open(page, "/login", testInfo);
   await expect(page.getByLabel("Email")).toBeVisible();
   await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toHaveCount(0);

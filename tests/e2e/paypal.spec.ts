@@ -1,5 +1,5 @@
 import type { APIRequestContext, Page } from "@playwright/test";
-import { enterCode, expectHome, hasJavaScript, latestCode, latestMail, open, withDatabase } from "../support/e2e";
+import { enterCode, expectHome, latestCode, latestMail, open, withDatabase } from "../support/e2e";
 import { uniqueEmail } from "../support/emails";
 import { expect, test } from "../support/fixtures";
 import { answerAtPayPal, buyWithPayPal, continueToPayPal, newPayPalCustomer, subscriptionsOf, transactionsOf } from "./paypal-support";
@@ -205,8 +205,7 @@ test.describe("PayPal", () => {
     await expect(page.getByRole("article", { name: "Subscription" }).getByText("Free", { exact: true })).toBeVisible();
   });
 
-  test("the PayPal return and the buttons' route refuse what is not theirs", async ({ page, login, baseURL }, testInfo) => {
-    test.skip(hasJavaScript(testInfo), "HTTP only: once is enough");
+  test("the PayPal return and the buttons' route refuse what is not theirs", { tag: "@once" }, async ({ page, login, baseURL }, testInfo) => {
     // Not signed in: the buttons' route answers 401 JSON; signed in, a malformed body is a 4xx with a message.
     const anonymous = await page.request.post("/payments/paypal", { headers: { Origin: baseURL! }, data: { planId: 1 } });
     expect(anonymous.status()).toBe(401);
@@ -225,8 +224,7 @@ test.describe("PayPal", () => {
     expect((await open(page, "/subscription/payment/1?paypal=return&token=%3Cscript%3E", testInfo))?.status()).toBe(200);
   });
 
-  test("the buttons' route opens the PayPal order of the page's key once", async ({ page, login, baseURL }, testInfo) => {
-    test.skip(hasJavaScript(testInfo), "HTTP only: once is enough");
+  test("the buttons' route opens the PayPal order of the page's key once", { tag: "@once" }, async ({ page, login, baseURL }) => {
     await login();
     const body = { planId: 7, return_path: "/subscription/payment/7", idempotency_key: "a-page-key-0123456789" };
     const first = await page.request.post("/payments/paypal", { headers: { Origin: baseURL! }, data: body });

@@ -209,7 +209,7 @@ test.describe("pricing page", () => {
     expect(await signedIn.text()).toContain("My Account");
   });
 
-  test("the no-JavaScript chooser answers with a redirect to checkout", async ({ request }) => {
+  test("the no-JavaScript chooser answers with a redirect to checkout", { tag: "@once" }, async ({ request }) => {
     const response = await request.get("/pricing?tab=yearly&plan=6&buy=1", { maxRedirects: 0 });
     expect(response.status()).toBe(302);
     expect(response.headers().location).toBe("/subscription/payment/6");

@@ -25,12 +25,9 @@ const LIVE_ESSENTIALS = {
   SELLER_VAT_ID: "DE123456789",
 };
 
-// Reads files and starts processes of its own, no browser: once, in the no-JavaScript project.
-test.beforeEach(({}, testInfo) => {
-  test.skip(testInfo.project.name !== "no-js", "reads the build and starts processes of its own; once is enough");
-});
+// Reads files and starts processes of its own, no browser: once (tagged @once: the no-JavaScript project only).
 
-test("the product's bundles hold no sandbox code, and load the sandboxes' bundle by a dynamic import", () => {
+test("the product's bundles hold no sandbox code, and load the sandboxes' bundle by a dynamic import", { tag: "@once" }, () => {
   for (const bundle of PRODUCT_BUNDLES) {
     const code = fs.readFileSync(bundle, "utf8");
     const sources: string[] = JSON.parse(fs.readFileSync(`${bundle}.map`, "utf8")).sources;
@@ -78,7 +75,7 @@ async function stop(started: Started) {
 
 
 
-test("without build/sandboxes.js the API starts in production mode, and only sandbox mode asks for it", async ({}, testInfo) => {
+test("without build/sandboxes.js the API starts in production mode, and only sandbox mode asks for it", { tag: "@once" }, async ({}, testInfo) => {
   test.setTimeout(120_000);
   // A folder inside the checkout, so that the bundle's packages resolve from its node_modules.
   const dir = `data/e2e-bundle-${testInfo.workerIndex}-${process.pid}`;

@@ -76,11 +76,8 @@ test.describe("sandbox mode says so", () => {
   });
 });
 
-test.describe("a production start without SANDBOX", () => {
-  // Server processes of their own: once, in the no-JavaScript project.
-  test.beforeEach(({}, testInfo) => {
-    test.skip(testInfo.project.name !== "no-js", "starts servers of its own; once is enough");
-  });
+// Server processes of their own: once (tagged @once: the no-JavaScript project only).
+test.describe("a production start without SANDBOX", { tag: "@once" }, () => {
   test.describe.configure({ timeout: 120_000 });
 
   test("refuses to start without mail and a card gateway, naming every missing variable", async ({}, testInfo) => {

@@ -160,12 +160,8 @@ function contextOn(browser: Browser, testInfo: TestInfo, baseURL: string, client
 const randomIp = (prefix: string) => `${prefix}.${randomInt(1, 255)}`;
 
 // ---------------------------------------------------------------------------------------------
-// Helpers on the main server
-
-/** HTTP-level checks do not depend on the browser's JavaScript: they run once, in the no-js project. */
-function httpOnce(testInfo: TestInfo) {
-  test.skip(hasJavaScript(testInfo), "HTTP-level checks run once, in the no-js project");
-}
+// Helpers on the main server (HTTP-level checks do not depend on the browser's JavaScript: they are tagged
+// @once and run in the no-js project only)
 
 /** A request context signed in as a fresh account (cookies kept), and its bearer token for the API. */
 async function signedInRequest(request: APIRequestContext, baseURL: string) {
@@ -267,8 +263,7 @@ function postFormActions(html: string, pageUrl: string): string[] {
 }
 
 test.describe("cross-site posts", () => {
-  test("are refused on every portal action, signed in or not, and change nothing", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("are refused on every portal action, signed in or not, and change nothing", { tag: "@once" }, async ({ request, baseURL }) => {
     const otherPort = `http://127.0.0.1:${Number(new URL(baseURL!).port) + 1}`;
     expect(routeModulesWithAction()).toEqual(Object.keys(ACTION_ROUTES).sort());
     const { bearer } = await signedInRequest(request, baseURL!);
@@ -285,8 +280,7 @@ test.describe("cross-site posts", () => {
     expect((await request.get("/api/me", { headers: { Authorization: `Bearer ${bearer}` } })).status()).toBe(200);
   });
 
-  test("are refused on the target of every form the pages carry", async ({ playwright, request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("are refused on the target of every form the pages carry", { tag: "@once" }, async ({ playwright, request, baseURL }) => {
     const { bearer } = await signedInRequest(request, baseURL!);
     const ssoToken = (await (await request.post("/api/auth/sso-token", { headers: { Authorization: `Bearer ${bearer}` } })).json()).data.access_token;
     const signedInPages = ["/", "/billing", "/billing?tab=methods", "/connected-devices", "/subscription/payment/1", "/payment/5", "/pricing", "/account/delete", "/account/two-factor", "/account/security", "/help"];
@@ -314,8 +308,7 @@ test.describe("cross-site posts", () => {
     }
   });
 
-  test("same-origin posts and the exempt paths are not refused", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("same-origin posts and the exempt paths are not refused", { tag: "@once" }, async ({ request, baseURL }) => {
     const sameOrigin = await request.post("/get-code", { headers: { Origin: baseURL!, "Sec-Fetch-Site": "same-origin" }, form: { intent: "send", email: "" } });
     expect(sameOrigin.status()).toBe(400);
     // A direct client without Origin or Sec-Fetch-Site (curl, the desktop app) carries no cookies worth forging.
@@ -366,8 +359,7 @@ function rawPost(baseURL: string, target: string, headers: Record<string, string
 const REFUSED = "This request came from another site and was refused.";
 
 test.describe("cross-site posts: the sandbox, paths and hosts", () => {
-  test("the test clock refuses a cross-site post; one without Origin (DESIGN §2) still reaches it", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("the test clock refuses a cross-site post; one without Origin (DESIGN §2) still reaches it", { tag: "@once" }, async ({ request, baseURL }) => {
     // days=0 is refused by the clock itself (422), so nothing here moves the shared server's time.
     for (const headers of [{ Origin: EVIL }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }] as Array<Record<string, string>>) {
       const response = await request.post("/dev/clock", { headers, form: { days: "0" }, maxRedirects: 0 });
@@ -381,8 +373,7 @@ test.describe("cross-site posts: the sandbox, paths and hosts", () => {
     }
   });
 
-  test("an exempt-looking path that Remix routes elsewhere (dot segments, encodings) is refused", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("an exempt-looking path that Remix routes elsewhere (dot segments, encodings) is refused", { tag: "@once" }, async ({ request, baseURL }) => {
     const { bearer } = await signedInRequest(request, baseURL!);
     const Cookie = await cookieHeader(request);
     const variants = [
@@ -419,8 +410,7 @@ test.describe("cross-site posts: the sandbox, paths and hosts", () => {
     expect(apple.status).toBeLessThan(500);
   });
 
-  test("a post whose Origin is PUBLIC_URL but sent to another Host is refused (403), never a 500", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("a post whose Origin is PUBLIC_URL but sent to another Host is refused (403), never a 500", { tag: "@once" }, async ({ request, baseURL }) => {
     await signedInRequest(request, baseURL!);
     const Cookie = await cookieHeader(request);
     const targets = ["/login", "/get-code", "/forget-password", "/?index", "/_root.data?index", "/login.data", "/logout", "/account/two-factor"];
@@ -437,8 +427,7 @@ test.describe("cross-site posts: the sandbox, paths and hosts", () => {
     expect((await request.get("/", { maxRedirects: 0 })).status()).toBe(200);
   });
 
-  test("a request whose URL cannot be built from its target and Host is a 400, never a 500", async ({ baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("a request whose URL cannot be built from its target and Host is a 400, never a 500", { tag: "@once" }, async ({ baseURL }) => {
     const cases: Array<{ method: string; target: string; headers: Record<string, string> }> = [
       { method: "GET", target: "http://evil.example/login", headers: {} },
       { method: "POST", target: "http://evil.example/logout", headers: {} },
@@ -459,8 +448,7 @@ test.describe("cross-site posts: the sandbox, paths and hosts", () => {
 // Caching
 
 test.describe("caching", () => {
-  test("every answer to a signed-in visitor, data requests, redirects and errors included, is private, no-store and varies on Cookie", async ({ request, playwright, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("every answer to a signed-in visitor, data requests, redirects and errors included, is private, no-store and varies on Cookie", { tag: "@once" }, async ({ request, playwright, baseURL }) => {
     await signedInRequest(request, baseURL!);
     const signedIn = [
       "/",
@@ -548,8 +536,7 @@ const HOSTILE_QUERY_VALUES = [
 ];
 
 test.describe("open redirects", () => {
-  test("password sign-in sends every hostile oldurl home or to a same-origin path", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("password sign-in sends every hostile oldurl home or to a same-origin path", { tag: "@once" }, async ({ request, baseURL }) => {
     const user = await createUser();
     for (const value of HOSTILE_QUERY_VALUES) {
       const decoded = safeDecode(value);
@@ -564,8 +551,7 @@ test.describe("open redirects", () => {
     }
   });
 
-  test("a signed-in visitor on the sign-in pages and on an SSO link is sent home or to a same-origin path", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("a signed-in visitor on the sign-in pages and on an SSO link is sent home or to a same-origin path", { tag: "@once" }, async ({ request, baseURL }) => {
     await signedInRequest(request, baseURL!);
     for (const value of HOSTILE_QUERY_VALUES) {
       for (const page of [`/login?oldurl=${value}`, `/get-code?oldurl=${value}`, `/login?tab=signup&oldurl=${value}`, `/login-sso?token=x&redirect=${value}`]) {
@@ -576,8 +562,7 @@ test.describe("open redirects", () => {
     }
   });
 
-  test("an SSO link sends every hostile redirect home or to a same-origin path after 'Continue as'", async ({ playwright, request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("an SSO link sends every hostile redirect home or to a same-origin path after 'Continue as'", { tag: "@once" }, async ({ playwright, request, baseURL }) => {
     const { bearer } = await signedInRequest(request, baseURL!);
     // A fresh, cookie-less client: the visitor who follows the link.
     const visitor = await playwright.request.newContext({ baseURL });
@@ -691,8 +676,7 @@ function expectNoncedPage(html: string, csp: string | undefined, label: string):
 }
 
 test.describe("Content-Security-Policy", () => {
-  test("every page is served with a nonce-based policy and every script carries that nonce", async ({ request, baseURL }, testInfo) => {
-    httpOnce(testInfo);
+  test("every page is served with a nonce-based policy and every script carries that nonce", { tag: "@once" }, async ({ request, baseURL }) => {
     const nonces = new Set<string>();
     for (const page of CSP_PAGES_ANONYMOUS) {
       const response = await request.get(page, { headers: { Cookie: "" } });

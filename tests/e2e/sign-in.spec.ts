@@ -78,7 +78,7 @@ test.describe("password sign-in", () => {
     await expect(page.getByText(DEMO.email)).toBeVisible();
   });
 
-  test("a signed-in visitor on /login goes home, or to a safe oldurl", async ({ page }, testInfo) => {
+  test("a signed-in visitor on /login goes home, or to a safe oldurl", { tag: "@once" }, async ({ page }, testInfo) => {
     const user = await createUser();
     await signIn(page, testInfo, user);
     await expectHome(page);

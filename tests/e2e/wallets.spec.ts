@@ -161,8 +161,7 @@ test.describe("wallets at checkout, with JavaScript", () => {
 });
 
 test.describe("wallets at checkout, without JavaScript", () => {
-  test("the wallet panels are absent and the card panel's hosted page still pays", async ({ page, login }, testInfo) => {
-    test.skip(hasJavaScript(testInfo), "the no-JavaScript page");
+  test("the wallet panels are absent and the card panel's hosted page still pays", { tag: "@once" }, async ({ page, login }, testInfo) => {
     const user = await signedInAtCheckout(page, testInfo, login);
     await expect(page.locator("summary", { hasText: /^(Apple|Google) Pay$/ })).toHaveCount(0);
     await expect(page.locator("summary", { hasText: /^Card$/ })).toHaveCount(1);
@@ -205,8 +204,7 @@ test.describe("/demo, the express-checkout test page", () => {
     await expect(page.getByRole("alert").filter({ hasText: "Failed to create payment method" }).first()).toBeVisible();
   });
 
-  test("without JavaScript it says that wallets need JavaScript", async ({ page }, testInfo) => {
-    test.skip(hasJavaScript(testInfo), "the no-JavaScript page");
+  test("without JavaScript it says that wallets need JavaScript", { tag: "@once" }, async ({ page }, testInfo) => {
     await open(page, "/demo", testInfo);
     await expect(page.getByRole("heading", { name: "Express checkout test" })).toBeVisible();
     await expect(page.getByText("Apple Pay and Google Pay need JavaScript", { exact: false })).toBeVisible();
