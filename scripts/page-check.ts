@@ -34,6 +34,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { type Browser, type BrowserContext, chromium, devices, type Frame, type Page, type Response } from "@playwright/test";
 import type { AxeResults, RunOptions } from "axe-core";
@@ -46,10 +47,11 @@ const OUT_DIR = "data/page-check";
 const CHROME_PATH = chromiumPath();
 /**
  * Flows at work at once (PAGE_CHECK_BROWSERS). A flow waits (page loads, the server's answers) as much as it
- * computes (axe in the browser): three keep CI's 2 cores, which also run the server, busy without a page
- * waiting out the portal's API timeout; four on a machine of its own.
+ * computes (axe in the browser): three keep 2 cores, which also run the server, busy without a page waiting out
+ * the portal's API timeout (a fourth lane there cost CPU and saved no time, docs/decisions/068); four on a
+ * machine with more cores. By cores, not by CI: a newcomer's `npm test` on a 2-core machine is CI's run.
  */
-const LANES = Number(process.env.PAGE_CHECK_BROWSERS ?? (process.env.CI ? 3 : 4));
+const LANES = Number(process.env.PAGE_CHECK_BROWSERS ?? (os.availableParallelism() <= 2 ? 3 : 4));
 const ONLY = process.env.PAGE_CHECK_ONLY;
 const VNU_JAR = String(createRequire(import.meta.url)("vnu-jar"));
 /** axe-core's browser bundle, the one @axe-core/playwright injects (its own dependency). */

@@ -89,6 +89,11 @@ function referenceWorkMs(): number {
 // each file's contents.
 process.env.NODE_COMPILE_CACHE ??= path.resolve("node_modules/.cache/node-compile-cache");
 
+// The browser tests run as CI runs them (playwright.config.ts): a worker per core on two cores, CI's limits, one
+// retry with its trace. Without it a newcomer's `npm test` ran one worker on a 2-core machine and recorded a
+// trace of every test (issue 31, docs/decisions/077).
+process.env.TEST_WHOLE_SUITE ??= "1";
+
 const onlyArg = process.argv.indexOf("--only");
 const only = onlyArg >= 0 ? new Set((process.argv[onlyArg + 1] ?? "").split(",").filter(Boolean)) : null;
 const unknown = only ? [...only].filter((name) => !STAGES.some((stage) => stage.name === name)) : [];
