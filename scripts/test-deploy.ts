@@ -655,8 +655,8 @@ async function main() {
     // Both instances start at once on the empty database: each migrates and seeds, as a deploy does.
     startInstance("a", skipped.has("kill") ? {} : { STRIPE_SANDBOX_FAULTS: HANG_AFTER_CHARGE });
     startInstance("b");
-    await Promise.all([healthy(instances.a!), healthy(instances.b!)]);
-    await startVarnish();
+    // Varnish starts beside them (its VCL compiles meanwhile): it answers /healthz once a backend is up.
+    await Promise.all([healthy(instances.a!), healthy(instances.b!), startVarnish()]);
     await until("the proxy's probes to find both healthy", async () => (await probeSays("a")) === "healthy" && (await probeSays("b")) === "healthy");
     timings.push(`start ${((Date.now() - started) / 1000).toFixed(1)} s`);
     console.log(`Deploy rehearsal: Varnish on ${BASE} in front of instances on ${PORTS.a} and ${PORTS.b}, database ${DATABASE_NAME} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
