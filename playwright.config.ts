@@ -100,7 +100,7 @@ export default defineConfig({
     },
   ],
   // The four servers side by side, in one entry: Playwright starts its entries one after another (11-12 s before the
-  // first test, against about 5 s; scripts/e2e-servers.mjs). Each as e2eServer below describes it.
+  // first test, against about 5 s; scripts/e2e-servers.mjs). Each with e2eServerEnv below, its stdout in its DIR/server.log.
   webServer: {
     command: `node scripts/e2e-servers.mjs ${[PORT, CLOCK_PORT, ...Object.values(DUNNING_PORTS)].map((port) => `${port}=${e2eDataDir(port)}`).join(" ")}`,
     wait: { stdout: /e2e servers ready/ },
@@ -131,21 +131,12 @@ function sandboxServerEnv() {
   };
 }
 
-/** The built server in sandbox mode on a fresh SQLite database in `dataDir`, its stdout in dataDir/server.log. */
-export function e2eServer(port: number, dataDir: string) {
+/** The environment of the built server in sandbox mode on `port`, with its SQLite database in `dataDir`. */
+export function e2eServerEnv(port: number, dataDir: string) {
   return {
-    command: `rm -rf ${dataDir} && mkdir -p ${dataDir} && exec node build/server.js > ${dataDir}/server.log`,
-    url: `http://127.0.0.1:${port}/healthz`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    // stdout goes to server.log; anything on stderr (a crash) shows in the run's output.
-    stdout: "ignore" as const,
-    stderr: "pipe" as const,
-    env: {
-      ...sandboxServerEnv(),
-      PORT: String(port),
-      DATABASE_URL: `${dataDir}/portal.sqlite`,
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    },
+    ...sandboxServerEnv(),
+    PORT: String(port),
+    DATABASE_URL: `${dataDir}/portal.sqlite`,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
   };
 }

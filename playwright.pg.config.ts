@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { defineConfig, devices } from "@playwright/test";
-import base, { e2eServer } from "./playwright.config";
+import base, { e2eServerEnv } from "./playwright.config";
 
 // The PostgreSQL lane (`npm run test:e2e:pg`): the @smoke tests (sign-in, sign-up, a card purchase),
 // without and with JavaScript, against the built server on a fresh PostgreSQL database, then a check
@@ -32,10 +32,14 @@ export default defineConfig({
     { name: "pg-data", testMatch: /postgres-lane\.check\.ts/, dependencies: ["no-js", "js"] },
   ],
   globalTeardown: "./tests/e2e/postgres-lane.ts",
+  // The database is made first; the server's stdout goes to server.log, a crash shows on stderr.
   webServer: {
-    ...e2eServer(PORT, DATA_DIR),
     command: `rm -rf ${DATA_DIR} && mkdir -p ${DATA_DIR} && node_modules/.bin/tsx tests/e2e/postgres-lane.ts create && exec node build/server.js > ${DATA_DIR}/server.log`,
     url: `http://127.0.0.1:${PORT}/healthz`,
-    env: { ...e2eServer(PORT, DATA_DIR).env, DATABASE_URL },
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: { ...e2eServerEnv(PORT, DATA_DIR), DATABASE_URL },
   },
 });
