@@ -16,6 +16,7 @@ import autocannon from "autocannon";
 import { measureClientJs } from "./js-size.mjs";
 import { chromiumPath } from "../tests/support/chromium";
 import { apiTokenOfDemo, signInDemo, waitForHealth } from "./built-server";
+import { referenceSystemWorkMs, referenceWorkMs } from "./machine-reference";
 
 // Client JS over the floor (the root layout alone, on the not-found page), gzip, as a browser downloads it.
 // /login (the sign-in tab): its passkey sign-in uses the browser's own WebAuthn JSON methods and loads
@@ -58,6 +59,9 @@ const WARM_UP_PASSES = 5;
 const LOAD_SECONDS = 5;
 const LOAD_ROUNDS = 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+// How fast this machine is (scripts/machine-reference.ts), measured before the server starts: the bars are ratios to
+// the floor, but the milliseconds printed beside them are this machine's.
+const machine = `reference work ${referenceWorkMs()} ms, system work ${referenceSystemWorkMs()} ms`;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
 const BASE = `http://127.0.0.1:${PORT}`;
 
@@ -167,7 +171,7 @@ async function main() {
     const cpuRatioIn = (round: Record<string, Measured>, name: string) => round["floor (not-found page)"]!.cpuMsPerRequest / round[name]!.cpuMsPerRequest;
     const ratioOf = (name: string) => median(rounds.map((r) => cpuRatioIn(r, name)));
     const throughputRatioOf = (name: string) => median(rounds.map((r) => r[name]!.rps / r["floor (not-found page)"]!.rps));
-    console.log(`\nServer (${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per route, autocannon on loopback, ${os.cpus().length} cores; medians)`);
+    console.log(`\nServer (${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per route, autocannon on loopback, ${os.cpus().length} cores; medians; this machine: ${machine})`);
     console.log(
       `  ${"route".padEnd(36)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"vs floor".padStart(9)} ${"CPU ms/req".padStart(11)} ${"CPU vs floor".padStart(13)}  floor's CPU per request / the route's: middle half of the rounds`,
     );

@@ -6,10 +6,10 @@
  * `--only NAME[,NAME]` runs just those stages (e.g. `--only static`).
  */
 import { spawn } from "node:child_process";
-import { pbkdf2Sync } from "node:crypto";
-import { closeSync, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { referenceSystemWorkMs, referenceWorkMs } from "./machine-reference";
 
 interface Stage {
   name: string;
@@ -67,43 +67,6 @@ function machineBusySeconds(): number {
   } catch {
     return 0;
   }
-}
-
-/**
- * A fixed piece of single-threaded work, timed: machines here differ up to twice in speed (the same tree's
- * stages all took twice as long on one as on another), so the table says how fast this one was, and a
- * slower stage on a slower machine is not mistaken for a slower suite.
- */
-function referenceWorkMs(): number {
-  const started = performance.now();
-  let x = 0;
-  for (let i = 0; i < 100_000_000; i++) x = (x * 31 + i) | 0;
-  for (let i = 0; i < 60; i++) pbkdf2Sync("reference", "salt", 1000, 32, "sha256");
-  return Math.round(performance.now() - started + (x & 0));
-}
-
-/**
- * A fixed piece of the kernel's work, timed: 20,000 system calls (fstat) and 64 MiB of fresh memory written (about
- * 8,700 page faults), after a warm-up. Two machines here with the same reference work above (623 and 586 ms) ran the
- * same suite in 1123 and 724 s: on the slower one, a virtual machine whose kernel traps to its host on every page
- * fault, a system call cost about 3 µs and a page fault about 15 µs, and the browser tests spend a quarter of their
- * CPU in the kernel (docs/decisions/079). This figure tells such a machine apart.
- */
-function referenceSystemWorkMs(): number {
-  const kernelWork = (calls: number, mebibytes: number) => {
-    const fd = openSync(process.execPath, "r");
-    try {
-      for (let i = 0; i < calls; i++) fstatSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    // 2 MiB at a time: each is allocated apart (mmap) and given back when collected, so its pages are fresh.
-    for (let i = 0; i < mebibytes / 2; i++) Buffer.allocUnsafeSlow(2 * 1024 * 1024).fill(i);
-  };
-  kernelWork(2_000, 8);
-  const started = performance.now();
-  kernelWork(20_000, 64);
-  return Math.round(performance.now() - started);
 }
 
 // Node's on-disk cache of compiled modules (NODE_COMPILE_CACHE, Node 22), for every Node process the stages start:
@@ -173,7 +136,7 @@ async function runStage(stage: Stage): Promise<void> {
 if (timings.some((timing) => timing.name === "playwright" && timing.result !== "not run")) printSlowestSpecs("data/e2e-report.json");
 
 // Wall time, and the machine's busy CPU time over it (every process: a stage near cores x wall is CPU-bound).
-console.log(`\nStage times (${os.cpus().length} cores; reference work ${reference} ms, system work ${systemReference} ms, see scripts/test.ts)`);
+console.log(`\nStage times (${os.cpus().length} cores; reference work ${reference} ms, system work ${systemReference} ms, see scripts/machine-reference.ts)`);
 console.log(`  ${"stage".padEnd(14)} ${"wall".padStart(7)} ${"CPU".padStart(8)}`);
 for (const { name, ms, cpu, result } of timings) console.log(`  ${name.padEnd(14)} ${seconds(ms).padStart(7)} ${`${cpu.toFixed(0)} s`.padStart(8)}  ${result}`);
 console.log(`  ${"total".padEnd(14)} ${seconds(Date.now() - started).padStart(7)}`);
