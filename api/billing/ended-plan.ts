@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../platform/db";
+import { type Param, prepare } from "../platform/db/prepared";
 
 /*
  * 'Your plan ended on …' (issue 32, docs/decisions/050): an account without an active plan that had
@@ -21,10 +22,15 @@ export const EndedPlanSchema = z
 
 export type EndedPlan = z.infer<typeof EndedPlanSchema>;
 
+// The account home of every account without an active plan asks it (prepared once: api/platform/db/prepared.ts).
+const subscriptionEnds = prepare((db, param: Param<{ userId: number }>) =>
+  db.selectFrom("subscriptions").select(["id", "title", "sub_exp_date", "grace_until"]).where("user_id", "=", param("userId")),
+);
+
 /** The plan that ended last, for an account whose subscriptions have all ended (`hasActive` false). */
 export async function endedPlanOf(db: Database, userId: number, hasActive: boolean): Promise<EndedPlan> {
   if (hasActive) return null;
-  const rows = await db.selectFrom("subscriptions").select(["id", "title", "sub_exp_date", "grace_until"]).where("user_id", "=", userId).execute();
+  const rows = await subscriptionEnds.execute(db, { userId });
   let latest: EndedPlan = null;
   for (const row of rows) {
     const endedOn = row.grace_until && row.grace_until > row.sub_exp_date ? row.grace_until : row.sub_exp_date;

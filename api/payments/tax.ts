@@ -110,13 +110,14 @@ export function taxedAmount(treatment: TaxTreatment, netCents: number): TaxedAmo
   return { country: treatment.country, netCents, tax, taxCents, totalCents: netCents + taxCents };
 }
 
+// Every signed-in checkout and quote asks it (prepared once: api/platform/db/prepared.ts).
+const billingPartyRow = prepare((db, param: Param<{ userId: number }>) =>
+  db.selectFrom("billing_details").select(["country", "vat_number", "vat_number_status"]).where("user_id", "=", param("userId")),
+);
+
 /** The account's billing details as tax reads them (no row: nothing known). */
 export async function taxPartyOf(db: Database, userId: number): Promise<TaxParty> {
-  const row = await db
-    .selectFrom("billing_details")
-    .select(["country", "vat_number", "vat_number_status"])
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
+  const row = await billingPartyRow.executeTakeFirst(db, { userId });
   return { country: row?.country ?? null, vatNumber: row?.vat_number ?? null, vatNumberStatus: row?.vat_number_status ?? null };
 }
 

@@ -66,6 +66,8 @@ export type PayPalReturn = { token?: string; subscription_id?: string };
 
 /** The PayPal return of this URL, or null. */
 export function paypalReturnOf(url: URL): (PayPalReturn & { outcome: "return" | "cancel" }) | null {
+  // Most loads are not a return: no parse then (a refused parse builds zod's issues, the page's dearest check).
+  if (!url.searchParams.has("paypal")) return null;
   const parsed = PayPalReturnSchema.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success || (!parsed.data.token && !parsed.data.subscription_id)) return null;
   const { paypal, token, subscription_id } = parsed.data;
