@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { apiTokenOfDemo, signInDemo, waitForHealth } from "./built-server";
+import { apiTokenOfDemo, measuredServerEnv, median, processCpuMs, quartiles, signInDemo, waitForHealth } from "./built-server";
 
 const REF = process.argv[2] ?? "HEAD";
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 12);
@@ -25,7 +25,6 @@ const PORT = Number(process.env.BENCH_AB_PORT ?? 3310);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARM_UP_SECONDS = 3;
 const ROOT = path.resolve(import.meta.dirname, "..");
-const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 type Server = { name: string; pid: number; base: string; cookie: string; token: string; stop: () => Promise<void> };
 type Route = { name: string; target: (server: Server) => { url: string; headers: Record<string, string> } };
@@ -67,11 +66,11 @@ async function main() {
     console.log(`  ${"route".padEnd(38)} ${"A".padStart(7)} ${"B".padStart(7)}   B / A (middle half of the rounds)`);
     for (const route of ROUTES) {
       const { a, b } = perRequest.get(route.name)!;
-      const pairs = a.map((value, round) => b[round]! / value).sort((x, y) => x - y);
-      const quarter = Math.floor(pairs.length / 4);
+      const pairs = a.map((value, round) => b[round]! / value);
+      const [low, high] = quartiles(pairs);
       const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
       console.log(
-        `  ${route.name.padEnd(38)} ${median(a).toFixed(3).padStart(7)} ${median(b).toFixed(3).padStart(7)}   ${percent(median(pairs))} (${percent(pairs[quarter]!)}-${percent(pairs[pairs.length - 1 - quarter]!)})`,
+        `  ${route.name.padEnd(38)} ${median(a).toFixed(3).padStart(7)} ${median(b).toFixed(3).padStart(7)}   ${percent(median(pairs))} (${percent(low)}-${percent(high)})`,
       );
     }
   } finally {
@@ -86,16 +85,7 @@ async function startServer(name: string, root: string, port: number): Promise<Se
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "portal-ab-data-"));
   const child = spawn(process.execPath, [path.join(root, "build/server.js")], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      SANDBOX: "true",
-      PORT: String(port),
-      DATABASE_URL: path.join(dataDir, "ab.sqlite"),
-      PUBLIC_URL: base,
-      SESSION_SECRET: "bench-session-secret-0123456789abcdef012345",
-      LOGIN_MAX_FAILURES_PER_IP: "100000",
-    },
+    env: measuredServerEnv(port, path.join(dataDir, "ab.sqlite")),
     stdio: ["ignore", "ignore", "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -115,21 +105,10 @@ async function startServer(name: string, root: string, port: number): Promise<Se
 
 /** The server's own CPU per request (ms) over `seconds` of load on the route. */
 async function measure(server: Server, route: Route, seconds: number): Promise<number> {
-  const before = cpuMsOf(server.pid);
+  const before = processCpuMs(server.pid);
   const result = await autocannon({ ...route.target(server), connections: CONNECTIONS, duration: seconds });
   if (result.non2xx > 0 && !route.name.startsWith("floor")) throw new Error(`${route.name} on ${server.name}: ${result.non2xx} answers were not 2xx`);
-  return (cpuMsOf(server.pid) - before) / Math.max(1, result.requests.total);
-}
-
-function cpuMsOf(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-}
-
-function median(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return (processCpuMs(server.pid) - before) / Math.max(1, result.requests.total);
 }
 
 await main();

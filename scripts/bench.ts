@@ -6,7 +6,7 @@
 // several interleaved rounds (median), so that load from other processes hits every route alike.
 // `npm run bench` then runs `scripts/lighthouse.ts` in full (three runs a page, the median against the
 // performance bar of 95): the Lighthouse timings are judged here, not in `npm test` (docs/decisions/054).
-import { execSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,7 +15,7 @@ import { chromium } from "@playwright/test";
 import autocannon from "autocannon";
 import { measureClientJs } from "./js-size.mjs";
 import { chromiumPath } from "../tests/support/chromium";
-import { apiTokenOfDemo, signInDemo, waitForHealth } from "./built-server";
+import { apiTokenOfDemo, measuredServerEnv, median, processCpuMs, quartiles, signInDemo, waitForHealth } from "./built-server";
 import { referenceSystemWorkMs, referenceWorkMs } from "./machine-reference";
 
 // Client JS over the floor (the root layout alone, on the not-found page), gzip, as a browser downloads it.
@@ -77,7 +77,6 @@ type Measured = {
 };
 // The server's own CPU time per request (from /proc): what a route costs, whatever else the machine runs.
 let serverPid = 0;
-const CLOCK_TICKS_PER_SECOND = Number(execSync("getconf CLK_TCK").toString().trim()) || 100;
 
 async function main() {
   // 1. Client JavaScript.
@@ -92,16 +91,7 @@ async function main() {
   // 2. Server: the built server on a fresh database, sandbox mode.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "portal-bench-"));
   const server = spawn(process.execPath, ["build/server.js"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      SANDBOX: "true",
-      PORT: String(PORT),
-      DATABASE_URL: path.join(dataDir, "bench.sqlite"),
-      PUBLIC_URL: BASE,
-      SESSION_SECRET: "bench-session-secret-0123456789abcdef012345",
-      LOGIN_MAX_FAILURES_PER_IP: "100000",
-    },
+    env: measuredServerEnv(PORT, path.join(dataDir, "bench.sqlite")),
     stdio: ["ignore", "ignore", "inherit"],
   });
   serverPid = server.pid ?? 0;
@@ -281,35 +271,11 @@ async function browserScripts(pages: Array<[string, string, string | null]>) {
   return out;
 }
 
-/** User + system CPU time the server process has used, in ms (Linux /proc). */
-function serverCpuMs(): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${serverPid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** The 25th and 75th percentiles (nearest rank). */
-function quartiles(values: number[]): [number, number] {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))]!;
-  return [at(0.25), at(0.75)];
-}
-
-function median(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 async function run(pathname: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Measured> {
-  const cpuBefore = serverCpuMs();
+  const cpuBefore = processCpuMs(serverPid);
   const loadCpuBefore = process.cpuUsage();
   const result = await autocannon({ url: `${BASE}${pathname}`, connections, duration: seconds, headers });
-  const cpuMs = serverCpuMs() - cpuBefore;
+  const cpuMs = processCpuMs(serverPid) - cpuBefore;
   const loadCpu = process.cpuUsage(loadCpuBefore);
   const perRequest = (ms: number) => (result.requests.total > 0 ? ms / result.requests.total : Number.NaN);
   return {

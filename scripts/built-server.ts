@@ -1,4 +1,47 @@
-// What the scripts that drive the built server (bench, lighthouse) share: waiting for it and signing in.
+// What the scripts that drive the built server (bench, bench:ab, lighthouse) share: its environment, waiting for it,
+// signing in, and reading what it costs.
+import { execSync } from "node:child_process";
+import fs from "node:fs";
+
+/** The environment a measured built server runs with: sandbox mode on its own database, no sign-in limit in the way. */
+export function measuredServerEnv(port: number, databasePath: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    SANDBOX: "true",
+    PORT: String(port),
+    DATABASE_URL: databasePath,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    SESSION_SECRET: "bench-session-secret-0123456789abcdef012345",
+    LOGIN_MAX_FAILURES_PER_IP: "100000",
+  };
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execSync("getconf CLK_TCK").toString().trim()) || 100;
+
+/** User + system CPU time a process has used, in ms (Linux /proc); NaN once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function median(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The 25th and 75th percentiles (nearest rank). */
+export function quartiles(values: number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))]!;
+  return [at(0.25), at(0.75)];
+}
 
 /** Resolves once `${base}/healthz` answers 200; throws after 30 s. */
 export async function waitForHealth(base: string): Promise<void> {
